@@ -1,0 +1,58 @@
+# s2mc — the README's two commands are `make demo` and `make test`; both run `make setup` first.
+SHELL := /bin/bash
+VENV  ?= .venv
+PY    := $(VENV)/bin/python
+PIP   := $(PY) -m pip
+SUDO  := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+# Debian packages the project needs: toolchain, SystemC, OpenSSL headers, OpenMP, Python headers.
+APT_PACKAGES := build-essential g++ cmake ninja-build pkg-config python3-dev python3-venv \
+                libsystemc-dev libssl-dev libomp-dev openssl
+PY_DEPS := scikit-build-core pybind11 click tqdm pandas pyarrow matplotlib cryptography \
+           pytest pytest-xdist hypothesis vcdvcd
+
+# Everything the build reads: when one changes, the package is rebuilt (incrementally).
+SOURCES := $(shell find isa compiler simulator workloads gpu-backends analysis cli \
+             -type f \( -name '*.py' -o -name '*.cpp' -o -name '*.h' -o -name '*.hpp' -o -name '*.cu' \
+             -o -name 'CMakeLists.txt' -o -name '*.s' -o -name '*.rz' -o -name '*.csv' \) 2>/dev/null) \
+           CMakeLists.txt pyproject.toml
+
+.PHONY: setup test test-all demo bench report clean
+setup: $(VENV)/.installed
+
+$(VENV)/.apt:
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "make setup: installing Debian packages:" $$missing; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+	@[ -x $(PY) ] || python3 -m venv $(VENV)
+	@touch $@
+
+$(VENV)/.pydeps: $(VENV)/.apt pyproject.toml
+	$(PIP) install -q --disable-pip-version-check $(PY_DEPS)
+	@touch $@
+
+# Editable install: Python edits are live; C++ edits rebuild through this rule.
+$(VENV)/.installed: $(VENV)/.pydeps $(SOURCES)
+	mkdir -p build && flock build/.install.lock $(PIP) install -q --disable-pip-version-check --no-build-isolation -e .
+	@touch $@
+
+test: setup
+	$(PY) -m pytest -n 2 -q
+
+test-all: setup
+	$(PY) -m pytest -n 2 -q -m "slow or not slow"
+
+demo: setup
+	$(VENV)/bin/s2mc demo
+
+bench: setup
+	@for b in $$(ls */bench_*.py */*/bench_*.py 2>/dev/null); do echo "== $$b"; $(PY) $$b || exit 1; done
+
+report: setup
+	$(VENV)/bin/s2mc report results --out report
+
+clean:
+	rm -rf build $(VENV) .pytest_cache report results *.egg-info
+	find . -name __pycache__ -prune -exec rm -rf {} +

@@ -1,0 +1,1 @@
+"""Records, reference tables, plots and reports."""

@@ -1,0 +1,1 @@
+"""s2mc command-line interface (DESIGN.md §9)."""

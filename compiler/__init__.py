@@ -1,0 +1,1 @@
+"""The Rz compiler."""

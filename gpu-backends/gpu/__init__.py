@@ -1,0 +1,1 @@
+"""CUDA AES backend (Python side)."""

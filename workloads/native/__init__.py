@@ -1,0 +1,1 @@
+"""Native CPU AES (OpenMP)."""
