@@ -1,0 +1,558 @@
+"""The records schema (DESIGN §7): one tidy row per (run, core, metric).
+
+Every run of every half of s2mc -- the simulator, native CPU AES, CUDA/OpenCL -- and every number
+transcribed from a seed paper is stored as rows with exactly the columns in `COLUMNS`. Metrics and
+their units are declared once, in `METRICS`; `docs/records.md` is generated from these declarations
+(`python -m s2mc.analysis.records --write-docs docs/records.md`).
+
+Stable API (other components import it):
+
+    from s2mc.analysis import records
+    df = records.make_records([{"run_id": rid, "source": "sim", "metric": "cycles", "value": 1234, ...}])
+    records.write(df, "results/aes.parquet", params={...})   # also writes results/aes.manifest.json
+    df = records.load(["results/", "other.csv"])
+
+`make_records` fills defaults (and the unit from the metric declaration) and validates; `validate`
+raises `S2mcError` naming the offending column.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import math
+import os
+import platform as _platform
+import shutil
+import subprocess
+import sys
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Mapping
+
+import pandas as pd
+
+from s2mc.isa.errors import S2mcError
+
+# --------------------------------------------------------------------------------------------------
+# Columns
+# --------------------------------------------------------------------------------------------------
+
+#: The columns, in order. Nothing else may appear in a records frame.
+COLUMNS: tuple[str, ...] = (
+    "run_id", "experiment", "source", "platform", "workload", "variant", "engine",
+    "cores", "core", "bytes", "metric", "value", "unit",
+)
+
+#: Column kinds: "str", "int" (int64) or "float" (float64).
+KINDS: dict[str, str] = {
+    "run_id": "str", "experiment": "str", "source": "str", "platform": "str", "workload": "str",
+    "variant": "str", "engine": "str", "cores": "int", "core": "int", "bytes": "int",
+    "metric": "str", "value": "float", "unit": "str",
+}
+
+#: pandas dtypes used for every frame this module returns.
+DTYPES: dict[str, str] = {c: {"str": "string", "int": "int64", "float": "float64"}[k]
+                          for c, k in KINDS.items()}
+
+#: Allowed values of `source`.
+SOURCES: tuple[str, ...] = ("sim", "native", "cuda", "opencl", "reference")
+
+#: Defaults `make_records` fills in for columns a row leaves out (unit comes from the metric).
+DEFAULTS: dict[str, object] = {
+    "experiment": "", "platform": "", "workload": "", "variant": "", "engine": "",
+    "cores": 1, "core": -1, "bytes": 0,
+}
+
+#: Columns every row must give explicitly.
+REQUIRED: tuple[str, ...] = ("run_id", "source", "metric", "value")
+
+#: What each column means (rendered into docs/records.md).
+COLUMN_DOCS: dict[str, str] = {
+    "run_id": "Identifier shared by all rows of one run (one simulation, one timed native/GPU "
+              "measurement, one transcribed table). `new_run_id()` makes one. The run's JSON "
+              "manifest lists it.",
+    "experiment": "Name of the experiment the run belongs to: a key of the experiment registry "
+                  "(`s2mc.analysis.experiments`, e.g. `seed003_grid`) or, for reference rows, the "
+                  "table, e.g. `seed003_table3`. Empty for ad-hoc runs.",
+    "source": "Where the number comes from: `sim` (S2 simulator), `native` (host CPU), `cuda`, "
+              "`opencl`, or `reference` (transcribed from a seed paper).",
+    "platform": "The machine: `s2` for the simulator; the host CPU model for native runs; the GPU "
+                "name for cuda/opencl; the paper's machine for reference rows (e.g. "
+                "`Intel Core i7-4770 (seed 001)`).",
+    "workload": "What was computed, e.g. `aes-128-ecb-enc`, `aes-256-ctr-enc`, `aes-128-ecb-dec`, "
+                "or a teaching program's name (`sum`, `matmul`).",
+    "variant": "How it was computed: implementation and work split, `/`-separated, e.g. "
+               "`bytes/interleaved`, `ttable/extended-4`, `aesni/coarse`, `openssl`, "
+               "`kernel-ttable-shared/device-resident`. For reference rows: the paper's own label "
+               "of the column (`sequential`, `openmp`, `gpu`, `total`, `encryption-only`, ...).",
+    "engine": "Simulator engine (`fast`, `systemc`), native runtime (`openmp`, `openssl`), GPU "
+              "runtime (`cuda`, `opencl`); empty when not applicable.",
+    "cores": "Number of simulated cores, CPU threads, or GPU devices used by the run.",
+    "core": "The core/thread the row describes, 0-based; -1 for the whole run.",
+    "bytes": "Size of the data processed (plaintext bytes); 0 when not applicable.",
+    "metric": "Name of the measured or derived quantity: one of the declared metrics below.",
+    "value": "The number (float64, finite).",
+    "unit": "Unit of `value`; must equal the metric's declared unit.",
+}
+
+# --------------------------------------------------------------------------------------------------
+# Metrics: declared once (name, unit, description)
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str
+    unit: str
+    description: str
+    derived: bool = False  # computed by s2mc.analysis.derive rather than measured
+
+
+_METRIC_LIST: tuple[Metric, ...] = (
+    # -- simulator counters (DESIGN §3) --------------------------------------------------------
+    Metric("cycles", "cycles",
+           "Simulated clock cycles. Whole run (core -1): total cycles, the largest finish cycle. "
+           "Per core: that core's finish cycle."),
+    Metric("instructions", "instructions",
+           "Instructions issued (per core, or summed over cores for core -1)."),
+    Metric("stall_cycles", "cycles",
+           "Stall cycles in the seed-003 sense: bus wait + (L-1) x memory accesses "
+           "(counted even on one core: the second cycle of every access when L = 2)."),
+    Metric("bus_wait_cycles", "cycles",
+           "Cycles spent waiting for the bus to be granted (grant cycle - request cycle, summed)."),
+    Metric("bus_busy_cycles", "cycles",
+           "Cycles the shared bus was occupied (L per access); per core: by that core's accesses."),
+    Metric("sync_wait_cycles", "cycles", "Cycles spent waiting at `sync` barriers."),
+    Metric("mem_reads", "accesses", "Data-memory reads (ld, pop; xchg counts as a read)."),
+    Metric("mem_writes", "accesses", "Data-memory writes (st, push)."),
+    Metric("mem_latency", "cycles", "The memory latency L the run used (bus busy cycles per access)."),
+    Metric("bus_utilisation", "fraction",
+           "Bus busy cycles / total cycles of the run (0..1)."),
+    Metric("sim_seconds", "s", "Host wall-clock seconds the simulator took for the run."),
+    Metric("sim_mips", "MIPS",
+           "Simulation speed: simulated instructions per host second, in millions."),
+    # -- derived from simulator counters -------------------------------------------------------
+    Metric("mem_accesses", "accesses", "mem_reads + mem_writes.", derived=True),
+    Metric("compute_cycles", "cycles",
+           "Cycles doing work at one cycle per instruction (= instructions); the stall-breakdown "
+           "base.", derived=True),
+    Metric("mem_latency_cycles", "cycles",
+           "Cycles of memory latency beyond the first cycle of each access: "
+           "(L-1) x accesses = stall_cycles - bus_wait_cycles.", derived=True),
+    Metric("stall_fraction", "fraction", "stall_cycles / cycles.", derived=True),
+    Metric("bus_wait_fraction", "fraction", "bus_wait_cycles / cycles.", derived=True),
+    Metric("ipc", "instructions/cycle", "Instructions per cycle (summed over cores for core -1).",
+           derived=True),
+    # -- wall-clock measurements (native, GPU, reference) --------------------------------------
+    Metric("seconds", "s",
+           "Wall-clock time of the measured section (the variant says what it includes: e.g. "
+           "`total` with I/O, or encryption only)."),
+    Metric("kernel_seconds", "s", "GPU kernel time only (device-resident data)."),
+    Metric("transfer_seconds", "s", "Host<->device copy time."),
+    Metric("io_seconds", "s", "File read/write time."),
+    Metric("bytes_per_second", "B/s", "Throughput: bytes / seconds."),
+    Metric("gb_per_second", "GB/s", "Throughput in 10^9 bytes per second.", derived=True),
+    Metric("gbps", "Gbit/s", "Throughput in 10^9 bits per second.", derived=True),
+    Metric("cycles_per_byte", "cycles/B", "Host CPU cycles per byte (when measured or quoted)."),
+    # -- ratios ----------------------------------------------------------------------------------
+    Metric("speedup", "x",
+           "Baseline time (or cycles) / this run's time (or cycles); the baseline is the 1-core / "
+           "1-thread / sequential run of the same experiment, workload, variant and bytes unless "
+           "stated.", derived=True),
+    Metric("efficiency", "fraction", "Parallel efficiency: speedup / cores.", derived=True),
+    Metric("speedup_vs_openssl", "x",
+           "This run's throughput / `openssl speed` throughput measured in the same session."),
+    Metric("model_speedup", "x",
+           "Speedup predicted by the analytic bus-contention model (s2mc.analysis.model).",
+           derived=True),
+    Metric("model_cycles", "cycles",
+           "Cycles predicted by the analytic bus-contention model (s2mc.analysis.model).",
+           derived=True),
+)
+
+#: Every metric, by name.
+METRICS: dict[str, Metric] = {m.name: m for m in _METRIC_LIST}
+
+
+def metric(name: str) -> Metric:
+    """The declaration of metric `name` (S2mcError when undeclared)."""
+    try:
+        return METRICS[name]
+    except KeyError:
+        raise S2mcError(f"records: column 'metric': unknown metric {name!r} "
+                        f"(declared: {', '.join(sorted(METRICS))})") from None
+
+
+def unit_of(name: str) -> str:
+    return metric(name).unit
+
+
+# --------------------------------------------------------------------------------------------------
+# Building and validating frames
+# --------------------------------------------------------------------------------------------------
+
+
+def new_run_id(prefix: str = "") -> str:
+    """A fresh run id: `<prefix>-<UTC timestamp>-<6 hex>` (prefix optional)."""
+    stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%S")
+    rid = f"{stamp}-{uuid.uuid4().hex[:6]}"
+    return f"{prefix}-{rid}" if prefix else rid
+
+
+def empty() -> pd.DataFrame:
+    """An empty frame with the schema's columns and dtypes."""
+    return pd.DataFrame({c: pd.Series([], dtype=DTYPES[c]) for c in COLUMNS})
+
+
+def make_records(rows: Iterable[Mapping[str, object]]) -> pd.DataFrame:
+    """Build a validated records frame from dicts.
+
+    Each dict must give run_id, source, metric and value; the other columns default to
+    `DEFAULTS`, and `unit` defaults to the metric's declared unit. Unknown keys are an error.
+    """
+    out = []
+    for i, row in enumerate(rows):
+        extra = set(row) - set(COLUMNS)
+        if extra:
+            col = sorted(extra)[0]
+            raise S2mcError(f"records: row {i}: column {col!r} is not in the schema "
+                            f"(columns: {', '.join(COLUMNS)})")
+        for col in REQUIRED:
+            if col not in row or row[col] is None:
+                raise S2mcError(f"records: row {i}: column {col!r} is required")
+        full = dict(DEFAULTS)
+        full.update({k: v for k, v in row.items() if v is not None})
+        if "unit" not in full:
+            full["unit"] = unit_of(str(full["metric"]))
+        out.append(full)
+    if not out:
+        return empty()
+    return validate(pd.DataFrame(out, columns=list(COLUMNS)))
+
+
+def _coerce(df: pd.DataFrame) -> pd.DataFrame:
+    df = df.copy()
+    for col in COLUMNS:
+        kind = KINDS[col]
+        s = df[col]
+        try:
+            if kind == "str":
+                if s.isna().any():
+                    bad = s[s.isna()].index[0]
+                    raise S2mcError(f"records: column {col!r}: missing value at row {bad}")
+                df[col] = s.astype(str).astype(DTYPES[col])
+            elif kind == "int":
+                num = pd.to_numeric(s, errors="raise")
+                if num.isna().any():
+                    raise ValueError("missing value")
+                if (num.astype("float64") != num.astype("float64").round()).any():
+                    raise ValueError("non-integer value")
+                df[col] = num.astype("int64")
+            else:
+                df[col] = pd.to_numeric(s, errors="raise").astype("float64")
+        except S2mcError:
+            raise
+        except (ValueError, TypeError) as exc:
+            raise S2mcError(f"records: column {col!r}: expected {kind} values ({exc})") from None
+    return df[list(COLUMNS)].reset_index(drop=True)
+
+
+def validate(df: pd.DataFrame) -> pd.DataFrame:
+    """Check `df` against the schema; return it with canonical dtypes and column order.
+
+    Raises S2mcError whose message names the offending column.
+    """
+    if not isinstance(df, pd.DataFrame):
+        raise S2mcError(f"records: expected a pandas DataFrame, got {type(df).__name__}")
+    missing = [c for c in COLUMNS if c not in df.columns]
+    if missing:
+        raise S2mcError(f"records: column {missing[0]!r} is missing "
+                        f"(schema: {', '.join(COLUMNS)})")
+    extra = [c for c in df.columns if c not in COLUMNS]
+    if extra:
+        raise S2mcError(f"records: column {str(extra[0])!r} is not in the schema "
+                        f"(schema: {', '.join(COLUMNS)})")
+    df = _coerce(df)
+    if len(df) == 0:
+        return df
+
+    def bad(col: str, mask: pd.Series, why: str) -> None:
+        if mask.any():
+            i = int(mask.to_numpy().nonzero()[0][0])
+            raise S2mcError(f"records: column {col!r}: {why} at row {i} "
+                            f"(value {df[col].iloc[i]!r})")
+
+    bad("run_id", df["run_id"].str.len() == 0, "empty run id")
+    bad("source", ~df["source"].isin(SOURCES), f"source must be one of {'|'.join(SOURCES)}")
+    bad("metric", ~df["metric"].isin(list(METRICS)), "undeclared metric (see docs/records.md)")
+    expected_unit = df["metric"].map(lambda m: METRICS[m].unit)
+    bad("unit", df["unit"] != expected_unit, "unit differs from the metric's declared unit")
+    bad("cores", df["cores"] < 0, "cores must be >= 0")
+    bad("core", df["core"] < -1, "core must be -1 (whole run) or a core index >= 0")
+    bad("core", (df["core"] >= df["cores"]) & (df["cores"] > 0), "core index >= cores")
+    bad("bytes", df["bytes"] < 0, "bytes must be >= 0")
+    bad("value", ~df["value"].map(math.isfinite).astype(bool), "value must be finite")
+    return df
+
+
+def concat(frames: Iterable[pd.DataFrame]) -> pd.DataFrame:
+    """Concatenate record frames (validating each) into one."""
+    frames = [validate(f) for f in frames]
+    frames = [f for f in frames if len(f)]
+    if not frames:
+        return empty()
+    return validate(pd.concat(frames, ignore_index=True))
+
+
+# --------------------------------------------------------------------------------------------------
+# Files
+# --------------------------------------------------------------------------------------------------
+
+
+def manifest_path_for(path: str | os.PathLike) -> Path:
+    """The manifest that goes with a results file: `x.parquet` -> `x.manifest.json`."""
+    p = Path(path)
+    return p.with_name(p.name.rsplit(".", 1)[0] + ".manifest.json")
+
+
+def write(df: pd.DataFrame, path: str | os.PathLike, params: Mapping[str, object] | None = None
+          ) -> Path:
+    """Validate and write `df`: CSV when `path` ends in .csv, Parquet (pyarrow) otherwise.
+
+    With `params`, also writes the run manifest next to it (see `write_manifest`).
+    """
+    df = validate(df)
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    if p.suffix.lower() == ".csv":
+        df.to_csv(p, index=False)
+    else:
+        df.to_parquet(p, index=False, engine="pyarrow")
+    if params is not None:
+        params = dict(params)
+        params.setdefault("run_ids", sorted(df["run_id"].unique().tolist()))
+        write_manifest(manifest_path_for(p), params)
+    return p
+
+
+def _git_commit() -> str:
+    here = Path(__file__).resolve().parent
+    try:
+        out = subprocess.run(["git", "-C", str(here), "rev-parse", "HEAD"], capture_output=True,
+                             text=True, timeout=5)
+        if out.returncode == 0:
+            commit = out.stdout.strip()
+            dirty = subprocess.run(["git", "-C", str(here), "status", "--porcelain",
+                                    "--untracked-files=no"], capture_output=True, text=True,
+                                   timeout=5)
+            return commit + ("-dirty" if dirty.returncode == 0 and dirty.stdout.strip() else "")
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return "unknown"
+
+
+def host_cpu() -> str:
+    """The host CPU model name (from /proc/cpuinfo when available)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.lower().startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return _platform.processor() or _platform.machine() or "unknown"
+
+
+def host_gpus() -> list[str]:
+    """Names of NVIDIA GPUs visible through nvidia-smi (empty when none)."""
+    exe = shutil.which("nvidia-smi")
+    if not exe:
+        return []
+    try:
+        out = subprocess.run([exe, "--query-gpu=name", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    if out.returncode != 0:
+        return []
+    return [ln.strip() for ln in out.stdout.splitlines() if ln.strip()]
+
+
+def _compiler() -> str:
+    exe = shutil.which("c++") or shutil.which("g++")
+    if exe:
+        try:
+            out = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=5)
+            if out.returncode == 0 and out.stdout:
+                return out.stdout.splitlines()[0].strip()
+        except (OSError, subprocess.SubprocessError):
+            pass
+    return "unknown"
+
+
+def s2mc_version() -> str:
+    try:
+        from importlib.metadata import version
+        return version("s2mc")
+    except Exception:  # noqa: BLE001 - not installed: still write a manifest
+        return "unknown"
+
+
+def environment() -> dict[str, object]:
+    """What the manifest records about this machine and build."""
+    return {
+        "s2mc_version": s2mc_version(),
+        "git_commit": _git_commit(),
+        "host_cpu": host_cpu(),
+        "host_cpu_count": os.cpu_count(),
+        "host_gpus": host_gpus(),
+        "compiler": _compiler(),
+        "python": sys.version.split()[0],
+        "platform": _platform.platform(),
+        "created_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+    }
+
+
+def write_manifest(path: str | os.PathLike, params: Mapping[str, object]) -> Path:
+    """Write the JSON manifest of a run: `params` (every effective parameter) plus `environment()`.
+
+    Keys given in `params` that are also environment keys (e.g. `compiler` of a native build)
+    override the detected values.
+    """
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    env = environment()
+    body = {"params": dict(params)}
+    for k, v in env.items():
+        body[k] = params.get(k, v)
+    p.write_text(json.dumps(body, indent=2, sort_keys=True, default=str) + "\n", encoding="utf-8")
+    return p
+
+
+def read_manifest(path: str | os.PathLike) -> dict:
+    return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+def _expand(paths: Iterable[str | os.PathLike] | str | os.PathLike) -> list[Path]:
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    files: list[Path] = []
+    for entry in paths:
+        p = Path(entry)
+        if p.is_dir():
+            files += sorted(q for q in p.rglob("*")
+                            if q.is_file() and q.suffix.lower() in (".parquet", ".csv"))
+        elif p.exists():
+            files.append(p)
+        else:
+            raise S2mcError(f"records: {p}: no such file or directory")
+    return files
+
+
+def read(path: str | os.PathLike) -> pd.DataFrame:
+    """Read and validate one records file (.csv or .parquet)."""
+    p = Path(path)
+    try:
+        if p.suffix.lower() == ".csv":
+            df = pd.read_csv(p, dtype={c: str for c, k in KINDS.items() if k == "str"},
+                             keep_default_na=False, comment="#")
+        else:
+            df = pd.read_parquet(p, engine="pyarrow")
+    except S2mcError:
+        raise
+    except (ValueError, OSError) as exc:
+        raise S2mcError(f"records: {p}: cannot read ({exc})") from None
+    try:
+        return validate(df)
+    except S2mcError as exc:
+        raise S2mcError(f"{p}: {exc}") from None
+
+
+def load(paths: Iterable[str | os.PathLike] | str | os.PathLike) -> pd.DataFrame:
+    """Read any mix of .parquet/.csv files and directories (searched recursively) into one frame."""
+    files = _expand(paths)
+    return concat(read(f) for f in files)
+
+
+# --------------------------------------------------------------------------------------------------
+# docs/records.md
+# --------------------------------------------------------------------------------------------------
+
+
+def render_doc() -> str:
+    """The Markdown of docs/records.md, generated from the declarations above."""
+    lines = [
+        "# Records schema",
+        "",
+        "<!-- Generated by `python -m s2mc.analysis.records --write-docs docs/records.md` from",
+        "     analysis/records.py. Do not edit by hand; tests check that this file is current. -->",
+        "",
+        "Every run of s2mc (simulated, native CPU, GPU) and every number transcribed from a seed paper",
+        "is stored in one long (\"tidy\") table: one row per (run, core, metric). Files are Parquet",
+        "(CSV when the name ends in `.csv`); each results file may have a JSON manifest beside it",
+        "(`x.parquet` -> `x.manifest.json`) with every effective parameter, the s2mc version, git",
+        "commit, host CPU/GPU and compiler.",
+        "",
+        "```python",
+        "from s2mc.analysis import records",
+        "df = records.make_records([{\"run_id\": rid, \"source\": \"sim\", \"metric\": \"cycles\",",
+        "                            \"value\": 1234, \"cores\": 4, \"bytes\": 256}])",
+        "records.write(df, \"results/x.parquet\", params={\"cores\": [1, 2, 4]})",
+        "df = records.load([\"results/\", \"analysis/reference/\"])",
+        "```",
+        "",
+        "## Columns",
+        "",
+        "| column | type | default | meaning |",
+        "|---|---|---|---|",
+    ]
+    for col in COLUMNS:
+        default = ("required" if col in REQUIRED else
+                   "the metric's unit" if col == "unit" else repr(DEFAULTS[col]))
+        lines.append(f"| `{col}` | {KINDS[col]} | {default} | {COLUMN_DOCS[col]} |")
+    lines += [
+        "",
+        "Validation (`records.validate`) rejects a frame with a missing or extra column, a value "
+        "of the wrong type, an unknown `source` or `metric`, a `unit` other than the metric's, "
+        "`core` outside -1..cores-1, negative `bytes`, or a non-finite `value`; the error names "
+        "the column.",
+        "",
+        "## Metrics",
+        "",
+        "Measured metrics are written by the component that runs the experiment; derived ones are "
+        "computed by `s2mc.analysis.derive` from measured rows.",
+        "",
+        "| metric | unit | kind | description |",
+        "|---|---|---|---|",
+    ]
+    for m in _METRIC_LIST:
+        kind = "derived" if m.derived else "measured"
+        lines.append(f"| `{m.name}` | {m.unit} | {kind} | {m.description} |")
+    lines += [
+        "",
+        "## Reference rows",
+        "",
+        "Rows with `source = reference` are the seed papers' published numbers "
+        "(`analysis/reference/*.csv`). `experiment` names the paper's table "
+        "(e.g. `seed003_table3`), `platform` the paper's machine, and the full citation of each "
+        "experiment is in `analysis/reference/citations.json` (rendered in "
+        "`analysis/reference/README.md`); the schema itself has no citation column.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _main(argv: list[str]) -> int:
+    if len(argv) == 2 and argv[0] == "--write-docs":
+        Path(argv[1]).write_text(render_doc(), encoding="utf-8")
+        return 0
+    if len(argv) == 1 and argv[0] == "--print-docs":
+        sys.stdout.write(render_doc())
+        return 0
+    sys.stderr.write("usage: python -m s2mc.analysis.records --write-docs docs/records.md\n")
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(_main(sys.argv[1:]))
