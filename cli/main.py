@@ -23,6 +23,11 @@ class _Group(click.Group):
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
+        except click.UsageError as exc:
+            # One line, not click's three: which command, which option, what is wrong.
+            name = exc.ctx.command_path if exc.ctx else "s2mc"
+            click.echo(f"{name}: error: {exc.format_message()}", err=True)
+            sys.exit(2)
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
             raise
         except S2mcError as exc:

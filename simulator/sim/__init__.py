@@ -1,1 +1,207 @@
-"""stub"""
+"""The S2 multicore simulator (DESIGN.md §3): load a Program, put inputs in memory, run, read results.
+
+    from s2mc.sim import Machine, run
+    m = Machine(program, cores=4)
+    m.write("data", [1, 2, 3])
+    result = m.run()            # raises SimFault on a fault or when max_cycles is reached
+    m.read("out", 3)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from s2mc.isa import Program, disassemble_word
+from s2mc.isa.errors import S2mcError
+
+ARBITRATIONS = ("fifo", "fixed", "round_robin")
+ENGINES = ("fast", "systemc")
+MAX_CORES = 64
+MAX_MEM_WORDS = 1 << 26
+MAX_LATENCY = 1000
+DEFAULT_MAX_CYCLES = 100_000_000
+DEFAULT_MEM_WORDS = 1 << 20
+
+# Per-core counters, in the order the CLI and the records print them.
+CORE_COUNTERS = ("instructions", "cycles", "stall_cycles", "bus_wait_cycles", "bus_busy_cycles",
+                 "mem_reads", "mem_writes", "mem_accesses", "sync_wait_cycles")
+
+
+class SimFault(S2mcError):
+    """A simulated fault: names the core, PC, cycle and the disassembled instruction."""
+
+    def __init__(self, message: str, fault: dict, trace: list | None = None):
+        super().__init__(message)
+        self.fault = fault
+        self.trace = trace or []
+
+
+@dataclass
+class Config:
+    cores: int = 1
+    mem_latency: int = 2
+    arbitration: str = "fifo"
+    max_cycles: int = DEFAULT_MAX_CYCLES
+    mem_words: int = DEFAULT_MEM_WORDS
+    engine: str = "fast"
+
+    def check(self) -> None:
+        def bad(opt, value, allowed):
+            raise S2mcError(f"{opt} {value} is out of range ({allowed})")
+
+        if not isinstance(self.cores, int) or not 1 <= self.cores <= MAX_CORES:
+            bad("cores", self.cores, f"1..{MAX_CORES}")
+        if not 1 <= self.mem_latency <= MAX_LATENCY:
+            bad("mem-latency", self.mem_latency, f"1..{MAX_LATENCY}")
+        if self.arbitration not in ARBITRATIONS:
+            raise S2mcError(f"unknown arbitration '{self.arbitration}' (choose {', '.join(ARBITRATIONS)})")
+        if not 1 <= self.max_cycles <= 1 << 62:
+            bad("max-cycles", self.max_cycles, "at least 1")
+        if not 1 <= self.mem_words <= MAX_MEM_WORDS:
+            bad("mem-words", self.mem_words, f"1..{MAX_MEM_WORDS}")
+        if self.engine not in ENGINES:
+            raise S2mcError(f"unknown engine '{self.engine}' (choose {', '.join(ENGINES)})")
+
+
+@dataclass
+class Result:
+    """Totals, per-core counters and output of one run."""
+    cycles: int
+    instructions: int
+    output: str
+    cores: list[dict]
+    bus_busy_cycles: int
+    config: Config
+    events: list[tuple[int, int, str]] = field(default_factory=list)  # (cycle, core, text)
+    trace: list[tuple] = field(default_factory=list)  # (cycle, core, pc, event, wait), with trace=True
+
+    @property
+    def bus_utilisation(self) -> float:
+        return self.bus_busy_cycles / self.cycles if self.cycles else 0.0
+
+    @property
+    def stall_cycles(self) -> int:
+        return sum(c["stall_cycles"] for c in self.cores)
+
+    def stats_frame(self):
+        """Per-core counters as a pandas DataFrame, one row per core."""
+        import pandas as pd
+        return pd.DataFrame(self.cores, columns=["core", *CORE_COUNTERS]).set_index("core")
+
+    def to_json(self) -> dict:
+        """The object `s2mc run --json` prints (DESIGN.md §9)."""
+        return {
+            "cycles": self.cycles,
+            "instructions": self.instructions,
+            "output": self.output,
+            "bus_busy_cycles": self.bus_busy_cycles,
+            "bus_utilisation": round(self.bus_utilisation, 6),
+            "stall_cycles": self.stall_cycles,
+            "config": {k: getattr(self.config, k) for k in ("cores", "mem_latency", "arbitration", "engine")},
+            "cores": self.cores,
+        }
+
+
+def build_result(raw: dict, program: Program, cfg: Config) -> Result:
+    """Turns an engine's raw result (fast binding or SystemC child) into a Result, or raises SimFault."""
+    if raw["fault"] is not None:
+        raise SimFault(fault_message(raw["fault"], cfg), raw["fault"], raw.get("trace"))
+    cores = []
+    for i, c in enumerate(raw["cores"]):
+        row = {"core": i, "cycles": c["finish_cycle"],
+               "stall_cycles": c["bus_wait_cycles"] + (cfg.mem_latency - 1) * c["mem_accesses"]}
+        row.update({k: c[k] for k in CORE_COUNTERS if k not in row})
+        cores.append({"core": i, **{k: row[k] for k in CORE_COUNTERS}})
+    events = [(cyc, core, text.decode("latin-1") if isinstance(text, bytes) else text)
+              for cyc, core, text in raw["output"]]
+    return Result(cycles=raw["cycles"], instructions=sum(c["instructions"] for c in cores),
+                  output="".join(e[2] for e in events), cores=cores,
+                  bus_busy_cycles=raw["bus_busy_cycles"], config=cfg, events=events,
+                  trace=list(raw.get("trace", [])))
+
+
+_FAULT_TEXT = {
+    "undefined_opcode": "undefined opcode",
+    "pc_out_of_range": "PC outside the program",
+    "address_out_of_range": "data address {address} outside memory (0..{top})",
+    "division_by_zero": "division by zero",
+}
+
+
+def fault_message(f: dict, cfg: Config) -> str:
+    ins = "<outside the program>" if f["kind"] == "pc_out_of_range" else disassemble_word(f["word"])
+    where = f"core {f['core']}, pc {f['pc']}, cycle {f['cycle']}: '{ins}'"
+    if f["kind"] == "cycle_limit":
+        return (f"cycle limit of {cfg.max_cycles} reached with {where} still running; "
+                "raise --max-cycles if the program is only long")
+    what = _FAULT_TEXT[f["kind"]].format(address=f["address"], top=cfg.mem_words - 1)
+    return f"simulated fault: {what} at {where}"
+
+
+class Machine:
+    """One configured S2 multicore with a program loaded."""
+
+    def __init__(self, program: Program, cores: int = 1, mem_latency: int = 2, arbitration: str = "fifo",
+                 max_cycles: int = DEFAULT_MAX_CYCLES, mem_words: int = DEFAULT_MEM_WORDS,
+                 engine: str = "fast", trace: bool = False, **engine_options):
+        self.program = program
+        self.config = Config(cores, mem_latency, arbitration, max_cycles, mem_words, engine)
+        self.config.check()
+        code = [w & 0xFFFFFFFF for w in program.code_image]
+        data = program.data_image
+        if len(data) > mem_words:
+            raise S2mcError(f"the program's data needs {len(data)} words of memory but only {mem_words} are configured")
+        if engine == "fast":
+            from . import _fast
+            self._engine = _fast.Engine(code, data, program.entry, cores, mem_latency, arbitration,
+                                        max_cycles, mem_words)
+            if trace:
+                self._engine.enable_trace()
+        else:
+            from .systemc import SystemCEngine
+            self._engine = SystemCEngine(code, data, program.entry, self.config, trace=trace, **engine_options)
+        self._ran = False
+
+    def _address(self, where: str | int, offset: int, n: int) -> int:
+        addr = (self.program.address_of(where) if isinstance(where, str) else where) + offset
+        if addr < 0 or addr + n > self.config.mem_words:
+            raise S2mcError(f"{n} words at address {addr} do not fit in the simulated memory of "
+                            f"{self.config.mem_words} words (need {addr + n}); raise mem_words")
+        return addr
+
+    def write(self, where: str | int, words, offset: int = 0) -> None:
+        """Write words to shared memory at a data symbol (or address), before running."""
+        words = [((int(w) + (1 << 31)) & 0xFFFFFFFF) - (1 << 31) for w in words]
+        self._engine.write(self._address(where, offset, len(words)), words)
+
+    def read(self, where: str | int, n: int, offset: int = 0) -> list[int]:
+        return list(self._engine.read(self._address(where, offset, n), n))
+
+    def registers(self, core: int = 0) -> list[int]:
+        return list(self._engine.registers(core))
+
+    def run(self) -> Result:
+        if self._ran:
+            raise S2mcError("a Machine runs once; make a new one to run again")
+        self._ran = True
+        return build_result(self._engine.run(), self.program, self.config)
+
+
+def format_trace(trace, program: Program) -> str:
+    """The --trace log: one line per event, ordered by cycle then core."""
+    code = program.code_image
+    lines = [f"{'cycle':>8}  {'core':>4}  {'pc':>6}  {'instruction':<26}event"]
+    for cycle, core, pc, event, wait in trace:
+        ins = disassemble_word(code[pc]) if pc < len(code) else "?"
+        note = {"grant": f"bus grant (waited {wait})", "request": "bus request",
+                "resume": f"barrier released (waited {wait})", "sync": "barrier arrive",
+                "halt": "halt", "issue": ""}[event]
+        lines.append(f"{cycle:>8}  {core:>4}  {pc:>6}  {ins:<26}{note}".rstrip())
+    return "\n".join(lines) + "\n"
+
+
+def run(program: Program, **config) -> Result:
+    """Load and run a program in one step; see Machine for the options."""
+    return Machine(program, **config).run()
+
+
+__all__ = ["format_trace", "ARBITRATIONS", "CORE_COUNTERS", "Config", "ENGINES", "Machine", "Result", "SimFault", "run"]

@@ -1,2 +1,119 @@
+// Python binding of the fast engine: s2mc.sim._fast.Engine. The Python layer (simulator/sim/)
+// turns its plain dicts into Result objects.
 #include <pybind11/pybind11.h>
-PYBIND11_MODULE(_fast, m) { m.def("hello", []() { return 42; }); }
+#include <pybind11/stl.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "s2mc/fast_engine.h"
+
+namespace py = pybind11;
+using namespace s2;
+
+namespace {
+
+Arbitration parse_arbitration(const std::string& s) {
+  if (s == "fifo") return Arbitration::FIFO;
+  if (s == "fixed") return Arbitration::FIXED;
+  if (s == "round_robin") return Arbitration::ROUND_ROBIN;
+  throw std::invalid_argument("unknown arbitration '" + s + "'");
+}
+
+const char* fault_name(FaultKind k) {
+  switch (k) {
+    case FaultKind::UNDEFINED_OPCODE: return "undefined_opcode";
+    case FaultKind::PC_OUT_OF_RANGE: return "pc_out_of_range";
+    case FaultKind::ADDRESS_OUT_OF_RANGE: return "address_out_of_range";
+    case FaultKind::DIVISION_BY_ZERO: return "division_by_zero";
+    case FaultKind::CYCLE_LIMIT: return "cycle_limit";
+    default: return "none";
+  }
+}
+
+}  // namespace
+
+// Converts an engine result to the dict shape shared with the SystemC engine's JSON output.
+py::dict result_to_dict(const RunResult& r) {
+  py::dict d;
+  d["cycles"] = r.cycles;
+  d["bus_busy_cycles"] = r.bus_busy_cycles;
+  py::list cores;
+  for (const CoreStats& s : r.cores) {
+    py::dict c;
+    c["instructions"] = s.instructions;
+    c["finish_cycle"] = s.finish_cycle;
+    c["mem_reads"] = s.mem_reads;
+    c["mem_writes"] = s.mem_writes;
+    c["mem_accesses"] = s.mem_accesses;
+    c["bus_wait_cycles"] = s.bus_wait_cycles;
+    c["bus_busy_cycles"] = s.bus_busy_cycles;
+    c["sync_wait_cycles"] = s.sync_wait_cycles;
+    cores.append(c);
+  }
+  d["cores"] = cores;
+  py::list out;
+  for (const PrintEvent& e : r.output) out.append(py::make_tuple(e.cycle, e.core, py::bytes(e.text)));
+  d["output"] = out;
+  static const char* kinds[] = {"issue", "request", "grant", "sync", "resume", "halt"};
+  py::list trace;
+  for (const TraceEvent& e : r.trace)
+    trace.append(py::make_tuple(e.cycle, e.core, e.pc, kinds[static_cast<int>(e.kind)], e.wait));
+  d["trace"] = trace;
+  if (r.fault.kind == FaultKind::NONE) {
+    d["fault"] = py::none();
+  } else {
+    py::dict f;
+    f["kind"] = fault_name(r.fault.kind);
+    f["core"] = r.fault.core;
+    f["pc"] = r.fault.pc;
+    f["cycle"] = r.fault.cycle;
+    f["word"] = r.fault.word;
+    f["address"] = r.fault.address;
+    d["fault"] = f;
+  }
+  return d;
+}
+
+PYBIND11_MODULE(_fast, m) {
+  m.doc() = "The s2mc fast engine (event-driven, cycle-exact)";
+  m.attr("MAX_CORES") = MAX_CORES;
+  py::class_<FastEngine>(m, "Engine")
+      .def(py::init([](const std::vector<uint32_t>& code, const std::vector<int32_t>& data, uint32_t entry,
+                       int cores, int mem_latency, const std::string& arbitration, uint64_t max_cycles,
+                       uint32_t mem_words) {
+             Config cfg;
+             cfg.cores = cores;
+             cfg.mem_latency = mem_latency;
+             cfg.arbitration = parse_arbitration(arbitration);
+             cfg.max_cycles = max_cycles;
+             cfg.mem_words = mem_words;
+             Image img{code, data, entry};
+             return new FastEngine(img, cfg);
+           }),
+           py::arg("code"), py::arg("data"), py::arg("entry"), py::arg("cores"), py::arg("mem_latency"),
+           py::arg("arbitration"), py::arg("max_cycles"), py::arg("mem_words"))
+      .def("write", [](FastEngine& e, uint32_t addr, const std::vector<int32_t>& words) {
+             auto& mem = e.memory();
+             if (addr + words.size() > mem.size()) throw std::out_of_range("write past the end of memory");
+             std::copy(words.begin(), words.end(), mem.begin() + addr);
+           })
+      .def("read", [](FastEngine& e, uint32_t addr, uint32_t n) {
+             auto& mem = e.memory();
+             if (static_cast<uint64_t>(addr) + n > mem.size()) throw std::out_of_range("read past the end of memory");
+             return std::vector<int32_t>(mem.begin() + addr, mem.begin() + addr + n);
+           })
+      .def("enable_trace", &FastEngine::enable_trace)
+      .def("registers", [](const FastEngine& e, int core) {
+             const int32_t* r = e.registers(core);
+             return std::vector<int32_t>(r, r + NUM_REGS);
+           })
+      .def("run", [](FastEngine& e) {
+             RunResult r;
+             {
+               py::gil_scoped_release release;
+               r = e.run();
+             }
+             return result_to_dict(r);
+           });
+}

@@ -1,1 +1,211 @@
-int stub;
+// The `fast` engine (see fast_engine.h for the idea, DESIGN.md §3 for the rules it implements).
+#include "s2mc/fast_engine.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace s2 {
+
+namespace {
+constexpr uint64_t NEVER = std::numeric_limits<uint64_t>::max();
+}
+
+FastEngine::FastEngine(const Image& image, const Config& cfg)
+    : cfg_(cfg), mem_(cfg.mem_words, 0), cores_(cfg.cores), limit_(cfg.max_cycles), entry_(image.entry) {
+  prog_.reserve(image.code.size());
+  for (uint32_t w : image.code) prog_.push_back(predecode(w));
+  std::copy(image.data.begin(), image.data.begin() + std::min<size_t>(image.data.size(), mem_.size()), mem_.begin());
+  for (auto& c : cores_) c.pc = entry_;
+}
+
+// The earliest cycle at which any core other than `id` could request the bus: a running core
+// may request as soon as its next issue cycle, a pending one at its request cycle.
+uint64_t FastEngine::bound_excluding(int id) const {
+  uint64_t b = NEVER;
+  for (int i = 0; i < cfg_.cores; ++i) {
+    const Core& o = cores_[i];
+    if (i != id && (o.status == Status::RUNNING || o.status == Status::PENDING)) b = std::min(b, o.t);
+  }
+  return b;
+}
+
+void FastEngine::fault(int id, FaultKind kind, uint32_t address) {
+  Core& c = cores_[id];
+  c.status = Status::STOPPED;
+  // Keep the earliest fault by (cycle, core), as a cycle-stepped machine would meet it first.
+  if (fault_.kind == FaultKind::NONE || c.t < fault_.cycle || (c.t == fault_.cycle && id < fault_.core)) {
+    fault_ = Fault{kind, id, c.pc, c.t, c.pc < prog_.size() ? prog_[c.pc].word : 0u, address};
+    limit_ = std::min<uint64_t>(limit_, c.t + 1);  // others run on only up to this cycle
+  }
+}
+
+void FastEngine::run_free(int id) {
+  Core& c = cores_[id];
+  const uint64_t bound = bound_excluding(id);
+  const uint32_t n = static_cast<uint32_t>(prog_.size());
+  const uint32_t mem_words = cfg_.mem_words;
+  const uint64_t L = static_cast<uint64_t>(cfg_.mem_latency);
+  const int ncores = cfg_.cores;
+  int32_t* r = c.r;
+  uint64_t t = c.t;
+  uint32_t pc = c.pc;
+  uint64_t issued = 0;
+  // A faulting instruction is not counted; the core stops at its pc and issue cycle.
+  auto stop_with_fault = [&](FaultKind kind, uint32_t at, uint32_t address) {
+    c.t = t;
+    c.pc = at;
+    c.s.instructions += issued;
+    fault(id, kind, address);
+  };
+  for (;;) {
+    if (t >= limit_) { c.status = Status::STOPPED; break; }
+    if (pc >= n) return stop_with_fault(FaultKind::PC_OUT_OF_RANGE, pc, 0);
+    const Uop& u = prog_[pc];
+    const uint32_t here = pc;
+    const Next nx = execute(r, pc, u, id, ncores);
+    if (tracing_) {
+      const TraceKind k = nx == Next::MEMORY ? TraceKind::REQUEST : nx == Next::SYNC ? TraceKind::SYNC
+                          : nx == Next::HALT ? TraceKind::HALT : TraceKind::ISSUE;
+      trace_.push_back({t, here, static_cast<uint16_t>(id), k, 0});
+    }
+    if (nx == Next::CONTINUE) { ++t; ++issued; continue; }
+    if (nx == Next::MEMORY) {
+      const uint32_t a = mem_address(r, u);
+      if (a >= mem_words) return stop_with_fault(FaultKind::ADDRESS_OUT_OF_RANGE, pc, a);
+      ++issued;
+      const uint64_t g = std::max(bus_free_, t);
+      if (g < bound && g < limit_) {
+        // No other core can request before g: this core alone is a candidate, grant at once.
+        std::string* text = nullptr;
+        std::string buf;
+        if (u.op == OP_TRAP) text = &buf;
+        const AccessCount ac = mem_access(r, pc, u, a, mem_.data(), mem_words, text);
+        if (text) output_.push_back({t, id, std::move(buf)});
+        c.s.mem_reads += ac.reads;
+        c.s.mem_writes += ac.writes;
+        c.s.mem_accesses += 1;
+        c.s.bus_wait_cycles += g - t;
+        c.s.bus_busy_cycles += L;
+        if (tracing_) trace_.push_back({g, here, static_cast<uint16_t>(id), TraceKind::GRANT, g - t});
+        t = g + L;
+        bus_free_ = t;
+        last_grant_ = id;
+        continue;
+      }
+      c.req_addr = a;
+      c.status = Status::PENDING;
+      break;
+    }
+    if (nx == Next::PRINT) { output_.push_back({t, id, trap_text(r, u)}); ++t; ++issued; continue; }
+    if (nx == Next::SYNC) { ++issued; c.status = Status::SYNC; break; }
+    if (nx == Next::HALT) { ++issued; c.status = Status::HALTED; c.s.finish_cycle = t + 1; break; }
+    return stop_with_fault(nx == Next::DIV_ZERO ? FaultKind::DIVISION_BY_ZERO : FaultKind::UNDEFINED_OPCODE, here, 0);
+  }
+  c.t = t;
+  c.pc = pc;
+  c.s.instructions += issued;
+}
+
+void FastEngine::grant(int id, uint64_t g) {
+  Core& c = cores_[id];
+  const Uop& u = prog_[c.pc];
+  const uint64_t L = static_cast<uint64_t>(cfg_.mem_latency);
+  std::string buf;
+  if (tracing_) trace_.push_back({g, c.pc, static_cast<uint16_t>(id), TraceKind::GRANT, g - c.t});
+  const AccessCount ac = mem_access(c.r, c.pc, u, c.req_addr, mem_.data(), cfg_.mem_words, &buf);
+  if (u.op == OP_TRAP) output_.push_back({c.t, id, std::move(buf)});
+  c.s.mem_reads += ac.reads;
+  c.s.mem_writes += ac.writes;
+  c.s.mem_accesses += 1;
+  c.s.bus_wait_cycles += g - c.t;
+  c.s.bus_busy_cycles += L;
+  c.t = g + L;
+  bus_free_ = c.t;
+  last_grant_ = id;
+  c.status = Status::RUNNING;
+}
+
+// Every running core has issued its sync (the others halted): the barrier completes in the cycle of
+// the last arrival or of the last halt it waited for, and the waiting cores go on one cycle later.
+void FastEngine::release_barrier() {
+  uint64_t c = 0;
+  for (const Core& o : cores_) {
+    if (o.status == Status::SYNC) c = std::max(c, o.t);
+    if (o.status == Status::HALTED) c = std::max(c, o.s.finish_cycle - 1);
+  }
+  for (Core& o : cores_) {
+    if (o.status != Status::SYNC) continue;
+    o.s.sync_wait_cycles += c - o.t;
+    if (tracing_) trace_.push_back({c + 1, o.pc, static_cast<uint16_t>(&o - cores_.data()), TraceKind::RESUME, c - o.t});
+    o.t = c + 1;
+    o.status = Status::RUNNING;
+  }
+}
+
+RunResult FastEngine::run() {
+  const int N = cfg_.cores;
+  for (;;) {
+    for (int i = 0; i < N; ++i)
+      if (cores_[i].status == Status::RUNNING) run_free(i);
+
+    // The next grant goes at the first cycle the bus is free and someone is waiting.
+    uint64_t first = NEVER;
+    for (const Core& o : cores_)
+      if (o.status == Status::PENDING) first = std::min(first, o.t);
+    if (first != NEVER) {
+      const uint64_t g = std::max(bus_free_, first);
+      if (g >= limit_) {
+        for (Core& o : cores_)
+          if (o.status == Status::PENDING) o.status = Status::STOPPED;
+        continue;
+      }
+      int win = -1;
+      for (int k = 0; k < N; ++k) {
+        // Candidates in priority order: fixed and fifo scan from core 0, round-robin from the core
+        // after the last grantee.
+        const int i = cfg_.arbitration == Arbitration::ROUND_ROBIN ? (last_grant_ + 1 + k) % N : k;
+        const Core& o = cores_[i];
+        if (o.status != Status::PENDING || o.t > g) continue;
+        if (win < 0) { win = i; if (cfg_.arbitration != Arbitration::FIFO) break; continue; }
+        if (o.t < cores_[win].t) win = i;
+      }
+      grant(win, g);
+      continue;
+    }
+    bool waiting = false, stopped = false;
+    for (const Core& o : cores_) {
+      waiting |= o.status == Status::SYNC;
+      stopped |= o.status == Status::STOPPED;
+    }
+    if (waiting && !stopped) { release_barrier(); continue; }
+    break;
+  }
+
+  RunResult res;
+  res.fault = fault_;
+  if (res.fault.kind == FaultKind::NONE) {
+    for (int i = 0; i < N; ++i) {
+      const Core& o = cores_[i];
+      if (o.status != Status::HALTED) {
+        res.fault = Fault{FaultKind::CYCLE_LIMIT, i, o.pc, cfg_.max_cycles, o.pc < prog_.size() ? prog_[o.pc].word : 0u, 0};
+        break;
+      }
+    }
+  }
+  for (const Core& o : cores_) {
+    res.cores.push_back(o.s);
+    res.cycles = std::max(res.cycles, o.s.finish_cycle);
+    res.bus_busy_cycles += o.s.bus_busy_cycles;
+  }
+  res.output = std::move(output_);
+  res.trace = std::move(trace_);
+  std::stable_sort(res.trace.begin(), res.trace.end(), [](const TraceEvent& a, const TraceEvent& b) {
+    return a.cycle != b.cycle ? a.cycle < b.cycle : a.core < b.core;
+  });
+  std::stable_sort(res.output.begin(), res.output.end(), [](const PrintEvent& a, const PrintEvent& b) {
+    return a.cycle != b.cycle ? a.cycle < b.cycle : a.core < b.core;
+  });
+  return res;
+}
+
+}  // namespace s2

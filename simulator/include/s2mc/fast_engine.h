@@ -1,0 +1,58 @@
+// The `fast` engine: event-driven, exact to the cycle-stepped model of DESIGN.md §3.
+//
+// Cores run freely, instruction after instruction, until they need the shared bus (or reach a
+// barrier, halt or fault). The bus is granted in exact arbitration order: a request is granted at
+// once, without returning to the scheduler, when no other core could possibly compete for that
+// cycle; otherwise the scheduler compares the pending requests.
+#pragma once
+
+#include <vector>
+
+#include "machine.h"
+
+namespace s2 {
+
+class FastEngine {
+ public:
+  FastEngine(const Image& image, const Config& cfg);
+
+  RunResult run();
+  void enable_trace() { tracing_ = true; }
+
+  // Shared memory and registers, for hosts that load inputs and read outputs.
+  std::vector<int32_t>& memory() { return mem_; }
+  const int32_t* registers(int core) const { return cores_[core].r; }
+
+ private:
+  enum class Status : uint8_t { RUNNING, PENDING, SYNC, HALTED, STOPPED };
+  struct Core {
+    int32_t r[NUM_REGS + 1] = {};  // r[32] absorbs writes to r0
+    uint32_t pc = 0;
+    uint64_t t = 0;                // issue cycle of the next (or pending) instruction
+    Status status = Status::RUNNING;
+    uint32_t req_addr = 0;         // data address of the pending request
+    std::string print_buf;
+    CoreStats s;
+  };
+
+  void run_free(int id);
+  void grant(int id, uint64_t g);
+  uint64_t bound_excluding(int id) const;
+  void fault(int id, FaultKind kind, uint32_t address = 0);
+  void release_barrier();
+
+  Config cfg_;
+  std::vector<Uop> prog_;
+  std::vector<int32_t> mem_;
+  std::vector<Core> cores_;
+  std::vector<PrintEvent> output_;
+  uint64_t bus_free_ = 0;          // first cycle at which the bus is idle
+  uint64_t limit_;                 // cores stop issuing at this cycle (max_cycles or a fault)
+  int last_grant_ = -1;            // for round-robin
+  Fault fault_;
+  uint32_t entry_;
+  bool tracing_ = false;
+  std::vector<TraceEvent> trace_;
+};
+
+}  // namespace s2

@@ -1,0 +1,168 @@
+// What every S2 instruction does, defined once and shared by both engines (fast and SystemC).
+//
+// The engines differ only in *when* things happen (DESIGN.md §3); the effect of an instruction on
+// registers, PC and memory is decided here. Instruction words are predecoded once per program into
+// Uops so the inner loops never touch bit fields.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "s2_isa_table.h"  // generated from isa/instructions.py
+
+namespace s2 {
+
+constexpr int NUM_REGS = 32;
+constexpr int SINK_REG = 32;  // writes to r0 land here, so r0 always reads 0
+
+struct Uop {
+  Op op;
+  uint8_t r1, r2, r3;  // register fields as encoded (sources)
+  uint8_t d1, d2;      // destination indices for r1 / r2 (r0 remapped to SINK_REG)
+  int32_t imm;         // ads (unsigned 22), mov #m (signed 22), disp / #n (signed 17)
+  uint32_t word;       // the original instruction word, for fault messages
+};
+
+inline int32_t sign_extend(uint32_t v, int bits) {
+  const uint32_t m = 1u << (bits - 1);
+  v &= (1u << bits) - 1;
+  return static_cast<int32_t>((v ^ m) - m);
+}
+
+inline Uop predecode(uint32_t w) {
+  Uop u{};
+  u.word = w;
+  const uint32_t op = w >> 27;
+  u.r1 = (w >> 22) & 31;
+  u.r2 = (w >> 17) & 31;
+  u.r3 = (w >> 12) & 31;
+  u.d1 = u.r1 ? u.r1 : SINK_REG;
+  u.d2 = u.r2 ? u.r2 : SINK_REG;
+  if (op == static_cast<uint32_t>(X_OPCODE)) {
+    const uint32_t xop = w & 0xFFF;
+    u.op = xop < 64 ? X_OPS[xop] : OP_UNDEFINED;
+    u.imm = 0;
+  } else {
+    u.op = PRIMARY_OPS[op];
+    if (OP_FORMAT[u.op] == 'L')
+      u.imm = u.op == OP_MOV_IMM ? sign_extend(w, 22) : static_cast<int32_t>(w & 0x3FFFFF);
+    else
+      u.imm = sign_extend(w, 17);
+  }
+  return u;
+}
+
+// True for the instructions that go through the shared bus (one access each). trap #3 reads the
+// string from shared memory, so it is a bus access too.
+inline bool is_memory(const Uop& u) {
+  return OP_KIND[u.op] == KIND_MEM || (u.op == OP_TRAP && u.r2 == 3);
+}
+
+// 32-bit ALU with the ISA's corner cases: wraparound, truncating division, low 5 bits of shifts,
+// arithmetic shr. Division by zero is reported by the caller before calling.
+inline int32_t alu(int k, int32_t a, int32_t b) {
+  const uint32_t ua = static_cast<uint32_t>(a), ub = static_cast<uint32_t>(b);
+  switch (k) {
+    case 0: return static_cast<int32_t>(ua + ub);
+    case 1: return static_cast<int32_t>(ua - ub);
+    case 2: return static_cast<int32_t>(ua * ub);
+    case 3: return (a == INT32_MIN && b == -1) ? INT32_MIN : a / b;
+    case 4: return a & b;
+    case 5: return a | b;
+    case 6: return a ^ b;
+    case 7: return a == b;
+    case 8: return a != b;
+    case 9: return a < b;
+    case 10: return a <= b;
+    case 11: return a > b;
+    case 12: return a >= b;
+    case 13: return static_cast<int32_t>(ua << (ub & 31));
+    case 14: return a >> (ub & 31);
+    default: return (a == INT32_MIN && b == -1) ? 0 : a % b;
+  }
+}
+
+// What a core must do after issuing an instruction.
+enum class Next : uint8_t { CONTINUE, MEMORY, SYNC, HALT, PRINT, DIV_ZERO, UNDEFINED };
+
+// Executes one instruction that does not touch the bus (updates registers and pc). For a memory
+// instruction it changes nothing and returns MEMORY: the engine requests the bus and later calls
+// mem_access. For print traps it returns PRINT and the engine calls trap_text.
+inline Next execute(int32_t* r, uint32_t& pc, const Uop& u, int core_id, int ncores) {
+  const uint32_t next = pc + 1;
+  if (u.op >= OP_ADD_IMM && u.op <= OP_MOD_IMM) {
+    const int k = u.op - OP_ADD_IMM;
+    if ((k == 3 || k == 15) && u.imm == 0) return Next::DIV_ZERO;
+    r[u.d1] = alu(k, r[u.r2], u.imm);
+    pc = next;
+    return Next::CONTINUE;
+  }
+  if (u.op >= OP_ADD_REG && u.op <= OP_MOD_REG) {
+    const int k = u.op - OP_ADD_REG;
+    if ((k == 3 || k == 15) && r[u.r3] == 0) return Next::DIV_ZERO;
+    r[u.d1] = alu(k, r[u.r2], r[u.r3]);
+    pc = next;
+    return Next::CONTINUE;
+  }
+  switch (u.op) {
+    case OP_NOP: pc = next; return Next::CONTINUE;
+    case OP_MOV_IMM: r[u.d1] = u.imm; pc = next; return Next::CONTINUE;
+    case OP_MOV_REG: r[u.d1] = r[u.r2]; pc = next; return Next::CONTINUE;
+    case OP_NOT: r[u.d1] = r[u.r2] == 0 ? -1 : 0; pc = next; return Next::CONTINUE;
+    case OP_JMP: pc = static_cast<uint32_t>(u.imm); return Next::CONTINUE;
+    case OP_JAL: r[u.d1] = static_cast<int32_t>(next); pc = static_cast<uint32_t>(u.imm); return Next::CONTINUE;
+    case OP_JT: pc = r[u.r1] != 0 ? static_cast<uint32_t>(u.imm) : next; return Next::CONTINUE;
+    case OP_JF: pc = r[u.r1] == 0 ? static_cast<uint32_t>(u.imm) : next; return Next::CONTINUE;
+    case OP_RET: pc = static_cast<uint32_t>(r[u.r1]); return Next::CONTINUE;
+    case OP_CID: r[u.d1] = core_id; pc = next; return Next::CONTINUE;
+    case OP_NCORE: r[u.d1] = ncores; pc = next; return Next::CONTINUE;
+    case OP_SYNC: pc = next; return Next::SYNC;
+    case OP_TRAP:
+      if (u.r2 == 0) return Next::HALT;
+      if (u.r2 == 3) return Next::MEMORY;
+      pc = next;
+      return (u.r2 == 1 || u.r2 == 2) ? Next::PRINT : Next::CONTINUE;  // other numbers: no-op
+    case OP_UNDEFINED: return Next::UNDEFINED;
+    default: return Next::MEMORY;  // ld, st, push, pop, xchg
+  }
+}
+
+// The data address a memory instruction uses, from the registers at issue (they cannot change
+// while the core waits for the bus).
+inline uint32_t mem_address(const int32_t* r, const Uop& u) {
+  switch (u.op) {
+    case OP_LD_ABS: case OP_ST_ABS: return static_cast<uint32_t>(u.imm);
+    case OP_LD_DISP: case OP_ST_DISP: return static_cast<uint32_t>(u.imm + r[u.r2]);
+    case OP_LD_INDEX: case OP_ST_INDEX: return static_cast<uint32_t>(r[u.r2] + r[u.r3]);
+    case OP_PUSH: return static_cast<uint32_t>(r[u.r1]) + 1u;
+    case OP_POP: case OP_TRAP: return static_cast<uint32_t>(r[u.r1]);
+    case OP_XCHG: return static_cast<uint32_t>(r[u.r2]);
+    default: return 0;
+  }
+}
+
+struct AccessCount { uint8_t reads, writes; };
+
+// Performs a granted memory instruction at its grant cycle and advances pc. `addr` was checked
+// against the memory size at issue. A trap #3 appends the string it reads to `text`.
+inline AccessCount mem_access(int32_t* r, uint32_t& pc, const Uop& u, uint32_t addr, int32_t* mem,
+                              uint32_t mem_words, std::string* text) {
+  pc += 1;
+  switch (u.op) {
+    case OP_LD_ABS: case OP_LD_DISP: case OP_LD_INDEX: r[u.d1] = mem[addr]; return {1, 0};
+    case OP_ST_ABS: case OP_ST_DISP: case OP_ST_INDEX: mem[addr] = r[u.r1]; return {0, 1};
+    case OP_PUSH: r[u.d1] = static_cast<int32_t>(addr); mem[addr] = r[u.r2]; return {0, 1};
+    case OP_POP: r[u.d2] = mem[addr]; r[u.d1] = static_cast<int32_t>(addr - 1u); return {1, 0};
+    case OP_XCHG: { const int32_t old = mem[addr]; mem[addr] = r[u.r1]; r[u.d1] = old; return {1, 1}; }
+    default:  // trap #3: print the 0-terminated string at addr (stops at the end of memory)
+      for (uint32_t a = addr; a < mem_words && mem[a] != 0; ++a) text->push_back(static_cast<char>(mem[a] & 0xFF));
+      return {1, 0};
+  }
+}
+
+inline std::string trap_text(const int32_t* r, const Uop& u) {
+  if (u.r2 == 1) return std::to_string(r[u.r1]);
+  return std::string(1, static_cast<char>(r[u.r1] & 0xFF));
+}
+
+}  // namespace s2
