@@ -1,0 +1,204 @@
+// pybind11 module s2mc.native._native: the C++ library to Python. Work runs with the GIL released.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+#include <omp.h>
+#include <x86intrin.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include "s2mc_aes/aes.h"
+
+namespace py = pybind11;
+using namespace s2mc::aes;
+
+namespace {
+
+struct View {
+  const uint8_t* ptr;
+  size_t len;
+};
+
+View read_view(const py::buffer& b, const char* what) {
+  py::buffer_info info = b.request();
+  if (info.ndim > 1 && info.strides.back() != info.itemsize)
+    throw std::invalid_argument(std::string(what) + " must be a contiguous buffer");
+  return {static_cast<const uint8_t*>(info.ptr), size_t(info.size) * size_t(info.itemsize)};
+}
+
+uint8_t* write_view(const py::buffer& b, size_t need, const char* what) {
+  py::buffer_info info = b.request(true);
+  const size_t len = size_t(info.size) * size_t(info.itemsize);
+  if (len != need) throw std::invalid_argument(std::string(what) + " must have the same length as the input");
+  return static_cast<uint8_t*>(info.ptr);
+}
+
+Key key_from(const py::bytes& key) {
+  const std::string k = key;
+  if (k.size() != 16 && k.size() != 24 && k.size() != 32)
+    throw std::invalid_argument("AES key must be 16, 24 or 32 bytes (got " + std::to_string(k.size()) + ")");
+  return make_key(reinterpret_cast<const uint8_t*>(k.data()), int(k.size()) * 8);
+}
+
+std::string iv_from(const py::bytes& iv) {
+  std::string s = iv;
+  if (s.size() != 16) throw std::invalid_argument("IV/counter must be 16 bytes (got " + std::to_string(s.size()) + ")");
+  return s;
+}
+
+RunConfig config(const std::string& impl, const std::string& strategy, int threads, size_t block_bytes) {
+  RunConfig cfg;
+  cfg.impl = find_impl(impl);
+  cfg.strategy = parse_strategy(strategy);
+  if (threads < 1) throw std::invalid_argument("threads must be >= 1 (got " + std::to_string(threads) + ")");
+  cfg.threads = threads;
+  if (block_bytes < 16 || block_bytes % 16 != 0)
+    throw std::invalid_argument("block_bytes must be a positive multiple of 16 (got " + std::to_string(block_bytes) + ")");
+  cfg.block_bytes = block_bytes;
+  return cfg;
+}
+
+// Result buffer: either the caller's writable buffer (returns None) or a new bytes object.
+template <typename F>
+py::object run_into(const View& in, const py::object& out, F&& fn) {
+  if (!out.is_none()) {
+    uint8_t* dst = write_view(py::reinterpret_borrow<py::buffer>(out), in.len, "out");
+    {
+      py::gil_scoped_release nogil;
+      fn(in.ptr, dst, in.len);
+    }
+    return py::none();
+  }
+  py::object res = py::reinterpret_steal<py::object>(PyBytes_FromStringAndSize(nullptr, Py_ssize_t(in.len)));
+  if (!res) throw py::error_already_set();
+  uint8_t* dst = reinterpret_cast<uint8_t*>(PyBytes_AS_STRING(res.ptr()));
+  {
+    py::gil_scoped_release nogil;
+    fn(in.ptr, dst, in.len);
+  }
+  return res;
+}
+
+py::dict bench_ctr(int key_bits, size_t nbytes, const std::string& engine, const std::string& impl,
+                   const std::string& strategy, int threads, size_t block_bytes, int min_reps,
+                   double min_seconds) {
+  const bool openssl = engine == "openssl";
+  if (!openssl && engine != "ours") throw std::invalid_argument("engine must be 'ours' or 'openssl'");
+  RunConfig cfg = config(openssl ? "ttable" : impl, strategy, threads, block_bytes);
+  if (rounds_for_key_bits(key_bits) == 0) throw std::invalid_argument("key_bits must be 128, 192 or 256");
+  std::vector<uint8_t> key(size_t(key_bits / 8)), iv(16), buf(nbytes);
+  for (size_t i = 0; i < key.size(); ++i) key[i] = uint8_t(i * 7 + 1);
+  for (size_t i = 0; i < 16; ++i) iv[i] = uint8_t(0xf0 + i);
+  for (size_t i = 0; i < nbytes; ++i) buf[i] = uint8_t(i * 131 + 7);
+  const Key k = make_key(key.data(), key_bits);
+  std::unique_ptr<OpensslCtr> ossl;
+  if (openssl) ossl = std::make_unique<OpensslCtr>(threads, key.data(), key_bits);
+  std::vector<double> secs;
+  std::vector<double> cycles;
+  {
+    py::gil_scoped_release nogil;
+    auto once = [&]() {
+      if (openssl)
+        ossl->run(iv.data(), buf.data(), buf.data(), nbytes);
+      else
+        ctr_parallel(cfg, k, iv.data(), buf.data(), buf.data(), nbytes);
+    };
+    once();  // warm-up: page faults, thread pool start, caches
+    double total = 0;
+    while (int(secs.size()) < min_reps || total < min_seconds) {
+      const auto t0 = std::chrono::steady_clock::now();
+      const uint64_t c0 = __rdtsc();
+      once();
+      const uint64_t c1 = __rdtsc();
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      secs.push_back(s);
+      cycles.push_back(double(c1 - c0));
+      total += s;
+      if (secs.size() >= 2000000) break;
+    }
+  }
+  std::vector<double> sorted = secs;
+  std::sort(sorted.begin(), sorted.end());
+  const size_t best_i = size_t(std::min_element(secs.begin(), secs.end()) - secs.begin());
+  py::dict d;
+  d["engine"] = openssl ? "openssl" : cfg.impl->name;
+  d["bytes"] = nbytes;
+  d["reps"] = secs.size();
+  d["seconds_best"] = sorted.front();
+  d["seconds_median"] = sorted[sorted.size() / 2];
+  d["tsc_cycles_best"] = cycles[best_i];
+  return d;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_native, m) {
+  m.doc() = "Native CPU AES (T-table, AES-NI, VAES) with OpenMP strategies, and OpenSSL EVP for comparison";
+
+  m.def("impls", []() {
+    py::list out;
+    for (const Impl* impl : all_impls()) {
+      py::dict d;
+      d["name"] = impl->name;
+      d["supported"] = impl->supported();
+      out.append(d);
+    }
+    return out;
+  }, "Every compiled implementation, best first, with whether this CPU can run it.");
+  m.def("best_impl", []() { return std::string(find_impl("auto")->name); }, "The implementation 'auto' selects.");
+  m.def("cpu_model", &cpu_model);
+  m.def("cpu_features", &cpu_features);
+  m.def("openssl_version", &openssl_version);
+  m.def("max_threads", []() { return omp_get_max_threads(); });
+  m.def("resolve_impl", [](const std::string& name) { return std::string(find_impl(name)->name); },
+        py::arg("name"), "The concrete implementation a name selects (checks the CPU can run it).");
+
+  m.def("ctr", [](const py::bytes& key, const py::bytes& iv, const py::buffer& data, const std::string& impl,
+                  const std::string& strategy, int threads, size_t block_bytes, const py::object& out) {
+    const Key k = key_from(key);
+    const std::string c = iv_from(iv);
+    const RunConfig cfg = config(impl, strategy, threads, block_bytes);
+    const View in = read_view(data, "data");
+    return run_into(in, out, [&](const uint8_t* src, uint8_t* dst, size_t n) {
+      ctr_parallel(cfg, k, reinterpret_cast<const uint8_t*>(c.data()), src, dst, n);
+    });
+  }, py::arg("key"), py::arg("iv"), py::arg("data"), py::arg("impl") = "auto", py::arg("strategy") = "contiguous",
+     py::arg("threads") = 1, py::arg("block_bytes") = 1024, py::arg("out") = py::none(),
+     "AES-CTR (encrypt = decrypt) with a 128-bit big-endian counter starting at iv.");
+
+  m.def("ecb", [](const py::bytes& key, const py::buffer& data, bool decrypt, const std::string& impl,
+                  const std::string& strategy, int threads, size_t block_bytes, const py::object& out) {
+    const Key k = key_from(key);
+    const RunConfig cfg = config(impl, strategy, threads, block_bytes);
+    const View in = read_view(data, "data");
+    if (in.len % 16 != 0) throw std::invalid_argument("ECB data length must be a multiple of 16 bytes");
+    return run_into(in, out, [&](const uint8_t* src, uint8_t* dst, size_t n) {
+      ecb_parallel(cfg, k, decrypt, src, dst, n);
+    });
+  }, py::arg("key"), py::arg("data"), py::arg("decrypt") = false, py::arg("impl") = "auto",
+     py::arg("strategy") = "contiguous", py::arg("threads") = 1, py::arg("block_bytes") = 1024,
+     py::arg("out") = py::none(), "AES-ECB over whole 16-byte blocks.");
+
+  m.def("openssl_ctr", [](const py::bytes& key, const py::bytes& iv, const py::buffer& data, int threads,
+                          const py::object& out) {
+    const std::string k = key;
+    if (k.size() != 16 && k.size() != 24 && k.size() != 32) throw std::invalid_argument("AES key must be 16, 24 or 32 bytes");
+    const std::string c = iv_from(iv);
+    if (threads < 1) throw std::invalid_argument("threads must be >= 1");
+    const View in = read_view(data, "data");
+    return run_into(in, out, [&](const uint8_t* src, uint8_t* dst, size_t n) {
+      openssl_ctr(threads, reinterpret_cast<const uint8_t*>(k.data()), int(k.size()) * 8,
+                  reinterpret_cast<const uint8_t*>(c.data()), src, dst, n);
+    });
+  }, py::arg("key"), py::arg("iv"), py::arg("data"), py::arg("threads") = 1, py::arg("out") = py::none(),
+     "OpenSSL EVP aes-*-ctr on the same buffer layout (for comparison and tests).");
+
+  m.def("bench_ctr", &bench_ctr, py::arg("key_bits"), py::arg("nbytes"), py::arg("engine") = "ours",
+        py::arg("impl") = "auto", py::arg("strategy") = "contiguous", py::arg("threads") = 1,
+        py::arg("block_bytes") = 1024, py::arg("min_reps") = 3, py::arg("min_seconds") = 0.2,
+        "Time CTR in place on an nbytes buffer, repeating until min_reps and min_seconds are both met.");
+}
