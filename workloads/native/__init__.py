@@ -1,1 +1,138 @@
-"""Native CPU AES (OpenMP)."""
+"""Native CPU AES (OpenMP): T-table, AES-NI and VAES implementations chosen at run time.
+
+    from s2mc import native
+    native.best_impl()                        # 'vaes' on a CPU with AVX2 VAES
+    ct = native.ctr(key, iv, data, impl="auto", strategy="extended", threads=2, block_bytes=1024)
+    pt = native.ctr(key, iv, ct)              # CTR decryption is the same operation
+    native.ecb_encrypt(key, data); native.ecb_decrypt(key, data)
+    native.encrypt_file("in.bin", "out.bin", key, iv)   # streaming, = openssl enc -aes-*-ctr
+
+CTR uses a 128-bit big-endian counter (NIST SP 800-38A): block i uses iv + i mod 2^128.
+Strategies (seed 000): "coarse" (one 16-byte block per OpenMP iteration), "extended"
+(tasks of block_bytes = E x 16 bytes), "contiguous" (one chunk per thread).
+"""
+from __future__ import annotations
+
+try:
+    from . import _native
+except ImportError as exc:  # pragma: no cover - only when the C++ extension was not built
+    _native = None
+    _IMPORT_ERROR = exc
+else:
+    _IMPORT_ERROR = None
+
+from s2mc.isa.errors import S2mcError
+
+STRATEGIES: tuple[str, ...] = ("coarse", "extended", "contiguous")
+#: Every implementation name the library knows, best first ("auto" picks the best supported one).
+IMPLS: tuple[str, ...] = ("vaes512", "vaes", "aesni", "ttable")
+#: Extended block sizes of seed 000 (bytes per task).
+SEED_BLOCK_BYTES: tuple[int, ...] = (512, 1024, 2048, 4096)
+
+
+def _lib():
+    if _native is None:
+        raise S2mcError(f"native AES library not built ({_IMPORT_ERROR}); run `make setup`")
+    return _native
+
+
+def available() -> bool:
+    """Whether the C++ extension is built."""
+    return _native is not None
+
+
+def impls() -> list[dict]:
+    """Every compiled implementation, best first: [{'name': ..., 'supported': bool}, ...]."""
+    return list(_lib().impls())
+
+
+def supported_impls() -> list[str]:
+    """Names of the implementations this CPU can run, best first."""
+    return [d["name"] for d in impls() if d["supported"]]
+
+
+def best_impl() -> str:
+    """The implementation `impl="auto"` selects on this CPU."""
+    return _lib().best_impl()
+
+
+def resolve_impl(name: str) -> str:
+    """The concrete implementation for `name` ("auto" or a name); S2mcError when unknown/unsupported."""
+    try:
+        return _lib().resolve_impl(name)
+    except (ValueError, RuntimeError) as exc:
+        raise S2mcError(str(exc)) from None
+
+
+def max_threads() -> int:
+    """OpenMP's default thread count (the number of usable cores unless OMP_NUM_THREADS says otherwise)."""
+    return int(_lib().max_threads())
+
+
+def info() -> dict:
+    """Facts for `s2mc info`."""
+    if _native is None:
+        return {"built": False, "error": str(_IMPORT_ERROR)}
+    return {"built": True, "impls": impls(), "best": best_impl(), "cpu": _native.cpu_model(),
+            "cpu_features": list(_native.cpu_features()), "openssl": _native.openssl_version(),
+            "max_threads": max_threads()}
+
+
+def ctr(key: bytes, iv: bytes, data, *, impl: str = "auto", strategy: str = "contiguous",
+        threads: int = 1, block_bytes: int = 1024, out=None):
+    """AES-CTR of `data` (any bytes-like object) with the counter starting at `iv` (16 bytes).
+
+    Returns bytes, or writes into `out` (a writable buffer of the same length, may be `data`
+    itself for in-place work) and returns None. Raises ValueError for bad arguments and
+    RuntimeError for an implementation the CPU cannot run.
+    """
+    return _lib().ctr(bytes(key), bytes(iv), data, impl, strategy, int(threads), int(block_bytes), out)
+
+
+def ecb_encrypt(key: bytes, data, *, impl: str = "auto", strategy: str = "contiguous", threads: int = 1,
+                block_bytes: int = 1024, out=None):
+    """AES-ECB encryption of whole 16-byte blocks."""
+    return _lib().ecb(bytes(key), data, False, impl, strategy, int(threads), int(block_bytes), out)
+
+
+def ecb_decrypt(key: bytes, data, *, impl: str = "auto", strategy: str = "contiguous", threads: int = 1,
+                block_bytes: int = 1024, out=None):
+    """AES-ECB decryption of whole 16-byte blocks."""
+    return _lib().ecb(bytes(key), data, True, impl, strategy, int(threads), int(block_bytes), out)
+
+
+def openssl_ctr(key: bytes, iv: bytes, data, *, threads: int = 1, out=None):
+    """OpenSSL EVP aes-*-ctr (linked libcrypto) on the same layout: the comparison baseline."""
+    return _lib().openssl_ctr(bytes(key), bytes(iv), data, int(threads), out)
+
+
+def openssl_version() -> str:
+    return _lib().openssl_version()
+
+
+def counter_add(iv: bytes, blocks: int) -> bytes:
+    """The counter block `blocks` blocks after `iv` (128-bit big-endian, wrapping mod 2^128)."""
+    return ((int.from_bytes(iv, "big") + blocks) % (1 << 128)).to_bytes(16, "big")
+
+
+def bench_ctr(nbytes: int, *, key_bits: int = 128, engine: str = "ours", impl: str = "auto",
+              strategy: str = "contiguous", threads: int = 1, block_bytes: int = 1024,
+              min_reps: int = 3, min_seconds: float = 0.2) -> dict:
+    """Time in-place CTR over an nbytes buffer inside C++ (engine "ours" or "openssl").
+
+    Keys (and OpenSSL's contexts) are set up before timing; one untimed warm-up run; then runs are
+    repeated until both min_reps and min_seconds are reached. Returns seconds_best,
+    seconds_median, tsc_cycles_best (time-stamp counter ticks of the best run), reps, engine.
+    """
+    return dict(_lib().bench_ctr(int(key_bits), int(nbytes), engine, impl, strategy, int(threads),
+                                 int(block_bytes), int(min_reps), float(min_seconds)))
+
+
+from .files import decrypt_file, encrypt_file, parse_iv_hex, parse_key_hex  # noqa: E402
+
+__all__ = [
+    "STRATEGIES", "IMPLS", "SEED_BLOCK_BYTES", "available", "impls", "supported_impls", "best_impl",
+    "resolve_impl", "max_threads", "info", "ctr", "ecb_encrypt", "ecb_decrypt", "openssl_ctr",
+    "openssl_version", "counter_add", "bench_ctr", "encrypt_file", "decrypt_file", "parse_key_hex",
+    "parse_iv_hex",
+]

@@ -1,0 +1,258 @@
+"""`s2mc native` (the native CPU AES grid, optionally against OpenSSL) and `s2mc encrypt` /
+`s2mc decrypt` (streaming AES-CTR files, byte-identical to `openssl enc -aes-*-ctr`)."""
+from __future__ import annotations
+
+import json
+import re
+import sys
+import time
+
+import click
+
+from s2mc.isa.errors import S2mcError
+
+_SIZE = re.compile(r"^\s*(\d+)\s*([kmg]?)(i?b)?\s*$", re.IGNORECASE)
+_MULT = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+
+
+def parse_size(text: str, what: str) -> int:
+    """'4096', '16K', '64M', '1G', '4KB', '4KiB' -> bytes (powers of two)."""
+    m = _SIZE.match(text)
+    if not m:
+        raise S2mcError(f"{what}: {text!r} is not a size (examples: 4096, 16K, 64M, 1G)")
+    return int(m.group(1)) * _MULT[m.group(2).lower()]
+
+
+def _list(text: str, what: str) -> list[str]:
+    items = [s.strip() for s in str(text).split(",") if s.strip()]
+    if not items:
+        raise S2mcError(f"{what}: empty list")
+    return items
+
+
+def _human(n: int) -> str:
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size and n % (size // 16 or 1) == 0:
+            v = n / size
+            return f"{v:g} {unit}"
+    return f"{n} B"
+
+
+def _threads_list(text: str, max_threads: int) -> list[int]:
+    out = []
+    for item in _list(text, "--threads"):
+        if item.lower() in ("all", "max"):
+            out.append(max_threads)
+            continue
+        try:
+            t = int(item)
+        except ValueError:
+            raise S2mcError(f"--threads: {item!r} is not an integer (or 'all')") from None
+        if t < 1:
+            raise S2mcError(f"--threads: {t} is not a valid thread count (must be >= 1)")
+        if t > 1024:
+            raise S2mcError(f"--threads: {t} is too many (at most 1024)")
+        out.append(t)
+    return list(dict.fromkeys(out))
+
+
+def run_grid(*, threads: list[int], sizes: list[int], impls: list[str], strategies: list[str],
+             block_bytes: list[int], key_bits: int = 128, vs_openssl: bool = False,
+             min_seconds: float = 0.1, min_reps: int = 3, experiment: str = "native",
+             progress: bool = False, log=None) -> tuple[list[dict], "object"]:
+    """Measure the grid; returns (summaries, records frame). Used by the CLI and bench_native.py."""
+    from s2mc import native
+    from s2mc.analysis import records
+
+    run_id = records.new_run_id("native")
+    platform = native.info().get("cpu", "unknown")
+    workload = f"aes-{key_bits}-ctr"
+    configs = []
+    for impl in impls:
+        for strategy in strategies:
+            for bb in (block_bytes if strategy == "extended" else [block_bytes[0]]):
+                for t in threads:
+                    for n in sizes:
+                        configs.append((impl, strategy, bb, t, n))
+    bar = None
+    if progress:
+        from tqdm import tqdm
+        bar = tqdm(total=len(configs), desc="s2mc native", unit="run", leave=False)
+    rows, summaries, ossl_cache = [], [], {}
+
+    def add(engine, variant, t, n, res):
+        secs = res["seconds_best"]
+        base = dict(run_id=run_id, experiment=experiment, source="native", platform=platform,
+                    workload=workload, variant=variant, engine=engine, cores=t, core=-1, bytes=n)
+        rows.append(dict(base, metric="seconds", value=secs))
+        rows.append(dict(base, metric="bytes_per_second", value=n / secs))
+        rows.append(dict(base, metric="cycles_per_byte", value=res["tsc_cycles_best"] / n))
+        return base
+
+    for impl, strategy, bb, t, n in configs:
+        variant = f"extended-{bb}" if strategy == "extended" else strategy
+        res = native.bench_ctr(n, key_bits=key_bits, engine="ours", impl=impl, strategy=strategy,
+                               threads=t, block_bytes=bb, min_reps=min_reps, min_seconds=min_seconds)
+        base = add(res["engine"], variant, t, n, res)
+        s = dict(impl=res["engine"], strategy=strategy, block_bytes=bb if strategy == "extended" else None,
+                 threads=t, bytes=n, seconds=res["seconds_best"], gb_per_s=n / res["seconds_best"] / 1e9,
+                 cycles_per_byte=res["tsc_cycles_best"] / n, reps=res["reps"])
+        if vs_openssl:
+            if (t, n) not in ossl_cache:
+                o = native.bench_ctr(n, key_bits=key_bits, engine="openssl", threads=t,
+                                     min_reps=min_reps, min_seconds=min_seconds)
+                ossl_cache[(t, n)] = o
+                add("openssl", "evp-contiguous", t, n, o)
+            o = ossl_cache[(t, n)]
+            s["openssl_gb_per_s"] = n / o["seconds_best"] / 1e9
+            s["ratio"] = o["seconds_best"] / res["seconds_best"]
+            rows.append(dict(base, metric="speedup_vs_openssl", value=s["ratio"]))
+        summaries.append(s)
+        if log:
+            log(s)
+        if bar:
+            bar.update(1)
+    if bar:
+        bar.close()
+    return summaries, records.make_records(rows)
+
+
+def format_summary(s: dict) -> str:
+    strat = s["strategy"] + (f"/{s['block_bytes']}" if s.get("block_bytes") else "")
+    line = (f"{s['impl']:<8} {strat:<15} {s['threads']:>3} thr {_human(s['bytes']):>10}  "
+            f"{s['gb_per_s']:8.2f} GB/s  {s['cycles_per_byte']:7.3f} c/B")
+    if "ratio" in s:
+        line += f"  | openssl {s['openssl_gb_per_s']:7.2f} GB/s  ratio {s['ratio']:.2f}x"
+    return line
+
+
+@click.command("native")
+@click.option("--threads", default="1,all", show_default=True,
+              help="Comma-separated OpenMP thread counts ('all' = every core).")
+@click.option("--bytes", "sizes", default="16K,16M", show_default=True,
+              help="Comma-separated buffer sizes (4096, 16K, 64M, 1G).")
+@click.option("--impl", "impls", default="auto", show_default=True,
+              help="Comma-separated implementations: auto, ttable, aesni, vaes, vaes512, or 'all' "
+                   "(every one this CPU supports).")
+@click.option("--strategy", "strategies", default="contiguous", show_default=True,
+              help="Comma-separated: coarse, extended, contiguous.")
+@click.option("--block-bytes", default="1024", show_default=True,
+              help="Comma-separated extended block sizes (E x 16 bytes per task; seed 000: 512-4K).")
+@click.option("--key-bits", type=click.Choice(["128", "192", "256"]), default="128", show_default=True)
+@click.option("--vs-openssl", is_flag=True, help="Also time OpenSSL EVP aes-*-ctr on the same buffers "
+              "in this run and print the ratio ours/OpenSSL.")
+@click.option("--min-seconds", type=float, default=0.1, show_default=True,
+              help="Repeat each measurement at least this long (best run is reported).")
+@click.option("--reps", type=int, default=3, show_default=True, help="At least this many timed runs.")
+@click.option("--experiment", default="native", show_default=True, help="The records' experiment name.")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False), help="Write records (Parquet, or CSV "
+              "when the name ends in .csv) and a manifest next to it.")
+@click.option("--json", "as_json", is_flag=True, help="Print results and records as JSON on stdout.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def native_cmd(threads, sizes, impls, strategies, block_bytes, key_bits, vs_openssl, min_seconds, reps,
+               experiment, out_path, as_json, quiet):
+    """Benchmark native CPU AES-CTR over threads x bytes x impl x strategy x block size."""
+    from s2mc import native
+
+    if not native.available():
+        native.info()  # raises the clear "not built" error
+        raise S2mcError("native AES library not built; run `make setup`")
+    max_t = native.max_threads()
+    thread_list = _threads_list(threads, max_t)
+    size_list = []
+    for item in _list(sizes, "--bytes"):
+        n = parse_size(item, "--bytes")
+        if n < 1:
+            raise S2mcError(f"--bytes: {item!r} must be at least 1 byte")
+        size_list.append(n)
+    impl_list = []
+    for item in _list(impls, "--impl"):
+        if item == "all":
+            impl_list += native.supported_impls()
+        else:
+            impl_list.append(native.resolve_impl(item))
+    impl_list = list(dict.fromkeys(impl_list))
+    strat_list = _list(strategies, "--strategy")
+    for s in strat_list:
+        if s not in native.STRATEGIES:
+            raise S2mcError(f"--strategy: unknown strategy {s!r} (known: {', '.join(native.STRATEGIES)})")
+    bb_list = []
+    for item in _list(block_bytes, "--block-bytes"):
+        bb = parse_size(item, "--block-bytes")
+        if bb < 16 or bb % 16:
+            raise S2mcError(f"--block-bytes: {item!r} must be a positive multiple of 16 bytes")
+        bb_list.append(bb)
+    if min_seconds < 0:
+        raise S2mcError("--min-seconds must be >= 0")
+    if reps < 1:
+        raise S2mcError("--reps must be >= 1")
+    show = progress = not quiet and sys.stderr.isatty()
+
+    def log(s):
+        if not as_json:
+            click.echo(format_summary(s))
+
+    if not as_json:
+        click.echo(f"# {native.info()['cpu']}; OpenMP threads available: {max_t}; "
+                   f"{native.openssl_version()}", err=True)
+    summaries, df = run_grid(threads=thread_list, sizes=size_list, impls=impl_list, strategies=strat_list,
+                             block_bytes=bb_list, key_bits=int(key_bits), vs_openssl=vs_openssl,
+                             min_seconds=min_seconds, min_reps=reps, experiment=experiment,
+                             progress=show and progress, log=log)
+    if out_path:
+        from s2mc.analysis import records
+        params = dict(command="native", threads=thread_list, bytes=size_list, impls=impl_list,
+                      strategies=strat_list, block_bytes=bb_list, key_bits=int(key_bits),
+                      vs_openssl=vs_openssl, min_seconds=min_seconds, reps=reps, experiment=experiment,
+                      native=native.info())
+        path = records.write(df, out_path, params=params)
+        click.echo(f"wrote {len(df)} records to {path}", err=True)
+    if as_json:
+        click.echo(json.dumps({"results": summaries, "records": df.astype(object).to_dict("records")},
+                              indent=2, default=str))
+
+
+def _file_command(name: str, verb: str):
+    @click.command(name)
+    @click.option("--in", "in_path", required=True, type=click.Path(dir_okay=True), help="Input file.")
+    @click.option("--out", "out_path", required=True, type=click.Path(), help="Output file (replaced "
+                  "atomically when the run succeeds).")
+    @click.option("--key", required=True, help="Key as 32, 48 or 64 hex digits (AES-128/192/256).")
+    @click.option("--iv", required=True, help="Initial counter block as 32 hex digits.")
+    @click.option("--backend", type=click.Choice(["native", "cuda"]), default="native", show_default=True)
+    @click.option("--impl", default="auto", show_default=True, help="Native implementation.")
+    @click.option("--threads", type=int, default=1, show_default=True, help="OpenMP threads (native).")
+    @click.option("--chunk-bytes", default="4M", show_default=True, help="Pipeline chunk size.")
+    @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary on stdout.")
+    @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+    def cmd(in_path, out_path, key, iv, backend, impl, threads, chunk_bytes, as_json, quiet):
+        from s2mc.native import encrypt_file, parse_iv_hex, parse_key_hex
+
+        k = parse_key_hex(key)
+        c = parse_iv_hex(iv)
+        if threads < 1:
+            raise S2mcError(f"--threads: {threads} is not a valid thread count (must be >= 1)")
+        chunk = parse_size(chunk_bytes, "--chunk-bytes")
+        if chunk < 16 or chunk % 16:
+            raise S2mcError(f"--chunk-bytes: {chunk_bytes!r} must be a positive multiple of 16 bytes")
+        t0 = time.perf_counter()
+        n = encrypt_file(in_path, out_path, k, c, backend=backend, impl=impl, threads=threads,
+                         chunk_bytes=chunk, progress=not quiet and sys.stderr.isatty())
+        secs = time.perf_counter() - t0
+        if as_json:
+            click.echo(json.dumps({"command": name, "in": in_path, "out": out_path, "bytes": n,
+                                   "key_bits": len(k) * 8, "backend": backend, "seconds": secs,
+                                   "gb_per_s": n / secs / 1e9 if secs > 0 else None}))
+        elif not quiet:
+            click.echo(f"{verb} {n} bytes with AES-{len(k) * 8}-CTR ({backend}) in {secs:.3f} s "
+                       f"-> {out_path}", err=True)
+
+    cmd.__doc__ = (f"{verb.capitalize()} a file with AES-CTR (streaming; output identical to "
+                   f"`openssl enc {'-d ' if name == 'decrypt' else ''}-aes-N-ctr -K KEY -iv IV`).")
+    return cmd
+
+
+encrypt_cmd = _file_command("encrypt", "encrypted")
+decrypt_cmd = _file_command("decrypt", "decrypted")
+
+COMMANDS = [native_cmd, encrypt_cmd, decrypt_cmd]
