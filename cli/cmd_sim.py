@@ -93,8 +93,9 @@ def disasm(objfile):
 def load_any(path: str, opt: int):
     """A Program from .rz (compiled), .s (assembled) or .obj."""
     if path.endswith(".rz"):
+        source = _read_text(path)
         from s2mc.compiler import compile as compile_rz
-        return compile_rz(_read_text(path), opt=opt, filename=path).program
+        return compile_rz(source, opt=opt, filename=path).program
     if not path.endswith((".s", ".obj")):
         raise S2mcError(f"{path}: expected a .rz, .s or .obj file")
     if not Path(path).exists():
