@@ -140,8 +140,12 @@ _METRIC_LIST: tuple[Metric, ...] = (
     Metric("mem_latency_cycles", "cycles",
            "Cycles of memory latency beyond the first cycle of each access: "
            "(L-1) x accesses = stall_cycles - bus_wait_cycles.", derived=True),
-    Metric("stall_fraction", "fraction", "stall_cycles / cycles.", derived=True),
-    Metric("bus_wait_fraction", "fraction", "bus_wait_cycles / cycles.", derived=True),
+    Metric("stall_fraction", "fraction",
+           "Per core: stall_cycles / cycles. Whole run: summed stall cycles / (cycles x cores).",
+           derived=True),
+    Metric("bus_wait_fraction", "fraction",
+           "Per core: bus_wait_cycles / cycles. Whole run: summed bus wait / (cycles x cores).",
+           derived=True),
     Metric("ipc", "instructions/cycle", "Instructions per cycle (summed over cores for core -1).",
            derived=True),
     # -- wall-clock measurements (native, GPU, reference) --------------------------------------

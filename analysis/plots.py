@@ -1,0 +1,298 @@
+"""PNG plots of records (matplotlib, Agg backend).
+
+Every function takes records frames, writes one PNG and returns its path, or returns None when the
+frame holds nothing to plot (the report then leaves the figure out and says why).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from s2mc.analysis import derive, model  # noqa: E402
+
+plt.rcParams.update({"figure.dpi": 110, "font.size": 10, "axes.grid": True, "grid.alpha": 0.3,
+                     "axes.titlesize": 11, "legend.fontsize": 8})
+
+
+def human_bytes(n: float) -> str:
+    n = int(n)
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size and n % size == 0:
+            return f"{n // size} {unit}"
+    if n >= 1 << 20:
+        return f"{n / (1 << 20):.1f} MiB"
+    return f"{n} B"
+
+
+def _save(fig, path: str | os.PathLike) -> Path:
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    fig.tight_layout()
+    fig.savefig(p, format="png")
+    plt.close(fig)
+    return p
+
+
+def _whole(df: pd.DataFrame, source: str | tuple, metric: str) -> pd.DataFrame:
+    sources = (source,) if isinstance(source, str) else source
+    d = df[df["source"].isin(sources) & (df["metric"] == metric) & (df["core"] == -1)]
+    return d
+
+
+def _series_label(keys: dict, varying: list[str]) -> str:
+    parts = []
+    for k in varying:
+        v = keys[k]
+        parts.append(human_bytes(v) if k == "bytes" else str(v))
+    return ", ".join(parts) if parts else "all"
+
+
+def _lines(ax, d: pd.DataFrame, by: list[str], x="cores", y="value", marker="o", ls="-",
+           prefix="", **kw):
+    varying = [k for k in by if d[k].nunique() > 1] or ["bytes"]
+    for keys, g in d.groupby(varying, sort=True):
+        keys = keys if isinstance(keys, tuple) else (keys,)
+        g = g.groupby(x, as_index=False)[y].median().sort_values(x)
+        ax.plot(g[x], g[y], marker=marker, ls=ls,
+                label=prefix + _series_label(dict(zip(varying, keys)), varying), **kw)
+
+
+def cycles_and_speedup(df: pd.DataFrame, path, with_model: bool = True) -> Path | None:
+    """Simulated cycles (left) and speedup (right) against cores, one line per data size."""
+    cyc = _whole(df, "sim", "cycles")
+    if cyc.empty or cyc["cores"].nunique() < 2:
+        return None
+    sp = derive.speedup(df[df["source"] == "sim"])
+    sp = sp[sp["metric"] == "speedup"]
+    by = ["bytes", "variant", "workload"]
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2))
+    _lines(a1, cyc, by)
+    a1.set_xlabel("simulated cores")
+    a1.set_ylabel("total cycles")
+    a1.set_yscale("log")
+    a1.set_title("Simulated cycles to finish (lower is better)")
+    _lines(a2, sp, by)
+    nmax = int(cyc["cores"].max())
+    xs = np.arange(1, nmax + 1)
+    a2.plot(xs, xs, ls=":", color="grey", label="ideal (speedup = cores)")
+    if with_model:
+        models = model.fit_records(df[df["source"] == "sim"])
+        if models:
+            m = max(models.values(), key=lambda mm: mm.accesses)
+            a2.plot(xs, [m.speedup(int(n)) for n in xs], ls="--", color="black",
+                    label=f"bus model (Z={m.think:.2f}, L={m.service:g})")
+    a2.set_ylim(0, max(2.0, float(sp["value"].max()) * 1.3 if len(sp) else 2.0))
+    a2.set_xlabel("simulated cores")
+    a2.set_ylabel("speedup over 1 core (x)")
+    a2.set_title("Speedup: the shared bus saturates")
+    for a in (a1, a2):
+        if nmax > 8:
+            a.set_xscale("log", base=2)
+        a.legend(title="data size")
+    return _save(fig, path)
+
+
+def stall_breakdown(df: pd.DataFrame, path) -> Path | None:
+    """Stacked bars of core-cycles per core count: compute, bus wait, memory latency, sync wait.
+
+    Core-cycles are summed over all cores (per-core rows), so a bar is the total work of the run;
+    the right panel splits the largest run of at most 8 cores per core.
+    """
+    sim = derive.derive_all(df[df["source"] == "sim"]) if (df["source"] == "sim").any() else df
+    parts = [("compute_cycles", "compute (1 cycle/instr)", "#4C72B0"),
+             ("bus_wait_cycles", "bus wait (contention)", "#DD5555"),
+             ("mem_latency_cycles", "memory latency (L-1 per access)", "#EEAA44"),
+             ("sync_wait_cycles", "barrier wait", "#999999")]
+    w = derive.wide(sim[sim["source"] == "sim"], [p[0] for p in parts])
+    if w.empty or "compute_cycles" not in w:
+        return None
+    for p in parts:
+        if p[0] not in w:
+            w[p[0]] = 0.0
+    w = w.fillna(0.0)
+    per_core = w[w["core"] >= 0]
+    if per_core.empty:
+        per_core = w[w["core"] == -1]
+    size = int(per_core["bytes"].max())
+    pc = per_core[per_core["bytes"] == size]
+    totals = pc.groupby("cores")[[p[0] for p in parts]].sum() / pc.groupby("cores")["run_id"].nunique().values[:, None]
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2), gridspec_kw={"width_ratios": [3, 2]})
+    x = np.arange(len(totals))
+    bottom = np.zeros(len(totals))
+    for name, label, color in parts:
+        vals = totals[name].to_numpy()
+        a1.bar(x, vals, bottom=bottom, color=color, label=label)
+        bottom += vals
+    a1.set_xticks(x, [str(c) for c in totals.index])
+    a1.set_xlabel("simulated cores")
+    a1.set_ylabel("core-cycles (summed over cores)")
+    a1.set_title(f"Where the cycles go ({human_bytes(size)})")
+    a1.legend()
+    detail = pc[pc["core"] >= 0]
+    small = detail[detail["cores"] <= 8]
+    if not small.empty:
+        n = int(small["cores"].max())
+        one = small[small["cores"] == n]
+        one = one[one["run_id"] == one["run_id"].iloc[0]].sort_values("core")
+        bottom = np.zeros(len(one))
+        for name, label, color in parts:
+            vals = one[name].to_numpy()
+            a2.bar(one["core"], vals, bottom=bottom, color=color)
+            bottom += vals
+        a2.set_xlabel("core")
+        a2.set_ylabel("cycles")
+        a2.set_title(f"Per core, {n} cores")
+        a2.set_xticks(one["core"])
+    else:
+        a2.set_axis_off()
+    return _save(fig, path)
+
+
+def sim_vs_native(df: pd.DataFrame, path) -> Path | None:
+    """Simulated speedup against real OpenMP speedup on this host, with the bus model."""
+    sp = derive.speedup(df[df["source"].isin(["sim", "native"])])
+    sp = sp[sp["metric"] == "speedup"]
+    sim, nat = sp[sp["source"] == "sim"], sp[sp["source"] == "native"]
+    if sim.empty and nat.empty:
+        return None
+    fig, ax = plt.subplots(figsize=(7, 4.6))
+    if not sim.empty:
+        size = int(sim["bytes"].max())
+        _lines(ax, sim[sim["bytes"] == size], ["variant"], prefix=f"S2 simulator {human_bytes(size)}: ")
+    if not nat.empty:
+        for size in sorted(nat["bytes"].unique())[-2:]:
+            _lines(ax, nat[nat["bytes"] == size], ["variant"], marker="s", ls="-",
+                   prefix=f"native {human_bytes(size)}: ")
+    nmax = int(sp["cores"].max())
+    xs = np.arange(1, max(nmax, 2) + 1)
+    ax.plot(xs, xs, ls=":", color="grey", label="ideal")
+    models = model.fit_records(df[df["source"] == "sim"])
+    if models:
+        m = max(models.values(), key=lambda mm: mm.accesses)
+        ax.plot(xs, [m.speedup(int(n)) for n in xs], ls="--", color="black", label="bus model")
+    ax.set_xlabel("cores (simulated) / threads (native)")
+    ax.set_ylabel("speedup over 1 core (x)")
+    ax.set_title("Simulated shared bus vs real multicore")
+    if nmax > 8:
+        ax.set_xscale("log", base=2)
+    ax.legend()
+    return _save(fig, path)
+
+
+_REF_CURVES = [  # (experiment, variant, label)
+    ("seed001_table2", "sequential/encryption-only", "seed 001 i5, sequential"),
+    ("seed001_table2", "openmp/encryption-only", "seed 001 i5, 4 threads"),
+    ("seed001_table2", "gpu/encryption-only", "seed 001 GT 330M"),
+    ("seed001_table5", "openmp/encryption-only", "seed 001 i7, 8 threads"),
+    ("seed004_table2", "parallel", "seed 004 i7 960, parallel"),
+    ("seed004_table2", "gpu", "seed 004 GTX 480"),
+    ("seed004_table3", "gpu", "seed 004 Radeon HD 8750M"),
+]
+
+
+def throughput_vs_size(df: pd.DataFrame, reference: pd.DataFrame, path) -> Path | None:
+    """Native (and GPU) throughput against data size, beside the seeds' curves (Gbit/s)."""
+    ours = derive.throughput(df[df["source"].isin(["native", "cuda", "opencl"])])
+    ours = ours[(ours["metric"] == "gbps") & (ours["core"] == -1)]
+    ref = derive.throughput(reference)
+    ref = ref[ref["metric"] == "gbps"]
+    if ours.empty and ref.empty:
+        return None
+    fig, ax = plt.subplots(figsize=(8.5, 5))
+    if not ours.empty:
+        # per source, the best thread count per (variant, bytes), and one thread
+        for (src, variant), g in ours.groupby(["source", "variant"]):
+            best = g.groupby("bytes", as_index=False)["value"].max()
+            ax.plot(best["bytes"], best["value"], marker="o", lw=2,
+                    label=f"ours: {src} {variant} (best threads)")
+            one = g[g["cores"] == 1].groupby("bytes", as_index=False)["value"].median()
+            if not one.empty and g["cores"].nunique() > 1:
+                ax.plot(one["bytes"], one["value"], marker="o", lw=1, ls="--",
+                        label=f"ours: {src} {variant}, 1 thread")
+    for exp, variant, label in _REF_CURVES:
+        g = ref[(ref["experiment"] == exp) & (ref["variant"] == variant)].sort_values("bytes")
+        if not g.empty:
+            ax.plot(g["bytes"], g["value"], lw=1, alpha=0.8, marker=".", label=label)
+    pts = ref[ref["experiment"].isin(["seed000_text", "seed002_text"]) & (ref["bytes"] > 0)]
+    for _, r in pts.iterrows():
+        ax.scatter([r["bytes"]], [r["value"]], marker="*", s=60, zorder=3)
+        ax.annotate(f"{r['platform'].split(' (')[0]} {r['variant']}", (r["bytes"], r["value"]),
+                    fontsize=6, xytext=(3, 3), textcoords="offset points")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("data size (bytes)")
+    ax.set_ylabel("throughput (Gbit/s)")
+    ax.set_title("AES throughput against data size: this host and the seed papers")
+    ax.legend(loc="upper left", fontsize=6, ncol=2)
+    return _save(fig, path)
+
+
+def seed_table_beside(ours: pd.DataFrame, reference: pd.DataFrame, metric: str, title: str,
+                      path, on=("bytes", "cores")) -> Path | None:
+    """Grouped bars: our value beside the paper's for every cell of a seed table."""
+    cmp = derive.compare(ours, reference, metric, on)
+    cmp = cmp[cmp["paper"].notna()]
+    if cmp.empty:
+        return None
+    labels = [f"{human_bytes(r['bytes'])}\n{int(r['cores'])} c" if "bytes" in cmp and "cores" in cmp
+              else str(r[on[0]]) for _, r in cmp.iterrows()]
+    x = np.arange(len(cmp))
+    fig, ax = plt.subplots(figsize=(max(7, 0.6 * len(cmp) + 2), 4.4))
+    ax.bar(x - 0.2, cmp["paper"], 0.4, label="paper", color="#999999")
+    if cmp["ours"].notna().any():
+        ax.bar(x + 0.2, cmp["ours"].fillna(0), 0.4, label="ours (s2mc)", color="#4C72B0")
+    else:
+        ax.text(0.5, 0.95, "no s2mc results yet: paper only", transform=ax.transAxes,
+                ha="center", va="top", fontsize=9, color="#AA3333")
+    ax.set_xticks(x, labels, fontsize=7)
+    ax.set_ylabel(f"{metric}")
+    ax.set_title(title)
+    ax.legend()
+    return _save(fig, path)
+
+
+def model_vs_points(points: pd.DataFrame, path, title: str = "", max_cores: int = 64
+                    ) -> Path | None:
+    """The bus model's speedup curve and bounds against measured (simulated or paper) speedups.
+
+    `points`: records with whole-run cycles (and accesses or stall counts) at several core counts;
+    the model is fitted on each configuration's 1-core run.
+    """
+    models = model.fit_records(points)
+    sp = derive.speedup(points)
+    sp = sp[sp["metric"] == "speedup"]
+    if not models or sp.empty:
+        return None
+    from s2mc.analysis.derive import CONFIG_KEYS
+    fig, ax = plt.subplots(figsize=(7.5, 4.6))
+    nmax = max(int(sp["cores"].max()), 4)
+    nmax = min(max_cores, max(nmax, 8))
+    xs = np.arange(1, nmax + 1)
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for i, (key, m) in enumerate(sorted(models.items(), key=lambda kv: kv[1].accesses)):
+        cfg = dict(zip(CONFIG_KEYS, key))
+        g = sp.copy()
+        for k, v in cfg.items():
+            g = g[g[k] == v]
+        c = colors[i % len(colors)]
+        g = g.groupby("cores", as_index=False)["value"].median()
+        ax.plot(g["cores"], g["value"], "o", color=c, label=f"measured, {human_bytes(cfg['bytes'])}")
+        ax.plot(xs, [m.speedup(int(n)) for n in xs], "-", color=c, alpha=0.7,
+                label=f"MVA model, Z={m.think:.2f}, L={m.service:g}")
+    m = max(models.values(), key=lambda mm: mm.accesses)
+    ax.plot(xs, [m.speedup_bound(int(n)) for n in xs], ":", color="black",
+            label=f"bound min(N, (Z+L)/L) = {m.saturation_speedup:.2f}")
+    ax.set_xlabel("cores")
+    ax.set_ylabel("speedup over 1 core (x)")
+    ax.set_title(title or "Bus-contention model against measured speedup")
+    if nmax > 8:
+        ax.set_xscale("log", base=2)
+    ax.legend(fontsize=7)
+    return _save(fig, path)
