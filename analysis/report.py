@@ -189,9 +189,12 @@ def native_table(df: pd.DataFrame) -> pd.DataFrame:
                     index=["source", "experiment", "variant", "bytes", "cores"])
     w = w.groupby(["source", "experiment", "variant", "bytes", "cores"], as_index=False).median(
         numeric_only=True)
-    w["bytes"] = w["bytes"].astype(int)
     w = w.rename(columns={"cores": "threads"})
-    return w.sort_values(["source", "experiment", "variant", "bytes", "threads"]).reset_index(drop=True)
+    w = w.sort_values(["source", "experiment", "variant", "bytes", "threads"])
+    w["bytes"] = w["bytes"].map(plots.human_bytes)
+    cols = ["source", "experiment", "variant", "bytes", "threads"] + [
+        c for c in ("seconds", "gb_per_second", "gbps", "speedup", "efficiency") if c in w]
+    return w[cols].rename(columns={"gb_per_second": "GB/s", "gbps": "Gbit/s"}).reset_index(drop=True)
 
 
 # --------------------------------------------------------------------------------------------------
