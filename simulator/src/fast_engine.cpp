@@ -16,22 +16,26 @@ FastEngine::FastEngine(const Image& image, const Config& cfg)
   for (uint32_t w : image.code) prog_.push_back(predecode(w));
   std::copy(image.data.begin(), image.data.begin() + std::min<size_t>(image.data.size(), mem_.size()), mem_.begin());
   for (auto& c : cores_) c.pc = entry_;
+  for (int i = 0; i < MAX_CORES; ++i) req_[i] = i < cfg_.cores ? 0 : NEVER;
+}
+
+void FastEngine::set_status(int id, Status st) {
+  Core& c = cores_[id];
+  c.status = st;
+  req_[id] = (st == Status::RUNNING || st == Status::PENDING) ? c.t : NEVER;
 }
 
 // The earliest cycle at which any core other than `id` could request the bus: a running core
 // may request as soon as its next issue cycle, a pending one at its request cycle.
 uint64_t FastEngine::bound_excluding(int id) const {
   uint64_t b = NEVER;
-  for (int i = 0; i < cfg_.cores; ++i) {
-    const Core& o = cores_[i];
-    if (i != id && (o.status == Status::RUNNING || o.status == Status::PENDING)) b = std::min(b, o.t);
-  }
+  for (int i = 0; i < cfg_.cores; ++i) b = std::min(b, i == id ? NEVER : req_[i]);
   return b;
 }
 
 void FastEngine::fault(int id, FaultKind kind, uint32_t address) {
   Core& c = cores_[id];
-  c.status = Status::STOPPED;
+  set_status(id, Status::STOPPED);
   // Keep the earliest fault by (cycle, core), as a cycle-stepped machine would meet it first.
   if (fault_.kind == FaultKind::NONE || c.t < fault_.cycle || (c.t == fault_.cycle && id < fault_.core)) {
     fault_ = Fault{kind, id, c.pc, c.t, c.pc < prog_.size() ? prog_[c.pc].word : 0u, address};
@@ -39,9 +43,10 @@ void FastEngine::fault(int id, FaultKind kind, uint32_t address) {
   }
 }
 
-void FastEngine::run_free(int id) {
+// `bound` is the earliest cycle any other core could request the bus (see bound_excluding).
+template <bool Trace>
+void FastEngine::run_free_impl(int id, uint64_t bound) {
   Core& c = cores_[id];
-  const uint64_t bound = bound_excluding(id);
   const uint32_t n = static_cast<uint32_t>(prog_.size());
   const uint32_t mem_words = cfg_.mem_words;
   const uint64_t L = static_cast<uint64_t>(cfg_.mem_latency);
@@ -57,13 +62,14 @@ void FastEngine::run_free(int id) {
     c.s.instructions += issued;
     fault(id, kind, address);
   };
+  const uint64_t lim = limit_;  // only this core's own fault (which returns) can lower it
   for (;;) {
-    if (t >= limit_) { c.status = Status::STOPPED; break; }
+    if (t >= lim) { c.t = t; set_status(id, Status::STOPPED); break; }
     if (pc >= n) return stop_with_fault(FaultKind::PC_OUT_OF_RANGE, pc, 0);
     const Uop& u = prog_[pc];
     const uint32_t here = pc;
     const Next nx = execute(r, pc, u, id, ncores);
-    if (tracing_) {
+    if (Trace) {
       const TraceKind k = nx == Next::MEMORY ? TraceKind::REQUEST : nx == Next::SYNC ? TraceKind::SYNC
                           : nx == Next::HALT ? TraceKind::HALT : TraceKind::ISSUE;
       trace_.push_back({t, here, static_cast<uint16_t>(id), k, 0});
@@ -74,7 +80,7 @@ void FastEngine::run_free(int id) {
       if (a >= mem_words) return stop_with_fault(FaultKind::ADDRESS_OUT_OF_RANGE, pc, a);
       ++issued;
       const uint64_t g = std::max(bus_free_, t);
-      if (g < bound && g < limit_) {
+      if (g < bound && g < lim) {
         // No other core can request before g: this core alone is a candidate, grant at once.
         std::string* text = nullptr;
         std::string buf;
@@ -86,19 +92,20 @@ void FastEngine::run_free(int id) {
         c.s.mem_accesses += 1;
         c.s.bus_wait_cycles += g - t;
         c.s.bus_busy_cycles += L;
-        if (tracing_) trace_.push_back({g, here, static_cast<uint16_t>(id), TraceKind::GRANT, g - t});
+        if (Trace) trace_.push_back({g, here, static_cast<uint16_t>(id), TraceKind::GRANT, g - t});
         t = g + L;
         bus_free_ = t;
         last_grant_ = id;
         continue;
       }
       c.req_addr = a;
-      c.status = Status::PENDING;
+      c.t = t;
+      set_status(id, Status::PENDING);
       break;
     }
     if (nx == Next::PRINT) { output_.push_back({t, id, trap_text(r, u)}); ++t; ++issued; continue; }
-    if (nx == Next::SYNC) { ++issued; c.status = Status::SYNC; break; }
-    if (nx == Next::HALT) { ++issued; c.status = Status::HALTED; c.s.finish_cycle = t + 1; break; }
+    if (nx == Next::SYNC) { ++issued; c.t = t; set_status(id, Status::SYNC); break; }
+    if (nx == Next::HALT) { ++issued; c.t = t; set_status(id, Status::HALTED); c.s.finish_cycle = t + 1; break; }
     return stop_with_fault(nx == Next::DIV_ZERO ? FaultKind::DIVISION_BY_ZERO : FaultKind::UNDEFINED_OPCODE, here, 0);
   }
   c.t = t;
@@ -122,7 +129,7 @@ void FastEngine::grant(int id, uint64_t g) {
   c.t = g + L;
   bus_free_ = c.t;
   last_grant_ = id;
-  c.status = Status::RUNNING;
+  set_status(id, Status::RUNNING);
 }
 
 // Every running core has issued its sync (the others halted): the barrier completes in the cycle of
@@ -138,38 +145,43 @@ void FastEngine::release_barrier() {
     o.s.sync_wait_cycles += c - o.t;
     if (tracing_) trace_.push_back({c + 1, o.pc, static_cast<uint16_t>(&o - cores_.data()), TraceKind::RESUME, c - o.t});
     o.t = c + 1;
-    o.status = Status::RUNNING;
+    set_status(static_cast<int>(&o - cores_.data()), Status::RUNNING);
   }
 }
 
 RunResult FastEngine::run() {
   const int N = cfg_.cores;
+  for (int i = 0; i < N; ++i) run_free(i, bound_excluding(i));
   for (;;) {
-    for (int i = 0; i < N; ++i)
-      if (cores_[i].status == Status::RUNNING) run_free(i);
-
-    // The next grant goes at the first cycle the bus is free and someone is waiting.
-    uint64_t first = NEVER;
-    for (const Core& o : cores_)
-      if (o.status == Status::PENDING) first = std::min(first, o.t);
+    // No core is running now. The next grant goes at the first cycle the bus is free and someone
+    // is waiting.
+    // One pass finds the two earliest candidates: the earliest is the fifo winner, and the other
+    // bounds how far the winner may then run on its own.
+    uint64_t first = NEVER, second = NEVER;
+    int argfirst = -1;
+    for (int i = 0; i < N; ++i) {
+      const uint64_t v = req_[i];
+      if (v < first) { second = first; first = v; argfirst = i; }
+      else if (v < second) second = v;
+    }
     if (first != NEVER) {
       const uint64_t g = std::max(bus_free_, first);
       if (g >= limit_) {
-        for (Core& o : cores_)
-          if (o.status == Status::PENDING) o.status = Status::STOPPED;
+        for (int i = 0; i < N; ++i)
+          if (cores_[i].status == Status::PENDING) set_status(i, Status::STOPPED);
         continue;
       }
-      int win = -1;
-      for (int k = 0; k < N; ++k) {
-        // Candidates in priority order: fixed and fifo scan from core 0, round-robin from the core
-        // after the last grantee.
-        const int i = cfg_.arbitration == Arbitration::ROUND_ROBIN ? (last_grant_ + 1 + k) % N : k;
-        const Core& o = cores_[i];
-        if (o.status != Status::PENDING || o.t > g) continue;
-        if (win < 0) { win = i; if (cfg_.arbitration != Arbitration::FIFO) break; continue; }
-        if (o.t < cores_[win].t) win = i;
+      int win = argfirst;  // fifo: earliest request, ties to the lowest id (strict < keeps the first)
+      if (cfg_.arbitration != Arbitration::FIFO) {
+        // fixed scans from core 0, round-robin from the core after the last grantee.
+        const int start = cfg_.arbitration == Arbitration::ROUND_ROBIN ? last_grant_ + 1 : 0;
+        for (int k = 0; k < N; ++k) {
+          const int i = (start + k) % N;
+          if (req_[i] <= g) { win = i; break; }
+        }
       }
       grant(win, g);
+      run_free(win, win == argfirst ? second : first);
       continue;
     }
     bool waiting = false, stopped = false;
@@ -177,7 +189,12 @@ RunResult FastEngine::run() {
       waiting |= o.status == Status::SYNC;
       stopped |= o.status == Status::STOPPED;
     }
-    if (waiting && !stopped) { release_barrier(); continue; }
+    if (waiting && !stopped) {
+      release_barrier();
+      for (int i = 0; i < N; ++i)
+        if (cores_[i].status == Status::RUNNING) run_free(i, bound_excluding(i));
+      continue;
+    }
     break;
   }
 

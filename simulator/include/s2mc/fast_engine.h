@@ -35,11 +35,18 @@ class FastEngine {
     CoreStats s;
   };
 
-  void run_free(int id);
+  template <bool Trace> void run_free_impl(int id, uint64_t bound);
+  void run_free(int id, uint64_t bound) { tracing_ ? run_free_impl<true>(id, bound) : run_free_impl<false>(id, bound); }
   void grant(int id, uint64_t g);
   uint64_t bound_excluding(int id) const;
   void fault(int id, FaultKind kind, uint32_t address = 0);
   void release_barrier();
+
+  // req_[i]: the earliest cycle core i could next use the bus: its request cycle when pending, its
+  // next issue cycle when running, NEVER otherwise. Kept apart from Core so the scheduler's scans
+  // touch one small array.
+  uint64_t req_[MAX_CORES];
+  void set_status(int id, Status st);
 
   Config cfg_;
   std::vector<Uop> prog_;

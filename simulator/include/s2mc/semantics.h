@@ -90,21 +90,22 @@ enum class Next : uint8_t { CONTINUE, MEMORY, SYNC, HALT, PRINT, DIV_ZERO, UNDEF
 // mem_access. For print traps it returns PRINT and the engine calls trap_text.
 inline Next execute(int32_t* r, uint32_t& pc, const Uop& u, int core_id, int ncores) {
   const uint32_t next = pc + 1;
-  if (u.op >= OP_ADD_IMM && u.op <= OP_MOD_IMM) {
-    const int k = u.op - OP_ADD_IMM;
-    if ((k == 3 || k == 15) && u.imm == 0) return Next::DIV_ZERO;
-    r[u.d1] = alu(k, r[u.r2], u.imm);
-    pc = next;
-    return Next::CONTINUE;
-  }
-  if (u.op >= OP_ADD_REG && u.op <= OP_MOD_REG) {
-    const int k = u.op - OP_ADD_REG;
-    if ((k == 3 || k == 15) && r[u.r3] == 0) return Next::DIV_ZERO;
-    r[u.d1] = alu(k, r[u.r2], r[u.r3]);
-    pc = next;
-    return Next::CONTINUE;
-  }
+  // One flat switch so the compiler emits a single jump table: this is the simulators' hot path.
+#define S2_ALU(NAME, K)                                                                    \
+  case OP_##NAME##_IMM: r[u.d1] = alu(K, r[u.r2], u.imm); pc = next; return Next::CONTINUE; \
+  case OP_##NAME##_REG: r[u.d1] = alu(K, r[u.r2], r[u.r3]); pc = next; return Next::CONTINUE;
   switch (u.op) {
+    S2_ALU(ADD, 0) S2_ALU(SUB, 1) S2_ALU(MUL, 2) S2_ALU(AND, 4) S2_ALU(OR, 5) S2_ALU(XOR, 6)
+    S2_ALU(EQ, 7) S2_ALU(NE, 8) S2_ALU(LT, 9) S2_ALU(LE, 10) S2_ALU(GT, 11) S2_ALU(GE, 12)
+    S2_ALU(SHL, 13) S2_ALU(SHR, 14)
+#undef S2_ALU
+    case OP_DIV_IMM: case OP_MOD_IMM: case OP_DIV_REG: case OP_MOD_REG: {
+      const int32_t b = (u.op == OP_DIV_IMM || u.op == OP_MOD_IMM) ? u.imm : r[u.r3];
+      if (b == 0) return Next::DIV_ZERO;
+      r[u.d1] = alu(u.op == OP_DIV_IMM || u.op == OP_DIV_REG ? 3 : 15, r[u.r2], b);
+      pc = next;
+      return Next::CONTINUE;
+    }
     case OP_NOP: pc = next; return Next::CONTINUE;
     case OP_MOV_IMM: r[u.d1] = u.imm; pc = next; return Next::CONTINUE;
     case OP_MOV_REG: r[u.d1] = r[u.r2]; pc = next; return Next::CONTINUE;

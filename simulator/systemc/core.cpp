@@ -1,0 +1,123 @@
+#include "core.h"
+
+namespace s2sc {
+
+using namespace sc_core;
+using s2::Next;
+using s2::TraceKind;
+
+s2_core::s2_core(sc_module_name name, int id, run_control& ctl)
+    : sc_module(name), request("request"), stall("stall"), waiting("waiting"), halted("halted"),
+      pc(ctl.entry), m_id(id), m_ctl(ctl) {
+  SC_THREAD(main);
+}
+
+void s2_core::sync_to(uint64_t t) {
+  const uint64_t now = now_cycle();
+  if (t > now) wait(cycles(t - now));
+}
+
+void s2_core::main() {
+  const auto& prog = m_ctl.prog;
+  const uint32_t n = static_cast<uint32_t>(prog.size());
+  const uint32_t mem_words = m_ctl.cfg.mem_words;
+  const uint64_t L = static_cast<uint64_t>(m_ctl.cfg.mem_latency);
+  const int ncores = m_ctl.cfg.cores;
+  const bool vcd = m_ctl.vcd;
+  int32_t* r = regs;
+  uint64_t t = 0;  // the cycle at which the next instruction issues (never behind simulated time)
+  std::string text;
+  for (;;) {
+    if (t >= m_ctl.limit) return;  // stopped by the cycle limit or by a fault elsewhere
+    if (pc >= n) return m_ctl.record_fault(s2::FaultKind::PC_OUT_OF_RANGE, m_id, pc, t, 0);
+    const s2::Uop& u = prog[pc];
+    const uint32_t here = pc;
+    const Next nx = s2::execute(r, pc, u, m_id, ncores);
+    switch (nx) {
+      case Next::CONTINUE:
+        m_ctl.log(t, here, m_id, TraceKind::ISSUE);
+        ++t;
+        ++stats.instructions;
+        continue;
+      case Next::PRINT:
+        m_ctl.log(t, here, m_id, TraceKind::ISSUE);
+        m_ctl.output.push_back({t, m_id, s2::trap_text(r, u)});
+        ++t;
+        ++stats.instructions;
+        continue;
+      case Next::MEMORY: {
+        const uint32_t a = s2::mem_address(r, u);
+        if (a >= mem_words) return m_ctl.record_fault(s2::FaultKind::ADDRESS_OUT_OF_RANGE, m_id, here, t, a);
+        m_ctl.log(t, here, m_id, TraceKind::REQUEST);
+        ++stats.instructions;
+        sync_to(t);
+        text.clear();
+        mem_request rq;
+        rq.core = m_id;
+        rq.request_cycle = t;
+        rq.address = a;
+        rq.uop = &u;
+        rq.regs = r;
+        rq.pc = &pc;
+        rq.text = u.op == s2::OP_TRAP ? &text : nullptr;
+        if (vcd) { request.write(true); stall.write(true); }
+        const uint64_t g = bus->transfer(rq);  // blocks until the grant cycle g (now)
+        if (g == NEVER) return;                // the run stopped first; pc stays at this instruction
+        if (rq.text) m_ctl.output.push_back({t, m_id, text});
+        stats.mem_reads += rq.counts.reads;
+        stats.mem_writes += rq.counts.writes;
+        stats.mem_accesses += 1;
+        stats.bus_wait_cycles += g - t;
+        stats.bus_busy_cycles += L;
+        t = g + L;
+        if (vcd) {
+          stall.write(false);
+          wait(half_cycle());
+          request.write(false);
+          if (L > 1) {
+            wait(half_cycle());
+            stall.write(true);
+            wait(cycles(L - 1));
+            stall.write(false);
+          }
+        }
+        continue;
+      }
+      case Next::SYNC: {
+        m_ctl.log(t, here, m_id, TraceKind::SYNC);
+        ++stats.instructions;
+        sync_to(t);
+        if (vcd) waiting.write(true);
+        const uint64_t c = barrier->arrive(m_id);
+        stats.sync_wait_cycles += c - t;
+        m_ctl.log(c + 1, pc, m_id, TraceKind::RESUME, c - t);
+        t = c + 1;
+        if (vcd) {
+          wait(cycles(1));
+          waiting.write(false);
+        }
+        continue;
+      }
+      case Next::HALT:
+        m_ctl.log(t, here, m_id, TraceKind::HALT);
+        ++stats.instructions;
+        stats.finish_cycle = t + 1;
+        sync_to(t);
+        is_halted = true;
+        ++m_ctl.halted;
+        m_ctl.last_finish = std::max(m_ctl.last_finish, t + 1);
+        barrier->halt(m_id);
+        if (vcd) {
+          wait(cycles(1));
+          halted.write(true);
+        }
+        return;
+      case Next::DIV_ZERO:
+        return m_ctl.record_fault(s2::FaultKind::DIVISION_BY_ZERO, m_id, here, t, 0);
+      default:
+        return m_ctl.record_fault(s2::FaultKind::UNDEFINED_OPCODE, m_id, here, t, 0);
+    }
+  }
+}
+
+}  // namespace s2sc

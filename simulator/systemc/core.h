@@ -1,0 +1,41 @@
+// One S2 core: private instruction memory (the shared predecoded program) and registers. Its
+// thread runs instructions freely in its own local cycle count and meets the SystemC kernel only
+// when the instruction matters to others: a bus request, a barrier arrival or a halt. Then it
+// first waits until simulated time equals its local cycle, so everything that other modules see
+// happens at its exact cycle (DESIGN.md §3). Instructions that touch only the core's registers
+// need no kernel time at all.
+#pragma once
+
+#include <systemc>
+
+#include "interfaces.h"
+
+namespace s2sc {
+
+class s2_core : public sc_core::sc_module {
+ public:
+  sc_core::sc_port<s2_bus_if> bus;
+  sc_core::sc_port<s2_sync_if> barrier;
+  // Traced signals (driven only with --vcd).
+  sc_core::sc_out<bool> request;  // from the request cycle to the middle of the grant cycle
+  sc_core::sc_out<bool> stall;    // high exactly in the core's stall cycles (bus wait + (L-1) per access)
+  sc_core::sc_out<bool> waiting;  // waiting at a barrier, from its arrival to its release
+  sc_core::sc_out<bool> halted;   // from the finish cycle on
+
+  SC_HAS_PROCESS(s2_core);
+  s2_core(sc_core::sc_module_name name, int id, run_control& ctl);
+
+  int32_t regs[s2::NUM_REGS + 1] = {};  // regs[32] absorbs writes to r0
+  uint32_t pc = 0;
+  bool is_halted = false;
+  s2::CoreStats stats;
+
+ private:
+  void main();
+  void sync_to(uint64_t t);  // wait until simulated time reaches cycle t
+
+  int m_id;
+  run_control& m_ctl;
+};
+
+}  // namespace s2sc

@@ -1,0 +1,107 @@
+// The interfaces between the modules of the SystemC engine, one per role, in the manner of
+// SystemC's simple_bus example: a core is a bus *master* (s2_bus_if) and a barrier *participant*
+// (s2_sync_if); the bus asks an *arbiter* (s2_arbiter_if) whom to grant and performs the access
+// on the *slave*, the memory (s2_mem_if).
+//
+// What an instruction does is defined once, in s2mc/semantics.h, shared with the fast engine;
+// these modules decide only *when* it happens (DESIGN.md §3).
+#pragma once
+
+#include <systemc>
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "s2mc/machine.h"
+
+namespace s2sc {
+
+constexpr uint64_t NEVER = std::numeric_limits<uint64_t>::max();
+
+// One bus transaction: a memory instruction of one core, from its request to its grant.
+struct mem_request {
+  int core = 0;
+  uint64_t request_cycle = 0;  // t: the cycle the instruction issued and requested the bus
+  uint32_t address = 0;        // checked against the memory size at issue
+  const s2::Uop* uop = nullptr;
+  int32_t* regs = nullptr;     // the core's registers (the access writes loads into them)
+  uint32_t* pc = nullptr;      // advanced by the access
+  std::string* text = nullptr; // trap #3 appends the string it reads here
+  uint64_t grant_cycle = NEVER;  // g, or NEVER when the run stopped before a grant
+  s2::AccessCount counts{0, 0};
+};
+
+// Master side of the bus. Blocking: returns once the request is granted and the access has taken
+// effect (at the grant cycle g, the current simulation time), or with NEVER when the run stopped
+// (fault or cycle limit) before the request could be granted.
+class s2_bus_if : public virtual sc_core::sc_interface {
+ public:
+  virtual uint64_t transfer(mem_request& rq) = 0;
+};
+
+// The bus asks the arbiter which of the requests made at or before cycle g gets the bus at g.
+// Returns an index into `pending`; the arbiter may keep state (round-robin remembers the last
+// grantee), so each call is one grant.
+class s2_arbiter_if : public virtual sc_core::sc_interface {
+ public:
+  virtual size_t arbitrate(const std::vector<mem_request*>& pending, uint64_t g) = 0;
+};
+
+// Slave side: performs one granted access. `direct()` is the debug/host view of the words
+// (inputs written before the run, outputs read after it), outside simulated time.
+class s2_mem_if : public virtual sc_core::sc_interface {
+ public:
+  virtual s2::AccessCount access(mem_request& rq) = 0;
+  virtual std::vector<int32_t>& direct() = 0;
+};
+
+// The barrier of `sync`. Both calls are made at the simulation time of the event (the cycle the
+// core issued sync, or issued its halting trap). arrive() blocks until the barrier completes and
+// returns the completion cycle c (the waiting cores issue again at c + 1).
+class s2_sync_if : public virtual sc_core::sc_interface {
+ public:
+  virtual uint64_t arrive(int core) = 0;
+  virtual void halt(int core) = 0;
+};
+
+// Simulated time: one cycle is one nanosecond; the time resolution (1 ps) leaves room for the
+// half-cycle clock and grant pulses of the VCD trace.
+constexpr uint64_t TICKS_PER_CYCLE = 1000;
+inline uint64_t now_cycle() { return sc_core::sc_time_stamp().value() / TICKS_PER_CYCLE; }
+inline sc_core::sc_time cycles(uint64_t n) { return sc_core::sc_time::from_value(n * TICKS_PER_CYCLE); }
+inline const sc_core::sc_time& half_cycle() {
+  static const sc_core::sc_time h = sc_core::sc_time::from_value(TICKS_PER_CYCLE / 2);
+  return h;
+}
+
+// What the whole run shares: the configuration, the program, the limit cycle at which every core
+// stops issuing, the first fault, the output and the optional event trace. Not a module: a plain
+// record the modules write into, like the fast engine's members.
+struct run_control {
+  s2::Config cfg;
+  std::vector<s2::Uop> prog;
+  uint32_t entry = 0;
+  uint64_t limit = 0;         // max_cycles, lowered to c + 1 by a fault at cycle c
+  s2::Fault fault;
+  std::vector<s2::PrintEvent> output;
+  bool tracing = false;       // keep the per-event log (--trace)
+  bool vcd = false;           // drive the traced signals (--vcd)
+  std::vector<s2::TraceEvent> trace;
+  int halted = 0;             // cores that have halted
+  uint64_t last_finish = 0;   // the largest finish cycle so far
+
+  void record_fault(s2::FaultKind kind, int core, uint32_t pc, uint64_t cycle, uint32_t address) {
+    // Keep the earliest fault by (cycle, core), as a cycle-stepped machine would meet it first.
+    if (fault.kind == s2::FaultKind::NONE || cycle < fault.cycle || (cycle == fault.cycle && core < fault.core)) {
+      fault = s2::Fault{kind, core, pc, cycle, pc < prog.size() ? prog[pc].word : 0u, address};
+      if (cycle + 1 < limit) limit = cycle + 1;  // the others run on only up to this cycle
+    }
+  }
+  void log(uint64_t cycle, uint32_t pc, int core, s2::TraceKind kind, uint64_t wait = 0) {
+    if (tracing) trace.push_back({cycle, pc, static_cast<uint16_t>(core), kind, wait});
+  }
+};
+
+}  // namespace s2sc

@@ -1,0 +1,120 @@
+#include "system.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace s2sc {
+
+using namespace sc_core;
+
+s2_system::s2_system(sc_module_name name, run_control& ctl)
+    : sc_module(name),
+      memory("memory", ctl.cfg.mem_words),
+      arbiter("arbiter", ctl.cfg.arbitration, ctl.cfg.cores),
+      bus("bus", ctl),
+      barrier("barrier", ctl.cfg.cores),
+      cores("core"),
+      clk("clk"),
+      request("request", ctl.cfg.cores),
+      grant("grant", ctl.cfg.cores),
+      stall("stall", ctl.cfg.cores),
+      waiting("waiting", ctl.cfg.cores),
+      halted("halted", ctl.cfg.cores),
+      owner("owner"),
+      busy("busy"),
+      m_ctl(ctl) {
+  cores.init(ctl.cfg.cores, [&ctl](const char* nm, size_t i) { return new s2_core(nm, static_cast<int>(i), ctl); });
+  bus.arbiter(arbiter);
+  bus.memory(memory);
+  bus.owner(owner);
+  bus.busy(busy);
+  for (int i = 0; i < ctl.cfg.cores; ++i) {
+    s2_core& c = cores[i];
+    c.bus(bus);
+    c.barrier(barrier);
+    c.request(request[i]);
+    c.stall(stall[i]);
+    c.waiting(waiting[i]);
+    c.halted(halted[i]);
+    bus.grant[i](grant[i]);
+  }
+  if (ctl.vcd) SC_THREAD(clock);
+}
+
+s2_system::~s2_system() { close_trace(); }
+
+// Rising edge at the start of every cycle, falling edge in its middle. The clock stops at the
+// run's total cycles (every core halted) or at the limit (fault or cycle limit), so the trace ends
+// where the run does.
+void s2_system::clock() {
+  const int n = m_ctl.cfg.cores;
+  for (uint64_t c = 0;; ++c) {
+    if ((m_ctl.halted == n && c >= m_ctl.last_finish) || c >= m_ctl.limit) return;
+    clk.write(true);
+    wait(half_cycle());
+    clk.write(false);
+    wait(half_cycle());
+  }
+}
+
+void s2_system::trace_to(const std::string& path) {
+  // sc_create_vcd_trace_file appends ".vcd" to the name it is given.
+  const std::string ext = ".vcd";
+  const bool has_ext = path.size() >= ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0;
+  m_path = path;
+  const std::string base = has_ext ? path.substr(0, path.size() - ext.size()) : path;
+  m_written = base + ext;
+  m_tf = sc_create_vcd_trace_file(base.c_str());
+  if (!m_tf) throw std::runtime_error("cannot create the VCD file " + path);
+  m_tf->set_time_unit(100, SC_PS);
+  sc_trace(m_tf, clk, "clk");
+  sc_trace(m_tf, owner, "bus.owner");
+  sc_trace(m_tf, busy, "bus.busy");
+  for (int i = 0; i < m_ctl.cfg.cores; ++i) {
+    const std::string p = "core" + std::to_string(i) + ".";
+    sc_trace(m_tf, request[i], p + "request");
+    sc_trace(m_tf, grant[i], p + "grant");
+    sc_trace(m_tf, stall[i], p + "stall");
+    sc_trace(m_tf, waiting[i], p + "sync_wait");
+    sc_trace(m_tf, halted[i], p + "halted");
+  }
+}
+
+void s2_system::close_trace() {
+  if (!m_tf) return;
+  sc_close_vcd_trace_file(m_tf);
+  m_tf = nullptr;
+  if (m_written != m_path) std::rename(m_written.c_str(), m_path.c_str());
+}
+
+s2::RunResult s2_system::result() const {
+  s2::RunResult res;
+  res.fault = m_ctl.fault;
+  const int n = m_ctl.cfg.cores;
+  if (res.fault.kind == s2::FaultKind::NONE) {
+    for (int i = 0; i < n; ++i) {
+      const s2_core& c = cores[i];
+      if (!c.is_halted) {
+        res.fault = s2::Fault{s2::FaultKind::CYCLE_LIMIT, i, c.pc, m_ctl.cfg.max_cycles,
+                              c.pc < m_ctl.prog.size() ? m_ctl.prog[c.pc].word : 0u, 0};
+        break;
+      }
+    }
+  }
+  for (int i = 0; i < n; ++i) {
+    res.cores.push_back(cores[i].stats);
+    res.cycles = std::max(res.cycles, cores[i].stats.finish_cycle);
+    res.bus_busy_cycles += cores[i].stats.bus_busy_cycles;
+  }
+  res.output = m_ctl.output;
+  res.trace = m_ctl.trace;
+  std::stable_sort(res.trace.begin(), res.trace.end(), [](const s2::TraceEvent& a, const s2::TraceEvent& b) {
+    return a.cycle != b.cycle ? a.cycle < b.cycle : a.core < b.core;
+  });
+  std::stable_sort(res.output.begin(), res.output.end(), [](const s2::PrintEvent& a, const s2::PrintEvent& b) {
+    return a.cycle != b.cycle ? a.cycle < b.cycle : a.core < b.core;
+  });
+  return res;
+}
+
+}  // namespace s2sc

@@ -1,0 +1,53 @@
+// The whole S2 multicore as one SystemC module: N cores (bus masters and barrier participants),
+// the bus with its arbiter, the shared memory (the bus's slave) and the barrier, plus the signals
+// a VCD trace shows and the clock whose edges are the simulated cycles.
+#pragma once
+
+#include <systemc>
+
+#include <memory>
+#include <string>
+
+#include "arbiter.h"
+#include "barrier.h"
+#include "bus.h"
+#include "core.h"
+#include "memory.h"
+
+namespace s2sc {
+
+class s2_system : public sc_core::sc_module {
+ public:
+  SC_HAS_PROCESS(s2_system);
+  // `ctl` must be filled in (config, program, vcd flag) before the system is built.
+  s2_system(sc_core::sc_module_name name, run_control& ctl);
+  ~s2_system() override;
+
+  // Traces the signals to `path` (VCD). Call before sc_start().
+  void trace_to(const std::string& path);
+  // Closes the trace file (after the run) so it is complete on disk.
+  void close_trace();
+  // The run's result in the engines' common shape (after sc_start() returns).
+  s2::RunResult result() const;
+
+  s2_memory memory;
+  s2_arbiter arbiter;
+  s2_bus bus;
+  s2_barrier barrier;
+  sc_core::sc_vector<s2_core> cores;
+
+  // Signals, driven only when ctl.vcd is set.
+  sc_core::sc_signal<bool> clk;
+  sc_core::sc_vector<sc_core::sc_signal<bool>> request, grant, stall, waiting, halted;
+  sc_core::sc_signal<sc_dt::sc_uint<8>> owner;
+  sc_core::sc_signal<bool> busy;
+
+ private:
+  void clock();  // SC_THREAD, only with --vcd
+
+  run_control& m_ctl;
+  sc_core::sc_trace_file* m_tf = nullptr;
+  std::string m_path, m_written;
+};
+
+}  // namespace s2sc
