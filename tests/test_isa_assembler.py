@@ -126,3 +126,12 @@ def test_bad_object_files_are_rejected_with_location(text, message):
     with pytest.raises(Exception) as e:
         Program.from_text(text, "x.obj")
     assert message in str(e.value) and str(e.value).startswith("x.obj")
+
+
+def test_docs_isa_md_is_generated_from_the_table():
+    from pathlib import Path
+    from s2mc.isa.gen_docs import render
+    doc = Path(__file__).resolve().parents[1] / "docs" / "isa.md"
+    assert doc.read_text() == render(), "regenerate: python -m s2mc.isa.gen_docs > docs/isa.md"
+    for ins in INSTRUCTIONS:
+        assert f"`{ins.mnemonic}" in render()

@@ -144,3 +144,12 @@ def test_output_is_ordered_by_cycle_then_core():
     res = run(assemble(src), cores=3)
     assert [(c, k) for c, k, _ in res.events] == [(2, 1), (2, 2), (3, 0), (3, 1), (3, 2), (4, 0)]
     assert res.output == "120120"
+
+
+def test_worked_example_in_docs_timing_model():
+    # docs/timing-model.md walks through this run; keep the document honest.
+    src = ".code 0\ncid r1\nld r2 @0 r1\nst r2 @8 r1\ntrap r0 #0\n"
+    res = run(assemble(src), cores=2, mem_words=64)
+    assert res.cycles == 10 and [c["stall_cycles"] for c in res.cores] == [4, 6]
+    assert abs(res.bus_utilisation - 0.8) < 1e-9
+    assert run(assemble(src), cores=1, mem_words=64).cycles == 6

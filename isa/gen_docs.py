@@ -1,0 +1,136 @@
+"""Generate docs/isa.md from the instruction table (a test checks the file is current).
+
+Usage: python -m s2mc.isa.gen_docs > docs/isa.md
+"""
+from __future__ import annotations
+
+from .instructions import INSTRUCTIONS, X_OPCODE
+
+CYCLES = {
+    "alu": "1",
+    "jump": "1",
+    "misc": "1",
+    "sync": "1 + barrier wait",
+    "trap": "1 (trap #3: bus access, as mem)",
+    "mem": "bus wait + L (L = mem_latency, default 2)",
+}
+
+HEADER = """# The S2 ISA as s2mc implements it
+
+Generated from `isa/instructions.py` by `python -m s2mc.isa.gen_docs`; do not edit by hand.
+
+S2 is P. Chongstitvatana's 32-bit teaching processor. s2mc uses the *assembly language* of S2
+version 3 (grandfather s21) and the documented s21 three-format *encoding*: the flat s23 encoding
+was never published. Multicore extensions are ours.
+
+## Machine state
+- 32 registers `r0`..`r31`, 32-bit two's complement; `r0` always reads 0 and writes to it vanish.
+- Memory is made of 32-bit words, word addressed; there is no byte access.
+- Each core has a **private program image** (the program is loaded into every core) and all cores
+  share one **data memory** through one bus. Code and data are separate address spaces: `.code`
+  segments fill the program image, `.data` segments the shared memory. Jump targets are program
+  addresses, load/store addresses are data addresses.
+
+## Formats (bit 31 first)
+
+| format | fields |
+|---|---|
+| L | `op:5 r1:5 ads:22` |
+| D | `op:5 r1:5 r2:5 disp:17` |
+| X | `op=31:5 r1:5 r2:5 r3:5 xop:12` |
+
+Immediates: `disp` and ALU `#n` are 17-bit sign-extended (-65536..65535); `mov #m` is 22-bit
+sign-extended (-2097152..2097151); absolute addresses and jump targets are 22-bit unsigned.
+
+## Semantics common to all instructions
+- Arithmetic wraps modulo 2^32; `/` and `%` truncate toward zero (`%` takes the dividend's sign);
+  `INT_MIN / -1` wraps to `INT_MIN` and `INT_MIN % -1` is 0; a zero divisor **faults**.
+- Shift counts use the low 5 bits of the operand; `shr` is arithmetic (as in s21).
+- Compares write 1 or 0 (signed compares); `not` is logical: 0 becomes -1, anything else 0.
+- `push r1 r2` computes a = R[r1]+1, writes M[a] = R[r2], then R[r1] = a;
+  `pop r1 r2` reads R[r2] = M[R[r1]], then R[r1] = R[r1]-1 (in that order when r1 = r2).
+- `xchg r1 r2` swaps R[r1] and M[R[r2]] in **one** bus access (it counts one read and one write).
+- Traps: `trap r1 #0` halts this core; `#1` prints R[r1] as a decimal integer (no separator);
+  `#2` prints R[r1] & 255 as a character; `#3` prints the 0-terminated string at address R[r1] (one
+  character per word), reading it through the bus as one access; other numbers do nothing.
+- Faults stop the whole run with one message naming core, PC, cycle and instruction: undefined
+  opcode, PC outside the program, data address outside memory, division by zero, and reaching the
+  cycle limit.
+
+## Instructions
+
+| assembly | encoding | semantics | cycles |
+|---|---|---|---|
+"""
+
+FOOTER = """
+`B` in the ALU rows is `#n` (immediate form, format D, opcode 10+i) or `R[r3]` (register form, format
+X, xop i), i = add 0, sub 1, mul 2, div 3, and 4, or 5, xor 6, eq 7, ne 8, lt 9, le 10, gt 11, ge 12,
+shl 13, shr 14, mod 15. xops 24-28 are s21's interrupt instructions, not implemented.
+
+## Timing
+
+Every instruction takes one cycle except the memory instructions (`ld`, `st`, `push`, `pop`, `xchg`
+and `trap #3`), which request the shared bus: they wait until the arbiter grants it, then hold it
+for L cycles. `sync` waits at the barrier. docs/timing-model.md states the exact rules and works
+through a two-core example.
+
+## Assembly syntax
+```
+.symbol                 ; name value definitions (constants, register names such as fp 30)
+  n 100
+.code 0                 ; instructions placed in the program image from address 0
+:loop                   ; a label (may also precede an instruction on the same line)
+  ld r1 @array r2       ; displacement: M[array + R[r2]]
+  ld r3 +r1 r2          ; index: M[R[r1] + R[r2]]
+  add r1 r1 #-1         ; immediate
+  jt r1 loop
+  trap r0 #0
+.data 64                ; words placed in shared data memory from address 64
+:array 1 2 3 0x10       ; decimal or 0x hex; symbols allowed
+.end
+```
+Everything is case-insensitive; `;` starts a comment. Errors say `file:line: message: 'line text'`.
+
+## Object format (`.obj`)
+A small, line-oriented text format that round-trips exactly (`load(write(p)) == p`):
+```
+s2obj 1                     ; magic and version
+entry 0                     ; first instruction of every core
+symbol array 64 data        ; name, value, kind: code | data | const (sorted by name)
+code 0                      ; a program-image segment and its load address
+2840000a 10820040 ...       ; 8-digit hex words, at most 8 per line
+data 64                     ; a shared-memory segment
+00000001 00000002 ...
+```
+Data symbols are how a host puts inputs in and reads outputs out (`Machine.write("array", ...)`).
+"""
+
+
+def _encoding(ins) -> str:
+    if ins.fmt == "X":
+        return f"X op={X_OPCODE} xop={ins.code}"
+    return f"{ins.fmt} op={ins.code}"
+
+
+def _syntax(ins) -> str:
+    out, n = [ins.mnemonic], 0
+    for tok in ins.shape.split():
+        if tok in ("r", "+r"):
+            n += 1
+            out.append(tok.replace("r", f"r{n}"))
+        elif tok == "@d":
+            out.append("@d")
+        else:
+            out.append({"a": "ads"}.get(tok, tok))
+    return "`" + " ".join(out) + "`"
+
+
+def render() -> str:
+    rows = [f"| {_syntax(i)} | {_encoding(i)} | {i.semantics.replace('|', chr(92) + '|')} | {CYCLES[i.kind]} |"
+            for i in INSTRUCTIONS]
+    return HEADER + "\n".join(rows) + "\n" + FOOTER
+
+
+if __name__ == "__main__":
+    print(render(), end="")
