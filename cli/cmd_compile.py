@@ -1,0 +1,38 @@
+"""`s2mc compile PROG.rz [-o PROG.s] [-O0|-O1]` (DESIGN.md §9, docs/rz.md)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from s2mc.isa.errors import S2mcError
+
+
+@click.command("compile")
+@click.argument("source", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", type=click.Path(dir_okay=False),
+              help="Assembly file to write (default: SOURCE with .s; '-' for stdout).")
+@click.option("-O0", "opt", flag_value=0, help="Straightforward code, like the original compiler.")
+@click.option("-O1", "opt", flag_value=1, default=True,
+              help="Register allocation, constant folding, redundant load/store/move removal "
+                   "(default).")
+def compile_cmd(source, output, opt):
+    """Compile an Rz program to S2 assembly."""
+    from s2mc.compiler import compile as compile_rz
+
+    if not source.endswith(".rz"):
+        raise S2mcError(f"{source}: expected an Rz source file ending in .rz")
+    try:
+        text = Path(source).read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise S2mcError(f"{source}: not a text file") from None
+    result = compile_rz(text, opt=opt, filename=source)
+    if output == "-":
+        click.echo(result.asm, nl=False)
+        return
+    out = output or str(Path(source).with_suffix(".s"))
+    Path(out).write_text(result.asm)
+    click.echo(f"wrote {out}", err=True)
+
+
+COMMANDS = [compile_cmd]

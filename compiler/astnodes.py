@@ -1,0 +1,164 @@
+"""The Rz abstract syntax tree. Every node carries its source position (line, col)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(eq=False)
+class Node:
+    line: int
+    col: int
+
+
+# -- expressions -------------------------------------------------------------------------------
+@dataclass(eq=False)
+class Expr(Node):
+    pass
+
+
+@dataclass(eq=False)
+class Num(Expr):
+    value: int          # already wrapped to a signed 32-bit value
+
+
+@dataclass(eq=False)
+class Str(Expr):
+    value: str          # only as a print or asm argument
+
+
+@dataclass(eq=False)
+class Name(Expr):
+    name: str
+    kind: str = ""      # set by semantic checks: "local", "global", "array"
+
+
+@dataclass(eq=False)
+class Index(Expr):
+    base: Name          # a global array, or a scalar used as a pointer (p[i] == *(p + i))
+    index: Expr
+
+
+@dataclass(eq=False)
+class Call(Expr):
+    name: str
+    args: list[Expr]
+    builtin: bool = False   # cid ncore sync asm
+
+
+@dataclass(eq=False)
+class Unary(Expr):
+    op: str             # - ! ~ * &
+    operand: Expr
+
+
+@dataclass(eq=False)
+class Binary(Expr):
+    op: str             # || && | ^ & == != < <= > >= << >> + - * / %
+    left: Expr
+    right: Expr
+
+
+# -- statements --------------------------------------------------------------------------------
+@dataclass(eq=False)
+class Stmt(Node):
+    pass
+
+
+@dataclass(eq=False)
+class Assign(Stmt):
+    target: Expr        # Name, Index or Unary('*')
+    value: Expr
+
+
+@dataclass(eq=False)
+class If(Stmt):
+    cond: Expr
+    then: list[Stmt]
+    else_: list[Stmt] | None
+
+
+@dataclass(eq=False)
+class While(Stmt):
+    cond: Expr
+    body: list[Stmt]
+
+
+@dataclass(eq=False)
+class Return(Stmt):
+    value: Expr | None
+
+
+@dataclass(eq=False)
+class Print(Stmt):
+    args: list[Expr]    # Str or integer expressions
+
+
+@dataclass(eq=False)
+class ExprStmt(Stmt):
+    expr: Expr
+
+
+# -- top level ---------------------------------------------------------------------------------
+@dataclass(eq=False)
+class Global(Node):
+    name: str
+    size: int | None             # None: a scalar; else an array of `size` words
+    init: list[int] | None       # initial values (scalars: one value)
+    size_expr: Expr | None = None
+    init_exprs: list[Expr] | None = None
+
+
+@dataclass(eq=False)
+class Function(Node):
+    name: str
+    params: list[str]
+    body: list[Stmt]
+    locals: list[str] = field(default_factory=list)   # params first, then by first assignment
+    calls: bool = False                               # calls a user function (not a leaf)
+
+
+@dataclass(eq=False)
+class Program(Node):
+    globals: list[Global]
+    functions: list[Function]
+
+    def function(self, name: str) -> Function | None:
+        return next((f for f in self.functions if f.name == name), None)
+
+
+BUILTINS = {"cid": 0, "ncore": 0, "sync": 0, "asm": 1}
+VALUELESS_BUILTINS = {"sync", "asm"}
+
+
+def walk(node):
+    """Every node under `node` (itself included), parents before children."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        kids = []
+        if isinstance(n, Program):
+            kids = [*n.globals, *n.functions]
+        elif isinstance(n, Function):
+            kids = n.body
+        elif isinstance(n, Assign):
+            kids = [n.target, n.value]
+        elif isinstance(n, If):
+            kids = [n.cond, *n.then, *(n.else_ or [])]
+        elif isinstance(n, While):
+            kids = [n.cond, *n.body]
+        elif isinstance(n, Return):
+            kids = [n.value] if n.value is not None else []
+        elif isinstance(n, Print):
+            kids = n.args
+        elif isinstance(n, ExprStmt):
+            kids = [n.expr]
+        elif isinstance(n, Index):
+            kids = [n.base, n.index]
+        elif isinstance(n, Call):
+            kids = n.args
+        elif isinstance(n, Unary):
+            kids = [n.operand]
+        elif isinstance(n, Binary):
+            kids = [n.left, n.right]
+        stack.extend(reversed(kids))

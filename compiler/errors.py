@@ -1,0 +1,16 @@
+"""Compile errors: one line, `file:line:col: error: message` (DESIGN.md §4)."""
+from __future__ import annotations
+
+from s2mc.isa.errors import S2mcError
+
+
+class CompileError(S2mcError):
+    """A user error in an Rz program, located at line:col (both 1-based)."""
+
+    def __init__(self, filename: str, line: int, col: int, message: str):
+        self.filename, self.line, self.col, self.message = filename, line, col, message
+        super().__init__(f"{filename}:{line}:{col}: error: {message}")
+
+
+class RzRuntimeError(S2mcError):
+    """An error while interpreting an Rz program (division by zero, bad address, ...)."""

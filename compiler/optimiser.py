@@ -1,0 +1,316 @@
+"""The -O1 optimiser: constant folding on the AST, then peephole passes on each function's code.
+
+fold(program) — a new AST with constant subexpressions folded (32-bit semantics, division by a
+constant zero left for run time), algebraic identities applied (x+0, x*1, x|0, x<<0, ...; x*0
+and x&0 only when x has no call), `(x + c1) + c2` reassociated, `if` on a constant reduced to
+one branch, `while (0)` removed, and statements after a `return` dropped.
+
+peephole(code) — on one function's instruction list (codegen.Ins), repeated to a fixed point:
+  * redundant loads: within an extended basic block, a load from a location whose value a
+    register already holds becomes a move (or nothing); a store of the value already there goes;
+    stores invalidate what they may alias (same global, same array, anything for pointers);
+    calls, labels, sync, xchg and asm forget everything;
+  * redundant moves: `mov r r`, and a constant reloaded into the register that holds it;
+  * jumps: a jump to a short epilogue (at most TAIL_MAX instructions ending in ret) is replaced
+    by a copy of it, a jump to the next instruction goes, `jf r L1; jmp L2; :L1` becomes `jt r L2; :L1`,
+    jumps to jumps are threaded, unreachable code after jmp/ret goes, unused labels go.
+Like a C compiler without `volatile`, loads of shared memory are only reused within a block with
+no label: a loop that waits for another core re-reads memory on every iteration.
+"""
+from __future__ import annotations
+
+import copy
+import re
+
+from . import astnodes as A
+from .arith import binary, unary, wrap
+
+_REG = re.compile(r"(r([0-9]|[12][0-9]|3[01])|retval|fp|sp|rads)$")
+ALU_OPS = {"add", "sub", "mul", "div", "mod", "and", "or", "xor", "eq", "ne", "lt", "le", "gt",
+           "ge", "shl", "shr"}
+TAIL_MAX = 6          # longest epilogue copied in place of a jump to it
+BARRIERS = {"label", "asm", "sync", "xchg", "jal", "ret", "jmp"}
+SCRATCH = {f"r{i}" for i in range(20, 28)} | {"retval"}
+
+
+# -- AST folding -------------------------------------------------------------------------------
+def _pure(e) -> bool:
+    return not any(isinstance(n, A.Call) for n in A.walk(e))
+
+
+def _num(e, v: int) -> A.Num:
+    return A.Num(e.line, e.col, wrap(v))
+
+
+def fold_expr(e):
+    if isinstance(e, A.Index):
+        e.index = fold_expr(e.index)
+        return e
+    if isinstance(e, A.Call):
+        e.args = [fold_expr(a) for a in e.args]
+        return e
+    if isinstance(e, A.Unary):
+        e.operand = fold_expr(e.operand)
+        o = e.operand
+        if isinstance(o, A.Num) and e.op in ("-", "!", "~"):
+            return _num(e, unary(e.op, o.value))
+        if e.op in ("-", "~") and isinstance(o, A.Unary) and o.op == e.op:
+            return o.operand
+        return e
+    if not isinstance(e, A.Binary):
+        return e
+    e.left, e.right = fold_expr(e.left), fold_expr(e.right)
+    op, l, r = e.op, e.left, e.right
+    lc = l.value if isinstance(l, A.Num) else None
+    rc = r.value if isinstance(r, A.Num) else None
+    if op in ("&&", "||"):
+        if lc is not None:
+            if (op == "&&") != bool(lc):          # 0 && x, 1 || x
+                return _num(e, int(bool(lc)))
+            if rc is not None:
+                return _num(e, int(bool(rc)))
+            return A.Binary(e.line, e.col, "!=", r, _num(e, 0))
+        return e
+    if lc is not None and rc is not None:
+        try:
+            return _num(e, binary(op, lc, rc))
+        except ZeroDivisionError:
+            return e
+    if rc is not None:
+        if rc == 0 and op in ("+", "-", "|", "^", "<<", ">>"):
+            return l
+        if rc == 1 and op in ("*", "/"):
+            return l
+        if rc == 0 and op in ("*", "&") and _pure(l):
+            return r
+        if op in ("+", "-") and isinstance(l, A.Binary) and l.op in ("+", "-") \
+                and isinstance(l.right, A.Num):
+            c = (l.right.value if l.op == "+" else -l.right.value) + (rc if op == "+" else -rc)
+            return fold_expr(A.Binary(e.line, e.col, "+", l.left, _num(e, c)))
+        if op == "-" and rc != -(1 << 31):
+            return A.Binary(e.line, e.col, "+", l, _num(e, -rc))
+    if lc is not None:
+        if lc == 0 and op in ("+", "|", "^"):
+            return r
+        if lc == 1 and op == "*":
+            return r
+        if lc == 0 and op in ("*", "&") and _pure(r):
+            return l
+    return e
+
+
+def fold_block(stmts) -> list:
+    out = []
+    for s in stmts:
+        if isinstance(s, A.Assign):
+            if not isinstance(s.target, A.Name):
+                s.target = fold_expr(s.target)
+            s.value = fold_expr(s.value)
+        elif isinstance(s, A.If):
+            s.cond = fold_expr(s.cond)
+            s.then = fold_block(s.then)
+            s.else_ = fold_block(s.else_) if s.else_ is not None else None
+            if isinstance(s.cond, A.Num):
+                out.extend(s.then if s.cond.value else (s.else_ or []))
+                continue
+        elif isinstance(s, A.While):
+            s.cond = fold_expr(s.cond)
+            s.body = fold_block(s.body)
+            if isinstance(s.cond, A.Num) and s.cond.value == 0:
+                continue
+        elif isinstance(s, A.Return):
+            if s.value is not None:
+                s.value = fold_expr(s.value)
+            out.append(s)
+            break
+        elif isinstance(s, A.Print):
+            s.args = [a if isinstance(a, A.Str) else fold_expr(a) for a in s.args]
+        elif isinstance(s, A.ExprStmt):
+            s.expr = fold_expr(s.expr)
+        out.append(s)
+    return out
+
+
+def fold(prog: A.Program) -> A.Program:
+    """A folded copy of a checked program (the input is left untouched)."""
+    prog = copy.deepcopy(prog)
+    for f in prog.functions:
+        f.body = fold_block(f.body)
+    return prog
+
+
+# -- peephole ----------------------------------------------------------------------------------
+def is_reg(x) -> bool:
+    return isinstance(x, str) and bool(_REG.match(x))
+
+
+def reads_writes(ins):
+    """(registers read, registers written) by one instruction."""
+    op, a = ins.op, ins.args
+    if op in ALU_OPS:
+        return [x for x in a[1:] if is_reg(x)], [a[0]]
+    if op in ("mov", "not"):
+        return [a[1]] if is_reg(a[1]) else [], [a[0]]
+    if op in ("ld", "st"):
+        regs = []
+        if len(a) == 3:
+            regs = [a[1][1:], a[2]] if str(a[1]).startswith("+") else [a[2]]
+        return (regs, [a[0]]) if op == "ld" else ([a[0], *regs], [])
+    if op == "push":
+        return [a[0], a[1]], [a[0]]
+    if op == "pop":
+        return [a[0]], [a[0], a[1]]
+    if op == "jal":
+        return [], [a[0], *sorted(SCRATCH)]
+    if op in ("jt", "jf", "ret", "trap"):
+        return [a[0]], []
+    if op in ("cid", "ncore"):
+        return [], [a[0]]
+    if op == "xchg":
+        return [a[0], a[1]], [a[0]]
+    return [], []
+
+
+def _forget_memory(code) -> list:
+    """Redundant load/store and constant-move removal within extended basic blocks."""
+    out = []
+    mem: dict = {}         # address key -> (register holding the value, alias region)
+    consts: dict = {}      # register -> the `#constant` it holds
+
+    def kill_reg(r):
+        consts.pop(r, None)
+        for k in [k for k, (v, _) in mem.items() if v == r or r in k]:
+            del mem[k]
+
+    def kill_region(region):
+        for k in [k for k, (_, reg) in mem.items()
+                  if reg == region or reg == "p" or (region == "p" and reg != "f")]:
+            del mem[k]
+
+    for ins in code:
+        op, a = ins.op, ins.args
+        if op in BARRIERS:
+            mem.clear()
+            consts.clear()
+            out.append(ins)
+        elif op == "ld":
+            region, key = ins.mem or (None, None)
+            dst = a[0]
+            if key is not None and key in mem:
+                held = mem[key][0]
+                if held != dst:
+                    out.append(type(ins)("mov", [dst, held], comment="reused load"))
+                    kill_reg(dst)
+                continue
+            out.append(ins)
+            kill_reg(dst)
+            if key is not None and dst not in key:
+                mem[key] = (dst, region)
+        elif op == "st":
+            region, key = ins.mem or ("p", None)
+            if key is not None and key in mem and mem[key][0] == a[0]:
+                continue                           # the location already holds this value
+            kill_region(region)
+            if key is not None:
+                mem[key] = (a[0], region)
+            out.append(ins)
+        elif op == "mov" and a[0] == a[1]:
+            continue
+        elif op == "mov" and not is_reg(a[1]):
+            if consts.get(a[0]) == a[1]:
+                continue
+            kill_reg(a[0])
+            consts[a[0]] = a[1]
+            out.append(ins)
+        else:
+            for r in reads_writes(ins)[1]:
+                kill_reg(r)
+            out.append(ins)
+    return out
+
+
+def _jumps(code) -> list:
+    labels_at: dict[str, int] = {}
+    for i, ins in enumerate(code):
+        if ins.op == "label":
+            labels_at[ins.args[0]] = i
+
+    def next_real(i):
+        while i < len(code) and code[i].op == "label":
+            i += 1
+        return i
+
+    def resolve(lbl, seen=()):
+        i = labels_at.get(lbl)
+        if i is None or lbl in seen:
+            return lbl
+        j = next_real(i + 1)
+        if j < len(code) and code[j].op == "jmp":
+            return resolve(code[j].args[0], (*seen, lbl))
+        return lbl
+
+    def short_tail(lbl):
+        """The instructions after lbl up to a ret, if there are few and no labels among them."""
+        i = labels_at.get(lbl)
+        if i is None:
+            return None
+        tail = []
+        for ins in code[i + 1:i + 2 + TAIL_MAX]:
+            if ins.op in ("label", "asm"):
+                return None
+            tail.append(ins)
+            if ins.op == "ret":
+                return tail
+        return None
+
+    out = []
+    i = 0
+    while i < len(code):
+        ins = code[i]
+        if ins.op in ("jmp", "jt", "jf"):
+            tgt = resolve(ins.args[-1])
+            if tgt != ins.args[-1]:
+                ins = type(ins)(ins.op, [*ins.args[:-1], tgt], ins.mem, ins.comment)
+            tail = short_tail(tgt) if ins.op == "jmp" else None
+            if tail is not None:                   # jump to a short epilogue: copy it here
+                out.extend(type(t)(t.op, t.args, t.mem, t.comment) for t in tail)
+                i += 1
+                while i < len(code) and code[i].op not in ("label", "asm"):
+                    i += 1
+                continue
+            j, following = i + 1, set()
+            while j < len(code) and code[j].op == "label":
+                following.add(code[j].args[0])
+                j += 1
+            if tgt in following:                   # a jump to the next instruction
+                i += 1
+                continue
+            # jt/jf r L1 ; jmp L2 ; :L1   ->   jf/jt r L2 ; :L1
+            if ins.op in ("jt", "jf") and i + 2 < len(code) and code[i + 1].op == "jmp" \
+                    and code[i + 2].op == "label" and code[i + 2].args[0] == tgt:
+                inv = "jf" if ins.op == "jt" else "jt"
+                out.append(type(ins)(inv, [ins.args[0], resolve(code[i + 1].args[0])]))
+                i += 2
+                continue
+        out.append(ins)
+        i += 1
+        if ins.op in ("jmp", "ret"):               # unreachable until the next label or asm
+            while i < len(code) and code[i].op not in ("label", "asm"):
+                i += 1
+    # unused labels (function entry labels and labels named in asm text are kept)
+    used = {ins.args[-1] for ins in out if ins.op in ("jmp", "jt", "jf", "jal")}
+    for ins in out:
+        if ins.op == "asm":
+            used.update(re.findall(r"[A-Za-z_.$][\w.$]*", ins.args[0]))
+    used = {u.lower() for u in used}
+    return [ins for ins in out if ins.op != "label" or ins.args[0].lower() in used
+            or not ins.args[0].startswith(".L")]
+
+
+def peephole(code) -> list:
+    """Optimise one function's code to a fixed point."""
+    while True:
+        before = [repr(i) for i in code]
+        code = _forget_memory(_jumps(code))
+        if [repr(i) for i in code] == before:
+            return code
