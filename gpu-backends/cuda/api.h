@@ -1,0 +1,91 @@
+// api.h -- the CUDA AES backend as the Python binding (and any C++ caller) sees it. Plain C++ types
+// only; everything CUDA stays in the .cu files.
+//
+// Kernels are named by strings:
+//   "coarse"            T-tables in shared memory, 16 bytes per thread (seeds 000, 002)
+//   "extended"          E blocks per thread, E = ext_bytes / 16 (seed 000); default 4096 bytes
+//   "optimised"         the default optimised configuration; "optimised-<cfg>" names one of
+//                       optimised_configs() (replicated tables t1/t2/t4, blocks per thread b2/b4)
+// Ops: "ecb-enc", "ecb-dec", "ctr" (encryption = decryption), "keystream".
+// Errors: std::invalid_argument for bad arguments, std::runtime_error("CUDA: ...") for the GPU.
+#ifndef S2MC_GPU_API_H
+#define S2MC_GPU_API_H
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace s2mc {
+namespace gpu {
+
+struct DeviceInfo {
+  int index = 0;
+  std::string name;
+  int cc_major = 0, cc_minor = 0;
+  int sms = 0;
+  size_t global_mem = 0;
+  size_t smem_per_sm = 0;
+  int l2_bytes = 0;
+  int clock_khz = 0;       // peak SM clock
+  int mem_clock_khz = 0;   // peak memory clock
+  int mem_bus_bits = 0;
+  std::string pci_bus_id;
+};
+
+// Number of usable GPUs; 0 with `reason` set when there is none (no driver, no device, ...).
+int device_count(std::string* reason);
+std::vector<DeviceInfo> devices();
+int runtime_version();  // e.g. 13000
+int driver_version();   // 0 without a driver
+int current_device();   // S2MC_CUDA_DEVICE, default 0
+
+std::vector<std::string> optimised_configs();  // e.g. {"t1b4", "t2b4", "t4b2", "t4b4"}
+std::string optimised_default();
+
+struct Request {
+  std::string kernel = "optimised";
+  std::string op = "ctr";
+  int ext_bytes = 4096;   // extended kernel only (multiple of 16)
+  int threads = 256;      // coarse/extended threads per CTA
+  int streams = 4;        // host-to-host: CUDA streams (1 = no overlap, seed 002 method C)
+  size_t chunk_bytes = 0; // host-to-host: bytes per chunk (0 = automatic); also caps device memory
+};
+
+// Host-to-host: in -> GPU -> out through pinned staging buffers, chunked, overlapped over
+// `streams`. `in` and `out` may be the same buffer. CTR: any n; ECB: n % 16 == 0.
+void crypt(const Request& r, const uint8_t* key, int key_bits, const uint8_t iv[16],
+           const uint8_t* in, uint8_t* out, size_t n);
+
+// The same on the CPU, through the kernel bodies (no GPU needed). max_grid caps the CTAs of the
+// persistent kernels so that their grid-stride loops run several rounds.
+void emulate(const Request& r, const uint8_t* key, int key_bits, const uint8_t iv[16],
+             const uint8_t* in, uint8_t* out, size_t n, unsigned max_grid);
+
+// XOR of all keystream blocks for n bytes (rounded up to whole blocks) of counter iv, computed by
+// the kernel's keystream op (on the GPU, or emulated).
+std::array<uint8_t, 16> keystream_fold(const Request& r, const uint8_t* key, int key_bits,
+                                       const uint8_t iv[16], size_t n, bool emulated,
+                                       unsigned max_grid);
+
+// Benchmarks. measure: "keystream" (no data traffic), "device" (device-resident: read input from
+// and write output to GPU memory), "host" (host-to-host with pinned buffers, r.streams streams).
+struct BenchResult {
+  std::string kernel, op, measure;
+  size_t bytes = 0;
+  int reps = 0;
+  double seconds = 0;      // median over reps
+  double best_seconds = 0;
+  unsigned grid = 0;
+  int threads = 0;
+  int streams = 0;
+  size_t chunk_bytes = 0;
+  std::string timer;       // "cuda-events" or "host-clock"
+};
+BenchResult bench(const Request& r, const std::string& measure, int key_bits, size_t n, int reps);
+
+}  // namespace gpu
+}  // namespace s2mc
+
+#endif  // S2MC_GPU_API_H

@@ -1,0 +1,619 @@
+// driver.cu -- the host driver: devices, keys, the chunked multi-stream pipeline (seed 002 methods B
+// and C), the CPU emulator entry, and the benchmarks.
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "api.h"
+#include "kernels.h"
+#include "s2mc_aes/key_schedule.h"
+
+namespace s2mc {
+namespace gpu {
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    cudaGetLastError();  // clear a sticky-free error so the next call starts clean
+    throw std::runtime_error(std::string("CUDA: ") + what + ": " + cudaGetErrorString(e));
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Kernel specs
+// ------------------------------------------------------------------------------------------------
+
+int threads_of(const KernelSpec& k) {
+  return k.family == Family::Optimised ? opt_configs().at(size_t(k.opt)).threads : k.threads;
+}
+
+std::string kernel_name(const KernelSpec& k) {
+  switch (k.family) {
+    case Family::Coarse: return "coarse";
+    case Family::Extended: return "extended-" + std::to_string(k.ext_blocks * 16);
+    case Family::Optimised: return std::string("optimised-") + opt_configs().at(size_t(k.opt)).name;
+  }
+  return "?";
+}
+
+unsigned plan_grid(const KernelSpec& k, Op op, int nr, uint64_t nblocks, int device) {
+  return k.family == Family::Optimised ? plan_grid_opt(k, op, nr, nblocks, device)
+                                       : plan_grid_seed(k, op, nr, nblocks, device);
+}
+
+void launch(const KernelSpec& k, Op op, int nr, const KParams& p, unsigned grid, cudaStream_t s) {
+  if (k.family == Family::Optimised)
+    launch_opt(k, op, nr, p, grid, s);
+  else
+    launch_seed(k, op, nr, p, grid, s);
+}
+
+void emulate(const KernelSpec& k, Op op, int nr, const KParams& p, unsigned grid) {
+  if (k.family == Family::Optimised)
+    emulate_opt(k, op, nr, p, grid);
+  else
+    emulate_seed(k, op, nr, p, grid);
+}
+
+std::vector<std::string> optimised_configs() {
+  std::vector<std::string> v;
+  for (const auto& c : opt_configs()) v.push_back(c.name);
+  return v;
+}
+
+std::string optimised_default() { return opt_configs().at(size_t(opt_default())).name; }
+
+namespace {
+
+KernelSpec parse_kernel(const Request& r) {
+  KernelSpec k;
+  if (r.threads < 32 || r.threads > 1024 || r.threads % 32 != 0)
+    throw std::invalid_argument("threads per CTA must be a multiple of 32 in 32..1024, not " +
+                                std::to_string(r.threads));
+  k.threads = r.threads;
+  if (r.kernel == "coarse") {
+    k.family = Family::Coarse;
+  } else if (r.kernel == "extended") {
+    k.family = Family::Extended;
+    if (r.ext_bytes < 16 || r.ext_bytes % 16 != 0)
+      throw std::invalid_argument("extended block size must be a positive multiple of 16 bytes, not " +
+                                  std::to_string(r.ext_bytes));
+    k.ext_blocks = r.ext_bytes / 16;
+  } else if (r.kernel == "optimised") {
+    k.family = Family::Optimised;
+    k.opt = opt_default();
+  } else if (r.kernel.rfind("optimised-", 0) == 0) {
+    k.family = Family::Optimised;
+    const std::string cfg = r.kernel.substr(10);
+    const auto& cs = opt_configs();
+    auto it = std::find_if(cs.begin(), cs.end(), [&](const OptConfig& c) { return cfg == c.name; });
+    if (it == cs.end()) {
+      std::string names;
+      for (const auto& c : cs) names += std::string(names.empty() ? "" : ", ") + "optimised-" + c.name;
+      throw std::invalid_argument("unknown kernel '" + r.kernel + "' (optimised configurations: " +
+                                  names + ")");
+    }
+    k.opt = int(it - cs.begin());
+  } else {
+    throw std::invalid_argument("unknown kernel '" + r.kernel +
+                                "' (expected coarse, extended, optimised or optimised-<config>)");
+  }
+  return k;
+}
+
+Op parse_op(const std::string& s) {
+  if (s == "ecb-enc") return Op::EcbEnc;
+  if (s == "ecb-dec") return Op::EcbDec;
+  if (s == "ctr") return Op::Ctr;
+  if (s == "keystream") return Op::Keystream;
+  throw std::invalid_argument("unknown op '" + s + "' (expected ecb-enc, ecb-dec, ctr, keystream)");
+}
+
+// Round keys (little-endian column words), base tables, counter: everything KParams needs that
+// does not depend on the buffers.
+KParams make_params(Op op, const uint8_t* key, int key_bits, const uint8_t* iv, int* nr_out) {
+  KParams p{};
+  uint32_t rk[aes::kMaxRoundKeyWords];
+  const int nr = aes::expand_key(key, key_bits, rk);
+  if (nr == 0)
+    throw std::invalid_argument("key must be 128, 192 or 256 bits, not " + std::to_string(key_bits));
+  uint32_t use[aes::kMaxRoundKeyWords];
+  if (op == Op::EcbDec)
+    aes::inverse_key_schedule(rk, nr, use);
+  else
+    std::memcpy(use, rk, sizeof(use));
+  for (int i = 0; i < 4 * (nr + 1); ++i) p.rk[i] = __builtin_bswap32(use[i]);
+  if (iv) {
+    for (int i = 0; i < 8; ++i) p.iv_hi = (p.iv_hi << 8) | iv[i];
+    for (int i = 8; i < 16; ++i) p.iv_lo = (p.iv_lo << 8) | iv[i];
+  }
+  p.op = op;
+  *nr_out = nr;
+  return p;
+}
+
+void host_base_tables(u32* base) {
+  uint32_t te[aes::kTableWords], td[aes::kTableWords];
+  aes::build_te_tables(te);
+  aes::build_td_tables(td);
+  for (int x = 0; x < 256; ++x) {
+    base[x] = __builtin_bswap32(te[x]);
+    base[256 + x] = __builtin_bswap32(td[x]);
+    base[512 + x] = aes::kInvSbox[x];
+  }
+}
+
+const u32* host_base() {
+  static u32 base[kBaseWords];
+  static std::once_flag once;
+  std::call_once(once, [] { host_base_tables(base); });
+  return base;
+}
+
+uint64_t blocks_for(size_t n) { return (uint64_t(n) + 15) / 16; }
+
+void check_length(Op op, size_t n) {
+  if ((op == Op::EcbEnc || op == Op::EcbDec) && n % 16 != 0)
+    throw std::invalid_argument("ECB needs a whole number of 16-byte blocks, got " +
+                                std::to_string(n) + " bytes");
+}
+
+// --- RAII for CUDA resources ------------------------------------------------------------------
+
+struct DevBuf {
+  void* p = nullptr;
+  size_t n = 0;
+  DevBuf() = default;
+  explicit DevBuf(size_t bytes) : n(bytes) {
+    if (bytes) check(cudaMalloc(&p, bytes), "cudaMalloc");
+  }
+  ~DevBuf() {
+    if (p) cudaFree(p);
+  }
+  DevBuf(const DevBuf&) = delete;
+  DevBuf& operator=(const DevBuf&) = delete;
+  template <class T>
+  T* as() const { return static_cast<T*>(p); }
+};
+
+struct HostBuf {  // pinned
+  void* p = nullptr;
+  explicit HostBuf(size_t bytes) {
+    if (bytes) check(cudaMallocHost(&p, bytes), "cudaMallocHost (pinned)");
+  }
+  ~HostBuf() {
+    if (p) cudaFreeHost(p);
+  }
+  HostBuf(const HostBuf&) = delete;
+  HostBuf& operator=(const HostBuf&) = delete;
+  uint8_t* bytes() const { return static_cast<uint8_t*>(p); }
+};
+
+struct Stream {
+  cudaStream_t s = nullptr;
+  Stream() { check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate"); }
+  ~Stream() {
+    if (s) cudaStreamDestroy(s);
+  }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+};
+
+struct Event {
+  cudaEvent_t e = nullptr;
+  Event() { check(cudaEventCreate(&e), "cudaEventCreate"); }
+  ~Event() {
+    if (e) cudaEventDestroy(e);
+  }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+};
+
+// The device this process uses, with the base tables uploaded once.
+struct Device {
+  int index = 0;
+  u32* base = nullptr;
+};
+
+Device& device() {
+  static Device d;
+  static std::once_flag once;
+  static std::string error;
+  std::call_once(once, [] {
+    try {
+      std::string reason;
+      if (device_count(&reason) == 0) throw std::runtime_error("CUDA: no GPU: " + reason);
+      d.index = current_device();
+      check(cudaSetDevice(d.index), "cudaSetDevice");
+      check(cudaMalloc(&d.base, kBaseWords * sizeof(u32)), "cudaMalloc (tables)");
+      check(cudaMemcpy(d.base, host_base(), kBaseWords * sizeof(u32), cudaMemcpyHostToDevice),
+            "cudaMemcpy (tables)");
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  });
+  if (!error.empty()) throw std::runtime_error(error);
+  check(cudaSetDevice(d.index), "cudaSetDevice");  // per host thread
+  return d;
+}
+
+size_t round16(size_t n) { return (n + 15) & ~size_t(15); }
+
+// The host-to-host pipeline. Chunk c goes to stream c mod S: H2D, kernel, D2H, all asynchronous,
+// so with S >= 2 the copies of one chunk overlap the kernel of another (seed 002 method B); S = 1
+// is the non-overlapped method C. With `staged`, in/out are ordinary (pageable) memory and each
+// stream copies through its own pinned buffers; otherwise in/out must be pinned.
+class Pipeline {
+ public:
+  Pipeline(const KernelSpec& k, int streams, size_t chunk, size_t n, bool staged)
+      : k_(k), staged_(staged) {
+    if (streams < 1 || streams > 64)
+      throw std::invalid_argument("streams must be in 1..64, not " + std::to_string(streams));
+    Device& d = device();
+    base_ = d.base;
+    dev_ = d.index;
+    if (chunk == 0) {  // automatic: about 4 chunks per stream, 1..64 MiB
+      chunk = n / (size_t(streams) * 4);
+      chunk = std::min<size_t>(std::max<size_t>(chunk, size_t(1) << 20), size_t(64) << 20);
+    }
+    chunk = round16(std::max<size_t>(chunk, 16));
+    // Inputs larger than the GPU: never ask for more than ~70% of the free memory.
+    size_t free_b = 0, total_b = 0;
+    check(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
+    const size_t budget = free_b / 10 * 7;
+    const size_t per_chunk = 2 * size_t(streams);
+    if (chunk * per_chunk > budget) chunk = std::max<size_t>(16, (budget / per_chunk) & ~size_t(0xfffff));
+    if (n > 0) chunk = std::min(chunk, round16(n));
+    chunk_ = chunk;
+    nstreams_ = streams;
+    for (int i = 0; i < streams; ++i) {
+      lanes_.emplace_back(new Lane);
+      Lane& l = *lanes_.back();
+      l.din.reset(new DevBuf(chunk));
+      l.dout.reset(new DevBuf(chunk));
+      if (staged) {
+        l.hin.reset(new HostBuf(chunk));
+        l.hout.reset(new HostBuf(chunk));
+      }
+    }
+  }
+
+  size_t chunk() const { return chunk_; }
+  int streams() const { return nstreams_; }
+
+  void run(Op op, int nr, const KParams& proto, const uint8_t* in, uint8_t* out, size_t n) {
+    const size_t nchunks = (n + chunk_ - 1) / chunk_;
+    for (size_t c = 0; c < nchunks; ++c) {
+      Lane& l = *lanes_[c % lanes_.size()];
+      if (staged_ && l.pending) drain(l, out);
+      const size_t off = c * chunk_;
+      const size_t len = std::min(chunk_, n - off);
+      const uint8_t* src = in + off;
+      if (staged_) {
+        std::memcpy(l.hin->bytes(), src, len);
+        src = l.hin->bytes();
+      }
+      check(cudaMemcpyAsync(l.din->p, src, len, cudaMemcpyHostToDevice, l.st.s), "cudaMemcpyAsync H2D");
+      KParams p = proto;
+      p.in = l.din->as<const uint4>();
+      p.out = l.dout->as<uint4>();
+      p.nblocks = blocks_for(len);
+      p.blk_off = proto.blk_off + off / 16;
+      p.base = base_;
+      launch(k_, op, nr, p, grid_for(op, nr, p.nblocks), l.st.s);
+      uint8_t* dst = staged_ ? l.hout->bytes() : out + off;
+      check(cudaMemcpyAsync(dst, l.dout->p, len, cudaMemcpyDeviceToHost, l.st.s), "cudaMemcpyAsync D2H");
+      l.pending = true;
+      l.off = off;
+      l.len = len;
+    }
+    for (auto& l : lanes_) {
+      if (l->pending) {
+        if (staged_)
+          drain(*l, out);
+        else {
+          check(cudaStreamSynchronize(l->st.s), "cudaStreamSynchronize");
+          l->pending = false;
+        }
+      }
+    }
+  }
+
+ private:
+  struct Lane {
+    Stream st;
+    std::unique_ptr<DevBuf> din, dout;
+    std::unique_ptr<HostBuf> hin, hout;
+    bool pending = false;
+    size_t off = 0, len = 0;
+  };
+
+  void drain(Lane& l, uint8_t* out) {
+    check(cudaStreamSynchronize(l.st.s), "cudaStreamSynchronize");
+    std::memcpy(out + l.off, l.hout->bytes(), l.len);
+    l.pending = false;
+  }
+
+  unsigned grid_for(Op op, int nr, uint64_t nblocks) {
+    if (nblocks != grid_nblocks_ || op != grid_op_ || nr != grid_nr_) {
+      grid_ = plan_grid(k_, op, nr, nblocks, dev_);
+      grid_nblocks_ = nblocks;
+      grid_op_ = op;
+      grid_nr_ = nr;
+    }
+    return grid_;
+  }
+
+  KernelSpec k_;
+  bool staged_;
+  const u32* base_ = nullptr;
+  int dev_ = 0;
+  size_t chunk_ = 0;
+  int nstreams_ = 0;
+  std::vector<std::unique_ptr<Lane>> lanes_;
+  unsigned grid_ = 0;
+  uint64_t grid_nblocks_ = ~uint64_t(0);
+  Op grid_op_ = Op::Ctr;
+  int grid_nr_ = 0;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+unsigned emu_grid(const KernelSpec& k, uint64_t nblocks, unsigned max_grid) {
+  const uint64_t thr = uint64_t(threads_of(k));
+  uint64_t g;
+  if (k.family == Family::Extended) {
+    const uint64_t threads_needed = (nblocks + k.ext_blocks - 1) / k.ext_blocks;
+    return unsigned(std::max<uint64_t>(1, (threads_needed + thr - 1) / thr));  // exact, no stride loop
+  } else if (k.family == Family::Optimised) {
+    const uint64_t tile = thr * uint64_t(opt_configs().at(size_t(k.opt)).bpt);
+    g = (nblocks + tile - 1) / tile;
+  } else {
+    g = (nblocks + thr - 1) / thr;
+  }
+  if (max_grid) g = std::min<uint64_t>(g, max_grid);
+  return unsigned(std::max<uint64_t>(1, g));
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------------------------------------
+// Devices
+// ------------------------------------------------------------------------------------------------
+
+int device_count(std::string* reason) {
+  int n = 0;
+  const cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    if (reason) *reason = std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
+    return 0;
+  }
+  if (n == 0 && reason) *reason = "no CUDA device found";
+  return n;
+}
+
+int runtime_version() {
+  int v = 0;
+  cudaRuntimeGetVersion(&v);
+  return v;
+}
+
+int driver_version() {
+  int v = 0;
+  if (cudaDriverGetVersion(&v) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return v;
+}
+
+int current_device() {
+  const char* env = std::getenv("S2MC_CUDA_DEVICE");
+  return env && *env ? std::atoi(env) : 0;
+}
+
+std::vector<DeviceInfo> devices() {
+  std::vector<DeviceInfo> out;
+  const int n = device_count(nullptr);
+  for (int i = 0; i < n; ++i) {
+    cudaDeviceProp prop{};
+    check(cudaGetDeviceProperties(&prop, i), "cudaGetDeviceProperties");
+    DeviceInfo d;
+    d.index = i;
+    d.name = prop.name;
+    d.cc_major = prop.major;
+    d.cc_minor = prop.minor;
+    d.sms = prop.multiProcessorCount;
+    d.global_mem = prop.totalGlobalMem;
+    d.smem_per_sm = prop.sharedMemPerMultiprocessor;
+    d.l2_bytes = prop.l2CacheSize;
+    cudaDeviceGetAttribute(&d.clock_khz, cudaDevAttrClockRate, i);
+    cudaDeviceGetAttribute(&d.mem_clock_khz, cudaDevAttrMemoryClockRate, i);
+    cudaDeviceGetAttribute(&d.mem_bus_bits, cudaDevAttrGlobalMemoryBusWidth, i);
+    char bus[64] = {0};
+    if (cudaDeviceGetPCIBusId(bus, sizeof(bus), i) == cudaSuccess) d.pci_bus_id = bus;
+    cudaGetLastError();
+    out.push_back(d);
+  }
+  return out;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Encryption
+// ------------------------------------------------------------------------------------------------
+
+void crypt(const Request& r, const uint8_t* key, int key_bits, const uint8_t iv[16],
+           const uint8_t* in, uint8_t* out, size_t n) {
+  const KernelSpec k = parse_kernel(r);
+  const Op op = parse_op(r.op);
+  if (op == Op::Keystream) throw std::invalid_argument("crypt: use keystream_fold for the keystream op");
+  check_length(op, n);
+  int nr = 0;
+  const KParams proto = make_params(op, key, key_bits, iv, &nr);
+  if (n == 0) return;
+  Pipeline pipe(k, r.streams, r.chunk_bytes, n, /*staged=*/true);
+  pipe.run(op, nr, proto, in, out, n);
+}
+
+void emulate(const Request& r, const uint8_t* key, int key_bits, const uint8_t iv[16],
+             const uint8_t* in, uint8_t* out, size_t n, unsigned max_grid) {
+  const KernelSpec k = parse_kernel(r);
+  const Op op = parse_op(r.op);
+  if (op == Op::Keystream) throw std::invalid_argument("emulate: use keystream_fold for the keystream op");
+  check_length(op, n);
+  int nr = 0;
+  const KParams proto = make_params(op, key, key_bits, iv, &nr);
+  if (n == 0) return;
+  const size_t chunk = r.chunk_bytes ? round16(r.chunk_bytes) : round16(n);
+  std::vector<uint4> bin(chunk / 16), bout(chunk / 16);
+  for (size_t off = 0; off < n; off += chunk) {  // the same chunking (and counter offsets) as crypt
+    const size_t len = std::min(chunk, n - off);
+    std::memset(bin.data(), 0xA5, chunk);
+    std::memcpy(bin.data(), in + off, len);
+    KParams p = proto;
+    p.in = bin.data();
+    p.out = bout.data();
+    p.base = host_base();
+    p.nblocks = blocks_for(len);
+    p.blk_off = off / 16;
+    p.ext_blocks = u32(k.ext_blocks);
+    emulate(k, op, nr, p, emu_grid(k, p.nblocks, max_grid));
+    std::memcpy(out + off, bout.data(), len);
+  }
+}
+
+std::array<uint8_t, 16> keystream_fold(const Request& r, const uint8_t* key, int key_bits,
+                                       const uint8_t iv[16], size_t n, bool emulated,
+                                       unsigned max_grid) {
+  const KernelSpec k = parse_kernel(r);
+  int nr = 0;
+  KParams p = make_params(Op::Keystream, key, key_bits, iv, &nr);
+  p.nblocks = blocks_for(n);
+  p.ext_blocks = u32(k.ext_blocks);
+  std::vector<uint4> folds;
+  if (emulated) {
+    const unsigned grid = emu_grid(k, p.nblocks, max_grid);
+    folds.assign(size_t(grid) * threads_of(k), make_uint4(0, 0, 0, 0));
+    p.base = host_base();
+    p.out = folds.data();
+    emulate(k, Op::Keystream, nr, p, grid);
+  } else {
+    Device& d = device();
+    const unsigned grid = plan_grid(k, Op::Keystream, nr, p.nblocks, d.index);
+    const size_t nout = size_t(grid) * threads_of(k);
+    DevBuf dout(nout * sizeof(uint4));
+    p.base = d.base;
+    p.out = dout.as<uint4>();
+    launch(k, Op::Keystream, nr, p, grid, nullptr);
+    folds.resize(nout);
+    check(cudaMemcpy(folds.data(), dout.p, nout * sizeof(uint4), cudaMemcpyDeviceToHost),
+          "cudaMemcpy (folds)");
+  }
+  uint4 acc = make_uint4(0, 0, 0, 0);
+  for (const uint4& f : folds) acc = xor4(acc, f);
+  std::array<uint8_t, 16> outb{};
+  std::memcpy(outb.data(), &acc, 16);
+  return outb;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Benchmarks
+// ------------------------------------------------------------------------------------------------
+
+BenchResult bench(const Request& r, const std::string& measure, int key_bits, size_t n, int reps) {
+  const KernelSpec k = parse_kernel(r);
+  Op op = parse_op(r.op);
+  if (reps < 1) throw std::invalid_argument("reps must be >= 1");
+  if (n < 16) throw std::invalid_argument("benchmark size must be at least 16 bytes");
+  n &= ~size_t(15);
+  if (measure == "keystream") op = Op::Keystream;
+  else if (op == Op::Keystream) op = Op::Ctr;
+  if (measure != "keystream" && measure != "device" && measure != "host")
+    throw std::invalid_argument("unknown measure '" + measure + "' (expected keystream, device, host)");
+
+  const uint8_t key[32] = {0x2b, 0x7e, 0x15, 0x16, 0x28, 0xae, 0xd2, 0xa6, 0xab, 0xf7, 0x15,
+                           0x88, 0x09, 0xcf, 0x4f, 0x3c, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+  const uint8_t iv[16] = {0xf0, 0xf1, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6, 0xf7,
+                          0xf8, 0xf9, 0xfa, 0xfb, 0xfc, 0xfd, 0xfe, 0xff};
+  int nr = 0;
+  KParams p = make_params(op, key, key_bits, iv, &nr);
+  p.ext_blocks = u32(k.ext_blocks);
+  Device& d = device();
+  p.base = d.base;
+  p.nblocks = n / 16;
+
+  BenchResult res;
+  res.kernel = kernel_name(k);
+  res.op = r.op;
+  res.measure = measure;
+  res.bytes = n;
+  res.reps = reps;
+  res.threads = threads_of(k);
+  std::vector<double> times;
+
+  if (measure == "keystream" || measure == "device") {
+    const unsigned grid = plan_grid(k, op, nr, p.nblocks, d.index);
+    res.grid = grid;
+    res.timer = "cuda-events";
+    std::unique_ptr<DevBuf> din, dout;
+    if (measure == "keystream") {
+      dout.reset(new DevBuf(size_t(grid) * res.threads * sizeof(uint4)));
+    } else {
+      size_t free_b = 0, total_b = 0;
+      check(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
+      if (2 * n > free_b / 10 * 9)
+        throw std::invalid_argument("device-resident size " + std::to_string(n) +
+                                    " B needs 2x that in GPU memory; " + std::to_string(free_b) +
+                                    " B are free");
+      din.reset(new DevBuf(n));
+      dout.reset(new DevBuf(n));
+      check(cudaMemset(din->p, 0x5a, n), "cudaMemset");
+      p.in = din->as<const uint4>();
+    }
+    p.out = dout->as<uint4>();
+    Event start, stop;
+    launch(k, op, nr, p, grid, nullptr);  // warm-up (also sets kernel attributes)
+    check(cudaDeviceSynchronize(), "warm-up");
+    for (int i = 0; i < reps; ++i) {
+      check(cudaEventRecord(start.e, nullptr), "cudaEventRecord");
+      launch(k, op, nr, p, grid, nullptr);
+      check(cudaEventRecord(stop.e, nullptr), "cudaEventRecord");
+      check(cudaEventSynchronize(stop.e), "cudaEventSynchronize");
+      float ms = 0;
+      check(cudaEventElapsedTime(&ms, start.e, stop.e), "cudaEventElapsedTime");
+      times.push_back(ms * 1e-3);
+    }
+  } else {
+    res.timer = "host-clock";
+    HostBuf hin(n), hout(n);
+    std::memset(hin.p, 0x5a, n);
+    std::memset(hout.p, 0, n);  // touch the pages before timing
+    Pipeline pipe(k, r.streams, r.chunk_bytes, n, /*staged=*/false);
+    res.streams = pipe.streams();
+    res.chunk_bytes = pipe.chunk();
+    res.grid = plan_grid(k, op, nr, blocks_for(pipe.chunk()), d.index);
+    pipe.run(op, nr, p, hin.bytes(), hout.bytes(), n);  // warm-up
+    for (int i = 0; i < reps; ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      pipe.run(op, nr, p, hin.bytes(), hout.bytes(), n);
+      const auto t1 = std::chrono::steady_clock::now();
+      times.push_back(std::chrono::duration<double>(t1 - t0).count());
+    }
+  }
+  res.seconds = median(times);
+  res.best_seconds = *std::min_element(times.begin(), times.end());
+  return res;
+}
+
+}  // namespace gpu
+}  // namespace s2mc
