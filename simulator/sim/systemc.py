@@ -1,0 +1,174 @@
+"""The `systemc` engine: the same machine as SystemC modules, run in a child process.
+
+SystemC allows one elaboration per process, so the model is its own executable, `s2mc-systemc`
+(simulator/systemc/, installed next to this module). This module is its host side: it keeps the
+memory writes made before the run, hands the machine to the child in an input file, and reads back
+the result (the same raw dict as the fast engine's binding), the final registers and the final
+memory. `Machine(program, engine="systemc", vcd="run.vcd")` uses it; see docs/systemc.md.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+from array import array
+from pathlib import Path
+
+from s2mc.isa.errors import S2mcError
+
+EXECUTABLE = "s2mc-systemc"
+ENV_OVERRIDE = "S2MC_SYSTEMC"   # path to the executable, for builds outside the package
+
+
+def _candidates() -> list[Path]:
+    found = []
+    if os.environ.get(ENV_OVERRIDE):
+        found.append(Path(os.environ[ENV_OVERRIDE]))
+    # The package's folders: in an editable install (scikit-build-core) s2mc.sim spans the source
+    # folder and site-packages/s2mc/sim, where CMake installs the executable; in a wheel, one folder.
+    from . import __path__ as sim_path
+    found += [Path(p) / EXECUTABLE for p in sim_path]
+    found.append(Path(__file__).resolve().parent / EXECUTABLE)
+    try:
+        from importlib.resources import files
+        found.append(Path(str(files("s2mc.sim") / EXECUTABLE)))
+    except (ImportError, TypeError, ValueError):
+        pass
+    found.append(Path(sys.prefix) / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}"
+                 / "site-packages" / "s2mc" / "sim" / EXECUTABLE)
+    return found
+
+
+def executable() -> Path | None:
+    """The path of the s2mc-systemc executable, or None when the engine is not built."""
+    for p in _candidates():
+        if p.is_file() and os.access(p, os.X_OK):
+            return p
+    return None
+
+
+def available() -> bool:
+    """True when the SystemC engine is built (for `s2mc info` and test skips)."""
+    return executable() is not None
+
+
+def _not_built() -> S2mcError:
+    return S2mcError("the systemc engine is not built (no s2mc-systemc executable next to s2mc.sim); "
+                     "install libsystemc-dev and rerun `make setup`")
+
+
+class SystemCEngine:
+    """Host side of one SystemC run, with the fast binding's interface (write, read, registers, run)."""
+
+    def __init__(self, code, data, entry, config, trace: bool = False, vcd: str | os.PathLike | None = None):
+        self._exe = executable()
+        if self._exe is None:
+            raise _not_built()
+        self._code = [int(w) & 0xFFFFFFFF for w in code]
+        self._data = [int(w) for w in data]
+        self._entry = int(entry)
+        self._config = config
+        self._trace = bool(trace)
+        self._vcd = os.fspath(vcd) if vcd else None
+        self._writes: list[tuple[int, list[int]]] = []
+        self._memory: array | None = None   # the final memory, after the run
+        self._registers: list[list[int]] | None = None
+
+    # -- memory before and after the run -----------------------------------------------------------
+    def write(self, addr: int, words) -> None:
+        words = [int(w) for w in words]
+        if addr < 0 or addr + len(words) > self._config.mem_words:
+            raise S2mcError("write past the end of memory")
+        if self._memory is not None:   # after the run: like the fast engine, the memory is just memory
+            self._memory_extend(addr + len(words))
+            self._memory[addr:addr + len(words)] = array("i", words)
+            return
+        self._writes.append((addr, words))
+
+    def read(self, addr: int, n: int) -> list[int]:
+        if addr < 0 or addr + n > self._config.mem_words:
+            raise S2mcError("read past the end of memory")
+        if self._memory is not None:
+            have = self._memory[addr:addr + n].tolist()
+            return have + [0] * (n - len(have))
+        out = [0] * n
+        for start, words in [(0, self._data)] + self._writes:   # the initial image, then the writes
+            lo, hi = max(start, addr), min(start + len(words), addr + n)
+            if lo < hi:
+                out[lo - addr:hi - addr] = words[lo - start:hi - start]
+        return out
+
+    def _memory_extend(self, n: int) -> None:
+        if len(self._memory) < n:
+            self._memory.extend([0] * (n - len(self._memory)))
+
+    def registers(self, core: int) -> list[int]:
+        if not 0 <= core < self._config.cores:
+            raise S2mcError(f"core {core} does not exist (cores 0..{self._config.cores - 1})")
+        if self._registers is None:
+            return [0] * 32
+        return list(self._registers[core])
+
+    # -- the run -----------------------------------------------------------------------------------
+    def _input_text(self) -> str:
+        c = self._config
+        parts = ["s2mc-systemc-input 1",
+                 f"cores {c.cores} mem_latency {c.mem_latency} arbitration {c.arbitration}",
+                 f"max_cycles {c.max_cycles} mem_words {c.mem_words} entry {self._entry} trace {int(self._trace)}",
+                 f"code {len(self._code)}", " ".join(map(str, self._code)),
+                 f"data {len(self._data)}", " ".join(map(str, self._data))]
+        for addr, words in self._writes:
+            parts += [f"write {addr} {len(words)}", " ".join(map(str, words))]
+        parts.append("end\n")
+        return "\n".join(parts)
+
+    def run(self) -> dict:
+        with tempfile.TemporaryDirectory(prefix="s2mc-systemc-") as tmp:
+            tmp = Path(tmp)
+            (tmp / "machine.txt").write_text(self._input_text())
+            cmd = [str(self._exe), "--input", str(tmp / "machine.txt"), "--result", str(tmp / "result.json"),
+                   "--memory", str(tmp / "memory.bin")]
+            if self._vcd:
+                cmd += ["--vcd", str(Path(self._vcd).resolve())]
+            env = dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1")
+            try:
+                proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+            except OSError as exc:
+                raise S2mcError(f"cannot start the systemc engine {self._exe}: {exc.strerror or exc}") from None
+            if proc.returncode != 0:
+                raise S2mcError(_child_failure(proc))
+            try:
+                raw = json.loads((tmp / "result.json").read_text())
+                mem = array("i")
+                mem.frombytes((tmp / "memory.bin").read_bytes())
+            except (OSError, ValueError) as exc:
+                raise S2mcError(f"the systemc engine finished but its result could not be read: {exc}") from None
+        if sys.byteorder != "little":
+            mem.byteswap()
+        self._memory = mem
+        self._registers = raw.pop("registers")
+        raw.pop("pcs", None)
+        raw["output"] = [(cyc, core, text) for cyc, core, text in raw["output"]]
+        raw["trace"] = [tuple(e) for e in raw["trace"]]
+        return raw
+
+
+def _child_failure(proc: subprocess.CompletedProcess) -> str:
+    """One clear line for a failed child: its own error line, or how it died."""
+    lines = [ln.strip() for ln in (proc.stderr or "").splitlines() if ln.strip()]
+    mine = [ln for ln in lines if ln.startswith("s2mc-systemc: error:")]
+    if proc.returncode > 0 and mine:
+        return "systemc engine: " + mine[0][len("s2mc-systemc: error:"):].strip()
+    if proc.returncode < 0:
+        try:
+            name = signal.Signals(-proc.returncode).name
+        except ValueError:
+            name = f"signal {-proc.returncode}"
+        how = f"crashed ({name})"
+    else:
+        how = f"failed (exit status {proc.returncode})"
+    last = f": {lines[-1]}" if lines else ""
+    return f"the systemc engine (s2mc-systemc) {how}{last}"

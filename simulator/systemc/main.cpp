@@ -1,0 +1,281 @@
+// s2mc-systemc: the SystemC engine as its own executable (SystemC allows one elaboration per
+// process). The Python layer (s2mc.sim.systemc) writes the machine to an input file, runs this
+// program, and reads back the result (the same fields as the fast engine's, as JSON), the final
+// registers, and the final memory (raw little-endian 32-bit words).
+//
+//   s2mc-systemc --input IN --result OUT.json --memory OUT.bin [--vcd TRACE.vcd]
+//
+// Input (whitespace-separated tokens; see docs/systemc.md):
+//   s2mc-systemc-input 1
+//   cores N  mem_latency L  arbitration fifo|fixed|round_robin  max_cycles N  mem_words N
+//   entry N  trace 0|1
+//   code N w...     data N w...     (write ADDR N w...)*     end
+#include <systemc>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#include "system.h"
+
+namespace {
+
+using namespace s2sc;
+
+struct bad_input : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class token_reader {
+ public:
+  explicit token_reader(std::istream& in) : m_in(in) {}
+  std::string word(const char* what) {
+    std::string s;
+    if (!(m_in >> s)) throw bad_input(std::string("input ends early, expected ") + what);
+    return s;
+  }
+  void expect(const char* key) {
+    const std::string s = word(key);
+    if (s != key) throw bad_input("expected '" + std::string(key) + "' in the input, found '" + s + "'");
+  }
+  uint64_t number(const char* what, uint64_t lo, uint64_t hi) {
+    const std::string s = word(what);
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long v = std::strtoull(s.c_str(), &end, 10);
+    if (s.empty() || s[0] == '-' || *end || errno || v < lo || v > hi)
+      throw bad_input(std::string(what) + " '" + s + "' is not a number in " + std::to_string(lo) + ".." + std::to_string(hi));
+    return v;
+  }
+  int64_t integer(const char* what, int64_t lo, int64_t hi) {
+    const std::string s = word(what);
+    char* end = nullptr;
+    errno = 0;
+    const long long v = std::strtoll(s.c_str(), &end, 10);
+    if (s.empty() || *end || errno || v < lo || v > hi)
+      throw bad_input(std::string(what) + " '" + s + "' is not a number in " + std::to_string(lo) + ".." + std::to_string(hi));
+    return v;
+  }
+  uint64_t keyed(const char* key, uint64_t lo, uint64_t hi) {
+    expect(key);
+    return number(key, lo, hi);
+  }
+
+ private:
+  std::istream& m_in;
+};
+
+struct write_op {
+  uint32_t addr;
+  std::vector<int32_t> words;
+};
+
+struct machine_input {
+  s2::Image image;
+  s2::Config cfg;
+  bool trace = false;
+  std::vector<write_op> writes;
+};
+
+machine_input read_input(std::istream& in) {
+  token_reader tr(in);
+  machine_input m;
+  tr.expect("s2mc-systemc-input");
+  if (tr.number("format version", 1, 1) != 1) throw bad_input("unsupported input version");
+  m.cfg.cores = static_cast<int>(tr.keyed("cores", 1, s2::MAX_CORES));
+  m.cfg.mem_latency = static_cast<int>(tr.keyed("mem_latency", 1, 1000000));
+  tr.expect("arbitration");
+  const std::string arb = tr.word("an arbitration policy");
+  if (arb == "fifo") m.cfg.arbitration = s2::Arbitration::FIFO;
+  else if (arb == "fixed") m.cfg.arbitration = s2::Arbitration::FIXED;
+  else if (arb == "round_robin") m.cfg.arbitration = s2::Arbitration::ROUND_ROBIN;
+  else throw bad_input("unknown arbitration '" + arb + "' (choose fifo, fixed, round_robin)");
+  m.cfg.max_cycles = tr.keyed("max_cycles", 1, uint64_t{1} << 62);
+  m.cfg.mem_words = static_cast<uint32_t>(tr.keyed("mem_words", 1, uint64_t{1} << 28));
+  m.image.entry = static_cast<uint32_t>(tr.keyed("entry", 0, 0xFFFFFFFFu));
+  m.trace = tr.keyed("trace", 0, 1) != 0;
+  const uint64_t ncode = tr.keyed("code", 0, 1u << 22);
+  m.image.code.reserve(ncode);
+  for (uint64_t i = 0; i < ncode; ++i) m.image.code.push_back(static_cast<uint32_t>(tr.number("code word", 0, 0xFFFFFFFFu)));
+  const uint64_t ndata = tr.keyed("data", 0, m.cfg.mem_words);
+  m.image.data.reserve(ndata);
+  for (uint64_t i = 0; i < ndata; ++i) m.image.data.push_back(static_cast<int32_t>(tr.integer("data word", INT32_MIN, INT32_MAX)));
+  for (;;) {
+    const std::string key = tr.word("'write' or 'end'");
+    if (key == "end") break;
+    if (key != "write") throw bad_input("expected 'write' or 'end' in the input, found '" + key + "'");
+    write_op w;
+    w.addr = static_cast<uint32_t>(tr.number("write address", 0, m.cfg.mem_words));
+    const uint64_t n = tr.number("write length", 0, m.cfg.mem_words - w.addr);
+    w.words.reserve(n);
+    for (uint64_t i = 0; i < n; ++i) w.words.push_back(static_cast<int32_t>(tr.integer("write word", INT32_MIN, INT32_MAX)));
+    m.writes.push_back(std::move(w));
+  }
+  return m;
+}
+
+const char* fault_name(s2::FaultKind k) {
+  switch (k) {
+    case s2::FaultKind::UNDEFINED_OPCODE: return "undefined_opcode";
+    case s2::FaultKind::PC_OUT_OF_RANGE: return "pc_out_of_range";
+    case s2::FaultKind::ADDRESS_OUT_OF_RANGE: return "address_out_of_range";
+    case s2::FaultKind::DIVISION_BY_ZERO: return "division_by_zero";
+    case s2::FaultKind::CYCLE_LIMIT: return "cycle_limit";
+    default: return "none";
+  }
+}
+
+void json_string(std::ostream& o, const std::string& s) {
+  static const char* hex = "0123456789abcdef";
+  o << '"';
+  for (unsigned char ch : s) {
+    if (ch == '"' || ch == '\\') o << '\\' << ch;
+    else if (ch >= 0x20 && ch < 0x7F) o << ch;
+    else o << "\\u00" << hex[ch >> 4] << hex[ch & 15];  // every byte is one code point (latin-1)
+  }
+  o << '"';
+}
+
+void write_result(std::ostream& o, const s2::RunResult& r, const s2_system& sys) {
+  o << "{\"cycles\":" << r.cycles << ",\"bus_busy_cycles\":" << r.bus_busy_cycles << ",\"cores\":[";
+  for (size_t i = 0; i < r.cores.size(); ++i) {
+    const s2::CoreStats& s = r.cores[i];
+    o << (i ? "," : "") << "{\"instructions\":" << s.instructions << ",\"finish_cycle\":" << s.finish_cycle
+      << ",\"mem_reads\":" << s.mem_reads << ",\"mem_writes\":" << s.mem_writes << ",\"mem_accesses\":" << s.mem_accesses
+      << ",\"bus_wait_cycles\":" << s.bus_wait_cycles << ",\"bus_busy_cycles\":" << s.bus_busy_cycles
+      << ",\"sync_wait_cycles\":" << s.sync_wait_cycles << "}";
+  }
+  o << "],\"output\":[";
+  for (size_t i = 0; i < r.output.size(); ++i) {
+    o << (i ? "," : "") << "[" << r.output[i].cycle << "," << r.output[i].core << ",";
+    json_string(o, r.output[i].text);
+    o << "]";
+  }
+  static const char* kinds[] = {"issue", "request", "grant", "sync", "resume", "halt"};
+  o << "],\"trace\":[";
+  for (size_t i = 0; i < r.trace.size(); ++i) {
+    const s2::TraceEvent& e = r.trace[i];
+    o << (i ? "," : "") << "[" << e.cycle << "," << e.core << "," << e.pc << ",\"" << kinds[static_cast<int>(e.kind)]
+      << "\"," << e.wait << "]";
+  }
+  o << "],\"fault\":";
+  if (r.fault.kind == s2::FaultKind::NONE) {
+    o << "null";
+  } else {
+    o << "{\"kind\":\"" << fault_name(r.fault.kind) << "\",\"core\":" << r.fault.core << ",\"pc\":" << r.fault.pc
+      << ",\"cycle\":" << r.fault.cycle << ",\"word\":" << r.fault.word << ",\"address\":" << r.fault.address << "}";
+  }
+  o << ",\"registers\":[";
+  for (int i = 0; i < static_cast<int>(r.cores.size()); ++i) {
+    o << (i ? "," : "") << "[";
+    for (int k = 0; k < s2::NUM_REGS; ++k) o << (k ? "," : "") << sys.cores[i].regs[k];
+    o << "]";
+  }
+  o << "],\"pcs\":[";
+  for (int i = 0; i < static_cast<int>(r.cores.size()); ++i) o << (i ? "," : "") << sys.cores[i].pc;
+  o << "]}\n";
+}
+
+// The final memory, up to its last non-zero word (the rest reads as zero).
+void write_memory(const std::string& path, const std::vector<int32_t>& mem) {
+  size_t n = mem.size();
+  while (n > 0 && mem[n - 1] == 0) --n;
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+  std::vector<unsigned char> buf(n * 4);
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t w = static_cast<uint32_t>(mem[i]);
+    buf[4 * i] = w & 0xFF; buf[4 * i + 1] = (w >> 8) & 0xFF; buf[4 * i + 2] = (w >> 16) & 0xFF; buf[4 * i + 3] = w >> 24;
+  }
+  const bool ok = std::fwrite(buf.data(), 1, buf.size(), f) == buf.size();
+  if (std::fclose(f) != 0 || !ok) throw std::runtime_error("cannot write " + path);
+}
+
+const char* USAGE =
+    "usage: s2mc-systemc --input FILE|- --result FILE.json [--memory FILE.bin] [--vcd FILE.vcd]\n"
+    "Runs one S2 multicore machine (the SystemC engine of s2mc); see docs/systemc.md.\n";
+
+int run(int argc, char* argv[]) {
+  std::string input, result, memory, vcd;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw bad_input("option " + a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--input") input = value();
+    else if (a == "--result") result = value();
+    else if (a == "--memory") memory = value();
+    else if (a == "--vcd") vcd = value();
+    else if (a == "-h" || a == "--help") { std::cout << USAGE; return 0; }
+    else if (a == "--version") { std::cout << "s2mc-systemc 1 (SystemC " << sc_core::sc_release() << ")\n"; return 0; }
+    else throw bad_input("unknown option '" + a + "'\n" + USAGE);
+  }
+  if (input.empty() || result.empty()) throw bad_input(std::string("--input and --result are required\n") + USAGE);
+
+  machine_input m;
+  if (input == "-") {
+    m = read_input(std::cin);
+  } else {
+    std::ifstream in(input);
+    if (!in) throw bad_input("cannot read the input file " + input + ": " + std::strerror(errno));
+    m = read_input(in);
+  }
+  if (!vcd.empty()) {
+    std::FILE* f = std::fopen(vcd.c_str(), "w");
+    if (!f) throw bad_input("cannot write the VCD file " + vcd + ": " + std::strerror(errno));
+    std::fclose(f);
+  }
+
+  // Informational reports (such as the trace file's time unit) would only clutter the output.
+  sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+
+  run_control ctl;
+  ctl.cfg = m.cfg;
+  ctl.entry = m.image.entry;
+  ctl.limit = m.cfg.max_cycles;
+  ctl.tracing = m.trace;
+  ctl.vcd = !vcd.empty();
+  ctl.prog.reserve(m.image.code.size());
+  for (uint32_t w : m.image.code) ctl.prog.push_back(s2::predecode(w));
+
+  s2_system sys("s2", ctl);
+  auto& mem = sys.memory.direct();
+  std::copy(m.image.data.begin(), m.image.data.end(), mem.begin());
+  for (const write_op& w : m.writes) std::copy(w.words.begin(), w.words.end(), mem.begin() + w.addr);
+  if (!vcd.empty()) sys.trace_to(vcd);
+
+  sc_core::sc_start();
+  if (!vcd.empty()) sc_core::sc_start(half_cycle());  // lets the kernel record the last cycle's values
+  sys.close_trace();
+
+  const s2::RunResult r = sys.result();
+  {
+    std::ofstream out(result);
+    if (!out) throw std::runtime_error("cannot write " + result + ": " + std::strerror(errno));
+    write_result(out, r, sys);
+    if (!out.flush()) throw std::runtime_error("cannot write " + result);
+  }
+  if (!memory.empty()) write_memory(memory, mem);
+  return 0;
+}
+
+}  // namespace
+
+int sc_main(int argc, char* argv[]) {
+  try {
+    return run(argc, argv);
+  } catch (const bad_input& e) {
+    std::cerr << "s2mc-systemc: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "s2mc-systemc: error: " << e.what() << "\n";
+    return 1;
+  }
+}
