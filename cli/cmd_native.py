@@ -59,8 +59,13 @@ def _threads_list(text: str, max_threads: int) -> list[int]:
 def run_grid(*, threads: list[int], sizes: list[int], impls: list[str], strategies: list[str],
              block_bytes: list[int], key_bits: int = 128, vs_openssl: bool = False,
              min_seconds: float = 0.1, min_reps: int = 3, experiment: str = "native",
-             progress: bool = False, log=None) -> tuple[list[dict], "object"]:
-    """Measure the grid; returns (summaries, records frame). Used by the CLI and bench_native.py."""
+             progress: bool = False, log=None, multi: bool = False) -> tuple[list[dict], "object"]:
+    """Measure the grid; returns (summaries, records frame). Used by the CLI and bench_native.py.
+
+    multi=True: every thread encrypts its own buffer of each size (like `openssl speed -multi`);
+    the strategy is then "multi" and throughput is the aggregate over the threads.
+    cycles_per_byte is time-stamp-counter ticks x threads / bytes processed (core cycles per byte).
+    """
     from s2mc import native
     from s2mc.analysis import records
 
@@ -68,6 +73,8 @@ def run_grid(*, threads: list[int], sizes: list[int], impls: list[str], strategi
     platform = native.info().get("cpu", "unknown")
     workload = f"aes-{key_bits}-ctr"
     configs = []
+    if multi:
+        strategies, block_bytes = ["multi"], [block_bytes[0]]
     for impl in impls:
         for strategy in strategies:
             for bb in (block_bytes if strategy == "extended" else [block_bytes[0]]):
@@ -81,30 +88,36 @@ def run_grid(*, threads: list[int], sizes: list[int], impls: list[str], strategi
     rows, summaries, ossl_cache = [], [], {}
 
     def add(engine, variant, t, n, res):
-        secs = res["seconds_best"]
+        secs, total = res["seconds_best"], res["total_bytes"]
         base = dict(run_id=run_id, experiment=experiment, source="native", platform=platform,
-                    workload=workload, variant=variant, engine=engine, cores=t, core=-1, bytes=n)
+                    workload=workload, variant=variant, engine=engine, cores=t, core=-1, bytes=total)
         rows.append(dict(base, metric="seconds", value=secs))
-        rows.append(dict(base, metric="bytes_per_second", value=n / secs))
-        rows.append(dict(base, metric="cycles_per_byte", value=res["tsc_cycles_best"] / n))
+        rows.append(dict(base, metric="bytes_per_second", value=total / secs))
+        rows.append(dict(base, metric="cycles_per_byte", value=res["tsc_cycles_best"] * t / total))
         return base
+
+    def bench(engine, impl, strategy, t, n, bb):
+        return native.bench_ctr(n, key_bits=key_bits, engine=engine, impl=impl,
+                                strategy="contiguous" if strategy == "multi" else strategy, threads=t,
+                                block_bytes=bb, min_reps=min_reps, min_seconds=min_seconds,
+                                multi=strategy == "multi")
 
     for impl, strategy, bb, t, n in configs:
         variant = f"extended-{bb}" if strategy == "extended" else strategy
-        res = native.bench_ctr(n, key_bits=key_bits, engine="ours", impl=impl, strategy=strategy,
-                               threads=t, block_bytes=bb, min_reps=min_reps, min_seconds=min_seconds)
+        res = bench("ours", impl, strategy, t, n, bb)
         base = add(res["engine"], variant, t, n, res)
+        total = res["total_bytes"]
         s = dict(impl=res["engine"], strategy=strategy, block_bytes=bb if strategy == "extended" else None,
-                 threads=t, bytes=n, seconds=res["seconds_best"], gb_per_s=n / res["seconds_best"] / 1e9,
-                 cycles_per_byte=res["tsc_cycles_best"] / n, reps=res["reps"])
+                 threads=t, bytes=n, total_bytes=total, seconds=res["seconds_best"],
+                 gb_per_s=total / res["seconds_best"] / 1e9,
+                 cycles_per_byte=res["tsc_cycles_best"] * t / total, reps=res["reps"])
         if vs_openssl:
             if (t, n) not in ossl_cache:
-                o = native.bench_ctr(n, key_bits=key_bits, engine="openssl", threads=t,
-                                     min_reps=min_reps, min_seconds=min_seconds)
+                o = bench("openssl", "auto", "multi" if multi else "contiguous", t, n, bb)
                 ossl_cache[(t, n)] = o
-                add("openssl", "evp-contiguous", t, n, o)
+                add("openssl", "evp-multi" if multi else "evp-contiguous", t, n, o)
             o = ossl_cache[(t, n)]
-            s["openssl_gb_per_s"] = n / o["seconds_best"] / 1e9
+            s["openssl_gb_per_s"] = o["total_bytes"] / o["seconds_best"] / 1e9
             s["ratio"] = o["seconds_best"] / res["seconds_best"]
             rows.append(dict(base, metric="speedup_vs_openssl", value=s["ratio"]))
         summaries.append(s)
@@ -121,6 +134,8 @@ def format_summary(s: dict) -> str:
     strat = s["strategy"] + (f"/{s['block_bytes']}" if s.get("block_bytes") else "")
     line = (f"{s['impl']:<8} {strat:<15} {s['threads']:>3} thr {_human(s['bytes']):>10}  "
             f"{s['gb_per_s']:8.2f} GB/s  {s['cycles_per_byte']:7.3f} c/B")
+    if s["strategy"] == "multi":
+        line = line.replace(" thr ", " x   ")
     if "ratio" in s:
         line += f"  | openssl {s['openssl_gb_per_s']:7.2f} GB/s  ratio {s['ratio']:.2f}x"
     return line
@@ -141,6 +156,8 @@ def format_summary(s: dict) -> str:
 @click.option("--key-bits", type=click.Choice(["128", "192", "256"]), default="128", show_default=True)
 @click.option("--vs-openssl", is_flag=True, help="Also time OpenSSL EVP aes-*-ctr on the same buffers "
               "in this run and print the ratio ours/OpenSSL.")
+@click.option("--multi", is_flag=True, help="Every thread encrypts its own buffer of each size (like "
+              "`openssl speed -multi N`) and the aggregate throughput is reported; --strategy is ignored.")
 @click.option("--min-seconds", type=float, default=0.1, show_default=True,
               help="Repeat each measurement at least this long (best run is reported).")
 @click.option("--reps", type=int, default=3, show_default=True, help="At least this many timed runs.")
@@ -149,7 +166,7 @@ def format_summary(s: dict) -> str:
               "when the name ends in .csv) and a manifest next to it.")
 @click.option("--json", "as_json", is_flag=True, help="Print results and records as JSON on stdout.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def native_cmd(threads, sizes, impls, strategies, block_bytes, key_bits, vs_openssl, min_seconds, reps,
+def native_cmd(threads, sizes, impls, strategies, block_bytes, key_bits, vs_openssl, multi, min_seconds, reps,
                experiment, out_path, as_json, quiet):
     """Benchmark native CPU AES-CTR over threads x bytes x impl x strategy x block size."""
     from s2mc import native
@@ -198,12 +215,12 @@ def native_cmd(threads, sizes, impls, strategies, block_bytes, key_bits, vs_open
     summaries, df = run_grid(threads=thread_list, sizes=size_list, impls=impl_list, strategies=strat_list,
                              block_bytes=bb_list, key_bits=int(key_bits), vs_openssl=vs_openssl,
                              min_seconds=min_seconds, min_reps=reps, experiment=experiment,
-                             progress=show and progress, log=log)
+                             progress=show and progress, log=log, multi=multi)
     if out_path:
         from s2mc.analysis import records
         params = dict(command="native", threads=thread_list, bytes=size_list, impls=impl_list,
                       strategies=strat_list, block_bytes=bb_list, key_bits=int(key_bits),
-                      vs_openssl=vs_openssl, min_seconds=min_seconds, reps=reps, experiment=experiment,
+                      vs_openssl=vs_openssl, multi=multi, min_seconds=min_seconds, reps=reps, experiment=experiment,
                       native=native.info())
         path = records.write(df, out_path, params=params)
         click.echo(f"wrote {len(df)} records to {path}", err=True)

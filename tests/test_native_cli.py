@@ -95,3 +95,21 @@ def test_info_lists_native():
     assert res.exit_code == 0
     facts = json.loads(res.output)
     assert facts["native"]["built"] is True and facts["native"]["best"] == native.best_impl()
+
+
+def test_multi_mode_aggregates_over_threads(tmp_path):
+    out = tmp_path / "m.parquet"
+    res = run("--multi", "--threads", "1,2", "--bytes", "4K", "--vs-openssl", "--strategy", "coarse",
+              "--out", str(out), "--json", *FAST)
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.output[res.output.index("{"):])
+    assert [r["strategy"] for r in doc["results"]] == ["multi", "multi"]
+    assert [r["total_bytes"] for r in doc["results"]] == [4096, 8192]
+    df = records.read(out)
+    assert set(df["variant"]) == {"multi", "evp-multi"} and set(df["bytes"]) == {4096, 8192}
+
+
+def test_bench_ctr_python_api():
+    r = native.bench_ctr(4096, impl="ttable", threads=2, min_reps=2, min_seconds=0, multi=True)
+    assert r["engine"] == "ttable" and r["total_bytes"] == 8192 and r["reps"] >= 2
+    assert 0 < r["seconds_best"] <= r["seconds_median"]

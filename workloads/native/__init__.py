@@ -117,15 +117,17 @@ def counter_add(iv: bytes, blocks: int) -> bytes:
 
 def bench_ctr(nbytes: int, *, key_bits: int = 128, engine: str = "ours", impl: str = "auto",
               strategy: str = "contiguous", threads: int = 1, block_bytes: int = 1024,
-              min_reps: int = 3, min_seconds: float = 0.2) -> dict:
+              min_reps: int = 3, min_seconds: float = 0.2, multi: bool = False) -> dict:
     """Time in-place CTR over an nbytes buffer inside C++ (engine "ours" or "openssl").
 
     Keys (and OpenSSL's contexts) are set up before timing; one untimed warm-up run; then runs are
-    repeated until both min_reps and min_seconds are reached. Returns seconds_best,
-    seconds_median, tsc_cycles_best (time-stamp counter ticks of the best run), reps, engine.
+    repeated until both min_reps and min_seconds are reached. With multi=True every thread
+    encrypts its own nbytes buffer (like `openssl speed -multi`): seconds are per round of all
+    `threads` buffers (total_bytes = threads x nbytes). Returns seconds_best, seconds_median,
+    tsc_cycles_best (time-stamp counter ticks of the best run), reps, engine, bytes, total_bytes.
     """
     return dict(_lib().bench_ctr(int(key_bits), int(nbytes), engine, impl, strategy, int(threads),
-                                 int(block_bytes), int(min_reps), float(min_seconds)))
+                                 int(block_bytes), int(min_reps), float(min_seconds), bool(multi)))
 
 
 from .files import decrypt_file, encrypt_file, parse_iv_hex, parse_key_hex  # noqa: E402

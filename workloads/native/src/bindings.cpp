@@ -85,38 +85,70 @@ py::object run_into(const View& in, const py::object& out, F&& fn) {
 
 py::dict bench_ctr(int key_bits, size_t nbytes, const std::string& engine, const std::string& impl,
                    const std::string& strategy, int threads, size_t block_bytes, int min_reps,
-                   double min_seconds) {
+                   double min_seconds, bool multi) {
   const bool openssl = engine == "openssl";
   if (!openssl && engine != "ours") throw std::invalid_argument("engine must be 'ours' or 'openssl'");
   RunConfig cfg = config(openssl ? "ttable" : impl, strategy, threads, block_bytes);
   if (rounds_for_key_bits(key_bits) == 0) throw std::invalid_argument("key_bits must be 128, 192 or 256");
-  std::vector<uint8_t> key(size_t(key_bits / 8)), iv(16), buf(nbytes);
+  std::vector<uint8_t> key(size_t(key_bits / 8)), iv(16);
   for (size_t i = 0; i < key.size(); ++i) key[i] = uint8_t(i * 7 + 1);
   for (size_t i = 0; i < 16; ++i) iv[i] = uint8_t(0xf0 + i);
-  for (size_t i = 0; i < nbytes; ++i) buf[i] = uint8_t(i * 131 + 7);
   const Key k = make_key(key.data(), key_bits);
-  std::unique_ptr<OpensslCtr> ossl;
-  if (openssl) ossl = std::make_unique<OpensslCtr>(threads, key.data(), key_bits);
-  std::vector<double> secs;
-  std::vector<double> cycles;
+  // split: one buffer shared by `threads` threads (the strategy decides who does what).
+  // multi: every thread encrypts its own buffer with one thread's worth of work, like
+  //        `openssl speed -multi N`; the time is per round of all buffers.
+  const int nbuf = multi ? threads : 1;
+  std::vector<std::vector<uint8_t>> bufs(static_cast<size_t>(nbuf), std::vector<uint8_t>(nbytes, 0));
+  for (auto& b : bufs)
+    for (size_t i = 0; i < nbytes; ++i) b[i] = uint8_t(i * 131 + 7);
+  std::vector<std::unique_ptr<OpensslCtr>> ossl;
+  if (openssl)
+    for (int i = 0; i < nbuf; ++i) ossl.push_back(std::make_unique<OpensslCtr>(multi ? 1 : threads, key.data(), key_bits));
+  RunConfig one = cfg;
+  one.threads = 1;
+  one.strategy = Strategy::Contiguous;
+  std::vector<double> secs, cycles;
+  long inner = 1;
   {
     py::gil_scoped_release nogil;
-    auto once = [&]() {
+    auto run_buf = [&](int i, const RunConfig& c) {
+      uint8_t* b = bufs[size_t(i)].data();
       if (openssl)
-        ossl->run(iv.data(), buf.data(), buf.data(), nbytes);
+        ossl[size_t(i)]->run(iv.data(), b, b, nbytes);
       else
-        ctr_parallel(cfg, k, iv.data(), buf.data(), buf.data(), nbytes);
+        ctr_parallel(c, k, iv.data(), b, b, nbytes);
     };
-    once();  // warm-up: page faults, thread pool start, caches
-    double total = 0;
-    while (int(secs.size()) < min_reps || total < min_seconds) {
+    auto sample = [&](long reps) {
+      if (!multi) {
+        for (long r = 0; r < reps; ++r) run_buf(0, cfg);
+        return;
+      }
+#pragma omp parallel num_threads(threads)
+      {
+        const int id = omp_get_thread_num();
+        for (long r = 0; r < reps; ++r) run_buf(id, one);
+      }
+    };
+    auto timed = [&](long reps, double* s, double* c) {
       const auto t0 = std::chrono::steady_clock::now();
       const uint64_t c0 = __rdtsc();
-      once();
+      sample(reps);
       const uint64_t c1 = __rdtsc();
-      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      secs.push_back(s);
-      cycles.push_back(double(c1 - c0));
+      *s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      *c = double(c1 - c0);
+    };
+    double s0, c0;
+    timed(1, &s0, &c0);  // warm-up: page faults, thread pool start, caches
+    if (multi) {         // each sample repeats enough rounds to last ~10 ms (amortises the fork/join)
+      timed(1, &s0, &c0);
+      inner = std::max(1L, long(0.01 / std::max(s0, 1e-9)));
+    }
+    double total = 0;
+    while (int(secs.size()) < min_reps || total < min_seconds) {
+      double s, c;
+      timed(inner, &s, &c);
+      secs.push_back(s / double(inner));
+      cycles.push_back(c / double(inner));
       total += s;
       if (secs.size() >= 2000000) break;
     }
@@ -127,7 +159,8 @@ py::dict bench_ctr(int key_bits, size_t nbytes, const std::string& engine, const
   py::dict d;
   d["engine"] = openssl ? "openssl" : cfg.impl->name;
   d["bytes"] = nbytes;
-  d["reps"] = secs.size();
+  d["total_bytes"] = nbytes * size_t(nbuf);  // processed per timed round
+  d["reps"] = secs.size() * size_t(inner);
   d["seconds_best"] = sorted.front();
   d["seconds_median"] = sorted[sorted.size() / 2];
   d["tsc_cycles_best"] = cycles[best_i];
@@ -200,5 +233,7 @@ PYBIND11_MODULE(_native, m) {
   m.def("bench_ctr", &bench_ctr, py::arg("key_bits"), py::arg("nbytes"), py::arg("engine") = "ours",
         py::arg("impl") = "auto", py::arg("strategy") = "contiguous", py::arg("threads") = 1,
         py::arg("block_bytes") = 1024, py::arg("min_reps") = 3, py::arg("min_seconds") = 0.2,
-        "Time CTR in place on an nbytes buffer, repeating until min_reps and min_seconds are both met.");
+        py::arg("multi") = false,
+        "Time CTR in place on an nbytes buffer (multi: one buffer per thread), repeating until min_reps "
+        "and min_seconds are both met.");
 }
