@@ -129,6 +129,14 @@ class FunctionGen:
         else:
             self.free_saved = [r for r in SAVED_O1 if r not in taken]
             self.free_scratch = [r for r in SCRATCH_O1 if r not in taken]
+        # A leaf function with a loop rotates its temporaries through every free register, so
+        # that loaded values survive longer for the optimiser to reuse (saving the extra
+        # callee-saved registers costs two accesses per call, repaid by any loop).
+        self.rotate_all = (self.opt >= 1 and self.leaf
+                           and any(isinstance(n, A.While) for n in A.walk(fn)))
+        if self.rotate_all:
+            self.free_scratch += self.free_saved
+            self.free_saved = []
         self.exit_label = cg.new_label()
         # main never called by anyone: the startup code needs nothing preserved
         self.save_nothing = self.opt >= 1 and fn.name == "main" and not cg.main_is_called
@@ -152,12 +160,12 @@ class FunctionGen:
         elif self.free_saved:
             r = min(self.free_saved, key=lambda x: int(x[1:]))
             self.free_saved.remove(r)
-            if r in self.saved_set:
-                self.used_saved.add(r)
         elif self.free_scratch and (cls == "any" or self.opt == 0):
             r = self.free_scratch.pop(0)
         else:
             raise _OutOfRegisters               # the caller retries with fewer register locals
+        if r in self.saved_set:
+            self.used_saved.add(r)
         self.live.add(r)
         return r
 
@@ -165,7 +173,7 @@ class FunctionGen:
         for r in regs:
             if r in self.live:
                 self.live.remove(r)
-                if r in SCRATCH_O1 and self.opt >= 1:
+                if self.opt >= 1 and (r in SCRATCH_O1 or self.rotate_all):
                     self.free_scratch.append(r)
                 else:
                     self.free_saved.append(r)
@@ -655,6 +663,24 @@ class CodeGen:
         return out
 
 
+def prune_saves(code: list[Ins]) -> list[Ins]:
+    """Drop the save and restore of a callee-saved register the optimised body no longer uses."""
+    from .optimiser import reads_writes
+
+    def is_save(ins):
+        return (ins.op in ("st", "ld") and len(ins.args) == 3 and isinstance(ins.args[1], FrameSlot)
+                and ins.args[1].kind == "save")
+
+    used = set()
+    for ins in code:
+        if ins.op == "asm":
+            return code
+        if not is_save(ins):
+            r, w = reads_writes(ins)
+            used.update(r, w)
+    return [ins for ins in code if not (is_save(ins) and ins.args[0] not in used)]
+
+
 def generate(prog: A.Program, opt: int = 1, filename: str = "<input>") -> str:
     """Assembly text for a checked program."""
     from .optimiser import peephole
@@ -662,7 +688,7 @@ def generate(prog: A.Program, opt: int = 1, filename: str = "<input>") -> str:
     cg = CodeGen(prog, opt, filename)
     functions = [cg.function(fn) for fn in prog.functions]
     if opt >= 1:
-        functions = [peephole(code) for code in functions]
+        functions = [prune_saves(peephole(code)) for code in functions]
     m = cg.map
     lines = [f"; compiled by s2mc from {filename} at -O{opt}",
              f"; memory map: globals {DATA_BASE}..{m.data_end - 1}, stacks {m.stack_base}.."

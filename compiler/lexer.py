@@ -42,6 +42,7 @@ def tokenize(source: str, filename: str = "<input>") -> list[Token]:
     toks: list[Token] = []
     indents = [0]
     depth = 0                  # nesting of ( [ {
+    opened: list[tuple[str, int, int]] = []
     line, i, n = 1, 0, len(source)
     at_line_start = True
 
@@ -156,12 +157,18 @@ def tokenize(source: str, filename: str = "<input>") -> list[Token]:
         if c in OPERATORS_1:
             if c in "([{":
                 depth += 1
+                opened.append((c, line, col))
             elif c in ")]}":
                 depth = max(0, depth - 1)
+                if opened:
+                    opened.pop()
             toks.append(Token("OP", c, line, col))
             i += 1
             continue
         raise err(line, col, f"unexpected character '{c}'")
+    if opened:
+        c, ln, col = opened[-1]
+        raise err(ln, col, f"'{c}' is never closed")
     col = i - line_start + 1
     if toks and toks[-1].kind not in ("NEWLINE", "INDENT", "DEDENT"):
         toks.append(Token("NEWLINE", "\n", line, col))

@@ -10,7 +10,9 @@ peephole(code) — on one function's instruction list (codegen.Ins), repeated to
     register already holds becomes a move (or nothing); a store of the value already there goes;
     stores invalidate what they may alias (same global, same array, anything for pointers);
     calls, labels, sync, xchg and asm forget everything;
-  * redundant moves: `mov r r`, and a constant reloaded into the register that holds it;
+  * redundant moves: `mov r r`, a constant reloaded into the register that holds it, and copies
+    (`mov a b`: later reads of a read b instead, within a block; the move then dies);
+  * dead code: an instruction without side effects whose result no path reads (liveness);
   * jumps: a jump to a short epilogue (at most TAIL_MAX instructions ending in ret) is replaced
     by a copy of it, a jump to the next instruction goes, `jf r L1; jmp L2; :L1` becomes `jt r L2; :L1`,
     jumps to jumps are threaded, unreachable code after jmp/ret goes, unused labels go.
@@ -311,6 +313,152 @@ def peephole(code) -> list:
     """Optimise one function's code to a fixed point."""
     while True:
         before = [repr(i) for i in code]
-        code = _forget_memory(_jumps(code))
+        code = _dead_code(_copy_propagate(_forget_memory(_jumps(code))))
         if [repr(i) for i in code] == before:
             return code
+
+
+# -- copy propagation and dead code ------------------------------------------------------------
+SAVED = {f"r{i}" for i in range(1, 20)}
+ARGS = {f"r{i}" for i in range(20, 28)}
+LIVE_AT_RET = SAVED | {"retval", "rads", "fp", "sp"}
+ALL_REGS = {f"r{i}" for i in range(1, 28)} | {"retval", "rads", "fp", "sp"}
+PURE_OPS = ALU_OPS | {"mov", "not", "ld", "cid", "ncore"}
+
+
+def _uses_defs(ins):
+    if ins.op == "jal":
+        return ARGS | {"fp", "sp"}, SCRATCH | {"rads", "retval"}
+    if ins.op == "asm":
+        return ALL_REGS, set()
+    if ins.op == "ret":
+        return LIVE_AT_RET, set()
+    reads, writes = reads_writes(ins)
+    return set(reads) - {"r0"}, set(writes) - {"r0"}
+
+
+def _blocks(code):
+    """Basic blocks as (start, end) index ranges and their successor block numbers."""
+    starts = {0}
+    for i, ins in enumerate(code):
+        if ins.op in ("label", "asm"):
+            starts.add(i)
+        if ins.op in ("jmp", "jt", "jf", "ret", "asm") and i + 1 < len(code):
+            starts.add(i + 1)
+    starts = sorted(s for s in starts if s < len(code))
+    ranges = [(s, e) for s, e in zip(starts, starts[1:] + [len(code)])]
+    at = {s: b for b, (s, _) in enumerate(ranges)}
+    label_block = {}
+    for b, (s, e) in enumerate(ranges):
+        for i in range(s, e):
+            if code[i].op != "label":
+                break
+            label_block[code[i].args[0]] = b
+    succ = []
+    for b, (s, e) in enumerate(ranges):
+        last = code[e - 1]
+        nxt = [b + 1] if b + 1 < len(ranges) else []
+        if last.op == "jmp":
+            succ.append([label_block[last.args[0]]] if last.args[0] in label_block else [])
+        elif last.op in ("jt", "jf"):
+            succ.append(nxt + ([label_block[last.args[-1]]] if last.args[-1] in label_block else []))
+        elif last.op == "ret":
+            succ.append([])
+        else:
+            succ.append(nxt)
+    return ranges, succ, at
+
+
+def _liveness(code):
+    """live_after[i]: registers whose value instruction i's successors may read."""
+    ranges, succ, _ = _blocks(code)
+    live_in = [set() for _ in ranges]
+    changed = True
+    while changed:
+        changed = False
+        for b in reversed(range(len(ranges))):
+            live = set().union(*(live_in[s] for s in succ[b])) if succ[b] else set()
+            s, e = ranges[b]
+            for i in range(e - 1, s - 1, -1):
+                uses, defs = _uses_defs(code[i])
+                live = (live - defs) | uses
+            if live != live_in[b]:
+                live_in[b] = live
+                changed = True
+    after = [None] * len(code)
+    for b, (s, e) in enumerate(ranges):
+        live = set().union(*(live_in[x] for x in succ[b])) if succ[b] else set()
+        for i in range(e - 1, s - 1, -1):
+            after[i] = live
+            uses, defs = _uses_defs(code[i])
+            live = (live - defs) | uses
+    return after
+
+
+def _dead_code(code) -> list:
+    after = _liveness(code)
+    out = []
+    for ins, live in zip(code, after):
+        if ins.op in PURE_OPS:
+            _, defs = _uses_defs(ins)
+            if defs and not (defs & live) and not (defs & {"fp", "sp", "rads"}):
+                continue
+        out.append(ins)
+    return out
+
+
+def _read_slots(ins):
+    """Positions in ins.args holding registers that are only read (safe to rename)."""
+    op, a = ins.op, ins.args
+    if op in ALU_OPS:
+        return [i for i in (1, 2) if is_reg(a[i])]
+    if op in ("mov", "not"):
+        return [1] if is_reg(a[1]) else []
+    if op in ("ld", "st"):
+        slots = [0] if op == "st" else []
+        if len(a) == 3:
+            slots += [1, 2] if str(a[1]).startswith("+") else [2]
+        return slots
+    if op == "push":
+        return [1]
+    if op in ("jt", "jf", "trap"):
+        return [0]
+    if op == "xchg":
+        return [1]
+    return []
+
+
+def _copy_propagate(code) -> list:
+    out = []
+    copies: dict[str, str] = {}
+    for ins in code:
+        if ins.op in BARRIERS:
+            copies.clear()
+            out.append(ins)
+            continue
+        slots = _read_slots(ins)
+        if copies and slots:
+            args = list(ins.args)
+            rename = {}
+            for i in slots:
+                a = args[i]
+                plus = isinstance(a, str) and a.startswith("+")
+                reg = a[1:] if plus else a
+                if reg in copies and reg not in ("fp", "sp", "rads"):
+                    rename[reg] = copies[reg]
+                    args[i] = ("+" if plus else "") + copies[reg]
+            if rename:
+                mem = ins.mem
+                if mem is not None and mem[1] is not None:
+                    mem = (mem[0], tuple(rename.get(x, x) if isinstance(x, str) else x
+                                         for x in mem[1]))
+                ins = type(ins)(ins.op, args, mem, ins.comment)
+        _, defs = _uses_defs(ins)
+        for d in defs:
+            for k in [k for k, v in copies.items() if k == d or v == d]:
+                del copies[k]
+        if ins.op == "mov" and is_reg(ins.args[1]) and ins.args[0] != ins.args[1] \
+                and ins.args[0] not in ("fp", "sp", "rads"):
+            copies[ins.args[0]] = ins.args[1]
+        out.append(ins)
+    return out

@@ -123,10 +123,12 @@ class Checker:
     # -- functions -----------------------------------------------------------------------------
     def check_function(self, f: A.Function) -> None:
         toks = getattr(f, "param_tokens", None) or [f] * len(f.params)
+        seen = set()
         for p, tok in zip(f.params, toks):
             self.check_name(tok, p, "parameter")
-            if f.params.count(p) > 1:
+            if p in seen:
                 raise self.error(tok, f"parameter '{p}' appears twice in '{f.name}'")
+            seen.add(p)
         self.fn = f
         self.locals = list(f.params)
         self.assigned = {n.target.name for n in A.walk(f) if isinstance(n, A.Assign)
