@@ -1,1 +1,242 @@
-"""CUDA AES backend (Python side)."""
+"""CUDA AES backend (Python side): `s2mc.gpu`.
+
+The kernels and the host driver are C++/CUDA (gpu-backends/cuda/), exposed as the extension module
+`s2mc.gpu._cuda`, which is built only where nvcc exists and links the CUDA runtime statically, so it
+imports on machines without a driver or GPU. Everything here works without it: `status()` says
+what is missing, and the functions that need a GPU raise `S2mcError` with one clear line.
+
+    from s2mc import gpu
+    gpu.status()                        # {'built': ..., 'gpu_present': ..., 'devices': [...], 'reason': ...}
+    gpu.crypt(data, key, iv)            # AES-CTR through the GPU (host to host)
+    gpu.encrypt_file("in", "out", key, iv)
+    gpu.bench("optimised", "device", nbytes=1 << 30)
+
+Kernels: "coarse" (T-tables in shared memory, 16 bytes per thread), "extended" (E x 16 bytes per
+thread, `ext_bytes`), "optimised" (replicated bank-conflict-free tables, several blocks per
+thread; "optimised-<cfg>" picks one configuration, see `kernels()`).
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from typing import Any
+
+from s2mc.isa.errors import S2mcError
+
+__all__ = ["status", "available", "kernels", "crypt", "emulate", "keystream_fold",
+           "encrypt_file", "bench", "platform_info", "counter_add", "OPS", "MEASURES"]
+
+OPS = ("ctr", "ecb-enc", "ecb-dec")
+MEASURES = ("keystream", "device", "host")
+
+_ext: Any = None
+_ext_error: str | None = None
+
+
+def _load():
+    """The extension module, or None (with the reason kept in _ext_error)."""
+    global _ext, _ext_error
+    if _ext is None and _ext_error is None:
+        try:
+            from . import _cuda  # type: ignore[attr-defined]
+            _ext = _cuda
+        except ImportError as exc:  # not built (no nvcc), or a broken build
+            _ext_error = str(exc) or type(exc).__name__
+    return _ext
+
+
+def status() -> dict:
+    """What `s2mc info` shows: dict(built, gpu_present, devices, reason).
+
+    built: the CUDA extension was compiled (nvcc existed at build time); gpu_present: a usable GPU
+    and driver; devices: GPU names; reason: why the backend cannot run ("" when it can).
+    """
+    ext = _load()
+    if ext is None:
+        return {"built": False, "gpu_present": False, "devices": [],
+                "reason": "CUDA backend not built (nvcc was not found when s2mc was built)"
+                          + (f": {_ext_error}" if _ext_error and "_cuda" not in _ext_error else "")}
+    try:
+        n, why = ext.device_count()
+        names = [d["name"] for d in ext.devices()] if n else []
+    except Exception as exc:  # noqa: BLE001 - a broken driver must not break `s2mc info`
+        return {"built": True, "gpu_present": False, "devices": [], "reason": f"CUDA error: {exc}"}
+    if n == 0:
+        if ext.driver_version() == 0:
+            code = why.split(":")[0] if why else ""
+            why = "no NVIDIA driver found" + (f" ({code})" if code else "")
+        return {"built": True, "gpu_present": False, "devices": [],
+                "reason": f"no GPU: {why}" if why else "no GPU"}
+    return {"built": True, "gpu_present": True, "devices": names, "reason": ""}
+
+
+def available() -> bool:
+    """True when the extension is built and a GPU is usable."""
+    return bool(status()["gpu_present"])
+
+
+def _require_built():
+    ext = _load()
+    if ext is None:
+        raise S2mcError(status()["reason"])
+    return ext
+
+
+def _require_gpu():
+    ext = _require_built()
+    st = status()
+    if not st["gpu_present"]:
+        raise S2mcError(f"CUDA backend: {st['reason']}")
+    return ext
+
+
+def _call(fn, *args, **kwargs):
+    """Run an extension call, turning its errors into one-line S2mcErrors."""
+    try:
+        return fn(*args, **kwargs)
+    except (ValueError, RuntimeError) as exc:
+        raise S2mcError(f"gpu: {exc}") from None
+
+
+def kernels(all_configs: bool = False) -> list[str]:
+    """Kernel names: coarse, extended, optimised (+ every optimised-<cfg> with all_configs)."""
+    ext = _require_built()
+    names = ["coarse", "extended", "optimised"]
+    if all_configs:
+        names += [f"optimised-{c}" for c in ext.optimised_configs()]
+    return names
+
+
+def _check_key_iv(key: bytes, iv: bytes | None, op: str) -> None:
+    if len(key) not in (16, 24, 32):
+        raise S2mcError(f"gpu: key must be 16, 24 or 32 bytes (AES-128/192/256), not {len(key)}")
+    if op == "ctr" and (iv is None or len(iv) != 16):
+        raise S2mcError(f"gpu: iv must be 16 bytes for CTR, not {0 if iv is None else len(iv)}")
+    if op not in OPS:
+        raise S2mcError(f"gpu: unknown op {op!r} (expected {', '.join(OPS)})")
+
+
+def crypt(data, key: bytes, iv: bytes | None = None, *, op: str = "ctr",
+          kernel: str = "optimised", ext_bytes: int = 4096, threads: int = 256,
+          streams: int = 4, chunk_bytes: int = 0) -> bytes:
+    """Encrypt/decrypt `data` on the GPU, host to host (CTR: decryption = encryption).
+
+    op: ctr | ecb-enc | ecb-dec. streams: CUDA streams overlapping copies and kernels (1 = no
+    overlap); chunk_bytes: bytes per chunk (0 = automatic; small values exercise the multi-chunk
+    path). Returns the output bytes.
+    """
+    _check_key_iv(key, iv, op)
+    ext = _require_gpu()
+    return _call(ext.crypt, data, bytes(key), bytes(iv or b""), kernel=kernel, op=op,
+                 ext_bytes=ext_bytes, threads=threads, streams=streams, chunk_bytes=chunk_bytes)
+
+
+def emulate(data, key: bytes, iv: bytes | None = None, *, op: str = "ctr",
+            kernel: str = "optimised", ext_bytes: int = 4096, threads: int = 256,
+            chunk_bytes: int = 0, max_grid: int = 3) -> bytes:
+    """Run the very kernel bodies on the CPU (no GPU needed; needs the built extension)."""
+    _check_key_iv(key, iv, op)
+    ext = _require_built()
+    return _call(ext.emulate, data, bytes(key), bytes(iv or b""), kernel=kernel, op=op,
+                 ext_bytes=ext_bytes, threads=threads, chunk_bytes=chunk_bytes, max_grid=max_grid)
+
+
+def keystream_fold(key: bytes, iv: bytes, nbytes: int, *, kernel: str = "optimised",
+                   ext_bytes: int = 4096, threads: int = 256, emulated: bool = False,
+                   max_grid: int = 3) -> bytes:
+    """XOR of all CTR keystream blocks for nbytes, as the kernel's keystream-only op makes them."""
+    _check_key_iv(key, iv, "ctr")
+    ext = _require_built() if emulated else _require_gpu()
+    return _call(ext.keystream_fold, bytes(key), bytes(iv), int(nbytes), kernel=kernel,
+                 ext_bytes=ext_bytes, threads=threads, emulated=emulated, max_grid=max_grid)
+
+
+def counter_add(iv: bytes, n: int) -> bytes:
+    """The 16-byte big-endian counter block iv + n (mod 2^128)."""
+    return ((int.from_bytes(iv, "big") + n) % (1 << 128)).to_bytes(16, "big")
+
+
+def encrypt_file(in_path, out_path, key: bytes, iv: bytes, decrypt: bool = False, *,
+                 kernel: str = "optimised", streams: int = 4, chunk_bytes: int = 0,
+                 piece_bytes: int = 256 << 20, progress=None) -> int:
+    """AES-CTR of a whole file through the GPU; output identical to `openssl enc -aes-N-ctr`.
+
+    The key length picks AES-128/192/256. CTR decryption is the same operation, so `decrypt` only
+    documents intent. The file is read in pieces of `piece_bytes` (a multiple of 16: the counter of
+    each piece is iv + offset/16); each piece goes through the chunked multi-stream pipeline. The
+    output is written to a temporary file and renamed when everything succeeded. `progress`, if
+    given, is called with the number of bytes done after every piece. Returns the byte count.
+    """
+    del decrypt  # CTR: the same keystream XOR both ways
+    _check_key_iv(key, iv, "ctr")
+    ext = _require_gpu()
+    if piece_bytes < 16 or piece_bytes % 16:
+        raise S2mcError(f"gpu: piece_bytes must be a positive multiple of 16, not {piece_bytes}")
+    in_path, out_path = os.fspath(in_path), os.fspath(out_path)
+    out_dir = os.path.dirname(os.path.abspath(out_path))
+    total = 0
+    fd, tmp = tempfile.mkstemp(prefix=".s2mc-gpu-", dir=out_dir)
+    try:
+        with open(in_path, "rb") as fin, os.fdopen(fd, "wb") as fout:
+            while True:
+                piece = fin.read(piece_bytes)
+                if not piece:
+                    break
+                out = _call(ext.crypt, piece, bytes(key), counter_add(iv, total // 16),
+                            kernel=kernel, op="ctr", streams=streams, chunk_bytes=chunk_bytes)
+                fout.write(out)
+                total += len(piece)
+                if progress is not None:
+                    progress(total)
+        os.replace(tmp, out_path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return total
+
+
+def bench(kernel: str, measure: str, *, key_bits: int = 128, nbytes: int, reps: int = 5,
+          op: str = "ctr", ext_bytes: int = 4096, threads: int = 256, streams: int = 4,
+          chunk_bytes: int = 0) -> dict:
+    """Time one kernel. measure: keystream (no data traffic, CUDA events), device (input and output
+    in GPU memory, CUDA events), host (pinned host buffers, H2D + kernel + D2H over `streams`
+    streams, host clock). Returns a dict with seconds (median), best_seconds, grid, threads, ..."""
+    if measure not in MEASURES:
+        raise S2mcError(f"gpu: unknown measure {measure!r} (expected {', '.join(MEASURES)})")
+    ext = _require_gpu()
+    return _call(ext.bench, kernel, measure, key_bits=key_bits, nbytes=int(nbytes), reps=reps,
+                 op=op, ext_bytes=ext_bytes, threads=threads, streams=streams,
+                 chunk_bytes=chunk_bytes)
+
+
+def _nvidia_smi_clocks() -> dict:
+    exe = shutil.which("nvidia-smi")
+    if not exe:
+        return {}
+    fields = ["name", "clocks.sm", "clocks.max.sm", "clocks.mem", "clocks.max.mem", "power.limit",
+              "driver_version", "pcie.link.gen.max", "pcie.link.width.max"]
+    try:
+        out = subprocess.run([exe, f"--query-gpu={','.join(fields)}", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    if out.returncode != 0 or not out.stdout.strip():
+        return {}
+    values = [v.strip() for v in out.stdout.splitlines()[0].split(",")]
+    return {f"nvidia_smi.{k}": v for k, v in zip(fields, values)}
+
+
+def platform_info() -> dict:
+    """The GPU for records and manifests: name, SMs, peak clocks, memory, runtime/driver versions,
+    plus current/max clocks from nvidia-smi when it is there."""
+    ext = _require_gpu()
+    dev = ext.devices()[ext.current_device()]
+    info = {"gpu": dev["name"], "device": dev, "cuda_runtime": ext.runtime_version(),
+            "cuda_driver": ext.driver_version(), "optimised_default": ext.optimised_default()}
+    info.update(_nvidia_smi_clocks())
+    return info

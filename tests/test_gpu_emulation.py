@@ -1,0 +1,144 @@
+"""The CUDA kernels' own code, run on the CPU by the emulator in the extension (no GPU needed).
+
+The emulator calls the very __host__ __device__ bodies the kernels run -- shared-memory table
+layouts, replicated-table byte offsets, counters in registers, grid-stride and tile loops, tails --
+for every (CTA, thread) of a launch. Every kernel x mode x key size x direction is checked against
+`cryptography` (OpenSSL), and against the native backend where it is built.
+"""
+from __future__ import annotations
+
+import os
+import random
+
+import pytest
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+
+from s2mc import gpu
+
+pytestmark = pytest.mark.skipif(not gpu.status()["built"], reason="CUDA backend not built")
+
+KERNELS = ["coarse", "extended"] + (
+    [f"optimised-{c}" for c in gpu._load().optimised_configs()] if gpu.status()["built"] else [])
+KEY_BYTES = (16, 24, 32)
+
+
+def ref(op: str, key: bytes, iv: bytes, data: bytes) -> bytes:
+    if op == "ctr":
+        c = Cipher(algorithms.AES(key), modes.CTR(iv)).encryptor()
+    elif op == "ecb-enc":
+        c = Cipher(algorithms.AES(key), modes.ECB()).encryptor()
+    else:
+        c = Cipher(algorithms.AES(key), modes.ECB()).decryptor()
+    return c.update(data) + c.finalize()
+
+
+def ref_fold(key: bytes, iv: bytes, nbytes: int) -> bytes:
+    nb = (nbytes + 15) // 16
+    ks = ref("ctr", key, iv, bytes(16 * nb))
+    acc = 0
+    for i in range(nb):
+        acc ^= int.from_bytes(ks[16 * i:16 * i + 16], "little")
+    return acc.to_bytes(16, "little")
+
+
+def rnd(n: int, seed: int) -> bytes:
+    return random.Random(seed).randbytes(n)
+
+
+# Small launches (64 threads, at most 2 CTAs for the persistent kernels) so that every loop runs
+# several times on a few KB; extended blocks of 4 blocks (64 bytes) per thread.
+EMU = dict(threads=64, ext_bytes=64, max_grid=2)
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("key_len", KEY_BYTES)
+@pytest.mark.parametrize("op", ["ctr", "ecb-enc", "ecb-dec"])
+def test_every_kernel_mode_key_direction(kernel, key_len, op):
+    key = rnd(key_len, key_len)
+    iv = bytes.fromhex("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff")
+    for n in (16, 64 * 16, 5000 * 16):
+        data = rnd(n, n)
+        got = gpu.emulate(data, key, iv, op=op, kernel=kernel, **EMU)
+        assert got == ref(op, key, iv, data), (kernel, op, key_len, n)
+    if op == "ctr":  # decryption = the same operation
+        ct = ref("ctr", key, iv, data)
+        assert gpu.emulate(ct, key, iv, op="ctr", kernel=kernel, **EMU) == data
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("n", [0, 1, 15, 17, 31, 1000, 4097, 70001])
+def test_ctr_tails_and_empty(kernel, n):
+    key = rnd(16, 7)
+    iv = rnd(16, 8)
+    data = rnd(n, n + 1)
+    assert gpu.emulate(data, key, iv, kernel=kernel, **EMU) == ref("ctr", key, iv, data)
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("iv_hex", [
+    "00000000000000000ffffffffffffff0",  # carry out of the low 32-bit word
+    "0000000000000000fffffffffffffff8",  # carry from the low 64 bits into the high 64
+    "fffffffffffffffffffffffffffffffa",  # wrap of the whole 128-bit counter
+])
+def test_ctr_counter_carries(kernel, iv_hex):
+    key = rnd(32, 9)
+    iv = bytes.fromhex(iv_hex)
+    data = rnd(3000, 10)
+    assert gpu.emulate(data, key, iv, kernel=kernel, **EMU) == ref("ctr", key, iv, data)
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("op", ["ctr", "ecb-enc", "ecb-dec"])
+def test_multi_chunk(kernel, op):
+    """Chunks of 4 KB: the counter of each chunk starts at iv + offset/16."""
+    key = rnd(24, 11)
+    iv = bytes.fromhex("0000000000000000ffffffffffffff00")
+    n = 40000 if op == "ctr" else 40000 - 40000 % 16
+    data = rnd(n, 12)
+    got = gpu.emulate(data, key, iv, op=op, kernel=kernel, chunk_bytes=4096, **EMU)
+    assert got == ref(op, key, iv, data)
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("key_len", KEY_BYTES)
+def test_keystream_fold(kernel, key_len):
+    key = rnd(key_len, 13)
+    iv = bytes.fromhex("000000000000000000000000fffffff0")
+    for n in (16, 999, 50000):
+        assert gpu.keystream_fold(key, iv, n, kernel=kernel, emulated=True, **EMU) == \
+            ref_fold(key, iv, n)
+
+
+def test_default_launch_shapes():
+    """The kernels' real launch sizes (256 threads, 4 KB extended blocks, the optimised default)."""
+    key, iv = rnd(16, 14), rnd(16, 15)
+    data = rnd(256 * 16 * 9 + 5, 16)
+    for kernel in ("coarse", "extended", "optimised"):
+        assert gpu.emulate(data, key, iv, kernel=kernel) == ref("ctr", key, iv, data)
+
+
+def test_matches_native_backend():
+    from s2mc import native
+    if not native.available():
+        pytest.skip("native backend not built")
+    key, iv = rnd(32, 17), rnd(16, 18)
+    data = rnd(12345 * 16, 19)
+    assert gpu.emulate(data, key, iv, kernel="optimised", **EMU) == native.ctr(key, iv, data)
+    assert gpu.emulate(data, key, op="ecb-enc", kernel="coarse", **EMU) == \
+        native.ecb_encrypt(key, data)
+    assert gpu.emulate(data, key, op="ecb-dec", kernel="extended", **EMU) == \
+        native.ecb_decrypt(key, data)
+
+
+def test_errors():
+    from s2mc.isa.errors import S2mcError
+    with pytest.raises(S2mcError, match="whole number of 16-byte blocks"):
+        gpu.emulate(b"x" * 17, bytes(16), op="ecb-enc")
+    with pytest.raises(S2mcError, match="unknown kernel"):
+        gpu.emulate(b"", bytes(16), bytes(16), kernel="warp")
+    with pytest.raises(S2mcError, match="unknown kernel 'optimised-zz'"):
+        gpu.emulate(b"", bytes(16), bytes(16), kernel="optimised-zz")
+    with pytest.raises(S2mcError, match="extended block size"):
+        gpu.emulate(b"", bytes(16), bytes(16), kernel="extended", ext_bytes=100)
+    with pytest.raises(S2mcError, match="threads per CTA"):
+        gpu.emulate(b"", bytes(16), bytes(16), kernel="coarse", threads=100)
