@@ -1,6 +1,18 @@
-// The shared bus: cores call transfer() (s2_bus_if) from their own threads; the bus's thread
+// The shared bus: cores call transfer() (s2_bus_if) from their own threads; the bus's process
 // grants one request per free bus cycle, choosing through the arbiter port, and performs the
 // access on the memory port. The bus is then busy for L cycles (DESIGN.md §3).
+//
+// Timing without polling: the bus process (an SC_METHOD) runs only at cycles where a grant can
+// happen: the first cycle g >= max(earliest request, end of the previous access). A grant for
+// cycle g is decided only when every request for cycles <= g has been posted:
+//  - without a VCD trace, a core posts each request ahead of its cycle (at the simulated time it
+//    last met the kernel, which is never later than the request cycle, and earlier except at
+//    time 0), because nothing can change an instruction once it has issued in the core's local
+//    time; so at time g all requests for g are known, except at time 0 (posted in delta 0);
+//  - with a VCD trace, a core first waits until its request cycle (so its signals change at the
+//    right time), so requests for g arrive in the first delta of g.
+// In both cases the bus settles one delta cycle before deciding when a request could still be
+// arriving in the current delta (time 0, or VCD mode).
 #pragma once
 
 #include <systemc>
@@ -15,9 +27,7 @@ class s2_bus : public sc_core::sc_module, public s2_bus_if {
  public:
   sc_core::sc_port<s2_arbiter_if> arbiter;
   sc_core::sc_port<s2_mem_if> memory;
-  // Traced signals (driven only with --vcd): one grant pulse per access, in the first half of the
-  // grant cycle; the core that owns the bus and whether it is busy.
-  sc_core::sc_vector<sc_core::sc_out<bool>> grant;
+  // Traced signals (driven only with --vcd): the core that owns the bus, and whether it is busy.
   sc_core::sc_out<sc_dt::sc_uint<8>> owner;
   sc_core::sc_out<bool> busy;
 
@@ -27,12 +37,13 @@ class s2_bus : public sc_core::sc_module, public s2_bus_if {
   uint64_t transfer(mem_request& rq) override;
 
  private:
-  void main();
+  void arbitrate();  // SC_METHOD, triggered by m_wake
 
   run_control& m_ctl;
   uint64_t m_free = 0;                       // first cycle at which the bus is idle
+  uint64_t m_settled = NEVER;                // the cycle at which one delta has passed (see above)
   std::vector<mem_request*> m_pending;       // requests waiting for a grant
-  sc_core::sc_event m_request_event;         // a request was posted (delta notification)
+  sc_core::sc_event m_wake;                  // run the bus process (timed or delta notification)
   std::vector<sc_core::sc_event> m_granted;  // per core: its request was granted (or stopped)
 };
 

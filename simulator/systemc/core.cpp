@@ -7,7 +7,7 @@ using s2::Next;
 using s2::TraceKind;
 
 s2_core::s2_core(sc_module_name name, int id, run_control& ctl)
-    : sc_module(name), request("request"), stall("stall"), waiting("waiting"), halted("halted"),
+    : sc_module(name), request("request"), grant("grant"), stall("stall"), waiting("waiting"), halted("halted"),
       pc(ctl.entry), m_id(id), m_ctl(ctl) {
   SC_THREAD(main);
 }
@@ -50,7 +50,7 @@ void s2_core::main() {
         if (a >= mem_words) return m_ctl.record_fault(s2::FaultKind::ADDRESS_OUT_OF_RANGE, m_id, here, t, a);
         m_ctl.log(t, here, m_id, TraceKind::REQUEST);
         ++stats.instructions;
-        sync_to(t);
+        if (vcd) sync_to(t);  // so that the request signal rises at t
         text.clear();
         mem_request rq;
         rq.core = m_id;
@@ -72,8 +72,10 @@ void s2_core::main() {
         t = g + L;
         if (vcd) {
           stall.write(false);
+          grant.write(true);
           wait(half_cycle());
           request.write(false);
+          grant.write(false);
           if (L > 1) {
             wait(half_cycle());
             stall.write(true);

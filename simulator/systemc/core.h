@@ -1,9 +1,11 @@
 // One S2 core: private instruction memory (the shared predecoded program) and registers. Its
-// thread runs instructions freely in its own local cycle count and meets the SystemC kernel only
-// when the instruction matters to others: a bus request, a barrier arrival or a halt. Then it
-// first waits until simulated time equals its local cycle, so everything that other modules see
-// happens at its exact cycle (DESIGN.md §3). Instructions that touch only the core's registers
-// need no kernel time at all.
+// thread runs instructions freely in its own local cycle count, which is never behind simulated
+// time, and meets the SystemC kernel only when an instruction matters to others:
+//  - a bus request: posted to the bus for its cycle t (ahead of time, see bus.h), then the core
+//    blocks until the grant cycle g and goes on at g + L;
+//  - a barrier arrival or a halt: the core first waits until simulated time equals its cycle, so
+//    the barrier sees arrivals and halts in time order (DESIGN.md §3).
+// Instructions that touch only the core's registers need no kernel time at all.
 #pragma once
 
 #include <systemc>
@@ -18,6 +20,7 @@ class s2_core : public sc_core::sc_module {
   sc_core::sc_port<s2_sync_if> barrier;
   // Traced signals (driven only with --vcd).
   sc_core::sc_out<bool> request;  // from the request cycle to the middle of the grant cycle
+  sc_core::sc_out<bool> grant;    // a pulse in the first half of the grant cycle, one per access
   sc_core::sc_out<bool> stall;    // high exactly in the core's stall cycles (bus wait + (L-1) per access)
   sc_core::sc_out<bool> waiting;  // waiting at a barrier, from its arrival to its release
   sc_core::sc_out<bool> halted;   // from the finish cycle on

@@ -36,7 +36,7 @@ s2_system::s2_system(sc_module_name name, run_control& ctl)
     c.stall(stall[i]);
     c.waiting(waiting[i]);
     c.halted(halted[i]);
-    bus.grant[i](grant[i]);
+    c.grant(grant[i]);
   }
   if (ctl.vcd) SC_THREAD(clock);
 }
