@@ -19,10 +19,28 @@ FastEngine::FastEngine(const Image& image, const Config& cfg)
   for (int i = 0; i < MAX_CORES; ++i) req_[i] = i < cfg_.cores ? 0 : NEVER;
 }
 
-void FastEngine::set_status(int id, Status st) {
+// Performs core id's access, granted at g and requested at t_req, advancing its pc; returns the
+// cycle its next instruction issues. Both the scheduler and the on-the-spot grant use it.
+__attribute__((always_inline)) inline uint64_t FastEngine::access(int id, const Uop& u, uint32_t addr, uint64_t t_req, uint64_t g, uint32_t& pc) {
   Core& c = cores_[id];
-  c.status = st;
-  req_[id] = (st == Status::RUNNING || st == Status::PENDING) ? c.t : NEVER;
+  const uint64_t L = static_cast<uint64_t>(cfg_.mem_latency);
+  if (tracing_) trace_.push_back({g, pc, static_cast<uint16_t>(id), TraceKind::GRANT, g - t_req});
+  AccessCount ac;
+  if (__builtin_expect(u.op == OP_TRAP, 0)) {
+    std::string text;
+    ac = mem_access(c.r, pc, u, addr, mem_.data(), cfg_.mem_words, &text);
+    output_.push_back({t_req, id, std::move(text)});
+  } else {
+    ac = mem_access(c.r, pc, u, addr, mem_.data(), cfg_.mem_words, nullptr);
+  }
+  c.s.mem_reads += ac.reads;
+  c.s.mem_writes += ac.writes;
+  c.s.mem_accesses += 1;
+  c.s.bus_wait_cycles += g - t_req;
+  c.s.bus_busy_cycles += L;
+  bus_free_ = g + L;
+  last_grant_ = id;
+  return g + L;
 }
 
 // The earliest cycle at which any core other than `id` could request the bus: a running core
@@ -82,20 +100,7 @@ void FastEngine::run_free_impl(int id, uint64_t bound) {
       const uint64_t g = std::max(bus_free_, t);
       if (g < bound && g < lim) {
         // No other core can request before g: this core alone is a candidate, grant at once.
-        std::string* text = nullptr;
-        std::string buf;
-        if (u.op == OP_TRAP) text = &buf;
-        const AccessCount ac = mem_access(r, pc, u, a, mem_.data(), mem_words, text);
-        if (text) output_.push_back({t, id, std::move(buf)});
-        c.s.mem_reads += ac.reads;
-        c.s.mem_writes += ac.writes;
-        c.s.mem_accesses += 1;
-        c.s.bus_wait_cycles += g - t;
-        c.s.bus_busy_cycles += L;
-        if (Trace) trace_.push_back({g, here, static_cast<uint16_t>(id), TraceKind::GRANT, g - t});
-        t = g + L;
-        bus_free_ = t;
-        last_grant_ = id;
+        t = access(id, u, a, t, g, pc);
         continue;
       }
       c.req_addr = a;
@@ -113,22 +118,9 @@ void FastEngine::run_free_impl(int id, uint64_t bound) {
   c.s.instructions += issued;
 }
 
-void FastEngine::grant(int id, uint64_t g) {
+__attribute__((always_inline)) inline void FastEngine::grant(int id, uint64_t g) {
   Core& c = cores_[id];
-  const Uop& u = prog_[c.pc];
-  const uint64_t L = static_cast<uint64_t>(cfg_.mem_latency);
-  std::string buf;
-  if (tracing_) trace_.push_back({g, c.pc, static_cast<uint16_t>(id), TraceKind::GRANT, g - c.t});
-  const AccessCount ac = mem_access(c.r, c.pc, u, c.req_addr, mem_.data(), cfg_.mem_words, &buf);
-  if (u.op == OP_TRAP) output_.push_back({c.t, id, std::move(buf)});
-  c.s.mem_reads += ac.reads;
-  c.s.mem_writes += ac.writes;
-  c.s.mem_accesses += 1;
-  c.s.bus_wait_cycles += g - c.t;
-  c.s.bus_busy_cycles += L;
-  c.t = g + L;
-  bus_free_ = c.t;
-  last_grant_ = id;
+  c.t = access(id, prog_[c.pc], c.req_addr, c.t, g, c.pc);
   set_status(id, Status::RUNNING);
 }
 

@@ -46,7 +46,11 @@ class FastEngine {
   // next issue cycle when running, NEVER otherwise. Kept apart from Core so the scheduler's scans
   // touch one small array.
   uint64_t req_[MAX_CORES];
-  void set_status(int id, Status st);
+  void set_status(int id, Status st) {
+    cores_[id].status = st;
+    req_[id] = (st == Status::RUNNING || st == Status::PENDING) ? cores_[id].t : ~0ull;
+  }
+  uint64_t access(int id, const Uop& u, uint32_t addr, uint64_t t_req, uint64_t g, uint32_t& pc);
 
   Config cfg_;
   std::vector<Uop> prog_;
