@@ -208,7 +208,7 @@ class FunctionGen:
         size = m + k + 1
         pro, epi = [], []
         for i, r in enumerate(saved):
-            pro.append(Ins("st", [r, FrameSlot(self, "save", i), FP]))
+            pro.append(Ins("st", [r, f"@{1 + m + i}", FP]))  # old fp: fp has not moved yet
         if self.moves_fp:
             pro.append(Ins("add", [FP, FP, f"#{size}"]))
             pro.append(Ins("st", [RADS, "@0", FP], comment="save the return address"))
@@ -230,7 +230,7 @@ class FunctionGen:
             epi.append(Ins("ld", [RADS, "@0", FP]))
             epi.append(Ins("sub", [FP, FP, f"#{size}"]))
         for i, r in reversed(list(enumerate(saved))):
-            epi.append(Ins("ld", [r, FrameSlot(self, "save", i), FP]))
+            epi.append(Ins("ld", [r, f"@{1 + m + i}", FP]))  # old fp: fp is back
         epi.append(Ins("ret", [RADS]))
         homes = ", ".join(f"{n}={h}" for n, h in self.home.items()) or "none"
         head = [Ins("label", [self.fn.name]),
