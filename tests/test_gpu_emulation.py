@@ -89,14 +89,24 @@ def test_ctr_counter_carries(kernel, iv_hex):
 
 @pytest.mark.parametrize("kernel", KERNELS)
 @pytest.mark.parametrize("op", ["ctr", "ecb-enc", "ecb-dec"])
-def test_multi_chunk(kernel, op):
-    """Chunks of 4 KB: the counter of each chunk starts at iv + offset/16."""
+@pytest.mark.parametrize("streams", [1, 3])
+def test_multi_chunk(kernel, op, streams):
+    """The host pipeline (stream lanes, staging buffers) with 4 KB chunks: the counter of each
+    chunk starts at iv + offset/16, and lanes are reused many times."""
     key = rnd(24, 11)
     iv = bytes.fromhex("0000000000000000ffffffffffffff00")
     n = 40000 if op == "ctr" else 40000 - 40000 % 16
     data = rnd(n, 12)
-    got = gpu.emulate(data, key, iv, op=op, kernel=kernel, chunk_bytes=4096, **EMU)
+    got = gpu.emulate(data, key, iv, op=op, kernel=kernel, chunk_bytes=4096, streams=streams,
+                      **EMU)
     assert got == ref(op, key, iv, data)
+
+
+def test_in_place_buffer():
+    """crypt/emulate read a buffer that may be reused for output (bytearray input)."""
+    key, iv = rnd(16, 30), rnd(16, 31)
+    data = bytearray(rnd(20000, 32))
+    assert gpu.emulate(data, key, iv, chunk_bytes=4096, **EMU) == ref("ctr", key, iv, bytes(data))
 
 
 @pytest.mark.parametrize("kernel", KERNELS)

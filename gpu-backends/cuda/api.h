@@ -58,8 +58,9 @@ struct Request {
 void crypt(const Request& r, const uint8_t* key, int key_bits, const uint8_t iv[16],
            const uint8_t* in, uint8_t* out, size_t n);
 
-// The same on the CPU, through the kernel bodies (no GPU needed). max_grid caps the CTAs of the
-// persistent kernels so that their grid-stride loops run several rounds.
+// The same on the CPU: the same pipeline (chunks, stream lanes, staging buffers) with host memory
+// for device memory and the kernel bodies run by the emulator (no GPU needed). max_grid caps the
+// CTAs of the persistent kernels so that their grid-stride loops run several rounds (0 = no cap).
 void emulate(const Request& r, const uint8_t* key, int key_bits, const uint8_t iv[16],
              const uint8_t* in, uint8_t* out, size_t n, unsigned max_grid);
 

@@ -122,12 +122,14 @@ PYBIND11_MODULE(_cuda, m) {
   m.def("emulate",
         [](const py::buffer& data, const std::string& key, const std::string& iv,
            const std::string& kernel, const std::string& op, int ext_bytes, int threads,
-           size_t chunk_bytes, unsigned max_grid) {
-          return run(true, data, key, iv, kernel, op, ext_bytes, threads, 1, chunk_bytes, max_grid);
+           int streams, size_t chunk_bytes, unsigned max_grid) {
+          return run(true, data, key, iv, kernel, op, ext_bytes, threads, streams, chunk_bytes,
+                     max_grid);
         },
         py::arg("data"), py::arg("key"), py::arg("iv") = std::string(),
         py::arg("kernel") = "optimised", py::arg("op") = "ctr", py::arg("ext_bytes") = 4096,
-        py::arg("threads") = 256, py::arg("chunk_bytes") = 0, py::arg("max_grid") = 3,
+        py::arg("threads") = 256, py::arg("streams") = 2, py::arg("chunk_bytes") = 0,
+        py::arg("max_grid") = 3,
         "Run the kernel bodies on the CPU (no GPU needed): returns the output bytes");
 
   m.def("keystream_fold",

@@ -194,16 +194,6 @@ struct HostBuf {  // pinned
   uint8_t* bytes() const { return static_cast<uint8_t*>(p); }
 };
 
-struct Stream {
-  cudaStream_t s = nullptr;
-  Stream() { check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate"); }
-  ~Stream() {
-    if (s) cudaStreamDestroy(s);
-  }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-};
-
 struct Event {
   cudaEvent_t e = nullptr;
   Event() { check(cudaEventCreate(&e), "cudaEventCreate"); }
@@ -244,130 +234,6 @@ Device& device() {
 
 size_t round16(size_t n) { return (n + 15) & ~size_t(15); }
 
-// The host-to-host pipeline. Chunk c goes to stream c mod S: H2D, kernel, D2H, all asynchronous,
-// so with S >= 2 the copies of one chunk overlap the kernel of another (seed 002 method B); S = 1
-// is the non-overlapped method C. With `staged`, in/out are ordinary (pageable) memory and each
-// stream copies through its own pinned buffers; otherwise in/out must be pinned.
-class Pipeline {
- public:
-  Pipeline(const KernelSpec& k, int streams, size_t chunk, size_t n, bool staged)
-      : k_(k), staged_(staged) {
-    if (streams < 1 || streams > 64)
-      throw std::invalid_argument("streams must be in 1..64, not " + std::to_string(streams));
-    Device& d = device();
-    base_ = d.base;
-    dev_ = d.index;
-    if (chunk == 0) {  // automatic: about 4 chunks per stream, 1..64 MiB
-      chunk = n / (size_t(streams) * 4);
-      chunk = std::min<size_t>(std::max<size_t>(chunk, size_t(1) << 20), size_t(64) << 20);
-    }
-    chunk = round16(std::max<size_t>(chunk, 16));
-    // Inputs larger than the GPU: never ask for more than ~70% of the free memory.
-    size_t free_b = 0, total_b = 0;
-    check(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
-    const size_t budget = free_b / 10 * 7;
-    const size_t per_chunk = 2 * size_t(streams);
-    if (chunk * per_chunk > budget) chunk = std::max<size_t>(16, (budget / per_chunk) & ~size_t(0xfffff));
-    if (n > 0) chunk = std::min(chunk, round16(n));
-    chunk_ = chunk;
-    nstreams_ = streams;
-    for (int i = 0; i < streams; ++i) {
-      lanes_.emplace_back(new Lane);
-      Lane& l = *lanes_.back();
-      l.din.reset(new DevBuf(chunk));
-      l.dout.reset(new DevBuf(chunk));
-      if (staged) {
-        l.hin.reset(new HostBuf(chunk));
-        l.hout.reset(new HostBuf(chunk));
-      }
-    }
-  }
-
-  size_t chunk() const { return chunk_; }
-  int streams() const { return nstreams_; }
-
-  void run(Op op, int nr, const KParams& proto, const uint8_t* in, uint8_t* out, size_t n) {
-    const size_t nchunks = (n + chunk_ - 1) / chunk_;
-    for (size_t c = 0; c < nchunks; ++c) {
-      Lane& l = *lanes_[c % lanes_.size()];
-      if (staged_ && l.pending) drain(l, out);
-      const size_t off = c * chunk_;
-      const size_t len = std::min(chunk_, n - off);
-      const uint8_t* src = in + off;
-      if (staged_) {
-        std::memcpy(l.hin->bytes(), src, len);
-        src = l.hin->bytes();
-      }
-      check(cudaMemcpyAsync(l.din->p, src, len, cudaMemcpyHostToDevice, l.st.s), "cudaMemcpyAsync H2D");
-      KParams p = proto;
-      p.in = l.din->as<const uint4>();
-      p.out = l.dout->as<uint4>();
-      p.nblocks = blocks_for(len);
-      p.blk_off = proto.blk_off + off / 16;
-      p.base = base_;
-      launch(k_, op, nr, p, grid_for(op, nr, p.nblocks), l.st.s);
-      uint8_t* dst = staged_ ? l.hout->bytes() : out + off;
-      check(cudaMemcpyAsync(dst, l.dout->p, len, cudaMemcpyDeviceToHost, l.st.s), "cudaMemcpyAsync D2H");
-      l.pending = true;
-      l.off = off;
-      l.len = len;
-    }
-    for (auto& l : lanes_) {
-      if (l->pending) {
-        if (staged_)
-          drain(*l, out);
-        else {
-          check(cudaStreamSynchronize(l->st.s), "cudaStreamSynchronize");
-          l->pending = false;
-        }
-      }
-    }
-  }
-
- private:
-  struct Lane {
-    Stream st;
-    std::unique_ptr<DevBuf> din, dout;
-    std::unique_ptr<HostBuf> hin, hout;
-    bool pending = false;
-    size_t off = 0, len = 0;
-  };
-
-  void drain(Lane& l, uint8_t* out) {
-    check(cudaStreamSynchronize(l.st.s), "cudaStreamSynchronize");
-    std::memcpy(out + l.off, l.hout->bytes(), l.len);
-    l.pending = false;
-  }
-
-  unsigned grid_for(Op op, int nr, uint64_t nblocks) {
-    if (nblocks != grid_nblocks_ || op != grid_op_ || nr != grid_nr_) {
-      grid_ = plan_grid(k_, op, nr, nblocks, dev_);
-      grid_nblocks_ = nblocks;
-      grid_op_ = op;
-      grid_nr_ = nr;
-    }
-    return grid_;
-  }
-
-  KernelSpec k_;
-  bool staged_;
-  const u32* base_ = nullptr;
-  int dev_ = 0;
-  size_t chunk_ = 0;
-  int nstreams_ = 0;
-  std::vector<std::unique_ptr<Lane>> lanes_;
-  unsigned grid_ = 0;
-  uint64_t grid_nblocks_ = ~uint64_t(0);
-  Op grid_op_ = Op::Ctr;
-  int grid_nr_ = 0;
-};
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-
 unsigned emu_grid(const KernelSpec& k, uint64_t nblocks, unsigned max_grid) {
   const uint64_t thr = uint64_t(threads_of(k));
   uint64_t g;
@@ -382,6 +248,215 @@ unsigned emu_grid(const KernelSpec& k, uint64_t nblocks, unsigned max_grid) {
   }
   if (max_grid) g = std::min<uint64_t>(g, max_grid);
   return unsigned(std::max<uint64_t>(1, g));
+}
+
+// Where a pipeline runs: on the GPU (GpuExec) or on the CPU through the kernel emulator (EmuExec).
+// The pipeline logic -- chunking, stream lanes, staging buffers, counter offsets -- is the same
+// code either way, so the emulator tests it too.
+struct Exec {
+  virtual ~Exec() = default;
+  virtual void* dev_alloc(size_t n) = 0;
+  virtual void dev_free(void* p) = 0;
+  virtual void* pinned_alloc(size_t n) = 0;
+  virtual void pinned_free(void* p) = 0;
+  virtual void* stream_create() = 0;
+  virtual void stream_destroy(void* s) = 0;
+  virtual void h2d(void* dst, const void* src, size_t n, void* s) = 0;
+  virtual void d2h(void* dst, const void* src, size_t n, void* s) = 0;
+  virtual void launch(const KernelSpec& k, Op op, int nr, const KParams& p, void* s) = 0;
+  virtual void sync(void* s) = 0;
+  virtual const u32* base() = 0;
+  virtual size_t free_mem() = 0;
+};
+
+struct GpuExec final : Exec {
+  Device& d;
+  unsigned grid = 0;
+  uint64_t grid_nblocks = ~uint64_t(0);
+  Op grid_op = Op::Ctr;
+  int grid_nr = 0;
+  GpuExec() : d(device()) {}
+  void* dev_alloc(size_t n) override {
+    void* p = nullptr;
+    check(cudaMalloc(&p, n), "cudaMalloc");
+    return p;
+  }
+  void dev_free(void* p) override { cudaFree(p); }
+  void* pinned_alloc(size_t n) override {
+    void* p = nullptr;
+    check(cudaMallocHost(&p, n), "cudaMallocHost (pinned)");
+    return p;
+  }
+  void pinned_free(void* p) override { cudaFreeHost(p); }
+  void* stream_create() override {
+    cudaStream_t s = nullptr;
+    check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
+    return s;
+  }
+  void stream_destroy(void* s) override { cudaStreamDestroy(static_cast<cudaStream_t>(s)); }
+  void h2d(void* dst, const void* src, size_t n, void* s) override {
+    check(cudaMemcpyAsync(dst, src, n, cudaMemcpyHostToDevice, static_cast<cudaStream_t>(s)),
+          "cudaMemcpyAsync H2D");
+  }
+  void d2h(void* dst, const void* src, size_t n, void* s) override {
+    check(cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToHost, static_cast<cudaStream_t>(s)),
+          "cudaMemcpyAsync D2H");
+  }
+  void launch(const KernelSpec& k, Op op, int nr, const KParams& p, void* s) override {
+    if (p.nblocks != grid_nblocks || op != grid_op || nr != grid_nr) {  // plan once per shape
+      grid = plan_grid(k, op, nr, p.nblocks, d.index);
+      grid_nblocks = p.nblocks;
+      grid_op = op;
+      grid_nr = nr;
+    }
+    gpu::launch(k, op, nr, p, grid, static_cast<cudaStream_t>(s));
+  }
+  void sync(void* s) override {
+    check(cudaStreamSynchronize(static_cast<cudaStream_t>(s)), "cudaStreamSynchronize");
+  }
+  const u32* base() override { return d.base; }
+  size_t free_mem() override {
+    size_t free_b = 0, total_b = 0;
+    check(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
+    return free_b;
+  }
+};
+
+struct EmuExec final : Exec {
+  unsigned max_grid;
+  explicit EmuExec(unsigned mg) : max_grid(mg) {}
+  void* dev_alloc(size_t n) override {
+    void* p = ::operator new(n);
+    std::memset(p, 0xA5, n);  // garbage, as device memory would hold
+    return p;
+  }
+  void dev_free(void* p) override { ::operator delete(p); }
+  void* pinned_alloc(size_t n) override { return dev_alloc(n); }
+  void pinned_free(void* p) override { dev_free(p); }
+  void* stream_create() override { return new int(0); }
+  void stream_destroy(void* s) override { delete static_cast<int*>(s); }
+  void h2d(void* dst, const void* src, size_t n, void*) override { std::memcpy(dst, src, n); }
+  void d2h(void* dst, const void* src, size_t n, void*) override { std::memcpy(dst, src, n); }
+  void launch(const KernelSpec& k, Op op, int nr, const KParams& p, void*) override {
+    gpu::emulate(k, op, nr, p, emu_grid(k, p.nblocks, max_grid));
+  }
+  void sync(void*) override {}
+  const u32* base() override { return host_base(); }
+  size_t free_mem() override { return size_t(1) << 40; }
+};
+
+// The host-to-host pipeline. Chunk c goes to stream lane c mod S: H2D, kernel, D2H, all
+// asynchronous, so with S >= 2 the copies of one chunk overlap the kernel of another (seed 002
+// method B); S = 1 is the non-overlapped method C. With `staged`, in/out are ordinary (pageable)
+// memory and each lane copies through its own pinned buffers; otherwise in/out must be pinned.
+// Inputs larger than the GPU are fine: only S x 2 chunks live in device memory.
+class Pipeline {
+ public:
+  Pipeline(Exec& ex, const KernelSpec& k, int streams, size_t chunk, size_t n, bool staged)
+      : ex_(ex), k_(k), staged_(staged) {
+    if (streams < 1 || streams > 64)
+      throw std::invalid_argument("streams must be in 1..64, not " + std::to_string(streams));
+    if (chunk == 0) {  // automatic: about 4 chunks per stream, 1..64 MiB
+      chunk = n / (size_t(streams) * 4);
+      chunk = std::min<size_t>(std::max<size_t>(chunk, size_t(1) << 20), size_t(64) << 20);
+    }
+    chunk = round16(std::max<size_t>(chunk, 16));
+    // Never ask for more than ~70% of the free device memory.
+    const size_t budget = ex.free_mem() / 10 * 7;
+    const size_t per_chunk = 2 * size_t(streams);
+    if (chunk * per_chunk > budget)
+      chunk = std::max<size_t>(16, (budget / per_chunk) & ~size_t(0xfffff));
+    if (n > 0) chunk = std::min(chunk, round16(n));
+    chunk_ = chunk;
+    for (int i = 0; i < streams; ++i) {
+      lanes_.emplace_back(new Lane(ex));
+      Lane& l = *lanes_.back();
+      l.st = ex.stream_create();
+      l.din = ex.dev_alloc(chunk);
+      l.dout = ex.dev_alloc(chunk);
+      if (staged) {
+        l.hin = static_cast<uint8_t*>(ex.pinned_alloc(chunk));
+        l.hout = static_cast<uint8_t*>(ex.pinned_alloc(chunk));
+      }
+    }
+  }
+
+  size_t chunk() const { return chunk_; }
+  int streams() const { return int(lanes_.size()); }
+
+  // proto: keys, counter, op (its blk_off is the counter offset of in[0]).
+  void run(Op op, int nr, const KParams& proto, const uint8_t* in, uint8_t* out, size_t n) {
+    const size_t nchunks = (n + chunk_ - 1) / chunk_;
+    for (size_t c = 0; c < nchunks; ++c) {
+      Lane& l = *lanes_[c % lanes_.size()];
+      if (l.pending) finish(l, out);
+      const size_t off = c * chunk_;
+      const size_t len = std::min(chunk_, n - off);
+      const uint8_t* src = in + off;
+      if (staged_) {
+        std::memcpy(l.hin, src, len);
+        src = l.hin;
+      }
+      ex_.h2d(l.din, src, len, l.st);
+      KParams p = proto;
+      p.in = static_cast<const uint4*>(l.din);
+      p.out = static_cast<uint4*>(l.dout);
+      p.nblocks = blocks_for(len);
+      p.blk_off = proto.blk_off + off / 16;
+      p.base = ex_.base();
+      p.ext_blocks = u32(k_.ext_blocks);
+      ex_.launch(k_, op, nr, p, l.st);
+      ex_.d2h(staged_ ? l.hout : out + off, l.dout, len, l.st);
+      l.pending = true;
+      l.off = off;
+      l.len = len;
+    }
+    for (auto& l : lanes_)
+      if (l->pending) finish(*l, out);
+  }
+
+ private:
+  struct Lane {
+    Exec& ex;
+    void* st = nullptr;
+    void* din = nullptr;
+    void* dout = nullptr;
+    uint8_t* hin = nullptr;
+    uint8_t* hout = nullptr;
+    bool pending = false;
+    size_t off = 0, len = 0;
+    explicit Lane(Exec& e) : ex(e) {}
+    ~Lane() {
+      try {
+        if (st) ex.sync(st);
+      } catch (...) {  // already failing: free what we can
+      }
+      if (din) ex.dev_free(din);
+      if (dout) ex.dev_free(dout);
+      if (hin) ex.pinned_free(hin);
+      if (hout) ex.pinned_free(hout);
+      if (st) ex.stream_destroy(st);
+    }
+  };
+
+  // Wait for the lane's chunk; with staging, copy its output to its place.
+  void finish(Lane& l, uint8_t* out) {
+    ex_.sync(l.st);
+    if (staged_) std::memcpy(out + l.off, l.hout, l.len);
+    l.pending = false;
+  }
+
+  Exec& ex_;
+  KernelSpec k_;
+  bool staged_;
+  size_t chunk_ = 0;
+  std::vector<std::unique_ptr<Lane>> lanes_;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
 
 }  // namespace
@@ -452,44 +527,34 @@ std::vector<DeviceInfo> devices() {
 // Encryption
 // ------------------------------------------------------------------------------------------------
 
-void crypt(const Request& r, const uint8_t* key, int key_bits, const uint8_t iv[16],
-           const uint8_t* in, uint8_t* out, size_t n) {
+namespace {
+
+void run_pipeline(Exec& ex, const Request& r, const uint8_t* key, int key_bits, const uint8_t* iv,
+                  const uint8_t* in, uint8_t* out, size_t n) {
   const KernelSpec k = parse_kernel(r);
   const Op op = parse_op(r.op);
-  if (op == Op::Keystream) throw std::invalid_argument("crypt: use keystream_fold for the keystream op");
+  if (op == Op::Keystream) throw std::invalid_argument("use keystream_fold for the keystream op");
   check_length(op, n);
   int nr = 0;
   const KParams proto = make_params(op, key, key_bits, iv, &nr);
   if (n == 0) return;
-  Pipeline pipe(k, r.streams, r.chunk_bytes, n, /*staged=*/true);
+  Pipeline pipe(ex, k, r.streams, r.chunk_bytes, n, /*staged=*/true);
   pipe.run(op, nr, proto, in, out, n);
+}
+
+}  // namespace
+
+void crypt(const Request& r, const uint8_t* key, int key_bits, const uint8_t iv[16],
+           const uint8_t* in, uint8_t* out, size_t n) {
+  parse_kernel(r);  // argument errors before any GPU error
+  GpuExec ex;
+  run_pipeline(ex, r, key, key_bits, iv, in, out, n);
 }
 
 void emulate(const Request& r, const uint8_t* key, int key_bits, const uint8_t iv[16],
              const uint8_t* in, uint8_t* out, size_t n, unsigned max_grid) {
-  const KernelSpec k = parse_kernel(r);
-  const Op op = parse_op(r.op);
-  if (op == Op::Keystream) throw std::invalid_argument("emulate: use keystream_fold for the keystream op");
-  check_length(op, n);
-  int nr = 0;
-  const KParams proto = make_params(op, key, key_bits, iv, &nr);
-  if (n == 0) return;
-  const size_t chunk = r.chunk_bytes ? round16(r.chunk_bytes) : round16(n);
-  std::vector<uint4> bin(chunk / 16), bout(chunk / 16);
-  for (size_t off = 0; off < n; off += chunk) {  // the same chunking (and counter offsets) as crypt
-    const size_t len = std::min(chunk, n - off);
-    std::memset(bin.data(), 0xA5, chunk);
-    std::memcpy(bin.data(), in + off, len);
-    KParams p = proto;
-    p.in = bin.data();
-    p.out = bout.data();
-    p.base = host_base();
-    p.nblocks = blocks_for(len);
-    p.blk_off = off / 16;
-    p.ext_blocks = u32(k.ext_blocks);
-    emulate(k, op, nr, p, emu_grid(k, p.nblocks, max_grid));
-    std::memcpy(out + off, bout.data(), len);
-  }
+  EmuExec ex(max_grid);
+  run_pipeline(ex, r, key, key_bits, iv, in, out, n);
 }
 
 std::array<uint8_t, 16> keystream_fold(const Request& r, const uint8_t* key, int key_bits,
@@ -598,7 +663,8 @@ BenchResult bench(const Request& r, const std::string& measure, int key_bits, si
     HostBuf hin(n), hout(n);
     std::memset(hin.p, 0x5a, n);
     std::memset(hout.p, 0, n);  // touch the pages before timing
-    Pipeline pipe(k, r.streams, r.chunk_bytes, n, /*staged=*/false);
+    GpuExec ex;
+    Pipeline pipe(ex, k, r.streams, r.chunk_bytes, n, /*staged=*/false);
     res.streams = pipe.streams();
     res.chunk_bytes = pipe.chunk();
     res.grid = plan_grid(k, op, nr, blocks_for(pipe.chunk()), d.index);

@@ -135,12 +135,16 @@ def crypt(data, key: bytes, iv: bytes | None = None, *, op: str = "ctr",
 
 def emulate(data, key: bytes, iv: bytes | None = None, *, op: str = "ctr",
             kernel: str = "optimised", ext_bytes: int = 4096, threads: int = 256,
-            chunk_bytes: int = 0, max_grid: int = 3) -> bytes:
-    """Run the very kernel bodies on the CPU (no GPU needed; needs the built extension)."""
+            streams: int = 2, chunk_bytes: int = 0, max_grid: int = 3) -> bytes:
+    """What `crypt` does, on the CPU: the same host pipeline (chunks, stream lanes, staging) with
+    host memory standing in for the GPU's, and the kernel bodies run by the emulator for every
+    (CTA, thread). No GPU needed, only the built extension. max_grid caps the persistent kernels'
+    CTAs so their grid-stride loops go round several times (0 = the full grid)."""
     _check_key_iv(key, iv, op)
     ext = _require_built()
     return _call(ext.emulate, data, bytes(key), bytes(iv or b""), kernel=kernel, op=op,
-                 ext_bytes=ext_bytes, threads=threads, chunk_bytes=chunk_bytes, max_grid=max_grid)
+                 ext_bytes=ext_bytes, threads=threads, streams=streams, chunk_bytes=chunk_bytes,
+                 max_grid=max_grid)
 
 
 def keystream_fold(key: bytes, iv: bytes, nbytes: int, *, kernel: str = "optimised",
