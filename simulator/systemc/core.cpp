@@ -12,9 +12,10 @@ s2_core::s2_core(sc_module_name name, int id, run_control& ctl)
   SC_THREAD(main);
 }
 
+// Exact to the tick: with --vcd a core may stand at the middle of a cycle (after a grant pulse).
 void s2_core::sync_to(uint64_t t) {
-  const uint64_t now = now_cycle();
-  if (t > now) wait(cycles(t - now));
+  const uint64_t now = sc_time_stamp().value(), target = t * TICKS_PER_CYCLE;
+  if (target > now) wait(sc_time::from_value(target - now));
 }
 
 void s2_core::main() {
