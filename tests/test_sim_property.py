@@ -1,7 +1,7 @@
 """The fast engine against the cycle-stepped reference model (simulator/sim/reference.py) on random
 programs and configurations: final memory, registers, output and every per-core counter agree."""
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 
 from s2gen import configs, programs
 from s2mc.isa import assemble
@@ -28,6 +28,7 @@ def run_both(src, cfg):
     return prog, ref, expected, fast, res
 
 
+@settings(max_examples=2000)
 @given(programs(), configs)
 def test_fast_engine_matches_reference(src, cfg):
     out = run_both(src, cfg)
