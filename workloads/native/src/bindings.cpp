@@ -119,8 +119,8 @@ py::dict bench_ctr(int key_bits, size_t nbytes, const std::string& engine, const
         ctr_parallel(c, k, iv.data(), b, b, nbytes);
     };
     auto sample = [&](long reps) {
-      if (!multi) {
-        for (long r = 0; r < reps; ++r) run_buf(0, cfg);
+      if (!multi || threads == 1) {
+        for (long r = 0; r < reps; ++r) run_buf(0, multi ? one : cfg);
         return;
       }
 #pragma omp parallel num_threads(threads)
@@ -139,9 +139,9 @@ py::dict bench_ctr(int key_bits, size_t nbytes, const std::string& engine, const
     };
     double s0, c0;
     timed(1, &s0, &c0);  // warm-up: page faults, thread pool start, caches
-    if (multi) {         // each sample repeats enough rounds to last ~10 ms (amortises the fork/join)
+    if (multi && threads > 1) {  // each sample repeats enough rounds to last ~1 ms (amortises fork/join)
       timed(1, &s0, &c0);
-      inner = std::max(1L, long(0.01 / std::max(s0, 1e-9)));
+      inner = std::max(1L, long(0.001 / std::max(s0, 1e-9)));
     }
     double total = 0;
     while (int(secs.size()) < min_reps || total < min_seconds) {
