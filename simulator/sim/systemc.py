@@ -45,6 +45,11 @@ def _candidates() -> list[Path]:
 def executable() -> Path | None:
     """The path of the s2mc-systemc executable, or None when the engine is not built."""
     for p in _candidates():
+        if p.is_file() and not os.access(p, os.X_OK):
+            try:   # an archive that lost the executable bit
+                p.chmod(p.stat().st_mode | 0o111)
+            except OSError:
+                continue
         if p.is_file() and os.access(p, os.X_OK):
             return p
     return None
