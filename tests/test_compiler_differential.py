@@ -26,6 +26,7 @@ class Gen:
         self.draw = draw
         self.functions: list[tuple[str, int]] = []     # callable (name, arity)
         self.counter = 0
+        self.counters: set[str] = set()
 
     def const(self) -> str:
         v = self.draw(CONSTS)
@@ -79,8 +80,10 @@ class Gen:
                     lines.append(f"{pad}{name} = {e}")
                     scope.add(name)
                     continue
-            if kind == "assign":
-                lines.append(f"{pad}{d(st.sampled_from(sorted(scope)))} = {e}")
+            if kind == "assign" and scope - self.counters:
+                lines.append(f"{pad}{d(st.sampled_from(sorted(scope - self.counters)))} = {e}")
+            elif kind == "assign":
+                lines.append(f"{pad}{d(st.sampled_from(GLOBALS))} = {e}")
             elif kind == "global":
                 lines.append(f"{pad}{d(st.sampled_from(GLOBALS))} = {e}")
             elif kind == "array":
@@ -103,9 +106,8 @@ class Gen:
                 c = f"c{self.counter}"
                 lines.append(f"{pad}{c} = 0")
                 lines.append(f"{pad}while ({c} < {d(st.integers(0, 4))})")
-                inner = self.block(set(scope) | {c}, indent + 1, depth - 1, False)
-                # the counter is read but never assigned inside the body
-                lines += [ln for ln in inner if not ln.strip().startswith(f"{c} =")]
+                self.counters.add(c)          # read but never assigned inside the body
+                lines += self.block(set(scope) | {c}, indent + 1, depth - 1, False)
                 lines.append(f"{pad}  {c} = {c} + 1")
         return lines
 
