@@ -1,0 +1,319 @@
+"""`s2mc aes`: AES on the simulated S2 multicore over a grid of configurations (DESIGN §9).
+
+    s2mc aes --cores 1,2,3,4 --bytes 32,64,128,256 --style bytes --mode ecb   # seed 003 Tables 3-4
+    s2mc aes --cores 1,2,4,8,16,32,64 --bytes 1K,4K,64K --out results/scaling.parquet
+
+Every option that names a parameter takes a comma-separated list; the grid is their cross
+product. Each run is checked against `cryptography` (a mismatch is an error). Output: a table per
+configuration (cycles, speedup, instructions, stalls, bus utilisation) on stdout, or --json; the
+records (DESIGN §7) go to --out; the progress bar goes to stderr.
+"""
+from __future__ import annotations
+
+import itertools
+import json
+import random
+import re
+import sys
+import time
+
+import click
+
+from s2mc.isa.errors import S2mcError
+
+_SIZE = re.compile(r"^\s*(\d+)\s*([km]?)(i?b)?\s*$", re.IGNORECASE)
+SEED_BYTES = (32, 64, 128, 256)
+
+
+def _items(text: str, what: str) -> list[str]:
+    items = [s.strip() for s in str(text).split(",") if s.strip()]
+    if not items:
+        raise S2mcError(f"{what}: empty list")
+    return list(dict.fromkeys(items))
+
+
+def _ints(text: str, what: str, lo: int, hi: int) -> list[int]:
+    out = []
+    for item in _items(text, what):
+        try:
+            v = int(item, 0)
+        except ValueError:
+            raise S2mcError(f"{what}: {item!r} is not an integer") from None
+        if not lo <= v <= hi:
+            raise S2mcError(f"{what}: {v} is out of range ({lo}..{hi})")
+        out.append(v)
+    return out
+
+
+def _sizes(text: str) -> list[int]:
+    out = []
+    for item in _items(text, "--bytes"):
+        m = _SIZE.match(item)
+        if not m:
+            raise S2mcError(f"--bytes: {item!r} is not a size (examples: 256, 4K, 64K)")
+        n = int(m.group(1)) * {"": 1, "k": 1024, "m": 1 << 20}[m.group(2).lower()]
+        if n < 1:
+            raise S2mcError(f"--bytes: {item!r} must be at least 1 byte")
+        out.append(n)
+    return out
+
+
+def _choices(text: str, what: str, allowed) -> list[str]:
+    out = []
+    for item in _items(text, what):
+        if item not in allowed:
+            raise S2mcError(f"{what}: unknown value {item!r} (choose from {', '.join(allowed)})")
+        out.append(item)
+    return out
+
+
+def _human(n: int) -> str:
+    return f"{n // 1024}K" if n >= 1024 and n % 1024 == 0 else str(n)
+
+
+def _table(headers: list[str], rows: list[list[str]]) -> str:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
+    line = lambda cells: "  ".join(c.rjust(w) for c, w in zip(cells, widths))  # noqa: E731
+    return "\n".join([line(headers), line(["-" * w for w in widths])] + [line(r) for r in rows])
+
+
+def config_tables(runs) -> str:
+    """One table per configuration: rows bytes x cores."""
+    from itertools import groupby
+    out = []
+    key = lambda r: (r.config.workload, r.config.variant, r.config.engine)  # noqa: E731
+    for (workload, variant, engine), grp in groupby(sorted(runs, key=key), key=key):
+        grp = sorted(grp, key=lambda r: (r.nbytes, r.config.cores))
+        rows = []
+        for nbytes, same in groupby(grp, key=lambda r: r.nbytes):
+            same = list(same)
+            base = same[0]
+            for r in same:
+                res = r.result
+                sp = base.result.cycles / res.cycles if res.cycles else float("nan")
+                rows.append([_human(nbytes), str(r.config.cores), str(res.cycles), f"{sp:.2f}",
+                             str(res.instructions), str(res.stall_cycles),
+                             f"{100 * res.bus_utilisation:.1f}%"])
+        base_cores = min(r.config.cores for r in grp)
+        sp_head = "speedup" if base_cores == 1 else f"speedup vs {base_cores}c"
+        out.append(f"# {workload}  {variant}  engine {engine}\n" + _table(
+            ["bytes", "cores", "cycles", sp_head, "instructions", "stall cycles", "bus util"], rows))
+    return "\n\n".join(out)
+
+
+def seed003_comparison(runs) -> tuple[str, list[dict]]:
+    """Our seed-003 configuration beside Tables 3 and 4 of the paper, with ratios."""
+    from s2mc.analysis.seeds import load_reference
+    mine = {(r.nbytes, r.config.cores): r for r in runs
+            if r.config.workload == "aes-128-ecb-enc" and r.config.variant == "bytes/interleaved"
+            and r.nbytes in SEED_BYTES and r.config.cores <= 4}
+    if not mine:
+        return "", []
+    ref = load_reference(["seed003_table3", "seed003_table4"])
+    paper = {(int(r.bytes), int(r.cores), r.metric): float(r.value) for r in ref.itertuples()}
+    sizes = sorted({b for b, _ in mine})
+    cores = sorted({c for _, c in mine})
+    rows = []
+    for b in sizes:
+        for c in cores:
+            r = mine.get((b, c))
+            if r is None:
+                continue
+            p_cyc, p_st = paper.get((b, c, "cycles")), paper.get((b, c, "stall_cycles"))
+            o1 = mine.get((b, 1))
+            p1 = paper.get((b, 1, "cycles"))
+            rows.append({"bytes": b, "cores": c, "cycles": r.result.cycles, "paper_cycles": p_cyc,
+                         "cycles_ratio": r.result.cycles / p_cyc if p_cyc else None,
+                         "stall_cycles": r.result.stall_cycles, "paper_stall_cycles": p_st,
+                         "stall_ratio": r.result.stall_cycles / p_st if p_st else None,
+                         "speedup": o1.result.cycles / r.result.cycles if o1 else None,
+                         "paper_speedup": p1 / p_cyc if p1 and p_cyc else None})
+
+    def grid(title, ours_key, paper_key, ratio_key):
+        head = ["bytes"] + [f"{c} core{'s' if c > 1 else ''}" for c in cores]
+        body = []
+        for b in sizes:
+            cells = [str(b)]
+            for c in cores:
+                row = next((x for x in rows if x["bytes"] == b and x["cores"] == c), None)
+                if row is None:
+                    cells.append("")
+                elif row[paper_key] is None:
+                    cells.append(f"{row[ours_key]} | -")
+                else:
+                    cells.append(f"{row[ours_key]} | {row[paper_key]:.0f} | {row[ratio_key]:.2f}")
+            body.append(cells)
+        return f"{title}\n" + _table(head, body)
+
+    def speedups():
+        head = ["bytes"] + [f"{c} core{'s' if c > 1 else ''}" for c in cores]
+        body = []
+        for b in sizes:
+            cells = [str(b)]
+            for c in cores:
+                row = next((x for x in rows if x["bytes"] == b and x["cores"] == c), None)
+                if row is None or row["speedup"] is None:
+                    cells.append("")
+                else:
+                    p = f"{row['paper_speedup']:.2f}" if row["paper_speedup"] else "-"
+                    cells.append(f"{row['speedup']:.2f} | {p}")
+            body.append(cells)
+        return "Speedup over one core (ours | seed 003)\n" + _table(head, body)
+
+    text = "\n\n".join([
+        "== Seed 003 (ECTI-CARD 2014), AES-128 ECB, byte-oriented, interleaved blocks, L = 2 ==",
+        grid("Table 3: cycles to complete the task (ours | seed 003 | ours/seed)",
+             "cycles", "paper_cycles", "cycles_ratio"),
+        grid("Table 4: memory stall cycles, summed over cores (ours | seed 003 | ours/seed)",
+             "stall_cycles", "paper_stall_cycles", "stall_ratio"),
+        speedups(),
+        "Their AES program is unpublished: docs/aes-on-s2.md lists how ours differs."])
+    return text, rows
+
+
+@click.command("aes")
+@click.option("--cores", default="1,2,4", show_default=True,
+              help="Comma-separated simulated core counts (1..64).")
+@click.option("--bytes", "sizes", default="32,64,128,256", show_default=True,
+              help="Comma-separated data sizes in bytes (4K = 4096). ECB needs multiples of 16.")
+@click.option("--key-bits", default="128", show_default=True, help="128, 192 and/or 256.")
+@click.option("--mode", "modes", default="ecb", show_default=True, help="ecb and/or ctr.")
+@click.option("--direction", "directions", default="enc", show_default=True,
+              help="enc and/or dec (CTR decryption is the same keystream XOR).")
+@click.option("--style", "styles", default="bytes", show_default=True,
+              help="bytes (one byte per word, textbook steps) and/or ttable (four bytes per word).")
+@click.option("--partition", "partitions", default="interleaved", show_default=True,
+              help="interleaved (block i on core i mod N), contiguous (one chunk per core), "
+                   "extended (runs of --ext-blocks blocks).")
+@click.option("--ext-blocks", default="4", show_default=True,
+              help="Blocks per run for --partition extended (comma-separated list allowed).")
+@click.option("--mem-latency", "latencies", default="2", show_default=True,
+              help="Bus cycles per memory access L (comma-separated list allowed).")
+@click.option("--arbitration", "arbitrations", default="fifo", show_default=True,
+              help="fifo, fixed and/or round_robin.")
+@click.option("--engine", "engines", default="fast", show_default=True, help="fast and/or systemc.")
+@click.option("--mem-words", type=int, default=None,
+              help="Simulated data memory in words (default 1048576 = 2^20).")
+@click.option("--key", "key_hex", default=None,
+              help="Key as 32, 48 or 64 hex digits (default: random from --seed, per key size).")
+@click.option("--seed", type=int, default=2014, show_default=True,
+              help="Seed of the random key, counter and data.")
+@click.option("--experiment", default="aes", show_default=True, help="The records' experiment name.")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False),
+              help="Write the records (Parquet, or CSV when the name ends in .csv) and a manifest.")
+@click.option("--json", "as_json", is_flag=True, help="Print the runs (and any seed comparison) "
+              "as JSON on stdout instead of tables.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def aes_cmd(cores, sizes, key_bits, modes, directions, styles, partitions, ext_blocks, latencies,
+            arbitrations, engines, mem_words, key_hex, seed, experiment, out_path, as_json, quiet):
+    """AES on the simulated multicore: a grid over cores x bytes x key size, mode, direction,
+    style, partition, memory latency, arbitration and engine, every result checked against
+    `cryptography`. The seed 003 configuration also prints the paper's Tables 3-4 beside ours."""
+    from s2mc.sim import ARBITRATIONS, DEFAULT_MEM_WORDS, ENGINES, MAX_CORES
+    from s2mc.workloads import aes
+
+    core_list = _ints(cores, "--cores", 1, MAX_CORES)
+    size_list = _sizes(sizes)
+    bits_list = [int(b) for b in _choices(key_bits, "--key-bits", ("128", "192", "256"))]
+    mode_list = _choices(modes, "--mode", aes.MODES)
+    dir_list = _choices(directions, "--direction", aes.DIRECTIONS)
+    style_list = _choices(styles, "--style", aes.STYLES)
+    part_list = _choices(partitions, "--partition", aes.PARTITIONS)
+    ext_list = _ints(ext_blocks, "--ext-blocks", 1, 1 << 22)
+    lat_list = _ints(latencies, "--mem-latency", 1, 1000)
+    arb_list = _choices(arbitrations, "--arbitration", ARBITRATIONS)
+    eng_list = _choices(engines, "--engine", ENGINES)
+    if mem_words is not None and not 1 <= mem_words <= 1 << 26:
+        raise S2mcError(f"--mem-words: {mem_words} is out of range (1..{1 << 26})")
+    words = mem_words or DEFAULT_MEM_WORDS
+    if "ecb" in mode_list:
+        bad = [n for n in size_list if n % 16]
+        if bad:
+            raise S2mcError(f"--bytes: ECB needs whole 16-byte blocks; {bad[0]} is not a multiple "
+                            "of 16 (use --mode ctr for any length)")
+    fixed_key = None
+    if key_hex is not None:
+        try:
+            fixed_key = bytes.fromhex(key_hex)
+        except ValueError:
+            raise S2mcError(f"--key: {key_hex!r} is not hex") from None
+        if len(fixed_key) not in (16, 24, 32):
+            raise S2mcError(f"--key: {len(key_hex)} hex digits; AES keys are 32, 48 or 64")
+        bits_list = [len(fixed_key) * 8]
+    if any(eng == "systemc" for eng in eng_list):
+        from s2mc.sim import systemc as _systemc  # noqa: F401 (fails early, clearly, if not built)
+
+    rng = random.Random(seed)
+    data = rng.randbytes(max(size_list))
+    counter = rng.randbytes(16)
+    keys = {b: fixed_key or random.Random(seed * 1000 + b).randbytes(b // 8) for b in bits_list}
+
+    configs = []
+    for bits, mode, d, style, part, lat, arb, eng in itertools.product(
+            bits_list, mode_list, dir_list, style_list, part_list, lat_list, arb_list, eng_list):
+        for e in (ext_list if part == "extended" else [aes.runner.DEFAULT_EXT_BLOCKS]):
+            configs.append(dict(key_bits=bits, mode=mode, direction=d, style=style, partition=part,
+                                ext_blocks=e, mem_latency=lat, arbitration=arb, engine=eng,
+                                mem_words=words))
+    # fail before running anything when the largest size cannot fit
+    for style in style_list:
+        need = aes.words_needed(max(size_list), style)
+        if need > words:
+            raise S2mcError(f"--bytes {max(size_list)}: the {style} program needs {need} words of "
+                            f"simulated memory but --mem-words is {words}; raise --mem-words to "
+                            f"at least {need}")
+    jobs = [(c, n, cfg) for cfg in configs for n in size_list for c in core_list]
+
+    from s2mc.analysis import records
+    bar = None
+    if not quiet and sys.stderr.isatty():
+        from tqdm import tqdm
+        bar = tqdm(total=len(jobs), desc="s2mc aes", unit="run", leave=False)
+    runs, rows, t0 = [], [], time.perf_counter()
+    try:
+        for c, n, cfg in jobs:
+            r = aes.run_aes(data[:n], keys[cfg["key_bits"]], counter, cores=c, **cfg)
+            runs.append(r)
+            rows += aes.runner.record_rows(r, records.new_run_id("aes"), experiment)
+            if bar:
+                bar.set_postfix_str(f"{cfg['style']} {cfg['mode']} {c}c {_human(n)}B")
+                bar.update(1)
+    finally:
+        if bar:
+            bar.close()
+    wall = time.perf_counter() - t0
+    sim_s = sum(r.sim_seconds for r in runs)
+    instr = sum(r.result.instructions for r in runs)
+    click.echo(f"s2mc aes: {len(runs)} runs checked against cryptography in {wall:.1f} s "
+               f"({sim_s:.1f} s simulating, {instr / max(sim_s, 1e-9) / 1e6:.0f} MIPS)", err=True)
+
+    seed_text, seed_rows = seed003_comparison(runs)
+    if out_path:
+        df = records.make_records(rows)
+        params = dict(command="aes", cores=core_list, bytes=size_list, key_bits=bits_list,
+                      modes=mode_list, directions=dir_list, styles=style_list,
+                      partitions=part_list, ext_blocks=ext_list, mem_latency=lat_list,
+                      arbitration=arb_list, engines=eng_list, mem_words=words, seed=seed,
+                      key_given=fixed_key is not None, experiment=experiment,
+                      checked_against="cryptography " + _cryptography_version(),
+                      wall_seconds=wall)
+        path = records.write(df, out_path, params=params)
+        click.echo(f"wrote {len(df)} records to {path}", err=True)
+    if as_json:
+        click.echo(json.dumps({"runs": [aes.runner.summary(r) for r in runs],
+                               "seed003": seed_rows, "wall_seconds": wall}, indent=1))
+        return
+    click.echo(config_tables(runs))
+    if seed_text:
+        click.echo("\n" + seed_text)
+
+
+def _cryptography_version() -> str:
+    try:
+        import cryptography
+        return cryptography.__version__
+    except Exception:  # noqa: BLE001
+        return "?"
+
+
+COMMANDS = [aes_cmd]

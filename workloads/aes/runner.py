@@ -1,0 +1,278 @@
+"""Host side of the AES workloads: compile once, fill data symbols, run, read back, check.
+
+    from s2mc.workloads.aes import run_aes
+    r = run_aes(b"\\x00" * 64, key=bytes(16), mode="ecb", style="bytes", cores=4)
+    r.output        # the ciphertext, already checked against `cryptography`
+    r.result        # s2mc.sim.Result: cycles, per-core counters, bus utilisation
+
+Every run is checked against the `cryptography` package (OpenSSL); a mismatch raises
+`AesMismatch` (an S2mcError) naming the first differing byte. The programs are
+`aes_bytes.rz` (one byte per word) and `aes_ttable.rz` (four bytes per word, big-endian); each is
+compiled once per process and cached. Inputs go to the `__heap` data symbol (after the per-core
+stacks), so any size that fits in the simulated memory runs without recompiling.
+"""
+from __future__ import annotations
+
+import functools
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from s2mc.isa.errors import S2mcError
+from s2mc.sim import (ARBITRATIONS, DEFAULT_MAX_CYCLES, DEFAULT_MEM_WORDS, ENGINES, MAX_CORES,
+                      Machine, Result)
+
+HERE = Path(__file__).resolve().parent
+STYLES = ("bytes", "ttable")
+MODES = ("ecb", "ctr")
+DIRECTIONS = ("enc", "dec")
+PARTITIONS = ("interleaved", "contiguous", "extended")
+KEY_BITS = (128, 192, 256)
+DEFAULT_EXT_BLOCKS = 4
+SOURCES = {"bytes": HERE / "aes_bytes.rz", "ttable": HERE / "aes_ttable.rz"}
+
+
+class AesMismatch(S2mcError):
+    """The simulated machine's output differs from the `cryptography` reference."""
+
+
+@dataclass(frozen=True)
+class AesConfig:
+    """One AES workload configuration (everything but the data and key)."""
+    key_bits: int = 128
+    mode: str = "ecb"
+    direction: str = "enc"
+    style: str = "bytes"
+    partition: str = "interleaved"
+    ext_blocks: int = DEFAULT_EXT_BLOCKS
+    cores: int = 1
+    mem_latency: int = 2
+    arbitration: str = "fifo"
+    engine: str = "fast"
+    mem_words: int = DEFAULT_MEM_WORDS
+
+    def check(self) -> None:
+        def choose(what, value, allowed):
+            if value not in allowed:
+                raise S2mcError(f"unknown {what} {value!r} (choose {', '.join(map(str, allowed))})")
+        choose("key size", self.key_bits, KEY_BITS)
+        choose("mode", self.mode, MODES)
+        choose("direction", self.direction, DIRECTIONS)
+        choose("style", self.style, STYLES)
+        choose("partition", self.partition, PARTITIONS)
+        choose("arbitration", self.arbitration, ARBITRATIONS)
+        choose("engine", self.engine, ENGINES)
+        if not isinstance(self.cores, int) or not 1 <= self.cores <= MAX_CORES:
+            raise S2mcError(f"cores {self.cores} is out of range (1..{MAX_CORES})")
+        if not isinstance(self.ext_blocks, int) or self.ext_blocks < 1:
+            raise S2mcError(f"extended run length {self.ext_blocks} must be at least 1 block")
+        if not 1 <= self.mem_latency <= 1000:
+            raise S2mcError(f"mem-latency {self.mem_latency} is out of range (1..1000)")
+
+    @property
+    def workload(self) -> str:
+        """Records `workload`: aes-<bits>-<mode>-<enc|dec>."""
+        return f"aes-{self.key_bits}-{self.mode}-{self.direction}"
+
+    @property
+    def variant(self) -> str:
+        """Records `variant`: style/partition[-E], plus /L<n> and /<arbitration> when not default."""
+        part = f"extended-{self.ext_blocks}" if self.partition == "extended" else self.partition
+        v = f"{self.style}/{part}"
+        if self.mem_latency != 2:
+            v += f"/L{self.mem_latency}"
+        if self.arbitration != "fifo":
+            v += f"/{self.arbitration}"
+        return v
+
+
+@dataclass
+class AesRun:
+    config: AesConfig
+    nbytes: int
+    output: bytes
+    result: Result
+    sim_seconds: float            # wall-clock seconds of Machine.run()
+    words: dict = field(default_factory=dict)   # where the data went: src, dst, words needed
+    checked: bool = False         # compared with `cryptography` (and equal)
+
+
+@functools.lru_cache(maxsize=None)
+def program(style: str):
+    """The compiled program of a style (compiled once per process, -O1)."""
+    if style not in STYLES:
+        raise S2mcError(f"unknown style {style!r} (choose {', '.join(STYLES)})")
+    from s2mc.compiler import compile as rz_compile
+    path = SOURCES[style]
+    return rz_compile(path.read_text(encoding="utf-8"), opt=1, filename=str(path)).program
+
+
+# --------------------------------------------------------------------------------------------------
+# the oracle
+# --------------------------------------------------------------------------------------------------
+
+def reference(data: bytes, key: bytes, mode: str, direction: str, counter: bytes | None) -> bytes:
+    """AES by the `cryptography` package (OpenSSL): the oracle every run is checked against."""
+    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+    m = modes.ECB() if mode == "ecb" else modes.CTR(counter)
+    c = Cipher(algorithms.AES(key), m)
+    op = c.decryptor() if (mode == "ecb" and direction == "dec") else c.encryptor()
+    return op.update(data) + op.finalize()
+
+
+# --------------------------------------------------------------------------------------------------
+# packing
+# --------------------------------------------------------------------------------------------------
+
+def _to_words(data: bytes, style: str) -> list[int]:
+    if style == "bytes":
+        return list(data)
+    pad = data + bytes(-len(data) % 4)
+    return [int.from_bytes(pad[i:i + 4], "big", signed=True) for i in range(0, len(pad), 4)]
+
+
+def _from_words(words: list[int], style: str, nbytes: int) -> bytes:
+    if style == "bytes":
+        bad = next((w for w in words if not 0 <= w <= 255), None)
+        if bad is not None:
+            raise AesMismatch(f"the simulated program wrote {bad}, which is not a byte")
+        return bytes(words)
+    return b"".join((w & 0xFFFFFFFF).to_bytes(4, "big") for w in words)[:nbytes]
+
+
+def data_words(nbytes: int, style: str) -> int:
+    """Words one buffer of `nbytes` takes in the simulated memory."""
+    return nbytes if style == "bytes" else -(-nbytes // 4)
+
+
+def words_needed(nbytes: int, style: str) -> int:
+    """Simulated memory (words) a run needs: program data, stacks, input and output buffers."""
+    return program(style).address_of("__heap") + 2 * data_words(nbytes, style)
+
+
+def check_lengths(nbytes: int, mode: str) -> None:
+    if nbytes < 0:
+        raise S2mcError(f"data length {nbytes} is negative")
+    if mode == "ecb" and nbytes % 16:
+        raise S2mcError(f"ECB needs whole 16-byte blocks: {nbytes} bytes is {nbytes // 16} blocks "
+                        f"and {nbytes % 16} bytes (pad the data or use --mode ctr)")
+
+
+def _max_cycles(nbytes: int, cfg: AesConfig) -> int:
+    """A cycle limit that only an endless loop reaches (about 20x the worst expected run)."""
+    blocks = -(-nbytes // 16) + 1
+    return max(DEFAULT_MAX_CYCLES, 150_000 * cfg.mem_latency * blocks)
+
+
+# --------------------------------------------------------------------------------------------------
+# running
+# --------------------------------------------------------------------------------------------------
+
+def run_aes(data: bytes, key: bytes, counter: bytes | None = None, *, check: bool = True,
+            config: AesConfig | None = None, **options) -> AesRun:
+    """Run AES on the simulated multicore and check the result against `cryptography`.
+
+    `options` are AesConfig fields (key_bits is taken from the key). `counter` (CTR only) is the
+    16-byte initial counter block (default: zero). Raises S2mcError on a bad configuration, a
+    non-whole-block ECB length, data too large for the configured memory, a simulated fault, or
+    a result that differs from the reference (AesMismatch).
+    """
+    data, key = bytes(data), bytes(key)
+    if len(key) not in (16, 24, 32):
+        raise S2mcError(f"an AES key is 16, 24 or 32 bytes, not {len(key)}")
+    cfg = config or AesConfig(**{**options, "key_bits": len(key) * 8})
+    if cfg.key_bits != len(key) * 8:
+        raise S2mcError(f"the configuration says AES-{cfg.key_bits} but the key has "
+                        f"{len(key) * 8} bits")
+    cfg.check()
+    check_lengths(len(data), cfg.mode)
+    if cfg.mode == "ctr":
+        counter = bytes(16) if counter is None else bytes(counter)
+        if len(counter) != 16:
+            raise S2mcError(f"the CTR counter block is 16 bytes, not {len(counter)}")
+    style, n = cfg.style, len(data)
+    prog = program(style)
+    heap = prog.address_of("__heap")
+    nwords = data_words(n, style)
+    need = heap + 2 * nwords
+    if need > cfg.mem_words:
+        raise S2mcError(
+            f"{n} bytes of data do not fit in the simulated memory: the {style} program needs "
+            f"{need} words ({heap} for its data and stacks, 2 x {nwords} for input and output) "
+            f"but only {cfg.mem_words} are configured; raise --mem-words to at least {need}")
+    src, dst = heap, heap + nwords
+
+    m = Machine(prog, cores=cfg.cores, mem_latency=cfg.mem_latency, arbitration=cfg.arbitration,
+                max_cycles=_max_cycles(n, cfg), mem_words=cfg.mem_words, engine=cfg.engine)
+    m.write("keybits", [cfg.key_bits])
+    m.write("key", _to_words(key, style))
+    m.write("mode", [MODES.index(cfg.mode)])
+    m.write("decrypt", [int(cfg.mode == "ecb" and cfg.direction == "dec")])
+    m.write("partition", [PARTITIONS.index(cfg.partition)])
+    m.write("ext", [cfg.ext_blocks])
+    m.write("nbytes" if style == "bytes" else "nwords", [n if style == "bytes" else nwords])
+    if cfg.mode == "ctr":
+        m.write("ctr0", _to_words(counter, style))
+    if nwords:
+        m.write(src, _to_words(data, style))
+    # src must be non-zero even for empty data (src == 0 selects the built-in FIPS-197 demo)
+    m.write("src", [src])
+    m.write("dst", [dst])
+    t0 = time.perf_counter()
+    result = m.run()
+    seconds = time.perf_counter() - t0
+    out = _from_words(m.read(dst, nwords), style, n) if nwords else b""
+    if check:
+        want = reference(data, key, cfg.mode, cfg.direction, counter)
+        if out != want:
+            i = next(i for i in range(len(want)) if out[i] != want[i])
+            raise AesMismatch(
+                f"AES mismatch: {cfg.workload} {cfg.variant} on {cfg.cores} cores, {n} bytes: byte "
+                f"{i} (block {i // 16}) is {out[i]:#04x}, cryptography says {want[i]:#04x}")
+    return AesRun(cfg, n, out, result, seconds, {"src": src, "dst": dst, "needed": need}, check)
+
+
+# --------------------------------------------------------------------------------------------------
+# records (DESIGN §7)
+# --------------------------------------------------------------------------------------------------
+
+#: Counters recorded per core and for the whole run (core -1).
+RECORD_COUNTERS = ("cycles", "instructions", "stall_cycles", "bus_wait_cycles", "bus_busy_cycles",
+                   "sync_wait_cycles", "mem_reads", "mem_writes")
+
+
+def record_rows(run: AesRun, run_id: str, experiment: str = "aes") -> list[dict]:
+    """Tidy rows for one run: whole-run totals (core -1) and every core's counters."""
+    cfg, res = run.config, run.result
+    base = dict(run_id=run_id, experiment=experiment, source="sim", platform="s2",
+                workload=cfg.workload, variant=cfg.variant, engine=cfg.engine, cores=cfg.cores,
+                bytes=run.nbytes)
+    rows = []
+    total = {k: sum(c[k] for c in res.cores) for k in RECORD_COUNTERS}
+    total["cycles"] = res.cycles
+    total["bus_busy_cycles"] = res.bus_busy_cycles
+    for k in RECORD_COUNTERS:
+        rows.append(dict(base, core=-1, metric=k, value=total[k]))
+    rows.append(dict(base, core=-1, metric="mem_latency", value=cfg.mem_latency))
+    rows.append(dict(base, core=-1, metric="bus_utilisation", value=res.bus_utilisation))
+    rows.append(dict(base, core=-1, metric="sim_seconds", value=run.sim_seconds))
+    if run.sim_seconds > 0:
+        rows.append(dict(base, core=-1, metric="sim_mips",
+                         value=res.instructions / run.sim_seconds / 1e6))
+    for c in res.cores:
+        for k in RECORD_COUNTERS:
+            rows.append(dict(base, core=c["core"], metric=k, value=c[k]))
+    return rows
+
+
+def summary(run: AesRun) -> dict:
+    """One run as a plain dict (what `s2mc aes --json` prints per run)."""
+    cfg, res = run.config, run.result
+    return {"workload": cfg.workload, "variant": cfg.variant, "key_bits": cfg.key_bits,
+            "mode": cfg.mode, "direction": cfg.direction, "style": cfg.style,
+            "partition": cfg.partition, "ext_blocks": cfg.ext_blocks, "engine": cfg.engine,
+            "mem_latency": cfg.mem_latency, "arbitration": cfg.arbitration, "cores": cfg.cores,
+            "bytes": run.nbytes, "cycles": res.cycles, "instructions": res.instructions,
+            "stall_cycles": res.stall_cycles, "bus_busy_cycles": res.bus_busy_cycles,
+            "bus_utilisation": res.bus_utilisation, "sim_seconds": run.sim_seconds,
+            "checked": run.checked, "per_core": res.cores}
