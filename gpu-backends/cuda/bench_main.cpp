@@ -1,0 +1,172 @@
+// bench_main.cpp -- `s2mc-gpu-bench`: the benchmark grid without Python (every kernel x measure x
+// size), printed as a Markdown table of Gbps (1e9 bit/s) and as CSV lines for the records.
+//
+//   s2mc-gpu-bench [--sizes 1M,16M,256M,1G] [--reps 5] [--key-bits 128] [--streams 1,4]
+//                  [--kernels all|coarse,extended,optimised,...] [--markdown FILE] [--csv FILE]
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "api.h"
+
+using namespace s2mc;
+
+namespace {
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    const size_t comma = s.find(',', start);
+    const std::string item = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (!item.empty()) out.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+size_t parse_size(const std::string& s) {
+  size_t pos = 0;
+  const unsigned long long v = std::stoull(s, &pos);
+  const std::string suf = s.substr(pos);
+  if (suf.empty()) return v;
+  if (suf == "K" || suf == "k") return v << 10;
+  if (suf == "M" || suf == "m") return v << 20;
+  if (suf == "G" || suf == "g") return v << 30;
+  throw std::invalid_argument("bad size '" + s + "'");
+}
+
+std::string human(size_t n) {
+  if (n >= (1u << 30) && n % (1u << 30) == 0) return std::to_string(n >> 30) + "GB";
+  if (n >= (1u << 20) && n % (1u << 20) == 0) return std::to_string(n >> 20) + "MB";
+  if (n >= (1u << 10) && n % (1u << 10) == 0) return std::to_string(n >> 10) + "KB";
+  return std::to_string(n) + "B";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<size_t> sizes = {size_t(1) << 20, size_t(16) << 20, size_t(256) << 20, size_t(1) << 30};
+  std::vector<std::string> kernels;
+  std::vector<int> streams = {1, 4};
+  int reps = 5, key_bits = 128;
+  std::string md_path, csv_path;
+  try {
+    for (int i = 1; i < argc; ++i) {
+      const std::string a = argv[i];
+      auto next = [&]() -> std::string {
+        if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
+        return argv[++i];
+      };
+      if (a == "--sizes") {
+        sizes.clear();
+        for (const auto& s : split(next())) sizes.push_back(parse_size(s));
+      } else if (a == "--reps") reps = std::stoi(next());
+      else if (a == "--key-bits") key_bits = std::stoi(next());
+      else if (a == "--kernels") kernels = split(next());
+      else if (a == "--streams") {
+        streams.clear();
+        for (const auto& s : split(next())) streams.push_back(std::stoi(s));
+      } else if (a == "--markdown") md_path = next();
+      else if (a == "--csv") csv_path = next();
+      else throw std::invalid_argument("unknown argument " + a);
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "s2mc-gpu-bench: %s\n", e.what());
+    return 2;
+  }
+  std::string reason;
+  if (gpu::device_count(&reason) == 0) {
+    std::fprintf(stderr, "s2mc-gpu-bench: no GPU (%s)\n", reason.c_str());
+    return 2;
+  }
+  if (kernels.empty() || (kernels.size() == 1 && kernels[0] == "all")) {
+    kernels = {"coarse", "extended"};
+    for (const auto& c : gpu::optimised_configs()) kernels.push_back("optimised-" + c);
+  }
+  const auto dev = gpu::devices().at(size_t(gpu::current_device()));
+  std::fprintf(stderr, "GPU: %s, %d SMs, peak SM clock %d MHz, memory clock %d MHz, %d-bit bus\n",
+               dev.name.c_str(), dev.sms, dev.clock_khz / 1000, dev.mem_clock_khz / 1000,
+               dev.mem_bus_bits);
+
+  struct Row {
+    std::string kernel, measure;
+    std::map<size_t, double> gbps;
+  };
+  std::vector<Row> rows;
+  FILE* csv = csv_path.empty() ? nullptr : std::fopen(csv_path.c_str(), "w");
+  if (csv)
+    std::fprintf(csv, "kernel,measure,bytes,seconds,best_seconds,gbps,grid,threads,streams,chunk_bytes,timer\n");
+  int errors = 0;
+  for (const auto& kernel : kernels) {
+    std::vector<std::pair<std::string, int>> measures = {{"keystream", 0}, {"device", 0}};
+    for (int s : streams) measures.push_back({"host", s});
+    for (const auto& [measure, s] : measures) {
+      const std::string label = measure == "keystream" ? "keystream"
+                                : measure == "device"  ? "device-resident"
+                                : s > 1                ? "host-overlap-s" + std::to_string(s)
+                                                       : "host-serial";
+      Row row;
+      for (size_t n : sizes) {
+        if (measure == "device" && 2 * n > dev.global_mem / 100 * 85) continue;
+        gpu::Request r;
+        r.kernel = kernel;
+        r.streams = std::max(1, s);
+        try {
+          const gpu::BenchResult b = gpu::bench(r, measure, key_bits, n, reps);
+          const double g = double(b.bytes) * 8 / b.seconds / 1e9;
+          row.kernel = b.kernel;
+          row.gbps[n] = g;
+          std::fprintf(stderr, "%-22s %-18s %6s %10.1f Gbps  (best %.1f, grid %u x %d)\n",
+                       b.kernel.c_str(), label.c_str(), human(n).c_str(), g,
+                       double(b.bytes) * 8 / b.best_seconds / 1e9, b.grid, b.threads);
+          if (csv)
+            std::fprintf(csv, "%s,%s,%zu,%.9g,%.9g,%.6g,%u,%d,%d,%zu,%s\n", b.kernel.c_str(),
+                         label.c_str(), b.bytes, b.seconds, b.best_seconds, g, b.grid, b.threads,
+                         b.streams, b.chunk_bytes, b.timer.c_str());
+        } catch (const std::exception& e) {
+          std::fprintf(stderr, "%s %s %s: %s\n", kernel.c_str(), label.c_str(), human(n).c_str(), e.what());
+          ++errors;
+        }
+      }
+      if (row.kernel.empty()) row.kernel = kernel;
+      row.measure = label;
+      rows.push_back(row);
+    }
+  }
+  if (csv) std::fclose(csv);
+
+  std::string md = "| kernel | measure |";
+  std::string sep = "|---|---|";
+  for (size_t n : sizes) {
+    md += " " + human(n) + " |";
+    sep += "---:|";
+  }
+  md += "\n" + sep + "\n";
+  for (const auto& row : rows) {
+    md += "| " + row.kernel + " | " + row.measure + " |";
+    for (size_t n : sizes) {
+      char cell[32];
+      auto it = row.gbps.find(n);
+      if (it == row.gbps.end())
+        std::snprintf(cell, sizeof cell, " – |");
+      else
+        std::snprintf(cell, sizeof cell, " %.1f |", it->second);
+      md += cell;
+    }
+    md += "\n";
+  }
+  std::printf("AES-%d, Gbps (1e9 bit/s); GPU %s\n\n%s", key_bits, dev.name.c_str(), md.c_str());
+  if (!md_path.empty()) {
+    FILE* f = std::fopen(md_path.c_str(), "w");
+    if (f) {
+      std::fprintf(f, "AES-%d, Gbps (1e9 bit/s); GPU %s\n\n%s", key_bits, dev.name.c_str(), md.c_str());
+      std::fclose(f);
+    }
+  }
+  return errors ? 1 : 0;
+}

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# gpu-backends/run_on_gpu.sh -- build, verify and benchmark every CUDA AES kernel in one call.
+#
+#   bash gpu-backends/run_on_gpu.sh [OUTDIR]        (default OUTDIR: results/gpu)
+#
+# Environment: SIZES (default 1M,16M,256M,1G), REPS (5), STREAMS (1,4), KEY_BITS (128),
+# JOBS (nproc), PYTHON=0 to skip the Python part, BUILD_DIR (build/gpu-standalone).
+#
+# Steps (each logged on stderr, results under OUTDIR):
+#   1. the machine: nvidia-smi (name, clocks, power limit)             -> nvidia-smi.txt
+#   2. a Python-free build of gpu-backends/ (CMake + nvcc only: works on a bare GPU box with no
+#      network) -> BUILD_DIR/s2mc-gpu-selftest, BUILD_DIR/s2mc-gpu-bench
+#   3. verification: every kernel x mode x key size x direction, tails, counter carries, multi-chunk
+#      and multi-stream inputs, the empty input, keystream op, GPU == CPU emulator, against the
+#      reference anchored to FIPS-197 / SP 800-38A vectors                 -> selftest.txt
+#   4. benchmark grid: every kernel (coarse, extended, each optimised configuration) x measure
+#      (keystream, device-resident, host-serial, host-overlap) x size -> gpu-bench.md, gpu-bench.csv
+#   5. if the Python environment is usable (.venv from `make setup`): the gpu-marked pytest suite
+#      and `s2mc gpu --kernel all` (records in the tidy schema + manifest)  -> pytest-gpu.txt,
+#      gpu.parquet, gpu.manifest.json, gpu-cli.md
+# The Markdown table of Gbps is printed on stdout at the end. Exit status: non-zero when any
+# verification failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${1:-${OUT:-results/gpu}}
+SIZES=${SIZES:-1M,16M,256M,1G}
+REPS=${REPS:-5}
+STREAMS=${STREAMS:-1,4}
+KEY_BITS=${KEY_BITS:-128}
+JOBS=${JOBS:-$(nproc 2>/dev/null || echo 4)}
+BUILD_DIR=${BUILD_DIR:-build/gpu-standalone}
+PYTHON=${PYTHON:-1}
+mkdir -p "$OUT"
+log() { echo "== $*" >&2; }
+fail=0
+t_start=$(date +%s)
+
+log "1. machine"
+if command -v nvidia-smi >/dev/null; then
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,power.limit,pcie.link.gen.max,pcie.link.width.max \
+    --format=csv | tee "$OUT/nvidia-smi.txt" >&2
+  nvidia-smi >>"$OUT/nvidia-smi.txt" 2>&1 || true
+else
+  log "nvidia-smi not found"
+fi
+{ echo "date: $(date -u +%FT%TZ)"; echo "host: $(hostname)"; echo "git: $(git rev-parse HEAD 2>/dev/null)";
+  echo "nvcc: $(nvcc --version 2>/dev/null | tail -1)"; } >"$OUT/build-info.txt"
+
+log "2. build (CMake + nvcc, no Python) in $BUILD_DIR"
+gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
+if ! cmake -S gpu-backends -B "$BUILD_DIR" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release >"$OUT/build.log" 2>&1 ||
+   ! cmake --build "$BUILD_DIR" -j "$JOBS" >>"$OUT/build.log" 2>&1; then
+  tail -30 "$OUT/build.log" >&2
+  log "build failed (see $OUT/build.log)"
+  exit 1
+fi
+if [ ! -x "$BUILD_DIR/s2mc-gpu-selftest" ]; then
+  tail -30 "$OUT/build.log" >&2
+  log "the CUDA backend was not built (nvcc missing?) -- see $OUT/build.log"
+  exit 1
+fi
+log "built in $(( $(date +%s) - t_start )) s"
+
+log "3. verify every kernel"
+"$BUILD_DIR/s2mc-gpu-selftest" | tee "$OUT/selftest.txt" | grep -E "^(GPU|FAIL|[0-9]+ passed)" >&2
+rc=${PIPESTATUS[0]}
+if [ "$rc" -eq 2 ]; then
+  cat "$OUT/selftest.txt" >&2
+  log "no GPU here: the build is done, nothing to verify or measure"
+  exit 1
+elif [ "$rc" -ne 0 ]; then
+  log "self-test FAILED (exit $rc)"
+  fail=1
+fi
+
+log "4. benchmark grid (sizes $SIZES, reps $REPS, streams $STREAMS, AES-$KEY_BITS)"
+"$BUILD_DIR/s2mc-gpu-bench" --kernels all --sizes "$SIZES" --reps "$REPS" --streams "$STREAMS" \
+  --key-bits "$KEY_BITS" --markdown "$OUT/gpu-bench.md" --csv "$OUT/gpu-bench.csv" \
+  >"$OUT/gpu-bench.stdout" 2> >(tee "$OUT/gpu-bench.log" >&2)
+[ $? -ne 0 ] && { log "benchmark reported errors"; fail=1; }
+
+if [ "$PYTHON" = 1 ]; then
+  log "5. Python: pytest -m gpu and s2mc gpu (records)"
+  py=.venv/bin/python
+  if ! $py -c "import s2mc.gpu, pytest, cryptography, pandas" 2>/dev/null; then
+    log "no usable .venv; trying make setup (needs the package registries)"
+    timeout 600 make setup >"$OUT/make-setup.log" 2>&1 || log "make setup failed (see $OUT/make-setup.log)"
+  fi
+  if $py -c "import s2mc.gpu, pytest, cryptography, pandas" 2>/dev/null; then
+    $py -m pytest -q -m gpu tests/test_gpu_cuda.py tests/test_gpu_status.py tests/test_gpu_emulation.py \
+      2>&1 | tee "$OUT/pytest-gpu.txt" | tail -3 >&2
+    [ "${PIPESTATUS[0]}" -ne 0 ] && { log "pytest -m gpu FAILED"; fail=1; }
+    .venv/bin/s2mc gpu --kernel all --bytes "$SIZES" --reps "$REPS" --streams "$STREAMS" \
+      --key-bits "$KEY_BITS" --quiet --out "$OUT/gpu.parquet" --markdown "$OUT/gpu-cli.md" \
+      >"$OUT/gpu-cli.stdout" 2>"$OUT/gpu-cli.log" || { log "s2mc gpu failed"; tail -3 "$OUT/gpu-cli.log" >&2; }
+  else
+    log "skipping the Python part: no Python environment with s2mc, pytest and cryptography"
+  fi
+fi
+
+log "done in $(( $(date +%s) - t_start )) s; results in $OUT"
+echo
+echo "## CUDA AES on $(head -2 "$OUT/nvidia-smi.txt" 2>/dev/null | tail -1 | cut -d, -f1)"
+echo
+echo "Command: \`bash gpu-backends/run_on_gpu.sh\` (SIZES=$SIZES REPS=$REPS STREAMS=$STREAMS), $(date -u +%F)"
+echo "Self-test: $(grep -E '^[0-9]+ passed' "$OUT/selftest.txt" || echo 'did not finish')"
+echo
+cat "$OUT/gpu-bench.md" 2>/dev/null
+exit $fail
