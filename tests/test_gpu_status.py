@@ -111,3 +111,53 @@ def test_counter_add():
     assert gpu.counter_add(bytes(16), 1) == bytes(15) + b"\x01"
     assert gpu.counter_add(b"\xff" * 16, 1) == bytes(16)
     assert gpu.counter_add(bytes(8) + b"\xff" * 8, 1) == bytes(7) + b"\x01" + bytes(8)
+
+
+@pytest.mark.skipif(not gpu.status()["built"], reason="CUDA backend not built")
+def test_cli_grid_records_with_a_simulated_gpu(monkeypatch, tmp_path):
+    """The CLI's happy path (records, manifest, Markdown, JSON) with the GPU calls replaced by
+    fakes, so that the records code is checked on machines without a GPU too."""
+    import json
+
+    from s2mc.analysis import records
+
+    calls = []
+
+    def fake_bench(kernel, measure, *, key_bits, nbytes, reps, op, ext_bytes, threads, streams,
+                   chunk_bytes):
+        calls.append((kernel, measure, nbytes, streams))
+        name = {"optimised": "optimised-t4b2", "extended": f"extended-{ext_bytes}"}.get(kernel, kernel)
+        return {"kernel": name, "op": op, "measure": measure, "bytes": nbytes, "reps": reps,
+                "seconds": nbytes / 1e11, "best_seconds": nbytes / 1.1e11, "grid": 132,
+                "threads": 1024, "streams": streams if measure == "host" else 0,
+                "chunk_bytes": 0, "timer": "host-clock" if measure == "host" else "cuda-events"}
+
+    monkeypatch.setattr(gpu, "status", lambda: {"built": True, "gpu_present": True,
+                                                "devices": ["Fake H100"], "reason": ""})
+    monkeypatch.setattr(gpu, "platform_info", lambda: {
+        "gpu": "Fake H100", "device": {"sms": 132, "sm_clock_mhz": 1980.0,
+                                       "global_mem_bytes": 80 << 30}})
+    monkeypatch.setattr(gpu, "bench", fake_bench)
+    out, md = tmp_path / "g.parquet", tmp_path / "g.md"
+    res = CliRunner().invoke(cli, ["gpu", "--bytes", "1M,16M", "--quiet", "--out", str(out),
+                                   "--markdown", str(md)])
+    assert res.exit_code == 0, res.output
+    # 3 kernels x (keystream + device + host x 2 stream counts) x 2 sizes
+    assert len(calls) == 3 * 4 * 2
+    df = records.read(out)
+    assert len(df) == 2 * len(calls)
+    assert set(df["source"]) == {"cuda"} and set(df["platform"]) == {"Fake H100"}
+    assert set(df["workload"]) == {"aes-128-ctr"}
+    assert {"optimised-t4b2/keystream", "optimised-t4b2/device-resident",
+            "coarse/host-serial", "extended-4096/host-overlap-s4"} <= set(df["variant"])
+    bps = df[df["metric"] == "bytes_per_second"]["value"]
+    assert (abs(bps - 1e11) < 1).all()
+    manifest = records.read_manifest(records.manifest_path_for(out))
+    assert manifest["params"]["gpu"]["gpu"] == "Fake H100"
+    table = md.read_text()
+    assert "| optimised-t4b2 | device-resident | 800.0 | 800.0 |" in table
+    assert table in res.output
+    res = CliRunner().invoke(cli, ["gpu", "--bytes", "1M", "--measure", "device", "--json"])
+    assert res.exit_code == 0, res.output
+    body = json.loads(res.output)
+    assert body["platform"]["gpu"] == "Fake H100" and len(body["records"]) == 6
