@@ -170,8 +170,9 @@ def encrypt_file(in_path, out_path, key: bytes, iv: bytes, decrypt: bool = False
     The key length picks AES-128/192/256. CTR decryption is the same operation, so `decrypt` only
     documents intent. The file is read in pieces of `piece_bytes` (a multiple of 16: the counter of
     each piece is iv + offset/16); each piece goes through the chunked multi-stream pipeline. The
-    output is written to a temporary file and renamed when everything succeeded. `progress`, if
-    given, is called with the number of bytes done after every piece. Returns the byte count.
+    output is written to a temporary file and renamed when everything succeeded. `progress`: True
+    for a tqdm bar on stderr, or a callable given the number of bytes done after every piece.
+    Returns the byte count.
     """
     del decrypt  # CTR: the same keystream XOR both ways
     _check_key_iv(key, iv, "ctr")
@@ -181,6 +182,14 @@ def encrypt_file(in_path, out_path, key: bytes, iv: bytes, decrypt: bool = False
     in_path, out_path = os.fspath(in_path), os.fspath(out_path)
     out_dir = os.path.dirname(os.path.abspath(out_path))
     total = 0
+    bar = None
+    if progress is True:
+        from tqdm import tqdm
+        bar = tqdm(total=os.path.getsize(in_path), unit="B", unit_scale=True, desc="gpu encrypt",
+                   leave=False)
+        progress = lambda done: bar.update(done - bar.n)  # noqa: E731
+    elif not callable(progress):
+        progress = None
     fd, tmp = tempfile.mkstemp(prefix=".s2mc-gpu-", dir=out_dir)
     try:
         with open(in_path, "rb") as fin, os.fdopen(fd, "wb") as fout:
@@ -201,6 +210,9 @@ def encrypt_file(in_path, out_path, key: bytes, iv: bytes, decrypt: bool = False
         except OSError:
             pass
         raise
+    finally:
+        if bar is not None:
+            bar.close()
     return total
 
 
