@@ -135,7 +135,8 @@ class Gen:
         if d(st.booleans()):
             lines += self.recursive() + [""]
         for i in range(d(st.integers(0, 3))):
-            lines += self.function(f"f{i}", d(st.integers(0, 3))) + [""]
+            arity = d(st.sampled_from([0, 1, 2, 3, 3, 9]))   # 9: arguments on the stack at -O1
+            lines += self.function(f"f{i}", arity) + [""]
         main = self.block(set(), 1, 2, True)
         calls = [f"  print({name}({', '.join('(' + self.const() + ') & 7' if name == 'rec' and i == 0 else self.const() for i in range(arity))}))"
                  for name, arity in self.functions]
