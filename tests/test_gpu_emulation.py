@@ -152,3 +152,29 @@ def test_errors():
         gpu.emulate(b"", bytes(16), bytes(16), kernel="extended", ext_bytes=100)
     with pytest.raises(S2mcError, match="threads per CTA"):
         gpu.emulate(b"", bytes(16), bytes(16), kernel="coarse", threads=100)
+
+
+def test_encrypt_file_pieces_and_counter(tmp_path):
+    """encrypt_file's pieces, counters and atomic replace, through the emulator."""
+    key, iv = rnd(16, 40), bytes.fromhex("000000000000000000000000fffffff0")
+    data = rnd(100_003, 41)
+    src, enc, back = tmp_path / "in", tmp_path / "enc", tmp_path / "back"
+    src.write_bytes(data)
+    seen = []
+    n = gpu.encrypt_file(src, enc, key, iv, piece_bytes=16 * 1000, chunk_bytes=4096,
+                         progress=seen.append, emulated=True)
+    assert n == len(data) and seen[-1] == len(data) and len(seen) == 7
+    assert enc.read_bytes() == ref("ctr", key, iv, data)
+    gpu.encrypt_file(enc, back, key, iv, decrypt=True, emulated=True)
+    assert back.read_bytes() == data
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["back", "enc", "in"]  # no temp files
+
+
+def test_encrypt_file_errors(tmp_path):
+    from s2mc.isa.errors import S2mcError
+    with pytest.raises(S2mcError, match="piece_bytes"):
+        gpu.encrypt_file(tmp_path / "x", tmp_path / "y", bytes(16), bytes(16), piece_bytes=100,
+                         emulated=True)
+    with pytest.raises(FileNotFoundError):
+        gpu.encrypt_file(tmp_path / "missing", tmp_path / "y", bytes(16), bytes(16), emulated=True)
+    assert list(tmp_path.iterdir()) == []

@@ -164,7 +164,7 @@ def counter_add(iv: bytes, n: int) -> bytes:
 
 def encrypt_file(in_path, out_path, key: bytes, iv: bytes, decrypt: bool = False, *,
                  kernel: str = "optimised", streams: int = 4, chunk_bytes: int = 0,
-                 piece_bytes: int = 256 << 20, progress=None) -> int:
+                 piece_bytes: int = 256 << 20, progress=None, emulated: bool = False) -> int:
     """AES-CTR of a whole file through the GPU; output identical to `openssl enc -aes-N-ctr`.
 
     The key length picks AES-128/192/256. CTR decryption is the same operation, so `decrypt` only
@@ -172,11 +172,12 @@ def encrypt_file(in_path, out_path, key: bytes, iv: bytes, decrypt: bool = False
     each piece is iv + offset/16); each piece goes through the chunked multi-stream pipeline. The
     output is written to a temporary file and renamed when everything succeeded. `progress`: True
     for a tqdm bar on stderr, or a callable given the number of bytes done after every piece.
-    Returns the byte count.
+    Returns the byte count. emulated=True runs the kernels on the CPU emulator (for tests).
     """
     del decrypt  # CTR: the same keystream XOR both ways
     _check_key_iv(key, iv, "ctr")
-    ext = _require_gpu()
+    ext = _require_built() if emulated else _require_gpu()
+    run = ext.emulate if emulated else ext.crypt
     if piece_bytes < 16 or piece_bytes % 16:
         raise S2mcError(f"gpu: piece_bytes must be a positive multiple of 16, not {piece_bytes}")
     in_path, out_path = os.fspath(in_path), os.fspath(out_path)
@@ -197,7 +198,7 @@ def encrypt_file(in_path, out_path, key: bytes, iv: bytes, decrypt: bool = False
                 piece = fin.read(piece_bytes)
                 if not piece:
                     break
-                out = _call(ext.crypt, piece, bytes(key), counter_add(iv, total // 16),
+                out = _call(run, piece, bytes(key), counter_add(iv, total // 16),
                             kernel=kernel, op="ctr", streams=streams, chunk_bytes=chunk_bytes)
                 fout.write(out)
                 total += len(piece)
