@@ -102,13 +102,25 @@ def config_tables(runs) -> str:
 
 
 def seed003_comparison(runs) -> tuple[str, list[dict]]:
-    """Our seed-003 configuration beside Tables 3 and 4 of the paper, with ratios."""
+    """Our seed-003 configuration beside Tables 3 and 4 of the paper, with ratios (one comparison
+    per Rz optimisation level that ran)."""
+    texts, rows = [], []
+    for opt in (1, 0):
+        mine = {}
+        for r in runs:  # the first engine's runs when several engines ran
+            if (r.config.workload == "aes-128-ecb-enc" and r.config.opt == opt
+                    and r.config.variant == "bytes/interleaved" + ("/O0" if opt == 0 else "")
+                    and r.nbytes in SEED_BYTES and r.config.cores <= 4):
+                mine.setdefault((r.nbytes, r.config.cores), r)
+        if mine:
+            t, rr = _seed003_one(mine, opt)
+            texts.append(t)
+            rows += rr
+    return "\n\n".join(texts), rows
+
+
+def _seed003_one(mine: dict, opt: int) -> tuple[str, list[dict]]:
     from s2mc.analysis.seeds import load_reference
-    mine = {(r.nbytes, r.config.cores): r for r in runs
-            if r.config.workload == "aes-128-ecb-enc" and r.config.variant == "bytes/interleaved"
-            and r.nbytes in SEED_BYTES and r.config.cores <= 4}
-    if not mine:
-        return "", []
     ref = load_reference(["seed003_table3", "seed003_table4"])
     paper = {(int(r.bytes), int(r.cores), r.metric): float(r.value) for r in ref.itertuples()}
     sizes = sorted({b for b, _ in mine})
@@ -122,7 +134,8 @@ def seed003_comparison(runs) -> tuple[str, list[dict]]:
             p_cyc, p_st = paper.get((b, c, "cycles")), paper.get((b, c, "stall_cycles"))
             o1 = mine.get((b, 1))
             p1 = paper.get((b, 1, "cycles"))
-            rows.append({"bytes": b, "cores": c, "cycles": r.result.cycles, "paper_cycles": p_cyc,
+            rows.append({"opt": opt, "bytes": b, "cores": c, "cycles": r.result.cycles,
+                         "paper_cycles": p_cyc,
                          "cycles_ratio": r.result.cycles / p_cyc if p_cyc else None,
                          "stall_cycles": r.result.stall_cycles, "paper_stall_cycles": p_st,
                          "stall_ratio": r.result.stall_cycles / p_st if p_st else None,
@@ -161,7 +174,8 @@ def seed003_comparison(runs) -> tuple[str, list[dict]]:
         return "Speedup over one core (ours | seed 003)\n" + _table(head, body)
 
     text = "\n\n".join([
-        "== Seed 003 (ECTI-CARD 2014), AES-128 ECB, byte-oriented, interleaved blocks, L = 2 ==",
+        "== Seed 003 (ECTI-CARD 2014), AES-128 ECB, byte-oriented, interleaved blocks, L = 2; "
+        f"ours compiled at -O{opt} ==",
         grid("Table 3: cycles to complete the task (ours | seed 003 | ours/seed)",
              "cycles", "paper_cycles", "cycles_ratio"),
         grid("Table 4: memory stall cycles, summed over cores (ours | seed 003 | ours/seed)",
@@ -192,6 +206,9 @@ def seed003_comparison(runs) -> tuple[str, list[dict]]:
 @click.option("--arbitration", "arbitrations", default="fifo", show_default=True,
               help="fifo, fixed and/or round_robin.")
 @click.option("--engine", "engines", default="fast", show_default=True, help="fast and/or systemc.")
+@click.option("--opt", "opts", default="1", show_default=True,
+              help="Rz optimisation level(s) the programs are compiled at: 1 and/or 0 (-O0, like "
+                   "the original compiler; seed 003's counts are close to it).")
 @click.option("--mem-words", type=int, default=None,
               help="Simulated data memory in words (default 1048576 = 2^20).")
 @click.option("--key", "key_hex", default=None,
@@ -205,7 +222,7 @@ def seed003_comparison(runs) -> tuple[str, list[dict]]:
               "as JSON on stdout instead of tables.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def aes_cmd(cores, sizes, key_bits, modes, directions, styles, partitions, ext_blocks, latencies,
-            arbitrations, engines, mem_words, key_hex, seed, experiment, out_path, as_json, quiet):
+            arbitrations, engines, opts, mem_words, key_hex, seed, experiment, out_path, as_json, quiet):
     """AES on the simulated multicore: a grid over cores x bytes x key size, mode, direction,
     style, partition, memory latency, arbitration and engine, every result checked against
     `cryptography`. The seed 003 configuration also prints the paper's Tables 3-4 beside ours."""
@@ -223,6 +240,7 @@ def aes_cmd(cores, sizes, key_bits, modes, directions, styles, partitions, ext_b
     lat_list = _ints(latencies, "--mem-latency", 1, 1000)
     arb_list = _choices(arbitrations, "--arbitration", ARBITRATIONS)
     eng_list = _choices(engines, "--engine", ENGINES)
+    opt_list = [int(o) for o in _choices(opts, "--opt", ("1", "0"))]
     if mem_words is not None and not 1 <= mem_words <= 1 << 26:
         raise S2mcError(f"--mem-words: {mem_words} is out of range (1..{1 << 26})")
     words = mem_words or DEFAULT_MEM_WORDS
@@ -249,15 +267,16 @@ def aes_cmd(cores, sizes, key_bits, modes, directions, styles, partitions, ext_b
     keys = {b: fixed_key or random.Random(seed * 1000 + b).randbytes(b // 8) for b in bits_list}
 
     configs = []
-    for bits, mode, d, style, part, lat, arb, eng in itertools.product(
-            bits_list, mode_list, dir_list, style_list, part_list, lat_list, arb_list, eng_list):
+    for bits, mode, d, style, part, lat, arb, eng, opt in itertools.product(
+            bits_list, mode_list, dir_list, style_list, part_list, lat_list, arb_list, eng_list,
+            opt_list):
         for e in (ext_list if part == "extended" else [aes.runner.DEFAULT_EXT_BLOCKS]):
             configs.append(dict(key_bits=bits, mode=mode, direction=d, style=style, partition=part,
                                 ext_blocks=e, mem_latency=lat, arbitration=arb, engine=eng,
-                                mem_words=words))
+                                opt=opt, mem_words=words))
     # fail before running anything when the largest size cannot fit
-    for style in style_list:
-        need = aes.words_needed(max(size_list), style)
+    for style, opt in itertools.product(style_list, opt_list):
+        need = aes.words_needed(max(size_list), style, opt)
         if need > words:
             raise S2mcError(f"--bytes {max(size_list)}: the {style} program needs {need} words of "
                             f"simulated memory but --mem-words is {words}; raise --mem-words to "
@@ -293,7 +312,8 @@ def aes_cmd(cores, sizes, key_bits, modes, directions, styles, partitions, ext_b
         params = dict(command="aes", cores=core_list, bytes=size_list, key_bits=bits_list,
                       modes=mode_list, directions=dir_list, styles=style_list,
                       partitions=part_list, ext_blocks=ext_list, mem_latency=lat_list,
-                      arbitration=arb_list, engines=eng_list, mem_words=words, seed=seed,
+                      arbitration=arb_list, engines=eng_list, opt=opt_list, mem_words=words,
+                      seed=seed,
                       key_given=fixed_key is not None, experiment=experiment,
                       checked_against="cryptography " + _cryptography_version(),
                       wall_seconds=wall)

@@ -39,6 +39,18 @@ def test_seed003_grid_prints_both_tables_with_ratios(tmp_path):
     assert (out.parent / "seed.manifest.json").exists()
 
 
+def test_seed_grid_at_O0_is_compared_too():
+    r = run("--cores", "1,2", "--bytes", "32,64", "--opt", "1,0", "--json", "-q")
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    assert {x["variant"] for x in data["runs"]} == {"bytes/interleaved", "bytes/interleaved/O0"}
+    assert sorted({x["opt"] for x in data["seed003"]}) == [0, 1]
+    o0 = {(x["bytes"], x["cores"]): x for x in data["seed003"] if x["opt"] == 0}
+    o1 = {(x["bytes"], x["cores"]): x for x in data["seed003"] if x["opt"] == 1}
+    assert o0[(64, 1)]["cycles"] > o1[(64, 1)]["cycles"]          # -O0 code is bigger
+    assert o0[(64, 1)]["paper_cycles"] == 69901
+
+
 def test_json_output_and_list_valued_sweeps():
     r = run("--cores", "1,2", "--bytes", "64", "--mem-latency", "1,4", "--arbitration",
             "fifo,round_robin", "--style", "bytes,ttable", "--mode", "ctr", "--json", "-q")
@@ -104,6 +116,7 @@ def test_the_demo_command_lines_work(name, tmp_path):
     (["--engine", "verilog"], "--engine: unknown value 'verilog'"),
     (["--key-bits", "512"], "--key-bits: unknown value '512'"),
     (["--direction", "up"], "--direction: unknown value 'up'"),
+    (["--opt", "2"], "--opt: unknown value '2'"),
     (["--mem-latency", "0"], "--mem-latency: 0 is out of range"),
     (["--ext-blocks", "0"], "--ext-blocks: 0 is out of range"),
     (["--bytes", "33"], "ECB needs whole 16-byte blocks; 33 is not a multiple of 16"),

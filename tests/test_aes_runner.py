@@ -188,3 +188,20 @@ def test_nested_calls_keep_callee_saved_registers():
            "  return leaf(a) + leaf(b) + leaf(c)\n\nouter(p)\n  q = p * 10\n  r = inner(q)\n"
            "  return q + r\n\nmain()\n  print(outer(1))\n")
     assert Machine(rz(src).program, max_cycles=10_000).run().output.strip() == "49"
+
+
+def _systemc_available():
+    from s2mc.sim import systemc
+    return systemc.available()
+
+
+@pytest.mark.systemc
+@pytest.mark.parametrize("style", aes.STYLES)
+def test_systemc_engine_gives_the_same_counters(style):
+    if not _systemc_available():
+        pytest.skip("the SystemC engine (s2mc-systemc) is not built")
+    kw = dict(mode="ctr", style=style, cores=3, partition="extended", ext_blocks=2,
+              arbitration="round_robin")
+    fast = run_aes(bytes(100), bytes(16), **kw).result
+    sysc = run_aes(bytes(100), bytes(16), engine="systemc", **kw).result
+    assert (fast.cycles, fast.cores, fast.bus_busy_cycles) == (sysc.cycles, sysc.cores, sysc.bus_busy_cycles)

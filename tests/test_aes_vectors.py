@@ -84,6 +84,17 @@ def test_sp800_38a_ctr_both_directions(style, bits, cores, partition, ext):
 
 
 @pytest.mark.parametrize("style", STYLES)
+@pytest.mark.parametrize("mode", ("ecb", "ctr"))
+def test_programs_compiled_at_O0_agree(style, mode):
+    """-O0 (like the original compiler) is what `s2mc aes --opt 0` runs."""
+    kw = dict(mode=mode, style=style, cores=3, opt=0, partition="extended", ext_blocks=1)
+    expect = SP_ECB[128] if mode == "ecb" else SP_CTR[128]
+    ctr = dict(counter=H(SP_CTR_IV)) if mode == "ctr" else {}
+    assert run_aes(H(SP_PT), H(SP_KEYS[128]), **ctr, **kw).output.hex() == expect
+    assert run_aes(H(expect), H(SP_KEYS[128]), direction="dec", **ctr, **kw).output.hex() == SP_PT
+
+
+@pytest.mark.parametrize("style", STYLES)
 def test_ctr_vectors_truncated(style):
     """A CTR message that ends mid-block is the vector's prefix."""
     for n in (1, 15, 17, 33, 63):

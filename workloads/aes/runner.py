@@ -50,6 +50,7 @@ class AesConfig:
     arbitration: str = "fifo"
     engine: str = "fast"
     mem_words: int = DEFAULT_MEM_WORDS
+    opt: int = 1                  # Rz optimisation level the program is compiled at
 
     def check(self) -> None:
         def choose(what, value, allowed):
@@ -66,6 +67,8 @@ class AesConfig:
             raise S2mcError(f"cores {self.cores} is out of range (1..{MAX_CORES})")
         if not isinstance(self.ext_blocks, int) or self.ext_blocks < 1:
             raise S2mcError(f"extended run length {self.ext_blocks} must be at least 1 block")
+        if self.opt not in (0, 1):
+            raise S2mcError(f"unknown optimisation level -O{self.opt} (use 0 or 1)")
         if not 1 <= self.mem_latency <= 1000:
             raise S2mcError(f"mem-latency {self.mem_latency} is out of range (1..1000)")
 
@@ -76,13 +79,16 @@ class AesConfig:
 
     @property
     def variant(self) -> str:
-        """Records `variant`: style/partition[-E], plus /L<n> and /<arbitration> when not default."""
+        """Records `variant`: style/partition[-E], plus /L<n>, /<arbitration> and /O0 when not
+        the defaults (L = 2, fifo, -O1)."""
         part = f"extended-{self.ext_blocks}" if self.partition == "extended" else self.partition
         v = f"{self.style}/{part}"
         if self.mem_latency != 2:
             v += f"/L{self.mem_latency}"
         if self.arbitration != "fifo":
             v += f"/{self.arbitration}"
+        if self.opt != 1:
+            v += f"/O{self.opt}"
         return v
 
 
@@ -98,13 +104,13 @@ class AesRun:
 
 
 @functools.lru_cache(maxsize=None)
-def program(style: str):
-    """The compiled program of a style (compiled once per process, -O1)."""
+def program(style: str, opt: int = 1):
+    """The compiled program of a style (compiled once per process and optimisation level)."""
     if style not in STYLES:
         raise S2mcError(f"unknown style {style!r} (choose {', '.join(STYLES)})")
     from s2mc.compiler import compile as rz_compile
     path = SOURCES[style]
-    return rz_compile(path.read_text(encoding="utf-8"), opt=1, filename=str(path)).program
+    return rz_compile(path.read_text(encoding="utf-8"), opt=opt, filename=str(path)).program
 
 
 # --------------------------------------------------------------------------------------------------
@@ -145,9 +151,9 @@ def data_words(nbytes: int, style: str) -> int:
     return nbytes if style == "bytes" else -(-nbytes // 4)
 
 
-def words_needed(nbytes: int, style: str) -> int:
+def words_needed(nbytes: int, style: str, opt: int = 1) -> int:
     """Simulated memory (words) a run needs: program data, stacks, input and output buffers."""
-    return program(style).address_of("__heap") + 2 * data_words(nbytes, style)
+    return program(style, opt).address_of("__heap") + 2 * data_words(nbytes, style)
 
 
 def check_lengths(nbytes: int, mode: str) -> None:
@@ -191,7 +197,7 @@ def run_aes(data: bytes, key: bytes, counter: bytes | None = None, *, check: boo
         if len(counter) != 16:
             raise S2mcError(f"the CTR counter block is 16 bytes, not {len(counter)}")
     style, n = cfg.style, len(data)
-    prog = program(style)
+    prog = program(style, cfg.opt)
     heap = prog.address_of("__heap")
     nwords = data_words(n, style)
     need = heap + 2 * nwords
@@ -271,7 +277,8 @@ def summary(run: AesRun) -> dict:
     return {"workload": cfg.workload, "variant": cfg.variant, "key_bits": cfg.key_bits,
             "mode": cfg.mode, "direction": cfg.direction, "style": cfg.style,
             "partition": cfg.partition, "ext_blocks": cfg.ext_blocks, "engine": cfg.engine,
-            "mem_latency": cfg.mem_latency, "arbitration": cfg.arbitration, "cores": cfg.cores,
+            "mem_latency": cfg.mem_latency, "arbitration": cfg.arbitration, "opt": cfg.opt,
+            "cores": cfg.cores,
             "bytes": run.nbytes, "cycles": res.cycles, "instructions": res.instructions,
             "stall_cycles": res.stall_cycles, "bus_busy_cycles": res.bus_busy_cycles,
             "bus_utilisation": res.bus_utilisation, "sim_seconds": run.sim_seconds,
