@@ -258,8 +258,11 @@ def aes_cmd(cores, sizes, key_bits, modes, directions, styles, partitions, ext_b
         if len(fixed_key) not in (16, 24, 32):
             raise S2mcError(f"--key: {len(key_hex)} hex digits; AES keys are 32, 48 or 64")
         bits_list = [len(fixed_key) * 8]
-    if any(eng == "systemc" for eng in eng_list):
-        from s2mc.sim import systemc as _systemc  # noqa: F401 (fails early, clearly, if not built)
+    if "systemc" in eng_list:
+        from s2mc.sim import systemc
+        if not systemc.available():  # fail before running anything
+            raise S2mcError("--engine systemc: the SystemC engine is not built (install "
+                            "libsystemc-dev and rerun `make setup`)")
 
     rng = random.Random(seed)
     data = rng.randbytes(max(size_list))

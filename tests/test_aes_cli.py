@@ -158,3 +158,10 @@ def test_full_cross_product_larger_data(style):
             "--partition", "interleaved,contiguous,extended", "--ext-blocks", "1,3,8", "--json", "-q")
     assert r.exit_code == 0, r.output
     assert len(json.loads(r.stdout)["runs"]) == 5 * 2 * 2 * 3 * 5
+
+
+def test_systemc_engine_missing_is_a_clear_error(monkeypatch):
+    from s2mc.sim import systemc
+    monkeypatch.setattr(systemc, "available", lambda: False)
+    res = CliRunner().invoke(cli, ["aes", "--engine", "systemc", "-q"])
+    assert res.exit_code == 1 and "SystemC engine is not built" in res.output
