@@ -206,6 +206,9 @@ def _seed003_one(mine: dict, opt: int) -> tuple[str, list[dict]]:
 @click.option("--arbitration", "arbitrations", default="fifo", show_default=True,
               help="fifo, fixed and/or round_robin.")
 @click.option("--engine", "engines", default="fast", show_default=True, help="fast and/or systemc.")
+@click.option("--vcd", type=click.Path(dir_okay=False),
+              help="With --engine systemc: write a VCD waveform (FILE-<n>.vcd for each run when "
+                   "the grid has several).")
 @click.option("--opt", "opts", default="1", show_default=True,
               help="Rz optimisation level(s) the programs are compiled at: 1 and/or 0 (-O0, like "
                    "the original compiler; seed 003's counts are close to it).")
@@ -222,7 +225,8 @@ def _seed003_one(mine: dict, opt: int) -> tuple[str, list[dict]]:
               "as JSON on stdout instead of tables.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def aes_cmd(cores, sizes, key_bits, modes, directions, styles, partitions, ext_blocks, latencies,
-            arbitrations, engines, opts, mem_words, key_hex, seed, experiment, out_path, as_json, quiet):
+            arbitrations, engines, vcd, opts, mem_words, key_hex, seed, experiment, out_path, as_json,
+            quiet):
     """AES on the simulated multicore: a grid over cores x bytes x key size, mode, direction,
     style, partition, memory latency, arbitration and engine, every result checked against
     `cryptography`. The seed 003 configuration also prints the paper's Tables 3-4 beside ours."""
@@ -285,6 +289,12 @@ def aes_cmd(cores, sizes, key_bits, modes, directions, styles, partitions, ext_b
                             f"simulated memory but --mem-words is {words}; raise --mem-words to "
                             f"at least {need}")
     jobs = [(c, n, cfg) for cfg in configs for n in size_list for c in core_list]
+    if vcd and "systemc" not in eng_list:
+        raise S2mcError("--vcd needs --engine systemc")
+    traced = [j for j in jobs if j[2]["engine"] == "systemc"] if vcd else []
+    stem, dot, ext = (vcd or "").rpartition(".")
+    vcd_of = {id(j): vcd if len(traced) == 1 else f"{stem or ext}-{i}.{ext if dot else 'vcd'}"
+              for i, j in enumerate(traced)}
 
     from s2mc.analysis import records
     bar = None
@@ -293,8 +303,9 @@ def aes_cmd(cores, sizes, key_bits, modes, directions, styles, partitions, ext_b
         bar = tqdm(total=len(jobs), desc="s2mc aes", unit="run", leave=False)
     runs, rows, t0 = [], [], time.perf_counter()
     try:
-        for c, n, cfg in jobs:
-            r = aes.run_aes(data[:n], keys[cfg["key_bits"]], counter, cores=c, **cfg)
+        for job in jobs:
+            c, n, cfg = job
+            r = aes.run_aes(data[:n], keys[cfg["key_bits"]], counter, cores=c, vcd=vcd_of.get(id(job)), **cfg)
             runs.append(r)
             rows += aes.runner.record_rows(r, records.new_run_id("aes"), experiment)
             if bar:
