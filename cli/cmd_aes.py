@@ -13,7 +13,6 @@ from __future__ import annotations
 import itertools
 import json
 import random
-import re
 import sys
 import time
 
@@ -21,54 +20,9 @@ import click
 
 from s2mc.isa.errors import S2mcError
 
-_SIZE = re.compile(r"^\s*(\d+)\s*([km]?)(i?b)?\s*$", re.IGNORECASE)
+from .options import choice_list, human_size, int_list, size_list
+
 SEED_BYTES = (32, 64, 128, 256)
-
-
-def _items(text: str, what: str) -> list[str]:
-    items = [s.strip() for s in str(text).split(",") if s.strip()]
-    if not items:
-        raise S2mcError(f"{what}: empty list")
-    return list(dict.fromkeys(items))
-
-
-def _ints(text: str, what: str, lo: int, hi: int) -> list[int]:
-    out = []
-    for item in _items(text, what):
-        try:
-            v = int(item, 0)
-        except ValueError:
-            raise S2mcError(f"{what}: {item!r} is not an integer") from None
-        if not lo <= v <= hi:
-            raise S2mcError(f"{what}: {v} is out of range ({lo}..{hi})")
-        out.append(v)
-    return out
-
-
-def _sizes(text: str) -> list[int]:
-    out = []
-    for item in _items(text, "--bytes"):
-        m = _SIZE.match(item)
-        if not m:
-            raise S2mcError(f"--bytes: {item!r} is not a size (examples: 256, 4K, 64K)")
-        n = int(m.group(1)) * {"": 1, "k": 1024, "m": 1 << 20}[m.group(2).lower()]
-        if n < 1:
-            raise S2mcError(f"--bytes: {item!r} must be at least 1 byte")
-        out.append(n)
-    return out
-
-
-def _choices(text: str, what: str, allowed) -> list[str]:
-    out = []
-    for item in _items(text, what):
-        if item not in allowed:
-            raise S2mcError(f"{what}: unknown value {item!r} (choose from {', '.join(allowed)})")
-        out.append(item)
-    return out
-
-
-def _human(n: int) -> str:
-    return f"{n // 1024}K" if n >= 1024 and n % 1024 == 0 else str(n)
 
 
 def _table(headers: list[str], rows: list[list[str]]) -> str:
@@ -91,7 +45,7 @@ def config_tables(runs) -> str:
             for r in same:
                 res = r.result
                 sp = base.result.cycles / res.cycles if res.cycles else float("nan")
-                rows.append([_human(nbytes), str(r.config.cores), str(res.cycles), f"{sp:.2f}",
+                rows.append([human_size(nbytes), str(r.config.cores), str(res.cycles), f"{sp:.2f}",
                              str(res.instructions), str(res.stall_cycles),
                              f"{100 * res.bus_utilisation:.1f}%"])
         base_cores = min(r.config.cores for r in grp)
@@ -233,23 +187,23 @@ def aes_cmd(cores, sizes, key_bits, modes, directions, styles, partitions, ext_b
     from s2mc.sim import ARBITRATIONS, DEFAULT_MEM_WORDS, ENGINES, MAX_CORES
     from s2mc.workloads import aes
 
-    core_list = _ints(cores, "--cores", 1, MAX_CORES)
-    size_list = _sizes(sizes)
-    bits_list = [int(b) for b in _choices(key_bits, "--key-bits", ("128", "192", "256"))]
-    mode_list = _choices(modes, "--mode", aes.MODES)
-    dir_list = _choices(directions, "--direction", aes.DIRECTIONS)
-    style_list = _choices(styles, "--style", aes.STYLES)
-    part_list = _choices(partitions, "--partition", aes.PARTITIONS)
-    ext_list = _ints(ext_blocks, "--ext-blocks", 1, 1 << 22)
-    lat_list = _ints(latencies, "--mem-latency", 1, 1000)
-    arb_list = _choices(arbitrations, "--arbitration", ARBITRATIONS)
-    eng_list = _choices(engines, "--engine", ENGINES)
-    opt_list = [int(o) for o in _choices(opts, "--opt", ("1", "0"))]
+    core_list = int_list(cores, "--cores", 1, MAX_CORES)
+    byte_sizes = size_list(sizes, "--bytes", minimum=1)
+    bits_list = [int(b) for b in choice_list(key_bits, "--key-bits", ("128", "192", "256"))]
+    mode_list = choice_list(modes, "--mode", aes.MODES)
+    dir_list = choice_list(directions, "--direction", aes.DIRECTIONS)
+    style_list = choice_list(styles, "--style", aes.STYLES)
+    part_list = choice_list(partitions, "--partition", aes.PARTITIONS)
+    ext_list = int_list(ext_blocks, "--ext-blocks", 1, 1 << 22)
+    lat_list = int_list(latencies, "--mem-latency", 1, 1000)
+    arb_list = choice_list(arbitrations, "--arbitration", ARBITRATIONS)
+    eng_list = choice_list(engines, "--engine", ENGINES)
+    opt_list = [int(o) for o in choice_list(opts, "--opt", ("1", "0"))]
     if mem_words is not None and not 1 <= mem_words <= 1 << 26:
         raise S2mcError(f"--mem-words: {mem_words} is out of range (1..{1 << 26})")
     words = mem_words or DEFAULT_MEM_WORDS
     if "ecb" in mode_list:
-        bad = [n for n in size_list if n % 16]
+        bad = [n for n in byte_sizes if n % 16]
         if bad:
             raise S2mcError(f"--bytes: ECB needs whole 16-byte blocks; {bad[0]} is not a multiple "
                             "of 16 (use --mode ctr for any length)")
@@ -269,7 +223,7 @@ def aes_cmd(cores, sizes, key_bits, modes, directions, styles, partitions, ext_b
                             "libsystemc-dev and rerun `make setup`)")
 
     rng = random.Random(seed)
-    data = rng.randbytes(max(size_list))
+    data = rng.randbytes(max(byte_sizes))
     counter = rng.randbytes(16)
     keys = {b: fixed_key or random.Random(seed * 1000 + b).randbytes(b // 8) for b in bits_list}
 
@@ -283,12 +237,12 @@ def aes_cmd(cores, sizes, key_bits, modes, directions, styles, partitions, ext_b
                                 opt=opt, mem_words=words))
     # fail before running anything when the largest size cannot fit
     for style, opt in itertools.product(style_list, opt_list):
-        need = aes.words_needed(max(size_list), style, opt)
+        need = aes.words_needed(max(byte_sizes), style, opt)
         if need > words:
-            raise S2mcError(f"--bytes {max(size_list)}: the {style} program needs {need} words of "
+            raise S2mcError(f"--bytes {max(byte_sizes)}: the {style} program needs {need} words of "
                             f"simulated memory but --mem-words is {words}; raise --mem-words to "
                             f"at least {need}")
-    jobs = [(c, n, cfg) for cfg in configs for n in size_list for c in core_list]
+    jobs = [(c, n, cfg) for cfg in configs for n in byte_sizes for c in core_list]
     if vcd and "systemc" not in eng_list:
         raise S2mcError("--vcd needs --engine systemc")
     traced = [j for j in jobs if j[2]["engine"] == "systemc"] if vcd else []
@@ -309,7 +263,7 @@ def aes_cmd(cores, sizes, key_bits, modes, directions, styles, partitions, ext_b
             runs.append(r)
             rows += aes.runner.record_rows(r, records.new_run_id("aes"), experiment)
             if bar:
-                bar.set_postfix_str(f"{cfg['style']} {cfg['mode']} {c}c {_human(n)}B")
+                bar.set_postfix_str(f"{cfg['style']} {cfg['mode']} {c}c {human_size(n)}B")
                 bar.update(1)
     finally:
         if bar:
@@ -323,7 +277,7 @@ def aes_cmd(cores, sizes, key_bits, modes, directions, styles, partitions, ext_b
     seed_text, seed_rows = seed003_comparison(runs)
     if out_path:
         df = records.make_records(rows)
-        params = dict(command="aes", cores=core_list, bytes=size_list, key_bits=bits_list,
+        params = dict(command="aes", cores=core_list, bytes=byte_sizes, key_bits=bits_list,
                       modes=mode_list, directions=dir_list, styles=style_list,
                       partitions=part_list, ext_blocks=ext_list, mem_latency=lat_list,
                       arbitration=arb_list, engines=eng_list, opt=opt_list, mem_words=words,

@@ -12,7 +12,6 @@ built yet is skipped with a message saying so; the report is written from whatev
 from __future__ import annotations
 
 import importlib.util
-import os
 import subprocess
 import sys
 import time
@@ -20,7 +19,6 @@ from pathlib import Path
 
 import click
 
-from s2mc.isa.errors import S2mcError
 
 
 def _commands() -> set[str]:

@@ -5,15 +5,13 @@ Without a GPU, or without the CUDA build, it exits 1 with one clear line.
 from __future__ import annotations
 
 import json
-import re
 import sys
 
 import click
 
 from s2mc.isa.errors import S2mcError
 
-_SIZE = re.compile(r"^\s*(\d+)\s*([kmg]?)(i?b)?\s*$", re.IGNORECASE)
-_MULT = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+from .options import human_size, parse_size, split_list
 
 #: What each measure times (the `variant` column says it after the kernel name).
 MEASURE_LABEL = {
@@ -21,27 +19,6 @@ MEASURE_LABEL = {
     "device": "device-resident",     # plaintext read from and ciphertext written to GPU memory
     "host": "host",                  # host to host: pinned buffers, H2D + kernel + D2H
 }
-
-
-def _size(text: str, what: str) -> int:
-    m = _SIZE.match(text)
-    if not m:
-        raise S2mcError(f"{what}: {text!r} is not a size (examples: 4096, 16K, 64M, 1G)")
-    return int(m.group(1)) * _MULT[m.group(2).lower()]
-
-
-def _items(text: str, what: str) -> list[str]:
-    items = [s.strip() for s in str(text).split(",") if s.strip()]
-    if not items:
-        raise S2mcError(f"{what}: empty list")
-    return items
-
-
-def human_size(n: int) -> str:
-    for unit, size in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
-        if n >= size and n % size == 0:
-            return f"{n // size}{unit}"
-    return f"{n}"
 
 
 def variant_of(kernel: str, measure: str, streams: int) -> str:
@@ -159,22 +136,22 @@ def gpu_cmd(kernel_text, bytes_text, measure_text, key_bits, mode, streams_text,
     """
     from s2mc import gpu
 
-    sizes = [_size(x, "--bytes") for x in _items(bytes_text, "--bytes")]
+    sizes = [parse_size(x, "--bytes") for x in split_list(bytes_text, "--bytes")]
     for n in sizes:
         if n < 16:
             raise S2mcError(f"--bytes: {n} is too small (at least 16 bytes)")
-    measures = _items(measure_text, "--measure")
+    measures = split_list(measure_text, "--measure")
     for m in measures:
         if m not in MEASURE_LABEL:
             raise S2mcError(f"--measure: unknown measure {m!r} (keystream, device, host)")
     try:
-        streams = [int(x) for x in _items(streams_text, "--streams")]
+        streams = [int(x) for x in split_list(streams_text, "--streams")]
     except ValueError:
         raise S2mcError(f"--streams: {streams_text!r} is not a list of integers") from None
     if any(s < 1 or s > 64 for s in streams):
         raise S2mcError(f"--streams: {streams_text!r}: every count must be in 1..64")
-    chunk = _size(chunk_bytes, "--chunk-bytes")
-    ext = _size(ext_bytes, "--ext-bytes")
+    chunk = parse_size(chunk_bytes, "--chunk-bytes")
+    ext = parse_size(ext_bytes, "--ext-bytes")
     if ext < 16 or ext % 16:
         raise S2mcError(f"--ext-bytes: {ext_bytes!r} must be a positive multiple of 16")
     if reps < 1:
@@ -183,7 +160,7 @@ def gpu_cmd(kernel_text, bytes_text, measure_text, key_bits, mode, streams_text,
     st = gpu.status()
     if not st["built"]:
         raise S2mcError(f"gpu: {st['reason']}")
-    kernels = _items(kernel_text, "--kernel")
+    kernels = split_list(kernel_text, "--kernel")
     if kernels == ["all"]:
         kernels = gpu.kernels(all_configs=True)
     known = set(gpu.kernels(all_configs=True))

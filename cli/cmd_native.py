@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 import sys
 import time
 
@@ -11,36 +10,11 @@ import click
 
 from s2mc.isa.errors import S2mcError
 
-_SIZE = re.compile(r"^\s*(\d+)\s*([kmg]?)(i?b)?\s*$", re.IGNORECASE)
-_MULT = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
-
-
-def parse_size(text: str, what: str) -> int:
-    """'4096', '16K', '64M', '1G', '4KB', '4KiB' -> bytes (powers of two)."""
-    m = _SIZE.match(text)
-    if not m:
-        raise S2mcError(f"{what}: {text!r} is not a size (examples: 4096, 16K, 64M, 1G)")
-    return int(m.group(1)) * _MULT[m.group(2).lower()]
-
-
-def _list(text: str, what: str) -> list[str]:
-    items = [s.strip() for s in str(text).split(",") if s.strip()]
-    if not items:
-        raise S2mcError(f"{what}: empty list")
-    return items
-
-
-def _human(n: int) -> str:
-    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= size and n % (size // 16 or 1) == 0:
-            v = n / size
-            return f"{v:g} {unit}"
-    return f"{n} B"
-
+from .options import human_size, parse_size, split_list
 
 def _threads_list(text: str, max_threads: int) -> list[int]:
     out = []
-    for item in _list(text, "--threads"):
+    for item in split_list(text, "--threads"):
         if item.lower() in ("all", "max"):
             out.append(max_threads)
             continue
@@ -132,7 +106,7 @@ def run_grid(*, threads: list[int], sizes: list[int], impls: list[str], strategi
 
 def format_summary(s: dict) -> str:
     strat = s["strategy"] + (f"/{s['block_bytes']}" if s.get("block_bytes") else "")
-    line = (f"{s['impl']:<8} {strat:<15} {s['threads']:>3} thr {_human(s['bytes']):>10}  "
+    line = (f"{s['impl']:<8} {strat:<15} {s['threads']:>3} thr {human_size(s['bytes']):>10}  "
             f"{s['gb_per_s']:8.2f} GB/s  {s['cycles_per_byte']:7.3f} c/B")
     if s["strategy"] == "multi":
         line = line.replace(" thr ", " x   ")
@@ -177,24 +151,24 @@ def native_cmd(threads, sizes, impls, strategies, block_bytes, key_bits, vs_open
     max_t = native.max_threads()
     thread_list = _threads_list(threads, max_t)
     size_list = []
-    for item in _list(sizes, "--bytes"):
+    for item in split_list(sizes, "--bytes"):
         n = parse_size(item, "--bytes")
         if n < 1:
             raise S2mcError(f"--bytes: {item!r} must be at least 1 byte")
         size_list.append(n)
     impl_list = []
-    for item in _list(impls, "--impl"):
+    for item in split_list(impls, "--impl"):
         if item == "all":
             impl_list += native.supported_impls()
         else:
             impl_list.append(native.resolve_impl(item))
     impl_list = list(dict.fromkeys(impl_list))
-    strat_list = _list(strategies, "--strategy")
+    strat_list = split_list(strategies, "--strategy")
     for s in strat_list:
         if s not in native.STRATEGIES:
             raise S2mcError(f"--strategy: unknown strategy {s!r} (known: {', '.join(native.STRATEGIES)})")
     bb_list = []
-    for item in _list(block_bytes, "--block-bytes"):
+    for item in split_list(block_bytes, "--block-bytes"):
         bb = parse_size(item, "--block-bytes")
         if bb < 16 or bb % 16:
             raise S2mcError(f"--block-bytes: {item!r} must be a positive multiple of 16 bytes")
