@@ -17,23 +17,8 @@ from pathlib import Path
 from s2mc.isa import assemble
 from s2mc.sim import Machine, systemc
 
-LOOP = """
-.code 0
-  cid r1
-  mul r2 r1 #1024        ; this core's slice
-  mov r3 #{iters}
-:loop
-  and r4 r3 #1023
-  add r4 r4 r2
-  ld r5 @0 r4
-  xor r5 r5 r3
-  shl r6 r5 #3
-  add r5 r5 r6
-  st r5 @0 r4
-  sub r3 r3 #1
-  jt r3 loop
-  trap r0 #0
-"""
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_fast import LOOP  # noqa: E402  (the same memory-heavy loop as the fast engine's benchmark)
 
 
 def measure(prog, engine: str, cores: int, repeat: int = 3):
