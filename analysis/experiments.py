@@ -77,8 +77,8 @@ REGISTRY: dict[str, Experiment] = {e.name: e for e in (
         "core_scaling", "Core scaling to 64 simulated cores", "sim", "aes",
         (("--cores", "1,2,4,8,16,32,64", "--bytes", "1024,4096,65536", "--mode", "ecb",
           "--style", "bytes", "--partition", "interleaved"),),
-        quick=(("--cores", "1,2,4,8,16,32,64", "--bytes", "1024", "--mode", "ecb",
-                "--style", "bytes", "--partition", "interleaved"),),
+        quick=(("--cores", "1,2,4,8,16,32,64", "--bytes", "1024,16384", "--mode", "ecb",
+                "--style", "bytes,ttable", "--partition", "interleaved"),),
         description="Where the shared bus saturates; compared with the bus-contention model.",
         params={"cores": [1, 2, 4, 8, 16, 32, 64], "bytes": [1024, 4096, 65536]}),
     Experiment(

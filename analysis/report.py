@@ -214,6 +214,14 @@ def _manifests(paths: list[Path]) -> list[dict]:
     return out
 
 
+def _experiment_or_all(df: pd.DataFrame, name: str) -> pd.DataFrame:
+    """The simulator rows of one experiment plus every non-simulator row, when that experiment ran."""
+    sim = df["source"] == "sim"
+    if (sim & (df["experiment"] == name)).any():
+        return df[~sim | (df["experiment"] == name)]
+    return df
+
+
 def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
           title: str = "s2mc report") -> dict:
     """Write report.md, report.html and the plots into `out_dir`; return their paths."""
@@ -280,10 +288,20 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
         b.append(Block("p", "No simulator results."))
     else:
         b.append(Block("table", table=sim_t))
-    fig(plots.cycles_and_speedup(ours_d, out / "sim_cycles_speedup.png"),
+    # The scaling plots read best from one experiment: core scaling when it ran, else everything.
+    scaling = _experiment_or_all(ours_d, "core_scaling")
+    fig(plots.cycles_and_speedup(scaling, out / "sim_cycles_speedup.png"),
         "Simulated cycles and speedup against cores, per data size", b,
         "no simulator runs with two or more core counts")
-    fig(plots.stall_breakdown(ours_d, out / "sim_stall_breakdown.png"),
+    sweep = ours_d[ours_d["experiment"] == "mem_latency_sweep"]
+    if len(sweep):
+        fig(plots.cycles_and_speedup(sweep, out / "sim_latency_sweep.png", with_model=False),
+            "Memory-latency sweep: longer bus accesses saturate the bus with fewer cores", b, "")
+    arb = ours_d[ours_d["experiment"] == "arbitration_sweep"]
+    if len(arb):
+        fig(plots.cycles_and_speedup(arb, out / "sim_arbitration_sweep.png", with_model=False),
+            "Arbitration policies: the total barely moves (the bus is busy either way)", b, "")
+    fig(plots.stall_breakdown(scaling, out / "sim_stall_breakdown.png"),
         "Where the core-cycles go: compute, bus wait, memory latency, barrier wait", b,
         "no simulator counters")
 
@@ -295,7 +313,7 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
                         "at (Z+L)/L. See docs/analysis.md."))
     r34 = ref[ref["experiment"].isin(["seed003_table3", "seed003_table4"])].assign(
         experiment="seed003 (paper)", run_id="ref-seed003")
-    sim_pts = ours_d[(ours_d["source"] == "sim")]
+    sim_pts = scaling[(scaling["source"] == "sim")]
     mt = model_table(pd.concat([sim_pts, r34], ignore_index=True)) if len(sim_pts) else model_table(r34)
     if not mt.empty:
         b.append(Block("table", table=mt))
@@ -314,7 +332,7 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
         b.append(Block("p", "No native or GPU results."))
     else:
         b.append(Block("table", table=nt))
-    fig(plots.sim_vs_native(ours_d, out / "sim_vs_native_speedup.png"),
+    fig(plots.sim_vs_native(scaling, out / "sim_vs_native_speedup.png"),
         "Simulated speedup against native OpenMP speedup on this host", b,
         "no simulator or native scaling runs")
     fig(plots.throughput_vs_size(ours_d, ref, out / "throughput_vs_size.png"),

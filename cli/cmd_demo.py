@@ -1,7 +1,8 @@
 """`s2mc demo`: the headline experiment end to end (what `make demo` runs).
 
-1. the seed 003 grid and a core-scaling sweep on the simulator (`s2mc aes`);
-2. native AES thread scaling on this host (`s2mc native`);
+1. the seed 003 grid, a core-scaling sweep to 64 cores (both AES styles), and memory-latency and
+   arbitration sweeps on the simulator (`s2mc aes`);
+2. native AES thread scaling and seed 000's block sizes on this host (`s2mc native`);
 3. the GPU size sweep when a GPU is present (`s2mc gpu`);
 4. the report (`s2mc report`) under report/, with every plot and the seed tables.
 
@@ -119,8 +120,8 @@ def demo(results_dir, report_dir, full, skip, timeout, quiet):
     results.mkdir(parents=True, exist_ok=True)
     for old in list(results.glob("*.parquet")) + list(results.glob("*.manifest.json")):
         old.unlink()
-    plan = [("sim", "aes", ["seed003_grid", "core_scaling"]),
-            ("native", "native", ["native_thread_scaling"]),
+    plan = [("sim", "aes", ["seed003_grid", "core_scaling", "mem_latency_sweep", "arbitration_sweep"]),
+            ("native", "native", ["native_thread_scaling", "seed000_block_sizes"]),
             ("gpu", "gpu", ["gpu_size_sweep"])]
     t0 = time.monotonic()
     ran, skipped = [], []
