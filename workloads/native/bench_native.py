@@ -17,7 +17,8 @@ import time
 
 from s2mc import native
 from s2mc.analysis import records
-from s2mc.cli.cmd_native import _human, run_grid
+from s2mc.cli.cmd_native import run_grid
+from s2mc.cli.options import human_size as _human
 
 MB = 1 << 20
 
