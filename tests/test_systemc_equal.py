@@ -63,14 +63,18 @@ def test_random_programs(src, cfg):
 def _teaching_programs():
     progs = [(Path(p).name, "asm", p) for p in sorted(glob.glob(str(ROOT / "workloads/asm/*.s")))]
     progs += [(Path(p).name, "rz", p) for p in sorted(glob.glob(str(ROOT / "workloads/rz/*.rz")))]
+    # the compiler's own test programs, at both optimisation levels
+    progs += [(f"{Path(p).name}-O{o}", f"rz{o}", p) for p in sorted(glob.glob(str(ROOT / "tests/rz/*.rz")))
+              for o in (0, 1)]
     return progs
 
 
 @pytest.mark.parametrize("name,kind,path", _teaching_programs(), ids=[p[0] for p in _teaching_programs()])
 def test_teaching_programs(name, kind, path):
-    if kind == "rz":
+    if kind.startswith("rz"):
         compiler = pytest.importorskip("s2mc.compiler")
-        prog = compiler.compile(Path(path).read_text(), opt=1, filename=path).program
+        opt = int(kind[2:] or 1)
+        prog = compiler.compile(Path(path).read_text(), opt=opt, filename=path).program
     else:
         prog = assemble(Path(path).read_text(), path)
     for cores, latency, arb in [(1, 2, "fifo"), (2, 1, "fixed"), (4, 2, "round_robin"), (8, 5, "fifo"),
