@@ -690,8 +690,9 @@ def generate(prog: A.Program, opt: int = 1, filename: str = "<input>") -> str:
     if opt >= 1:
         functions = [prune_saves(peephole(code)) for code in functions]
     m = cg.map
+    globals_ = f"globals {DATA_BASE}..{m.data_end - 1}" if m.data_end > DATA_BASE else "no globals"
     lines = [f"; compiled by s2mc from {filename} at -O{opt}",
-             f"; memory map: globals {DATA_BASE}..{m.data_end - 1}, stacks {m.stack_base}.."
+             f"; memory map: {globals_}, stacks {m.stack_base}.."
              f"{m.heap - 1} ({m.max_cores} cores x {m.stack_words} words), heap {m.heap}..",
              ".symbol"]
     lines += [f"  {name} {num}" for name, num in SPECIAL.items()]
