@@ -6,13 +6,12 @@ multi-chunk, multi-stream path) and the empty input. The emulator must agree bit
 """
 from __future__ import annotations
 
-import random
 import shutil
 import subprocess
 
 import pytest
-from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
+from aes_oracle import ref, ref_fold, rnd
 from s2mc import gpu
 
 pytestmark = [
@@ -25,27 +24,6 @@ KERNELS = ["coarse", "extended", "optimised"] + (
 KEY_BYTES = (16, 24, 32)
 
 
-def ref(op: str, key: bytes, iv: bytes, data: bytes) -> bytes:
-    if op == "ctr":
-        c = Cipher(algorithms.AES(key), modes.CTR(iv)).encryptor()
-    elif op == "ecb-enc":
-        c = Cipher(algorithms.AES(key), modes.ECB()).encryptor()
-    else:
-        c = Cipher(algorithms.AES(key), modes.ECB()).decryptor()
-    return c.update(data) + c.finalize()
-
-
-def ref_fold(key: bytes, iv: bytes, nbytes: int) -> bytes:
-    nb = (nbytes + 15) // 16
-    ks = ref("ctr", key, iv, bytes(16 * nb))
-    acc = 0
-    for i in range(nb):
-        acc ^= int.from_bytes(ks[16 * i:16 * i + 16], "little")
-    return acc.to_bytes(16, "little")
-
-
-def rnd(n: int, seed: int) -> bytes:
-    return random.Random(seed).randbytes(n)
 
 
 @pytest.mark.parametrize("kernel", KERNELS)

@@ -5,14 +5,7 @@ import random
 import pytest
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
-native = pytest.importorskip("s2mc.native")
-if not native.available():  # pragma: no cover
-    pytest.skip("native AES extension not built", allow_module_level=True)
-
-SUPPORTED = set(native.supported_impls())
-IMPLS = [pytest.param(name, marks=pytest.mark.skipif(name not in SUPPORTED,
-                                                     reason=f"this CPU cannot run '{name}'"))
-         for name in native.IMPLS]
+from native_impls import IMPLS, native
 
 
 def ref_ctr(key, iv, data):

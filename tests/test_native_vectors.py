@@ -2,14 +2,7 @@
 NIST SP 800-38A F.1 (ECB) and F.5 (CTR), through every strategy."""
 import pytest
 
-native = pytest.importorskip("s2mc.native")
-if not native.available():  # pragma: no cover
-    pytest.skip("native AES extension not built", allow_module_level=True)
-
-SUPPORTED = set(native.supported_impls())
-IMPLS = [pytest.param(name, marks=pytest.mark.skipif(name not in SUPPORTED,
-                                                     reason=f"this CPU cannot run '{name}'"))
-         for name in native.IMPLS]
+from native_impls import IMPLS, SUPPORTED, native
 
 H = bytes.fromhex
 

@@ -1,0 +1,11 @@
+"""The native AES implementations as pytest parameters, skipped where this CPU cannot run them."""
+import pytest
+
+native = pytest.importorskip("s2mc.native")
+if not native.available():  # pragma: no cover
+    pytest.skip("native AES extension not built", allow_module_level=True)
+
+SUPPORTED = set(native.supported_impls())
+IMPLS = [pytest.param(name, marks=pytest.mark.skipif(name not in SUPPORTED,
+                                                     reason=f"this CPU cannot run '{name}'"))
+         for name in native.IMPLS]
