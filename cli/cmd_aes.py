@@ -96,36 +96,32 @@ def _seed003_one(mine: dict, opt: int) -> tuple[str, list[dict]]:
                          "speedup": o1.result.cycles / r.result.cycles if o1 else None,
                          "paper_speedup": p1 / p_cyc if p1 and p_cyc else None})
 
-    def grid(title, ours_key, paper_key, ratio_key):
+    def bytes_by_cores(title, cell):
+        """A table with one row per size and one column per core count; cell(row) formats one."""
         head = ["bytes"] + [f"{c} core{'s' if c > 1 else ''}" for c in cores]
         body = []
         for b in sizes:
             cells = [str(b)]
             for c in cores:
                 row = next((x for x in rows if x["bytes"] == b and x["cores"] == c), None)
-                if row is None:
-                    cells.append("")
-                elif row[paper_key] is None:
-                    cells.append(f"{row[ours_key]} | -")
-                else:
-                    cells.append(f"{row[ours_key]} | {row[paper_key]:.0f} | {row[ratio_key]:.2f}")
+                cells.append("" if row is None else cell(row))
             body.append(cells)
         return f"{title}\n" + _table(head, body)
 
+    def grid(title, ours_key, paper_key, ratio_key):
+        def cell(row):
+            if row[paper_key] is None:
+                return f"{row[ours_key]} | -"
+            return f"{row[ours_key]} | {row[paper_key]:.0f} | {row[ratio_key]:.2f}"
+        return bytes_by_cores(title, cell)
+
     def speedups():
-        head = ["bytes"] + [f"{c} core{'s' if c > 1 else ''}" for c in cores]
-        body = []
-        for b in sizes:
-            cells = [str(b)]
-            for c in cores:
-                row = next((x for x in rows if x["bytes"] == b and x["cores"] == c), None)
-                if row is None or row["speedup"] is None:
-                    cells.append("")
-                else:
-                    p = f"{row['paper_speedup']:.2f}" if row["paper_speedup"] else "-"
-                    cells.append(f"{row['speedup']:.2f} | {p}")
-            body.append(cells)
-        return "Speedup over one core (ours | seed 003)\n" + _table(head, body)
+        def cell(row):
+            if row["speedup"] is None:
+                return ""
+            p = f"{row['paper_speedup']:.2f}" if row["paper_speedup"] else "-"
+            return f"{row['speedup']:.2f} | {p}"
+        return bytes_by_cores("Speedup over one core (ours | seed 003)", cell)
 
     text = "\n\n".join([
         "== Seed 003 (ECTI-CARD 2014), AES-128 ECB, byte-oriented, interleaved blocks, L = 2; "
