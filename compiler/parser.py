@@ -242,14 +242,7 @@ class Parser:
 
     def print_statement(self) -> A.Print:
         kw = self.advance()
-        self.expect("OP", "(", what="'(' after 'print'")
-        args = []
-        if not self.at_op(")"):
-            args.append(self.expression())
-            while self.at_op(","):
-                self.advance()
-                args.append(self.expression())
-        self.expect("OP", ")", what="')' or ',' in print(...)")
+        args = self.arguments("print(...)", opening="'(' after 'print'")
         self.end_of_statement()
         return A.Print(kw.line, kw.col, args)
 
@@ -313,7 +306,7 @@ class Parser:
         if t.kind == "ID":
             self.advance()
             if self.at_op("("):
-                return A.Call(t.line, t.col, t.value, self.arguments(t.value))
+                return A.Call(t.line, t.col, t.value, self.arguments(f"the call of '{t.value}'"))
             name = A.Name(t.line, t.col, t.value)
             if self.at_op("["):
                 self.advance()
@@ -325,15 +318,16 @@ class Parser:
             raise self.error(t, f"'{t.value}' is a keyword and cannot be used in an expression")
         raise self.error(t, f"expected an expression, found {t}")
 
-    def arguments(self, fname: str) -> list[A.Expr]:
-        self.expect("OP", "(")
+    def arguments(self, where: str, opening: str | None = None) -> list[A.Expr]:
+        """'(' [expression {',' expression}] ')' — `where` names the call in error messages."""
+        self.expect("OP", "(", what=opening)
         args = []
         if not self.at_op(")"):
             args.append(self.expression())
             while self.at_op(","):
                 self.advance()
                 args.append(self.expression())
-        self.expect("OP", ")", what=f"')' or ',' in the call of '{fname}'")
+        self.expect("OP", ")", what=f"')' or ',' in {where}")
         return args
 
 
