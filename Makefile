@@ -13,8 +13,8 @@ PY_DEPS := scikit-build-core pybind11 click tqdm pandas pyarrow matplotlib crypt
 
 # Everything the build reads: when one changes, the package is rebuilt (incrementally).
 SOURCES := $(shell find isa compiler simulator workloads gpu-backends analysis cli \
-             -type f \( -name '*.py' -o -name '*.cpp' -o -name '*.h' -o -name '*.hpp' -o -name '*.cu' \
-             -o -name 'CMakeLists.txt' -o -name '*.s' -o -name '*.rz' -o -name '*.csv' \) 2>/dev/null) \
+             -type f \( -name '*.py' -o -name '*.cpp' -o -name '*.h' -o -name '*.hpp' -o -name '*.cu' -o -name '*.cuh' \
+             -o -name 'CMakeLists.txt' -o -name '*.s' -o -name '*.rz' -o -name '*.csv' -o -name '*.json' -o -name '*.toml' \) 2>/dev/null) \
            CMakeLists.txt pyproject.toml
 
 .PHONY: setup test test-all demo bench report clean
@@ -33,9 +33,10 @@ $(VENV)/.pydeps: $(VENV)/.apt pyproject.toml
 	$(PIP) install -q --disable-pip-version-check $(PY_DEPS)
 	@touch $@
 
-# Editable install: Python edits are live; C++ edits rebuild through this rule.
+# A regular (not editable) install: site-packages/s2mc/<name>/ mirrors the folder <name>/ exactly, so
+# every module has one name and one file. Any source change reinstalls; CMake rebuilds incrementally.
 $(VENV)/.installed: $(VENV)/.pydeps $(SOURCES)
-	mkdir -p build && flock build/.install.lock $(PIP) install -q --disable-pip-version-check --no-build-isolation -e .
+	mkdir -p build && flock build/.install.lock $(PIP) install -q --disable-pip-version-check --no-build-isolation --no-deps .
 	@touch $@
 
 test: setup
@@ -48,7 +49,7 @@ demo: setup
 	$(VENV)/bin/s2mc demo
 
 bench: setup
-	@for b in $$(ls */bench_*.py */*/bench_*.py 2>/dev/null); do echo "== $$b"; $(PY) $$b || exit 1; done
+	@for b in $$(ls bench/bench_*.py); do echo "== $$b"; $(PY) $$b || exit 1; done
 
 report: setup
 	$(VENV)/bin/s2mc report results --out report

@@ -180,7 +180,7 @@ def aes_cmd(cores, sizes, key_bits, modes, directions, styles, partitions, ext_b
     """AES on the simulated multicore: a grid over cores x bytes x key size, mode, direction,
     style, partition, memory latency, arbitration and engine, every result checked against
     `cryptography`. The seed 003 configuration also prints the paper's Tables 3-4 beside ours."""
-    from s2mc.sim import ARBITRATIONS, DEFAULT_MEM_WORDS, ENGINES, MAX_CORES
+    from s2mc.simulator import ARBITRATIONS, DEFAULT_MEM_WORDS, ENGINES, MAX_CORES
     from s2mc.workloads import aes
 
     core_list = int_list(cores, "--cores", 1, MAX_CORES)
@@ -213,8 +213,8 @@ def aes_cmd(cores, sizes, key_bits, modes, directions, styles, partitions, ext_b
             raise S2mcError(f"--key: {len(key_hex)} hex digits; AES keys are 32, 48 or 64")
         bits_list = [len(fixed_key) * 8]
     if "systemc" in eng_list:
-        from s2mc.sim import systemc
-        if not systemc.available():  # fail before running anything
+        from s2mc.simulator import systemc_engine
+        if not systemc_engine.available():  # fail before running anything
             raise S2mcError("--engine systemc: the SystemC engine is not built (install "
                             "libsystemc-dev and rerun `make setup`)")
 

@@ -35,12 +35,12 @@ def step_available(command: str) -> tuple[bool, str]:
                            "yet: skipping the simulated experiments")
     elif command == "native":
         try:
-            from s2mc import native
+            from s2mc.workloads import native
             ok = native.available()
         except ImportError:
             ok = False
         if not ok or "native" not in _commands():
-            return False, ("native CPU AES (s2mc.native, `s2mc native`) is not built yet: "
+            return False, ("native CPU AES (s2mc.workloads.native, `s2mc native`) is not built yet: "
                            "skipping native thread scaling")
     elif command == "gpu":
         from s2mc.analysis.records import host_gpus

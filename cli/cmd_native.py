@@ -40,7 +40,7 @@ def run_grid(*, threads: list[int], sizes: list[int], impls: list[str], strategi
     the strategy is then "multi" and throughput is the aggregate over the threads.
     cycles_per_byte is time-stamp-counter ticks x threads / bytes processed (core cycles per byte).
     """
-    from s2mc import native
+    from s2mc.workloads import native
     from s2mc.analysis import records
 
     run_id = records.new_run_id("native")
@@ -143,7 +143,7 @@ def format_summary(s: dict) -> str:
 def native_cmd(threads, sizes, impls, strategies, block_bytes, key_bits, vs_openssl, multi, min_seconds, reps,
                experiment, out_path, as_json, quiet):
     """Benchmark native CPU AES-CTR over threads x bytes x impl x strategy x block size."""
-    from s2mc import native
+    from s2mc.workloads import native
 
     if not native.available():
         native.info()  # raises the clear "not built" error
@@ -217,7 +217,7 @@ def _file_command(name: str, verb: str):
     @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary on stdout.")
     @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
     def cmd(in_path, out_path, key, iv, backend, impl, threads, chunk_bytes, as_json, quiet):
-        from s2mc.native import encrypt_file, parse_iv_hex, parse_key_hex
+        from s2mc.workloads.native import encrypt_file, parse_iv_hex, parse_key_hex
 
         k = parse_key_hex(key)
         c = parse_iv_hex(iv)

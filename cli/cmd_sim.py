@@ -11,7 +11,7 @@ import click
 
 from s2mc.isa import assemble, disassemble, disassemble_word, load_program
 from s2mc.isa.errors import S2mcError
-from s2mc.sim import ARBITRATIONS, DEFAULT_MAX_CYCLES, DEFAULT_MEM_WORDS, ENGINES, MAX_CORES, Machine, SimFault, format_trace
+from s2mc.simulator import ARBITRATIONS, DEFAULT_MAX_CYCLES, DEFAULT_MEM_WORDS, ENGINES, MAX_CORES, Machine, SimFault, format_trace
 
 
 def _read_text(path: str) -> str:
@@ -39,13 +39,13 @@ def info(as_json):
              "cpu_features": _cpu_features(), "cpu_count": os.cpu_count()}
     engines = {"fast": True}
     try:
-        from s2mc.sim import systemc
-        engines["systemc"] = systemc.available()
+        from s2mc.simulator import systemc_engine
+        engines["systemc"] = systemc_engine.available()
     except ImportError:
         engines["systemc"] = False
     facts["engines"] = engines
     try:
-        from s2mc import native
+        from s2mc.workloads import native
         facts["native"] = native.info() if hasattr(native, "info") else {"built": hasattr(native, "encrypt")}
     except ImportError:
         facts["native"] = {"built": False}

@@ -1,12 +1,8 @@
 """Shared pytest setup: keep hypothesis deterministic and quick by default (profile 'ci');
 `HYPOTHESIS_PROFILE=thorough` runs thousands of examples."""
 import os
-import sys
-from pathlib import Path
 
 from hypothesis import HealthCheck, settings
-
-sys.path.insert(0, str(Path(__file__).parent))   # test helpers such as s2gen
 
 settings.register_profile("ci", max_examples=300, deadline=None, derandomize=True,
                           suppress_health_check=[HealthCheck.too_slow])

@@ -1,7 +1,7 @@
 """The native AES implementations as pytest parameters, skipped where this CPU cannot run them."""
 import pytest
 
-native = pytest.importorskip("s2mc.native")
+native = pytest.importorskip("s2mc.workloads.native")
 if not native.available():  # pragma: no cover
     pytest.skip("native AES extension not built", allow_module_level=True)
 

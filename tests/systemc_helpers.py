@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import pytest
 
-from s2mc.sim import Machine, SimFault
-from s2mc.sim import systemc
+from s2mc.simulator import Machine, SimFault
+from s2mc.simulator import systemc_engine
 
 needs_systemc = [pytest.mark.systemc,
-                 pytest.mark.skipif(not systemc.available(), reason="the SystemC engine (s2mc-systemc) is not built")]
+                 pytest.mark.skipif(not systemc_engine.available(), reason="the SystemC engine (s2mc-systemc) is not built")]
 
 
 def outcome(prog, engine, mem_read=1024, inputs=(), trace=True, **cfg):

@@ -161,7 +161,7 @@ def test_full_cross_product_larger_data(style):
 
 
 def test_systemc_engine_missing_is_a_clear_error(monkeypatch):
-    from s2mc.sim import systemc
-    monkeypatch.setattr(systemc, "available", lambda: False)
+    from s2mc.simulator import systemc_engine
+    monkeypatch.setattr(systemc_engine, "available", lambda: False)
     res = CliRunner().invoke(cli, ["aes", "--engine", "systemc", "-q"])
     assert res.exit_code == 1 and "SystemC engine is not built" in res.output

@@ -183,7 +183,7 @@ def test_standalone_programs_print_the_fips197_example(prog, expect):
 def test_nested_calls_keep_callee_saved_registers():
     """Regression (found by these workloads): a callee's register saves clobbered its caller's."""
     from s2mc.compiler import compile as rz
-    from s2mc.sim import Machine
+    from s2mc.simulator import Machine
     src = ("leaf(x)\n  return x + 1\n\ninner(p)\n  a = p + 1\n  b = p + 2\n  c = p + 3\n"
            "  return leaf(a) + leaf(b) + leaf(c)\n\nouter(p)\n  q = p * 10\n  r = inner(q)\n"
            "  return q + r\n\nmain()\n  print(outer(1))\n")
@@ -191,8 +191,8 @@ def test_nested_calls_keep_callee_saved_registers():
 
 
 def _systemc_available():
-    from s2mc.sim import systemc
-    return systemc.available()
+    from s2mc.simulator import systemc_engine
+    return systemc_engine.available()
 
 
 @pytest.mark.systemc

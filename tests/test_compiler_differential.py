@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from s2mc.compiler import RzRuntimeError, frontend, interpret
 from s2mc.compiler import compile as compile_rz
-from s2mc.sim import run
+from s2mc.simulator import run
 
 BINOPS = ["+", "-", "*", "&", "|", "^", "<<", ">>", "==", "!=", "<", "<=", ">", ">=", "&&", "||"]
 CONSTS = st.one_of(st.integers(-20, 20), st.sampled_from([0, 1, -1, 255, 65535, 65536, 1 << 20,

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from s2mc.compiler import compile as compile_rz
-from s2mc.sim import Machine, run
+from s2mc.simulator import Machine, run
 
 WORKLOADS = Path(__file__).parent.parent / "workloads" / "rz"
 CORES = [1, 2, 3, 4, 8]

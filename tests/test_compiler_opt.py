@@ -9,7 +9,7 @@ import pytest
 from s2mc.compiler import compile as compile_rz
 from s2mc.compiler import fold, frontend
 from s2mc.compiler.astnodes import Num
-from s2mc.sim import run
+from s2mc.simulator import run
 
 WORKLOADS = Path(__file__).parent.parent / "workloads" / "rz"
 

@@ -8,7 +8,7 @@ import pytest
 
 from s2mc.compiler import compile as compile_rz
 from s2mc.compiler import interpret_source
-from s2mc.sim import run
+from s2mc.simulator import run
 
 RZ = Path(__file__).parent / "rz"
 PROGRAMS = sorted(RZ.glob("*.rz"))

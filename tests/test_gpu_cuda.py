@@ -89,7 +89,7 @@ def test_gpu_equals_emulator(kernel):
 
 
 def test_matches_native_backend():
-    from s2mc import native
+    from s2mc.workloads import native
     if not native.available():
         pytest.skip("native backend not built")
     key, iv = rnd(32, 17), rnd(16, 18)

@@ -2,7 +2,7 @@
 import pytest
 
 from s2mc.isa import assemble
-from s2mc.sim import SimFault, run, Machine
+from s2mc.simulator import SimFault, run, Machine
 
 M32 = 1 << 32
 

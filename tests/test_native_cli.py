@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-native = pytest.importorskip("s2mc.native")
+native = pytest.importorskip("s2mc.workloads.native")
 if not native.available():  # pragma: no cover
     pytest.skip("native AES extension not built", allow_module_level=True)
 

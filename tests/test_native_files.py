@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-native = pytest.importorskip("s2mc.native")
+native = pytest.importorskip("s2mc.workloads.native")
 if not native.available():  # pragma: no cover
     pytest.skip("native AES extension not built", allow_module_level=True)
 
 from s2mc.cli.main import cli  # noqa: E402
 from s2mc.isa.errors import S2mcError  # noqa: E402
-from s2mc.native import files  # noqa: E402
+from s2mc.workloads.native import files  # noqa: E402
 
 OPENSSL = shutil.which("openssl")
 needs_openssl = pytest.mark.skipif(OPENSSL is None, reason="the openssl binary is not installed")

@@ -3,7 +3,7 @@ import pytest
 
 from s2mc.isa import assemble
 from s2mc.isa.errors import S2mcError
-from s2mc.sim import CORE_COUNTERS, Machine, run
+from s2mc.simulator import CORE_COUNTERS, Machine, run
 
 DOUBLE = """
 .code 0

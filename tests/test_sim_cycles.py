@@ -8,7 +8,7 @@ Every computation is checked on both arbitration-sensitive orders it depends on.
 import pytest
 
 from s2mc.isa import assemble
-from s2mc.sim import run
+from s2mc.simulator import run
 
 # P: every core loads one word, stores it, halts.
 P = """

@@ -1,12 +1,12 @@
-"""The fast engine against the cycle-stepped reference model (simulator/sim/reference.py) on random
+"""The fast engine against the cycle-stepped reference model (simulator/reference.py) on random
 programs and configurations: final memory, registers, output and every per-core counter agree."""
 import pytest
 from hypothesis import given, settings
 
 from s2gen import configs, programs
 from s2mc.isa import assemble
-from s2mc.sim import Machine, SimFault
-from s2mc.sim.reference import ReferenceMachine, RefFault
+from s2mc.simulator import Machine, SimFault
+from s2mc.simulator.reference import ReferenceMachine, RefFault
 
 MEM = 1024
 MAX_CYCLES = 20_000

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import s2gen
 import test_sim_cycles as golden
 from s2mc.isa import assemble
-from s2mc.sim import run
+from s2mc.simulator import run
 from systemc_helpers import assert_same, needs_systemc
 
 pytestmark = needs_systemc

@@ -10,8 +10,8 @@ from click.testing import CliRunner
 from s2mc.cli.main import cli
 from s2mc.isa import assemble
 from s2mc.isa.errors import S2mcError
-from s2mc.sim import Machine, SimFault
-from s2mc.sim import systemc
+from s2mc.simulator import Machine, SimFault
+from s2mc.simulator import systemc_engine
 from systemc_helpers import needs_systemc
 
 pytestmark = needs_systemc
@@ -58,7 +58,7 @@ def test_bad_input_to_the_child(tmp_path, monkeypatch):
 
 
 def test_child_executable_reports_bad_input_directly(tmp_path):
-    exe = systemc.executable()
+    exe = systemc_engine.executable()
     bad = tmp_path / "in.txt"
     bad.write_text("s2mc-systemc-input 1\ncores 2 mem_latency 2 arbitration lottery\n")
     env = dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1")
@@ -79,21 +79,21 @@ def _fake_child(tmp_path, body):
 
 
 def test_crashed_child_is_one_clear_line(tmp_path, monkeypatch):
-    monkeypatch.setenv(systemc.ENV_OVERRIDE, str(_fake_child(tmp_path, "kill -SEGV $$")))
+    monkeypatch.setenv(systemc_engine.ENV_OVERRIDE, str(_fake_child(tmp_path, "kill -SEGV $$")))
     m = Machine(assemble(".code 0\ntrap r0 #0\n"), engine="systemc")
     with pytest.raises(S2mcError, match=r"^the systemc engine \(s2mc-systemc\) crashed \(SIGSEGV\)$"):
         m.run()
 
 
 def test_child_failing_without_a_message(tmp_path, monkeypatch):
-    monkeypatch.setenv(systemc.ENV_OVERRIDE, str(_fake_child(tmp_path, "echo oops >&2; exit 3")))
+    monkeypatch.setenv(systemc_engine.ENV_OVERRIDE, str(_fake_child(tmp_path, "echo oops >&2; exit 3")))
     m = Machine(assemble(".code 0\ntrap r0 #0\n"), engine="systemc")
     with pytest.raises(S2mcError, match=r"^the systemc engine \(s2mc-systemc\) failed \(exit status 3\): oops$"):
         m.run()
 
 
 def test_missing_executable_says_how_to_build_it(monkeypatch):
-    monkeypatch.setattr(systemc, "executable", lambda: None)
+    monkeypatch.setattr(systemc_engine, "executable", lambda: None)
     with pytest.raises(S2mcError, match="systemc engine is not built.*libsystemc-dev"):
         Machine(assemble(".code 0\ntrap r0 #0\n"), engine="systemc")
 

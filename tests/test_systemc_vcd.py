@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import s2gen
 from s2mc.cli.main import cli
 from s2mc.isa import assemble
-from s2mc.sim import Machine
+from s2mc.simulator import Machine
 from systemc_helpers import needs_systemc, outcome
 
 vcdvcd = pytest.importorskip("vcdvcd")

@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 
 from s2mc.isa import load_program
-from s2mc.sim import run
+from s2mc.simulator import run
 
 ASM = Path(__file__).resolve().parents[1] / "workloads" / "asm"
 

@@ -1,4 +1,4 @@
-// Python binding of the fast engine: s2mc.sim._fast.Engine. The Python layer (simulator/sim/)
+// Python binding of the fast engine: s2mc.simulator._fast.Engine. The Python layer (simulator/)
 // turns its plain dicts into Result objects.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>

@@ -1,5 +1,5 @@
 // s2mc-systemc: the SystemC engine as its own executable (SystemC allows one elaboration per
-// process). The Python layer (s2mc.sim.systemc) writes the machine to an input file, runs this
+// process). The Python layer (s2mc.simulator.systemc_engine) writes the machine to an input file, runs this
 // program, and reads back the result (the same fields as the fast engine's, as JSON), the final
 // registers, and the final memory (raw little-endian 32-bit words).
 //

@@ -3,7 +3,7 @@
     from s2mc.workloads.aes import run_aes
     r = run_aes(b"\\x00" * 64, key=bytes(16), mode="ecb", style="bytes", cores=4)
     r.output        # the ciphertext, already checked against `cryptography`
-    r.result        # s2mc.sim.Result: cycles, per-core counters, bus utilisation
+    r.result        # s2mc.simulator.Result: cycles, per-core counters, bus utilisation
 
 Every run is checked against the `cryptography` package (OpenSSL); a mismatch raises
 `AesMismatch` (an S2mcError) naming the first differing byte. The programs are
@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from s2mc.isa.errors import S2mcError
-from s2mc.sim import (ARBITRATIONS, DEFAULT_MAX_CYCLES, DEFAULT_MEM_WORDS, ENGINES, MAX_CORES,
+from s2mc.simulator import (ARBITRATIONS, DEFAULT_MAX_CYCLES, DEFAULT_MEM_WORDS, ENGINES, MAX_CORES,
                       Machine, Result)
 
 HERE = Path(__file__).resolve().parent

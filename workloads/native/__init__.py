@@ -1,6 +1,6 @@
 """Native CPU AES (OpenMP): T-table, AES-NI and VAES implementations chosen at run time.
 
-    from s2mc import native
+    from s2mc.workloads import native
     native.best_impl()                        # 'vaes' on a CPU with AVX2 VAES
     ct = native.ctr(key, iv, data, impl="auto", strategy="extended", threads=2, block_bytes=1024)
     pt = native.ctr(key, iv, ct)              # CTR decryption is the same operation

@@ -1,4 +1,4 @@
-// pybind11 module s2mc.native._native: the C++ library to Python. Work runs with the GIL released.
+// pybind11 module s2mc.workloads.native._native: the C++ library to Python. Work runs with the GIL released.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 #include <omp.h>

@@ -1,6 +1,6 @@
 """The S2 multicore simulator (DESIGN.md §3): load a Program, put inputs in memory, run, read results.
 
-    from s2mc.sim import Machine, run
+    from s2mc.simulator import Machine, run
     m = Machine(program, cores=4)
     m.write("data", [1, 2, 3])
     result = m.run()            # raises SimFault on a fault or when max_cycles is reached
@@ -157,7 +157,7 @@ class Machine:
             if trace:
                 self._engine.enable_trace()
         else:
-            from .systemc import SystemCEngine
+            from .systemc_engine import SystemCEngine
             self._engine = SystemCEngine(code, data, program.entry, self.config, trace=trace, **engine_options)
         self._ran = False
 

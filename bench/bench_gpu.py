@@ -21,7 +21,7 @@ def main() -> int:
     summaries, df, plat = run_grid(gpu.kernels(all_configs=True), sizes,
                                    ["keystream", "device", "host"], streams=[1, 4], reps=5,
                                    log=lambda m: print(m, file=sys.stderr))
-    records.write(df, "results/gpu.parquet", params={"command": "gpu-backends/bench_gpu.py",
+    records.write(df, "results/gpu.parquet", params={"command": "bench/bench_gpu.py",
                                                      "gpu": plat, "runs": summaries})
     print(f"GPU: {plat['gpu']}; AES-128, Gbps (1e9 bit/s)\n")
     print(markdown_table(summaries))

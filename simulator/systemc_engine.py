@@ -1,7 +1,7 @@
 """The `systemc` engine: the same machine as SystemC modules, run in a child process.
 
 SystemC allows one elaboration per process, so the model is its own executable, `s2mc-systemc`
-(simulator/systemc/, installed next to this module). This module is its host side: it keeps the
+(simulator/systemc/, installed beside the `s2mc` command). This module is its host side: it keeps the
 memory writes made before the run, hands the machine to the child in an input file, and reads back
 the result (the same raw dict as the fast engine's binding), the final registers and the final
 memory. `Machine(program, engine="systemc", vcd="run.vcd")` uses it; see docs/systemc.md.
@@ -13,6 +13,7 @@ import os
 import signal
 import subprocess
 import sys
+import sysconfig
 import tempfile
 from array import array
 from pathlib import Path
@@ -23,36 +24,15 @@ EXECUTABLE = "s2mc-systemc"
 ENV_OVERRIDE = "S2MC_SYSTEMC"   # path to the executable, for builds outside the package
 
 
-def _candidates() -> list[Path]:
-    found = []
-    if os.environ.get(ENV_OVERRIDE):
-        found.append(Path(os.environ[ENV_OVERRIDE]))
-    # The package's folders: in an editable install (scikit-build-core) s2mc.sim spans the source
-    # folder and site-packages/s2mc/sim, where CMake installs the executable; in a wheel, one folder.
-    from . import __path__ as sim_path
-    found += [Path(p) / EXECUTABLE for p in sim_path]
-    found.append(Path(__file__).resolve().parent / EXECUTABLE)
-    try:
-        from importlib.resources import files
-        found.append(Path(str(files("s2mc.sim") / EXECUTABLE)))
-    except (ImportError, TypeError, ValueError):
-        pass
-    found.append(Path(sys.prefix) / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}"
-                 / "site-packages" / "s2mc" / "sim" / EXECUTABLE)
-    return found
-
-
 def executable() -> Path | None:
-    """The path of the s2mc-systemc executable, or None when the engine is not built."""
-    for p in _candidates():
-        if p.is_file() and not os.access(p, os.X_OK):
-            try:   # an archive that lost the executable bit
-                p.chmod(p.stat().st_mode | 0o111)
-            except OSError:
-                continue
-        if p.is_file() and os.access(p, os.X_OK):
-            return p
-    return None
+    """The path of the s2mc-systemc executable, or None when the engine is not built.
+
+    The build installs it as a script of the environment (beside the `s2mc` command), where pip
+    keeps its executable bit; S2MC_SYSTEMC names another build.
+    """
+    override = os.environ.get(ENV_OVERRIDE)
+    path = Path(override) if override else Path(sysconfig.get_path("scripts")) / EXECUTABLE
+    return path if path.is_file() and os.access(path, os.X_OK) else None
 
 
 def available() -> bool:
@@ -61,7 +41,7 @@ def available() -> bool:
 
 
 def _not_built() -> S2mcError:
-    return S2mcError("the systemc engine is not built (no s2mc-systemc executable next to s2mc.sim); "
+    return S2mcError("the systemc engine is not built (no s2mc-systemc executable beside the s2mc command); "
                      "install libsystemc-dev and rerun `make setup`")
 
 

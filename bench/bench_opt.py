@@ -1,13 +1,13 @@
 """Dynamic instruction and cycle counts of the Rz teaching programs at -O0 and -O1.
 
-    .venv/bin/python compiler/bench_opt.py      (also run by `make bench`; the table is in docs/rz.md)
+    .venv/bin/python bench/bench_opt.py      (also run by `make bench`; the table is in docs/rz.md)
 """
 from __future__ import annotations
 
 from pathlib import Path
 
 from s2mc.compiler import compile as compile_rz
-from s2mc.sim import run
+from s2mc.simulator import run
 
 ROOT = Path(__file__).resolve().parent.parent / "workloads" / "rz"
 

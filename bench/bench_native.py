@@ -7,7 +7,7 @@
 3. T-table cycles per byte (time-stamp counter ticks / byte, 1 thread, 1 MB).
 
 Records go to results/bench_native.parquet (tidy schema, with a manifest). Markdown tables are
-printed to stdout. Usage: .venv/bin/python workloads/native/bench_native.py [--quick] [--out PATH]
+printed to stdout. Usage: .venv/bin/python bench/bench_native.py [--quick] [--out PATH]
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import argparse
 import sys
 import time
 
-from s2mc import native
+from s2mc.workloads import native
 from s2mc.analysis import records
 from s2mc.cli.cmd_native import run_grid
 from s2mc.cli.options import human_size as _human

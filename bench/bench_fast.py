@@ -1,14 +1,14 @@
 """Benchmark: the fast engine's simulated MIPS (instructions per host second) on a memory-heavy
 multicore loop, at 1, 4 and 8 cores (DESIGN.md §8 target: >= 150 MIPS at 8 cores, one host core).
 
-Run: make bench   (or .venv/bin/python simulator/bench_fast.py)
+Run: make bench   (or .venv/bin/python bench/bench_fast.py)
 """
 from __future__ import annotations
 
 import time
 
 from s2mc.isa import assemble
-from s2mc.sim import run
+from s2mc.simulator import run
 
 # Each core walks its own slice of an array: load, combine, store back, with some ALU work between,
 # so about one instruction in three uses the bus: the cores contend for it all the time.

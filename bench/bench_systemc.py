@@ -6,7 +6,7 @@ Programs: the fast engine's memory-heavy loop (2 bus accesses in 9 instructions,
 of instructions use the bus). Times are wall-clock of Machine.run(), best of 3; for the systemc
 engine that includes starting the child process and exchanging files.
 
-Run: make bench   (or .venv/bin/python simulator/bench_systemc.py)
+Run: make bench   (or .venv/bin/python bench/bench_systemc.py)
 """
 from __future__ import annotations
 
@@ -15,10 +15,9 @@ import time
 from pathlib import Path
 
 from s2mc.isa import assemble
-from s2mc.sim import Machine, systemc
+from s2mc.simulator import Machine, systemc_engine
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_fast import LOOP  # noqa: E402  (the same memory-heavy loop as the fast engine's benchmark)
+from bench_fast import LOOP  # the same memory-heavy loop (bench/ is on sys.path as the script's folder)
 
 
 def measure(prog, engine: str, cores: int, repeat: int = 3):
@@ -44,7 +43,7 @@ def programs():
 
 
 def main() -> int:
-    if not systemc.available():
+    if not systemc_engine.available():
         print("systemc engine not built: skipped (install libsystemc-dev and rerun make setup)")
         return 0
     print("systemc engine vs fast engine, same program and configuration (L=2, fifo)")

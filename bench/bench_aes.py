@@ -1,6 +1,6 @@
 """Benchmark: the AES scaling sweep to 64 simulated cores and 64 KB (part of `make bench`).
 
-    .venv/bin/python workloads/aes/bench_aes.py [--quick]
+    .venv/bin/python bench/bench_aes.py [--quick]
 
 Runs AES-128-ECB encryption, both styles, on 1..64 cores and 1 KB..64 KB through the runner (every
 result checked against cryptography) and prints, per style and size, cycles, speedup and bus
