@@ -1,6 +1,6 @@
 """The experiment registry: the standard experiments of s2mc, as data.
 
-Each experiment says which `s2mc` command lines (DESIGN §9, the CLI contract) produce it, which
+Each experiment says which `s2mc` command lines (docs/architecture.md lists the commands) produce it, which
 seed reference tables it is compared with, and a `quick` form used by `s2mc demo` (sized to run in
 minutes on a 2-core machine). The analysis layer runs experiments only through that public
 interface (a child `s2mc` process), never by reaching into the simulator.

@@ -1,4 +1,4 @@
-"""The records schema (DESIGN §7): one tidy row per (run, core, metric).
+"""The records schema (docs/records.md): one tidy row per (run, core, metric).
 
 Every run of every half of s2mc -- the simulator, native CPU AES, CUDA/OpenCL -- and every number
 transcribed from a seed paper is stored as rows with exactly the columns in `COLUMNS`. Metrics and
@@ -110,7 +110,7 @@ class Metric:
 
 
 _METRIC_LIST: tuple[Metric, ...] = (
-    # -- simulator counters (DESIGN §3) --------------------------------------------------------
+    # -- simulator counters (docs/timing-model.md) --------------------------------------------------------
     Metric("cycles", "cycles",
            "Simulated clock cycles. Whole run (core -1): total cycles, the largest finish cycle. "
            "Per core: that core's finish cycle."),

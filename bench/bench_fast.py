@@ -1,5 +1,5 @@
 """Benchmark: the fast engine's simulated MIPS (instructions per host second) on a memory-heavy
-multicore loop, at 1, 4 and 8 cores (DESIGN.md §8 target: >= 150 MIPS at 8 cores, one host core).
+multicore loop, at 1, 4 and 8 cores (target: >= 150 MIPS at 8 cores, one host core).
 
 Run: make bench   (or .venv/bin/python bench/bench_fast.py)
 """

@@ -1,5 +1,5 @@
 """Benchmark: the systemc engine's simulated MIPS beside the fast engine's, on the same programs,
-in one run (DESIGN.md §8 target for systemc: >= 5 MIPS, with the fast/systemc ratio reported).
+in one run (target for systemc: >= 5 MIPS, with the fast/systemc ratio reported).
 
 Programs: the fast engine's memory-heavy loop (2 bus accesses in 9 instructions, bus saturated from
 4 cores) and, when the compiler is there, the compiled Rz teaching program fib.rz (-O1, about 39%

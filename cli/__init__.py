@@ -1,1 +1,1 @@
-"""s2mc command-line interface (DESIGN.md §9)."""
+"""s2mc command-line interface (docs/architecture.md)."""

@@ -1,4 +1,4 @@
-"""`s2mc aes`: AES on the simulated S2 multicore over a grid of configurations (DESIGN §9).
+"""`s2mc aes`: AES on the simulated S2 multicore over a grid of configurations (docs/architecture.md).
 
     s2mc aes --cores 1,2,3,4 --bytes 32,64,128,256 --style bytes --mode ecb   # seed 003 Tables 3-4
     s2mc aes --cores 1,2,4,8,16,32,64 --bytes 1K,4K,64K --out results/scaling.parquet
@@ -6,7 +6,7 @@
 Every option that names a parameter takes a comma-separated list; the grid is their cross
 product. Each run is checked against `cryptography` (a mismatch is an error). Output: a table per
 configuration (cycles, speedup, instructions, stalls, bus utilisation) on stdout, or --json; the
-records (DESIGN §7) go to --out; the progress bar goes to stderr.
+records (docs/records.md) go to --out; the progress bar goes to stderr.
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`s2mc compile PROG.rz [-o PROG.s] [-O0|-O1]` (DESIGN.md §9, docs/rz.md)."""
+"""`s2mc compile PROG.rz [-o PROG.s] [-O0|-O1]` (docs/architecture.md, docs/rz.md)."""
 from __future__ import annotations
 
 from pathlib import Path

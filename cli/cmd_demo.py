@@ -6,7 +6,7 @@
 3. the GPU size sweep when a GPU is present (`s2mc gpu`);
 4. the report (`s2mc report`) under report/, with every plot and the seed tables.
 
-Each step runs the public command line (DESIGN §9) in a child process, sized by the experiment
+Each step runs the public command line (docs/architecture.md) in a child process, sized by the experiment
 registry's `quick` forms to finish in minutes on a 2-core machine. A step whose command is not
 built yet is skipped with a message saying so; the report is written from whatever ran.
 """

@@ -1,4 +1,4 @@
-"""`s2mc info`, `asm`, `disasm` and `run` (DESIGN.md §9)."""
+"""`s2mc info`, `asm`, `disasm` and `run` (docs/architecture.md)."""
 from __future__ import annotations
 
 import json

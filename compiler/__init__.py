@@ -1,4 +1,4 @@
-"""The Rz compiler (DESIGN.md §4, docs/rz.md) and its reference interpreter.
+"""The Rz compiler (docs/rz.md) and its reference interpreter.
 
     from s2mc.compiler import compile, interpret_source
     c = compile(source, opt=1, filename="prog.rz")   # c.asm: S2 assembly text, c.program: Program

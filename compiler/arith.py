@@ -1,4 +1,4 @@
-"""32-bit two's-complement arithmetic exactly as S2 computes it (DESIGN.md §2).
+"""32-bit two's-complement arithmetic exactly as S2 computes it (docs/isa.md).
 
 Shared by the reference interpreter and the constant folder so that both agree with the machine.
 """

@@ -1,4 +1,4 @@
-"""Compile errors: one line, `file:line:col: error: message` (DESIGN.md §4)."""
+"""Compile errors: one line, `file:line:col: error: message` (docs/rz.md)."""
 from __future__ import annotations
 
 from s2mc.isa.errors import S2mcError

@@ -1,4 +1,4 @@
-"""The S2 ISA: instruction table, assembler, disassembler and object format (DESIGN.md §2)."""
+"""The S2 ISA: instruction table, assembler, disassembler and object format (docs/isa.md)."""
 from .assembler import AsmError, assemble
 from .disassembler import disassemble, disassemble_word
 from .errors import S2mcError

@@ -1,4 +1,4 @@
-"""Two-pass assembler for S2 assembly (s23 / grandfather-s21 syntax, DESIGN.md §2).
+"""Two-pass assembler for S2 assembly (s23 / grandfather-s21 syntax, docs/isa.md).
 
     .symbol            following lines are `name value` definitions (constants, register names)
     .code N            following lines are instructions placed in the program image from N

@@ -1,4 +1,4 @@
-"""The S2 instruction table: the single source of truth for the ISA (DESIGN.md §2).
+"""The S2 instruction table: the single source of truth for the ISA (docs/isa.md).
 
 Everything else is derived from this table: the Python assembler and disassembler, the generated
 C++ header the simulators decode with (isa/gen_header.py), and docs/isa.md's encoding column.

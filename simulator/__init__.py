@@ -1,4 +1,4 @@
-"""The S2 multicore simulator (DESIGN.md §3): load a Program, put inputs in memory, run, read results.
+"""The S2 multicore simulator (docs/timing-model.md): load a Program, put inputs in memory, run, read results.
 
     from s2mc.simulator import Machine, run
     m = Machine(program, cores=4)
@@ -88,7 +88,7 @@ class Result:
         return pd.DataFrame(self.cores, columns=["core", *CORE_COUNTERS]).set_index("core")
 
     def to_json(self) -> dict:
-        """The object `s2mc run --json` prints (DESIGN.md §9)."""
+        """The object `s2mc run --json` prints (docs/architecture.md)."""
         return {
             "cycles": self.cycles,
             "instructions": self.instructions,

@@ -1,4 +1,4 @@
-"""A cycle-stepped reference model of DESIGN.md §3, written for clarity, not speed.
+"""A cycle-stepped reference model of docs/timing-model.md, written for clarity, not speed.
 
 It advances the whole machine one cycle at a time, in the order the rules are stated, so each rule
 can be checked by reading it. It shares no code with the engines except the instruction decoder

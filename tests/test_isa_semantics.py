@@ -1,4 +1,4 @@
-"""The semantics of every instruction, run on the fast engine (DESIGN.md §2)."""
+"""The semantics of every instruction, run on the fast engine (docs/isa.md)."""
 import pytest
 
 from s2mc.isa import assemble

@@ -1,4 +1,4 @@
-"""Exact cycle counts for tiny programs, computed by hand (DESIGN.md §3).
+"""Exact cycle counts for tiny programs, computed by hand (docs/timing-model.md).
 
 Rules used below: a non-memory instruction issued at t lets the next issue at t+1; a memory
 instruction requests the bus at t, is granted at the first cycle g >= t when the bus is free and the

@@ -1,4 +1,4 @@
-"""The SystemC engine gives the fast engine's results exactly (DESIGN.md §3): per-core counters,
+"""The SystemC engine gives the fast engine's results exactly (docs/timing-model.md): per-core counters,
 output, trace, registers and final memory, on the golden cycle programs, random programs, the
 teaching programs and the compiler's programs, for every arbitration policy, latencies 1, 2, 5
 and 1-8 cores."""

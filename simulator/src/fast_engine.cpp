@@ -1,4 +1,4 @@
-// The `fast` engine (see fast_engine.h for the idea, DESIGN.md §3 for the rules it implements).
+// The `fast` engine (see fast_engine.h for the idea, docs/timing-model.md for the rules it implements).
 #include "s2mc/fast_engine.h"
 
 #include <algorithm>

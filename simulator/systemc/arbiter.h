@@ -1,5 +1,5 @@
 // The arbiter: a separate module with one entry point, so the policy is a swappable part
-// (DESIGN.md §3): fifo (earliest request, ties to the lowest core id), fixed (lowest core id),
+// (docs/timing-model.md): fifo (earliest request, ties to the lowest core id), fixed (lowest core id),
 // round_robin (rotating priority starting after the last grantee).
 #pragma once
 

@@ -1,4 +1,4 @@
-// The barrier of `sync` (DESIGN.md §3): it completes in the cycle c of the last arrival, or of the
+// The barrier of `sync` (docs/timing-model.md): it completes in the cycle c of the last arrival, or of the
 // halt of the last core it was still waiting for (a halted core never blocks a barrier); every
 // waiting core issues again at c + 1. Arrivals and halts are reported at their own cycle of
 // simulated time, so "every running core has arrived" is decided in time order.

@@ -1,6 +1,6 @@
 // The shared bus: cores call transfer() (s2_bus_if) from their own threads; the bus's process
 // grants one request per free bus cycle, choosing through the arbiter port, and performs the
-// access on the memory port. The bus is then busy for L cycles (DESIGN.md §3).
+// access on the memory port. The bus is then busy for L cycles (docs/timing-model.md).
 //
 // Timing without polling: the bus process (an SC_METHOD) runs only at cycles where a grant can
 // happen: the first cycle g >= max(earliest request, end of the previous access). A grant for

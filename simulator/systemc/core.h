@@ -4,7 +4,7 @@
 //  - a bus request: posted to the bus for its cycle t (ahead of time, see bus.h), then the core
 //    blocks until the grant cycle g and goes on at g + L;
 //  - a barrier arrival or a halt: the core first waits until simulated time equals its cycle, so
-//    the barrier sees arrivals and halts in time order (DESIGN.md §3).
+//    the barrier sees arrivals and halts in time order (docs/timing-model.md).
 // Instructions that touch only the core's registers need no kernel time at all.
 #pragma once
 

@@ -4,7 +4,7 @@
 // on the *slave*, the memory (s2_mem_if).
 //
 // What an instruction does is defined once, in s2mc/semantics.h, shared with the fast engine;
-// these modules decide only *when* it happens (DESIGN.md §3).
+// these modules decide only *when* it happens (docs/timing-model.md).
 #pragma once
 
 #include <systemc>

@@ -241,7 +241,7 @@ def run_aes(data: bytes, key: bytes, counter: bytes | None = None, *, check: boo
 
 
 # --------------------------------------------------------------------------------------------------
-# records (DESIGN §7)
+# records (docs/records.md)
 # --------------------------------------------------------------------------------------------------
 
 #: Counters recorded per core and for the whole run (core -1).

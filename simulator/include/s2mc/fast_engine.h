@@ -1,4 +1,4 @@
-// The `fast` engine: event-driven, exact to the cycle-stepped model of DESIGN.md §3.
+// The `fast` engine: event-driven, exact to the cycle-stepped model of docs/timing-model.md.
 //
 // Cores run freely, instruction after instruction, until they need the shared bus (or reach a
 // barrier, halt or fault). The bus is granted in exact arbitration order: a request is granted at

@@ -21,7 +21,7 @@ struct Config {
   uint32_t mem_words = 1u << 20;       // size of the shared data memory
 };
 
-// Per-core counters (DESIGN.md §3). stall_cycles is derived: bus_wait + (L-1) * accesses.
+// Per-core counters (docs/timing-model.md). stall_cycles is derived: bus_wait + (L-1) * accesses.
 struct CoreStats {
   uint64_t instructions = 0;
   uint64_t finish_cycle = 0;     // cycle after the core's halting trap

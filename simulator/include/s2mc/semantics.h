@@ -1,6 +1,6 @@
 // What every S2 instruction does, defined once and shared by both engines (fast and SystemC).
 //
-// The engines differ only in *when* things happen (DESIGN.md §3); the effect of an instruction on
+// The engines differ only in *when* things happen (docs/timing-model.md); the effect of an instruction on
 // registers, PC and memory is decided here. Instruction words are predecoded once per program into
 // Uops so the inner loops never touch bit fields.
 #pragma once
