@@ -17,8 +17,7 @@ from __future__ import annotations
 import re
 
 from .errors import S2mcError
-from .instructions import (ADS_MAX, BY_MNEMONIC, IMM_MAX, IMM_MIN, MOV_MAX, MOV_MIN, Instr,
-                           encode)
+from .instructions import ADS_MAX, BY_MNEMONIC, IMM_MAX, IMM_MIN, MOV_MAX, MOV_MIN, Instr, encode
 from .program import Program, Segment, Symbol
 
 _NUMBER = re.compile(r"[+-]?(0x[0-9a-f]+|[0-9]+)$")
@@ -34,40 +33,6 @@ class _Line:
 
     def __init__(self, lineno: int, text: str, tokens: list[str]):
         self.lineno, self.text, self.tokens = lineno, text, tokens
-
-
-def _shape_of(tokens: list[str]) -> str:
-    """The operand shape a list of operand tokens has (see instructions.py)."""
-    parts = []
-    for tok in tokens:
-        if tok.startswith("#"):
-            parts.append("#")
-        elif tok.startswith("@"):
-            parts.append("@d")
-        elif tok.startswith("+"):
-            parts.append("+r")
-        else:
-            parts.append("x")   # register or address: decided by the candidate encoding
-    return " ".join(parts)
-
-
-def _matches(ins: Instr, tokens: list[str]) -> bool:
-    want = ins.shape.split()
-    if len(want) != len(tokens):
-        return False
-    for w, tok in zip(want, tokens):
-        if w in ("#m", "#n", "#t"):
-            if not tok.startswith("#"):
-                return False
-        elif w == "@d":
-            if not tok.startswith("@"):
-                return False
-        elif w == "+r":
-            if not tok.startswith("+"):
-                return False
-        elif tok[:1] in "#@+":
-            return False
-    return True
 
 
 class Assembler:
@@ -163,7 +128,7 @@ class Assembler:
         if candidates is None:
             raise self.error(line, f"unknown instruction '{mnemonic}'")
         for ins in candidates:
-            if _matches(ins, ops):
+            if ins.matches(ops):
                 return self.encode_operands(line, ins, ops)
         forms = " or ".join(f"'{(mnemonic + ' ' + c.shape).strip()}'" for c in candidates)
         raise self.error(line, f"wrong operands for {mnemonic}: expected {forms}")

@@ -4,20 +4,21 @@ Usage: python -m s2mc.isa.gen_docs > docs/isa.md
 """
 from __future__ import annotations
 
-from .instructions import INSTRUCTIONS, X_OPCODE
+from .instructions import INSTRUCTIONS, TRAPS, X_OPCODE
 
-CYCLES = {
-    "alu": "1",
-    "jump": "1",
-    "misc": "1",
-    "sync": "1 + barrier wait",
-    "trap": "1 (trap #3: bus access, as mem)",
-    "mem": "bus wait + L (L = mem_latency, default 2)",
+BUS_TEXT = {
+    "none": "-",
+    "read": "1 read",
+    "write": "1 write",
+    "swap": "1 read + 1 write",
+    "string": "1 read (a string)",
+    "trap": "by number",
 }
 
 HEADER = """# The S2 ISA as s2mc implements it
 
-Generated from `isa/instructions.py` by `python -m s2mc.isa.gen_docs`; do not edit by hand.
+Generated from the instruction table `isa/instructions.toml` by `python -m s2mc.isa.gen_docs`; do
+not edit by hand.
 
 S2 is P. Chongstitvatana's 32-bit teaching processor. s2mc uses the *assembly language* of S2
 version 3 (grandfather s21) and the documented s21 three-format *encoding*: the flat s23 encoding
@@ -50,17 +51,20 @@ sign-extended (-2097152..2097151); absolute addresses and jump targets are 22-bi
 - `push r1 r2` computes a = R[r1]+1, writes M[a] = R[r2], then R[r1] = a;
   `pop r1 r2` reads R[r2] = M[R[r1]], then R[r1] = R[r1]-1 (in that order when r1 = r2).
 - `xchg r1 r2` swaps R[r1] and M[R[r2]] in **one** bus access (it counts one read and one write).
-- Traps: `trap r1 #0` halts this core; `#1` prints R[r1] as a decimal integer (no separator);
-  `#2` prints R[r1] & 255 as a character; `#3` prints the 0-terminated string at address R[r1] (one
-  character per word), reading it through the bus as one access; other numbers do nothing.
+- Traps (`trap r1 #t`) are listed after the instructions; other trap numbers do nothing.
 - Faults stop the whole run with one message naming core, PC, cycle and instruction: undefined
   opcode, PC outside the program, data address outside memory, division by zero, and reaching the
   cycle limit.
 
 ## Instructions
 
-| assembly | encoding | semantics | cycles |
-|---|---|---|---|
+`reads` and `writes` are the register fields an instruction may read and change (the compiler's
+optimiser takes its read/write sets from them). `bus` is its bus-access class: every class but `-`
+is one access of the shared bus, counted in the `mem_reads` / `mem_writes` counters as shown, and
+takes the wait for the bus plus L cycles (L = mem_latency, default 2).
+
+| assembly | encoding | reads | writes | bus | semantics | cycles |
+|---|---|---|---|---|---|---|
 """
 
 FOOTER = """
@@ -70,9 +74,9 @@ shl 13, shr 14, mod 15. xops 24-28 are s21's interrupt instructions, not impleme
 
 ## Timing
 
-Every instruction takes one cycle except the memory instructions (`ld`, `st`, `push`, `pop`, `xchg`
-and `trap #3`), which request the shared bus: they wait until the arbiter grants it, then hold it
-for L cycles. `sync` waits at the barrier. docs/timing-model.md states the exact rules and works
+Every instruction takes one cycle except those with a bus class (`ld`, `st`, `push`, `pop`,
+`xchg` and `trap #3`), which request the shared bus: they wait until the arbiter grants it, then
+hold it for L cycles. `sync` waits at the barrier. docs/timing-model.md states the exact rules and works
 through a two-core example.
 
 ## Assembly syntax
@@ -126,10 +130,25 @@ def _syntax(ins) -> str:
     return "`" + " ".join(out) + "`"
 
 
+def _cycles(ins_or_trap) -> str:
+    if getattr(ins_or_trap, "kind", "") == "sync":
+        return "1 + barrier wait"
+    if ins_or_trap.bus == "trap":
+        return "that of the trap number"
+    return "1" if ins_or_trap.bus == "none" else "bus wait + L"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", chr(92) + "|")
+
+
 def render() -> str:
-    rows = [f"| {_syntax(i)} | {_encoding(i)} | {i.semantics.replace('|', chr(92) + '|')} | {CYCLES[i.kind]} |"
-            for i in INSTRUCTIONS]
-    return HEADER + "\n".join(rows) + "\n" + FOOTER
+    rows = [f"| {_syntax(i)} | {_encoding(i)} | {', '.join(i.reads) or '-'} | {', '.join(i.writes) or '-'} "
+            f"| {BUS_TEXT[i.bus]} | {_cell(i.semantics)} | {_cycles(i)} |" for i in INSTRUCTIONS]
+    traps = ["", "### Traps", "", "| trap | name | bus | semantics | cycles |", "|---|---|---|---|---|"]
+    traps += [f"| `trap r1 #{t.number}` | {t.name} | {BUS_TEXT[t.bus]} | {_cell(t.semantics)} | {_cycles(t)} |"
+              for t in TRAPS.values()]
+    return HEADER + "\n".join(rows + traps) + "\n" + FOOTER
 
 
 if __name__ == "__main__":

@@ -1,32 +1,19 @@
-"""The S2 instruction table: the single source of truth for the ISA (docs/isa.md).
+"""The S2 instruction table, read from isa/instructions.toml: the single source of truth for the ISA.
 
-Everything else is derived from this table: the Python assembler and disassembler, the generated
-C++ header the simulators decode with (isa/gen_header.py), and docs/isa.md's encoding column.
-Like Spike's riscv-opcodes, one row describes one encoding.
-
-Formats (bit 31 first):
-  L  op:5 r1:5 ads:22
-  D  op:5 r1:5 r2:5 disp:17
-  X  op=31:5 r1:5 r2:5 r3:5 xop:12
-
-Operand shapes (how the assembler reads the operands, and how the disassembler prints them):
-  ""        no operands                    nop, sync
-  "a"       absolute address / target      jmp ads
-  "r a"     register, address              ld r1 ads, jt r1 ads, jal r1 ads
-  "r @d r"  register, displacement(reg)    ld r1 @d r2
-  "r +r r"  register, index(reg+reg)       ld r1 +r2 r3
-  "r #m"    register, 22-bit immediate     mov r1 #m
-  "r r #n"  two registers, 17-bit imm      add r1 r2 #n
-  "r r r"   three registers                add r1 r2 r3
-  "r r"     two registers                  mov r1 r2, push r1 r2, not r1 r2, xchg r1 r2
-  "r"       one register                   ret r1, cid r1, ncore r1
-  "r #t"    register, trap number          trap r1 #n (n in the r2 field, as in as21)
+Everything else is derived from the table: the Python assembler and disassembler, the generated
+C++ header the simulators decode with (isa/gen_header.py), the compiler's register read/write sets
+(compiler/ir.py), the random test programs (tests/s2gen.py) and docs/isa.md. instructions.toml
+explains the columns: formats, operand shapes, operand roles and bus classes.
 """
 from __future__ import annotations
 
+import tomllib
 from dataclasses import dataclass
+from importlib.resources import files
 
-X_OPCODE = 31
+BUS_CLASSES = ("none", "read", "write", "swap", "string", "trap")
+KINDS = ("alu", "mem", "jump", "trap", "sync", "misc")
+FIELDS = ("r1", "r2", "r3")
 
 
 @dataclass(frozen=True)
@@ -35,77 +22,91 @@ class Instr:
     mnemonic: str     # assembly mnemonic shared by the encodings of one instruction
     fmt: str          # "L", "D" or "X"
     code: int         # primary opcode (L, D) or xop (X)
-    shape: str        # operand shape, see module docstring
-    kind: str         # "alu", "mem", "jump", "trap", "sync", "misc": the timing class
-    semantics: str    # one line, for docs/isa.md and the disassembler's --explain
+    shape: str        # operand shape (instructions.toml)
+    kind: str         # instruction group: alu, mem, jump, trap, sync, misc
+    reads: tuple[str, ...]    # register fields it may read ("r1", "r2", "r3")
+    writes: tuple[str, ...]   # register fields it may write
+    bus: str          # bus-access class (BUS_CLASSES); "trap": that of the trap number
+    semantics: str    # one line, for docs/isa.md
+
+    @property
+    def operand_fields(self) -> tuple[str, ...]:
+        """The field each operand of the shape fills: r1..r3, ads, disp, imm or t (in r2)."""
+        out, regs = [], iter(FIELDS)
+        for tok in self.shape.split():
+            if tok in ("r", "+r"):
+                out.append(next(regs))
+            elif tok == "#t":
+                next(regs)            # the trap number sits in the r2 field
+                out.append("t")
+            else:
+                out.append({"a": "ads", "@d": "disp"}.get(tok, "imm"))
+        return tuple(out)
+
+    @property
+    def register_fields(self) -> tuple[str, ...]:
+        return tuple(f for f in self.operand_fields if f in FIELDS)
+
+    def matches(self, tokens) -> bool:
+        """Whether assembly operand tokens have this encoding's shape (# @ + prefixes decide)."""
+        want = self.shape.split()
+        if len(want) != len(tokens):
+            return False
+        for w, tok in zip(want, tokens):
+            prefix = w[0] if w[0] in "#@+" else ""
+            if (tok[:1] if tok[:1] in "#@+" else "") != prefix:
+                return False
+        return True
 
 
-# The ALU operations, in their encoding order: immediate form op = 10 + i, register form xop = i.
-ALU_OPS = [
-    ("add", "R[r1] = R[r2] + B (mod 2^32)"),
-    ("sub", "R[r1] = R[r2] - B (mod 2^32)"),
-    ("mul", "R[r1] = R[r2] * B (low 32 bits)"),
-    ("div", "R[r1] = R[r2] / B, truncated toward zero; B = 0 faults"),
-    ("and", "R[r1] = R[r2] & B"),
-    ("or", "R[r1] = R[r2] | B"),
-    ("xor", "R[r1] = R[r2] ^ B"),
-    ("eq", "R[r1] = (R[r2] == B) ? 1 : 0"),
-    ("ne", "R[r1] = (R[r2] != B) ? 1 : 0"),
-    ("lt", "R[r1] = (R[r2] < B) ? 1 : 0, signed"),
-    ("le", "R[r1] = (R[r2] <= B) ? 1 : 0, signed"),
-    ("gt", "R[r1] = (R[r2] > B) ? 1 : 0, signed"),
-    ("ge", "R[r1] = (R[r2] >= B) ? 1 : 0, signed"),
-    ("shl", "R[r1] = R[r2] << (B & 31)"),
-    ("shr", "R[r1] = R[r2] >> (B & 31), arithmetic"),
-    ("mod", "R[r1] = R[r2] % B, sign of the dividend; B = 0 faults"),
-]
+@dataclass(frozen=True)
+class Trap:
+    number: int
+    name: str
+    bus: str
+    semantics: str
 
 
-def _table() -> list[Instr]:
-    t = [
-        Instr("nop", "nop", "L", 0, "", "misc", "no operation"),
-        Instr("ld.abs", "ld", "L", 1, "r a", "mem", "R[r1] = M[ads]"),
-        Instr("ld.disp", "ld", "D", 2, "r @d r", "mem", "R[r1] = M[disp + R[r2]]"),
-        Instr("st.abs", "st", "L", 3, "r a", "mem", "M[ads] = R[r1]"),
-        Instr("st.disp", "st", "D", 4, "r @d r", "mem", "M[disp + R[r2]] = R[r1]"),
-        Instr("mov.imm", "mov", "L", 5, "r #m", "alu", "R[r1] = m (22-bit sign-extended)"),
-        Instr("jmp", "jmp", "L", 6, "a", "jump", "PC = ads"),
-        Instr("jal", "jal", "L", 7, "r a", "jump", "R[r1] = PC + 1; PC = ads"),
-        Instr("jt", "jt", "L", 8, "r a", "jump", "if R[r1] != 0 then PC = ads"),
-        Instr("jf", "jf", "L", 9, "r a", "jump", "if R[r1] == 0 then PC = ads"),
-    ]
-    for i, (name, sem) in enumerate(ALU_OPS):
-        t.append(Instr(f"{name}.imm", name, "D", 10 + i, "r r #n", "alu", sem.replace("B", "n")))
-    for i, (name, sem) in enumerate(ALU_OPS):
-        t.append(Instr(f"{name}.reg", name, "X", i, "r r r", "alu", sem.replace("B", "R[r3]")))
-    t += [
-        Instr("mov.reg", "mov", "X", 16, "r r", "alu", "R[r1] = R[r2]"),
-        Instr("ld.index", "ld", "X", 17, "r +r r", "mem", "R[r1] = M[R[r2] + R[r3]]"),
-        Instr("st.index", "st", "X", 18, "r +r r", "mem", "M[R[r2] + R[r3]] = R[r1]"),
-        Instr("ret", "ret", "X", 19, "r", "jump", "PC = R[r1]"),
-        Instr("trap", "trap", "X", 20, "r #t", "trap",
-              "system call t on R[r1]: 0 halt, 1 print int, 2 print char, 3 print string at R[r1]"),
-        Instr("push", "push", "X", 21, "r r", "mem", "R[r1] = R[r1] + 1; M[R[r1]] = R[r2]"),
-        Instr("pop", "pop", "X", 22, "r r", "mem", "R[r2] = M[R[r1]]; R[r1] = R[r1] - 1"),
-        Instr("not", "not", "X", 23, "r r", "alu", "R[r1] = (R[r2] == 0) ? -1 : 0 (logical)"),
-        # Multicore extensions (s2mc's own, numbered from 29 upward; 24-28 are s21's interrupt ops).
-        Instr("cid", "cid", "X", 29, "r", "alu", "R[r1] = this core's id (0 .. ncore-1)"),
-        Instr("ncore", "ncore", "X", 30, "r", "alu", "R[r1] = number of cores"),
-        Instr("sync", "sync", "X", 31, "", "sync", "barrier: wait until every running core has issued sync"),
-        Instr("xchg", "xchg", "X", 32, "r r", "mem", "atomically swap R[r1] and M[R[r2]] (one bus access)"),
-    ]
-    return t
+def _rows(data: dict, columns: str, rows: str) -> list[dict]:
+    return [dict(zip(data[columns], row, strict=True)) for row in data[rows]]
 
 
-INSTRUCTIONS: list[Instr] = _table()
+def _require(ok: bool, row) -> None:
+    if not ok:
+        raise ValueError(f"isa/instructions.toml: inconsistent row {row}")
+
+
+def _load() -> dict:
+    data = tomllib.loads(files(__package__).joinpath("instructions.toml").read_text(encoding="utf-8"))
+    table = [Instr(r["key"], r["mnemonic"], r["format"], r["code"], r["shape"], r["kind"],
+                   tuple(r["reads"]), tuple(r["writes"]), r["bus"], r["semantics"])
+             for r in _rows(data, "columns", "instructions")]
+    traps = [Trap(**r) for r in _rows(data, "trap_columns", "traps")]
+    for ins in table:             # the invariants everything derived from the table relies on
+        _require(ins.fmt in ("L", "D", "X") and ins.kind in KINDS and ins.bus in BUS_CLASSES, ins)
+        _require(set(ins.reads) | set(ins.writes) <= set(ins.register_fields), ins)
+        _require((ins.kind == "mem") == (ins.bus in ("read", "write", "swap")), ins)
+        _require((ins.kind == "trap") == (ins.bus == "trap"), ins)
+    for t in traps:
+        _require(t.bus in BUS_CLASSES and t.bus != "trap" and 0 <= t.number < 32, t)
+    return {"x_opcode": data["x_opcode"], "table": table, "traps": traps}
+
+
+_DATA = _load()
+X_OPCODE: int = _DATA["x_opcode"]
+INSTRUCTIONS: list[Instr] = _DATA["table"]
+TRAPS: dict[int, Trap] = {t.number: t for t in _DATA["traps"]}
 BY_KEY = {i.key: i for i in INSTRUCTIONS}
 BY_MNEMONIC: dict[str, list[Instr]] = {}
 for _i in INSTRUCTIONS:
     BY_MNEMONIC.setdefault(_i.mnemonic, []).append(_i)
 BY_OPCODE = {i.code: i for i in INSTRUCTIONS if i.fmt != "X"}
 BY_XOP = {i.code: i for i in INSTRUCTIONS if i.fmt == "X"}
+_require(len(BY_KEY) == len(BY_OPCODE) + len(BY_XOP) == len(INSTRUCTIONS), "(a key or code twice)")
 
-TRAP_HALT, TRAP_PRINT_INT, TRAP_PRINT_CHAR, TRAP_PRINT_STR = 0, 1, 2, 3
+_TRAP_NUMBER = {t.name: t.number for t in TRAPS.values()}
+TRAP_HALT, TRAP_PRINT_INT = _TRAP_NUMBER["halt"], _TRAP_NUMBER["print_int"]
+TRAP_PRINT_CHAR, TRAP_PRINT_STR = _TRAP_NUMBER["print_char"], _TRAP_NUMBER["print_str"]
 
 # Field widths and immediate ranges.
 ADS_BITS, DISP_BITS = 22, 17
@@ -136,6 +137,16 @@ class Decoded:
     r2: int
     r3: int
     imm: int            # ads (unsigned), mov #m (signed 22), disp/#n (signed 17); 0 for X
+
+    @property
+    def bus(self) -> str:
+        """This instruction's bus-access class; a trap takes its number's (the r2 field)."""
+        if self.ins is None:
+            return "none"
+        if self.ins.bus == "trap":
+            t = TRAPS.get(self.r2)
+            return t.bus if t else "none"
+        return self.ins.bus
 
 
 def decode(word: int) -> Decoded:

@@ -95,7 +95,7 @@ class ReferenceMachine:
         if d.ins is None:
             raise RefFault("undefined_opcode", core.id, core.pc, c)
         name, key, r = d.ins.mnemonic, d.ins.key, core.r
-        if d.ins.kind == "mem" or (key == "trap" and d.r2 == 3):
+        if d.bus != "none":         # the table's bus class (a trap takes its number's)
             address = self.address(core, d)
             if not 0 <= address < len(self.mem):
                 raise RefFault("address_out_of_range", core.id, core.pc, c, address & 0xFFFFFFFF)
@@ -185,7 +185,7 @@ class ReferenceMachine:
         elif key == "xchg":
             old = m[a]; m[a] = r[d.r1]; core.set(d.r1, old)
             s["mem_reads"] += 1; s["mem_writes"] += 1
-        else:  # trap 3: the string at a
+        else:  # bus class "string" (trap #3): the string at a
             text = []
             while a < len(m) and m[a] != 0:
                 text.append(chr(m[a] & 0xFF)); a += 1

@@ -26,7 +26,7 @@ __attribute__((always_inline)) inline uint64_t FastEngine::access(int id, const 
   const uint64_t L = static_cast<uint64_t>(cfg_.mem_latency);
   if (tracing_) trace_.push_back({g, pc, static_cast<uint16_t>(id), TraceKind::GRANT, g - t_req});
   AccessCount ac;
-  if (__builtin_expect(u.op == OP_TRAP, 0)) {
+  if (__builtin_expect(u.bus == BUS_STRING, 0)) {
     std::string text;
     ac = mem_access(c.r, pc, u, addr, mem_.data(), cfg_.mem_words, &text);
     output_.push_back({t_req, id, std::move(text)});

@@ -60,7 +60,7 @@ void s2_core::main() {
         rq.uop = &u;
         rq.regs = r;
         rq.pc = &pc;
-        rq.text = u.op == s2::OP_TRAP ? &text : nullptr;
+        rq.text = u.bus == s2::BUS_STRING ? &text : nullptr;
         if (vcd) { request.write(true); stall.write(true); }
         const uint64_t g = bus->transfer(rq);  // blocks until the grant cycle g (now)
         if (g == NEVER) return;                // the run stopped first; pc stays at this instruction

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "s2_isa_table.h"  // generated from isa/instructions.py
+#include "s2_isa_table.h"  // generated from isa/instructions.toml
 
 namespace s2 {
 
@@ -19,6 +19,7 @@ struct Uop {
   Op op;
   uint8_t r1, r2, r3;  // register fields as encoded (sources)
   uint8_t d1, d2;      // destination indices for r1 / r2 (r0 remapped to SINK_REG)
+  Bus bus;             // bus-access class (a trap's is its number's); BUS_NONE: no bus access
   int32_t imm;         // ads (unsigned 22), mov #m (signed 22), disp / #n (signed 17)
   uint32_t word;       // the original instruction word, for fault messages
 };
@@ -49,13 +50,8 @@ inline Uop predecode(uint32_t w) {
     else
       u.imm = sign_extend(w, 17);
   }
+  u.bus = bus_class(u.op, u.r2);
   return u;
-}
-
-// True for the instructions that go through the shared bus (one access each). trap #3 reads the
-// string from shared memory, so it is a bus access too.
-inline bool is_memory(const Uop& u) {
-  return OP_KIND[u.op] == KIND_MEM || (u.op == OP_TRAP && u.r2 == 3);
 }
 
 // 32-bit ALU with the ISA's corner cases: wraparound, truncating division, low 5 bits of shifts,
@@ -86,8 +82,9 @@ inline int32_t alu(int k, int32_t a, int32_t b) {
 enum class Next : uint8_t { CONTINUE, MEMORY, SYNC, HALT, PRINT, DIV_ZERO, UNDEFINED };
 
 // Executes one instruction that does not touch the bus (updates registers and pc). For a memory
-// instruction it changes nothing and returns MEMORY: the engine requests the bus and later calls
-// mem_access. For print traps it returns PRINT and the engine calls trap_text.
+// instruction (bus class other than BUS_NONE) it changes nothing and returns MEMORY: the engine
+// requests the bus and later calls mem_access. For print traps it returns PRINT and the engine
+// calls trap_text.
 inline Next execute(int32_t* r, uint32_t& pc, const Uop& u, int core_id, int ncores) {
   const uint32_t next = pc + 1;
   // One flat switch so the compiler emits a single jump table: this is the simulators' hot path.
@@ -119,10 +116,10 @@ inline Next execute(int32_t* r, uint32_t& pc, const Uop& u, int core_id, int nco
     case OP_NCORE: r[u.d1] = ncores; pc = next; return Next::CONTINUE;
     case OP_SYNC: pc = next; return Next::SYNC;
     case OP_TRAP:
-      if (u.r2 == 0) return Next::HALT;
-      if (u.r2 == 3) return Next::MEMORY;
+      if (u.r2 == TRAP_HALT) return Next::HALT;
+      if (u.bus != BUS_NONE) return Next::MEMORY;
       pc = next;
-      return (u.r2 == 1 || u.r2 == 2) ? Next::PRINT : Next::CONTINUE;  // other numbers: no-op
+      return (u.r2 == TRAP_PRINT_INT || u.r2 == TRAP_PRINT_CHAR) ? Next::PRINT : Next::CONTINUE;  // others: no-op
     case OP_UNDEFINED: return Next::UNDEFINED;
     default: return Next::MEMORY;  // ld, st, push, pop, xchg
   }
@@ -145,7 +142,7 @@ inline uint32_t mem_address(const int32_t* r, const Uop& u) {
 struct AccessCount { uint8_t reads, writes; };
 
 // Performs a granted memory instruction at its grant cycle and advances pc. `addr` was checked
-// against the memory size at issue. A trap #3 appends the string it reads to `text`.
+// against the memory size at issue. A BUS_STRING access (trap #3) appends the string it reads to `text`.
 inline AccessCount mem_access(int32_t* r, uint32_t& pc, const Uop& u, uint32_t addr, int32_t* mem,
                               uint32_t mem_words, std::string* text) {
   pc += 1;
@@ -155,14 +152,14 @@ inline AccessCount mem_access(int32_t* r, uint32_t& pc, const Uop& u, uint32_t a
     case OP_PUSH: r[u.d1] = static_cast<int32_t>(addr); mem[addr] = r[u.r2]; return {0, 1};
     case OP_POP: r[u.d2] = mem[addr]; r[u.d1] = static_cast<int32_t>(addr - 1u); return {1, 0};
     case OP_XCHG: { const int32_t old = mem[addr]; mem[addr] = r[u.r1]; r[u.d1] = old; return {1, 1}; }
-    default:  // trap #3: print the 0-terminated string at addr (stops at the end of memory)
+    default:  // BUS_STRING (trap #3): the 0-terminated string at addr (stops at the end of memory)
       for (uint32_t a = addr; a < mem_words && mem[a] != 0; ++a) text->push_back(static_cast<char>(mem[a] & 0xFF));
       return {1, 0};
   }
 }
 
 inline std::string trap_text(const int32_t* r, const Uop& u) {
-  if (u.r2 == 1) return std::to_string(r[u.r1]);
+  if (u.r2 == TRAP_PRINT_INT) return std::to_string(r[u.r1]);
   return std::string(1, static_cast<char>(r[u.r1] & 0xFF));
 }
 
