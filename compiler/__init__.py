@@ -4,8 +4,9 @@
     c = compile(source, opt=1, filename="prog.rz")   # c.asm: S2 assembly text, c.program: Program
     out = interpret_source(source)                    # what the program prints (one core)
 
-Pipeline: lexer -> parser -> semantic checks -> (optimiser.fold at -O1) -> codegen
-(-> optimiser.peephole at -O1) -> s2mc.isa.assemble.
+compile() below is the whole pipeline, one pass per line: lexer -> parser -> semantic checks ->
+AST optimiser (-O1) -> code generator (assembly IR, ir.py) -> peephole optimiser (-O1) ->
+assembler.
 """
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ from .codegen import generate
 from .errors import CompileError, RzRuntimeError
 from .interpreter import Interpreter, interpret
 from .layout import MemoryMap, layout
-from .optimiser import fold
+from .lexer import tokenize
+from .optimiser import fold, peephole, prune_saves
 from .parser import parse
 from .semantic import check
 
@@ -34,19 +36,24 @@ class Compiled:
 
 
 def frontend(source: str, filename: str = "<input>") -> astnodes.Program:
-    """Parse and check: the annotated AST (raises CompileError)."""
-    return check(parse(source, filename), filename)
+    """Lex, parse and check: the annotated AST (raises CompileError)."""
+    return check(parse(tokenize(source, filename), filename), filename)
 
 
 def compile(source: str, opt: int = 1, filename: str = "<input>") -> Compiled:  # noqa: A001
     """Compile Rz source to S2 assembly and a loadable Program."""
     if opt not in OPT_LEVELS:
         raise CompileError(filename, 1, 1, f"unknown optimisation level -O{opt} (use -O0 or -O1)")
-    prog = frontend(source, filename)
-    lowered = fold(prog) if opt >= 1 else prog
-    asm = generate(lowered, opt, filename)
-    return Compiled(asm, assemble(asm, filename.rsplit(".", 1)[0] + ".s"), prog,
-                    layout(prog.globals))
+    tokens = tokenize(source, filename)
+    tree = parse(tokens, filename)
+    checked = check(tree, filename)
+    folded = fold(checked) if opt >= 1 else checked                  # a copy: checked stays as is
+    ir = generate(folded, opt, filename)
+    if opt >= 1:
+        ir.functions = [prune_saves(peephole(code)) for code in ir.functions]
+    asm = ir.render()
+    program = assemble(asm, filename.rsplit(".", 1)[0] + ".s")
+    return Compiled(asm, program, checked, layout(checked.globals))
 
 
 def interpret_source(source: str, filename: str = "<input>", **options) -> str:
@@ -55,4 +62,4 @@ def interpret_source(source: str, filename: str = "<input>", **options) -> str:
 
 
 __all__ = ["Compiled", "CompileError", "Interpreter", "RzRuntimeError", "compile", "frontend",
-           "interpret", "interpret_source", "parse", "check"]
+           "interpret", "interpret_source", "tokenize", "parse", "check"]

@@ -14,6 +14,7 @@ locals in callee-saved registers and temporaries in scratch ones unless they mus
 Expressions are evaluated straight into their destination; immediates and displacement/absolute
 addressing replace materialised constants; loops test at the bottom; conditions branch directly.
 The optimiser then removes redundant loads, stores, moves and jumps (optimiser.peephole).
+The instructions are the IR of ir.py; compile() in __init__.py runs the passes in order.
 """
 from __future__ import annotations
 
@@ -21,58 +22,16 @@ from s2mc.isa.instructions import ADS_MAX, IMM_MAX, IMM_MIN, MOV_MAX, MOV_MIN
 
 from . import astnodes as A
 from .errors import CompileError
+from .ir import (ALL_O0, ARG_REGS, FP, RADS, RETVAL, SAVED_O1, SCRATCH_O1, SP, SPECIAL, FrameSlot,
+                 Ins)
 from .layout import DATA_BASE, MemoryMap, layout
 from .semantic import ASM_REF
-
-RETVAL, FP, RADS, SP = "retval", "fp", "rads", "sp"
-SPECIAL = {RETVAL: 28, FP: 29, RADS: 30, SP: 31}
-SAVED_O1 = [f"r{i}" for i in range(1, 20)]
-SCRATCH_O1 = [f"r{i}" for i in range(20, 28)]
-ALL_O0 = [f"r{i}" for i in range(1, 28)]
-ARG_REGS = SCRATCH_O1          # -O1: up to 8 arguments travel in r20..r27
 
 ALU = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "mod", "&": "and", "|": "or",
        "^": "xor", "==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge",
        "<<": "shl", ">>": "shr"}
 COMMUTATIVE = {"+", "*", "&", "|", "^", "==", "!="}
 MIRROR = {"<": ">", ">": "<", "<=": ">=", ">=": "<="}
-
-
-class Ins:
-    """One assembly line: an instruction, a label (op 'label'), or raw asm text (op 'asm')."""
-    __slots__ = ("op", "args", "mem", "comment")
-
-    def __init__(self, op: str, args=(), mem=None, comment: str = ""):
-        self.op, self.args, self.mem, self.comment = op, list(args), mem, comment
-
-    def render(self) -> str:
-        if self.op == "label":
-            return f":{self.args[0]}"
-        if self.op == "asm":
-            return f"  {self.args[0]}"
-        text = "  " + " ".join([self.op, *map(str, self.args)])
-        if self.comment:
-            text = f"{text:<28}; {self.comment}"
-        return text
-
-    def __repr__(self) -> str:
-        return self.render().strip()
-
-
-class FrameSlot:
-    """A displacement from fp that is only known once the frame is laid out."""
-
-    def __init__(self, fg: "FunctionGen", kind: str, index: int):
-        self.fg, self.kind, self.index = fg, kind, index
-
-    def __str__(self) -> str:
-        return f"@{self.fg.slot_disp(self.kind, self.index)}"
-
-    def __eq__(self, other):
-        return isinstance(other, FrameSlot) and (self.kind, self.index) == (other.kind, other.index)
-
-    def __hash__(self):
-        return hash((self.kind, self.index))
 
 
 class _OutOfRegisters(Exception):
@@ -663,46 +622,34 @@ class CodeGen:
         return out
 
 
-def prune_saves(code: list[Ins]) -> list[Ins]:
-    """Drop the save and restore of a callee-saved register the optimised body no longer uses."""
-    from .optimiser import reads_writes
+class Generated:
+    """The code generator's output: each function's instructions in the IR (for the peephole pass
+    to rewrite), rendered with the startup code and data as one assembly text."""
 
-    def is_save(ins):
-        return (ins.op in ("st", "ld") and len(ins.args) == 3 and isinstance(ins.args[1], FrameSlot)
-                and ins.args[1].kind == "save")
+    def __init__(self, cg: CodeGen, functions: list[list[Ins]]):
+        self.cg, self.functions = cg, functions
 
-    used = set()
-    for ins in code:
-        if ins.op == "asm":
-            return code
-        if not is_save(ins):
-            r, w = reads_writes(ins)
-            used.update(r, w)
-    return [ins for ins in code if not (is_save(ins) and ins.args[0] not in used)]
+    def render(self) -> str:
+        cg, m = self.cg, self.cg.map
+        globals_ = f"globals {DATA_BASE}..{m.data_end - 1}" if m.data_end > DATA_BASE else "no globals"
+        lines = [f"; compiled by s2mc from {cg.filename} at -O{cg.opt}",
+                 f"; memory map: {globals_}, stacks {m.stack_base}.."
+                 f"{m.heap - 1} ({m.max_cores} cores x {m.stack_words} words), heap {m.heap}..",
+                 ".symbol"]
+        lines += [f"  {name} {num}" for name, num in SPECIAL.items()]
+        lines += cg.data()
+        lines.append(".code 0")
+        lines += [i.render() for i in cg.startup()]
+        for code in self.functions:
+            lines += [i.render() for i in code]
+        lines.append(".end")
+        return "\n".join(lines) + "\n"
 
 
-def generate(prog: A.Program, opt: int = 1, filename: str = "<input>") -> str:
-    """Assembly text for a checked program."""
-    from .optimiser import peephole
-
+def generate(prog: A.Program, opt: int = 1, filename: str = "<input>") -> Generated:
+    """The IR of a checked program, one instruction list per function (not yet optimised)."""
     cg = CodeGen(prog, opt, filename)
-    functions = [cg.function(fn) for fn in prog.functions]
-    if opt >= 1:
-        functions = [prune_saves(peephole(code)) for code in functions]
-    m = cg.map
-    globals_ = f"globals {DATA_BASE}..{m.data_end - 1}" if m.data_end > DATA_BASE else "no globals"
-    lines = [f"; compiled by s2mc from {filename} at -O{opt}",
-             f"; memory map: {globals_}, stacks {m.stack_base}.."
-             f"{m.heap - 1} ({m.max_cores} cores x {m.stack_words} words), heap {m.heap}..",
-             ".symbol"]
-    lines += [f"  {name} {num}" for name, num in SPECIAL.items()]
-    lines += cg.data()
-    lines.append(".code 0")
-    lines += [i.render() for i in cg.startup()]
-    for code in functions:
-        lines += [i.render() for i in code]
-    lines.append(".end")
-    return "\n".join(lines) + "\n"
+    return Generated(cg, [cg.function(fn) for fn in prog.functions])
 
 
-__all__ = ["generate", "Ins", "FrameSlot", "RETVAL", "FP", "RADS", "SP"]
+__all__ = ["generate", "Generated"]

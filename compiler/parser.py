@@ -34,7 +34,7 @@ from __future__ import annotations
 from . import astnodes as A
 from .arith import wrap
 from .errors import CompileError
-from .lexer import Token, tokenize
+from .lexer import Token
 
 _BINARY_LEVELS = [
     ("logical_or", ("||",)),
@@ -51,9 +51,9 @@ _BINARY_LEVELS = [
 
 
 class Parser:
-    def __init__(self, source: str, filename: str = "<input>"):
+    def __init__(self, tokens: list[Token], filename: str = "<input>"):
         self.filename = filename
-        self.toks = tokenize(source, filename)
+        self.toks = tokens
         self.pos = 0
 
     # -- token helpers -------------------------------------------------------------------------
@@ -331,6 +331,6 @@ class Parser:
         return args
 
 
-def parse(source: str, filename: str = "<input>") -> A.Program:
-    """Parse Rz source into an AST (no name checks: see semantic.check)."""
-    return Parser(source, filename).program()
+def parse(tokens: list[Token], filename: str = "<input>") -> A.Program:
+    """Parse the lexer's tokens into an AST (no name checks: see semantic.check)."""
+    return Parser(tokens, filename).program()
