@@ -5,23 +5,39 @@
     .data N            following lines are words placed in shared data memory from N
     .end               end of source
     :label             defines label at the current location (may precede an instruction)
+    .word v ...        raw words, in .code too: the disassembler writes every word that is no
+                       instruction (or would not reassemble to itself) this way
     ; comment          to end of line
 
 Operands: registers r0..r31 or a .symbol name bound to a register number; `#n` immediates,
 `@d r` displacement, `+r r` index, plain addresses. Numbers are decimal or 0x hex (our addition);
-any number may be a symbol. Everything is case-insensitive. Every error names file:line and quotes
-the offending text.
+leading zeros never mean octal (010 is ten); any number may be a symbol. Everything is
+case-insensitive. A segment may not run past address 2^22 - 1, the last one a 22-bit field names.
+Every error names file:line and quotes (an excerpt of) the offending text.
 """
 from __future__ import annotations
 
 import re
 
-from .errors import S2mcError
+from .errors import S2mcError, excerpt
 from .instructions import ADS_MAX, BY_MNEMONIC, IMM_MAX, IMM_MIN, MOV_MAX, MOV_MIN, Instr, encode
-from .program import Program, Segment, Symbol
+from .program import ADDRESSES, NAME as _NAME, REGISTER_NAME as _REGISTER_NAME, Program, Segment, Symbol
 
-_NUMBER = re.compile(r"[+-]?(0x[0-9a-f]+|[0-9]+)$")
-_NAME = re.compile(r"[a-z_.$][a-z0-9_.$]*$")
+_NUMBER = re.compile(r"([+-]?)(?:0x([0-9a-f]+)|([0-9]+))")
+_MAX_DIGITS = 24                 # more than any field needs; keeps int() off 5000-digit strings
+
+
+def literal(tok: str) -> int | None:
+    """The value of a decimal or 0x-hex number token (leading zeros allowed, never octal), or None.
+    Absurdly long numbers come back as a value outside every field's range instead of reaching int()
+    (Python refuses to convert more than 4300 decimal digits)."""
+    m = _NUMBER.fullmatch(tok)
+    if not m:
+        return None
+    sign, hexdigits, decimal = m.groups()
+    digits = (hexdigits or decimal).lstrip("0") or "0"
+    v = 1 << 80 if len(digits) > _MAX_DIGITS else int(digits, 16 if hexdigits else 10)
+    return -v if sign == "-" else v
 
 
 class AsmError(S2mcError):
@@ -42,7 +58,7 @@ class Assembler:
         self.labels: dict[str, tuple[int, str]] = {}
 
     def error(self, line: _Line, msg: str) -> AsmError:
-        return AsmError(f"{self.filename}:{line.lineno}: {msg}: '{line.text.strip()}'")
+        return AsmError(f"{self.filename}:{line.lineno}: {msg}: '{excerpt(line.text.strip())}'")
 
     # -- pass 1: lay out sections and collect symbols -------------------------------------------
     def assemble(self, source: str) -> Program:
@@ -67,18 +83,19 @@ class Assembler:
                     raise self.error(line, ".symbol takes no operands")
                 section = "symbol"
                 continue
-            if toks[0].startswith("."):
-                raise self.error(line, f"unknown directive '{toks[0]}'")
+            if toks[0].startswith(".") and (toks[0] != ".word" or section == "symbol"):
+                raise self.error(line, f"unknown directive '{excerpt(toks[0])}'" if toks[0] != ".word"
+                                 else ".word outside .code or .data")
             if section == "symbol":
-                if len(toks) != 2 or not _NAME.match(toks[0]):
+                if len(toks) != 2 or not _NAME.fullmatch(toks[0]):
                     raise self.error(line, "expected 'name value' in .symbol")
                 self.define(line, toks[0])
                 self.consts[toks[0]] = self.number(line, toks[1], -(1 << 31), (1 << 32) - 1, "value")
                 continue
             while toks and toks[0].startswith(":"):
                 name = toks[0][1:]
-                if not _NAME.match(name):
-                    raise self.error(line, f"bad label name '{toks[0]}'")
+                if not _NAME.fullmatch(name):
+                    raise self.error(line, f"bad label name '{excerpt(toks[0])}'")
                 if section not in ("code", "data"):
                     raise self.error(line, "label outside .code or .data")
                 self.define(line, name)
@@ -88,14 +105,24 @@ class Assembler:
                 continue
             if section not in ("code", "data"):
                 raise self.error(line, "instruction or data outside .code or .data")
+            if toks[0] == ".word":
+                if len(toks) == 1:
+                    raise self.error(line, ".word takes one or more values")
+                size = len(toks) - 1
+            elif toks[0].startswith("."):     # a directive after a label
+                raise self.error(line, f"unknown directive '{excerpt(toks[0])}'")
+            else:
+                size = 1 if section == "code" else len(toks)
+            if loc + size > ADDRESSES:
+                raise self.error(line, f".{section} segment runs past the last address {ADS_MAX}")
             items.append((section, loc, line, toks))
-            loc += 1 if section == "code" else len(toks)
+            loc += size
         return self._pass2(items)
 
     def define(self, line: _Line, name: str) -> None:
         if name in self.consts or name in self.labels:
-            raise self.error(line, f"'{name}' is defined twice")
-        if re.fullmatch(r"r([0-9]|[12][0-9]|3[01])", name):
+            raise self.error(line, f"'{excerpt(name)}' is defined twice")
+        if _REGISTER_NAME.fullmatch(name):
             raise self.error(line, f"'{name}' is a register name")
 
     # -- pass 2: encode ---------------------------------------------------------------------------
@@ -107,10 +134,12 @@ class Assembler:
                 seg = Segment(section, loc)
                 prog.segments.append(seg)
                 continue
-            if section == "code":
+            if toks[0] == ".word":
+                toks = toks[1:]
+            elif section == "code":
                 seg.words.append(self.instruction(line, toks))
-            else:
-                seg.words.extend(self.number(line, t, -(1 << 31), (1 << 32) - 1, "word") for t in toks)
+                continue
+            seg.words.extend(self.number(line, t, -(1 << 31), (1 << 32) - 1, "word") for t in toks)
         for seg in prog.segments:
             seg.words = [w - (1 << 32) if w >= (1 << 31) else w for w in seg.words]
         for name, value in self.consts.items():
@@ -126,7 +155,7 @@ class Assembler:
         mnemonic, ops = toks[0], toks[1:]
         candidates = BY_MNEMONIC.get(mnemonic)
         if candidates is None:
-            raise self.error(line, f"unknown instruction '{mnemonic}'")
+            raise self.error(line, f"unknown instruction '{excerpt(mnemonic)}'")
         for ins in candidates:
             if ins.matches(ops):
                 return self.encode_operands(line, ins, ops)
@@ -157,30 +186,31 @@ class Assembler:
     def register(self, line: _Line, tok: str) -> int:
         m = re.fullmatch(r"r([0-9]+)", tok)
         if m:
-            n = int(m.group(1))
+            n = literal(m.group(1))
         elif tok in self.consts:
             n = self.consts[tok]
-        elif _NUMBER.match(tok):
-            n = int(tok, 0)
         else:
-            raise self.error(line, f"'{tok}' is not a register")
+            n = literal(tok)
+            if n is None:
+                raise self.error(line, f"'{excerpt(tok)}' is not a register")
         if not 0 <= n <= 31:
-            raise self.error(line, f"register '{tok}' out of range r0..r31")
+            raise self.error(line, f"register '{excerpt(tok)}' out of range r0..r31")
         return n
 
     def number(self, line: _Line, tok: str, lo: int, hi: int, what: str) -> int:
-        if _NUMBER.match(tok):
-            v = int(tok, 0)
-        elif tok in self.consts:
-            v = self.consts[tok]
-        elif tok in self.labels:
-            v = self.labels[tok][0]
-        elif _NAME.match(tok):
-            raise self.error(line, f"undefined symbol '{tok}'")
+        shown = excerpt(tok)
+        v = literal(tok)
+        if v is not None:
+            value = shown            # the text as written: str() of a huge int would fail too
+        elif tok in self.consts or tok in self.labels:
+            v = self.consts[tok] if tok in self.consts else self.labels[tok][0]
+            value = f"{shown} = {v}"
+        elif _NAME.fullmatch(tok):
+            raise self.error(line, f"undefined symbol '{shown}'")
         else:
-            raise self.error(line, f"bad {what} '{tok}'")
+            raise self.error(line, f"bad {what} '{shown}'")
         if not lo <= v <= hi:
-            raise self.error(line, f"{what} {v} out of range {lo}..{hi}")
+            raise self.error(line, f"{what} {value} out of range {lo}..{hi}")
         return v
 
 

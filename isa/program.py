@@ -12,17 +12,37 @@ The object file is line oriented and human readable:
 
 Symbols come sorted by name, segments in the order they were assembled. write() emits exactly this
 canonical layout, so load(write(p)) == p and write(load(text)) == text for any canonical text.
+
+The loader accepts exactly what the assembler can produce: numbers in plain decimal, the entry and
+segment addresses within the 22-bit address space, no segment running past its last address, names
+the assembler accepts, each symbol once. Anything else is one S2mcError naming file:line.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
-from .errors import S2mcError
+from .errors import S2mcError, excerpt
+from .instructions import ADS_MAX
 
 MAGIC = "s2obj"
 VERSION = 1
 WORDS_PER_LINE = 8
 SYMBOL_KINDS = ("code", "data", "const")
+ADDRESSES = ADS_MAX + 1                      # program and data addresses a 22-bit field can name
+VALUE_MIN, VALUE_MAX = -(1 << 31), (1 << 32) - 1   # a .symbol value or data word as written
+
+# Symbol names (the source is lower-cased before it is read); r0..r31 name registers.
+NAME = re.compile(r"[a-z_.$][a-z0-9_.$]*")
+REGISTER_NAME = re.compile(r"r([0-9]|[12][0-9]|3[01])")
+_DECIMAL = re.compile(r"-?[0-9]+")
+
+
+def is_symbol_name(text: str, kind: str) -> bool:
+    """Whether the assembler could have defined a symbol of this kind with this name (a const comes
+    from a .symbol line, where a leading '.' would make the name a directive)."""
+    return (bool(NAME.fullmatch(text)) and not REGISTER_NAME.fullmatch(text)
+            and not (kind == "const" and text.startswith(".")))
 
 
 @dataclass
@@ -48,12 +68,16 @@ class Program:
     # -- views the simulator needs -------------------------------------------------------------
     def image(self, kind: str) -> list[int]:
         """The flat image of all segments of one kind (zeros in the gaps), from address 0."""
-        top = max((s.addr + len(s.words) for s in self.segments if s.kind == kind), default=0)
-        img = [0] * top
+        img = [0] * self.top(kind)
         for s in self.segments:
             if s.kind == kind:
                 img[s.addr:s.addr + len(s.words)] = s.words
         return img
+
+    def top(self, kind: str) -> int:
+        """One past the highest address of the segments of one kind: the image's size, found
+        without building it (a check before allocating)."""
+        return max((s.addr + len(s.words) for s in self.segments if s.kind == kind), default=0)
 
     @property
     def code_image(self) -> list[int]:
@@ -92,7 +116,15 @@ class Program:
                 continue
 
             def fail(msg: str) -> S2mcError:
-                return S2mcError(f"{filename}:{lineno}: bad object file: {msg}: '{raw.strip()}'")
+                return S2mcError(f"{filename}:{lineno}: bad object file: {msg}: '{excerpt(raw.strip())}'")
+
+            def number(text: str, lo: int, hi: int, what: str) -> int:
+                if not _DECIMAL.fullmatch(text) or (lo >= 0 and text.startswith("-")):
+                    raise fail("malformed number")
+                # Compare the digit count first: int() refuses more than 4300 digits.
+                if len(text.lstrip("-").lstrip("0")) > 12 or not lo <= int(text) <= hi:
+                    raise fail(f"{what} out of range {lo}..{hi}")
+                return int(text)
 
             parts = line.split()
             if not seen_magic:
@@ -101,34 +133,32 @@ class Program:
                 seen_magic = True
                 continue
             head = parts[0]
-            try:
-                if head == "entry" and len(parts) == 2:
-                    prog.entry = _nonneg(parts[1])
-                elif head == "symbol" and len(parts) == 4:
-                    if parts[3] not in SYMBOL_KINDS:
-                        raise fail(f"symbol kind must be one of {', '.join(SYMBOL_KINDS)}")
-                    prog.symbols[parts[1]] = Symbol(parts[1], int(parts[2], 10), parts[3])
-                elif head in ("code", "data") and len(parts) == 2:
-                    seg = Segment(head, _nonneg(parts[1]))
-                    prog.segments.append(seg)
-                elif all(_is_word(p) for p in parts):
-                    if seg is None:
-                        raise fail("words before any 'code' or 'data' line")
-                    seg.words.extend(_signed32(int(p, 16)) for p in parts)
-                else:
-                    raise fail("unrecognised line")
-            except ValueError:
-                raise fail("malformed number") from None
+            if head == "entry" and len(parts) == 2:
+                prog.entry = number(parts[1], 0, ADS_MAX, "entry")
+            elif head == "symbol" and len(parts) == 4:
+                name, value, kind = parts[1:]
+                if kind not in SYMBOL_KINDS:
+                    raise fail(f"symbol kind must be one of {', '.join(SYMBOL_KINDS)}")
+                if not is_symbol_name(name, kind):
+                    raise fail(f"'{excerpt(name)}' is not a {kind} symbol name the assembler accepts")
+                if name in prog.symbols:
+                    raise fail(f"symbol '{excerpt(name)}' defined twice")
+                lo, hi = (VALUE_MIN, VALUE_MAX) if kind == "const" else (0, ADDRESSES)
+                prog.symbols[name] = Symbol(name, number(value, lo, hi, f"{kind} symbol value"), kind)
+            elif head in ("code", "data") and len(parts) == 2:
+                seg = Segment(head, number(parts[1], 0, ADS_MAX, f"{head} address"))
+                prog.segments.append(seg)
+            elif all(_is_word(p) for p in parts):
+                if seg is None:
+                    raise fail("words before any 'code' or 'data' line")
+                if seg.addr + len(seg.words) + len(parts) > ADDRESSES:
+                    raise fail(f"{seg.kind} segment runs past the last address {ADS_MAX}")
+                seg.words.extend(_signed32(int(p, 16)) for p in parts)
+            else:
+                raise fail("unrecognised line")
         if not seen_magic:
             raise S2mcError(f"{filename}: bad object file: empty (expected '{MAGIC} {VERSION}')")
         return prog
-
-
-def _nonneg(text: str) -> int:
-    v = int(text, 10)
-    if v < 0:
-        raise ValueError(text)
-    return v
 
 
 def _is_word(text: str) -> bool:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from s2mc.isa import Program, disassemble_word
 from s2mc.isa.errors import S2mcError
+from s2mc.isa.instructions import ADS_MAX
 
 ARBITRATIONS = ("fifo", "fixed", "round_robin")
 ENGINES = ("fast", "systemc")
@@ -146,10 +147,17 @@ class Machine:
         self.program = program
         self.config = Config(cores, mem_latency, arbitration, max_cycles, mem_words, engine)
         self.config.check()
+        # Sizes and the entry are checked before any image is built: a Program made in Python can
+        # name any address, and a list of that many words would exhaust memory first.
+        if not 0 <= program.entry <= ADS_MAX:
+            raise S2mcError(f"entry {program.entry} is outside the program addresses 0..{ADS_MAX}")
+        if program.top("code") > ADS_MAX + 1:
+            raise S2mcError(f"the program's code runs past the last program address {ADS_MAX}")
+        if program.top("data") > mem_words:
+            raise S2mcError(f"the program's data needs {program.top('data')} words of memory but only "
+                            f"{mem_words} are configured")
         code = [w & 0xFFFFFFFF for w in program.code_image]
         data = program.data_image
-        if len(data) > mem_words:
-            raise S2mcError(f"the program's data needs {len(data)} words of memory but only {mem_words} are configured")
         if engine == "fast":
             from . import _fast
             self._engine = _fast.Engine(code, data, program.entry, cores, mem_latency, arbitration,
