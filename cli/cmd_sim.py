@@ -9,16 +9,9 @@ from pathlib import Path
 
 import click
 
-from s2mc.isa import assemble, disassemble, disassemble_word, load_program
+from s2mc.isa import assemble, disassemble, disassemble_word, load_program, read_text
 from s2mc.isa.errors import S2mcError
 from s2mc.simulator import ARBITRATIONS, DEFAULT_MAX_CYCLES, DEFAULT_MEM_WORDS, ENGINES, MAX_CORES, Machine, SimFault, format_trace
-
-
-def _read_text(path: str) -> str:
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise S2mcError(f"{path}: not a text file") from None
 
 
 def _cpu_features() -> list[str]:
@@ -71,7 +64,7 @@ def info(as_json):
 @click.option("--listing", is_flag=True, help="Also print a listing: address, word, source line.")
 def asm(source, output, listing):
     """Assemble an S2 assembly file into a text object file."""
-    text = _read_text(source)
+    text = read_text(source)
     prog = assemble(text, source)
     out = output or str(Path(source).with_suffix(".obj"))
     Path(out).write_text(prog.to_text())
@@ -93,7 +86,7 @@ def disasm(objfile):
 def load_any(path: str, opt: int):
     """A Program from .rz (compiled), .s (assembled) or .obj."""
     if path.endswith(".rz"):
-        source = _read_text(path)
+        source = read_text(path)
         from s2mc.compiler import compile as compile_rz
         return compile_rz(source, opt=opt, filename=path).program
     if not path.endswith((".s", ".obj")):

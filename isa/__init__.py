@@ -1,4 +1,7 @@
 """The S2 ISA: instruction table, assembler, disassembler and object format (docs/isa.md)."""
+import codecs
+from pathlib import Path
+
 from .assembler import AsmError, assemble
 from .disassembler import disassemble, disassemble_word
 from .errors import S2mcError
@@ -6,14 +9,20 @@ from .instructions import INSTRUCTIONS, decode, encode
 from .program import Program, Segment, Symbol
 
 
+def read_text(path, prefix: str = "") -> str:
+    """A source or object file's text; bytes that are not UTF-8 are one S2mcError naming the line.
+    A leading byte-order mark is dropped (some editors write one)."""
+    data = Path(path).read_bytes().removeprefix(codecs.BOM_UTF8)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        raise S2mcError(f"{path}:{line}: {prefix}not a text file (byte 0x{data[e.start]:02x} is not UTF-8)") from None
+
+
 def load_object(path) -> Program:
     """Read a text object file (the format documented in isa/program.py and docs/isa.md)."""
-    with open(path, encoding="utf-8", errors="strict") as f:
-        try:
-            text = f.read()
-        except UnicodeDecodeError:
-            raise S2mcError(f"{path}: bad object file: not a text file") from None
-    return Program.from_text(text, str(path))
+    return Program.from_text(read_text(path, "bad object file: "), str(path))
 
 
 def load_program(path) -> Program:
@@ -21,9 +30,8 @@ def load_program(path) -> Program:
     path = str(path)
     if path.endswith(".obj"):
         return load_object(path)
-    with open(path, encoding="utf-8") as f:
-        return assemble(f.read(), path)
+    return assemble(read_text(path), path)
 
 
 __all__ = ["AsmError", "INSTRUCTIONS", "Program", "S2mcError", "Segment", "Symbol", "assemble",
-           "decode", "disassemble", "disassemble_word", "encode", "load_object", "load_program"]
+           "decode", "disassemble", "disassemble_word", "encode", "load_object", "load_program", "read_text"]
