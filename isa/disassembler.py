@@ -1,31 +1,35 @@
 """S2 disassembler: words back to assembly text that reassembles to the same words."""
 from __future__ import annotations
 
-from .instructions import decode
+from .instructions import decode, encode
 from .program import Program
 
 
 def disassemble_word(word: int) -> str:
+    """One word as assembly that reassembles to exactly this word: an instruction where the word is
+    the canonical encoding of one, otherwise `.word 0x...` (an undefined opcode, or bits in fields
+    the instruction does not use, which the assembler would write as zeros)."""
+    word &= 0xFFFFFFFF
     d = decode(word)
     if d.ins is None:
-        return f".word 0x{word & 0xFFFFFFFF:08x}  ; undefined opcode"
+        return f".word 0x{word:08x}  ; undefined opcode"
     regs = iter((d.r1, d.r2, d.r3))
-    out = [d.ins.mnemonic]
+    out, fields, imm = [d.ins.mnemonic], [], 0
     for want in d.ins.shape.split():
-        if want == "r":
-            out.append(f"r{next(regs)}")
-        elif want == "+r":
-            out.append(f"+r{next(regs)}")
-        elif want == "a":
-            out.append(str(d.imm))
-        elif want == "@d":
-            out.append(f"@{d.imm}")
-        elif want in ("#m", "#n"):
-            out.append(f"#{d.imm}")
+        if want in ("r", "+r"):
+            fields.append(next(regs))
+            out.append(f"{want[:-1]}r{fields[-1]}")
+        elif want in ("a", "@d", "#m", "#n"):
+            imm = d.imm
+            out.append(f"{want[:-1]}{imm}")      # the shape's prefix ('', '@' or '#'), then the value
         elif want == "#t":
-            next(regs)  # r1 printed already; the trap number sits in the r2 field
-            out.append(f"#{d.r2}")
-    return " ".join(out)
+            fields.append(next(regs))  # the trap number sits in the next register field (r2)
+            out.append(f"#{fields[-1]}")
+    text = " ".join(out)
+    fields += [0] * (3 - len(fields))
+    if encode(d.ins, *fields, imm) & 0xFFFFFFFF != word:
+        return f".word 0x{word:08x}  ; {text}, with bits set in unused fields"
+    return text
 
 
 def disassemble(prog: Program) -> str:
@@ -43,7 +47,8 @@ def disassemble(prog: Program) -> str:
         out.append(f".{seg.kind} {seg.addr}")
         for i, w in enumerate(seg.words):
             addr = seg.addr + i
-            for name in sorted(labels.get((seg.kind, addr), [])):
+            # pop: where segments overlap, a label is written once (twice would not reassemble)
+            for name in sorted(labels.pop((seg.kind, addr), [])):
                 out.append(f":{name}")
             text = disassemble_word(w) if seg.kind == "code" else str(w)
             out.append(f"  {text:<28}; {addr}")

@@ -140,3 +140,42 @@ def test_machine_rejects_huge_segments_before_building_images():
     far_code = Program([Segment("code", 1 << 40, [0])])
     with pytest.raises(S2mcError, match="code runs past the last program address"):
         Machine(far_code)
+
+
+# -- .word and the disassembler's round trip -------------------------------------------------------
+
+def test_word_directive_places_raw_words_in_code_and_data():
+    prog = assemble(".code 0\n  nop\n:raw .word 0xf8000fff -1 raw\n  jmp raw\n.data 5\n  .word 7 8\n")
+    assert words(prog) == [(0, [0, 0xF8000FFF, 0xFFFFFFFF, 1, (6 << 27) | 1])]
+    assert words(prog, "data") == [(5, [7, 8])]
+
+
+@pytest.mark.parametrize("src,message", [
+    (".code 0\n  .word", ".word takes one or more values"),
+    ("  .word 1", "instruction or data outside .code or .data"),
+    (".symbol\n  .word 1", ".word outside .code or .data"),
+    (".code 0\n  .word 0x100000000", "word 0x100000000 out of range"),
+    (".code 0\n:x .text", "unknown directive '.text'"),
+])
+def test_word_directive_errors(src, message):
+    assert message in asm_error(src)
+
+
+@pytest.mark.parametrize("word,text", [
+    (0xF8000FFF, ".word 0xf8000fff  ; undefined opcode"),
+    (0x0000002A, ".word 0x0000002a  ; nop, with bits set in unused fields"),
+    (0xF840001F, ".word 0xf840001f  ; sync, with bits set in unused fields"),
+    (0xF8001013, ".word 0xf8001013  ; ret r0, with bits set in unused fields"),    # r3 = 1 in ret
+    (0x50841FFF, "add r2 r2 #8191"),
+])
+def test_disassembler_writes_words_that_would_not_round_trip_as_word(word, text):
+    from s2mc.isa import disassemble_word
+    assert disassemble_word(word) == text
+    assert words(assemble(".code 0\n" + text)) == [(0, [word])]
+
+
+def test_disassembly_writes_a_label_once_where_segments_overlap():
+    from s2mc.isa import disassemble
+    prog = assemble(".code 0\n  nop\n:x nop\n.code 1\n  jmp x\n")
+    again = assemble(disassemble(prog))
+    assert words(again) == words(prog) and again.symbols["x"].value == 1
