@@ -90,11 +90,22 @@ through a two-core example.
   add r1 r1 #-1         ; immediate
   jt r1 loop
   trap r0 #0
+  .word 0xf8000fff      ; a raw word, also in .code (the disassembler writes non-instructions so)
 .data 64                ; words placed in shared data memory from address 64
-:array 1 2 3 0x10       ; decimal or 0x hex; symbols allowed
+:array 1 2 3 0x10 010   ; decimal or 0x hex; symbols allowed
 .end
 ```
-Everything is case-insensitive; `;` starts a comment. Errors say `file:line: message: 'line text'`.
+Everything is case-insensitive; `;` starts a comment.
+
+- **Numbers** are decimal or `0x` hex, with an optional sign. Leading zeros are allowed and never
+  mean octal: `#010`, `.code 010` and `@010` are ten.
+- **Addresses** are 22 bits: `.code`/`.data` take 0..4194303 and a segment may not run past 4194303.
+- **Errors** say `file:line: message: 'line text'`, one line; quoted text longer than 60 characters is
+  cut to an excerpt that gives the full length, and control characters are escaped.
+- **Files** are UTF-8 (a leading byte-order mark is ignored); other bytes are an error naming the line.
+- The disassembler's output reassembles to the same words: a word that is no instruction (an undefined
+  opcode) or would not come back as itself (bits set in fields the instruction ignores) is written
+  as `.word 0x...` with the instruction it resembles in a comment.
 
 ## Object format (`.obj`)
 A small, line-oriented text format that round-trips exactly (`load(write(p)) == p`):
@@ -108,6 +119,9 @@ data 64                     ; a shared-memory segment
 00000001 00000002 ...
 ```
 Data symbols are how a host puts inputs in and reads outputs out (`Machine.write("array", ...)`).
+The loader accepts exactly what the assembler can write: plain decimal numbers, the entry and segment
+addresses within 0..4194303, no segment past 4194303, symbol names the assembler accepts, each once,
+constants within -2^31..2^32-1. docs/reliability.md lists the guarantees and the fuzz tests behind them.
 """
 
 
