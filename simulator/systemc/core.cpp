@@ -27,7 +27,6 @@ void s2_core::main() {
   const bool vcd = m_ctl.vcd;
   int32_t* r = regs;
   uint64_t t = 0;  // the cycle at which the next instruction issues (never behind simulated time)
-  std::string text;
   for (;;) {
     if (t >= m_ctl.limit) return;  // stopped by the cycle limit or by a fault elsewhere
     if (pc >= n) return m_ctl.record_fault(s2::FaultKind::PC_OUT_OF_RANGE, m_id, pc, t, 0);
@@ -52,21 +51,21 @@ void s2_core::main() {
         m_ctl.log(t, here, m_id, TraceKind::REQUEST);
         ++stats.instructions;
         if (vcd) sync_to(t);  // so that the request signal rises at t
-        text.clear();
         mem_request rq;
         rq.core = m_id;
         rq.request_cycle = t;
+        rq.pc = here;
         rq.address = a;
-        rq.uop = &u;
-        rq.regs = r;
-        rq.pc = &pc;
-        rq.text = u.bus == s2::BUS_STRING ? &text : nullptr;
+        rq.kind = u.bus;
+        rq.wdata = s2::store_value(r, u, a);
         if (vcd) { request.write(true); stall.write(true); }
         const uint64_t g = bus->transfer(rq);  // blocks until the grant cycle g (now)
         if (g == NEVER) return;                // the run stopped first; pc stays at this instruction
-        if (rq.text) m_ctl.output.push_back({t, m_id, text});
-        stats.mem_reads += rq.counts.reads;
-        stats.mem_writes += rq.counts.writes;
+        s2::writeback(r, pc, u, a, rq.rdata);  // the core writes its own registers
+        if (u.bus == s2::BUS_STRING) m_ctl.output.push_back({t, m_id, std::move(rq.text)});
+        const s2::AccessCount counts = s2::access_count(u.bus);
+        stats.mem_reads += counts.reads;
+        stats.mem_writes += counts.writes;
         stats.mem_accesses += 1;
         stats.bus_wait_cycles += g - t;
         stats.bus_busy_cycles += L;

@@ -20,17 +20,22 @@ namespace s2sc {
 
 constexpr uint64_t NEVER = std::numeric_limits<uint64_t>::max();
 
-// One bus transaction: a memory instruction of one core, from its request to its grant.
+// One bus transaction: a memory instruction of one core, from its request to its grant. The core
+// fills in the request half at issue; the bus fills in the response half at the grant with what
+// the memory returned. Only words travel: the core applies the result to its own registers
+// (s2::writeback), and neither the bus nor the memory sees them.
 struct mem_request {
+  // request: from the core, at issue
   int core = 0;
   uint64_t request_cycle = 0;  // t: the cycle the instruction issued and requested the bus
+  uint32_t pc = 0;             // the instruction's address (for the trace)
   uint32_t address = 0;        // checked against the memory size at issue
-  const s2::Uop* uop = nullptr;
-  int32_t* regs = nullptr;     // the core's registers (the access writes loads into them)
-  uint32_t* pc = nullptr;      // advanced by the access
-  std::string* text = nullptr; // trap #3 appends the string it reads here
+  s2::Bus kind = s2::BUS_NONE; // read, write, swap or string (trap #3)
+  int32_t wdata = 0;           // the word a write or swap stores (s2::store_value)
+  // response: from the bus, at the grant
   uint64_t grant_cycle = NEVER;  // g, or NEVER when the run stopped before a grant
-  s2::AccessCount counts{0, 0};
+  int32_t rdata = 0;           // the word a read or swap found at the address
+  std::string text;            // a string access: the characters it read
 };
 
 // Master side of the bus. Blocking: returns once the request is granted and the access has taken
@@ -49,11 +54,16 @@ class s2_arbiter_if : public virtual sc_core::sc_interface {
   virtual size_t arbitrate(const std::vector<mem_request*>& pending, uint64_t g) = 0;
 };
 
-// Slave side: performs one granted access. `direct()` is the debug/host view of the words
-// (inputs written before the run, outputs read after it), outside simulated time.
+// Slave side: performs one granted access and returns what it read; it knows nothing of cores.
+// `direct()` is the debug/host view of the words (inputs written before the run, outputs read
+// after it), outside simulated time.
 class s2_mem_if : public virtual sc_core::sc_interface {
  public:
-  virtual s2::AccessCount access(mem_request& rq) = 0;
+  // A word access (read, write or swap): stores `wdata` for a write or swap and returns the word
+  // that was at `address` before the access.
+  virtual int32_t access(s2::Bus kind, uint32_t address, int32_t wdata) = 0;
+  // A string access (trap #3): the 0-terminated string at `address`, one character per word.
+  virtual std::string read_string(uint32_t address) = 0;
   virtual std::vector<int32_t>& direct() = 0;
 };
 

@@ -141,21 +141,64 @@ inline uint32_t mem_address(const int32_t* r, const Uop& u) {
 
 struct AccessCount { uint8_t reads, writes; };
 
+// A granted memory instruction comes in two halves, so that the memory can be a separate part that
+// only sees words (the SystemC engine's bus slave):
+//  - the master sends the address and store_value(); the memory performs memory_word() (or
+//    memory_string() for BUS_STRING) and returns the word it read;
+//  - the master then applies writeback() to its own registers and pc.
+// mem_access() puts the halves together for an engine that owns both (the fast engine).
+
+// The word a write or swap stores, from the registers at issue (they cannot change while the core
+// waits for the bus). push reads R[r2] after R[r1] = R[r1] + 1, so `push r r` stores the new pointer.
+inline int32_t store_value(const int32_t* r, const Uop& u, uint32_t addr) {
+  switch (u.op) {
+    case OP_ST_ABS: case OP_ST_DISP: case OP_ST_INDEX: case OP_XCHG: return r[u.r1];
+    case OP_PUSH: return u.r2 == u.r1 && u.r1 != 0 ? static_cast<int32_t>(addr) : r[u.r2];
+    default: return 0;
+  }
+}
+
+// The memory's side of one word access of class `bus` (read, write or swap): returns the word at
+// addr before the access and stores `wdata` for a write or a swap.
+inline int32_t memory_word(Bus bus, uint32_t addr, int32_t wdata, int32_t* mem) {
+  const int32_t old = mem[addr];
+  if (bus == BUS_WRITE || bus == BUS_SWAP) mem[addr] = wdata;
+  return old;
+}
+
+// The memory's side of a BUS_STRING access (trap #3): the 0-terminated string at addr, one
+// character per word (stops at the end of memory).
+inline void memory_string(uint32_t addr, const int32_t* mem, uint32_t mem_words, std::string& text) {
+  for (uint32_t a = addr; a < mem_words && mem[a] != 0; ++a) text.push_back(static_cast<char>(mem[a] & 0xFF));
+}
+
+// Words read and written by one access of class `bus` (xchg is one access, one read and one write).
+inline AccessCount access_count(Bus bus) {
+  return {static_cast<uint8_t>(bus != BUS_WRITE), static_cast<uint8_t>(bus == BUS_WRITE || bus == BUS_SWAP)};
+}
+
+// The master's side after the grant: `rdata` is the word memory_word() returned.
+inline void writeback(int32_t* r, uint32_t& pc, const Uop& u, uint32_t addr, int32_t rdata) {
+  pc += 1;
+  switch (u.op) {
+    case OP_LD_ABS: case OP_LD_DISP: case OP_LD_INDEX: case OP_XCHG: r[u.d1] = rdata; return;
+    case OP_PUSH: r[u.d1] = static_cast<int32_t>(addr); return;
+    case OP_POP: r[u.d2] = rdata; r[u.d1] = static_cast<int32_t>(addr - 1u); return;
+    default: return;  // stores and trap #3 change no register
+  }
+}
+
 // Performs a granted memory instruction at its grant cycle and advances pc. `addr` was checked
 // against the memory size at issue. A BUS_STRING access (trap #3) appends the string it reads to `text`.
 inline AccessCount mem_access(int32_t* r, uint32_t& pc, const Uop& u, uint32_t addr, int32_t* mem,
                               uint32_t mem_words, std::string* text) {
-  pc += 1;
-  switch (u.op) {
-    case OP_LD_ABS: case OP_LD_DISP: case OP_LD_INDEX: r[u.d1] = mem[addr]; return {1, 0};
-    case OP_ST_ABS: case OP_ST_DISP: case OP_ST_INDEX: mem[addr] = r[u.r1]; return {0, 1};
-    case OP_PUSH: r[u.d1] = static_cast<int32_t>(addr); mem[addr] = r[u.r2]; return {0, 1};
-    case OP_POP: r[u.d2] = mem[addr]; r[u.d1] = static_cast<int32_t>(addr - 1u); return {1, 0};
-    case OP_XCHG: { const int32_t old = mem[addr]; mem[addr] = r[u.r1]; r[u.d1] = old; return {1, 1}; }
-    default:  // BUS_STRING (trap #3): the 0-terminated string at addr (stops at the end of memory)
-      for (uint32_t a = addr; a < mem_words && mem[a] != 0; ++a) text->push_back(static_cast<char>(mem[a] & 0xFF));
-      return {1, 0};
+  if (u.bus == BUS_STRING) {
+    memory_string(addr, mem, mem_words, *text);
+    pc += 1;
+  } else {
+    writeback(r, pc, u, addr, memory_word(u.bus, addr, store_value(r, u, addr), mem));
   }
+  return access_count(u.bus);
 }
 
 inline std::string trap_text(const int32_t* r, const Uop& u) {
