@@ -1,8 +1,8 @@
 """The SystemC engine gives the fast engine's results exactly (docs/timing-model.md): per-core counters,
 output, trace, registers and final memory, on the golden cycle programs, random programs, the
 teaching programs and the compiler's programs, for every arbitration policy, latencies 1, 2, 5
-and 1-8 cores."""
-import functools
+and 1-8 cores. The hand-computed golden cycle tests (test_sim_cycles.py) run on both engines
+themselves, through their `engine` fixture."""
 import glob
 import itertools
 from pathlib import Path
@@ -14,29 +14,12 @@ from hypothesis import strategies as st
 import s2gen
 import test_sim_cycles as golden
 from s2mc.isa import assemble
-from s2mc.simulator import run
 from s2mc.simulator.reference import ReferenceMachine
 from systemc_helpers import assert_same, needs_systemc
 
 pytestmark = needs_systemc
 ROOT = Path(__file__).resolve().parent.parent
 ARBS = ["fifo", "fixed", "round_robin"]
-
-GOLDEN_TESTS = [(name, fn) for name, fn in vars(golden).items() if name.startswith("test_") and callable(fn)]
-
-
-@pytest.mark.parametrize("name", [n for n, _ in GOLDEN_TESTS])
-def test_golden_cycle_counts_hold_for_systemc(name, monkeypatch):
-    """Every hand-computed golden cycle test, rerun with the systemc engine."""
-    fn = dict(GOLDEN_TESTS)[name]
-    monkeypatch.setattr(golden, "run", functools.partial(run, engine="systemc"))
-    params = [m for m in getattr(fn, "pytestmark", []) if m.name == "parametrize"]
-    if params:
-        argname, values = params[0].args
-        for v in values:
-            fn(**{argname: v})
-    else:
-        fn()
 
 
 @pytest.mark.parametrize("src", [golden.P, golden.T], ids=["P", "T"])
