@@ -20,7 +20,7 @@ import click
 
 from s2mc.isa.errors import S2mcError
 
-from .options import choice_list, human_size, int_list, size_list
+from .options import choice_list, human_size, int_list, machine_option, size_list
 
 SEED_BYTES = (32, 64, 128, 256)
 
@@ -136,8 +136,7 @@ def _seed003_one(mine: dict, opt: int) -> tuple[str, list[dict]]:
 
 
 @click.command("aes")
-@click.option("--cores", default="1,2,4", show_default=True,
-              help="Comma-separated simulated core counts (1..64).")
+@machine_option("cores", many=True, default="1,2,4")
 @click.option("--bytes", "sizes", default="32,64,128,256", show_default=True,
               help="Comma-separated data sizes in bytes (4K = 4096). ECB needs multiples of 16.")
 @click.option("--key-bits", default="128", show_default=True, help="128, 192 and/or 256.")
@@ -151,19 +150,16 @@ def _seed003_one(mine: dict, opt: int) -> tuple[str, list[dict]]:
                    "extended (runs of --ext-blocks blocks).")
 @click.option("--ext-blocks", default="4", show_default=True,
               help="Blocks per run for --partition extended (comma-separated list allowed).")
-@click.option("--mem-latency", "latencies", default="2", show_default=True,
-              help="Bus cycles per memory access L (comma-separated list allowed).")
-@click.option("--arbitration", "arbitrations", default="fifo", show_default=True,
-              help="fifo, fixed and/or round_robin.")
-@click.option("--engine", "engines", default="fast", show_default=True, help="fast and/or systemc.")
+@machine_option("mem_latency", many=True, dest="latencies")
+@machine_option("arbitration", many=True, dest="arbitrations")
+@machine_option("engine", many=True, dest="engines")
 @click.option("--vcd", type=click.Path(dir_okay=False),
               help="With --engine systemc: write a VCD waveform (FILE-<n>.vcd for each run when "
                    "the grid has several).")
 @click.option("--opt", "opts", default="1", show_default=True,
               help="Rz optimisation level(s) the programs are compiled at: 1 and/or 0 (-O0, like "
                    "the original compiler; seed 003's counts are close to it).")
-@click.option("--mem-words", type=int, default=None,
-              help="Simulated data memory in words (default 1048576 = 2^20).")
+@machine_option("mem_words")
 @click.option("--key", "key_hex", default=None,
               help="Key as 32, 48 or 64 hex digits (default: random from --seed, per key size).")
 @click.option("--seed", type=int, default=2014, show_default=True,
@@ -180,10 +176,9 @@ def aes_cmd(cores, sizes, key_bits, modes, directions, styles, partitions, ext_b
     """AES on the simulated multicore: a grid over cores x bytes x key size, mode, direction,
     style, partition, memory latency, arbitration and engine, every result checked against
     `cryptography`. The seed 003 configuration also prints the paper's Tables 3-4 beside ours."""
-    from s2mc.simulator import ARBITRATIONS, DEFAULT_MEM_WORDS, ENGINES, MAX_CORES
     from s2mc.workloads import aes
 
-    core_list = int_list(cores, "--cores", 1, MAX_CORES)
+    core_list, lat_list, arb_list, eng_list, words = cores, latencies, arbitrations, engines, mem_words
     byte_sizes = size_list(sizes, "--bytes", minimum=1)
     bits_list = [int(b) for b in choice_list(key_bits, "--key-bits", ("128", "192", "256"))]
     mode_list = choice_list(modes, "--mode", aes.MODES)
@@ -191,13 +186,7 @@ def aes_cmd(cores, sizes, key_bits, modes, directions, styles, partitions, ext_b
     style_list = choice_list(styles, "--style", aes.STYLES)
     part_list = choice_list(partitions, "--partition", aes.PARTITIONS)
     ext_list = int_list(ext_blocks, "--ext-blocks", 1, 1 << 22)
-    lat_list = int_list(latencies, "--mem-latency", 1, 1000)
-    arb_list = choice_list(arbitrations, "--arbitration", ARBITRATIONS)
-    eng_list = choice_list(engines, "--engine", ENGINES)
     opt_list = [int(o) for o in choice_list(opts, "--opt", ("1", "0"))]
-    if mem_words is not None and not 1 <= mem_words <= 1 << 26:
-        raise S2mcError(f"--mem-words: {mem_words} is out of range (1..{1 << 26})")
-    words = mem_words or DEFAULT_MEM_WORDS
     if "ecb" in mode_list:
         bad = [n for n in byte_sizes if n % 16]
         if bad:

@@ -11,7 +11,9 @@ import click
 
 from s2mc.isa import assemble, disassemble, disassemble_word, load_program, read_text
 from s2mc.isa.errors import S2mcError
-from s2mc.simulator import ARBITRATIONS, DEFAULT_MAX_CYCLES, DEFAULT_MEM_WORDS, ENGINES, MAX_CORES, Machine, SimFault, format_trace
+from s2mc.simulator import Machine, SimFault, format_trace
+
+from .options import machine_option
 
 
 def _cpu_features() -> list[str]:
@@ -110,13 +112,12 @@ def _print_table(res) -> None:
 
 @click.command()
 @click.argument("program", type=click.Path(dir_okay=False))
-@click.option("--cores", default=1, show_default=True, type=click.IntRange(1, MAX_CORES), help="Simulated cores.")
-@click.option("--mem-latency", default=2, show_default=True, type=click.IntRange(1, 1000), help="Bus cycles per access (L).")
-@click.option("--arbitration", default="fifo", show_default=True, type=click.Choice(ARBITRATIONS))
-@click.option("--engine", default="fast", show_default=True, type=click.Choice(ENGINES))
-@click.option("--max-cycles", default=DEFAULT_MAX_CYCLES, show_default=True, type=click.IntRange(1))
-@click.option("--mem-words", default=DEFAULT_MEM_WORDS, show_default=True, type=click.IntRange(1, 1 << 26),
-              help="Size of the shared data memory in words.")
+@machine_option("cores")
+@machine_option("mem_latency")
+@machine_option("arbitration")
+@machine_option("engine")
+@machine_option("max_cycles")
+@machine_option("mem_words")
 @click.option("-O", "opt", default=1, show_default=True, type=click.IntRange(0, 1), help="Rz optimisation level.")
 @click.option("--trace", "trace_file", type=click.Path(dir_okay=False), help="Write a per-event log here.")
 @click.option("--vcd", type=click.Path(dir_okay=False), help="Write a VCD waveform (systemc engine).")

@@ -1,10 +1,14 @@
-"""Parsing of the list- and size-valued options shared by the grid commands (aes, native, gpu).
+"""Parsing of the list- and size-valued options shared by the grid commands (aes, native, gpu), and
+the click options of the machine parameters (declared once in simulator/params.toml).
 
-Every failure is an S2mcError naming the option, so the CLI prints one clear line.
+Every failure is an S2mcError naming the option, or for a machine parameter a click usage error
+that states the allowed range, so the CLI prints one clear line.
 """
 from __future__ import annotations
 
 import re
+
+import click
 
 from s2mc.isa.errors import S2mcError
 
@@ -65,3 +69,56 @@ def human_size(n: int) -> str:
         if n >= size and n % size == 0:
             return f"{n // size}{unit}"
     return str(n)
+
+
+class MachineParamType(click.ParamType):
+    """A machine parameter (simulator/params.toml) on the command line: one value, or with
+    `many` a comma-separated list; a bad value is a usage error that states the allowed range."""
+
+    def __init__(self, param, many: bool = False):
+        self.param, self.many = param, many
+        self.name = param.type if not many else f"{param.type} list"
+
+    def get_metavar(self, param, ctx=None) -> str:
+        p = self.param
+        one = f"[{p.allowed.replace(', ', '|')}]" if p.type == "choice" else "INTEGER"
+        return f"{one},..." if self.many else one
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, (list, tuple)):
+            items = list(value)     # already a list (a value given from Python)
+        elif isinstance(value, str):
+            items = [s.strip() for s in value.split(",")] if self.many else [value.strip()]
+            items = [s for s in items if s]
+        else:
+            items = [value]
+        if not items:
+            self.fail("empty list" if self.many else "empty value", param, ctx)
+        out = []
+        for item in items:
+            if self.param.type == "int" and isinstance(item, str):
+                try:
+                    item = int(item, 10)
+                except ValueError:
+                    self.fail(f"{item!r} is not an integer", param, ctx)
+            why = self.param.problem(item)
+            if why:
+                self.fail(why, param, ctx)
+            out.append(item)
+        return out if self.many else out[0]
+
+
+def machine_option(name: str, *, many: bool = False, default=None, dest: str | None = None, help: str = ""):
+    """The click option --<name> of a machine parameter: type, default, range and help from
+    its declaration (s2mc.simulator.params). `many` takes a comma-separated list; `default` and
+    `help` override the declared ones (help is appended)."""
+    from s2mc.simulator.params import PARAMS
+    p = PARAMS[name]
+    if default is None:
+        default = str(p.default)
+    text = p.help + (f" Range {p.allowed}." if p.type == "int" else "")
+    if many:
+        text += " Comma-separated list allowed."
+    decls = [f"--{p.flag}"] + ([dest] if dest else [])
+    return click.option(*decls, type=MachineParamType(p, many), default=default, show_default=True,
+                        help=f"{text} {help}".strip())

@@ -14,13 +14,16 @@ from s2mc.isa import Program, disassemble_word
 from s2mc.isa.errors import S2mcError
 from s2mc.isa.instructions import ADS_MAX
 
-ARBITRATIONS = ("fifo", "fixed", "round_robin")
-ENGINES = ("fast", "systemc")
-MAX_CORES = 64
-MAX_MEM_WORDS = 1 << 26
-MAX_LATENCY = 1000
-DEFAULT_MAX_CYCLES = 100_000_000
-DEFAULT_MEM_WORDS = 1 << 20
+from .params import DEFAULTS, PARAMS
+
+# Shorthands derived from the one declaration of the machine parameters (simulator/params.toml).
+ARBITRATIONS = PARAMS["arbitration"].choices
+ENGINES = PARAMS["engine"].choices
+MAX_CORES = PARAMS["cores"].max
+MAX_MEM_WORDS = PARAMS["mem_words"].max
+MAX_LATENCY = PARAMS["mem_latency"].max
+DEFAULT_MAX_CYCLES = PARAMS["max_cycles"].default
+DEFAULT_MEM_WORDS = PARAMS["mem_words"].default
 
 # Per-core counters, in the order the CLI and the records print them.
 CORE_COUNTERS = ("instructions", "cycles", "stall_cycles", "bus_wait_cycles", "bus_busy_cycles",
@@ -38,29 +41,17 @@ class SimFault(S2mcError):
 
 @dataclass
 class Config:
-    cores: int = 1
-    mem_latency: int = 2
-    arbitration: str = "fifo"
-    max_cycles: int = DEFAULT_MAX_CYCLES
-    mem_words: int = DEFAULT_MEM_WORDS
-    engine: str = "fast"
+    """The machine parameters of one run: the fields, defaults and ranges of simulator/params.toml."""
+    cores: int = DEFAULTS["cores"]
+    mem_latency: int = DEFAULTS["mem_latency"]
+    arbitration: str = DEFAULTS["arbitration"]
+    max_cycles: int = DEFAULTS["max_cycles"]
+    mem_words: int = DEFAULTS["mem_words"]
+    engine: str = DEFAULTS["engine"]
 
     def check(self) -> None:
-        def bad(opt, value, allowed):
-            raise S2mcError(f"{opt} {value} is out of range ({allowed})")
-
-        if not isinstance(self.cores, int) or not 1 <= self.cores <= MAX_CORES:
-            bad("cores", self.cores, f"1..{MAX_CORES}")
-        if not 1 <= self.mem_latency <= MAX_LATENCY:
-            bad("mem-latency", self.mem_latency, f"1..{MAX_LATENCY}")
-        if self.arbitration not in ARBITRATIONS:
-            raise S2mcError(f"unknown arbitration '{self.arbitration}' (choose {', '.join(ARBITRATIONS)})")
-        if not 1 <= self.max_cycles <= 1 << 62:
-            bad("max-cycles", self.max_cycles, "at least 1")
-        if not 1 <= self.mem_words <= MAX_MEM_WORDS:
-            bad("mem-words", self.mem_words, f"1..{MAX_MEM_WORDS}")
-        if self.engine not in ENGINES:
-            raise S2mcError(f"unknown engine '{self.engine}' (choose {', '.join(ENGINES)})")
+        for name, p in PARAMS.items():
+            p.check(getattr(self, name))
 
 
 @dataclass
@@ -141,9 +132,10 @@ def fault_message(f: dict, cfg: Config) -> str:
 class Machine:
     """One configured S2 multicore with a program loaded."""
 
-    def __init__(self, program: Program, cores: int = 1, mem_latency: int = 2, arbitration: str = "fifo",
-                 max_cycles: int = DEFAULT_MAX_CYCLES, mem_words: int = DEFAULT_MEM_WORDS,
-                 engine: str = "fast", trace: bool = False, **engine_options):
+    def __init__(self, program: Program, cores: int = DEFAULTS["cores"],
+                 mem_latency: int = DEFAULTS["mem_latency"], arbitration: str = DEFAULTS["arbitration"],
+                 max_cycles: int = DEFAULTS["max_cycles"], mem_words: int = DEFAULTS["mem_words"],
+                 engine: str = DEFAULTS["engine"], trace: bool = False, **engine_options):
         self.program = program
         self.config = Config(cores, mem_latency, arbitration, max_cycles, mem_words, engine)
         self.config.check()

@@ -2,7 +2,8 @@
 
 It advances the whole machine one cycle at a time, in the order the rules are stated, so each rule
 can be checked by reading it. It shares no code with the engines except the instruction decoder
-derived from the ISA table; property tests compare it with the `fast` engine on random programs.
+derived from the ISA table and the declaration of the machine parameters (defaults and ranges,
+simulator/params.toml); property tests compare it with the `fast` engine on random programs.
 
 Within one cycle c:
   1. each core whose next instruction issues at c issues it, in core-id order: a non-memory
@@ -18,6 +19,8 @@ The first fault met (lowest cycle, then lowest core id) stops the run.
 from __future__ import annotations
 
 from s2mc.isa.instructions import decode
+
+from .params import DEFAULTS, check
 
 
 def _s32(v: int) -> int:
@@ -74,9 +77,11 @@ class _Core:
 
 
 class ReferenceMachine:
-    def __init__(self, code: list[int], data: list[int], entry: int = 0, cores: int = 1,
-                 mem_latency: int = 2, arbitration: str = "fifo", max_cycles: int = 1_000_000,
-                 mem_words: int = 4096):
+    def __init__(self, code: list[int], data: list[int], entry: int = 0, cores: int = DEFAULTS["cores"],
+                 mem_latency: int = DEFAULTS["mem_latency"], arbitration: str = DEFAULTS["arbitration"],
+                 max_cycles: int = DEFAULTS["max_cycles"], mem_words: int = DEFAULTS["mem_words"]):
+        check(cores=cores, mem_latency=mem_latency, arbitration=arbitration, max_cycles=max_cycles,
+              mem_words=mem_words)
         self.code = [w & 0xFFFFFFFF for w in code]
         self.mem = [0] * mem_words
         self.mem[:len(data)] = [_s32(w) for w in data]

@@ -105,25 +105,17 @@ def test_the_demo_command_lines_work(name, tmp_path):
 
 
 @pytest.mark.parametrize("args,message", [
-    (["--cores", "0"], "--cores: 0 is out of range (1..64)"),
-    (["--cores", "65"], "--cores: 65 is out of range (1..64)"),
-    (["--cores", "two"], "--cores: 'two' is not an integer"),
-    (["--cores", ","], "--cores: empty list"),
     (["--style", "words"], "--style: unknown value 'words'"),
     (["--mode", "cbc"], "--mode: unknown value 'cbc'"),
     (["--partition", "random"], "--partition: unknown value 'random'"),
-    (["--arbitration", "lottery"], "--arbitration: unknown value 'lottery'"),
-    (["--engine", "verilog"], "--engine: unknown value 'verilog'"),
     (["--key-bits", "512"], "--key-bits: unknown value '512'"),
     (["--direction", "up"], "--direction: unknown value 'up'"),
     (["--opt", "2"], "--opt: unknown value '2'"),
-    (["--mem-latency", "0"], "--mem-latency: 0 is out of range"),
     (["--ext-blocks", "0"], "--ext-blocks: 0 is out of range"),
     (["--bytes", "33"], "ECB needs whole 16-byte blocks; 33 is not a multiple of 16"),
     (["--bytes", "0"], "--bytes: '0' must be at least 1 byte"),
     (["--bytes", "lots"], "--bytes: 'lots' is not a size"),
     (["--bytes", "64K", "--mem-words", "100000"], "raise --mem-words to at least"),
-    (["--mem-words", "0"], "--mem-words: 0 is out of range"),
     (["--key", "zz"], "--key: 'zz' is not hex"),
     (["--key", "0011"], "--key: 4 hex digits; AES keys are 32, 48 or 64"),
 ])
@@ -132,6 +124,27 @@ def test_error_paths(args, message):
     assert res.exit_code == 1
     line = res.output.strip().splitlines()[-1]
     assert line.startswith("s2mc: error: ") and message in line
+
+
+@pytest.mark.parametrize("args,message", [
+    # the machine parameters: their declaration (simulator/params.toml) states the range
+    (["--cores", "0"], "'--cores': 0 is out of range (1..64)"),
+    (["--cores", "1,65"], "'--cores': 65 is out of range (1..64)"),
+    (["--cores", "two"], "'--cores': 'two' is not an integer"),
+    (["--cores", ","], "'--cores': empty list"),
+    (["--arbitration", "fifo,lottery"],
+     "'--arbitration': unknown value 'lottery' (choose fifo, fixed, round_robin)"),
+    (["--engine", "verilog"], "'--engine': unknown value 'verilog' (choose fast, systemc)"),
+    (["--mem-latency", "0"], "'--mem-latency': 0 is out of range (1..1000)"),
+    (["--mem-latency", "1001"], "'--mem-latency': 1001 is out of range (1..1000)"),
+    (["--mem-words", "0"], "'--mem-words': 0 is out of range (1..67108864)"),
+    (["--mem-words", "67108865"], "'--mem-words': 67108865 is out of range (1..67108864)"),
+])
+def test_machine_parameter_errors_are_usage_errors(args, message):
+    res = CliRunner().invoke(cli, ["aes", *args, "-q"])
+    assert res.exit_code == 2
+    assert res.output.count("\n") == 1
+    assert " aes: error: Invalid value for " in res.output and message in res.output
 
 
 def test_ctr_accepts_any_length():

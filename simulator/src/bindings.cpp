@@ -5,6 +5,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "s2mc/fast_engine.h"
 
@@ -14,10 +15,21 @@ using namespace s2;
 namespace {
 
 Arbitration parse_arbitration(const std::string& s) {
-  if (s == "fifo") return Arbitration::FIFO;
-  if (s == "fixed") return Arbitration::FIXED;
-  if (s == "round_robin") return Arbitration::ROUND_ROBIN;
-  throw std::invalid_argument("unknown arbitration '" + s + "'");
+  Arbitration a;
+  if (!arbitration_from_name(s, a))
+    throw std::invalid_argument("unknown arbitration '" + s + "' (choose " + params::ARBITRATION_CHOICES_TEXT + ")");
+  return a;
+}
+
+// s2mc.simulator checks first; this keeps the engine safe when the binding is called directly
+// (the fast engine has room for MAX_CORES cores only).
+template <typename T>
+void check_range(const char* name, T v, uint64_t lo, uint64_t hi) {
+  bool negative = false;
+  if constexpr (std::is_signed_v<T>) negative = v < 0;
+  if (negative || static_cast<uint64_t>(v) < lo || static_cast<uint64_t>(v) > hi)
+    throw std::invalid_argument(std::string(name) + " " + std::to_string(v) + " is out of range (" + std::to_string(lo) +
+                                ".." + std::to_string(hi) + ")");
 }
 
 const char* fault_name(FaultKind k) {
@@ -82,6 +94,10 @@ PYBIND11_MODULE(_fast, m) {
       .def(py::init([](const std::vector<uint32_t>& code, const std::vector<int32_t>& data, uint32_t entry,
                        int cores, int mem_latency, const std::string& arbitration, uint64_t max_cycles,
                        uint32_t mem_words) {
+             check_range("cores", cores, params::CORES_MIN, params::CORES_MAX);
+             check_range("mem-latency", mem_latency, params::MEM_LATENCY_MIN, params::MEM_LATENCY_MAX);
+             check_range("max-cycles", max_cycles, params::MAX_CYCLES_MIN, params::MAX_CYCLES_MAX);
+             check_range("mem-words", mem_words, params::MEM_WORDS_MIN, params::MEM_WORDS_MAX);
              Config cfg;
              cfg.cores = cores;
              cfg.mem_latency = mem_latency;

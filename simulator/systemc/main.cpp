@@ -88,16 +88,16 @@ machine_input read_input(std::istream& in) {
   machine_input m;
   tr.expect("s2mc-systemc-input");
   if (tr.number("format version", 1, 1) != 1) throw bad_input("unsupported input version");
-  m.cfg.cores = static_cast<int>(tr.keyed("cores", 1, s2::MAX_CORES));
-  m.cfg.mem_latency = static_cast<int>(tr.keyed("mem_latency", 1, 1000000));
+  // The ranges are the ones s2mc.simulator checks: both come from simulator/params.toml.
+  namespace p = s2::params;
+  m.cfg.cores = static_cast<int>(tr.keyed("cores", p::CORES_MIN, p::CORES_MAX));
+  m.cfg.mem_latency = static_cast<int>(tr.keyed("mem_latency", p::MEM_LATENCY_MIN, p::MEM_LATENCY_MAX));
   tr.expect("arbitration");
   const std::string arb = tr.word("an arbitration policy");
-  if (arb == "fifo") m.cfg.arbitration = s2::Arbitration::FIFO;
-  else if (arb == "fixed") m.cfg.arbitration = s2::Arbitration::FIXED;
-  else if (arb == "round_robin") m.cfg.arbitration = s2::Arbitration::ROUND_ROBIN;
-  else throw bad_input("unknown arbitration '" + arb + "' (choose fifo, fixed, round_robin)");
-  m.cfg.max_cycles = tr.keyed("max_cycles", 1, uint64_t{1} << 62);
-  m.cfg.mem_words = static_cast<uint32_t>(tr.keyed("mem_words", 1, uint64_t{1} << 28));
+  if (!s2::arbitration_from_name(arb, m.cfg.arbitration))
+    throw bad_input("unknown arbitration '" + arb + "' (choose " + p::ARBITRATION_CHOICES_TEXT + ")");
+  m.cfg.max_cycles = tr.keyed("max_cycles", p::MAX_CYCLES_MIN, p::MAX_CYCLES_MAX);
+  m.cfg.mem_words = static_cast<uint32_t>(tr.keyed("mem_words", p::MEM_WORDS_MIN, p::MEM_WORDS_MAX));
   m.image.entry = static_cast<uint32_t>(tr.keyed("entry", 0, 0xFFFFFFFFu));
   m.trace = tr.keyed("trace", 0, 1) != 0;
   const uint64_t ncode = tr.keyed("code", 0, 1u << 22);

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from s2mc.isa.errors import S2mcError
-from s2mc.simulator import (ARBITRATIONS, DEFAULT_MAX_CYCLES, DEFAULT_MEM_WORDS, ENGINES, MAX_CORES,
-                      Machine, Result)
+from s2mc.simulator import DEFAULT_MAX_CYCLES, Machine, Result
+from s2mc.simulator.params import DEFAULTS, check as check_machine
 
 HERE = Path(__file__).resolve().parent
 STYLES = ("bytes", "ttable")
@@ -45,11 +45,11 @@ class AesConfig:
     style: str = "bytes"
     partition: str = "interleaved"
     ext_blocks: int = DEFAULT_EXT_BLOCKS
-    cores: int = 1
-    mem_latency: int = 2
-    arbitration: str = "fifo"
-    engine: str = "fast"
-    mem_words: int = DEFAULT_MEM_WORDS
+    cores: int = DEFAULTS["cores"]
+    mem_latency: int = DEFAULTS["mem_latency"]
+    arbitration: str = DEFAULTS["arbitration"]
+    engine: str = DEFAULTS["engine"]
+    mem_words: int = DEFAULTS["mem_words"]
     opt: int = 1                  # Rz optimisation level the program is compiled at
 
     def check(self) -> None:
@@ -61,16 +61,12 @@ class AesConfig:
         choose("direction", self.direction, DIRECTIONS)
         choose("style", self.style, STYLES)
         choose("partition", self.partition, PARTITIONS)
-        choose("arbitration", self.arbitration, ARBITRATIONS)
-        choose("engine", self.engine, ENGINES)
-        if not isinstance(self.cores, int) or not 1 <= self.cores <= MAX_CORES:
-            raise S2mcError(f"cores {self.cores} is out of range (1..{MAX_CORES})")
+        check_machine(cores=self.cores, mem_latency=self.mem_latency, arbitration=self.arbitration,
+                      mem_words=self.mem_words, engine=self.engine)
         if not isinstance(self.ext_blocks, int) or self.ext_blocks < 1:
             raise S2mcError(f"extended run length {self.ext_blocks} must be at least 1 block")
         if self.opt not in (0, 1):
             raise S2mcError(f"unknown optimisation level -O{self.opt} (use 0 or 1)")
-        if not 1 <= self.mem_latency <= 1000:
-            raise S2mcError(f"mem-latency {self.mem_latency} is out of range (1..1000)")
 
     @property
     def workload(self) -> str:

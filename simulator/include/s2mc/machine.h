@@ -5,20 +5,38 @@
 #include <string>
 #include <vector>
 
+#include "s2_params.h"  // generated from simulator/params.toml: defaults and ranges
 #include "semantics.h"
 
 namespace s2 {
 
+// In the order of the arbitration choices in simulator/params.toml.
 enum class Arbitration : uint8_t { FIFO, FIXED, ROUND_ROBIN };
+constexpr bool same_name(const char* a, const char* b) { return *a == *b && (*a == 0 || same_name(a + 1, b + 1)); }
+static_assert(params::ARBITRATION_COUNT == 3 && same_name(params::ARBITRATION_CHOICES[0], "fifo") &&
+                  same_name(params::ARBITRATION_CHOICES[1], "fixed") &&
+                  same_name(params::ARBITRATION_CHOICES[2], "round_robin"),
+              "the arbitration choices of simulator/params.toml and enum Arbitration differ");
 
-constexpr int MAX_CORES = 64;
+// The policy named `name` (a choice of params.toml); false when there is none.
+inline bool arbitration_from_name(const std::string& name, Arbitration& out) {
+  for (int i = 0; i < params::ARBITRATION_COUNT; ++i) {
+    if (name == params::ARBITRATION_CHOICES[i]) {
+      out = static_cast<Arbitration>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+constexpr int MAX_CORES = static_cast<int>(params::CORES_MAX);
 
 struct Config {
-  int cores = 1;
-  int mem_latency = 2;                 // L: bus busy cycles per access
-  Arbitration arbitration = Arbitration::FIFO;
-  uint64_t max_cycles = 100'000'000;   // the run faults if a core is still running at this cycle
-  uint32_t mem_words = 1u << 20;       // size of the shared data memory
+  int cores = static_cast<int>(params::CORES_DEFAULT);
+  int mem_latency = static_cast<int>(params::MEM_LATENCY_DEFAULT);  // L: bus busy cycles per access
+  Arbitration arbitration = static_cast<Arbitration>(params::ARBITRATION_DEFAULT);
+  uint64_t max_cycles = params::MAX_CYCLES_DEFAULT;  // the run faults if a core is still running at this cycle
+  uint32_t mem_words = static_cast<uint32_t>(params::MEM_WORDS_DEFAULT);  // size of the shared data memory
 };
 
 // Per-core counters (docs/timing-model.md). stall_cycles is derived: bus_wait + (L-1) * accesses.
