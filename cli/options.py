@@ -11,6 +11,7 @@ import re
 import click
 
 from s2mc.isa.errors import S2mcError
+from s2mc.isa.units import human_size  # noqa: F401 - the grid commands print sizes
 
 _SIZE = re.compile(r"^\s*(\d+)\s*([kmg]?)(i?b)?\s*$", re.IGNORECASE)
 _MULT = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
@@ -61,14 +62,6 @@ def choice_list(text, what: str, allowed) -> list[str]:
         if item not in allowed:
             raise S2mcError(f"{what}: unknown value {item!r} (choose from {', '.join(allowed)})")
     return out
-
-
-def human_size(n: int) -> str:
-    """16384 -> '16K', 1048576 -> '1M'; sizes that are not whole units stay in bytes."""
-    for unit, size in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
-        if n >= size and n % size == 0:
-            return f"{n // size}{unit}"
-    return str(n)
 
 
 class MachineParamType(click.ParamType):
