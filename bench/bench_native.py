@@ -15,17 +15,23 @@ import argparse
 import sys
 import time
 
-from s2mc.workloads import native
 from s2mc.analysis import records
-from s2mc.cli.cmd_native import run_grid
-from s2mc.cli.options import human_size as _human
+from s2mc.isa.units import human_size as _human
+from s2mc.workloads import native
+from s2mc.workloads.native.grid import NativeGrid, format_summary, run_grid
 
 MB = 1 << 20
 
 
 def _log(s: dict) -> None:
-    from s2mc.cli.cmd_native import format_summary
     print("  " + format_summary(s), file=sys.stderr, flush=True)
+
+
+def _measure(experiment: str, **grid):
+    """Run one NativeGrid; returns (summaries, records frame)."""
+    summaries, rows = run_grid(NativeGrid(**grid), run_id=records.new_run_id("native"),
+                               experiment=experiment, log=_log)
+    return summaries, records.make_records(rows)
 
 
 def main(argv=None) -> int:
@@ -48,9 +54,8 @@ def main(argv=None) -> int:
     print("### AES-128-CTR, ours vs OpenSSL EVP (same run, in place, best of repeated runs)\n")
     for multi, title in ((True, "every thread its own buffer (like `openssl speed -multi N`), aggregate GB/s"),
                          (False, "one buffer split into contiguous per-thread chunks")):
-        summ, df = run_grid(threads=threads, sizes=[16 << 10, 64 * MB], impls=[best], strategies=["contiguous"],
-                            block_bytes=[1024], vs_openssl=True, min_seconds=min_s, min_reps=reps,
-                            experiment="native-vs-openssl", log=_log, multi=multi)
+        summ, df = _measure("native-vs-openssl", threads=tuple(threads), sizes=(16 << 10, 64 * MB),
+                            impls=(best,), vs_openssl=True, min_seconds=min_s, min_reps=reps, multi=multi)
         frames.append(df)
         print(f"{title}:\n")
         print("| buffer | threads | ours (%s) GB/s | OpenSSL GB/s | ratio | ours core-cycles/B (TSC) |" % best)
@@ -76,9 +81,10 @@ def main(argv=None) -> int:
     seed_threads = [1, 2] if all_t >= 2 else [1]
     sizes = [4 * MB, 16 * MB, 32 * MB]
     for impl in dict.fromkeys(["ttable", best]):
-        summ, df = run_grid(threads=seed_threads, sizes=sizes, impls=[impl], strategies=["coarse", "extended"],
-                            block_bytes=list(native.SEED_BLOCK_BYTES), min_seconds=min_s / 2,
-                            min_reps=max(2, reps // 2), experiment="seed000-extended-block", log=_log)
+        summ, df = _measure("seed000-extended-block", threads=tuple(seed_threads), sizes=tuple(sizes),
+                            impls=(impl,), strategies=("coarse", "extended"),
+                            block_bytes=native.SEED_BLOCK_BYTES, min_seconds=min_s / 2,
+                            min_reps=max(2, reps // 2))
         frames.append(df)
         print(f"### Seed 000 (Table 1 / Fig. 10): run time in ms, implementation '{impl}'\n")
         variants = ["coarse"] + [f"extended/{b}" for b in native.SEED_BLOCK_BYTES]

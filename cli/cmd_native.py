@@ -10,7 +10,8 @@ import click
 
 from s2mc.isa.errors import S2mcError
 
-from .options import human_size, parse_size, split_list
+from .options import parse_size, split_list
+
 
 def _threads_list(text: str, max_threads: int) -> list[int]:
     out = []
@@ -28,91 +29,6 @@ def _threads_list(text: str, max_threads: int) -> list[int]:
             raise S2mcError(f"--threads: {t} is too many (at most 1024)")
         out.append(t)
     return list(dict.fromkeys(out))
-
-
-def run_grid(*, threads: list[int], sizes: list[int], impls: list[str], strategies: list[str],
-             block_bytes: list[int], key_bits: int = 128, vs_openssl: bool = False,
-             min_seconds: float = 0.1, min_reps: int = 3, experiment: str = "native",
-             progress: bool = False, log=None, multi: bool = False) -> tuple[list[dict], "object"]:
-    """Measure the grid; returns (summaries, records frame). Used by the CLI and bench_native.py.
-
-    multi=True: every thread encrypts its own buffer of each size (like `openssl speed -multi`);
-    the strategy is then "multi" and throughput is the aggregate over the threads.
-    cycles_per_byte is time-stamp-counter ticks x threads / bytes processed (core cycles per byte).
-    """
-    from s2mc.workloads import native
-    from s2mc.analysis import records
-
-    run_id = records.new_run_id("native")
-    platform = native.info().get("cpu", "unknown")
-    workload = f"aes-{key_bits}-ctr"
-    configs = []
-    if multi:
-        strategies, block_bytes = ["multi"], [block_bytes[0]]
-    for impl in impls:
-        for strategy in strategies:
-            for bb in (block_bytes if strategy == "extended" else [block_bytes[0]]):
-                for t in threads:
-                    for n in sizes:
-                        configs.append((impl, strategy, bb, t, n))
-    bar = None
-    if progress:
-        from tqdm import tqdm
-        bar = tqdm(total=len(configs), desc="s2mc native", unit="run", leave=False)
-    rows, summaries, ossl_cache = [], [], {}
-
-    def add(engine, variant, t, n, res):
-        secs, total = res["seconds_best"], res["total_bytes"]
-        base = dict(run_id=run_id, experiment=experiment, source="native", platform=platform,
-                    workload=workload, variant=variant, engine=engine, cores=t, core=-1, bytes=total)
-        rows.append(dict(base, metric="seconds", value=secs))
-        rows.append(dict(base, metric="bytes_per_second", value=total / secs))
-        rows.append(dict(base, metric="cycles_per_byte", value=res["tsc_cycles_best"] * t / total))
-        return base
-
-    def bench(engine, impl, strategy, t, n, bb):
-        return native.bench_ctr(n, key_bits=key_bits, engine=engine, impl=impl,
-                                strategy="contiguous" if strategy == "multi" else strategy, threads=t,
-                                block_bytes=bb, min_reps=min_reps, min_seconds=min_seconds,
-                                multi=strategy == "multi")
-
-    for impl, strategy, bb, t, n in configs:
-        variant = f"extended-{bb}" if strategy == "extended" else strategy
-        res = bench("ours", impl, strategy, t, n, bb)
-        base = add(res["engine"], variant, t, n, res)
-        total = res["total_bytes"]
-        s = dict(impl=res["engine"], strategy=strategy, block_bytes=bb if strategy == "extended" else None,
-                 threads=t, bytes=n, total_bytes=total, seconds=res["seconds_best"],
-                 gb_per_s=total / res["seconds_best"] / 1e9,
-                 cycles_per_byte=res["tsc_cycles_best"] * t / total, reps=res["reps"])
-        if vs_openssl:
-            if (t, n) not in ossl_cache:
-                o = bench("openssl", "auto", "multi" if multi else "contiguous", t, n, bb)
-                ossl_cache[(t, n)] = o
-                add("openssl", "evp-multi" if multi else "evp-contiguous", t, n, o)
-            o = ossl_cache[(t, n)]
-            s["openssl_gb_per_s"] = o["total_bytes"] / o["seconds_best"] / 1e9
-            s["ratio"] = o["seconds_best"] / res["seconds_best"]
-            rows.append(dict(base, metric="speedup_vs_openssl", value=s["ratio"]))
-        summaries.append(s)
-        if log:
-            log(s)
-        if bar:
-            bar.update(1)
-    if bar:
-        bar.close()
-    return summaries, records.make_records(rows)
-
-
-def format_summary(s: dict) -> str:
-    strat = s["strategy"] + (f"/{s['block_bytes']}" if s.get("block_bytes") else "")
-    line = (f"{s['impl']:<8} {strat:<15} {s['threads']:>3} thr {human_size(s['bytes']):>10}  "
-            f"{s['gb_per_s']:8.2f} GB/s  {s['cycles_per_byte']:7.3f} c/B")
-    if s["strategy"] == "multi":
-        line = line.replace(" thr ", " x   ")
-    if "ratio" in s:
-        line += f"  | openssl {s['openssl_gb_per_s']:7.2f} GB/s  ratio {s['ratio']:.2f}x"
-    return line
 
 
 @click.command("native")
@@ -143,10 +59,11 @@ def format_summary(s: dict) -> str:
 def native_cmd(threads, sizes, impls, strategies, block_bytes, key_bits, vs_openssl, multi, min_seconds, reps,
                experiment, out_path, as_json, quiet):
     """Benchmark native CPU AES-CTR over threads x bytes x impl x strategy x block size."""
+    from s2mc.analysis import records
     from s2mc.workloads import native
+    from s2mc.workloads.native.grid import NativeGrid, format_summary, run_grid
 
     if not native.available():
-        native.info()  # raises the clear "not built" error
         raise S2mcError("native AES library not built; run `make setup`")
     max_t = native.max_threads()
     thread_list = _threads_list(threads, max_t)
@@ -177,7 +94,6 @@ def native_cmd(threads, sizes, impls, strategies, block_bytes, key_bits, vs_open
         raise S2mcError("--min-seconds must be >= 0")
     if reps < 1:
         raise S2mcError("--reps must be >= 1")
-    show = progress = not quiet and sys.stderr.isatty()
 
     def log(s):
         if not as_json:
@@ -186,12 +102,13 @@ def native_cmd(threads, sizes, impls, strategies, block_bytes, key_bits, vs_open
     if not as_json:
         click.echo(f"# {native.info()['cpu']}; OpenMP threads available: {max_t}; "
                    f"{native.openssl_version()}", err=True)
-    summaries, df = run_grid(threads=thread_list, sizes=size_list, impls=impl_list, strategies=strat_list,
-                             block_bytes=bb_list, key_bits=int(key_bits), vs_openssl=vs_openssl,
-                             min_seconds=min_seconds, min_reps=reps, experiment=experiment,
-                             progress=show and progress, log=log, multi=multi)
+    grid = NativeGrid(threads=tuple(thread_list), sizes=tuple(size_list), impls=tuple(impl_list),
+                      strategies=tuple(strat_list), block_bytes=tuple(bb_list), key_bits=int(key_bits),
+                      vs_openssl=vs_openssl, multi=multi, min_seconds=min_seconds, min_reps=reps)
+    summaries, rows = run_grid(grid, run_id=records.new_run_id("native"), experiment=experiment,
+                               progress=not quiet and sys.stderr.isatty(), log=log)
+    df = records.make_records(rows)
     if out_path:
-        from s2mc.analysis import records
         params = dict(command="native", threads=thread_list, bytes=size_list, impls=impl_list,
                       strategies=strat_list, block_bytes=bb_list, key_bits=int(key_bits),
                       vs_openssl=vs_openssl, multi=multi, min_seconds=min_seconds, reps=reps, experiment=experiment,

@@ -1,0 +1,76 @@
+"""The native benchmark grid as a library (s2mc.workloads.native.grid): which measurements a grid
+makes, the records rows it returns, and the summary line. Timings are never asserted."""
+import pytest
+
+from s2mc.analysis import records
+from s2mc.isa.units import human_size
+from s2mc.workloads import native
+
+if not native.available():  # pragma: no cover - only with S2MC_WITH_NATIVE=OFF
+    pytest.skip("native AES extension not built", allow_module_level=True)
+
+from s2mc.workloads.native.grid import NativeGrid, format_summary, run_grid  # noqa: E402
+
+FAST = dict(min_seconds=0, min_reps=1)
+
+
+def test_configs_sweep_block_sizes_only_for_extended():
+    grid = NativeGrid(threads=(1, 2), sizes=(64, 4096), impls=("ttable",),
+                      strategies=("coarse", "extended"), block_bytes=(512, 1024, 2048))
+    configs = grid.configs()
+    # coarse: 2 threads x 2 sizes; extended: 3 block sizes x 2 x 2
+    assert len(configs) == 4 + 12
+    assert {c[2] for c in configs if c[1] == "coarse"} == {512}
+    assert {c[2] for c in configs if c[1] == "extended"} == {512, 1024, 2048}
+    # multi: one strategy, the first block size
+    multi = NativeGrid(threads=(1, 2), sizes=(64,), impls=("ttable",), strategies=("coarse", "extended"),
+                       block_bytes=(512, 1024), multi=True).configs()
+    assert [c[1:3] for c in multi] == [("multi", 512), ("multi", 512)]
+
+
+def test_auto_resolves_to_the_best_implementation_once():
+    grid = NativeGrid(impls=("auto", native.best_impl()), sizes=(16,))
+    assert {c[0] for c in grid.configs()} == {native.best_impl()}
+    assert len(grid.configs()) == 1
+
+
+def test_run_grid_rows_are_valid_records():
+    seen = []
+    grid = NativeGrid(threads=(1, 2), sizes=(1000, 4096), impls=("ttable",),
+                      strategies=("contiguous", "extended"), block_bytes=(512,), vs_openssl=True, **FAST)
+    summaries, rows = run_grid(grid, run_id="native-test", experiment="exp", log=seen.append)
+    assert seen == summaries and len(summaries) == 2 * 2 * 2
+    df = records.make_records(rows)      # validates against the schema
+    assert set(df["run_id"]) == {"native-test"} and set(df["experiment"]) == {"exp"}
+    assert set(df["variant"]) == {"contiguous", "extended-512", "evp-contiguous"}
+    # one OpenSSL baseline per (threads, size), shared by both strategies
+    ossl = df[(df["engine"] == "openssl") & (df["metric"] == "seconds")]
+    assert sorted(zip(ossl["cores"], ossl["bytes"])) == [(1, 1000), (1, 4096), (2, 1000), (2, 4096)]
+    ours = df[(df["engine"] == "ttable") & (df["metric"] == "bytes_per_second")]
+    for s in summaries:
+        row = ours[(ours["cores"] == s["threads"]) & (ours["bytes"] == s["bytes"])
+                   & (ours["variant"] == ("extended-512" if s["strategy"] == "extended" else "contiguous"))]
+        assert row["value"].iloc[0] == pytest.approx(s["gb_per_s"] * 1e9)
+
+
+def test_multi_counts_every_threads_buffer():
+    summaries, rows = run_grid(NativeGrid(threads=(2,), sizes=(4096,), impls=("ttable",), multi=True,
+                                          **FAST), run_id="r")
+    assert summaries[0]["strategy"] == "multi" and summaries[0]["total_bytes"] == 2 * 4096
+    assert {r["bytes"] for r in rows} == {2 * 4096} and {r["variant"] for r in rows} == {"multi"}
+
+
+def test_summary_line():
+    s = dict(impl="aesni", strategy="extended", block_bytes=1024, threads=4, bytes=16 << 20,
+             gb_per_s=12.3456, cycles_per_byte=0.5)
+    assert format_summary(s) == ("aesni    extended/1024     4 thr        16M     12.35 GB/s    "
+                                 "0.500 c/B")
+    s.update(strategy="multi", block_bytes=None, openssl_gb_per_s=10.0, ratio=0.81)
+    assert format_summary(s) == ("aesni    multi             4 x          16M     12.35 GB/s    "
+                                 "0.500 c/B  | openssl   10.00 GB/s  ratio 0.81x")
+
+
+@pytest.mark.parametrize("n,text", [(16384, "16K"), (1 << 20, "1M"), (3 << 30, "3G"), (1000, "1000"),
+                                    (1536, "1536"), (0, "0")])
+def test_human_size(n, text):
+    assert human_size(n) == text
