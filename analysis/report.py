@@ -18,9 +18,8 @@ from pathlib import Path
 import pandas as pd
 
 from s2mc.analysis import derive, model, plots, records, seeds
+from s2mc.analysis.seed003 import SEED003_BYTES
 from s2mc.isa.errors import S2mcError
-
-SEED003_BYTES = (32, 64, 128, 256)
 
 
 @dataclass

@@ -1,0 +1,101 @@
+"""Our AES runs beside seed 003's Tables 3 and 4 (ECTI-CARD 2014): cycles, summed stall cycles and
+speedup, ours | the paper's | the ratio, for the runs of a grid that match the paper's configuration.
+
+    from s2mc.analysis import seed003
+    text, rows = seed003.comparison(runs)     # runs: s2mc.workloads.aes.AesRun objects
+
+`s2mc aes` prints the text after its tables (and the rows with --json); the report compares the
+same tables from records (s2mc.analysis.report).
+"""
+from __future__ import annotations
+
+from s2mc.workloads.aes.grid import text_table
+
+from .seeds import load_reference
+
+#: The data sizes of the paper's tables (bytes); the tables go up to four cores.
+SEED003_BYTES = (32, 64, 128, 256)
+SEED003_MAX_CORES = 4
+#: The paper's configuration in our records' names (the variant gains /O0 at -O0).
+SEED003_WORKLOAD = "aes-128-ecb-enc"
+SEED003_VARIANT = "bytes/interleaved"
+
+
+def comparison(runs) -> tuple[str, list[dict]]:
+    """Our seed-003 configuration beside Tables 3 and 4 of the paper, with ratios: one comparison
+    per Rz optimisation level that ran (text, and one row per (opt, bytes, cores)). Empty when no
+    run matches the paper's configuration. With several engines, the first engine's runs count."""
+    texts, rows = [], []
+    for opt in (1, 0):
+        mine = {}
+        for r in runs:
+            if (r.config.workload == SEED003_WORKLOAD and r.config.opt == opt
+                    and r.config.variant == SEED003_VARIANT + ("/O0" if opt == 0 else "")
+                    and r.nbytes in SEED003_BYTES and r.config.cores <= SEED003_MAX_CORES):
+                mine.setdefault((r.nbytes, r.config.cores), r)
+        if mine:
+            t, rr = _one(mine, opt)
+            texts.append(t)
+            rows += rr
+    return "\n\n".join(texts), rows
+
+
+def _one(mine: dict, opt: int) -> tuple[str, list[dict]]:
+    ref = load_reference(["seed003_table3", "seed003_table4"])
+    paper = {(int(r.bytes), int(r.cores), r.metric): float(r.value) for r in ref.itertuples()}
+    sizes = sorted({b for b, _ in mine})
+    cores = sorted({c for _, c in mine})
+    rows = []
+    for b in sizes:
+        for c in cores:
+            r = mine.get((b, c))
+            if r is None:
+                continue
+            p_cyc, p_st = paper.get((b, c, "cycles")), paper.get((b, c, "stall_cycles"))
+            o1 = mine.get((b, 1))
+            p1 = paper.get((b, 1, "cycles"))
+            rows.append({"opt": opt, "bytes": b, "cores": c, "cycles": r.result.cycles,
+                         "paper_cycles": p_cyc,
+                         "cycles_ratio": r.result.cycles / p_cyc if p_cyc else None,
+                         "stall_cycles": r.result.stall_cycles, "paper_stall_cycles": p_st,
+                         "stall_ratio": r.result.stall_cycles / p_st if p_st else None,
+                         "speedup": o1.result.cycles / r.result.cycles if o1 else None,
+                         "paper_speedup": p1 / p_cyc if p1 and p_cyc else None})
+
+    def bytes_by_cores(title, cell):
+        """A table with one row per size and one column per core count; cell(row) formats one."""
+        head = ["bytes"] + [f"{c} core{'s' if c > 1 else ''}" for c in cores]
+        body = []
+        for b in sizes:
+            cells = [str(b)]
+            for c in cores:
+                row = next((x for x in rows if x["bytes"] == b and x["cores"] == c), None)
+                cells.append("" if row is None else cell(row))
+            body.append(cells)
+        return f"{title}\n" + text_table(head, body)
+
+    def grid(title, ours_key, paper_key, ratio_key):
+        def cell(row):
+            if row[paper_key] is None:
+                return f"{row[ours_key]} | -"
+            return f"{row[ours_key]} | {row[paper_key]:.0f} | {row[ratio_key]:.2f}"
+        return bytes_by_cores(title, cell)
+
+    def speedups():
+        def cell(row):
+            if row["speedup"] is None:
+                return ""
+            p = f"{row['paper_speedup']:.2f}" if row["paper_speedup"] else "-"
+            return f"{row['speedup']:.2f} | {p}"
+        return bytes_by_cores("Speedup over one core (ours | seed 003)", cell)
+
+    text = "\n\n".join([
+        "== Seed 003 (ECTI-CARD 2014), AES-128 ECB, byte-oriented, interleaved blocks, L = 2; "
+        f"ours compiled at -O{opt} ==",
+        grid("Table 3: cycles to complete the task (ours | seed 003 | ours/seed)",
+             "cycles", "paper_cycles", "cycles_ratio"),
+        grid("Table 4: memory stall cycles, summed over cores (ours | seed 003 | ours/seed)",
+             "stall_cycles", "paper_stall_cycles", "stall_ratio"),
+        speedups(),
+        "Their AES program is unpublished: docs/aes-on-s2.md lists how ours differs."])
+    return text, rows

@@ -1,0 +1,186 @@
+"""The AES grid on the simulated multicore: every combination of the swept parameters, each run
+checked against `cryptography`, returned as runs and records rows (docs/records.md).
+
+    from s2mc.workloads.aes.grid import AesGrid, run_grid, format_tables
+    grid = AesGrid(cores=(1, 2, 4), sizes=(64, 256), styles=("bytes", "ttable"))
+    runs, rows = run_grid(grid, new_run_id=lambda: "aes-1")
+    print(format_tables(runs))
+
+`s2mc aes` and `s2mc demo` (through s2mc.analysis.experiments) run this. The rows are plain dicts
+with the records' columns (data flows one way: this module does not import s2mc.analysis); the
+caller validates them with `records.make_records(rows)`. Every run gets its own run id.
+"""
+from __future__ import annotations
+
+import itertools
+import random
+from dataclasses import dataclass
+from itertools import groupby
+from typing import Callable
+
+from s2mc.isa.errors import S2mcError
+from s2mc.isa.units import human_size
+from s2mc.simulator.params import DEFAULTS
+
+from .runner import DEFAULT_EXT_BLOCKS, AesRun, record_rows, run_aes, words_needed
+
+
+@dataclass(frozen=True)
+class AesGrid:
+    """One grid of AES runs: the cross product of every tuple field (ext_blocks only for the
+    extended partition). The data, counter and keys are drawn from `seed`; `key` fixes the key
+    (its length then sets the key size). The defaults are those of `s2mc aes`."""
+    cores: tuple[int, ...] = (1, 2, 4)
+    sizes: tuple[int, ...] = (32, 64, 128, 256)
+    key_bits: tuple[int, ...] = (128,)
+    modes: tuple[str, ...] = ("ecb",)
+    directions: tuple[str, ...] = ("enc",)
+    styles: tuple[str, ...] = ("bytes",)
+    partitions: tuple[str, ...] = ("interleaved",)
+    ext_blocks: tuple[int, ...] = (DEFAULT_EXT_BLOCKS,)
+    mem_latencies: tuple[int, ...] = (DEFAULTS["mem_latency"],)
+    arbitrations: tuple[str, ...] = (DEFAULTS["arbitration"],)
+    engines: tuple[str, ...] = (DEFAULTS["engine"],)
+    opts: tuple[int, ...] = (1,)
+    mem_words: int = DEFAULTS["mem_words"]
+    key: bytes | None = None
+    seed: int = 2014
+
+    @property
+    def key_sizes(self) -> tuple[int, ...]:
+        return (len(self.key) * 8,) if self.key is not None else self.key_bits
+
+    def configs(self) -> list[dict]:
+        """AesConfig fields (all but cores) of every configuration, in run order."""
+        out = []
+        for bits, mode, d, style, part, lat, arb, eng, opt in itertools.product(
+                self.key_sizes, self.modes, self.directions, self.styles, self.partitions,
+                self.mem_latencies, self.arbitrations, self.engines, self.opts):
+            for e in (self.ext_blocks if part == "extended" else (DEFAULT_EXT_BLOCKS,)):
+                out.append(dict(key_bits=bits, mode=mode, direction=d, style=style, partition=part,
+                                ext_blocks=e, mem_latency=lat, arbitration=arb, engine=eng, opt=opt,
+                                mem_words=self.mem_words))
+        return out
+
+    def jobs(self) -> list[tuple[int, int, dict]]:
+        """(cores, bytes, config) of every run, in run order: configurations outermost, cores innermost."""
+        return [(c, n, cfg) for cfg in self.configs() for n in self.sizes for c in self.cores]
+
+    def check(self) -> None:
+        """Fail before running anything: ECB sizes that are not whole blocks, a size that does
+        not fit in the simulated memory, the SystemC engine when it is not built."""
+        if "ecb" in self.modes:
+            bad = [n for n in self.sizes if n % 16]
+            if bad:
+                raise S2mcError(f"--bytes: ECB needs whole 16-byte blocks; {bad[0]} is not a multiple "
+                                "of 16 (use --mode ctr for any length)")
+        for style, opt in itertools.product(self.styles, self.opts):
+            need = words_needed(max(self.sizes), style, opt)
+            if need > self.mem_words:
+                raise S2mcError(f"--bytes {max(self.sizes)}: the {style} program needs {need} words of "
+                                f"simulated memory but --mem-words is {self.mem_words}; raise "
+                                f"--mem-words to at least {need}")
+        if "systemc" in self.engines:
+            from s2mc.simulator import systemc_engine
+            if not systemc_engine.available():
+                raise S2mcError("--engine systemc: the SystemC engine is not built (install "
+                                "libsystemc-dev and rerun `make setup`)")
+
+    def params(self) -> dict:
+        """The grid as a records manifest states it (the key itself is not written)."""
+        return dict(cores=list(self.cores), bytes=list(self.sizes), key_bits=list(self.key_sizes),
+                    modes=list(self.modes), directions=list(self.directions), styles=list(self.styles),
+                    partitions=list(self.partitions), ext_blocks=list(self.ext_blocks),
+                    mem_latency=list(self.mem_latencies), arbitration=list(self.arbitrations),
+                    engines=list(self.engines), opt=list(self.opts), mem_words=self.mem_words,
+                    seed=self.seed, key_given=self.key is not None,
+                    checked_against="cryptography " + _cryptography_version())
+
+    def inputs(self) -> tuple[bytes, bytes, dict[int, bytes]]:
+        """(data of the largest size, CTR counter block, key per key size), drawn from `seed`."""
+        rng = random.Random(self.seed)
+        data = rng.randbytes(max(self.sizes))
+        counter = rng.randbytes(16)
+        keys = {b: self.key or random.Random(self.seed * 1000 + b).randbytes(b // 8)
+                for b in self.key_sizes}
+        return data, counter, keys
+
+
+def _cryptography_version() -> str:
+    from importlib import metadata
+    try:
+        return metadata.version("cryptography")
+    except metadata.PackageNotFoundError:
+        return "?"
+
+
+def _vcd_names(vcd: str | None, jobs: list) -> dict[int, str]:
+    """The waveform file of each traced job: `vcd` itself for one, FILE-<i>.vcd for several."""
+    traced = [j for j in jobs if j[2]["engine"] == "systemc"] if vcd else []
+    stem, dot, ext = (vcd or "").rpartition(".")
+    return {id(j): vcd if len(traced) == 1 else f"{stem or ext}-{i}.{ext if dot else 'vcd'}"
+            for i, j in enumerate(traced)}
+
+
+def run_grid(grid: AesGrid, *, new_run_id: Callable[[], str], experiment: str = "aes",
+             progress: bool = False, vcd: str | None = None) -> tuple[list[AesRun], list[dict]]:
+    """Run the grid (every run checked against `cryptography`); returns (runs, records rows).
+
+    new_run_id gives each run its id. vcd (systemc engine): a waveform file, FILE-<i>.vcd per run
+    when the grid has several.
+    """
+    grid.check()
+    jobs = grid.jobs()
+    if vcd and "systemc" not in grid.engines:
+        raise S2mcError("--vcd needs --engine systemc")
+    vcd_of = _vcd_names(vcd, jobs)
+    data, counter, keys = grid.inputs()
+    bar = None
+    if progress:
+        from tqdm import tqdm
+        bar = tqdm(total=len(jobs), desc="s2mc aes", unit="run", leave=False)
+    runs, rows = [], []
+    try:
+        for job in jobs:
+            c, n, cfg = job
+            r = run_aes(data[:n], keys[cfg["key_bits"]], counter, cores=c, vcd=vcd_of.get(id(job)), **cfg)
+            runs.append(r)
+            rows += record_rows(r, new_run_id(), experiment)
+            if bar:
+                bar.set_postfix_str(f"{cfg['style']} {cfg['mode']} {c}c {human_size(n)}B")
+                bar.update(1)
+    finally:
+        if bar:
+            bar.close()
+    return runs, rows
+
+
+def text_table(headers: list[str], rows: list[list[str]]) -> str:
+    """A plain-text table with right-aligned columns and a rule under the header."""
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
+    line = lambda cells: "  ".join(c.rjust(w) for c, w in zip(cells, widths))  # noqa: E731
+    return "\n".join([line(headers), line(["-" * w for w in widths])] + [line(r) for r in rows])
+
+
+def format_tables(runs: list[AesRun]) -> str:
+    """One table per configuration (workload, variant, engine): rows bytes x cores with cycles,
+    speedup over the fewest cores, instructions, stall cycles and bus utilisation."""
+    out = []
+    key = lambda r: (r.config.workload, r.config.variant, r.config.engine)  # noqa: E731
+    for (workload, variant, engine), grp in groupby(sorted(runs, key=key), key=key):
+        grp = sorted(grp, key=lambda r: (r.nbytes, r.config.cores))
+        rows = []
+        for nbytes, same in groupby(grp, key=lambda r: r.nbytes):
+            same = list(same)
+            base = same[0]
+            for r in same:
+                res = r.result
+                sp = base.result.cycles / res.cycles if res.cycles else float("nan")
+                rows.append([human_size(nbytes), str(r.config.cores), str(res.cycles), f"{sp:.2f}",
+                             str(res.instructions), str(res.stall_cycles),
+                             f"{100 * res.bus_utilisation:.1f}%"])
+        base_cores = min(r.config.cores for r in grp)
+        sp_head = "speedup" if base_cores == 1 else f"speedup vs {base_cores}c"
+        out.append(f"# {workload}  {variant}  engine {engine}\n" + text_table(
+            ["bytes", "cores", "cycles", sp_head, "instructions", "stall cycles", "bus util"], rows))
+    return "\n\n".join(out)
