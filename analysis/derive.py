@@ -4,8 +4,9 @@ Every function takes a records frame and returns a frame of *new* rows only (val
 `derive_all(df)` to get `df` plus everything derivable, without duplicating a metric a run
 already measured.
 
-- per run and core, from simulator counters: mem_accesses, compute_cycles, mem_latency_cycles,
-  stall_fraction, bus_wait_fraction, ipc, bus_utilisation (whole run);
+- per run and core, from simulator counters: compute_cycles, mem_latency_cycles, stall_fraction,
+  bus_wait_fraction, ipc, bus_utilisation (whole run); mem_accesses is the simulator's own count
+  (s2mc.simulator.records), never reads + writes, which double-counts xchg;
 - throughput from seconds and bytes: bytes_per_second, gb_per_second, gbps (and any of the three
   from another);
 - across runs: speedup and parallel efficiency against the 1-core (1-thread) run of the same
@@ -53,8 +54,8 @@ def _frame(rows: list[dict]) -> pd.DataFrame:
 
 def counter_metrics(df: pd.DataFrame) -> pd.DataFrame:
     """Per (run, core) metrics from simulator counters (see docs/records.md)."""
-    needed = ["cycles", "instructions", "stall_cycles", "bus_wait_cycles", "mem_reads",
-              "mem_writes", "bus_busy_cycles", "mem_latency"]
+    needed = ["cycles", "instructions", "stall_cycles", "bus_wait_cycles", "mem_accesses",
+              "bus_busy_cycles", "mem_latency"]
     w = wide(df[df["source"] == "sim"], needed)
     if w.empty:
         return records.empty()
@@ -62,12 +63,10 @@ def counter_metrics(df: pd.DataFrame) -> pd.DataFrame:
         if m not in w:
             w[m] = float("nan")
     rows: list[dict] = []
-    acc = w["mem_reads"] + w["mem_writes"]
-    rows += _emit(w, "mem_accesses", acc)
     rows += _emit(w, "compute_cycles", w["instructions"])
     lat = w["stall_cycles"] - w["bus_wait_cycles"]
     # without stall/bus-wait counters, (L-1) x accesses when L is known
-    lat = lat.fillna((w["mem_latency"] - 1) * acc)
+    lat = lat.fillna((w["mem_latency"] - 1) * w["mem_accesses"])
     rows += _emit(w, "mem_latency_cycles", lat)
     # whole-run counters are sums over cores: divide by the core-cycles of the run
     core_cycles = w["cycles"] * w["cores"].where(w["core"] == -1, 1).clip(lower=1)

@@ -105,14 +105,13 @@ def fit(cycles_1core: float, accesses: float, latency: float = 2.0) -> BusModel:
 def fit_records(df: pd.DataFrame, latency: float | None = None) -> dict[tuple, BusModel]:
     """One model per configuration (CONFIG_KEYS) that has a 1-core whole-run simulator row.
 
-    Accesses: mem_reads + mem_writes if recorded, else stall_cycles / (L - 1) (the seed's stall
-    count on one core is exactly (L - 1) x accesses). L: `latency`, else a recorded mem_latency,
-    else 2.
+    Accesses: the recorded mem_accesses, else (stall_cycles - bus_wait_cycles) / (L - 1) (the
+    seed's stall count is exactly bus wait + (L - 1) x accesses); never reads + writes, which
+    counts an xchg twice. L: `latency`, else a recorded mem_latency, else 2.
     """
     from s2mc.analysis.derive import CONFIG_KEYS, wide
     w = wide(df[(df["core"] == -1) & (df["cores"] == 1)],
-             ["cycles", "mem_reads", "mem_writes", "stall_cycles", "bus_wait_cycles",
-              "mem_latency"])
+             ["cycles", "mem_accesses", "stall_cycles", "bus_wait_cycles", "mem_latency"])
     def val(r, name):
         v = r.get(name, float("nan"))
         return float(v) if v == v else None  # NaN -> None
@@ -121,12 +120,10 @@ def fit_records(df: pd.DataFrame, latency: float | None = None) -> dict[tuple, B
     for _, r in w.iterrows():
         lat = latency if latency is not None else (val(r, "mem_latency") or 2.0)
         cyc = val(r, "cycles")
-        reads, writes = val(r, "mem_reads"), val(r, "mem_writes")
-        if reads is not None and writes is not None:
-            acc = reads + writes
-        elif val(r, "stall_cycles") is not None and lat > 1:
+        acc = val(r, "mem_accesses")
+        if acc is None and val(r, "stall_cycles") is not None and lat > 1:
             acc = (val(r, "stall_cycles") - (val(r, "bus_wait_cycles") or 0.0)) / (lat - 1)
-        else:
+        if acc is None:
             continue
         if cyc is None or acc <= 0:
             continue

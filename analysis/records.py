@@ -33,6 +33,7 @@ from typing import Iterable, Mapping
 import pandas as pd
 
 from s2mc.isa.errors import S2mcError
+from s2mc.isa.outputs import open_output, write_output
 
 # --------------------------------------------------------------------------------------------------
 # Columns
@@ -124,8 +125,11 @@ _METRIC_LIST: tuple[Metric, ...] = (
     Metric("bus_busy_cycles", "cycles",
            "Cycles the shared bus was occupied (L per access); per core: by that core's accesses."),
     Metric("sync_wait_cycles", "cycles", "Cycles spent waiting at `sync` barriers."),
-    Metric("mem_reads", "accesses", "Data-memory reads (ld, pop; xchg counts as a read)."),
-    Metric("mem_writes", "accesses", "Data-memory writes (st, push)."),
+    Metric("mem_reads", "accesses", "Data-memory reads (ld, pop, the string of trap #3; xchg counts as a read)."),
+    Metric("mem_writes", "accesses", "Data-memory writes (st, push; xchg counts as a write)."),
+    Metric("mem_accesses", "accesses",
+           "Bus transactions, the simulator's own count: ld, st, push, pop, xchg and trap #3 are one "
+           "each (an xchg is one access but one read and one write, so this is not reads + writes)."),
     Metric("mem_latency", "cycles", "The memory latency L the run used (bus busy cycles per access)."),
     Metric("bus_utilisation", "fraction",
            "Bus busy cycles / total cycles of the run (0..1)."),
@@ -133,7 +137,6 @@ _METRIC_LIST: tuple[Metric, ...] = (
     Metric("sim_mips", "MIPS",
            "Simulation speed: simulated instructions per host second, in millions."),
     # -- derived from simulator counters -------------------------------------------------------
-    Metric("mem_accesses", "accesses", "mem_reads + mem_writes.", derived=True),
     Metric("compute_cycles", "cycles",
            "Cycles doing work at one cycle per instruction (= instructions); the stall-breakdown "
            "base.", derived=True),
@@ -330,9 +333,11 @@ def write(df: pd.DataFrame, path: str | os.PathLike, params: Mapping[str, object
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     if p.suffix.lower() == ".csv":
-        df.to_csv(p, index=False)
+        with open_output(p, "w", what="records") as f:
+            df.to_csv(f, index=False)
     else:
-        df.to_parquet(p, index=False, engine="pyarrow")
+        with open_output(p, "wb", what="records") as f:
+            df.to_parquet(f, index=False, engine="pyarrow")
     if params is not None:
         params = dict(params)
         params.setdefault("run_ids", sorted(df["run_id"].unique().tolist()))
@@ -430,7 +435,7 @@ def write_manifest(path: str | os.PathLike, params: Mapping[str, object]) -> Pat
     body = {"params": dict(params)}
     for k, v in env.items():
         body[k] = params.get(k, v)
-    p.write_text(json.dumps(body, indent=2, sort_keys=True, default=str) + "\n", encoding="utf-8")
+    write_output(p, json.dumps(body, indent=2, sort_keys=True, default=str) + "\n", what="manifest")
     return p
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 import json
 import os
 import platform
+import sys
+import time
 from importlib import metadata
 from pathlib import Path
 
@@ -11,7 +13,9 @@ import click
 
 from s2mc.isa import assemble, disassemble, disassemble_word, load_program, read_text
 from s2mc.isa.errors import S2mcError
+from s2mc.isa.outputs import write_output
 from s2mc.simulator import Machine, SimFault, format_trace
+from s2mc.simulator.records import result_rows, variant_parts
 
 from .options import machine_option
 
@@ -69,7 +73,7 @@ def asm(source, output, listing):
     text = read_text(source)
     prog = assemble(text, source)
     out = output or str(Path(source).with_suffix(".obj"))
-    Path(out).write_text(prog.to_text())
+    write_output(out, prog.to_text(), what="object file")
     if listing:
         for seg in prog.segments:
             for i, w in enumerate(seg.words):
@@ -110,41 +114,118 @@ def _print_table(res) -> None:
                f"bus utilisation {res.bus_utilisation:.1%}", err=True)
 
 
+def _print_sweep(results) -> None:
+    """One row per run of a core-count sweep, with the speedup over the fewest cores."""
+    base = min(results, key=lambda r: r.config.cores)
+    head = ["cores", "cycles", "speedup" if base.config.cores == 1 else f"speedup vs {base.config.cores}c",
+            "instructions", "stall cycles", "bus wait", "mem accesses", "bus util"]
+    rows = [[str(r.config.cores), str(r.cycles), f"{base.cycles / r.cycles:.2f}" if r.cycles else "-",
+             str(r.instructions), str(r.stall_cycles), str(sum(c["bus_wait_cycles"] for c in r.cores)),
+             str(sum(c["mem_accesses"] for c in r.cores)), f"{r.bus_utilisation:.1%}"] for r in results]
+    widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(head)]
+    for line in [head, *rows]:
+        click.echo("  ".join(cell.rjust(w) for cell, w in zip(line, widths)), err=True)
+
+
+def _per_run(path: str | None, cores: int, sweep: bool) -> str | None:
+    """A --trace/--vcd file name: as given for one run, FILE-<n>c.EXT for each run of a sweep."""
+    if not path or not sweep:
+        return path
+    p = Path(path)
+    return str(p.with_name(f"{p.stem}-{cores}c{p.suffix}"))
+
+
 @click.command()
 @click.argument("program", type=click.Path(dir_okay=False))
-@machine_option("cores")
+@machine_option("cores", many=True, help="Several (1,2,4,8) run the program once per core count.")
 @machine_option("mem_latency")
 @machine_option("arbitration")
 @machine_option("engine")
 @machine_option("max_cycles")
 @machine_option("mem_words")
 @click.option("-O", "opt", default=1, show_default=True, type=click.IntRange(0, 1), help="Rz optimisation level.")
-@click.option("--trace", "trace_file", type=click.Path(dir_okay=False), help="Write a per-event log here.")
-@click.option("--vcd", type=click.Path(dir_okay=False), help="Write a VCD waveform (systemc engine).")
-@click.option("--json", "as_json", is_flag=True, help="Print the result object on stdout.")
-def run(program, cores, mem_latency, arbitration, engine, max_cycles, mem_words, opt, trace_file, vcd, as_json):
-    """Run a .rz, .s or .obj program on the simulated multicore."""
+@click.option("--trace", "trace_file", type=click.Path(dir_okay=False),
+              help="Write a per-event log here (FILE-<n>c.EXT for each core count of a sweep).")
+@click.option("--vcd", type=click.Path(dir_okay=False),
+              help="Write a VCD waveform (systemc engine; FILE-<n>c.vcd for each core count of a sweep).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the result object on stdout (a list of them for several core counts).")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False),
+              help="Write the records (Parquet, or CSV when the name ends in .csv) and a manifest.")
+@click.option("--experiment", default="", help="The records' experiment name.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def run(program, cores, mem_latency, arbitration, engine, max_cycles, mem_words, opt, trace_file, vcd, as_json,
+        out_path, experiment, quiet):
+    """Run a .rz, .s or .obj program on the simulated multicore, once per core count.
+
+    One run prints the program's output on stdout and the per-core counters on stderr; several
+    (--cores 1,2,4,8) print one summary row per run. --out writes the records (docs/records.md)."""
     prog = load_any(program, opt)
-    options = {"vcd": vcd} if vcd else {}
     if vcd and engine != "systemc":
         raise S2mcError("--vcd needs --engine systemc")
-    m = Machine(prog, cores=cores, mem_latency=mem_latency, arbitration=arbitration, max_cycles=max_cycles,
-                mem_words=mem_words, engine=engine, trace=bool(trace_file), **options)
+    sweep = len(cores) > 1
+    bar = None
+    if sweep and not quiet and sys.stderr.isatty():
+        from tqdm import tqdm
+        bar = tqdm(total=len(cores), desc="s2mc run", unit="run", leave=False)
+    results, t0 = [], time.perf_counter()
     try:
-        res = m.run()
-    except SimFault as fault:
-        if trace_file:
-            Path(trace_file).write_text(format_trace(fault.trace, prog))
-        raise
-    if trace_file:
-        Path(trace_file).write_text(format_trace(res.trace, prog))
+        for n in cores:
+            trace_n, vcd_n = _per_run(trace_file, n, sweep), _per_run(vcd, n, sweep)
+            m = Machine(prog, cores=n, mem_latency=mem_latency, arbitration=arbitration, max_cycles=max_cycles,
+                        mem_words=mem_words, engine=engine, trace=bool(trace_n), **({"vcd": vcd_n} if vcd_n else {}))
+            try:
+                res = m.run()
+            except SimFault as fault:
+                if trace_n:
+                    Path(trace_n).write_text(format_trace(fault.trace, prog))
+                if sweep:
+                    raise S2mcError(f"with --cores {n}: {fault}") from None
+                raise
+            if trace_n:
+                Path(trace_n).write_text(format_trace(res.trace, prog))
+            results.append(res)
+            if bar:
+                bar.set_postfix_str(f"{n} cores")
+                bar.update(1)
+    finally:
+        if bar:
+            bar.close()
+    wall = time.perf_counter() - t0
+    if out_path:
+        _write_records(results, program, out_path, experiment, opt, wall)
     if as_json:
-        click.echo(json.dumps(res.to_json()))
+        objs = [r.to_json() for r in results]
+        click.echo(json.dumps(objs if sweep else objs[0]))
         return
-    click.echo(res.output, nl=False)
-    if res.output and not res.output.endswith("\n"):
-        click.echo()
-    _print_table(res)
+    for res in results:
+        if sweep:
+            click.echo(f"== {res.config.cores} core{'s' if res.config.cores > 1 else ''} ==")
+        click.echo(res.output, nl=False)
+        if res.output and not res.output.endswith("\n"):
+            click.echo()
+    if sweep:
+        _print_sweep(results)
+    else:
+        _print_table(results[0])
+
+
+def _write_records(results, program: str, out_path: str, experiment: str, opt: int, wall: float) -> None:
+    from s2mc.analysis import records
+    cfg = results[0].config
+    rz = program.endswith(".rz")
+    variant = "/".join([*variant_parts(cfg.mem_latency, cfg.arbitration), *([f"O{opt}"] if rz and opt != 1 else [])])
+    rows = []
+    for res in results:
+        rows += result_rows(res, records.new_run_id("run"), experiment=experiment, workload=Path(program).stem,
+                            variant=variant)
+    df = records.make_records(rows)
+    params = dict(command="run", program=program, cores=[r.config.cores for r in results],
+                  mem_latency=cfg.mem_latency, arbitration=cfg.arbitration, engine=cfg.engine,
+                  max_cycles=cfg.max_cycles, mem_words=cfg.mem_words, experiment=experiment,
+                  wall_seconds=wall, **({"opt": opt} if rz else {}))
+    path = records.write(df, out_path, params=params)
+    click.echo(f"wrote {len(df)} records to {path}", err=True)
 
 
 COMMANDS = [info, asm, disasm, run]

@@ -8,6 +8,7 @@
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 from s2mc.isa import Program, disassemble_word
@@ -65,6 +66,7 @@ class Result:
     config: Config
     events: list[tuple[int, int, str]] = field(default_factory=list)  # (cycle, core, text)
     trace: list[tuple] = field(default_factory=list)  # (cycle, core, pc, event, wait), with trace=True
+    sim_seconds: float = 0.0   # host wall-clock seconds the engine took (Machine.run)
 
     @property
     def bus_utilisation(self) -> float:
@@ -183,7 +185,11 @@ class Machine:
         if self._ran:
             raise S2mcError("a Machine runs once; make a new one to run again")
         self._ran = True
-        return build_result(self._engine.run(), self.program, self.config)
+        t0 = time.perf_counter()
+        raw = self._engine.run()
+        result = build_result(raw, self.program, self.config)
+        result.sim_seconds = time.perf_counter() - t0
+        return result
 
 
 def format_trace(trace, program: Program) -> str:

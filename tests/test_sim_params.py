@@ -173,8 +173,8 @@ def test_s2mc_run_issue_12_reproducer():
 
 
 @pytest.mark.parametrize("args,message", [
-    (["--cores", "x"], "'--cores': 'x' is not an integer"),
-    (["--cores", ""], "'--cores': empty value"),
+    (["--cores", "1,x"], "'--cores': 'x' is not an integer"),
+    (["--cores", ""], "'--cores': empty list"),
     (["--max-cycles", "1,2"], "'--max-cycles': '1,2' is not an integer"),
     (["--arbitration", "lottery"], "'--arbitration': unknown value 'lottery' (choose fifo, fixed, round_robin)"),
 ])

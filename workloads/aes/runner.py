@@ -14,13 +14,13 @@ stacks), so any size that fits in the simulated memory runs without recompiling.
 from __future__ import annotations
 
 import functools
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from s2mc.isa.errors import S2mcError
 from s2mc.simulator import DEFAULT_MAX_CYCLES, Machine, Result
 from s2mc.simulator.params import DEFAULTS, check as check_machine
+from s2mc.simulator.records import result_rows, variant_parts
 
 HERE = Path(__file__).resolve().parent
 STYLES = ("bytes", "ttable")
@@ -78,14 +78,10 @@ class AesConfig:
         """Records `variant`: style/partition[-E], plus /L<n>, /<arbitration> and /O0 when not
         the defaults (L = 2, fifo, -O1)."""
         part = f"extended-{self.ext_blocks}" if self.partition == "extended" else self.partition
-        v = f"{self.style}/{part}"
-        if self.mem_latency != 2:
-            v += f"/L{self.mem_latency}"
-        if self.arbitration != "fifo":
-            v += f"/{self.arbitration}"
+        parts = [self.style, part, *variant_parts(self.mem_latency, self.arbitration)]
         if self.opt != 1:
-            v += f"/O{self.opt}"
-        return v
+            parts.append(f"O{self.opt}")
+        return "/".join(parts)
 
 
 @dataclass
@@ -222,9 +218,8 @@ def run_aes(data: bytes, key: bytes, counter: bytes | None = None, *, check: boo
     # src must be non-zero even for empty data (src == 0 selects the built-in FIPS-197 demo)
     m.write("src", [src])
     m.write("dst", [dst])
-    t0 = time.perf_counter()
     result = m.run()
-    seconds = time.perf_counter() - t0
+    seconds = result.sim_seconds
     out = _from_words(m.read(dst, nwords), style, n) if nwords else b""
     if check:
         want = reference(data, key, cfg.mode, cfg.direction, counter)
@@ -240,33 +235,10 @@ def run_aes(data: bytes, key: bytes, counter: bytes | None = None, *, check: boo
 # records (docs/records.md)
 # --------------------------------------------------------------------------------------------------
 
-#: Counters recorded per core and for the whole run (core -1).
-RECORD_COUNTERS = ("cycles", "instructions", "stall_cycles", "bus_wait_cycles", "bus_busy_cycles",
-                   "sync_wait_cycles", "mem_reads", "mem_writes")
-
-
 def record_rows(run: AesRun, run_id: str, experiment: str = "aes") -> list[dict]:
     """Tidy rows for one run: whole-run totals (core -1) and every core's counters."""
-    cfg, res = run.config, run.result
-    base = dict(run_id=run_id, experiment=experiment, source="sim", platform="s2",
-                workload=cfg.workload, variant=cfg.variant, engine=cfg.engine, cores=cfg.cores,
-                bytes=run.nbytes)
-    rows = []
-    total = {k: sum(c[k] for c in res.cores) for k in RECORD_COUNTERS}
-    total["cycles"] = res.cycles
-    total["bus_busy_cycles"] = res.bus_busy_cycles
-    for k in RECORD_COUNTERS:
-        rows.append(dict(base, core=-1, metric=k, value=total[k]))
-    rows.append(dict(base, core=-1, metric="mem_latency", value=cfg.mem_latency))
-    rows.append(dict(base, core=-1, metric="bus_utilisation", value=res.bus_utilisation))
-    rows.append(dict(base, core=-1, metric="sim_seconds", value=run.sim_seconds))
-    if run.sim_seconds > 0:
-        rows.append(dict(base, core=-1, metric="sim_mips",
-                         value=res.instructions / run.sim_seconds / 1e6))
-    for c in res.cores:
-        for k in RECORD_COUNTERS:
-            rows.append(dict(base, core=c["core"], metric=k, value=c[k]))
-    return rows
+    return result_rows(run.result, run_id, experiment=experiment, workload=run.config.workload,
+                       variant=run.config.variant, nbytes=run.nbytes)
 
 
 def summary(run: AesRun) -> dict:

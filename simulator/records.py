@@ -1,0 +1,52 @@
+"""A simulator run as records rows (docs/records.md): the one Result -> records conversion.
+
+    from s2mc.simulator.records import result_rows
+    rows = result_rows(result, "run-20250101T000000-abcdef", workload="spin_lock")
+    df = s2mc.analysis.records.make_records(rows)      # validates them against the schema
+
+Every counter is the engine's own, `mem_accesses` included (an `xchg` is one bus access that counts
+as one read and one write, so reads + writes is not the number of accesses). Data flows one way:
+the simulator does not import s2mc.analysis, so these are plain dicts with the schema's columns.
+"""
+from __future__ import annotations
+
+from .params import DEFAULTS
+
+#: Counters recorded for every core and, summed over the cores, for the whole run (core -1).
+#: The whole run's cycles are the largest finish cycle, and its bus busy cycles the bus's own count.
+COUNTERS = ("cycles", "instructions", "stall_cycles", "bus_wait_cycles", "bus_busy_cycles",
+            "sync_wait_cycles", "mem_reads", "mem_writes", "mem_accesses")
+
+
+def variant_parts(mem_latency: int, arbitration: str) -> list[str]:
+    """The timing parameters that differ from their defaults, as a records `variant` names them
+    (`L4`, `round_robin`): runs that differ only in them are different configurations."""
+    parts = []
+    if mem_latency != DEFAULTS["mem_latency"]:
+        parts.append(f"L{mem_latency}")
+    if arbitration != DEFAULTS["arbitration"]:
+        parts.append(arbitration)
+    return parts
+
+
+def result_rows(result, run_id: str, *, experiment: str = "", workload: str = "", variant: str = "",
+                nbytes: int = 0) -> list[dict]:
+    """Tidy rows of one run (a `s2mc.simulator.Result`): the whole run (core -1) and every core.
+
+    Whole run: the counters, the memory latency, bus utilisation, the host seconds the engine took
+    and its speed in MIPS (when the time is known). Per core: the counters.
+    """
+    cfg = result.config
+    base = dict(run_id=run_id, experiment=experiment, source="sim", platform="s2", workload=workload,
+                variant=variant, engine=cfg.engine, cores=cfg.cores, bytes=nbytes)
+    total = {k: sum(c[k] for c in result.cores) for k in COUNTERS}
+    total["cycles"] = result.cycles
+    total["bus_busy_cycles"] = result.bus_busy_cycles
+    whole = [*((k, total[k]) for k in COUNTERS), ("mem_latency", cfg.mem_latency),
+             ("bus_utilisation", result.bus_utilisation), ("sim_seconds", result.sim_seconds)]
+    if result.sim_seconds > 0:
+        whole.append(("sim_mips", result.instructions / result.sim_seconds / 1e6))
+    rows = [dict(base, core=-1, metric=k, value=v) for k, v in whole]
+    for c in result.cores:
+        rows += [dict(base, core=c["core"], metric=k, value=c[k]) for k in COUNTERS]
+    return rows
