@@ -94,3 +94,13 @@ def check(**values) -> None:
     for name, p in PARAMS.items():
         if name in values:
             p.check(values[name])
+
+
+def doc_table() -> str:
+    """The Markdown table of the parameters in docs/timing-model.md (a test keeps it current)."""
+    lines = ["| parameter | option | default | allowed | unit | meaning |", "|---|---|---|---|---|---|"]
+    for p in PARAMS.values():
+        allowed = f"{p.min}..{p.max}" if p.type == "int" else ", ".join(f"`{c}`" for c in p.choices)
+        default = p.default if p.type == "int" else f"`{p.default}`"
+        lines.append(f"| `{p.name}` | `--{p.flag}` | {default} | {allowed} | {p.unit or '-'} | {p.help} |")
+    return "\n".join(lines) + "\n"

@@ -280,3 +280,10 @@ def test_no_copied_limits_in_the_cpp_sources():
     for path in sources:
         for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             assert not copied.search(line), f"{path.relative_to(REPO)}:{i}: {line.strip()}"
+
+
+def test_the_timing_model_page_shows_the_declaration():
+    from s2mc.simulator.params import doc_table
+    page = (REPO / "docs" / "timing-model.md").read_text(encoding="utf-8")
+    assert doc_table() in page
+    assert "| `max_cycles` | `--max-cycles` | 100000000 | 1..4611686018427387904 | cycles |" in page
