@@ -1,5 +1,4 @@
-"""`s2mc aes`: the grid, records, the seed 003 comparison, the demo's command lines, and every
-error path."""
+"""`s2mc aes`: the grid, records, the seed 003 comparison, and every error path."""
 from __future__ import annotations
 
 import json
@@ -8,7 +7,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from s2mc.analysis import experiments, records
+from s2mc.analysis import records
 from s2mc.cli.main import cli
 
 
@@ -91,17 +90,6 @@ def test_fixed_key():
             "1011121314151617", "--json", "-q")
     assert r.exit_code == 0, r.output
     assert json.loads(r.stdout)["runs"][0]["workload"] == "aes-192-ecb-enc"
-
-
-@pytest.mark.parametrize("name", ["seed003_grid", "mem_latency_sweep", "arbitration_sweep"])
-def test_the_demo_command_lines_work(name, tmp_path):
-    """`s2mc demo` runs these argv lists (analysis/experiments.py); shrink the sizes only."""
-    for argv in experiments.get(name).argv(str(tmp_path / f"{name}.parquet"), quick=True):
-        argv = [a if a not in ("256",) else "32" for a in argv]
-        res = CliRunner().invoke(cli, [*argv, "-q"], catch_exceptions=False)
-        assert res.exit_code == 0, res.output
-        df = records.load([argv[argv.index("--out") + 1]])
-        assert len(df) and set(df["source"]) == {"sim"}
 
 
 @pytest.mark.parametrize("args,message", [

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from s2mc.analysis import experiments, model, records, report, seeds
+from s2mc.analysis import model, records, report, seeds
 from s2mc.cli.main import cli
 from s2mc.isa.errors import S2mcError
 
@@ -87,25 +87,6 @@ def test_reference_row_counts_and_citations():
         assert "seed" in seeds.citation(exp)
     with pytest.raises(S2mcError, match="unknown experiment"):
         seeds.load_reference("seed009_table1")
-
-
-def test_experiment_registry():
-    assert {"seed003_grid", "core_scaling", "mem_latency_sweep", "arbitration_sweep",
-            "native_thread_scaling", "seed000_block_sizes", "gpu_size_sweep"} <= set(
-        experiments.names())
-    argv = experiments.get("seed003_grid").argv("r/x.parquet")
-    assert argv == [["aes", "--cores", "1,2,3,4", "--bytes", "32,64,128,256", "--key-bits", "128",
-                     "--mode", "ecb", "--style", "bytes", "--partition", "interleaved",
-                     "--out", "r/x.parquet"]]
-    runs = experiments.get("seed000_block_sizes").argv("r/b.parquet", quick=True, n_cpu=4)
-    assert runs[0][runs[0].index("--threads") + 1] == "1,2,4"
-    assert runs[1][-1] == "r/b-1.parquet"
-    assert experiments.thread_counts(6) == "1,2,4,6"
-    for name in experiments.names():
-        for ref in experiments.get(name).reference:
-            seeds.citation(ref)
-    with pytest.raises(S2mcError, match="unknown experiment"):
-        experiments.get("nope")
 
 
 # -- report ----------------------------------------------------------------------------------------

@@ -1,0 +1,125 @@
+"""The experiment registry as data (s2mc.analysis.experiments): the grids of the standard
+experiments, running one in process with the records labelled by its name, and `s2mc demo`
+running them through the libraries (small stand-ins for the registry's grids keep it quick)."""
+import dataclasses
+
+import pytest
+from click.testing import CliRunner
+
+from s2mc import gpu
+from s2mc.analysis import experiments, records, seeds
+from s2mc.analysis.experiments import ALL_THREADS, Experiment
+from s2mc.cli.main import cli
+from s2mc.gpu.grid import GpuGrid
+from s2mc.isa.errors import S2mcError
+from s2mc.workloads import native
+from s2mc.workloads.aes.grid import AesGrid
+from s2mc.workloads.native.grid import NativeGrid
+
+needs_native = pytest.mark.skipif(not native.available(), reason="native AES extension not built")
+
+
+def test_registry():
+    assert set(experiments.DEMO) <= set(experiments.names())
+    (seed,) = experiments.get("seed003_grid").grids_for()
+    # the paper's configuration: AES-128-ECB, byte-oriented, interleaved, L = 2, fifo, 1-4 cores
+    assert (seed.cores, seed.sizes, seed.key_sizes, seed.modes, seed.styles, seed.partitions,
+            seed.mem_latencies, seed.arbitrations) == ((1, 2, 3, 4), (32, 64, 128, 256), (128,), ("ecb",),
+                                                       ("bytes",), ("interleaved",), (2,), ("fifo",))
+    coarse, extended = experiments.get("seed000_block_sizes").grids_for(quick=True, n_cpu=4)
+    assert coarse.threads == extended.threads == (1, 2, 4)
+    assert (coarse.strategies, extended.strategies, extended.block_bytes) == (("coarse",), ("extended",), (1024,))
+    assert len(experiments.get("seed000_block_sizes").grids_for()[1].block_bytes) == 4
+    for name in experiments.names():
+        for ref in experiments.get(name).reference:
+            seeds.citation(ref)
+    with pytest.raises(S2mcError, match="unknown experiment 'nope'"):
+        experiments.get("nope")
+
+
+@pytest.mark.parametrize("n,counts", [(1, (1,)), (2, (1, 2)), (6, (1, 2, 4, 6)), (8, (1, 2, 4, 8))])
+def test_thread_counts(n, counts):
+    assert experiments.thread_counts(n) == counts
+
+
+def test_run_writes_records_labelled_with_the_experiment(tmp_path):
+    exp = dataclasses.replace(experiments.get("mem_latency_sweep"),
+                              grids=(AesGrid(cores=(1, 2), sizes=(32,), mem_latencies=(1, 4)),))
+    lines = []
+    path, n = experiments.run(exp, tmp_path, log=lines.append)
+    assert path == tmp_path / "mem_latency_sweep.parquet" and lines
+    df = records.read(path)
+    assert len(df) == n and set(df["experiment"]) == {"mem_latency_sweep"}
+    whole = df[(df["core"] == -1) & (df["metric"] == "cycles")]
+    assert sorted(zip(whole["variant"], whole["cores"])) == [
+        ("bytes/interleaved/L1", 1), ("bytes/interleaved/L1", 2), ("bytes/interleaved/L4", 1),
+        ("bytes/interleaved/L4", 2)]
+    assert whole["run_id"].nunique() == 4
+    manifest = records.read_manifest(records.manifest_path_for(path))["params"]
+    assert manifest["experiment"] == "mem_latency_sweep" and manifest["grids"][0]["mem_latency"] == [1, 4]
+
+
+@needs_native
+def test_run_a_native_experiment_on_the_hosts_threads(tmp_path):
+    exp = Experiment("native_small", "t", "native", (NativeGrid(threads=ALL_THREADS, sizes=(4096,), min_seconds=0,
+                                                                min_reps=1),))
+    path, _ = experiments.run(exp, tmp_path, n_cpu=2)
+    df = records.read(path)
+    assert set(df["cores"]) == {1, 2} and set(df["experiment"]) == {"native_small"}
+
+
+def test_an_experiment_that_cannot_run_here_says_why(monkeypatch, tmp_path):
+    monkeypatch.setattr(gpu, "status", lambda: {"built": True, "gpu_present": False, "devices": [],
+                                                "reason": "no GPU: testing"})
+    assert experiments.unavailable("cuda") == "no GPU: testing"
+    with pytest.raises(S2mcError, match="^gpu_size_sweep: no GPU: testing$"):
+        experiments.run("gpu_size_sweep", tmp_path)
+    assert experiments.unavailable("sim") == ""
+
+
+def _small_registry(monkeypatch, **grids):
+    """The demo's experiments with small grids (the registry's quick forms take seconds each)."""
+    registry = dict(experiments.REGISTRY)
+    for name, grid in grids.items():
+        registry[name] = dataclasses.replace(registry[name], grids=(grid,), quick=())
+    monkeypatch.setattr(experiments, "REGISTRY", registry)
+
+
+@needs_native
+def test_demo_runs_the_experiments_in_process(monkeypatch, tmp_path):
+    small = AesGrid(cores=(1, 2), sizes=(32,))
+    fast = dict(min_seconds=0, min_reps=1, sizes=(4096,), threads=ALL_THREADS)
+    _small_registry(monkeypatch, seed003_grid=small, core_scaling=small, mem_latency_sweep=small,
+                    arbitration_sweep=AesGrid(cores=(1,), sizes=(32,), arbitrations=("fifo", "fixed")),
+                    native_thread_scaling=NativeGrid(**fast),
+                    seed000_block_sizes=NativeGrid(strategies=("coarse",), **fast),
+                    gpu_size_sweep=GpuGrid(sizes=(1 << 20,)))
+    res = CliRunner().invoke(cli, ["demo", "--results", str(tmp_path / "res"), "--out", str(tmp_path / "rep"),
+                                   "--skip", "gpu"])
+    assert res.exit_code == 0, res.output
+    assert "Skipped: gpu: left out (--skip gpu)" in res.output and "Report:" in res.output
+    files = sorted((tmp_path / "res" / "demo").glob("*.parquet"))
+    names = [n for n in experiments.DEMO if n != "gpu_size_sweep"]
+    assert sorted(p.stem for p in files) == sorted(names)
+    for p in files:
+        assert set(records.read(p)["experiment"]) == {p.stem}
+    assert (tmp_path / "rep" / "report.html").exists()
+
+
+def test_demo_goes_on_after_a_failed_experiment(monkeypatch, tmp_path):
+    import pandas as pd
+
+    from s2mc.analysis import report
+    # the report is checked above; here only which experiments ran
+    monkeypatch.setattr(report, "build", lambda *a, **k: {"main_table": pd.DataFrame(), "plots": [],
+                                                          "md": "report.md", "html": "report.html"})
+    _small_registry(monkeypatch, seed003_grid=AesGrid(cores=(1,), sizes=(40,)),   # ECB needs whole blocks
+                    core_scaling=AesGrid(cores=(1,), sizes=(16,)), mem_latency_sweep=AesGrid(cores=(1,), sizes=(16,)),
+                    arbitration_sweep=AesGrid(cores=(1,), sizes=(16,)))
+    res = CliRunner().invoke(cli, ["demo", "--results", str(tmp_path / "res"), "--out", str(tmp_path / "rep"),
+                                   "--skip", "native", "--skip", "gpu"])
+    assert res.exit_code == 0, res.output
+    assert "! failed: --bytes: ECB needs whole 16-byte blocks; 40 is not a multiple of 16" in res.output
+    assert "seed003_grid: failed" in res.output
+    assert sorted(p.stem for p in (tmp_path / "res" / "demo").glob("*.parquet")) == [
+        "arbitration_sweep", "core_scaling", "mem_latency_sweep"]
