@@ -6,6 +6,7 @@ from pathlib import Path
 import click
 
 from s2mc.isa.errors import S2mcError
+from s2mc.isa.outputs import write_output
 
 
 @click.command("compile")
@@ -27,12 +28,10 @@ def compile_cmd(source, output, opt):
     except UnicodeDecodeError:
         raise S2mcError(f"{source}: not a text file") from None
     result = compile_rz(text, opt=opt, filename=source)
-    if output == "-":
-        click.echo(result.asm, nl=False)
-        return
     out = output or str(Path(source).with_suffix(".s"))
-    Path(out).write_text(result.asm)
-    click.echo(f"wrote {out}", err=True)
+    write_output(out, result.asm, what="assembly")
+    if out != "-":
+        click.echo(f"wrote {out}", err=True)
 
 
 COMMANDS = [compile_cmd]

@@ -79,7 +79,8 @@ def asm(source, output, listing):
             for i, w in enumerate(seg.words):
                 body = disassemble_word(w) if seg.kind == "code" else str(w)
                 click.echo(f"{seg.kind:4} {seg.addr + i:6}  {w & 0xFFFFFFFF:08x}  {body}")
-    click.echo(f"wrote {out}", err=True)
+    if out != "-":
+        click.echo(f"wrote {out}", err=True)
 
 
 @click.command()

@@ -1,0 +1,299 @@
+"""Every file s2mc writes goes through here: object files, listings, traces, records, AES output.
+
+Why in s2mc.isa: it is the lowest layer, which every other component already imports (errors.py
+lives here too) and which imports nothing of s2mc, so the assembler, the compiler, the simulator's
+CLI, the analysis layer and both AES backends share one set of output rules without any of them
+depending on another.
+
+The rules (those of `openssl enc -out`, made atomic for regular files):
+- `-` is stdout.
+- A regular file (or a new one) is written to a temporary `.NAME.XXXX.part` file in the same folder,
+  created 0600 (it may hold plaintext), fsync'ed and renamed over the target only when everything
+  succeeded. A replaced file keeps its mode and, where the process may set it, its owner and group;
+  a new file gets 0666 & ~umask. On any failure the temporary file is removed and the old file is
+  left as it was.
+- Symbolic links are followed: the file they point at is written, the link stays.
+- Character and block devices and FIFOs are opened and written directly (`--out /dev/null` stays
+  /dev/null).
+- A path ending in `/` or naming a directory is a one-line error.
+- SIGTERM and SIGHUP (like SIGINT, which arrives as KeyboardInterrupt) remove the temporary file
+  before the process dies of the signal.
+- Every error is an S2mcError that names the path.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import stat
+import sys
+import tempfile
+from contextlib import contextmanager
+from typing import IO, Iterator
+
+from .errors import S2mcError
+
+STDOUT = "-"
+
+# Temporary files being written now; the signal handler removes them.
+_live: set[str] = set()
+_handled: set[int] = set()
+_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+def _on_signal(signum, frame):  # noqa: ARG001 - signal handler signature
+    for path in list(_live):
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+        _live.discard(path)
+    # Die of the signal as if no handler had been installed (exit status 128 + signum in a shell).
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+
+
+def _install_signal_handlers() -> None:
+    """Handle SIGTERM/SIGHUP where they would kill the process anyway (never where they are
+    ignored, as under nohup, or handled by someone else)."""
+    for sig in _SIGNALS:
+        if sig in _handled:
+            continue
+        try:
+            if signal.getsignal(sig) is signal.SIG_DFL:
+                signal.signal(sig, _on_signal)
+            _handled.add(sig)
+        except ValueError:  # not the main thread: the caller's cleanup (finally) still runs
+            return
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def display(path: str | os.PathLike) -> str:
+    p = os.fspath(path)
+    return "stdout" if p == STDOUT else p
+
+
+def _error(path, what: str, exc: OSError) -> S2mcError:
+    return S2mcError(f"{display(path)}: cannot write {what} ({exc.strerror or exc})")
+
+
+class _Guarded:
+    """A file object whose write errors (ENOSPC, EFBIG, EIO, EPIPE, ...) name the output path."""
+
+    def __init__(self, f, path, what: str):
+        self._f, self._path, self._what = f, path, what
+
+    def write(self, data):
+        try:
+            return self._f.write(data)
+        except OSError as exc:
+            raise _error(self._path, self._what, exc) from None
+
+    def writelines(self, lines):
+        for line in lines:
+            self.write(line)
+
+    def flush(self):
+        try:
+            self._f.flush()
+        except OSError as exc:
+            raise _error(self._path, self._what, exc) from None
+
+    def __getattr__(self, name):
+        return getattr(self._f, name)
+
+
+class _Target:
+    """Where an output path really goes: 'stdout', 'direct' (device/FIFO) or 'replace'."""
+
+    def __init__(self, path, what: str):
+        self.path = os.fspath(path)
+        self.what = what
+        self.st: os.stat_result | None = None
+        if self.path == "":
+            raise S2mcError(f"{what}: empty output path")
+        if self.path == STDOUT:
+            self.kind, self.real = "stdout", STDOUT
+            return
+        if self.path.endswith(("/", os.sep)):
+            raise S2mcError(f"{self.path}: is a directory; name an output file, not a folder")
+        self.real = os.path.realpath(self.path)
+        try:
+            self.st = os.stat(self.real)
+        except FileNotFoundError:
+            self.st = None
+        except OSError as exc:
+            raise _error(self.path, what, exc) from None
+        mode = self.st.st_mode if self.st else 0
+        if self.st is None or stat.S_ISREG(mode):
+            self.kind = "replace"
+            parent = os.path.dirname(self.real)
+            if not os.path.isdir(parent):
+                raise S2mcError(f"{self.path}: cannot write {what}: folder {parent} does not exist")
+        elif stat.S_ISDIR(mode):
+            raise S2mcError(f"{self.path}: is a directory; name an output file, not a folder")
+        elif stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISFIFO(mode):
+            self.kind = "direct"
+        else:
+            raise S2mcError(f"{self.path}: cannot write {what}: not a regular file, device or FIFO")
+
+
+def resolve(path: str | os.PathLike) -> str:
+    """The file an output path writes (symlinks followed; '-' stays '-'), for same-file checks."""
+    p = os.fspath(path)
+    return p if p == STDOUT else os.path.realpath(p)
+
+
+class Output:
+    """One output by the rules above, for writers that cannot use a `with` block (a sink that
+    lives across calls): `f = out.open()`, write to f, then `out.commit()` or `out.discard()`.
+
+    Writes through `f` raise S2mcError naming the path; so do open() and commit().
+    """
+
+    def __init__(self, path: str | os.PathLike, mode: str = "wb", *, what: str = "output",
+                 encoding: str = "utf-8", buffering: int = -1):
+        if mode not in ("w", "wb"):
+            raise ValueError(f"Output: mode must be 'w' or 'wb', not {mode!r}")
+        self.path, self.what = os.fspath(path), what
+        self._mode, self._buffering = mode, buffering
+        self._kw = {"encoding": encoding} if mode == "w" else {}
+        self._target = _Target(path, what)
+        self._file = None
+        self._tmp: str | None = None
+
+    def _fail(self, exc: OSError) -> S2mcError:
+        return _error(self.path, self.what, exc)
+
+    def open(self) -> IO:
+        t = self._target
+        if t.kind == "stdout":
+            self._file = sys.stdout if self._mode == "w" else sys.stdout.buffer
+        elif t.kind == "direct":
+            try:
+                fd = os.open(t.real, os.O_WRONLY | getattr(os, "O_CLOEXEC", 0))
+            except OSError as exc:
+                raise self._fail(exc) from None
+            self._file = os.fdopen(fd, self._mode, buffering=self._buffering, **self._kw)
+        else:
+            parent, name = os.path.split(t.real)
+            _install_signal_handlers()
+            try:
+                # mkstemp creates the file 0600 with O_EXCL: nobody else can read what goes in.
+                fd, self._tmp = tempfile.mkstemp(dir=parent, prefix=f".{name}.", suffix=".part")
+            except OSError as exc:
+                raise self._fail(exc) from None
+            _live.add(self._tmp)
+            try:
+                self._file = os.fdopen(fd, self._mode, buffering=self._buffering, **self._kw)
+            except BaseException:
+                os.close(fd)
+                self.discard()
+                raise
+        return _Guarded(self._file, self.path, self.what)
+
+    def commit(self) -> None:
+        """Finish: flush, and for a regular file fsync and rename over the target."""
+        f, t = self._file, self._target
+        if f is None:
+            raise ValueError("Output.commit: not open")
+        try:
+            f.flush()
+            if t.kind == "replace":
+                _copy_metadata(f.fileno(), t.st)
+                os.fsync(f.fileno())
+            if t.kind != "stdout":
+                f.close()
+            if self._tmp is not None:
+                os.replace(self._tmp, t.real)
+        except OSError as exc:
+            self.discard()
+            raise self._fail(exc) from None
+        if self._tmp is not None:
+            _live.discard(self._tmp)
+            self._tmp = None
+            _fsync_dir(os.path.dirname(t.real))
+        self._file = None
+
+    def discard(self) -> None:
+        """Give up: close, and remove the temporary file (the old target stays as it was)."""
+        f, self._file = self._file, None
+        if f is not None and self._target.kind != "stdout":
+            try:
+                f.close()
+            except OSError:
+                pass
+        if self._tmp is not None:
+            _discard(self._tmp)
+            self._tmp = None
+
+
+@contextmanager
+def open_output(path: str | os.PathLike, mode: str = "wb", *, what: str = "output",
+                encoding: str = "utf-8", buffering: int = -1) -> Iterator[IO]:
+    """Open `path` for writing by the rules above; yields a file object (text for mode "w").
+
+    The output appears (atomically, for a regular file) when the block ends without an exception;
+    otherwise nothing is left behind.
+    """
+    out = Output(path, mode, what=what, encoding=encoding, buffering=buffering)
+    f = out.open()
+    try:
+        yield f
+    except BaseException:
+        out.discard()
+        raise
+    out.commit()
+
+
+def _discard(tmp: str) -> None:
+    _live.discard(tmp)
+    try:
+        os.unlink(tmp)
+    except OSError:
+        pass
+
+
+def _copy_metadata(fd: int, old: os.stat_result | None) -> None:
+    """Give the finished temporary file the mode (and owner) the output should have."""
+    if old is None:
+        os.fchmod(fd, 0o666 & ~_umask())  # what open(2) with 0666 (openssl enc) would create
+        return
+    if (old.st_uid, old.st_gid) != (os.geteuid(), os.getegid()):
+        try:
+            os.fchown(fd, old.st_uid, old.st_gid)
+        except PermissionError:
+            try:  # not root: the group can still be kept when we belong to it
+                os.fchown(fd, -1, old.st_gid)
+            except PermissionError:
+                pass
+    # After chown, which clears set-id bits.
+    os.fchmod(fd, stat.S_IMODE(old.st_mode))
+
+
+def _fsync_dir(folder: str) -> None:
+    """Make the rename durable (best effort: some file systems cannot fsync a folder, and the
+    output is complete either way)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def write_output(path: str | os.PathLike, data: str | bytes, *, what: str = "output") -> None:
+    """Write all of `data` (text as UTF-8) to `path` by the rules above."""
+    with open_output(path, "w" if isinstance(data, str) else "wb", what=what) as f:
+        f.write(data)
+
+
+__all__ = ["STDOUT", "Output", "open_output", "write_output", "resolve", "display"]
