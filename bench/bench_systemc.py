@@ -2,7 +2,7 @@
 in one run (target for systemc: >= 5 MIPS, with the fast/systemc ratio reported).
 
 Programs: the fast engine's memory-heavy loop (2 bus accesses in 9 instructions, bus saturated from
-4 cores) and, when the compiler is there, the compiled Rz teaching program fib.rz (-O1, about 39%
+4 cores) and the compiled Rz teaching program fib.rz (-O1, about 39%
 of instructions use the bus). Times are wall-clock of Machine.run(), best of 3; for the systemc
 engine that includes starting the child process and exchanging files.
 
@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+from s2mc.compiler import compile as compile_rz
 from s2mc.isa import assemble
 from s2mc.simulator import Machine, systemc_engine
 
@@ -32,14 +33,9 @@ def measure(prog, engine: str, cores: int, repeat: int = 3):
 
 def programs():
     yield "loop", {c: assemble(LOOP.format(iters=2_000_000 // c)) for c in (1, 4, 8)}
-    try:
-        from s2mc.compiler import compile as compile_rz
-    except ImportError:
-        return
     src = Path(__file__).resolve().parent.parent / "workloads" / "rz" / "fib.rz"
-    if src.exists():
-        prog = compile_rz(src.read_text(), opt=1, filename=str(src)).program
-        yield "fib.rz", {c: prog for c in (1, 4, 8)}
+    prog = compile_rz(src.read_text(), opt=1, filename=str(src)).program
+    yield "fib.rz", {c: prog for c in (1, 4, 8)}
 
 
 def main() -> int:

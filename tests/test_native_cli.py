@@ -6,8 +6,9 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-native = pytest.importorskip("s2mc.workloads.native")
-if not native.available():  # pragma: no cover
+from s2mc.workloads import native
+
+if not native.available():  # pragma: no cover - only with S2MC_WITH_NATIVE=OFF
     pytest.skip("native AES extension not built", allow_module_level=True)
 
 from s2mc.analysis import records  # noqa: E402

@@ -4,10 +4,10 @@ import itertools
 
 import pytest
 
+from s2mc.workloads.aes import runner as aes
 from systemc_helpers import needs_systemc
 
 pytestmark = needs_systemc
-aes = pytest.importorskip("s2mc.workloads.aes.runner")
 
 KEY = bytes(range(16))
 DATA = bytes((7 * i + 3) & 0xFF for i in range(64))

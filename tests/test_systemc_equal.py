@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import s2gen
 import test_sim_cycles as golden
+from s2mc.compiler import compile as compile_rz
 from s2mc.isa import assemble
 from s2mc.simulator.reference import ReferenceMachine
 from systemc_helpers import assert_same, needs_systemc
@@ -56,9 +57,8 @@ def _teaching_programs():
 @pytest.mark.parametrize("name,kind,path", _teaching_programs(), ids=[p[0] for p in _teaching_programs()])
 def test_teaching_programs(name, kind, path):
     if kind.startswith("rz"):
-        compiler = pytest.importorskip("s2mc.compiler")
         opt = int(kind[2:] or 1)
-        prog = compiler.compile(Path(path).read_text(), opt=opt, filename=path).program
+        prog = compile_rz(Path(path).read_text(), opt=opt, filename=path).program
     else:
         prog = assemble(Path(path).read_text(), path)
     for cores, latency, arb in [(1, 2, "fifo"), (2, 1, "fixed"), (4, 2, "round_robin"), (8, 5, "fifo"),
