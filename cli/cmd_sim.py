@@ -1,0 +1,222 @@
+"""`s2mc info`, `asm`, `disasm` and `run` (docs/architecture.md)."""
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+import time
+from importlib import metadata
+from pathlib import Path
+
+import click
+
+from s2mc.isa import assemble, disassemble, disassemble_word, load_program, read_text
+from s2mc.isa.errors import S2mcError
+from s2mc.isa.outputs import write_output
+from s2mc.simulator import Machine, SimFault, format_trace
+from s2mc.simulator.records import result_rows, variant_parts
+
+from .options import machine_option
+
+
+def _cpu_features() -> list[str]:
+    try:
+        flags = next(line for line in Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("flags"))
+    except (OSError, StopIteration):
+        return []
+    have = set(flags.split(":", 1)[1].split())
+    return [f for f in ("sse4_2", "aes", "pclmulqdq", "avx2", "avx512f", "vaes", "vpclmulqdq") if f in have]
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def info(as_json):
+    """Versions, built engines and backends, CPU features and GPU."""
+    facts = {"s2mc": metadata.version("s2mc"), "python": platform.python_version(),
+             "platform": platform.platform(), "cpu": platform.processor() or platform.machine(),
+             "cpu_features": _cpu_features(), "cpu_count": os.cpu_count()}
+    from s2mc import gpu
+    from s2mc.simulator import systemc_engine
+    from s2mc.workloads import native
+
+    facts["engines"] = {"fast": True, "systemc": systemc_engine.available()}
+    facts["native"] = native.info()
+    facts["cuda"] = gpu.status()
+    if as_json:
+        click.echo(json.dumps(facts, indent=2, default=str))
+        return
+    for key, value in facts.items():
+        if isinstance(value, dict):
+            value = ", ".join(f"{k}={v}" for k, v in value.items())
+        elif isinstance(value, list):
+            value = " ".join(value) or "-"
+        click.echo(f"{key:>13}: {value}")
+
+
+@click.command()
+@click.argument("source", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Object file (default: SOURCE with .obj).")
+@click.option("--listing", is_flag=True, help="Also print a listing: address, word, source line.")
+def asm(source, output, listing):
+    """Assemble an S2 assembly file into a text object file."""
+    text = read_text(source)
+    prog = assemble(text, source)
+    out = output or str(Path(source).with_suffix(".obj"))
+    write_output(out, prog.to_text(), what="object file")
+    if listing:
+        for seg in prog.segments:
+            for i, w in enumerate(seg.words):
+                body = disassemble_word(w) if seg.kind == "code" else str(w)
+                click.echo(f"{seg.kind:4} {seg.addr + i:6}  {w & 0xFFFFFFFF:08x}  {body}")
+    if out != "-":
+        click.echo(f"wrote {out}", err=True)
+
+
+@click.command()
+@click.argument("objfile", type=click.Path(dir_okay=False))
+def disasm(objfile):
+    """Disassemble an object file back into assembly (which reassembles to the same words)."""
+    click.echo(disassemble(load_program(objfile)), nl=False)
+
+
+def load_any(path: str, opt: int):
+    """A Program from .rz (compiled), .s (assembled) or .obj."""
+    if path.endswith(".rz"):
+        source = read_text(path)
+        from s2mc.compiler import compile as compile_rz
+        return compile_rz(source, opt=opt, filename=path).program
+    if not path.endswith((".s", ".obj")):
+        raise S2mcError(f"{path}: expected a .rz, .s or .obj file")
+    if not Path(path).exists():
+        raise S2mcError(f"{path}: no such file")
+    return load_program(path)
+
+
+def _print_table(res) -> None:
+    cols = ("core", "instructions", "cycles", "stall_cycles", "bus_wait_cycles", "mem_reads", "mem_writes",
+            "sync_wait_cycles")
+    head = ["core", "instr", "cycles", "stalls", "bus wait", "reads", "writes", "sync wait"]
+    widths = [max(len(h), 8) for h in head]
+    click.echo("  ".join(h.rjust(w) for h, w in zip(head, widths)), err=True)
+    for c in res.cores:
+        click.echo("  ".join(str(c[k]).rjust(w) for k, w in zip(cols, widths)), err=True)
+    click.echo(f"total: {res.cycles} cycles, {res.instructions} instructions, {res.stall_cycles} stall cycles, "
+               f"bus utilisation {res.bus_utilisation:.1%}", err=True)
+
+
+def _print_sweep(results) -> None:
+    """One row per run of a core-count sweep, with the speedup over the fewest cores."""
+    base = min(results, key=lambda r: r.config.cores)
+    head = ["cores", "cycles", "speedup" if base.config.cores == 1 else f"speedup vs {base.config.cores}c",
+            "instructions", "stall cycles", "bus wait", "mem accesses", "bus util"]
+    rows = [[str(r.config.cores), str(r.cycles), f"{base.cycles / r.cycles:.2f}" if r.cycles else "-",
+             str(r.instructions), str(r.stall_cycles), str(sum(c["bus_wait_cycles"] for c in r.cores)),
+             str(sum(c["mem_accesses"] for c in r.cores)), f"{r.bus_utilisation:.1%}"] for r in results]
+    widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(head)]
+    for line in [head, *rows]:
+        click.echo("  ".join(cell.rjust(w) for cell, w in zip(line, widths)), err=True)
+
+
+def _per_run(path: str | None, cores: int, sweep: bool) -> str | None:
+    """A --trace/--vcd file name: as given for one run, FILE-<n>c.EXT for each run of a sweep."""
+    if not path or not sweep:
+        return path
+    p = Path(path)
+    return str(p.with_name(f"{p.stem}-{cores}c{p.suffix}"))
+
+
+@click.command()
+@click.argument("program", type=click.Path(dir_okay=False))
+@machine_option("cores", many=True, help="Several (1,2,4,8) run the program once per core count.")
+@machine_option("mem_latency")
+@machine_option("arbitration")
+@machine_option("engine")
+@machine_option("max_cycles")
+@machine_option("mem_words")
+@click.option("-O", "opt", default=1, show_default=True, type=click.IntRange(0, 1), help="Rz optimisation level.")
+@click.option("--trace", "trace_file", type=click.Path(dir_okay=False),
+              help="Write a per-event log here (FILE-<n>c.EXT for each core count of a sweep).")
+@click.option("--vcd", type=click.Path(dir_okay=False),
+              help="Write a VCD waveform (systemc engine; FILE-<n>c.vcd for each core count of a sweep).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the result object on stdout (a list of them for several core counts).")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False),
+              help="Write the records (Parquet, or CSV when the name ends in .csv) and a manifest.")
+@click.option("--experiment", default="", help="The records' experiment name.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def run(program, cores, mem_latency, arbitration, engine, max_cycles, mem_words, opt, trace_file, vcd, as_json,
+        out_path, experiment, quiet):
+    """Run a .rz, .s or .obj program on the simulated multicore, once per core count.
+
+    One run prints the program's output on stdout and the per-core counters on stderr; several
+    (--cores 1,2,4,8) print one summary row per run. --out writes the records (docs/records.md)."""
+    prog = load_any(program, opt)
+    if vcd and engine != "systemc":
+        raise S2mcError("--vcd needs --engine systemc")
+    sweep = len(cores) > 1
+    bar = None
+    if sweep and not quiet and sys.stderr.isatty():
+        from tqdm import tqdm
+        bar = tqdm(total=len(cores), desc="s2mc run", unit="run", leave=False)
+    results, t0 = [], time.perf_counter()
+    try:
+        for n in cores:
+            trace_n, vcd_n = _per_run(trace_file, n, sweep), _per_run(vcd, n, sweep)
+            m = Machine(prog, cores=n, mem_latency=mem_latency, arbitration=arbitration, max_cycles=max_cycles,
+                        mem_words=mem_words, engine=engine, trace=bool(trace_n), **({"vcd": vcd_n} if vcd_n else {}))
+            try:
+                res = m.run()
+            except SimFault as fault:
+                if trace_n:
+                    Path(trace_n).write_text(format_trace(fault.trace, prog))
+                if sweep:
+                    raise S2mcError(f"with --cores {n}: {fault}") from None
+                raise
+            if trace_n:
+                Path(trace_n).write_text(format_trace(res.trace, prog))
+            results.append(res)
+            if bar:
+                bar.set_postfix_str(f"{n} cores")
+                bar.update(1)
+    finally:
+        if bar:
+            bar.close()
+    wall = time.perf_counter() - t0
+    if out_path:
+        _write_records(results, program, out_path, experiment, opt, wall)
+    if as_json:
+        objs = [r.to_json() for r in results]
+        click.echo(json.dumps(objs if sweep else objs[0]))
+        return
+    for res in results:
+        if sweep:
+            click.echo(f"== {res.config.cores} core{'s' if res.config.cores > 1 else ''} ==")
+        click.echo(res.output, nl=False)
+        if res.output and not res.output.endswith("\n"):
+            click.echo()
+    if sweep:
+        _print_sweep(results)
+    else:
+        _print_table(results[0])
+
+
+def _write_records(results, program: str, out_path: str, experiment: str, opt: int, wall: float) -> None:
+    from s2mc.analysis import records
+    cfg = results[0].config
+    rz = program.endswith(".rz")
+    variant = "/".join([*variant_parts(cfg.mem_latency, cfg.arbitration), *([f"O{opt}"] if rz and opt != 1 else [])])
+    rows = []
+    for res in results:
+        rows += result_rows(res, records.new_run_id("run"), experiment=experiment, workload=Path(program).stem,
+                            variant=variant)
+    df = records.make_records(rows)
+    params = dict(command="run", program=program, cores=[r.config.cores for r in results],
+                  mem_latency=cfg.mem_latency, arbitration=cfg.arbitration, engine=cfg.engine,
+                  max_cycles=cfg.max_cycles, mem_words=cfg.mem_words, experiment=experiment,
+                  wall_seconds=wall, **({"opt": opt} if rz else {}))
+    path = records.write(df, out_path, params=params)
+    click.echo(f"wrote {len(df)} records to {path}", err=True)
+
+
+COMMANDS = [info, asm, disasm, run]
