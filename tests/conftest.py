@@ -1,7 +1,9 @@
 """Shared pytest setup: keep hypothesis deterministic and quick by default (profile 'ci');
 `HYPOTHESIS_PROFILE=thorough` runs thousands of examples."""
 import os
+import stat
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile("ci", max_examples=300, deadline=None, derandomize=True,
@@ -9,3 +11,22 @@ settings.register_profile("ci", max_examples=300, deadline=None, derandomize=Tru
 settings.register_profile("thorough", max_examples=5000, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture
+def null_device(tmp_path):
+    """A character device that discards what is written, to test outputs onto devices with.
+
+    As root this is a private node (1, 3) in tmp_path, not /dev/null itself: a regression that
+    replaced device nodes would otherwise replace the machine's /dev/null. Without root /dev/null is
+    safe to use, since only root can replace it."""
+    if os.geteuid() != 0:
+        return "/dev/null"
+    node = tmp_path / "null"
+    try:
+        os.mknod(node, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+        with open(node, "wb") as f:
+            f.write(b"x")
+    except OSError as exc:
+        pytest.skip(f"cannot make a private character device ({exc.strerror})")
+    return str(node)

@@ -105,10 +105,10 @@ def test_keyboard_interrupt_removes_the_temporary_file(tmp_path):
     assert names(tmp_path) == []
 
 
-def test_dev_null_is_written_through_not_replaced():
-    before = os.stat("/dev/null")
-    write_output("/dev/null", b"x" * 100)
-    after = os.stat("/dev/null")
+def test_dev_null_is_written_through_not_replaced(null_device):
+    before = os.stat(null_device)
+    write_output(null_device, b"x" * 100)
+    after = os.stat(null_device)
     assert stat.S_ISCHR(after.st_mode) and after.st_rdev == before.st_rdev and after.st_ino == before.st_ino
 
 
@@ -320,12 +320,13 @@ def test_compile_onto_a_full_disk_keeps_the_old_listing(tmp_path):
     assert out.read_text() == "old listing\n" and names(tmp_path) == ["p.rz", "p.s"]
 
 
-def test_asm_to_dev_null_and_stdout(tmp_path):
+def test_asm_to_dev_null_and_stdout(tmp_path, null_device):
     src = REPO / "workloads" / "asm" / "parallel_sum.s"
-    res = CliRunner().invoke(cli, ["asm", str(src), "-o", "/dev/null"])
-    assert res.exit_code == 0 and stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    res = CliRunner().invoke(cli, ["asm", str(src), "-o", null_device])
+    assert res.exit_code == 0 and stat.S_ISCHR(os.stat(null_device).st_mode)
     res = CliRunner().invoke(cli, ["asm", str(src), "-o", "-"])
     assert res.exit_code == 0
+    (tmp_path / "null").unlink(missing_ok=True)
     res2 = CliRunner().invoke(cli, ["asm", str(src), "-o", str(tmp_path / "p.obj")])
     assert res2.exit_code == 0 and res.output == (tmp_path / "p.obj").read_text()
 
