@@ -1,10 +1,9 @@
-"""`s2mc native` (the native CPU AES grid, optionally against OpenSSL) and `s2mc encrypt` /
-`s2mc decrypt` (streaming AES-CTR files, byte-identical to `openssl enc -aes-*-ctr`)."""
+"""`s2mc native`: the native CPU AES grid, optionally against OpenSSL (`s2mc encrypt` / `decrypt`
+are in cmd_crypt.py)."""
 from __future__ import annotations
 
 import json
 import sys
-import time
 
 import click
 
@@ -120,47 +119,4 @@ def native_cmd(threads, sizes, impls, strategies, block_bytes, key_bits, vs_open
                               indent=2, default=str))
 
 
-def _file_command(name: str, verb: str):
-    @click.command(name)
-    @click.option("--in", "in_path", required=True, type=click.Path(dir_okay=True), help="Input file.")
-    @click.option("--out", "out_path", required=True, type=click.Path(), help="Output file (replaced "
-                  "atomically when the run succeeds).")
-    @click.option("--key", required=True, help="Key as 32, 48 or 64 hex digits (AES-128/192/256).")
-    @click.option("--iv", required=True, help="Initial counter block as 32 hex digits.")
-    @click.option("--backend", type=click.Choice(["native", "cuda"]), default="native", show_default=True)
-    @click.option("--impl", default="auto", show_default=True, help="Native implementation.")
-    @click.option("--threads", type=int, default=1, show_default=True, help="OpenMP threads (native).")
-    @click.option("--chunk-bytes", default="4M", show_default=True, help="Pipeline chunk size.")
-    @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary on stdout.")
-    @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-    def cmd(in_path, out_path, key, iv, backend, impl, threads, chunk_bytes, as_json, quiet):
-        from s2mc.workloads.native import encrypt_file, parse_iv_hex, parse_key_hex
-
-        k = parse_key_hex(key)
-        c = parse_iv_hex(iv)
-        if threads < 1:
-            raise S2mcError(f"--threads: {threads} is not a valid thread count (must be >= 1)")
-        chunk = parse_size(chunk_bytes, "--chunk-bytes")
-        if chunk < 16 or chunk % 16:
-            raise S2mcError(f"--chunk-bytes: {chunk_bytes!r} must be a positive multiple of 16 bytes")
-        t0 = time.perf_counter()
-        n = encrypt_file(in_path, out_path, k, c, backend=backend, impl=impl, threads=threads,
-                         chunk_bytes=chunk, progress=not quiet and sys.stderr.isatty())
-        secs = time.perf_counter() - t0
-        if as_json:
-            click.echo(json.dumps({"command": name, "in": in_path, "out": out_path, "bytes": n,
-                                   "key_bits": len(k) * 8, "backend": backend, "seconds": secs,
-                                   "gb_per_s": n / secs / 1e9 if secs > 0 else None}))
-        elif not quiet:
-            click.echo(f"{verb} {n} bytes with AES-{len(k) * 8}-CTR ({backend}) in {secs:.3f} s "
-                       f"-> {out_path}", err=True)
-
-    cmd.__doc__ = (f"{verb.capitalize()} a file with AES-CTR (streaming; output identical to "
-                   f"`openssl enc {'-d ' if name == 'decrypt' else ''}-aes-N-ctr -K KEY -iv IV`).")
-    return cmd
-
-
-encrypt_cmd = _file_command("encrypt", "encrypted")
-decrypt_cmd = _file_command("decrypt", "decrypted")
-
-COMMANDS = [native_cmd, encrypt_cmd, decrypt_cmd]
+COMMANDS = [native_cmd]

@@ -152,6 +152,24 @@ def test_encrypt_file_errors(tmp_path):
     with pytest.raises(S2mcError, match="piece_bytes"):
         gpu.encrypt_file(tmp_path / "x", tmp_path / "y", bytes(16), bytes(16), piece_bytes=100,
                          emulated=True)
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(S2mcError, match=r"/missing: input file does not exist$"):
         gpu.encrypt_file(tmp_path / "missing", tmp_path / "y", bytes(16), bytes(16), emulated=True)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_encrypt_file_output_rules(tmp_path):
+    """The GPU file path shares the output rules (s2mc.isa.outputs): a replaced file keeps its
+    mode, a symlink is written through, a folder is refused."""
+    from s2mc.isa.errors import S2mcError
+    key, iv = rnd(32, 42), rnd(16, 43)
+    data = rnd(5000, 44)
+    (tmp_path / "in").write_bytes(data)
+    (tmp_path / "real").write_bytes(b"old")
+    (tmp_path / "real").chmod(0o600)
+    (tmp_path / "link").symlink_to("real")
+    gpu.encrypt_file(tmp_path / "in", tmp_path / "link", key, iv, emulated=True)
+    assert (tmp_path / "link").is_symlink() and (tmp_path / "real").read_bytes() == ref("ctr", key, iv, data)
+    assert (tmp_path / "real").stat().st_mode & 0o777 == 0o600
+    with pytest.raises(S2mcError, match="is a directory"):
+        gpu.encrypt_file(tmp_path / "in", f"{tmp_path}/dir/", key, iv, emulated=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in", "link", "real"]

@@ -1,5 +1,6 @@
 """`s2mc encrypt` / `s2mc decrypt`: interop with the `openssl` binary in both directions, streaming
-across chunk boundaries, atomic output, and every error path."""
+across chunk boundaries, atomic output, and every error path. (Output-file rules in general:
+test_outputs.py; key sources: test_aes_host.py.)"""
 import os
 import random
 import shutil
@@ -15,8 +16,8 @@ if not native.available():  # pragma: no cover
     pytest.skip("native AES extension not built", allow_module_level=True)
 
 from s2mc.cli.main import cli  # noqa: E402
-from s2mc.isa.errors import S2mcError  # noqa: E402
-from s2mc.workloads.native import files  # noqa: E402
+from s2mc.isa import outputs  # noqa: E402
+from s2mc.workloads import aes_host  # noqa: E402
 
 OPENSSL = shutil.which("openssl")
 needs_openssl = pytest.mark.skipif(OPENSSL is None, reason="the openssl binary is not installed")
@@ -107,18 +108,18 @@ def test_failed_run_leaves_no_partial_output(tmp_path, monkeypatch):
     def failing_ctr(*a, **kw):
         calls["n"] += 1
         if calls["n"] == 3:
-            raise OSError(5, "simulated I/O failure")
+            raise RuntimeError("simulated failure")
         return real_ctr(*a, **kw)
 
     monkeypatch.setattr(native, "ctr", failing_ctr)
-    with pytest.raises(S2mcError, match="simulated I/O failure"):
+    with pytest.raises(RuntimeError, match="simulated failure"):
         native.encrypt_file(src, dst, bytes(16), bytes(16), chunk_bytes=4096)
     assert not dst.exists()
     assert [p.name for p in tmp_path.iterdir()] == ["p"]
     # An existing output survives a failed run untouched.
     dst.write_bytes(b"keep me")
     calls["n"] = 0
-    with pytest.raises(S2mcError):
+    with pytest.raises(RuntimeError):
         native.encrypt_file(src, dst, bytes(16), bytes(16), chunk_bytes=4096)
     assert dst.read_bytes() == b"keep me"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c", "p"]
@@ -139,7 +140,7 @@ def test_write_failure_mid_stream(tmp_path):
     import io
     fin = io.BytesIO(bytes(100_000))
     with pytest.raises(OSError, match="No space left"):
-        files.stream_transform(fin, Boom(), lambda v, off: None, chunk_bytes=1024)
+        aes_host.stream_transform(fin, Boom(), lambda v, off: None, chunk_bytes=1024)
 
 
 @pytest.mark.parametrize("args,message", [
@@ -188,7 +189,7 @@ def test_unwritable_output_is_directory(tmp_path):
     src.write_bytes(b"x")
     (tmp_path / "d").mkdir()
     res = run("encrypt", "--in", str(src), "--out", str(tmp_path / "d"), "--key", KEYS[128], "--iv", IV)
-    assert res.exit_code == 1 and "output is a directory" in res.output
+    assert res.exit_code == 1 and res.output.endswith("d: is a directory; name an output file, not a folder\n")
 
 
 @pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root can write anywhere")
@@ -213,9 +214,10 @@ def test_unwritable_output_readonly_folder_via_fake(tmp_path, monkeypatch):
     def deny(*a, **kw):
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(files.tempfile, "mkstemp", deny)
+    monkeypatch.setattr(outputs.tempfile, "mkstemp", deny)
     res = run("encrypt", "--in", str(src), "--out", str(tmp_path / "c"), "--key", KEYS[128], "--iv", IV)
-    assert res.exit_code == 1 and "cannot write output (Permission denied)" in res.output
+    assert res.exit_code == 1
+    assert res.output == f"s2mc: error: {tmp_path / 'c'}: cannot write output (Permission denied)\n"
 
 
 def test_same_path_for_input_and_output(tmp_path):
@@ -232,45 +234,44 @@ def test_same_path_for_input_and_output(tmp_path):
     assert src.read_bytes() == b"precious"
 
 
-def test_cuda_backend_not_built(tmp_path, monkeypatch):
+def _gpu_status(monkeypatch, present: bool, reason: str = ""):
+    import s2mc.gpu as gpu
+    monkeypatch.setattr(gpu, "status", lambda: {"built": present, "gpu_present": present,
+                                                "devices": ["fake"] if present else [], "reason": reason})
+    return gpu
+
+
+@pytest.mark.parametrize("reason", ["CUDA backend not built (nvcc was not found when s2mc was built)",
+                                    "no GPU: no NVIDIA driver found"])
+def test_cuda_backend_unavailable(tmp_path, monkeypatch, reason):
     src = tmp_path / "p"
     src.write_bytes(b"x" * 100)
-    import s2mc.gpu as gpu
-    monkeypatch.delattr(gpu, "encrypt_file", raising=False)
+    _gpu_status(monkeypatch, False, reason)
     res = run("encrypt", "--backend", "cuda", "--in", str(src), "--out", str(tmp_path / "c"), "--key", KEYS[128], "--iv", IV)
-    assert res.exit_code == 1 and res.output.strip() == "s2mc: error: CUDA backend not built"
-    assert not (tmp_path / "c").exists()
+    assert res.exit_code == 1 and res.output == f"s2mc: error: --backend cuda: {reason}\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p"]
 
 
-def test_cuda_backend_no_gpu(tmp_path, monkeypatch):
-    src = tmp_path / "p"
-    src.write_bytes(b"x" * 100)
-    import s2mc.gpu as gpu
-    monkeypatch.setattr(gpu, "encrypt_file", lambda *a: None, raising=False)
-    monkeypatch.setattr(gpu, "available", lambda: False, raising=False)
-    res = run("encrypt", "--backend", "cuda", "--in", str(src), "--out", str(tmp_path / "c"), "--key", KEYS[128], "--iv", IV)
-    assert res.exit_code == 1 and res.output.strip() == "s2mc: error: no GPU"
-
-
-def test_cuda_backend_delegates_to_gpu_encrypt_file(tmp_path, monkeypatch):
-    """With a CUDA backend present, s2mc.gpu.encrypt_file(src, tmp, key, iv) writes a temp file that is
-    then renamed over the output (stand-in for the GPU here: the native CTR)."""
+def test_cuda_backend_gets_the_arguments(tmp_path, monkeypatch):
+    """The CLI, not the native backend, hands --backend cuda to s2mc.gpu.encrypt_file."""
     src = tmp_path / "p"
     data = write_random(src, 5000)
-    import s2mc.gpu as gpu
+    gpu = _gpu_status(monkeypatch, True)
     seen = {}
 
-    def fake(s, d, key, iv):
-        seen["args"] = (s, d)
+    def fake(s, d, key, iv, **kw):
+        seen.update(args=(s, d, key, iv), **kw)
         Path(d).write_bytes(native.ctr(key, iv, Path(s).read_bytes()))
+        return len(data)
 
-    monkeypatch.setattr(gpu, "encrypt_file", fake, raising=False)
-    monkeypatch.setattr(gpu, "available", lambda: True, raising=False)
+    monkeypatch.setattr(gpu, "encrypt_file", fake)
     dst = tmp_path / "c"
-    res = run("encrypt", "--backend", "cuda", "--in", str(src), "--out", str(dst), "--key", KEYS[128], "--iv", IV, "-q")
+    res = run("encrypt", "--backend", "cuda", "--in", str(src), "--out", str(dst), "--key", KEYS[128], "--iv", IV,
+              "--chunk-bytes", "1M", "--json")
     assert res.exit_code == 0, res.output
-    assert seen["args"][1] != str(dst)
-    assert dst.read_bytes() == native.ctr(bytes.fromhex(KEYS[128]), bytes.fromhex(IV), data)
+    assert seen["args"] == (str(src), str(dst), bytes.fromhex(KEYS[128]), bytes.fromhex(IV))
+    assert seen["piece_bytes"] == 1 << 20
+    assert '"backend": "cuda"' in res.output and '"bytes": 5000' in res.output
 
 
 def test_installed_cli_subprocess(tmp_path):

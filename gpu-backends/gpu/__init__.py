@@ -17,13 +17,12 @@ thread; "optimised-<cfg>" picks one configuration, see `kernels()`).
 """
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import tempfile
 from typing import Any
 
 from s2mc.isa.errors import S2mcError
+from s2mc.workloads.aes_host import counter_add, crypt_file
 
 __all__ = ["status", "available", "kernels", "crypt", "emulate", "keystream_fold",
            "encrypt_file", "bench", "platform_info", "counter_add", "OPS", "MEASURES"]
@@ -157,22 +156,19 @@ def keystream_fold(key: bytes, iv: bytes, nbytes: int, *, kernel: str = "optimis
                  ext_bytes=ext_bytes, threads=threads, emulated=emulated, max_grid=max_grid)
 
 
-def counter_add(iv: bytes, n: int) -> bytes:
-    """The 16-byte big-endian counter block iv + n (mod 2^128)."""
-    return ((int.from_bytes(iv, "big") + n) % (1 << 128)).to_bytes(16, "big")
-
-
 def encrypt_file(in_path, out_path, key: bytes, iv: bytes, decrypt: bool = False, *,
                  kernel: str = "optimised", streams: int = 4, chunk_bytes: int = 0,
                  piece_bytes: int = 256 << 20, progress=None, emulated: bool = False) -> int:
     """AES-CTR of a whole file through the GPU; output identical to `openssl enc -aes-N-ctr`.
 
     The key length picks AES-128/192/256. CTR decryption is the same operation, so `decrypt` only
-    documents intent. The file is read in pieces of `piece_bytes` (a multiple of 16: the counter of
-    each piece is iv + offset/16); each piece goes through the chunked multi-stream pipeline. The
-    output is written to a temporary file and renamed when everything succeeded. `progress`: True
-    for a tqdm bar on stderr, or a callable given the number of bytes done after every piece.
-    Returns the byte count. emulated=True runs the kernels on the CPU emulator (for tests).
+    documents intent. The file streams through s2mc.workloads.aes_host.crypt_file in pieces of
+    `piece_bytes` (a multiple of 16: the counter of each piece is iv + offset/16; two pieces in
+    flight, so reading and writing overlap the GPU work); each piece goes through the chunked
+    multi-stream pipeline. The output follows s2mc.isa.outputs (atomic replace of a regular file,
+    devices and FIFOs written through, `-` = stdout). `progress`: True for a tqdm bar on stderr, or
+    a callable given the number of bytes done after every piece. Returns the byte count.
+    emulated=True runs the kernels on the CPU emulator (for tests).
     """
     del decrypt  # CTR: the same keystream XOR both ways
     _check_key_iv(key, iv, "ctr")
@@ -180,41 +176,22 @@ def encrypt_file(in_path, out_path, key: bytes, iv: bytes, decrypt: bool = False
     run = ext.emulate if emulated else ext.crypt
     if piece_bytes < 16 or piece_bytes % 16:
         raise S2mcError(f"gpu: piece_bytes must be a positive multiple of 16, not {piece_bytes}")
-    in_path, out_path = os.fspath(in_path), os.fspath(out_path)
-    out_dir = os.path.dirname(os.path.abspath(out_path))
-    total = 0
-    bar = None
-    if progress is True:
-        from tqdm import tqdm
-        bar = tqdm(total=os.path.getsize(in_path), unit="B", unit_scale=True, desc="gpu encrypt",
-                   leave=False)
-        progress = lambda done: bar.update(done - bar.n)  # noqa: E731
-    elif not callable(progress):
-        progress = None
-    fd, tmp = tempfile.mkstemp(prefix=".s2mc-gpu-", dir=out_dir)
-    try:
-        with open(in_path, "rb") as fin, os.fdopen(fd, "wb") as fout:
-            while True:
-                piece = fin.read(piece_bytes)
-                if not piece:
-                    break
-                out = _call(run, piece, bytes(key), counter_add(iv, total // 16),
-                            kernel=kernel, op="ctr", streams=streams, chunk_bytes=chunk_bytes)
-                fout.write(out)
-                total += len(piece)
-                if progress is not None:
-                    progress(total)
-        os.replace(tmp, out_path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    finally:
-        if bar is not None:
-            bar.close()
-    return total
+    key = bytes(key)
+
+    def transform(view: memoryview, offset: int) -> None:
+        view[:] = _call(run, view, key, counter_add(iv, offset // 16), kernel=kernel, op="ctr",
+                        streams=streams, chunk_bytes=chunk_bytes)
+
+    report = progress
+    if callable(progress):
+        done = [0]
+
+        def report(n: int) -> None:  # the callable wants the running total
+            done[0] += n
+            progress(done[0])
+    elif progress is not True:
+        report = False
+    return crypt_file(in_path, out_path, transform, chunk_bytes=piece_bytes, nbuffers=2, progress=report)
 
 
 def bench(kernel: str, measure: str, *, key_bits: int = 128, nbytes: int, reps: int = 5,

@@ -1,0 +1,21 @@
+"""Host-side AES utilities shared by both AES backends: `s2mc.workloads.aes_host`.
+
+The native CPU backend (s2mc.workloads.native) and the CUDA backend (s2mc.gpu) both depend on this
+package, and it depends on neither, so the two backends never import each other. The C++ half is
+include/s2mc_aes/key_schedule.h (the FIPS-197 key schedule and T-tables both libraries compile in).
+
+    from s2mc.workloads import aes_host
+    aes_host.counter_add(iv, n)                  # IV + n mod 2^128 (SP 800-38A counter)
+    aes_host.parse_key_hex("000102...")          # 16/24/32 bytes, or S2mcError naming the option
+    aes_host.hex_from_options("key", None, "k.hex", None, key=True)   # --key / --key-file / --key-env
+    aes_host.crypt_file("in", "out", transform)  # streaming, atomic output, = openssl enc -aes-*-ctr
+
+Output files follow s2mc.isa.outputs (atomic replace, devices and FIFOs written through, `-` = stdout).
+"""
+from __future__ import annotations
+
+from .files import DEFAULT_CHUNK_BYTES, Transform, check_input, crypt_file, stream_transform
+from .keys import check_key_iv, counter_add, hex_from_options, parse_iv_hex, parse_key_hex
+
+__all__ = ["DEFAULT_CHUNK_BYTES", "Transform", "check_input", "crypt_file", "stream_transform",
+           "check_key_iv", "counter_add", "hex_from_options", "parse_iv_hex", "parse_key_hex"]

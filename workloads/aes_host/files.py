@@ -1,0 +1,177 @@
+"""Streaming a file through an AES-CTR transform: what `s2mc encrypt` does with either backend.
+
+The output is byte-identical to `openssl enc -aes-{128,192,256}-ctr -K KEY -iv IV` (no salt, no
+header) whenever the backend's transform is CTR with counter IV + offset/16. A three-stage pipeline
+overlaps reading, transforming and writing: a reader thread fills buffers, the calling thread
+transforms them in place (the backends release the GIL) and a writer thread writes them out, so
+memory stays at a few chunks whatever the file size.
+
+The output goes through s2mc.isa.outputs: atomic for regular files (a 0600 temporary file renamed
+over the target), written through for devices, FIFOs and symlink targets, `-` for stdout.
+"""
+from __future__ import annotations
+
+import os
+import queue
+import threading
+from typing import Callable
+
+from s2mc.isa.errors import S2mcError
+from s2mc.isa.outputs import STDOUT, open_output, resolve
+
+DEFAULT_CHUNK_BYTES = 4 << 20
+
+#: transform(chunk, byte_offset): turn `chunk` (a writable memoryview, a multiple of 16 bytes long
+#: except at the end of the file) into its output in place; byte_offset is where it starts.
+Transform = Callable[[memoryview, int], None]
+
+
+def check_input(src: str | os.PathLike, dst: str | os.PathLike) -> str:
+    """S2mcError unless `src` is a readable file other than the file `dst` writes. Returns src."""
+    src = os.fspath(src)
+    if not os.path.exists(src):
+        raise S2mcError(f"{src}: input file does not exist")
+    if os.path.isdir(src):
+        raise S2mcError(f"{src}: input is a directory, not a file")
+    if not os.access(src, os.R_OK):
+        raise S2mcError(f"{src}: input file is not readable")
+    dst = os.fspath(dst)
+    if dst != STDOUT:
+        same = os.path.realpath(src) == resolve(dst)
+        if not same and os.path.exists(dst):
+            try:
+                same = os.path.samefile(src, dst)
+            except OSError:
+                same = False
+        if same:
+            raise S2mcError(f"{dst}: input and output are the same file (write to a different path)")
+    return src
+
+
+def _read_full(f, view: memoryview) -> int:
+    """Fill `view` unless end of file comes first; returns the bytes read."""
+    n = 0
+    while n < len(view):
+        got = f.readinto(view[n:])
+        if not got:
+            break
+        n += got
+    return n
+
+
+class _Input:
+    """The input file, whose read errors (EIO, ...) name its path."""
+
+    def __init__(self, f, path: str):
+        self._f, self._path = f, path
+
+    def readinto(self, view) -> int:
+        try:
+            return self._f.readinto(view)
+        except OSError as exc:
+            raise S2mcError(f"{self._path}: cannot read input ({exc.strerror or exc})") from None
+
+
+def stream_transform(fin, fout, transform: Transform, *, chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+                     progress: Callable[[int], None] | None = None, nbuffers: int = 3) -> int:
+    """Run fin -> transform(chunk, byte_offset) in place -> fout with reading, transforming and
+    writing overlapped. Every chunk but the last is exactly chunk_bytes (a multiple of 16) long.
+    Returns the byte count."""
+    if chunk_bytes <= 0 or chunk_bytes % 16:
+        raise S2mcError(f"chunk size must be a positive multiple of 16 bytes (got {chunk_bytes})")
+    free: queue.Queue = queue.Queue()
+    filled: queue.Queue = queue.Queue()
+    done: queue.Queue = queue.Queue()
+    for _ in range(nbuffers):
+        free.put(bytearray(chunk_bytes))
+    stop = threading.Event()
+    errors: list[BaseException] = []
+
+    def reader():
+        try:
+            while not stop.is_set():
+                try:
+                    buf = free.get(timeout=0.1)
+                except queue.Empty:
+                    continue
+                n = _read_full(fin, memoryview(buf))
+                filled.put((buf, n))
+                if n < chunk_bytes:
+                    return
+        except BaseException as exc:  # handed to the main thread
+            filled.put(exc)
+
+    def writer():
+        while True:
+            item = done.get()
+            if item is None:
+                return
+            buf, n = item
+            if not errors:
+                try:
+                    view = memoryview(buf)[:n]
+                    while view:
+                        w = fout.write(view)
+                        view = view[w:]
+                except BaseException as exc:
+                    errors.append(exc)
+                    stop.set()
+            free.put(buf)
+
+    rt = threading.Thread(target=reader, name="s2mc-read", daemon=True)
+    wt = threading.Thread(target=writer, name="s2mc-write", daemon=True)
+    rt.start()
+    wt.start()
+    offset = 0
+    try:
+        while not errors:
+            item = filled.get()
+            if isinstance(item, BaseException):
+                raise item
+            buf, n = item
+            if n:
+                transform(memoryview(buf)[:n], offset)
+                offset += n
+                done.put((buf, n))
+                if progress:
+                    progress(n)
+            else:
+                free.put(buf)
+            if n < chunk_bytes:
+                break
+    finally:
+        stop.set()
+        done.put(None)
+        wt.join()
+        rt.join(timeout=5)
+    if errors:
+        raise errors[0]
+    return offset
+
+
+def crypt_file(src, dst, transform: Transform, *, chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+               nbuffers: int = 3, progress: bool | Callable[[int], None] = False) -> int:
+    """Stream file `src` through `transform` into `dst` (s2mc.isa.outputs rules; `-` is stdout).
+    progress: True for a tqdm bar on stderr, or a callable given the bytes of every chunk.
+    Returns the byte count."""
+    src = check_input(src, dst)
+    bar = None
+    if progress is True:
+        from tqdm import tqdm
+        bar = tqdm(total=os.path.getsize(src), unit="B", unit_scale=True, leave=False,
+                   desc=os.path.basename(os.fspath(dst)))
+        progress = bar.update
+    try:
+        try:
+            fin = open(src, "rb", buffering=0)
+        except OSError as exc:
+            raise S2mcError(f"{src}: cannot read input ({exc.strerror or exc})") from None
+        with fin, open_output(dst, "wb", buffering=0) as fout:
+            return stream_transform(_Input(fin, src), fout, transform, chunk_bytes=chunk_bytes,
+                                    nbuffers=nbuffers, progress=progress or None)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+__all__ = ["DEFAULT_CHUNK_BYTES", "Transform", "check_input", "stream_transform", "crypt_file"]
