@@ -1,20 +1,21 @@
 """The `s2mc` command.
 
-Each command group lives in its own module `cmd_<name>.py` in this folder and exposes a click
-command (or list of commands) named `COMMANDS`; they are found here so components can add commands
-without editing a shared file.
+Each command group lives in its own module `cmd_<name>.py` in this folder and exposes its click
+commands as the list `COMMANDS`; `MODULES` below names every one of them (a new module is added
+there). The commands are thin: they parse options, call the components' libraries and print.
 """
 from __future__ import annotations
 
-import importlib
-import pkgutil
 import sys
 
 import click
 
 from s2mc.isa.errors import S2mcError
 
-from . import __path__ as _cli_path
+from . import cmd_aes, cmd_compile, cmd_crypt, cmd_demo, cmd_gpu, cmd_native, cmd_report, cmd_sim
+
+#: Every command module, in the order of the data flow (`s2mc --help` sorts the commands by name).
+MODULES = (cmd_sim, cmd_compile, cmd_aes, cmd_native, cmd_crypt, cmd_gpu, cmd_report, cmd_demo)
 
 
 class _Group(click.Group):
@@ -48,14 +49,9 @@ def cli():
     """s2mc: a cycle-exact S2 multicore simulator, an Rz compiler, and AES on simulated and real hardware."""
 
 
-def _register() -> None:
-    for mod in sorted(m.name for m in pkgutil.iter_modules(_cli_path) if m.name.startswith("cmd_")):
-        commands = importlib.import_module(f"{__package__}.{mod}").COMMANDS
-        for command in commands if isinstance(commands, (list, tuple)) else [commands]:
-            cli.add_command(command)
-
-
-_register()
+for _module in MODULES:
+    for _command in _module.COMMANDS:
+        cli.add_command(_command)
 
 
 def main() -> None:

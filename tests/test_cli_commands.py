@@ -1,0 +1,52 @@
+"""The CLI is a thin top layer: cli/main.py lists every command module explicitly, each command
+name comes from one module, and nothing below the CLI (the components, the benchmarks) imports
+s2mc.cli; the grid libraries do not reach up to s2mc.analysis either."""
+import ast
+from pathlib import Path
+
+import pytest
+
+from s2mc.cli import main
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_every_command_module_is_listed():
+    on_disk = {p.stem for p in (REPO / "cli").glob("cmd_*.py")}
+    listed = [m.__name__.rsplit(".", 1)[1] for m in main.MODULES]
+    assert sorted(listed) == sorted(on_disk) and len(set(listed)) == len(listed)
+
+
+def test_every_command_is_registered_once():
+    names = [c.name for m in main.MODULES for c in m.COMMANDS]
+    assert len(names) == len(set(names))
+    assert set(main.cli.commands) == set(names)
+    assert {"run", "aes", "native", "gpu", "encrypt", "decrypt", "report", "demo", "info"} <= set(names)
+
+
+def _imported(path: Path) -> set[str]:
+    """The absolute module names a file imports (relative imports stay in their own package)."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module)
+            names.update(f"{node.module}.{a.name}" for a in node.names)
+    return names
+
+
+def _importers(folders: list[str], prefix: str) -> list[str]:
+    return sorted(f"{path.relative_to(REPO)}: {name}" for folder in folders for path in (REPO / folder).rglob("*.py")
+                  for name in _imported(path) if name == prefix or name.startswith(prefix + "."))
+
+
+def test_nothing_below_the_cli_imports_it():
+    below = ["isa", "compiler", "simulator", "workloads", "gpu-backends", "analysis", "bench"]
+    assert _importers(below, "s2mc.cli") == []
+
+
+@pytest.mark.parametrize("folder", ["isa", "compiler", "simulator", "workloads", "gpu-backends"])
+def test_the_components_do_not_import_the_analysis(folder):
+    # they return plain records rows; s2mc.analysis.records validates them one layer up
+    assert _importers([folder], "s2mc.analysis") == []
