@@ -77,7 +77,7 @@ def counter_metrics(df: pd.DataFrame) -> pd.DataFrame:
     busy = whole["bus_busy_cycles"]
     if busy.isna().any():  # whole-run busy cycles missing: sum the per-core ones
         per_core = w[w["core"] >= 0].groupby("run_id")["bus_busy_cycles"].sum(min_count=1)
-        busy = busy.fillna(whole["run_id"].map(per_core))
+        busy = busy.fillna(whole["run_id"].map(per_core).astype("float64"))
     rows += _emit(whole, "bus_utilisation", busy / whole["cycles"])
     return _frame(rows)
 
