@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-native = pytest.importorskip("s2mc.workloads.native")
-if not native.available():  # pragma: no cover
+from s2mc.workloads import native
+
+if not native.available():  # pragma: no cover - only with S2MC_WITH_NATIVE=OFF
     pytest.skip("native AES extension not built", allow_module_level=True)
 
 from s2mc.cli.main import cli  # noqa: E402
