@@ -155,12 +155,10 @@ def run(program, cores, mem_latency, arbitration, engine, max_cycles, mem_words,
     if vcd and engine != "systemc":
         raise S2mcError("--vcd needs --engine systemc")
     sweep = len(cores) > 1
-    bar = None
-    if sweep and not quiet and sys.stderr.isatty():
-        from tqdm import tqdm
-        bar = tqdm(total=len(cores), desc="s2mc run", unit="run", leave=False)
+    from tqdm import tqdm
     results, t0 = [], time.perf_counter()
-    try:
+    with tqdm(total=len(cores), desc="s2mc run", unit="run", leave=False,
+              disable=not sweep or quiet or not sys.stderr.isatty()) as bar:
         for n in cores:
             trace_n, vcd_n = _per_run(trace_file, n, sweep), _per_run(vcd, n, sweep)
             m = Machine(prog, cores=n, mem_latency=mem_latency, arbitration=arbitration, max_cycles=max_cycles,
@@ -176,12 +174,8 @@ def run(program, cores, mem_latency, arbitration, engine, max_cycles, mem_words,
             if trace_n:
                 Path(trace_n).write_text(format_trace(res.trace, prog))
             results.append(res)
-            if bar:
-                bar.set_postfix_str(f"{n} cores")
-                bar.update(1)
-    finally:
-        if bar:
-            bar.close()
+            bar.set_postfix_str(f"{n} cores")
+            bar.update(1)
     wall = time.perf_counter() - t0
     if out_path:
         _write_records(results, program, out_path, experiment, opt, wall)
