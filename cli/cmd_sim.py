@@ -14,7 +14,7 @@ import click
 from s2mc.isa import assemble, disassemble, disassemble_word, load_program, read_text
 from s2mc.isa.errors import S2mcError
 from s2mc.isa.outputs import write_output
-from s2mc.simulator import Machine, SimFault, format_trace
+from s2mc.simulator import Machine, SimFault
 from s2mc.simulator.records import result_rows, variant_parts
 
 from .options import machine_option
@@ -162,17 +162,13 @@ def run(program, cores, mem_latency, arbitration, engine, max_cycles, mem_words,
         for n in cores:
             trace_n, vcd_n = _per_run(trace_file, n, sweep), _per_run(vcd, n, sweep)
             m = Machine(prog, cores=n, mem_latency=mem_latency, arbitration=arbitration, max_cycles=max_cycles,
-                        mem_words=mem_words, engine=engine, trace=bool(trace_n), **({"vcd": vcd_n} if vcd_n else {}))
+                        mem_words=mem_words, engine=engine, trace_file=trace_n, **({"vcd": vcd_n} if vcd_n else {}))
             try:
                 res = m.run()
             except SimFault as fault:
-                if trace_n:
-                    Path(trace_n).write_text(format_trace(fault.trace, prog))
                 if sweep:
                     raise S2mcError(f"with --cores {n}: {fault}") from None
                 raise
-            if trace_n:
-                Path(trace_n).write_text(format_trace(res.trace, prog))
             results.append(res)
             bar.set_postfix_str(f"{n} cores")
             bar.update(1)

@@ -16,6 +16,7 @@ from s2mc.isa.errors import S2mcError
 from s2mc.isa.instructions import ADS_MAX
 
 from .params import DEFAULTS, PARAMS
+from .trace import TraceFile, TraceList, format_trace
 
 # Shorthands derived from the one declaration of the machine parameters (simulator/params.toml).
 ARBITRATIONS = PARAMS["arbitration"].choices
@@ -132,12 +133,17 @@ def fault_message(f: dict, cfg: Config) -> str:
 
 
 class Machine:
-    """One configured S2 multicore with a program loaded."""
+    """One configured S2 multicore with a program loaded.
+
+    trace=True keeps the event log (the --trace events) in Result.trace, for small runs;
+    trace_file=PATH formats it into that file as the run goes, with bounded memory (s2mc.simulator.trace).
+    """
 
     def __init__(self, program: Program, cores: int = DEFAULTS["cores"],
                  mem_latency: int = DEFAULTS["mem_latency"], arbitration: str = DEFAULTS["arbitration"],
                  max_cycles: int = DEFAULTS["max_cycles"], mem_words: int = DEFAULTS["mem_words"],
-                 engine: str = DEFAULTS["engine"], trace: bool = False, **engine_options):
+                 engine: str = DEFAULTS["engine"], trace: bool = False, trace_file=None,
+                 **engine_options):
         self.program = program
         self.config = Config(cores, mem_latency, arbitration, max_cycles, mem_words, engine)
         self.config.check()
@@ -152,15 +158,16 @@ class Machine:
                             f"{mem_words} are configured")
         code = [w & 0xFFFFFFFF for w in program.code_image]
         data = program.data_image
+        self._trace = TraceFile(trace_file, program) if trace_file else TraceList() if trace else None
         if engine == "fast":
             from . import _fast
             self._engine = _fast.Engine(code, data, program.entry, cores, mem_latency, arbitration,
                                         max_cycles, mem_words)
-            if trace:
-                self._engine.enable_trace()
+            if self._trace is not None:
+                self._engine.enable_trace(self._trace)
         else:
             from .systemc_engine import SystemCEngine
-            self._engine = SystemCEngine(code, data, program.entry, self.config, trace=trace, **engine_options)
+            self._engine = SystemCEngine(code, data, program.entry, self.config, trace=self._trace, **engine_options)
         self._ran = False
 
     def _address(self, where: str | int, offset: int, n: int) -> int:
@@ -181,28 +188,33 @@ class Machine:
     def registers(self, core: int = 0) -> list[int]:
         return list(self._engine.registers(core))
 
+    def _run_engine(self) -> dict:
+        """The engine's raw result; the trace sink is finished here: a trace file is kept when the
+        run ends (a simulated fault included: the log up to it) and removed when the run fails."""
+        sink = self._trace
+        if isinstance(sink, TraceFile):
+            sink.open()
+        try:
+            raw = self._engine.run()
+        except BaseException:
+            if sink is not None:
+                sink.close(keep=False)
+            raise
+        if sink is not None:
+            sink.close(keep=True)
+        if isinstance(sink, TraceList):
+            raw["trace"] = sink.events
+        return raw
+
     def run(self) -> Result:
         if self._ran:
             raise S2mcError("a Machine runs once; make a new one to run again")
         self._ran = True
         t0 = time.perf_counter()
-        raw = self._engine.run()
+        raw = self._run_engine()
         result = build_result(raw, self.program, self.config)
         result.sim_seconds = time.perf_counter() - t0
         return result
-
-
-def format_trace(trace, program: Program) -> str:
-    """The --trace log: one line per event, ordered by cycle then core."""
-    code = program.code_image
-    lines = [f"{'cycle':>8}  {'core':>4}  {'pc':>6}  {'instruction':<26}event"]
-    for cycle, core, pc, event, wait in trace:
-        ins = disassemble_word(code[pc]) if pc < len(code) else "?"
-        note = {"grant": f"bus grant (waited {wait})", "request": "bus request",
-                "resume": f"barrier released (waited {wait})", "sync": "barrier arrive",
-                "halt": "halt", "issue": ""}[event]
-        lines.append(f"{cycle:>8}  {core:>4}  {pc:>6}  {ins:<26}{note}".rstrip())
-    return "\n".join(lines) + "\n"
 
 
 def run(program: Program, **config) -> Result:

@@ -79,7 +79,8 @@ class _Core:
 class ReferenceMachine:
     def __init__(self, code: list[int], data: list[int], entry: int = 0, cores: int = DEFAULTS["cores"],
                  mem_latency: int = DEFAULTS["mem_latency"], arbitration: str = DEFAULTS["arbitration"],
-                 max_cycles: int = DEFAULTS["max_cycles"], mem_words: int = DEFAULTS["mem_words"]):
+                 max_cycles: int = DEFAULTS["max_cycles"], mem_words: int = DEFAULTS["mem_words"],
+                 trace: bool = False):
         check(cores=cores, mem_latency=mem_latency, arbitration=arbitration, max_cycles=max_cycles,
               mem_words=mem_words)
         self.code = [w & 0xFFFFFFFF for w in code]
@@ -91,6 +92,13 @@ class ReferenceMachine:
         self.last_grant = -1
         self.output: list[tuple[int, int, str]] = []
         self.cycles = 0
+        # With trace=True, the --trace events (cycle, core, pc, event, wait) in the order they happen;
+        # run() returns them ordered by cycle, then core.
+        self.trace: list[tuple[int, int, int, str, int]] | None = [] if trace else None
+
+    def log(self, c: int, core: _Core, event: str, wait: int = 0) -> None:
+        if self.trace is not None:
+            self.trace.append((c, core.id, core.pc, event, wait))
 
     # -- step 1: issue --------------------------------------------------------------------------
     def issue(self, core: _Core, c: int) -> None:
@@ -106,9 +114,11 @@ class ReferenceMachine:
                 raise RefFault("address_out_of_range", core.id, core.pc, c, address & 0xFFFFFFFF)
             core.stats["instructions"] += 1
             core.state, core.request_cycle, core.request = "request", c, (d, address)
+            self.log(c, core, "request")
             return
         core.stats["instructions"] += 1
         nxt = core.pc + 1
+        self.log(c, core, "sync" if key == "sync" else "halt" if key == "trap" and d.r2 == 0 else "issue")
         if key.endswith(".imm") and name in ALU or key.endswith(".reg") and name in ALU:
             b = d.imm if key.endswith(".imm") else r[d.r3]
             if name in ("div", "mod") and b == 0:
@@ -177,6 +187,7 @@ class ReferenceMachine:
         self.access(win, c)
 
     def access(self, core: _Core, g: int) -> None:
+        self.log(g, core, "grant", g - core.request_cycle)
         d, a = core.request
         key, r, m, s = d.ins.key, core.r, self.mem, core.stats
         if key.startswith("ld"):
@@ -211,6 +222,7 @@ class ReferenceMachine:
             for k in live:
                 k.stats["sync_wait_cycles"] += c - k.request_cycle
                 k.state, k.next_issue = "run", c + 1
+                self.log(c + 1, k, "resume", c - k.request_cycle)
 
     def run(self) -> dict:
         c = 0
@@ -225,6 +237,8 @@ class ReferenceMachine:
             self.barrier(c)
             c += 1
         self.output.sort(key=lambda e: (e[0], e[1]))
+        if self.trace is not None:
+            self.trace.sort(key=lambda e: (e[0], e[1]))   # stable: a core's events keep their order
         return {
             "cycles": max(k.stats["finish_cycle"] for k in self.cores),
             "cores": [dict(k.stats) for k in self.cores],

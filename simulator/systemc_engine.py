@@ -48,7 +48,9 @@ def _not_built() -> S2mcError:
 class SystemCEngine:
     """Host side of one SystemC run, with the fast binding's interface (write, read, registers, run)."""
 
-    def __init__(self, code, data, entry, config, trace: bool = False, vcd: str | os.PathLike | None = None):
+    def __init__(self, code, data, entry, config, trace=None, vcd: str | os.PathLike | None = None):
+        """`trace`: None, or a sink (s2mc.simulator.trace) that receives the event log as the child
+        makes it, through a pipe."""
         self._exe = executable()
         if self._exe is None:
             raise _not_built()
@@ -56,7 +58,7 @@ class SystemCEngine:
         self._data = [int(w) for w in data]
         self._entry = int(entry)
         self._config = config
-        self._trace = bool(trace)
+        self._trace = trace
         self._vcd = os.fspath(vcd) if vcd else None
         self._writes: list[tuple[int, list[int]]] = []
         self._memory: array | None = None   # the final memory, after the run
@@ -102,7 +104,7 @@ class SystemCEngine:
         c = self._config
         parts = ["s2mc-systemc-input 1",
                  f"cores {c.cores} mem_latency {c.mem_latency} arbitration {c.arbitration}",
-                 f"max_cycles {c.max_cycles} mem_words {c.mem_words} entry {self._entry} trace {int(self._trace)}",
+                 f"max_cycles {c.max_cycles} mem_words {c.mem_words} entry {self._entry} trace {int(bool(self._trace))}",
                  f"code {len(self._code)}", " ".join(map(str, self._code)),
                  f"data {len(self._data)}", " ".join(map(str, self._data))]
         for addr, words in self._writes:
@@ -119,12 +121,13 @@ class SystemCEngine:
             if self._vcd:
                 cmd += ["--vcd", str(Path(self._vcd).resolve())]
             env = dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1")
-            try:
-                proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
-            except OSError as exc:
-                raise S2mcError(f"cannot start the systemc engine {self._exe}: {exc.strerror or exc}") from None
-            if proc.returncode != 0:
-                raise S2mcError(_child_failure(proc))
+            with open(tmp / "stdout", "w+b") as out, open(tmp / "stderr", "w+b") as err:
+                returncode = self._run_child(cmd, env, out, err)
+                if returncode != 0:
+                    out.seek(0)
+                    err.seek(0)
+                    text = lambda f: f.read().decode("utf-8", "replace")  # noqa: E731
+                    raise S2mcError(_child_failure(subprocess.CompletedProcess(cmd, returncode, text(out), text(err))))
             try:
                 raw = json.loads((tmp / "result.json").read_text())
                 mem = array("i")
@@ -137,8 +140,36 @@ class SystemCEngine:
         self._registers = raw.pop("registers")
         raw.pop("pcs", None)
         raw["output"] = [(cyc, core, text) for cyc, core, text in raw["output"]]
-        raw["trace"] = [tuple(e) for e in raw["trace"]]
         return raw
+
+    def _run_child(self, cmd, env, out, err) -> int:
+        """Runs the child to its end; with a trace, hands the sink the log as it comes down a pipe,
+        so that no more than a pipe's worth is held here. Its stdout and stderr go to files, so
+        that it can never block on them while this side reads the pipe."""
+        fds = ()
+        if self._trace:
+            read_fd, write_fd = os.pipe()
+            fds = (write_fd,)
+            cmd = cmd + ["--trace", f"/dev/fd/{write_fd}"]
+        try:
+            proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=err, pass_fds=fds)
+        except OSError as exc:
+            if fds:
+                os.close(read_fd)
+            raise S2mcError(f"cannot start the systemc engine {self._exe}: {exc.strerror or exc}") from None
+        finally:
+            for fd in fds:
+                os.close(fd)   # the child has its own copy: the pipe ends when the child does
+        try:
+            if fds:
+                with os.fdopen(read_fd, "rb") as pipe:
+                    while chunk := pipe.read(1 << 16):
+                        self._trace(chunk)
+            return proc.wait()
+        finally:
+            if proc.poll() is None:   # the sink failed: stop the child
+                proc.kill()
+                proc.wait()
 
 
 def _child_failure(proc: subprocess.CompletedProcess) -> str:

@@ -67,11 +67,6 @@ py::dict result_to_dict(const RunResult& r) {
   py::list out;
   for (const PrintEvent& e : r.output) out.append(py::make_tuple(e.cycle, e.core, py::bytes(e.text)));
   d["output"] = out;
-  static const char* kinds[] = {"issue", "request", "grant", "sync", "resume", "halt"};
-  py::list trace;
-  for (const TraceEvent& e : r.trace)
-    trace.append(py::make_tuple(e.cycle, e.core, e.pc, kinds[static_cast<int>(e.kind)], e.wait));
-  d["trace"] = trace;
   if (r.fault.kind == FaultKind::NONE) {
     d["fault"] = py::none();
   } else {
@@ -119,7 +114,16 @@ PYBIND11_MODULE(_fast, m) {
              if (static_cast<uint64_t>(addr) + n > mem.size()) throw std::out_of_range("read past the end of memory");
              return std::vector<int32_t>(mem.begin() + addr, mem.begin() + addr + n);
            })
-      .def("enable_trace", &FastEngine::enable_trace)
+      // `sink(bytes)` receives the trace as it is made, in (cycle, core) order: 24-byte TraceEvent
+      // records (s2mc.simulator.trace decodes them), called with the GIL held.
+      // `lane_cap` (events a core holds in memory before it spills to a file) is for tests.
+      .def("enable_trace", [](FastEngine& e, py::function sink, size_t lane_cap) {
+             e.enable_trace([sink = std::move(sink)](const TraceEvent* ev, size_t n) {
+               py::gil_scoped_acquire gil;
+               sink(py::bytes(reinterpret_cast<const char*>(ev), n * sizeof(TraceEvent)));
+             }, lane_cap);
+           }, py::arg("sink"), py::arg("lane_cap") = TraceMerger::LANE_CAP)
+      .def("trace_spilled", &FastEngine::trace_spilled)
       .def("registers", [](const FastEngine& e, int core) {
              const int32_t* r = e.registers(core);
              return std::vector<int32_t>(r, r + NUM_REGS);

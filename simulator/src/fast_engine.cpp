@@ -24,7 +24,7 @@ FastEngine::FastEngine(const Image& image, const Config& cfg)
 __attribute__((always_inline)) inline uint64_t FastEngine::access(int id, const Uop& u, uint32_t addr, uint64_t t_req, uint64_t g, uint32_t& pc) {
   Core& c = cores_[id];
   const uint64_t L = static_cast<uint64_t>(cfg_.mem_latency);
-  if (tracing_) trace_.push_back({g, pc, static_cast<uint16_t>(id), TraceKind::GRANT, g - t_req});
+  if (tracing_) log(g, pc, id, TraceKind::GRANT, g - t_req);
   AccessCount ac;
   if (__builtin_expect(u.bus == BUS_STRING, 0)) {
     std::string text;
@@ -90,7 +90,7 @@ void FastEngine::run_free_impl(int id, uint64_t bound) {
     if (Trace) {
       const TraceKind k = nx == Next::MEMORY ? TraceKind::REQUEST : nx == Next::SYNC ? TraceKind::SYNC
                           : nx == Next::HALT ? TraceKind::HALT : TraceKind::ISSUE;
-      trace_.push_back({t, here, static_cast<uint16_t>(id), k, 0});
+      log(t, here, id, k, 0);
     }
     if (nx == Next::CONTINUE) { ++t; ++issued; continue; }
     if (nx == Next::MEMORY) {
@@ -135,7 +135,7 @@ void FastEngine::release_barrier() {
   for (Core& o : cores_) {
     if (o.status != Status::SYNC) continue;
     o.s.sync_wait_cycles += c - o.t;
-    if (tracing_) trace_.push_back({c + 1, o.pc, static_cast<uint16_t>(&o - cores_.data()), TraceKind::RESUME, c - o.t});
+    if (tracing_) log(c + 1, o.pc, static_cast<int>(&o - cores_.data()), TraceKind::RESUME, c - o.t);
     o.t = c + 1;
     set_status(static_cast<int>(&o - cores_.data()), Status::RUNNING);
   }
@@ -206,11 +206,8 @@ RunResult FastEngine::run() {
     res.cycles = std::max(res.cycles, o.s.finish_cycle);
     res.bus_busy_cycles += o.s.bus_busy_cycles;
   }
+  if (tracing_) trace_->finish();
   res.output = std::move(output_);
-  res.trace = std::move(trace_);
-  std::stable_sort(res.trace.begin(), res.trace.end(), [](const TraceEvent& a, const TraceEvent& b) {
-    return a.cycle != b.cycle ? a.cycle < b.cycle : a.core < b.core;
-  });
   std::stable_sort(res.output.begin(), res.output.end(), [](const PrintEvent& a, const PrintEvent& b) {
     return a.cycle != b.cycle ? a.cycle < b.cycle : a.core < b.core;
   });

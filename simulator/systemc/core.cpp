@@ -19,6 +19,11 @@ void s2_core::sync_to(uint64_t t) {
 }
 
 void s2_core::main() {
+  run();
+  if (m_ctl.trace) m_ctl.trace->close(m_id);
+}
+
+void s2_core::run() {
   const auto& prog = m_ctl.prog;
   const uint32_t n = static_cast<uint32_t>(prog.size());
   const uint32_t mem_words = m_ctl.cfg.mem_words;

@@ -34,7 +34,8 @@ class s2_core : public sc_core::sc_module {
   s2::CoreStats stats;
 
  private:
-  void main();
+  void main();  // the thread: run(), then tell the trace this core logs no more
+  void run();
   void sync_to(uint64_t t);  // wait until simulated time reaches cycle t
 
   int m_id;

@@ -11,10 +11,12 @@
 
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "s2mc/machine.h"
+#include "s2mc/trace.h"
 
 namespace s2sc {
 
@@ -96,9 +98,8 @@ struct run_control {
   uint64_t limit = 0;         // max_cycles, lowered to c + 1 by a fault at cycle c
   s2::Fault fault;
   std::vector<s2::PrintEvent> output;
-  bool tracing = false;       // keep the per-event log (--trace)
   bool vcd = false;           // drive the traced signals (--vcd)
-  std::vector<s2::TraceEvent> trace;
+  std::unique_ptr<s2::TraceMerger> trace;  // the per-event log (--trace), when asked for
   int halted = 0;             // cores that have halted
   uint64_t last_finish = 0;   // the largest finish cycle so far
 
@@ -110,7 +111,7 @@ struct run_control {
     }
   }
   void log(uint64_t cycle, uint32_t pc, int core, s2::TraceKind kind, uint64_t wait = 0) {
-    if (tracing) trace.push_back({cycle, pc, static_cast<uint16_t>(core), kind, wait});
+    if (trace) trace->push({cycle, pc, static_cast<uint16_t>(core), kind, wait});
   }
 };
 

@@ -3,7 +3,12 @@
 // program, and reads back the result (the same fields as the fast engine's, as JSON), the final
 // registers, and the final memory (raw little-endian 32-bit words).
 //
-//   s2mc-systemc --input IN --result OUT.json --memory OUT.bin [--vcd TRACE.vcd]
+//   s2mc-systemc --input IN --result OUT.json --memory OUT.bin [--vcd TRACE.vcd] [--trace EVENTS]
+//
+// --trace writes the event log as the run goes, in (cycle, core) order, as raw s2::TraceEvent
+// records (24 bytes each, native byte order: s2mc.simulator.trace decodes them); the host passes a
+// pipe (/dev/fd/N) so that the log never has to be held whole (issue 12). The input's `trace` key
+// must be 1 exactly when --trace is given.
 //
 // Input (whitespace-separated tokens; see docs/systemc.md):
 //   s2mc-systemc-input 1
@@ -18,6 +23,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -157,13 +163,6 @@ void write_result(std::ostream& o, const s2::RunResult& r, const s2_system& sys)
     json_string(o, r.output[i].text);
     o << "]";
   }
-  static const char* kinds[] = {"issue", "request", "grant", "sync", "resume", "halt"};
-  o << "],\"trace\":[";
-  for (size_t i = 0; i < r.trace.size(); ++i) {
-    const s2::TraceEvent& e = r.trace[i];
-    o << (i ? "," : "") << "[" << e.cycle << "," << e.core << "," << e.pc << ",\"" << kinds[static_cast<int>(e.kind)]
-      << "\"," << e.wait << "]";
-  }
   o << "],\"fault\":";
   if (r.fault.kind == s2::FaultKind::NONE) {
     o << "null";
@@ -198,11 +197,11 @@ void write_memory(const std::string& path, const std::vector<int32_t>& mem) {
 }
 
 const char* USAGE =
-    "usage: s2mc-systemc --input FILE|- --result FILE.json [--memory FILE.bin] [--vcd FILE.vcd]\n"
+    "usage: s2mc-systemc --input FILE|- --result FILE.json [--memory FILE.bin] [--vcd FILE.vcd] [--trace FILE]\n"
     "Runs one S2 multicore machine (the SystemC engine of s2mc); see docs/systemc.md.\n";
 
 int run(int argc, char* argv[]) {
-  std::string input, result, memory, vcd;
+  std::string input, result, memory, vcd, trace;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -213,6 +212,7 @@ int run(int argc, char* argv[]) {
     else if (a == "--result") result = value();
     else if (a == "--memory") memory = value();
     else if (a == "--vcd") vcd = value();
+    else if (a == "--trace") trace = value();
     else if (a == "-h" || a == "--help") { std::cout << USAGE; return 0; }
     else if (a == "--version") { std::cout << "s2mc-systemc 1 (SystemC " << sc_core::sc_release() << ")\n"; return 0; }
     else throw bad_input("unknown option '" + a + "'\n" + USAGE);
@@ -233,6 +233,15 @@ int run(int argc, char* argv[]) {
     std::fclose(f);
   }
 
+  if (m.trace != !trace.empty())
+    throw bad_input(m.trace ? "the input asks for the event log (trace 1) but no --trace FILE was given"
+                            : "--trace needs 'trace 1' in the input");
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> trace_out(nullptr, std::fclose);
+  if (!trace.empty()) {
+    trace_out.reset(std::fopen(trace.c_str(), "wb"));
+    if (!trace_out) throw bad_input("cannot write the trace file " + trace + ": " + std::strerror(errno));
+  }
+
   // Informational reports (such as the trace file's time unit) would only clutter the output.
   sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
 
@@ -240,8 +249,13 @@ int run(int argc, char* argv[]) {
   ctl.cfg = m.cfg;
   ctl.entry = m.image.entry;
   ctl.limit = m.cfg.max_cycles;
-  ctl.tracing = m.trace;
   ctl.vcd = !vcd.empty();
+  if (trace_out) {
+    ctl.trace = std::make_unique<s2::TraceMerger>(m.cfg.cores, [&](const s2::TraceEvent* ev, size_t n) {
+      if (std::fwrite(ev, sizeof(s2::TraceEvent), n, trace_out.get()) != n)
+        throw std::runtime_error("cannot write the trace file " + trace + ": " + std::strerror(errno));
+    });
+  }
   ctl.prog.reserve(m.image.code.size());
   for (uint32_t w : m.image.code) ctl.prog.push_back(s2::predecode(w));
 
@@ -254,6 +268,10 @@ int run(int argc, char* argv[]) {
   sc_core::sc_start();
   if (!vcd.empty()) sc_core::sc_start(half_cycle());  // lets the kernel record the last cycle's values
   sys.close_trace();
+  if (ctl.trace) {
+    ctl.trace->finish();
+    if (std::fclose(trace_out.release()) != 0) throw std::runtime_error("cannot write the trace file " + trace);
+  }
 
   const s2::RunResult r = sys.result();
   {

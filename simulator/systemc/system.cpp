@@ -107,10 +107,6 @@ s2::RunResult s2_system::result() const {
     res.bus_busy_cycles += cores[i].stats.bus_busy_cycles;
   }
   res.output = m_ctl.output;
-  res.trace = m_ctl.trace;
-  std::stable_sort(res.trace.begin(), res.trace.end(), [](const s2::TraceEvent& a, const s2::TraceEvent& b) {
-    return a.cycle != b.cycle ? a.cycle < b.cycle : a.core < b.core;
-  });
   std::stable_sort(res.output.begin(), res.output.end(), [](const s2::PrintEvent& a, const s2::PrintEvent& b) {
     return a.cycle != b.cycle ? a.cycle < b.cycle : a.core < b.core;
   });

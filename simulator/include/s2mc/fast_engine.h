@@ -6,9 +6,11 @@
 // cycle; otherwise the scheduler compares the pending requests.
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "machine.h"
+#include "trace.h"
 
 namespace s2 {
 
@@ -17,7 +19,12 @@ class FastEngine {
   FastEngine(const Image& image, const Config& cfg);
 
   RunResult run();
-  void enable_trace() { tracing_ = true; }
+  // Logs every event to `sink` in (cycle, core) order, in batches (trace.h).
+  void enable_trace(TraceMerger::Sink sink, size_t lane_cap = TraceMerger::LANE_CAP) {
+    trace_ = std::make_unique<TraceMerger>(cfg_.cores, std::move(sink), lane_cap);
+    tracing_ = true;
+  }
+  uint64_t trace_spilled() const { return trace_ ? trace_->spilled() : 0; }
 
   // Shared memory and registers, for hosts that load inputs and read outputs.
   std::vector<int32_t>& memory() { return mem_; }
@@ -49,6 +56,10 @@ class FastEngine {
   void set_status(int id, Status st) {
     cores_[id].status = st;
     req_[id] = (st == Status::RUNNING || st == Status::PENDING) ? cores_[id].t : ~0ull;
+    if (tracing_ && (st == Status::HALTED || st == Status::STOPPED)) trace_->close(id);
+  }
+  void log(uint64_t cycle, uint32_t pc, int id, TraceKind kind, uint64_t wait) {
+    trace_->push({cycle, pc, static_cast<uint16_t>(id), kind, wait});
   }
   uint64_t access(int id, const Uop& u, uint32_t addr, uint64_t t_req, uint64_t g, uint32_t& pc);
 
@@ -63,7 +74,7 @@ class FastEngine {
   Fault fault_;
   uint32_t entry_;
   bool tracing_ = false;
-  std::vector<TraceEvent> trace_;
+  std::unique_ptr<TraceMerger> trace_;
 };
 
 }  // namespace s2

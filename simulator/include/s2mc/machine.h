@@ -68,7 +68,7 @@ struct PrintEvent {
   std::string text;
 };
 
-// One line of a --trace log. Events are kept only when tracing is on.
+// One line of a --trace log. Events are made only when tracing is on, and go to a sink (trace.h).
 enum class TraceKind : uint8_t { ISSUE, REQUEST, GRANT, SYNC, RESUME, HALT };
 struct TraceEvent {
   uint64_t cycle;
@@ -84,7 +84,6 @@ struct RunResult {
   std::vector<CoreStats> cores;
   std::vector<PrintEvent> output;  // ordered by (cycle, core)
   Fault fault;
-  std::vector<TraceEvent> trace;
 };
 
 // The program as the engines load it: a private image per core (all identical) and the initial

@@ -1,0 +1,265 @@
+"""The --trace event log (issue 12): both engines stream it in (cycle, core) order with bounded
+memory. Oracles: the cycle-stepped reference model's own log (simulator/reference.py), the other
+engine, the in-memory log of Result.trace and hand-made records."""
+import glob
+import re
+import struct
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+
+from s2gen import configs, programs
+from s2mc.isa import assemble
+from s2mc.isa.errors import S2mcError
+from s2mc.simulator import Machine, SimFault, format_trace
+from s2mc.simulator import systemc_engine
+from s2mc.simulator.reference import ReferenceMachine, RefFault
+from s2mc.simulator.trace import RECORD, TraceList
+from systemc_helpers import needs_systemc
+
+ROOT = Path(__file__).resolve().parents[1]
+MEM = 1024
+ENGINES = ["fast", pytest.param("systemc", marks=needs_systemc)]
+
+
+def reference_trace(prog, **cfg):
+    ref = ReferenceMachine(prog.code_image, prog.data_image, prog.entry, trace=True, **cfg)
+    ref.run()
+    return ref.trace
+
+
+def fast_trace(prog, lane_cap, cores=1, mem_latency=2, arbitration="fifo", max_cycles=20_000, mem_words=MEM):
+    """The fast engine's log with a chosen in-memory cap per core (a tiny cap makes cores that run
+    ahead spill their events to a temporary file); returns it and the number of events spilled."""
+    from s2mc.simulator import _fast
+    eng = _fast.Engine([w & 0xFFFFFFFF for w in prog.code_image], prog.data_image, prog.entry, cores, mem_latency,
+                       arbitration, max_cycles, mem_words)
+    sink = TraceList()
+    eng.enable_trace(sink, lane_cap=lane_cap)
+    eng.run()
+    sink.close(keep=True)
+    return sink.events, eng.trace_spilled()
+
+
+@settings(max_examples=150)
+@given(programs(), configs)
+def test_fast_trace_equals_the_reference_models_log(src, cfg):
+    """Merged from per-core streams, with or without spilling, the log is the reference model's."""
+    prog = assemble(src)
+    try:
+        expected = reference_trace(prog, mem_words=MEM, max_cycles=20_000, **cfg)
+    except RefFault:
+        return   # a faulting run's log ends wherever each engine stopped its cores: not compared
+    assert Machine(prog, mem_words=MEM, max_cycles=20_000, trace=True, **cfg).run().trace == expected
+    assert fast_trace(prog, lane_cap=2, **cfg)[0] == expected
+
+
+def test_a_core_far_ahead_spills_and_the_order_holds():
+    # Core 0 computes alone for a long time (no bus access) while core 1 waits for the bus, so the
+    # fast engine runs core 0 far ahead of core 1: its events must wait, and with a small cap they
+    # go to the temporary file and come back in order.
+    src = textwrap.dedent("""
+        .code 0
+          cid r1
+          jt r1 core1
+          mov r2 #3000
+        :spin
+          sub r2 r2 #1
+          jt r2 spin
+          st r2 @5 r0
+          trap r0 #0
+        :core1
+          mov r2 #50
+        :mem
+          ld r3 @7 r0
+          sub r2 r2 #1
+          jt r2 mem
+          trap r0 #0
+    """)
+    prog = assemble(src)
+    cfg = dict(cores=2, mem_latency=3)
+    expected = reference_trace(prog, mem_words=MEM, **cfg)
+    events, spilled = fast_trace(prog, lane_cap=64, **cfg)
+    assert spilled > 1000 and events == expected
+    assert fast_trace(prog, lane_cap=1 << 20, **cfg) == (expected, 0)
+
+
+def _programs():
+    progs = [(Path(p).name, assemble(Path(p).read_text(), p))
+             for p in sorted(glob.glob(str(ROOT / "workloads/asm/*.s")))[:4]]
+    from s2mc.compiler import compile as compile_rz
+    rz = ROOT / "workloads/rz/sum.rz"
+    return progs + [("sum.rz", compile_rz(rz.read_text(), filename=str(rz)).program)]
+
+
+PROGRAMS = _programs()
+CONFIGS = [dict(cores=1, mem_latency=2, arbitration="fifo"), dict(cores=3, mem_latency=1, arbitration="fixed"),
+           dict(cores=4, mem_latency=5, arbitration="round_robin")]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("name,prog", PROGRAMS, ids=[n for n, _ in PROGRAMS])
+def test_streamed_file_equals_the_in_memory_log(tmp_path, name, prog, engine):
+    for cfg in CONFIGS:
+        kw = dict(engine=engine, max_cycles=2_000_000, mem_words=8192, **cfg)
+        kept = Machine(prog, trace=True, **kw).run().trace
+        out = tmp_path / f"{name}.log"
+        Machine(prog, trace_file=out, **kw).run()
+        assert out.read_text() == format_trace(kept, prog), cfg
+        assert not list(tmp_path.glob(".*.part"))
+        if engine == "fast" and cfg["cores"] < 4:   # the reference model is slow: the smaller runs
+            assert kept == reference_trace(prog, max_cycles=2_000_000, mem_words=8192, **cfg), cfg
+
+
+def test_log_lines_by_hand():
+    # cid at 0, ld requests at 1 and is granted at once (L=2), trap at 3: four lines, hand-written.
+    prog = assemble(".code 0\ncid r1\nld r2 @0 r1\ntrap r0 #0\n")
+    text = format_trace(Machine(prog, mem_words=64, trace=True).run().trace, prog)
+    assert text.splitlines() == [
+        "   cycle  core      pc  instruction               event",
+        "       0     0       0  cid r1",
+        "       1     0       1  ld r2 @0 r1               bus request",
+        "       1     0       1  ld r2 @0 r1               bus grant (waited 0)",
+        "       3     0       2  trap r0 #0                halt",
+    ]
+
+
+def test_records_split_across_chunks_are_decoded():
+    # A pipe delivers any number of bytes: a record cut in two waits for its second half.
+    raw = RECORD.pack(7, 3, 1, 2, 5) + RECORD.pack(9, 4, 0, 4, 0) + RECORD.pack(2**40, 2**22 - 1, 63, 5, 0)
+    sink = TraceList()
+    for a, b in [(0, 5), (5, 30), (30, 71), (71, len(raw))]:
+        sink(raw[a:b])
+    sink.close(keep=True)
+    assert sink.events == [(7, 1, 3, "grant", 5), (9, 0, 4, "resume", 0), (2**40, 63, 2**22 - 1, "halt", 0)]
+    bad = TraceList()
+    bad(raw[:30])
+    with pytest.raises(S2mcError, match="partial record"):
+        bad.close(keep=True)
+    assert RECORD.size == 24 and struct.calcsize("=QIHBxQ") == 24
+
+
+FAULTY = ".code 0\ncid r1\nmov r2 #5\nld r3 @0 r0\ndiv r4 r2 r1\ntrap r0 #0\n"   # core 0 divides by 0
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_simulated_fault_keeps_the_log_up_to_it(tmp_path, engine):
+    prog = assemble(FAULTY)
+    out = tmp_path / "fault.log"
+    with pytest.raises(SimFault) as kept:
+        Machine(prog, cores=2, mem_words=64, engine=engine, trace=True).run()
+    with pytest.raises(SimFault):
+        Machine(prog, cores=2, mem_words=64, engine=engine, trace_file=out).run()
+    assert out.read_text() == format_trace(kept.value.trace, prog)
+    assert "bus grant" in out.read_text() and not list(tmp_path.glob(".*.part"))
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_an_unwritable_trace_file_is_one_error_naming_it(tmp_path, engine):
+    prog = assemble(".code 0\ntrap r0 #0\n")
+    bad = tmp_path / "no such dir" / "t.log"
+    with pytest.raises(S2mcError, match=re.escape(f"{bad}: cannot write trace file: folder {bad.parent} does not exist")):
+        Machine(prog, engine=engine, trace_file=bad).run()
+
+
+def test_a_failed_run_leaves_no_trace_file(tmp_path, monkeypatch):
+    # A child that dies is an error, not a result: neither the file nor a temporary file remains.
+    fake = tmp_path / "s2mc-systemc"
+    fake.write_text("#!/bin/sh\nkill -SEGV $$\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv(systemc_engine.ENV_OVERRIDE, str(fake))
+    out = tmp_path / "t.log"
+    with pytest.raises(S2mcError, match="crashed"):
+        Machine(assemble(".code 0\ntrap r0 #0\n"), engine="systemc", trace_file=out).run()
+    assert list(tmp_path.iterdir()) == [fake]
+
+
+def test_cli_trace_error_is_one_line(tmp_path):
+    bad = tmp_path / "missing" / "t.log"
+    proc = subprocess.run([sys.executable, "-m", "s2mc.cli", "run", str(ROOT / "workloads/asm/parallel_sum.s"),
+                           "--trace", str(bad)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert proc.stderr.strip() == f"s2mc: error: {bad}: cannot write trace file: folder {bad.parent} does not exist"
+
+
+# -- memory -------------------------------------------------------------------------------------------
+LOOP = """
+.code 0
+  cid r1
+  mul r2 r1 #64
+  mov r3 #{iters}
+:loop
+  and r4 r3 #63
+  add r4 r4 r2
+  ld r5 @0 r4
+  add r5 r5 r3
+  st r5 @0 r4
+  sub r3 r3 #1
+  jt r3 loop
+  trap r0 #0
+"""
+
+# Runs `s2mc run` in a child of a fresh interpreter and prints the largest resident set among its
+# descendants (the SystemC engine's own child included), so no earlier test's children count.
+PEAK = """
+import resource, subprocess, sys
+subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+"""
+
+
+def _peak_kib(tmp_path, engine, iters):
+    src = tmp_path / f"loop{iters}.s"
+    src.write_text(LOOP.format(iters=iters))
+    log = tmp_path / f"loop{iters}.log"
+    cmd = [sys.executable, "-m", "s2mc.cli", "run", str(src), "--cores", "2", "--engine", engine,
+           "--mem-words", "256", "--trace", str(log)]
+    out = subprocess.run([sys.executable, "-c", PEAK, *cmd], capture_output=True, text=True, timeout=600, check=True)
+    lines = log.stat().st_size
+    log.unlink()
+    return int(out.stdout), lines
+
+
+def _check_bounded(tmp_path, engine, iters):
+    """A run 4x longer (its log 4x bigger) may not need more than a few MiB more memory: a log kept
+    whole grows by hundreds of bytes per event (1.6 GB for 4 million cycles, issue 12)."""
+    small, small_log = _peak_kib(tmp_path, engine, iters)
+    large, large_log = _peak_kib(tmp_path, engine, 4 * iters)
+    assert large_log > 3.9 * small_log
+    assert large - small < 8 * 1024, (small, large, large_log)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_traced_run_memory_is_bounded(tmp_path, engine):
+    _check_bounded(tmp_path, engine, 25_000)     # 250 000 and 1 000 000 cycles
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", ENGINES)
+def test_traced_run_memory_is_bounded_millions_of_cycles(tmp_path, engine):
+    _check_bounded(tmp_path, engine, 100_000)    # 1 and 4 million cycles
+
+
+def test_a_failed_run_keeps_the_old_trace_file(tmp_path, monkeypatch):
+    # The trace goes through s2mc.isa.outputs: an older log is replaced only by a finished one.
+    fake = tmp_path / "s2mc-systemc"
+    fake.write_text("#!/bin/sh\nkill -SEGV $$\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv(systemc_engine.ENV_OVERRIDE, str(fake))
+    out = tmp_path / "t.log"
+    out.write_text("the old log\n")
+    with pytest.raises(S2mcError, match="crashed"):
+        Machine(assemble(".code 0\ntrap r0 #0\n"), engine="systemc", trace_file=out).run()
+    assert out.read_text() == "the old log\n" and not list(tmp_path.glob(".*.part"))
+
+
+def test_cli_trace_to_stdout(tmp_path):
+    prog = ROOT / "workloads/asm/parallel_sum.s"
+    proc = subprocess.run([sys.executable, "-m", "s2mc.cli", "run", str(prog), "--cores", "2", "--trace", "-"],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "bus grant (waited" in proc.stdout and not list(tmp_path.iterdir())
