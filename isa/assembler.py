@@ -7,6 +7,7 @@
     :label             defines label at the current location (may precede an instruction)
     .word v ...        raw words, in .code too: the disassembler writes every word that is no
                        instruction (or would not reassemble to itself) this way
+    .space n           n zero words (the disassembler writes runs of zeros this way)
     ; comment          to end of line
 
 Operands: registers r0..r31 or a .symbol name bound to a register number; `#n` immediates,
@@ -24,6 +25,7 @@ from .instructions import ADS_MAX, BY_MNEMONIC, IMM_MAX, IMM_MIN, MOV_MAX, MOV_M
 from .program import ADDRESSES, NAME as _NAME, REGISTER_NAME as _REGISTER_NAME, Program, Segment, Symbol
 
 _NUMBER = re.compile(r"([+-]?)(?:0x([0-9a-f]+)|([0-9]+))")
+_IN_SEGMENT = (".word", ".space")   # the directives that place words in a .code or .data segment
 _MAX_DIGITS = 24                 # more than any field needs; keeps int() off 5000-digit strings
 
 
@@ -83,9 +85,9 @@ class Assembler:
                     raise self.error(line, ".symbol takes no operands")
                 section = "symbol"
                 continue
-            if toks[0].startswith(".") and (toks[0] != ".word" or section == "symbol"):
-                raise self.error(line, f"unknown directive '{excerpt(toks[0])}'" if toks[0] != ".word"
-                                 else ".word outside .code or .data")
+            if toks[0].startswith(".") and (toks[0] not in _IN_SEGMENT or section == "symbol"):
+                raise self.error(line, f"unknown directive '{excerpt(toks[0])}'" if toks[0] not in _IN_SEGMENT
+                                 else f"{toks[0]} outside .code or .data")
             if section == "symbol":
                 if len(toks) != 2 or not _NAME.fullmatch(toks[0]):
                     raise self.error(line, "expected 'name value' in .symbol")
@@ -109,6 +111,11 @@ class Assembler:
                 if len(toks) == 1:
                     raise self.error(line, ".word takes one or more values")
                 size = len(toks) - 1
+            elif toks[0] == ".space":
+                if len(toks) != 2:
+                    raise self.error(line, ".space takes one count")
+                size = self.number(line, toks[1], 1, ADDRESSES, "count")
+                toks = [".space", size]
             elif toks[0].startswith("."):     # a directive after a label
                 raise self.error(line, f"unknown directive '{excerpt(toks[0])}'")
             else:
@@ -133,6 +140,9 @@ class Assembler:
             if not toks:
                 seg = Segment(section, loc)
                 prog.segments.append(seg)
+                continue
+            if toks[0] == ".space":
+                seg.words.extend([0] * toks[1])
                 continue
             if toks[0] == ".word":
                 toks = toks[1:]

@@ -93,6 +93,7 @@ through a two-core example.
   .word 0xf8000fff      ; a raw word, also in .code (the disassembler writes non-instructions so)
 .data 64                ; words placed in shared data memory from address 64
 :array 1 2 3 0x10 010   ; decimal or 0x hex; symbols allowed
+:table .space 16        ; 16 zero words
 .end
 ```
 Everything is case-insensitive; `;` starts a comment.
@@ -105,7 +106,9 @@ Everything is case-insensitive; `;` starts a comment.
 - **Files** are UTF-8 (a leading byte-order mark is ignored); other bytes are an error naming the line.
 - The disassembler's output reassembles to the same words: a word that is no instruction (an undefined
   opcode) or would not come back as itself (bits set in fields the instruction ignores) is written
-  as `.word 0x...` with the instruction it resembles in a comment.
+  as `.word 0x...` with the instruction it resembles in a comment. Jumps, loads and stores name
+  their label where one marks exactly that address, runs of zero data words become `.space N`, and
+  labels of addresses that hold no word (an Rz array) are defined in empty segments at the end.
 
 ## Object format (`.obj`)
 A small, line-oriented text format that round-trips exactly (`load(write(p)) == p`):

@@ -43,7 +43,7 @@ def test_asm_then_disasm_then_run_object(tmp_path):
     obj = tmp_path / "sum.obj"
     assert s2mc("asm", SUM, "-o", obj).returncode == 0
     dis = s2mc("disasm", obj)
-    assert dis.returncode == 0 and "ld r5 @64 r1" in dis.stdout
+    assert dis.returncode == 0 and "ld r5 @array r1" in dis.stdout     # the label, not 64
     (tmp_path / "again.s").write_text(dis.stdout)
     assert s2mc("asm", tmp_path / "again.s", "-o", tmp_path / "again.obj").returncode == 0
     assert (tmp_path / "again.obj").read_text() == obj.read_text()
