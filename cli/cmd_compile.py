@@ -8,27 +8,32 @@ import click
 from s2mc.isa.errors import S2mcError
 from s2mc.isa.outputs import write_output
 
+from .options import OutputFile
+
 
 @click.command("compile")
 @click.argument("source", type=click.Path(dir_okay=False))
-@click.option("-o", "--output", type=click.Path(dir_okay=False),
+@click.option("-o", "--output", type=OutputFile("assembly"),
               help="Assembly file to write (default: SOURCE with .s; '-' for stdout).")
 @click.option("-O0", "opt", flag_value=0, help="Straightforward code, like the original compiler.")
 @click.option("-O1", "opt", flag_value=1, default=True,
               help="Register allocation, constant folding, redundant load/store/move removal "
                    "(default).")
 def compile_cmd(source, output, opt):
-    """Compile an Rz program to S2 assembly."""
+    """Compile an Rz program (or a bundled example by name) to S2 assembly."""
     from s2mc.compiler import compile as compile_rz
+    from s2mc.workloads.examples import bundled
 
     if not source.endswith(".rz"):
         raise S2mcError(f"{source}: expected an Rz source file ending in .rz")
     try:
-        text = Path(source).read_text(encoding="utf-8")
+        example = bundled(source)
+        text = (example.path if example else Path(source)).read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise S2mcError(f"{source}: not a text file") from None
     result = compile_rz(text, opt=opt, filename=source)
-    out = output or str(Path(source).with_suffix(".s"))
+    # a bundled example's assembly goes into this folder, never into the package
+    out = output or str(Path(example.name if example else source).with_suffix(".s"))
     write_output(out, result.asm, what="assembly")
     if out != "-":
         click.echo(f"wrote {out}", err=True)

@@ -59,10 +59,13 @@ def info(as_json):
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Object file (default: SOURCE with .obj).")
 @click.option("--listing", is_flag=True, help="Also print a listing: address, word, source line.")
 def asm(source, output, listing):
-    """Assemble an S2 assembly file into a text object file."""
-    text = read_text(source)
+    """Assemble an S2 assembly file (or a bundled example by name) into a text object file."""
+    from s2mc.workloads.examples import bundled
+    example = bundled(source)
+    text = read_text(example.path if example else source)
     prog = assemble(text, source)
-    out = output or str(Path(source).with_suffix(".obj"))
+    # a bundled example's object goes into this folder, never into the package
+    out = output or str(Path(example.name if example else source).with_suffix(".obj"))
     write_output(out, prog.to_text(), what="object file")
     if listing:
         for seg in prog.segments:
@@ -81,7 +84,9 @@ def disasm(objfile):
 
 
 def load_any(path: str, opt: int):
-    """A Program from .rz (compiled), .s (assembled) or .obj."""
+    """A Program from .rz (compiled), .s (assembled) or .obj; a bundled example by name too."""
+    from s2mc.workloads.examples import resolve
+    path = resolve(path)
     if path.endswith(".rz"):
         source = read_text(path)
         from s2mc.compiler import compile as compile_rz
@@ -89,7 +94,7 @@ def load_any(path: str, opt: int):
     if not path.endswith((".s", ".obj")):
         raise S2mcError(f"{path}: expected a .rz, .s or .obj file")
     if not Path(path).exists():
-        raise S2mcError(f"{path}: no such file")
+        raise S2mcError(f"{path}: no such file (the bundled examples: `s2mc examples`)")
     return load_program(path)
 
 
