@@ -1,6 +1,7 @@
 """The experiment registry: the standard experiments of s2mc, as data.
 
-Each experiment is a name, a title, the grids that produce it (the libraries' own grid specs:
+Each experiment is a spec file in analysis/experiments/ (s2mc.analysis.specs reads them): a name,
+a title, the grids that produce it (the libraries' own grid specs:
 s2mc.workloads.aes.grid.AesGrid, s2mc.workloads.native.grid.NativeGrid, s2mc.gpu.grid.GpuGrid), a
 `quick` form for `s2mc demo` (sized to run in seconds on a 2-core machine) and the seed reference
 tables it is compared with. `run` runs one through those libraries and writes its records, the
@@ -24,13 +25,10 @@ from s2mc.isa.errors import S2mcError
 from s2mc.workloads.aes.grid import AesGrid
 from s2mc.workloads.native.grid import NativeGrid
 
-from .seed003 import SEED003_BYTES
+from . import specs
+from .specs import ALL_THREADS
 
 Grid = Union[AesGrid, NativeGrid, GpuGrid]
-
-#: As a NativeGrid's threads: the host's thread counts 1, 2, 4, ... up to its CPUs, resolved when
-#: the experiment runs (the registry is the same on every host).
-ALL_THREADS: tuple[int, ...] = ()
 
 
 def thread_counts(n_cpu: int | None = None) -> tuple[int, ...]:
@@ -61,62 +59,18 @@ class Experiment:
                 if isinstance(g, NativeGrid) and g.threads == ALL_THREADS else g for g in grids]
 
 
-def _seed000(sizes: tuple[int, ...], blocks: tuple[int, ...]) -> tuple[NativeGrid, ...]:
-    """Seed 000's comparison: coarse-grain tasks, then extended blocks of each size (T-table)."""
-    return (NativeGrid(threads=ALL_THREADS, sizes=sizes, impls=("ttable",), strategies=("coarse",)),
-            NativeGrid(threads=ALL_THREADS, sizes=sizes, impls=("ttable",), strategies=("extended",),
-                       block_bytes=blocks))
+def from_spec(spec: specs.Spec) -> Experiment:
+    """The experiment a spec file declares."""
+    return Experiment(spec.name, spec.title, spec.source, spec.grids, spec.quick, spec.reference,
+                      spec.description)
 
 
-REGISTRY: dict[str, Experiment] = {e.name: e for e in (
-    Experiment(
-        "seed003_grid", "Seed 003 Tables 3-4: cycles and stalls, 1-4 cores, 32-256 bytes", "sim",
-        (AesGrid(cores=(1, 2, 3, 4), sizes=SEED003_BYTES, key_bits=(128,), modes=("ecb",),
-                 styles=("bytes",), partitions=("interleaved",)),),
-        reference=("seed003_table3", "seed003_table4"),
-        description="AES-128-ECB, byte-oriented, interleaved blocks, L = 2, fifo arbitration: the "
-                    "configuration of seed 003 §5."),
-    Experiment(
-        "core_scaling", "Core scaling to 64 simulated cores", "sim",
-        (AesGrid(cores=(1, 2, 4, 8, 16, 32, 64), sizes=(1024, 4096, 65536)),),
-        quick=(AesGrid(cores=(1, 2, 4, 8, 16, 32, 64), sizes=(1024, 16384), styles=("bytes", "ttable")),),
-        description="Where the shared bus saturates; compared with the bus-contention model."),
-    Experiment(
-        "ttable_scaling", "Core scaling of the T-table AES (fewer, wider accesses)", "sim",
-        (AesGrid(cores=(1, 2, 4, 8, 16), sizes=(1024, 4096), styles=("ttable",)),),
-        description="The same scaling with four bytes per word: a different compute/access ratio."),
-    Experiment(
-        "mem_latency_sweep", "Memory-latency sweep (L = 1, 2, 4, 8)", "sim",
-        (AesGrid(cores=(1, 2, 4, 8), sizes=(256,), mem_latencies=(1, 2, 4, 8)),),
-        description="Longer accesses move the saturation point to fewer cores: (Z + L) / L."),
-    Experiment(
-        "arbitration_sweep", "Bus arbitration policies (fifo, fixed, round_robin)", "sim",
-        (AesGrid(cores=(1, 2, 4, 8), sizes=(256,), arbitrations=("fifo", "fixed", "round_robin")),),
-        description="Total cycles barely move; the per-core stall distribution does (fixed "
-                    "priority starves high core ids)."),
-    Experiment(
-        "native_thread_scaling", "Native AES-128-CTR thread scaling on this host", "native",
-        (NativeGrid(threads=ALL_THREADS, sizes=(16384, 1 << 20, 16 << 20, 64 << 20)),),
-        quick=(NativeGrid(threads=ALL_THREADS, sizes=(65536, 1 << 20, 16 << 20)),),
-        reference=("seed001_table2", "seed001_table5", "seed004_table2", "seed004_table3"),
-        description="Real shared-memory scaling (OpenMP) beside the simulated bus."),
-    Experiment(
-        "seed000_block_sizes", "Seed 000 Table 1: coarse-grain vs extended blocks (512 B-4 KB)",
-        "native", _seed000((4 << 20, 16 << 20, 32 << 20), (512, 1024, 2048, 4096)),
-        quick=_seed000((4 << 20,), (1024,)),
-        reference=("seed000_table1", "seed000_text"),
-        description="The portable T-table path (the seeds' algorithm), CTR mode."),
-    Experiment(
-        "gpu_size_sweep", "GPU throughput against data size", "cuda",
-        (GpuGrid(sizes=(1 << 16, 1 << 20, 1 << 24, 1 << 28, 1 << 30)),),
-        quick=(GpuGrid(sizes=(1 << 20, 1 << 24, 1 << 28)),),
-        reference=("seed000_text", "seed001_table2", "seed002_text", "seed004_table2"),
-        description="Device-resident and host-to-host throughput; run only when a GPU is present."),
-)}
+# The registry is the spec files shipped in analysis/experiments/ (one declaration: the files).
+_SHIPPED = specs.load_shipped()
+REGISTRY: dict[str, Experiment] = {s.name: from_spec(s) for s in _SHIPPED}
 
-#: What `s2mc demo` runs, in order.
-DEMO: tuple[str, ...] = ("seed003_grid", "core_scaling", "mem_latency_sweep", "arbitration_sweep",
-                         "native_thread_scaling", "seed000_block_sizes", "gpu_size_sweep")
+#: What `s2mc demo` runs, in order: the specs with a `demo` place.
+DEMO: tuple[str, ...] = tuple(s.name for s in sorted((s for s in _SHIPPED if s.demo), key=lambda s: s.demo))
 
 
 def get(name: str) -> Experiment:

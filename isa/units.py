@@ -11,3 +11,16 @@ def human_size(n: int) -> str:
         if n >= size and n % size == 0:
             return f"{n // size}{unit}"
     return str(n)
+
+
+_MULTIPLES = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+
+
+def parse_size(text: str) -> int | None:
+    """'4096', '16K', '64M', '1G' (powers of two; a trailing B or iB allowed) -> bytes, the inverse
+    of human_size; None when `text` is not a size, so that each caller words its own error."""
+    t = str(text).strip().upper()
+    t = t[:-2] if t.endswith("IB") else t[:-1] if t.endswith("B") else t
+    unit = t[-1:] if t[-1:] in ("K", "M", "G") else ""
+    digits = t[:len(t) - len(unit)].strip()
+    return int(digits) * _MULTIPLES[unit] if digits.isascii() and digits.isdigit() else None
