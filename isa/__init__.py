@@ -6,7 +6,7 @@ from .assembler import AsmError, assemble
 from .disassembler import disassemble, disassemble_word
 from .errors import S2mcError
 from .instructions import INSTRUCTIONS, decode, encode
-from .program import Program, Segment, Symbol
+from .program import Program, Segment, Stacks, Symbol
 
 
 def read_text(path, prefix: str = "") -> str:
@@ -33,5 +33,5 @@ def load_program(path) -> Program:
     return assemble(read_text(path), path)
 
 
-__all__ = ["AsmError", "INSTRUCTIONS", "Program", "S2mcError", "Segment", "Symbol", "assemble",
+__all__ = ["AsmError", "INSTRUCTIONS", "Program", "S2mcError", "Segment", "Stacks", "Symbol", "assemble",
            "decode", "disassemble", "disassemble_word", "encode", "load_object", "load_program", "read_text"]

@@ -3,6 +3,8 @@
     .symbol            following lines are `name value` definitions (constants, register names)
     .code N            following lines are instructions placed in the program image from N
     .data N            following lines are words placed in shared data memory from N
+    .stacks B W N      N per-core stack regions of W words from B (core c's: B + c*W ..): the
+                       simulator faults stack_overflow on a core's access to another's (docs/isa.md)
     .end               end of source
     :label             defines label at the current location (may precede an instruction)
     .word v ...        raw words, in .code too: the disassembler writes every word that is no
@@ -22,7 +24,8 @@ import re
 
 from .errors import S2mcError, excerpt
 from .instructions import ADS_MAX, BY_MNEMONIC, IMM_MAX, IMM_MIN, MOV_MAX, MOV_MIN, Instr, encode
-from .program import ADDRESSES, NAME as _NAME, REGISTER_NAME as _REGISTER_NAME, Program, Segment, Symbol
+from .program import (ADDRESSES, NAME as _NAME, REGISTER_NAME as _REGISTER_NAME, Program, Segment, Stacks,
+                      Symbol, stacks_problem)
 
 _NUMBER = re.compile(r"([+-]?)(?:0x([0-9a-f]+)|([0-9]+))")
 _IN_SEGMENT = (".word", ".space")   # the directives that place words in a .code or .data segment
@@ -58,6 +61,7 @@ class Assembler:
         self.filename = filename
         self.consts: dict[str, int] = {}
         self.labels: dict[str, tuple[int, str]] = {}
+        self.stacks: tuple[_Line, list[str]] | None = None   # the .stacks line, read after pass 1
 
     def error(self, line: _Line, msg: str) -> AsmError:
         return AsmError(f"{self.filename}:{line.lineno}: {msg}: '{excerpt(line.text.strip())}'")
@@ -84,6 +88,13 @@ class Assembler:
                 if len(toks) != 1:
                     raise self.error(line, ".symbol takes no operands")
                 section = "symbol"
+                continue
+            if toks[0] == ".stacks":
+                if len(toks) != 4:
+                    raise self.error(line, ".stacks takes a base address, a size in words and a count")
+                if self.stacks is not None:
+                    raise self.error(line, ".stacks declared twice")
+                self.stacks = (line, toks[1:])   # its operands may name labels defined later
                 continue
             if toks[0].startswith(".") and (toks[0] not in _IN_SEGMENT or section == "symbol"):
                 raise self.error(line, f"unknown directive '{excerpt(toks[0])}'" if toks[0] not in _IN_SEGMENT
@@ -159,6 +170,15 @@ class Assembler:
         prog.segments = [s for s in prog.segments if s.words]
         code = [s for s in prog.segments if s.kind == "code"]
         prog.entry = code[0].addr if code else 0
+        if self.stacks is not None:
+            line, toks = self.stacks
+            values = [self.number(line, t, lo, hi, what) for t, lo, hi, what in
+                      zip(toks, (0, 1, 1), (ADS_MAX, ADDRESSES, ADDRESSES),
+                          ("stack base", "stack words", "stack count"))]
+            problem = stacks_problem(*values)
+            if problem:
+                raise self.error(line, problem)
+            prog.stacks = Stacks(*values)
         return prog
 
     def instruction(self, line: _Line, toks: list[str]) -> int:

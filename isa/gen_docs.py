@@ -53,7 +53,8 @@ sign-extended (-2097152..2097151); absolute addresses and jump targets are 22-bi
 - `xchg r1 r2` swaps R[r1] and M[R[r2]] in **one** bus access (it counts one read and one write).
 - Traps (`trap r1 #t`) are listed after the instructions; other trap numbers do nothing.
 - Faults stop the whole run with one message naming core, PC, cycle and instruction: undefined
-  opcode, PC outside the program, data address outside memory, division by zero, and reaching the
+  opcode, PC outside the program, data address outside memory, division by zero, a data access in
+  another core's declared stack region (`stack_overflow`, see `.stacks` below), and reaching the
   cycle limit.
 
 ## Instructions
@@ -94,6 +95,7 @@ through a two-core example.
 .data 64                ; words placed in shared data memory from address 64
 :array 1 2 3 0x10 010   ; decimal or 0x hex; symbols allowed
 :table .space 16        ; 16 zero words
+.stacks 4096 1024 64    ; 64 per-core stack regions of 1024 words from 4096 (optional, once)
 .end
 ```
 Everything is case-insensitive; `;` starts a comment.
@@ -104,6 +106,14 @@ Everything is case-insensitive; `;` starts a comment.
 - **Errors** say `file:line: message: 'line text'`, one line; quoted text longer than 60 characters is
   cut to an excerpt that gives the full length, and control characters are escaped.
 - **Files** are UTF-8 (a leading byte-order mark is ignored); other bytes are an error naming the line.
+- **Stacks**: `.stacks BASE WORDS COUNT` declares COUNT stack regions of WORDS words from BASE (numbers
+  or symbols, labels included): core c owns BASE + c×WORDS .. BASE + (c+1)×WORDS − 1. The simulator
+  then faults `stack_overflow` when a core's data access (`ld`, `st`, `push`, `pop`, `xchg`,
+  `trap #3`) lies in the area of all the regions but outside the core's own: a stack grown past its
+  end into the next core's, or one core reading another's. Accesses outside the area are not
+  affected, and a program that declares nothing runs exactly as without the directive; the check
+  costs no cycle (docs/timing-model.md, rule 6). WORDS and COUNT are at least 1 and the area must end
+  by 4194303. The Rz compiler declares its 64 stacks of 4096 words (docs/rz.md).
 - The disassembler's output reassembles to the same words: a word that is no instruction (an undefined
   opcode) or would not come back as itself (bits set in fields the instruction ignores) is written
   as `.word 0x...` with the instruction it resembles in a comment. Jumps, loads and stores name
@@ -115,6 +125,7 @@ A small, line-oriented text format that round-trips exactly (`load(write(p)) == 
 ```
 s2obj 1                     ; magic and version
 entry 0                     ; first instruction of every core
+stacks 4096 1024 64         ; only when declared: base, words, count
 symbol array 64 data        ; name, value, kind: code | data | const (sorted by name)
 code 0                      ; a program-image segment and its load address
 2840000a 10820040 ...       ; 8-digit hex words, at most 8 per line
@@ -124,7 +135,8 @@ data 64                     ; a shared-memory segment
 Data symbols are how a host puts inputs in and reads outputs out (`Machine.write("array", ...)`).
 The loader accepts exactly what the assembler can write: plain decimal numbers, the entry and segment
 addresses within 0..4194303, no segment past 4194303, symbol names the assembler accepts, each once,
-constants within -2^31..2^32-1. docs/reliability.md lists the guarantees and the fuzz tests behind them.
+constants within -2^31..2^32-1, at most one `stacks` line within the limits of `.stacks`.
+docs/reliability.md lists the guarantees and the fuzz tests behind them.
 """
 
 

@@ -4,14 +4,17 @@ The object file is line oriented and human readable:
 
     s2obj 1                       ; magic and format version
     entry 0                       ; address of the first instruction every core runs
+    stacks <base> <words> <count> ; optional: the per-core stack regions the simulator guards
     symbol <name> <value> <kind>  ; kind: code (a label in a code segment), data (a label in a
                                   ; data segment) or const (a .symbol definition)
     code <addr>                   ; a segment of the private program image, starting at addr
     data <addr>                   ; a segment of the shared data memory, starting at addr
     <word> <word> ...             ; segment contents, 8-digit hex words, at most 8 per line
 
-Symbols come sorted by name, segments in the order they were assembled. write() emits exactly this
-canonical layout, so load(write(p)) == p and write(load(text)) == text for any canonical text.
+The stacks line is written only when the program declares its stacks (`.stacks`), so the object of
+a program that declares none is unchanged. Symbols come sorted by name, segments in the order they
+were assembled. write() emits exactly this canonical layout, so load(write(p)) == p and
+write(load(text)) == text for any canonical text.
 
 The loader accepts exactly what the assembler can produce: numbers in plain decimal, the entry and
 segment addresses within the 22-bit address space, no segment running past its last address, names
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from .errors import S2mcError, excerpt
 from .instructions import ADS_MAX
@@ -45,6 +49,51 @@ def is_symbol_name(text: str, kind: str) -> bool:
             and not (kind == "const" and text.startswith(".")))
 
 
+class Stacks(NamedTuple):
+    """The per-core stack regions a program declares (`.stacks BASE WORDS COUNT`, docs/isa.md):
+    core c owns [base + c*words, base + (c+1)*words) for c < count; the simulator faults
+    stack_overflow when a core's data access falls in the area of all `count` regions but outside
+    its own (docs/timing-model.md, rule 6)."""
+    base: int
+    words: int
+    count: int
+
+    @property
+    def end(self) -> int:
+        """One past the last word of the area."""
+        return self.base + self.words * self.count
+
+    def region(self, core: int) -> tuple[int, int] | None:
+        """Core's region as (first, last) word, or None when it has none (core >= count)."""
+        if core >= self.count:
+            return None
+        lo = self.base + core * self.words
+        return lo, lo + self.words - 1
+
+    def owner(self, address: int) -> int | None:
+        """The core whose region holds this address, or None outside the area."""
+        return (address - self.base) // self.words if self.base <= address < self.end else None
+
+    def violates(self, core: int, address: int) -> bool:
+        """Whether core may not access this address: it lies in the area, in another core's region."""
+        owner = self.owner(address)
+        return owner is not None and owner != core
+
+
+def stacks_problem(base: int, words: int, count: int) -> str | None:
+    """Why these numbers are no stack declaration (one phrase), or None when they are one: the
+    base is a data address, words and count at least 1, and the area ends within the addresses."""
+    if not 0 <= base <= ADS_MAX:
+        return f"stack base {base} out of range 0..{ADS_MAX}"
+    if not 1 <= words <= ADDRESSES:
+        return f"stack words {words} out of range 1..{ADDRESSES}"
+    if not 1 <= count <= ADDRESSES:
+        return f"stack count {count} out of range 1..{ADDRESSES}"
+    if base + words * count > ADDRESSES:
+        return f"stack area {base}..{base + words * count - 1} runs past the last address {ADS_MAX}"
+    return None
+
+
 @dataclass
 class Segment:
     kind: str            # "code" or "data"
@@ -64,6 +113,7 @@ class Program:
     segments: list[Segment] = field(default_factory=list)
     symbols: dict[str, Symbol] = field(default_factory=dict)
     entry: int = 0
+    stacks: Stacks | None = None     # declared per-core stack regions, if any
 
     # -- views the simulator needs -------------------------------------------------------------
     def image(self, kind: str) -> list[int]:
@@ -96,6 +146,8 @@ class Program:
     # -- object format -------------------------------------------------------------------------
     def to_text(self) -> str:
         out = [f"{MAGIC} {VERSION}", f"entry {self.entry}"]
+        if self.stacks is not None:
+            out.append("stacks {} {} {}".format(*self.stacks))
         for name in sorted(self.symbols):
             s = self.symbols[name]
             out.append(f"symbol {s.name} {s.value} {s.kind}")
@@ -135,6 +187,17 @@ class Program:
             head = parts[0]
             if head == "entry" and len(parts) == 2:
                 prog.entry = number(parts[1], 0, ADS_MAX, "entry")
+            elif head == "stacks" and len(parts) == 4:
+                if prog.stacks is not None:
+                    raise fail("stacks declared twice")
+                # Each number is checked alone first (plain decimal, bounded digits), then together.
+                values = [number(t, lo, hi, what) for t, lo, hi, what in
+                          zip(parts[1:], (0, 1, 1), (ADS_MAX, ADDRESSES, ADDRESSES),
+                              ("stack base", "stack words", "stack count"))]
+                problem = stacks_problem(*values)
+                if problem:
+                    raise fail(problem)
+                prog.stacks = Stacks(*values)
             elif head == "symbol" and len(parts) == 4:
                 name, value, kind = parts[1:]
                 if kind not in SYMBOL_KINDS:

@@ -30,7 +30,7 @@ def _every_encoding() -> str:
     for i, ins in enumerate(INSTRUCTIONS):
         lines.append(disassemble_word(encode(ins, i % 32, (3 * i) % 32, (7 * i) % 32, 5 - i)))
     lines += ["  jt r1 top", "  ld r2 @buf fp", "  add r3 r3 #k", ".data 100", ":buf 1 -2 0x7fffffff k",
-              ".end"]
+              ".stacks buf 16 k", ".end"]
     return "\n".join(lines) + "\n"
 
 
@@ -38,11 +38,11 @@ SOURCES = [p.read_text() for p in sorted((ROOT / "workloads" / "asm").glob("*.s"
 OBJECTS = [assemble(s).to_text() for s in SOURCES]
 
 # Pieces a mutation inserts: syntax, boundaries, huge and odd numbers, and text that is not ASCII.
-ASM_PIECES = ["#", "@", "+", ":", ";", "\n", " ", ".word", ".code", ".data", ".symbol", ".end", "0x", "010",
-              "-", "r31", "r32", "4194303", "4194304", "65535", "-65537", "0xffffffff", "9" * 5000,
+ASM_PIECES = ["#", "@", "+", ":", ";", "\n", " ", ".word", ".code", ".data", ".symbol", ".end", ".stacks", "0x",
+              "010", "-", "r31", "r32", "4194303", "4194304", "65535", "-65537", "0xffffffff", "9" * 5000,
               "x" * 2000, "\x00", "\xff", "\u0661", "\u2028", "\r", "\t", "İ", "é", ":x", "x", "add", "ld",
               "trap", "sync", "k"]
-OBJ_PIECES = ["s2obj 1", "entry", "symbol", "code", "data", "const", "00000000", "ffffffff", "7fffffff",
+OBJ_PIECES = ["s2obj 1", "entry", "stacks", "symbol", "code", "data", "const", "00000000", "ffffffff", "7fffffff",
               "80000000", "f8000fff", "0000002a", "0000000G", "-1", "0", "64", "4194303", "4194304", "1_0",
               "\u0661", "9" * 5000, ";", "\n", " ", "r5", "Foo", ".x", "a", "\xa0"]
 
@@ -81,6 +81,7 @@ OBJ_LINES = st.one_of(
     st.builds("symbol {} {} {}".format, st.sampled_from(["a", "b", ".x", "r5", "Foo", "x_1"]), NUMBERS,
               st.sampled_from(["code", "data", "const", "weird"])),
     st.builds("{} {}".format, st.sampled_from(["code", "data"]), NUMBERS),
+    st.builds("stacks {} {} {}".format, NUMBERS, NUMBERS, NUMBERS),
     st.lists(st.integers(0, (1 << 32) - 1).map("{:08x}".format), min_size=1, max_size=8).map(" ".join))
 BUILT_OBJECTS = st.lists(OBJ_LINES, max_size=12).map(lambda lines: "s2obj 1\ncode 0\n" + "\n".join(lines) + "\n")
 
@@ -99,7 +100,8 @@ def segment_words(prog: Program):
 def check_round_trips(prog: Program) -> None:
     text = prog.to_text()
     assert Program.from_text(text) == prog and Program.from_text(text).to_text() == text
-    assert segment_words(assemble(disassemble(prog), "dis.s")) == segment_words(prog)
+    again = assemble(disassemble(prog), "dis.s")
+    assert segment_words(again) == segment_words(prog) and again.stacks == prog.stacks
 
 
 def assemble_or_error(source: str):
