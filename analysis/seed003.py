@@ -63,31 +63,35 @@ def _one(mine: dict, opt: int) -> tuple[str, list[dict]]:
                          "paper_speedup": p1 / p_cyc if p1 and p_cyc else None})
 
     def bytes_by_cores(title, cell):
-        """A table with one row per size and one column per core count; cell(row) formats one."""
+        """A table with one row per size and one column per core count; cell(row) gives the parts
+        of one cell (ours, the paper's, ...), each part aligned within its column, '-' where a
+        number is missing (the paper has no run there, or there is no 1-core run of ours)."""
         head = ["bytes"] + [f"{c} core{'s' if c > 1 else ''}" for c in cores]
+        parts = {(b, c): cell(row) for row in rows for b, c in [(row["bytes"], row["cores"])]}
         body = []
         for b in sizes:
             cells = [str(b)]
             for c in cores:
-                row = next((x for x in rows if x["bytes"] == b and x["cores"] == c), None)
-                cells.append("" if row is None else cell(row))
+                width = [max((len(p[i]) for (_, cc), p in parts.items() if cc == c), default=1)
+                         for i in range(max((len(p) for (_, cc), p in parts.items() if cc == c), default=0))]
+                got = parts.get((b, c))
+                cells.append("" if got is None else " | ".join(x.rjust(w) for x, w in zip(got, width)))
             body.append(cells)
         return f"{title}\n" + text_table(head, body)
 
     def grid(title, ours_key, paper_key, ratio_key):
         def cell(row):
             if row[paper_key] is None:
-                return f"{row[ours_key]} | -"
-            return f"{row[ours_key]} | {row[paper_key]:.0f} | {row[ratio_key]:.2f}"
+                return (str(row[ours_key]), "-", "-")
+            return (str(row[ours_key]), f"{row[paper_key]:.0f}", f"{row[ratio_key]:.2f}")
         return bytes_by_cores(title, cell)
 
     def speedups():
         def cell(row):
-            if row["speedup"] is None:
-                return ""
-            p = f"{row['paper_speedup']:.2f}" if row["paper_speedup"] else "-"
-            return f"{row['speedup']:.2f} | {p}"
-        return bytes_by_cores("Speedup over one core (ours | seed 003)", cell)
+            ours = "-" if row["speedup"] is None else f"{row['speedup']:.2f}"
+            return (ours, f"{row['paper_speedup']:.2f}" if row["paper_speedup"] else "-")
+        note = "; '-': no 1-core run of ours to compare with" if any(r["speedup"] is None for r in rows) else ""
+        return bytes_by_cores(f"Speedup over one core (ours | seed 003{note})", cell)
 
     text = "\n\n".join([
         "== Seed 003 (ECTI-CARD 2014), AES-128 ECB, byte-oriented, interleaved blocks, L = 2; "

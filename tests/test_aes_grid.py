@@ -100,10 +100,20 @@ def test_seed003_comparison_by_hand():
     assert two["cycles_ratio"] == 1.0 and two["speedup"] == pytest.approx(18594 / 26917)
     assert two["paper_speedup"] == pytest.approx(37189 / 26917)
     assert three["paper_cycles"] is None and three["speedup"] == pytest.approx(18594 / 9000)
-    assert "   32  18594 | 37189 | 0.50  26917 | 26917 | 1.00  9000 | -" in text
+    # One column per core count, its parts aligned ('-' for a number the paper lacks)
+    assert "   32  18594 | 37189 | 0.50  26917 | 26917 | 1.00  9000 | - | -" in text
     assert "1.00 | 1.00  0.69 | 1.38  2.07 | -" in text
+    table3 = text.split("Table 3")[1].split("\n\n")[0].splitlines()
+    bars = {line.index("|") for line in table3[3:]}          # the rows, under the title and the header
+    assert len(bars) == 1                          # every row's first '|' in the same place
     assert "ours compiled at -O1" in text and "-O0" not in text
     # -O0 runs are compared on their own; other configurations give nothing
     text0, rows0 = seed003.comparison([_run(1, 64, 69901, 0, variant="bytes/interleaved/O0", opt=0)])
     assert rows0[0]["opt"] == 0 and rows0[0]["cycles_ratio"] == 1.0 and "-O0" in text0
     assert seed003.comparison([_run(1, 64, 1, 1, variant="bytes/contiguous")]) == ("", [])
+
+
+def test_seed003_speedup_without_a_one_core_run_is_a_dash_not_an_empty_cell():
+    text, _ = seed003.comparison([_run(4, 64, 16689, 37343)])
+    # The paper's 4-core speedup at 64 bytes is 69901 / 49924 = 1.40; we have no 1-core run.
+    assert "   64  - | 1.40" in text and "no 1-core run of ours" in text
