@@ -100,8 +100,10 @@ def aes_cmd(cores, sizes, key_bits, modes, directions, styles, partitions, ext_b
     wall = time.perf_counter() - t0
     sim_s = sum(r.sim_seconds for r in runs)
     instr = sum(r.result.instructions for r in runs)
+    # Two significant digits: a short SystemC run simulates well under 1 MIPS, never "0 MIPS".
     click.echo(f"s2mc aes: {len(runs)} runs checked against cryptography in {wall:.1f} s "
-               f"({sim_s:.1f} s simulating, {instr / max(sim_s, 1e-9) / 1e6:.0f} MIPS)", err=True)
+               f"({sim_s:.2g} s simulating, {float(f'{instr / max(sim_s, 1e-9) / 1e6:.2g}'):g} MIPS)",
+               err=True)
 
     seed_text, seed_rows = seed003.comparison(runs)
     if out_path:

@@ -60,7 +60,7 @@ def native_cmd(threads, sizes, impls, strategies, block_bytes, key_bits, vs_open
     """Benchmark native CPU AES-CTR over threads x bytes x impl x strategy x block size."""
     from s2mc.analysis import records
     from s2mc.workloads import native
-    from s2mc.workloads.native.grid import NativeGrid, format_summary, run_grid
+    from s2mc.workloads.native.grid import NativeGrid, format_summary, run_grid, summary_header, summary_legend
 
     if not native.available():
         raise S2mcError("native AES library not built; run `make setup`")
@@ -101,6 +101,7 @@ def native_cmd(threads, sizes, impls, strategies, block_bytes, key_bits, vs_open
     if not as_json:
         click.echo(f"# {native.info()['cpu']}; OpenMP threads available: {max_t}; "
                    f"{native.openssl_version()}", err=True)
+        click.echo(summary_header(vs_openssl))
     grid = NativeGrid(threads=tuple(thread_list), sizes=tuple(size_list), impls=tuple(impl_list),
                       strategies=tuple(strat_list), block_bytes=tuple(bb_list), key_bits=int(key_bits),
                       vs_openssl=vs_openssl, multi=multi, min_seconds=min_seconds, min_reps=reps)
@@ -114,6 +115,8 @@ def native_cmd(threads, sizes, impls, strategies, block_bytes, key_bits, vs_open
                       native=native.info())
         path = records.write(df, out_path, params=params)
         click.echo(f"wrote {len(df)} records to {path}", err=True)
+    if not as_json:
+        click.echo(summary_legend(vs_openssl))
     if as_json:
         click.echo(json.dumps({"results": summaries, "records": df.astype(object).to_dict("records")},
                               indent=2, default=str))

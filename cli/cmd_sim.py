@@ -46,12 +46,33 @@ def info(as_json):
     if as_json:
         click.echo(json.dumps(facts, indent=2, default=str))
         return
-    for key, value in facts.items():
-        if isinstance(value, dict):
-            value = ", ".join(f"{k}={v}" for k, v in value.items())
-        elif isinstance(value, list):
-            value = " ".join(value) or "-"
-        click.echo(f"{key:>13}: {value}")
+    for key, value in info_rows(facts):
+        click.echo(f"{key:<12}{value}")
+
+
+def info_rows(facts: dict) -> list[tuple[str, str]]:
+    """`s2mc info` as (label, text) rows a person reads: each component built or not, and why."""
+    yes = lambda ok: "yes" if ok else "no"  # noqa: E731
+    nat, cuda = facts["native"], facts["cuda"]
+    rows = [("s2mc", f"{facts['s2mc']} (Python {facts['python']})"),
+            ("host", f"{facts['platform']}, {facts['cpu_count']} CPUs"),
+            ("CPU", f"{nat.get('cpu') or facts['cpu']}; features: {' '.join(facts['cpu_features']) or '-'}"),
+            ("engines", f"fast: {yes(facts['engines']['fast'])}, systemc: {yes(facts['engines']['systemc'])}"
+                        + ("" if facts["engines"]["systemc"] else " (not built: s2mc run --engine systemc "
+                                                                  "is unavailable)"))]
+    if nat.get("built"):
+        have = [i["name"] for i in nat["impls"] if i["supported"]]
+        lack = [i["name"] for i in nat["impls"] if not i["supported"]]
+        rows += [("native AES", f"built; best {nat['best']}; this CPU runs {', '.join(have)}"
+                                + (f" (not {', '.join(lack)})" if lack else "")),
+                 ("", f"OpenMP threads {nat['max_threads']}; {nat['openssl']}")]
+    else:
+        rows.append(("native AES", f"not built ({nat.get('error', 'unknown reason')})"))
+    if cuda.get("gpu_present"):
+        rows.append(("CUDA", f"built; GPU: {', '.join(map(str, cuda['devices']))}"))
+    else:
+        rows.append(("CUDA", f"{'built' if cuda.get('built') else 'not built'}; {cuda.get('reason') or 'no GPU'}"))
+    return rows
 
 
 @click.command()
@@ -108,6 +129,14 @@ def _print_table(res) -> None:
         click.echo("  ".join(str(c[k]).rjust(w) for k, w in zip(cols, widths)), err=True)
     click.echo(f"total: {res.cycles} cycles, {res.instructions} instructions, {res.stall_cycles} stall cycles, "
                f"bus utilisation {res.bus_utilisation:.1%}", err=True)
+    click.echo(stall_legend(res.config.mem_latency), err=True)
+
+
+def stall_legend(mem_latency: int) -> str:
+    """One line under the counters: what a stall is, against a bus wait (they are easy to confuse)."""
+    return (f"stalls = bus wait (queued while another core holds the bus) + L-1 = {mem_latency - 1} "
+            f"cycle{'s' if mem_latency != 2 else ''} of memory latency per access; sync wait (at a barrier) "
+            "is not a stall")
 
 
 def _print_sweep(results) -> None:
@@ -121,6 +150,7 @@ def _print_sweep(results) -> None:
     widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(head)]
     for line in [head, *rows]:
         click.echo("  ".join(cell.rjust(w) for cell, w in zip(line, widths)), err=True)
+    click.echo(stall_legend(base.config.mem_latency), err=True)
 
 
 def _per_run(path: str | None, cores: int, sweep: bool) -> str | None:

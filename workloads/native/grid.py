@@ -114,6 +114,18 @@ def run_grid(grid: NativeGrid, *, run_id: str, experiment: str = "native", progr
     return summaries, rows
 
 
+def summary_header(vs_openssl: bool = False) -> str:
+    """The column names above format_summary's lines, aligned with them."""
+    line = f"{'impl':<8} {'strategy':<15} {'threads':>7} {'bytes':>10}  {'throughput':>13}  {'cycles/B':>11}"
+    return line + (f"  | {'OpenSSL throughput':>20}  {'ratio':>11}" if vs_openssl else "")
+
+
+def summary_legend(vs_openssl: bool = False) -> str:
+    """Printed under the lines: what the less obvious columns mean."""
+    return ("cycles/B (c/B): time-stamp-counter cycles x threads per byte, the CPU time one byte costs "
+            "(lower is better)" + ("; ratio: OpenSSL's time / ours, above 1 ours is faster" if vs_openssl else ""))
+
+
 def format_summary(s: dict) -> str:
     """One measurement as a line: impl, strategy[/block], threads, size, GB/s, cycles per byte
     (and OpenSSL's GB/s and the ratio when measured)."""
