@@ -5,11 +5,12 @@ PY    := $(VENV)/bin/python
 PIP   := $(PY) -m pip
 SUDO  := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-# Debian packages the project needs: toolchain, SystemC, OpenSSL headers, OpenMP, Python headers.
+# Debian packages the project needs: toolchain, SystemC, OpenSSL headers, OpenMP, Python headers,
+# Chromium (the tests render the report and the timeline page in it, headless).
 APT_PACKAGES := build-essential g++ cmake ninja-build pkg-config python3-dev python3-venv \
-                libsystemc-dev libssl-dev libomp-dev openssl
+                libsystemc-dev libssl-dev libomp-dev openssl chromium
 PY_DEPS := scikit-build-core pybind11 click tqdm pandas pyarrow matplotlib cryptography \
-           pytest pytest-xdist hypothesis vcdvcd
+           pytest pytest-xdist hypothesis vcdvcd nbformat nbclient ipykernel
 
 # Everything the build reads: when one changes, the package is rebuilt (incrementally).
 SOURCES := $(shell find isa compiler simulator workloads gpu-backends analysis cli \
@@ -20,7 +21,8 @@ SOURCES := $(shell find isa compiler simulator workloads gpu-backends analysis c
 .PHONY: setup test test-all demo bench report clean
 setup: $(VENV)/.installed
 
-$(VENV)/.apt:
+# The package lists are in this file: a change to it installs what is new.
+$(VENV)/.apt: Makefile
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 	  echo "make setup: installing Debian packages:" $$missing; \
@@ -29,7 +31,7 @@ $(VENV)/.apt:
 	@[ -x $(PY) ] || python3 -m venv $(VENV)
 	@touch $@
 
-$(VENV)/.pydeps: $(VENV)/.apt pyproject.toml
+$(VENV)/.pydeps: $(VENV)/.apt pyproject.toml Makefile
 	$(PIP) install -q --disable-pip-version-check $(PY_DEPS)
 	@touch $@
 
