@@ -16,6 +16,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from s2mc.analysis import derive, model  # noqa: E402
+from s2mc.isa.outputs import open_output  # noqa: E402
 
 plt.rcParams.update({"figure.dpi": 110, "font.size": 10, "axes.grid": True, "grid.alpha": 0.3,
                      "axes.titlesize": 11, "legend.fontsize": 8})
@@ -33,10 +34,12 @@ def human_bytes(n: float) -> str:
 
 def _save(fig, path: str | os.PathLike) -> Path:
     p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
-    fig.savefig(p, format="png")
-    plt.close(fig)
+    try:
+        with open_output(p, "wb", what="plot") as f:
+            fig.savefig(f, format="png")
+    finally:
+        plt.close(fig)
     return p
 
 

@@ -32,8 +32,8 @@ from typing import Iterable, Mapping
 
 import pandas as pd
 
-from s2mc.isa.errors import S2mcError
-from s2mc.isa.outputs import open_output, write_output
+from s2mc.isa.errors import S2mcError, excerpt
+from s2mc.isa.outputs import check as check_output, open_output, write_output
 
 # --------------------------------------------------------------------------------------------------
 # Columns
@@ -238,6 +238,22 @@ def make_records(rows: Iterable[Mapping[str, object]]) -> pd.DataFrame:
     return validate(pd.DataFrame(out, columns=list(COLUMNS)))
 
 
+def _first_outside_int64(num: pd.Series) -> int | None:
+    """The position of the first value an int64 column cannot hold (pandas reads 2^64 and more as
+    Python ints or floats, and casting them would overflow), or None."""
+    if num.dtype.kind == "i" and num.dtype.itemsize <= 8:
+        return None
+    lo, hi = -(1 << 63), (1 << 63) - 1
+    for i, v in enumerate(num.tolist()):
+        try:
+            ok = lo <= v <= hi
+        except TypeError:
+            ok = False
+        if not ok:
+            return i
+    return None
+
+
 def _coerce(df: pd.DataFrame) -> pd.DataFrame:
     df = df.copy()
     for col in COLUMNS:
@@ -253,6 +269,10 @@ def _coerce(df: pd.DataFrame) -> pd.DataFrame:
                 num = pd.to_numeric(s, errors="raise")
                 if num.isna().any():
                     raise ValueError("missing value")
+                i = _first_outside_int64(num)
+                if i is not None:
+                    raise S2mcError(f"records: column {col!r}: value {excerpt(str(num.iloc[i]))} at row {i} "
+                                    "is out of range (a 64-bit integer, -2^63..2^63-1)")
                 if (num.astype("float64") != num.astype("float64").round()).any():
                     raise ValueError("non-integer value")
                 df[col] = num.astype("int64")
@@ -260,8 +280,8 @@ def _coerce(df: pd.DataFrame) -> pd.DataFrame:
                 df[col] = pd.to_numeric(s, errors="raise").astype("float64")
         except S2mcError:
             raise
-        except (ValueError, TypeError) as exc:
-            raise S2mcError(f"records: column {col!r}: expected {kind} values ({exc})") from None
+        except (ValueError, TypeError, OverflowError) as exc:
+            raise S2mcError(f"records: column {col!r}: expected {kind} values ({excerpt(str(exc))})") from None
     return df[list(COLUMNS)].reset_index(drop=True)
 
 
@@ -327,18 +347,20 @@ def write(df: pd.DataFrame, path: str | os.PathLike, params: Mapping[str, object
           ) -> Path:
     """Validate and write `df`: CSV when `path` ends in .csv, Parquet (pyarrow) otherwise.
 
-    With `params`, also writes the run manifest next to it (see `write_manifest`).
+    With `params`, also writes the run manifest next to it (see `write_manifest`) when `path` is a
+    regular file (not beside a device such as /dev/null). Outputs follow s2mc.isa.outputs: the
+    folder must exist (nothing creates it), a file appears whole or not at all.
     """
     df = validate(df)
     p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
+    kind = check_output(p, "records")
     if p.suffix.lower() == ".csv":
         with open_output(p, "w", what="records") as f:
             df.to_csv(f, index=False)
     else:
         with open_output(p, "wb", what="records") as f:
             df.to_parquet(f, index=False, engine="pyarrow")
-    if params is not None:
+    if params is not None and kind == "replace":
         params = dict(params)
         params.setdefault("run_ids", sorted(df["run_id"].unique().tolist()))
         write_manifest(manifest_path_for(p), params)
@@ -430,7 +452,6 @@ def write_manifest(path: str | os.PathLike, params: Mapping[str, object]) -> Pat
     override the detected values.
     """
     p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
     env = environment()
     body = {"params": dict(params)}
     for k, v in env.items():
@@ -470,8 +491,10 @@ def read(path: str | os.PathLike) -> pd.DataFrame:
             df = pd.read_parquet(p, engine="pyarrow")
     except S2mcError:
         raise
-    except (ValueError, OSError) as exc:
-        raise S2mcError(f"records: {p}: cannot read ({exc})") from None
+    except (ValueError, OSError, OverflowError) as exc:
+        # pandas and pyarrow messages may span lines: one line, cut (they can quote the file)
+        why = excerpt(" ".join(str(exc).split()), 200)
+        raise S2mcError(f"records: {p}: cannot read ({why})") from None
     try:
         return validate(df)
     except S2mcError as exc:

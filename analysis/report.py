@@ -20,6 +20,7 @@ import pandas as pd
 from s2mc.analysis import derive, model, plots, records, seeds
 from s2mc.analysis.seed003 import SEED003_BYTES
 from s2mc.isa.errors import S2mcError
+from s2mc.isa.outputs import make_folder, write_output
 
 
 @dataclass
@@ -232,8 +233,7 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
     ref = seeds.load_reference()
     allrec = derive.derive_all(records.concat([ours, ref]))
     ours_d = allrec[allrec["source"] != "reference"]
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    out = Path(make_folder(out_dir, "report"))   # the folder only, never its parents
     figs: list[Path] = []
 
     def fig(p: Path | None, caption: str, blocks: list[Block], missing: str) -> None:
@@ -352,9 +352,9 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
     b.append(Block("table", table=cit))
 
     md = out / "report.md"
-    md.write_text(render_md(b), encoding="utf-8")
+    write_output(md, render_md(b), what="report")
     page = out / "report.html"
-    page.write_text(render_html(b, title), encoding="utf-8")
-    (out / "main_table.json").write_text(json.dumps(json.loads(main.to_json(orient="records")),
-                                                    indent=1) + "\n", encoding="utf-8")
+    write_output(page, render_html(b, title), what="report")
+    write_output(out / "main_table.json", json.dumps(json.loads(main.to_json(orient="records")),
+                                                     indent=1) + "\n", what="report table")
     return {"md": md, "html": page, "plots": figs, "main_table": main, "records": allrec}

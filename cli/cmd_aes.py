@@ -15,12 +15,16 @@ import sys
 import time
 
 import click
+from click.core import ParameterSource
 
-from s2mc.isa.errors import S2mcError
-
+from s2mc.simulator.params import PARAMS
 from s2mc.workloads.aes.grid import AesGrid, format_tables, run_grid
+from s2mc.workloads.aes.runner import DIRECTIONS, MODES, PARTITIONS, STYLES
 
-from .options import choice_list, int_list, machine_option, size_list
+from .options import AesKey, Choices, Integer, OutputFile, Size, Text, machine_option
+
+#: --seed: a 63-bit number, which every records and manifest reader holds exactly.
+MAX_SEED = (1 << 63) - 1
 
 
 def _d(field: str) -> str:
@@ -28,43 +32,55 @@ def _d(field: str) -> str:
     return ",".join(map(str, getattr(AesGrid, field)))
 
 
+#: The largest --bytes any run can have: the ttable style packs 4 bytes in a word, and input and
+#: output must both fit in the largest simulated memory (the library then checks the style's own
+#: limit and --mem-words).
+_MAX_BYTES = 2 * PARAMS["mem_words"].max
+#: --ext-blocks: a run of more blocks than the largest data has is pointless.
+MAX_EXT_BLOCKS = _MAX_BYTES // 16
+
+
 @click.command("aes")
 @machine_option("cores", many=True, default=_d("cores"))
-@click.option("--bytes", "sizes", default=_d("sizes"), show_default=True,
-              help="Comma-separated data sizes in bytes (4K = 4096). ECB needs multiples of 16.")
-@click.option("--key-bits", default=_d("key_bits"), show_default=True, help="128, 192 and/or 256.")
-@click.option("--mode", "modes", default=_d("modes"), show_default=True, help="ecb and/or ctr.")
-@click.option("--direction", "directions", default=_d("directions"), show_default=True,
-              help="enc and/or dec (CTR decryption is the same keystream XOR).")
-@click.option("--style", "styles", default=_d("styles"), show_default=True,
+@click.option("--bytes", "sizes", type=Size(1, _MAX_BYTES, many=True, why="input and output must fit in the "
+              f"simulated memory, at most {PARAMS['mem_words'].max} words"), default=_d("sizes"),
+              show_default=True, help="Comma-separated data sizes in bytes (4K = 4096). ECB needs multiples of 16.")
+@click.option("--key-bits", type=Choices(("128", "192", "256")), default=_d("key_bits"), show_default=True,
+              help="128, 192 and/or 256 (with --key: its size, which is the default).")
+@click.option("--mode", "modes", type=Choices(MODES), default=_d("modes"), show_default=True,
+              help="ecb and/or ctr.")
+@click.option("--direction", "directions", type=Choices(DIRECTIONS), default=_d("directions"),
+              show_default=True, help="enc and/or dec (CTR decryption is the same keystream XOR).")
+@click.option("--style", "styles", type=Choices(STYLES), default=_d("styles"), show_default=True,
               help="bytes (one byte per word, textbook steps) and/or ttable (four bytes per word).")
-@click.option("--partition", "partitions", default=_d("partitions"), show_default=True,
+@click.option("--partition", "partitions", type=Choices(PARTITIONS), default=_d("partitions"), show_default=True,
               help="interleaved (block i on core i mod N), contiguous (one chunk per core), "
                    "extended (runs of --ext-blocks blocks).")
-@click.option("--ext-blocks", default=_d("ext_blocks"), show_default=True,
-              help="Blocks per run for --partition extended (comma-separated list allowed).")
+@click.option("--ext-blocks", type=Integer(1, MAX_EXT_BLOCKS, many=True), default=_d("ext_blocks"),
+              show_default=True, help="Blocks per run for --partition extended (comma-separated list allowed).")
 @machine_option("mem_latency", many=True, dest="latencies")
 @machine_option("arbitration", many=True, dest="arbitrations")
 @machine_option("engine", many=True, dest="engines")
-@click.option("--vcd", type=click.Path(dir_okay=False),
+@click.option("--vcd", type=OutputFile("VCD waveform", stdout=False),
               help="With --engine systemc: write a VCD waveform (FILE-<n>.vcd for each run when "
                    "the grid has several).")
-@click.option("--opt", "opts", default=_d("opts"), show_default=True,
+@click.option("--opt", "opts", type=Choices(("1", "0")), default=_d("opts"), show_default=True,
               help="Rz optimisation level(s) the programs are compiled at: 1 and/or 0 (-O0, like "
                    "the original compiler; seed 003's counts are close to it).")
 @machine_option("mem_words")
-@click.option("--key", "key_hex", default=None,
+@click.option("--key", "fixed_key", type=AesKey(), default=None,
               help="Key as 32, 48 or 64 hex digits (default: random from --seed, per key size).")
-@click.option("--seed", type=int, default=AesGrid.seed, show_default=True,
-              help="Seed of the random key, counter and data.")
-@click.option("--experiment", default="aes", show_default=True, help="The records' experiment name.")
-@click.option("--out", "out_path", type=click.Path(dir_okay=False),
+@click.option("--seed", type=Integer(0, MAX_SEED), default=AesGrid.seed, show_default=True,
+              help=f"Seed of the random key, counter and data (0..{MAX_SEED}).")
+@click.option("--experiment", type=Text(), default="aes", show_default=True, help="The records' experiment name.")
+@click.option("--out", "out_path", type=OutputFile("records", stdout=False),
               help="Write the records (Parquet, or CSV when the name ends in .csv) and a manifest.")
 @click.option("--json", "as_json", is_flag=True, help="Print the runs (and any seed comparison) "
               "as JSON on stdout instead of tables.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def aes_cmd(cores, sizes, key_bits, modes, directions, styles, partitions, ext_blocks, latencies,
-            arbitrations, engines, vcd, opts, mem_words, key_hex, seed, experiment, out_path, as_json,
+@click.pass_context
+def aes_cmd(ctx, cores, sizes, key_bits, modes, directions, styles, partitions, ext_blocks, latencies,
+            arbitrations, engines, vcd, opts, mem_words, fixed_key, seed, experiment, out_path, as_json,
             quiet):
     """AES on the simulated multicore: a grid over cores x bytes x key size, mode, direction,
     style, partition, memory latency, arbitration and engine, every result checked against
@@ -72,28 +88,17 @@ def aes_cmd(cores, sizes, key_bits, modes, directions, styles, partitions, ext_b
     from s2mc.analysis import records, seed003
     from s2mc.workloads import aes
 
-    core_list, lat_list, arb_list, eng_list, words = cores, latencies, arbitrations, engines, mem_words
-    byte_sizes = size_list(sizes, "--bytes", minimum=1)
-    bits_list = [int(b) for b in choice_list(key_bits, "--key-bits", ("128", "192", "256"))]
-    mode_list = choice_list(modes, "--mode", aes.MODES)
-    dir_list = choice_list(directions, "--direction", aes.DIRECTIONS)
-    style_list = choice_list(styles, "--style", aes.STYLES)
-    part_list = choice_list(partitions, "--partition", aes.PARTITIONS)
-    ext_list = int_list(ext_blocks, "--ext-blocks", 1, 1 << 22)
-    opt_list = [int(o) for o in choice_list(opts, "--opt", ("1", "0"))]
-    fixed_key = None
-    if key_hex is not None:
-        try:
-            fixed_key = bytes.fromhex(key_hex)
-        except ValueError:
-            raise S2mcError(f"--key: {key_hex!r} is not hex") from None
-        if len(fixed_key) not in (16, 24, 32):
-            raise S2mcError(f"--key: {len(key_hex)} hex digits; AES keys are 32, 48 or 64")
+    bits_list = [int(b) for b in key_bits]
+    if fixed_key is not None and ctx.get_parameter_source("key_bits") is not ParameterSource.DEFAULT \
+            and set(bits_list) != {len(fixed_key) * 8}:
+        # the key decides the key size: a different --key-bits would silently not be run
+        raise click.UsageError(f"--key-bits {','.join(key_bits)} conflicts with --key, a "
+                               f"{len(fixed_key) * 8}-bit key (give one of them, or matching ones)", ctx)
     grid = AesGrid(
-        cores=tuple(core_list), sizes=tuple(byte_sizes), key_bits=tuple(bits_list), modes=tuple(mode_list),
-        directions=tuple(dir_list), styles=tuple(style_list), partitions=tuple(part_list),
-        ext_blocks=tuple(ext_list), mem_latencies=tuple(lat_list), arbitrations=tuple(arb_list),
-        engines=tuple(eng_list), opts=tuple(opt_list), mem_words=words, key=fixed_key, seed=seed)
+        cores=tuple(cores), sizes=tuple(sizes), key_bits=tuple(bits_list), modes=tuple(modes),
+        directions=tuple(directions), styles=tuple(styles), partitions=tuple(partitions),
+        ext_blocks=tuple(ext_blocks), mem_latencies=tuple(latencies), arbitrations=tuple(arbitrations),
+        engines=tuple(engines), opts=tuple(int(o) for o in opts), mem_words=mem_words, key=fixed_key, seed=seed)
     t0 = time.perf_counter()
     runs, rows = run_grid(grid, new_run_id=lambda: records.new_run_id("aes"), experiment=experiment,
                                    progress=not quiet and sys.stderr.isatty(), vcd=vcd)

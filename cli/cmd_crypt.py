@@ -11,10 +11,15 @@ import click
 
 from s2mc.isa.errors import S2mcError
 from s2mc.isa.outputs import STDOUT
+from s2mc.isa.units import human_size
+from s2mc.workloads.aes_host import MAX_CHUNK_BYTES
+from s2mc.workloads.native import IMPLS, MAX_THREADS
 
-from .options import parse_size
+from .options import Choices, Integer, OutputFile, Size, Text
 
-_DEFAULT_CHUNK = {"native": "4M", "cuda": "256M"}
+_DEFAULT_CHUNK = {"native": 4 << 20, "cuda": 256 << 20}
+#: An environment variable's name: no '=' (it would end the name) and no control characters.
+_ENV = Text(255, empty=False, forbid="=")
 
 
 def _encrypt(backend: str, in_path, out_path, key: bytes, iv: bytes, *, impl: str, threads: int,
@@ -33,20 +38,24 @@ def _encrypt(backend: str, in_path, out_path, key: bytes, iv: bytes, *, impl: st
 def _file_command(name: str, verb: str):
     @click.command(name)
     @click.option("--in", "in_path", required=True, type=click.Path(dir_okay=True), help="Input file.")
-    @click.option("--out", "out_path", required=True, type=click.Path(),
+    @click.option("--out", "out_path", required=True, type=OutputFile(f"{name}ed output"),
                   help="Output file, replaced atomically when the run succeeds; devices, FIFOs and "
-                  "symlink targets are written through; - is stdout.")
+                  "symlink targets are written through; - is stdout. Its folder must exist.")
     @click.option("--key", help="Key as 32, 48 or 64 hex digits (AES-128/192/256); - reads one line from "
                   "stdin. Visible in `ps`: prefer --key-file or --key-env.")
     @click.option("--key-file", type=click.Path(dir_okay=False), help="Read the hex key from this file.")
-    @click.option("--key-env", metavar="VAR", help="Read the hex key from this environment variable.")
+    @click.option("--key-env", metavar="VAR", type=_ENV, help="Read the hex key from this environment variable.")
     @click.option("--iv", help="Initial counter block as 32 hex digits (- reads one line from stdin).")
     @click.option("--iv-file", type=click.Path(dir_okay=False), help="Read the hex IV from this file.")
-    @click.option("--iv-env", metavar="VAR", help="Read the hex IV from this environment variable.")
+    @click.option("--iv-env", metavar="VAR", type=_ENV, help="Read the hex IV from this environment variable.")
     @click.option("--backend", type=click.Choice(["native", "cuda"]), default="native", show_default=True)
-    @click.option("--impl", default="auto", show_default=True, help="Native implementation.")
-    @click.option("--threads", type=int, default=1, show_default=True, help="OpenMP threads (native).")
-    @click.option("--chunk-bytes", help="Pipeline chunk size [default: 4M native, 256M cuda].")
+    @click.option("--impl", type=Choices(("auto", *IMPLS), many=False), default="auto", show_default=True,
+                  help="Native implementation.")
+    @click.option("--threads", type=Integer(1, MAX_THREADS), default=1, show_default=True,
+                  help=f"OpenMP threads (native), 1..{MAX_THREADS}.")
+    @click.option("--chunk-bytes", type=Size(16, MAX_CHUNK_BYTES, multiple=16),
+                  help=f"Pipeline chunk size, a multiple of 16 up to {human_size(MAX_CHUNK_BYTES)} "
+                  "[default: 4M native, 256M cuda].")
     @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary on stdout.")
     @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
     def cmd(in_path, out_path, key, key_file, key_env, iv, iv_file, iv_env, backend, impl, threads,
@@ -59,12 +68,7 @@ def _file_command(name: str, verb: str):
             raise click.UsageError("--json and --out -: both would write to stdout")
         k = hex_from_options("key", key, key_file, key_env, key=True)
         c = hex_from_options("iv", iv, iv_file, iv_env, key=False)
-        if threads < 1:
-            raise S2mcError(f"--threads: {threads} is not a valid thread count (must be >= 1)")
-        chunk_text = chunk_bytes or _DEFAULT_CHUNK[backend]
-        chunk = parse_size(chunk_text, "--chunk-bytes")
-        if chunk < 16 or chunk % 16:
-            raise S2mcError(f"--chunk-bytes: {chunk_text!r} must be a positive multiple of 16 bytes")
+        chunk = chunk_bytes or _DEFAULT_CHUNK[backend]
         t0 = time.perf_counter()
         n = _encrypt(backend, in_path, out_path, k, c, impl=impl, threads=threads, chunk=chunk,
                      progress=not quiet and sys.stderr.isatty())

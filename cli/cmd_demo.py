@@ -19,6 +19,9 @@ from pathlib import Path
 import click
 
 from s2mc.isa.errors import S2mcError
+from s2mc.isa.outputs import make_folder
+
+from .options import OutputFolder
 
 #: --skip's parts and the records source of their experiments.
 PARTS = {"sim": "sim", "native": "native", "gpu": "cuda"}
@@ -26,9 +29,10 @@ PARTS = {"sim": "sim", "native": "native", "gpu": "cuda"}
 
 @click.command()
 @click.option("--results", "results_dir", default="results", show_default=True,
-              type=click.Path(file_okay=False), help="Where the records go.")
+              type=OutputFolder("records folder"), help="Where the records go (in a folder demo/ "
+              "inside it; created, its parent must exist).")
 @click.option("--out", "report_dir", default="report", show_default=True,
-              type=click.Path(file_okay=False), help="Where the report goes.")
+              type=OutputFolder("report"), help="Where the report goes (created; its parent must exist).")
 @click.option("--full", is_flag=True, help="The registry's full experiments instead of the quick "
                                            "forms (much longer).")
 @click.option("--skip", multiple=True, type=click.Choice(list(PARTS)),
@@ -47,8 +51,7 @@ def demo(results_dir, report_dir, full, skip, quiet):
         if not quiet:
             click.echo(msg, err=True)
 
-    results = Path(results_dir) / "demo"
-    results.mkdir(parents=True, exist_ok=True)
+    results = Path(make_folder(Path(make_folder(results_dir, "records folder")) / "demo", "records folder"))
     for old in list(results.glob("*.parquet")) + list(results.glob("*.manifest.json")):
         old.unlink()
     t0 = time.monotonic()

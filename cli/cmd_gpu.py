@@ -9,47 +9,54 @@ import sys
 
 import click
 
+from s2mc.gpu import CTA_THREADS, MAX_REPS, MAX_STREAMS, MEASURES
 from s2mc.gpu.grid import GpuGrid, markdown_table, run_grid
 from s2mc.isa.errors import S2mcError
 from s2mc.isa.units import human_size
+from s2mc.workloads.aes_host import host_memory
 
-from .options import parse_size, split_list
+from .options import Choices, Integer, Names, OutputFile, Size
+
+_MEMORY = "this machine's memory"
 
 #: The grid's defaults are the library's (one declaration).
 _D = GpuGrid()
 
 
 @click.command("gpu")
-@click.option("--kernel", "kernel_text", default=",".join(_D.kernels), show_default=True,
+@click.option("--kernel", "kernel_text", type=Names(), default=",".join(_D.kernels), show_default=True,
               help="Comma list of kernels: coarse, extended, optimised, optimised-<config>, or "
                    "`all` (every optimised configuration too).")
-@click.option("--bytes", "bytes_text", default=",".join(map(human_size, _D.sizes)), show_default=True,
-              help="Comma list of data sizes.")
-@click.option("--measure", "measure_text", default=",".join(_D.measures), show_default=True,
+@click.option("--bytes", "sizes", type=Size(16, host_memory, many=True, why=_MEMORY),
+              default=",".join(map(human_size, _D.sizes)), show_default=True,
+              help="Comma list of data sizes, 16 bytes up to this machine's memory.")
+@click.option("--measure", "measures", type=Choices(MEASURES), default=",".join(_D.measures), show_default=True,
               help="keystream (cipher only, no data traffic), device (data resident in GPU "
                    "memory), host (host to host through PCIe).")
 @click.option("--key-bits", type=click.Choice(["128", "192", "256"]), default=str(_D.key_bits),
               show_default=True)
 @click.option("--mode", type=click.Choice(["ctr", "ecb-enc", "ecb-dec"]), default=_D.op,
               show_default=True, help="What device/host measures run (keystream is always CTR).")
-@click.option("--streams", "streams_text", default=",".join(map(str, _D.streams)), show_default=True,
-              help="Host measure: comma list of stream counts (1 = no overlap, seed 002 method C; "
-                   ">1 = overlapped copies and kernels, method B).")
-@click.option("--chunk-bytes", default=str(_D.chunk_bytes), show_default=True,
-              help="Host measure: bytes per chunk (0 = automatic).")
-@click.option("--ext-bytes", default=str(_D.ext_bytes), show_default=True,
-              help="Extended kernel: bytes per thread (E x 16).")
-@click.option("--threads", type=int, default=_D.threads, show_default=True,
-              help="Coarse/extended kernels: threads per CTA.")
-@click.option("--reps", type=int, default=_D.reps, show_default=True,
-              help="Timed repetitions (the median is recorded).")
-@click.option("--out", "out_path", type=click.Path(dir_okay=False),
+@click.option("--streams", type=Integer(1, MAX_STREAMS, many=True), default=",".join(map(str, _D.streams)),
+              show_default=True, help=f"Host measure: comma list of stream counts, 1..{MAX_STREAMS} (1 = no "
+              "overlap, seed 002 method C; >1 = overlapped copies and kernels, method B).")
+@click.option("--chunk-bytes", type=Size(0, host_memory, why=_MEMORY), default=str(_D.chunk_bytes),
+              show_default=True, help="Host measure: bytes per chunk (0 = automatic).")
+@click.option("--ext-bytes", type=Size(16, host_memory, multiple=16, why=_MEMORY), default=str(_D.ext_bytes),
+              show_default=True, help="Extended kernel: bytes per thread (E x 16).")
+@click.option("--threads", type=Integer(CTA_THREADS[0], CTA_THREADS[1], multiple=CTA_THREADS[2]),
+              default=_D.threads, show_default=True,
+              help=f"Coarse/extended kernels: threads per CTA, a multiple of {CTA_THREADS[2]} in "
+                   f"{CTA_THREADS[0]}..{CTA_THREADS[1]}.")
+@click.option("--reps", type=Integer(1, MAX_REPS), default=_D.reps, show_default=True,
+              help=f"Timed repetitions, 1..{MAX_REPS} (the median is recorded).")
+@click.option("--out", "out_path", type=OutputFile("records", stdout=False),
               help="Write records (Parquet, or CSV by extension) and a manifest beside them.")
-@click.option("--markdown", "md_path", type=click.Path(dir_okay=False),
+@click.option("--markdown", "md_path", type=OutputFile("Markdown table"),
               help="Also write the Markdown table of Gbps to this file.")
 @click.option("--json", "as_json", is_flag=True, help="Print results and records as JSON on stdout.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or log lines.")
-def gpu_cmd(kernel_text, bytes_text, measure_text, key_bits, mode, streams_text, chunk_bytes,
+def gpu_cmd(kernel_text, sizes, measures, key_bits, mode, streams, chunk_bytes,
             ext_bytes, threads, reps, out_path, md_path, as_json, quiet):
     """CUDA AES-CTR/ECB benchmarks: kernel x size x measure, Gbps per cell.
 
@@ -58,31 +65,11 @@ def gpu_cmd(kernel_text, bytes_text, measure_text, key_bits, mode, streams_text,
     from s2mc import gpu
     from s2mc.analysis import records
 
-    sizes = [parse_size(x, "--bytes") for x in split_list(bytes_text, "--bytes")]
-    for n in sizes:
-        if n < 16:
-            raise S2mcError(f"--bytes: {n} is too small (at least 16 bytes)")
-    measures = split_list(measure_text, "--measure")
-    for m in measures:
-        if m not in gpu.MEASURES:
-            raise S2mcError(f"--measure: unknown measure {m!r} (keystream, device, host)")
-    try:
-        streams = [int(x) for x in split_list(streams_text, "--streams")]
-    except ValueError:
-        raise S2mcError(f"--streams: {streams_text!r} is not a list of integers") from None
-    if any(s < 1 or s > 64 for s in streams):
-        raise S2mcError(f"--streams: {streams_text!r}: every count must be in 1..64")
-    chunk = parse_size(chunk_bytes, "--chunk-bytes")
-    ext = parse_size(ext_bytes, "--ext-bytes")
-    if ext < 16 or ext % 16:
-        raise S2mcError(f"--ext-bytes: {ext_bytes!r} must be a positive multiple of 16")
-    if reps < 1:
-        raise S2mcError(f"--reps: {reps} must be >= 1")
-
+    chunk, ext = chunk_bytes, ext_bytes
     st = gpu.status()
     if not st["built"]:
         raise S2mcError(f"gpu: {st['reason']}")
-    kernels = split_list(kernel_text, "--kernel")
+    kernels = list(kernel_text)
     if kernels == ["all"]:
         kernels = gpu.kernels(all_configs=True)
     known = set(gpu.kernels(all_configs=True))

@@ -8,50 +8,48 @@ import sys
 import click
 
 from s2mc.isa.errors import S2mcError
+from s2mc.isa.units import human_size
+from s2mc.workloads.aes_host import host_memory
+from s2mc.workloads.native import IMPLS, MAX_MIN_SECONDS, MAX_REPS, MAX_THREADS, STRATEGIES
 
-from .options import parse_size, split_list
+from .options import Choices, Integer, OutputFile, Seconds, Size, Text
 
 
-def _threads_list(text: str, max_threads: int) -> list[int]:
-    out = []
-    for item in split_list(text, "--threads"):
-        if item.lower() in ("all", "max"):
-            out.append(max_threads)
-            continue
-        try:
-            t = int(item)
-        except ValueError:
-            raise S2mcError(f"--threads: {item!r} is not an integer (or 'all')") from None
-        if t < 1:
-            raise S2mcError(f"--threads: {t} is not a valid thread count (must be >= 1)")
-        if t > 1024:
-            raise S2mcError(f"--threads: {t} is too many (at most 1024)")
-        out.append(t)
-    return list(dict.fromkeys(out))
+def _max_threads() -> int:
+    from s2mc.workloads import native
+    return min(native.max_threads(), native.MAX_THREADS) if native.available() else 1
+
+
+_MEMORY = "this machine's memory"
 
 
 @click.command("native")
-@click.option("--threads", default="1,all", show_default=True,
-              help="Comma-separated OpenMP thread counts ('all' = every core).")
-@click.option("--bytes", "sizes", default="16K,16M", show_default=True,
-              help="Comma-separated buffer sizes (4096, 16K, 64M, 1G).")
-@click.option("--impl", "impls", default="auto", show_default=True,
+@click.option("--threads", type=Integer(1, MAX_THREADS, many=True, names={"all": _max_threads, "max": _max_threads}),
+              default="1,all", show_default=True,
+              help=f"Comma-separated OpenMP thread counts, 1..{MAX_THREADS} ('all' = every core).")
+@click.option("--bytes", "sizes", type=Size(1, host_memory, many=True, why=_MEMORY), default="16K,16M",
+              show_default=True, help="Comma-separated buffer sizes (4096, 16K, 64M, 1G), at most this "
+              "machine's memory.")
+@click.option("--impl", "impls", type=Choices(("auto", *IMPLS, "all")), default="auto", show_default=True,
               help="Comma-separated implementations: auto, ttable, aesni, vaes, vaes512, or 'all' "
                    "(every one this CPU supports).")
-@click.option("--strategy", "strategies", default="contiguous", show_default=True,
+@click.option("--strategy", "strategies", type=Choices(STRATEGIES), default="contiguous", show_default=True,
               help="Comma-separated: coarse, extended, contiguous.")
-@click.option("--block-bytes", default="1024", show_default=True,
+@click.option("--block-bytes", type=Size(16, host_memory, multiple=16, many=True, why=_MEMORY), default="1024",
+              show_default=True,
               help="Comma-separated extended block sizes (E x 16 bytes per task; seed 000: 512-4K).")
 @click.option("--key-bits", type=click.Choice(["128", "192", "256"]), default="128", show_default=True)
 @click.option("--vs-openssl", is_flag=True, help="Also time OpenSSL EVP aes-*-ctr on the same buffers "
               "in this run and print the ratio ours/OpenSSL.")
 @click.option("--multi", is_flag=True, help="Every thread encrypts its own buffer of each size (like "
               "`openssl speed -multi N`) and the aggregate throughput is reported; --strategy is ignored.")
-@click.option("--min-seconds", type=float, default=0.1, show_default=True,
-              help="Repeat each measurement at least this long (best run is reported).")
-@click.option("--reps", type=int, default=3, show_default=True, help="At least this many timed runs.")
-@click.option("--experiment", default="native", show_default=True, help="The records' experiment name.")
-@click.option("--out", "out_path", type=click.Path(dir_okay=False), help="Write records (Parquet, or CSV "
+@click.option("--min-seconds", type=Seconds(0, MAX_MIN_SECONDS), default=0.1, show_default=True,
+              help=f"Repeat each measurement at least this long, 0..{MAX_MIN_SECONDS:g} s (best run is "
+              "reported; 0: --reps alone decides).")
+@click.option("--reps", type=Integer(1, MAX_REPS), default=3, show_default=True,
+              help=f"At least this many timed runs (1..{MAX_REPS}).")
+@click.option("--experiment", type=Text(), default="native", show_default=True, help="The records' experiment name.")
+@click.option("--out", "out_path", type=OutputFile("records", stdout=False), help="Write records (Parquet, or CSV "
               "when the name ends in .csv) and a manifest next to it.")
 @click.option("--json", "as_json", is_flag=True, help="Print results and records as JSON on stdout.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
@@ -65,34 +63,21 @@ def native_cmd(threads, sizes, impls, strategies, block_bytes, key_bits, vs_open
     if not native.available():
         raise S2mcError("native AES library not built; run `make setup`")
     max_t = native.max_threads()
-    thread_list = _threads_list(threads, max_t)
-    size_list = []
-    for item in split_list(sizes, "--bytes"):
-        n = parse_size(item, "--bytes")
-        if n < 1:
-            raise S2mcError(f"--bytes: {item!r} must be at least 1 byte")
-        size_list.append(n)
+    thread_list = list(dict.fromkeys(threads))
+    size_list = list(sizes)
+    if multi and max(thread_list) * max(size_list) > host_memory():
+        # every thread has its own buffer
+        raise click.UsageError(f"--multi: {max(thread_list)} threads x {human_size(max(size_list))} bytes "
+                               f"do not fit in this machine's memory ({human_size(host_memory())})")
     impl_list = []
-    for item in split_list(impls, "--impl"):
+    for item in impls:
         if item == "all":
             impl_list += native.supported_impls()
         else:
             impl_list.append(native.resolve_impl(item))
     impl_list = list(dict.fromkeys(impl_list))
-    strat_list = split_list(strategies, "--strategy")
-    for s in strat_list:
-        if s not in native.STRATEGIES:
-            raise S2mcError(f"--strategy: unknown strategy {s!r} (known: {', '.join(native.STRATEGIES)})")
-    bb_list = []
-    for item in split_list(block_bytes, "--block-bytes"):
-        bb = parse_size(item, "--block-bytes")
-        if bb < 16 or bb % 16:
-            raise S2mcError(f"--block-bytes: {item!r} must be a positive multiple of 16 bytes")
-        bb_list.append(bb)
-    if min_seconds < 0:
-        raise S2mcError("--min-seconds must be >= 0")
-    if reps < 1:
-        raise S2mcError("--reps must be >= 1")
+    strat_list = list(strategies)
+    bb_list = list(block_bytes)
 
     def log(s):
         if not as_json:

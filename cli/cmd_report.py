@@ -8,12 +8,14 @@ import click
 
 from s2mc.isa.errors import S2mcError
 
+from .options import OutputFolder, Text
+
 
 @click.command()
 @click.argument("results", nargs=-1, type=click.Path())
-@click.option("--out", "out_dir", default="report", show_default=True, type=click.Path(),
-              help="Directory for report.md, report.html and the PNG plots.")
-@click.option("--title", default="s2mc report", show_default=True, help="Report title.")
+@click.option("--out", "out_dir", default="report", show_default=True, type=OutputFolder("report"),
+              help="Folder for report.md, report.html and the PNG plots (created; its parent must exist).")
+@click.option("--title", type=Text(), default="s2mc report", show_default=True, help="Report title.")
 @click.option("--json", "as_json", is_flag=True, help="Print the written paths as JSON.")
 def report(results, out_dir, title, as_json):
     """Turn result files (Parquet/CSV records, or directories of them) into a report.

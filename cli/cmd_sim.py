@@ -13,11 +13,11 @@ import click
 
 from s2mc.isa import assemble, disassemble, disassemble_word, load_program, read_text
 from s2mc.isa.errors import S2mcError
-from s2mc.isa.outputs import write_output
+from s2mc.isa.outputs import STDOUT, write_output
 from s2mc.simulator import Machine, SimFault
 from s2mc.simulator.records import result_rows, variant_parts
 
-from .options import machine_option
+from .options import OutputFile, Text, machine_option
 
 
 def _cpu_features() -> list[str]:
@@ -77,7 +77,8 @@ def info_rows(facts: dict) -> list[tuple[str, str]]:
 
 @click.command()
 @click.argument("source", type=click.Path(dir_okay=False))
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Object file (default: SOURCE with .obj).")
+@click.option("-o", "--output", type=OutputFile("object file"),
+              help="Object file (default: SOURCE with .obj; '-' for stdout).")
 @click.option("--listing", is_flag=True, help="Also print a listing: address, word, source line.")
 def asm(source, output, listing):
     """Assemble an S2 assembly file (or a bundled example by name) into a text object file."""
@@ -155,7 +156,7 @@ def _print_sweep(results) -> None:
 
 def _per_run(path: str | None, cores: int, sweep: bool) -> str | None:
     """A --trace/--vcd file name: as given for one run, FILE-<n>c.EXT for each run of a sweep."""
-    if not path or not sweep:
+    if not path or not sweep or path == STDOUT:
         return path
     p = Path(path)
     return str(p.with_name(f"{p.stem}-{cores}c{p.suffix}"))
@@ -170,15 +171,15 @@ def _per_run(path: str | None, cores: int, sweep: bool) -> str | None:
 @machine_option("max_cycles")
 @machine_option("mem_words")
 @click.option("-O", "opt", default=1, show_default=True, type=click.IntRange(0, 1), help="Rz optimisation level.")
-@click.option("--trace", "trace_file", type=click.Path(dir_okay=False),
+@click.option("--trace", "trace_file", type=OutputFile("trace"),
               help="Write a per-event log here (FILE-<n>c.EXT for each core count of a sweep).")
-@click.option("--vcd", type=click.Path(dir_okay=False),
+@click.option("--vcd", type=OutputFile("VCD waveform", stdout=False),
               help="Write a VCD waveform (systemc engine; FILE-<n>c.vcd for each core count of a sweep).")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the result object on stdout (a list of them for several core counts).")
-@click.option("--out", "out_path", type=click.Path(dir_okay=False),
+@click.option("--out", "out_path", type=OutputFile("records", stdout=False),
               help="Write the records (Parquet, or CSV when the name ends in .csv) and a manifest.")
-@click.option("--experiment", default="", help="The records' experiment name.")
+@click.option("--experiment", type=Text(), default="", help="The records' experiment name.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def run(program, cores, mem_latency, arbitration, engine, max_cycles, mem_words, opt, trace_file, vcd, as_json,
         out_path, experiment, quiet):

@@ -19,32 +19,55 @@ from . import (cmd_aes, cmd_compile, cmd_crypt, cmd_demo, cmd_examples, cmd_gpu,
 MODULES = (cmd_examples, cmd_sim, cmd_compile, cmd_aes, cmd_native, cmd_crypt, cmd_gpu, cmd_report, cmd_demo)
 
 
+_NO_ARGS = getattr(click.exceptions, "NoArgsIsHelpError", ())
+
+
+def _line(text: str) -> str:
+    """A message as one printable line: a newline or other control character that came in with a
+    path or a value is escaped, never printed."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def _usage_error(exc: click.UsageError) -> None:
+    # One line, not click's three: which command, which option, what is wrong.
+    name = exc.ctx.command_path if exc.ctx else "s2mc"
+    click.echo(f"{_line(name)}: error: {_line(exc.format_message())}", err=True)
+    sys.exit(2)
+
+
 class _Group(click.Group):
     """Turns every expected failure into one clear line on stderr and a non-zero exit."""
+
+    def parse_args(self, ctx, args):
+        try:
+            return super().parse_args(ctx, args)
+        except _NO_ARGS:   # plain `s2mc`: the help, as click prints it
+            raise
+        except click.UsageError as exc:   # s2mc's own options (s2mc --bogus)
+            _usage_error(exc)
 
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
+        except _NO_ARGS:
+            raise
         except click.UsageError as exc:
-            # One line, not click's three: which command, which option, what is wrong.
-            name = exc.ctx.command_path if exc.ctx else "s2mc"
-            click.echo(f"{name}: error: {exc.format_message()}", err=True)
-            sys.exit(2)
+            _usage_error(exc)
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
             raise
         except S2mcError as exc:
-            click.echo(f"s2mc: error: {exc}", err=True)
+            click.echo(f"s2mc: error: {_line(str(exc))}", err=True)
             sys.exit(1)
         except OSError as exc:
             where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
-            click.echo(f"s2mc: error: {where}{exc.strerror or exc}", err=True)
+            click.echo(f"s2mc: error: {_line(f'{where}{exc.strerror or exc}')}", err=True)
             sys.exit(1)
         except KeyboardInterrupt:
             click.echo("s2mc: interrupted", err=True)
             sys.exit(130)
 
 
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group("s2mc", cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="s2mc", prog_name="s2mc")
 def cli():
     """s2mc: a cycle-exact S2 multicore simulator, an Rz compiler, and AES on simulated and real hardware."""

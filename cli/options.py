@@ -1,104 +1,301 @@
-"""Parsing of the list- and size-valued options shared by the grid commands (aes, native, gpu), and
-the click options of the machine parameters (declared once in simulator/params.toml).
+"""The value types of the `s2mc` options: one click ParamType per kind of value, so that every
+command checks a size, a count, a number of seconds, a list, a name or an output path the same way
+while parsing, before any work, and rejects a bad value with one usage-error line (exit 2) that
+names the option and states the allowed range:
 
-Every failure is an S2mcError naming the option, or for a machine parameter a click usage error
-that states the allowed range, so the CLI prints one clear line.
+    s2mc aes: error: Invalid value for '--bytes': '16G' is out of range (1..128M bytes: ...)
+
+- `Size`: a byte count (4096, 16K, 64M, 1G, 4KB, 4KiB; powers of two) in a range, optionally a
+  multiple of some bytes; `Integer`: a whole number in a range (optionally a multiple, or a name
+  such as `all`); `Seconds`: a finite number in a range; `Choices`: names from a fixed set. Each
+  takes `many=True` for a comma-separated list (no empty list, no empty item).
+- `MachineParamType` / `machine_option`: the machine parameters, whose ranges come from their one
+  declaration (simulator/params.toml).
+- `OutputFile` / `OutputFolder`: paths checked by the rules of s2mc.isa.outputs (the folder must
+  exist; nothing is created while parsing).
+- `Text`: a name or title (printable, bounded length); `AesKey`: a key as hex digits.
+
+Quoted values are cut and their control characters escaped (s2mc.isa.errors.excerpt), so that a
+message stays one line whatever was typed.
 """
 from __future__ import annotations
 
+import math
+import os
 import re
+from typing import Callable
 
 import click
 
-from s2mc.isa.errors import S2mcError
-from s2mc.isa.units import human_size  # noqa: F401 - the grid commands print sizes
+from s2mc.isa.errors import S2mcError, excerpt
+from s2mc.isa.outputs import STDOUT, check as check_output, check_folder
+from s2mc.isa.units import human_size, parse_size
 
-_SIZE = re.compile(r"^\s*(\d+)\s*([kmg]?)(i?b)?\s*$", re.IGNORECASE)
-_MULT = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
-
-
-def split_list(text, what: str) -> list[str]:
-    """'1,2, 4' -> ['1', '2', '4']; an empty list is an error."""
-    items = [s.strip() for s in str(text).split(",") if s.strip()]
-    if not items:
-        raise S2mcError(f"{what}: empty list")
-    return items
+_INT = re.compile(r"[+-]?[0-9]+")
+#: More digits than this is out of any range here (and int() of thousands of digits is refused).
+_MAX_DIGITS = 40
 
 
-def parse_size(text: str, what: str) -> int:
-    """'4096', '16K', '64M', '1G', '4KB', '4KiB' -> bytes (powers of two)."""
-    m = _SIZE.match(text)
-    if not m:
-        raise S2mcError(f"{what}: {text!r} is not a size (examples: 4096, 16K, 64M, 1G)")
-    return int(m.group(1)) * _MULT[m.group(2).lower()]
+def quote(text) -> str:
+    """A value as a message quotes it: short, printable, one line."""
+    return f"'{excerpt(str(text))}'"
 
 
-def size_list(text, what: str, minimum: int = 0) -> list[int]:
-    sizes = []
-    for item in split_list(text, what):
-        n = parse_size(item, what)
-        if n < minimum:
-            raise S2mcError(f"{what}: {item!r} must be at least {minimum} byte{'s' if minimum != 1 else ''}")
-        sizes.append(n)
-    return sizes
+def _bound(value) -> int | float:
+    return value() if callable(value) else value
 
 
-def int_list(text, what: str, lo: int, hi: int) -> list[int]:
-    out = []
-    for item in split_list(text, what):
+class _Value(click.ParamType):
+    """One value, or with `many` a comma-separated list of them; subclasses convert one item."""
+
+    many = False
+    item_name = "VALUE"
+
+    def get_metavar(self, param, ctx=None) -> str:
+        return f"{self.item_name},..." if self.many else self.item_name
+
+    def one(self, text: str, param, ctx):
+        raise NotImplementedError
+
+    def convert(self, value, param, ctx):
+        if not self.many:
+            if isinstance(value, (list, tuple)):   # a list given from Python: its one item
+                if len(value) != 1:
+                    self.fail("one value expected", param, ctx)
+                value = value[0]
+            return self.one(str(value).strip(), param, ctx)
+        if isinstance(value, (list, tuple)):
+            items = [str(v).strip() for v in value]
+        else:
+            items = [s.strip() for s in str(value).split(",")]
+        if not any(items):
+            self.fail("empty list", param, ctx)
+        if not all(items):
+            self.fail(f"{quote(value)}: empty item in the list", param, ctx)
+        return [self.one(item, param, ctx) for item in items]
+
+
+def _range_text(lo, hi, fmt=str, unit: str = "", why: str = "") -> str:
+    return f"({fmt(lo)}..{fmt(hi)}{' ' + unit if unit else ''}{': ' + why if why else ''})"
+
+
+class Size(_Value):
+    """A byte count: digits with an optional K, M or G (powers of two) and B or iB, in lo..hi
+    (`hi` may be a callable, such as the machine's memory) and a multiple of `multiple`."""
+
+    name = "size"
+    item_name = "SIZE"
+
+    def __init__(self, lo: int = 1, hi: int | Callable[[], int] = 1 << 30, *, multiple: int = 1,
+                 many: bool = False, why: str = ""):
+        self.lo, self.hi, self.multiple, self.many, self.why = lo, hi, multiple, many, why
+
+    def one(self, text, param, ctx) -> int:
         try:
-            v = int(item, 0)
+            n = parse_size(text)
+        except ValueError:      # more than 4300 digits, which Python refuses to convert
+            n = -1
+        if n is None:
+            self.fail(f"{quote(text)} is not a size (examples: 4096, 16K, 64M, 1G)", param, ctx)
+        hi = _bound(self.hi)
+        if not self.lo <= n <= hi:
+            self.fail(f"{quote(text)} is out of range {_range_text(self.lo, hi, human_size, 'bytes', self.why)}",
+                      param, ctx)
+        if n % self.multiple:
+            self.fail(f"{quote(text)} is not a multiple of {self.multiple} bytes", param, ctx)
+        return n
+
+
+def parse_int(text: str) -> int | None:
+    """Decimal digits (optionally signed) as an int; None when `text` is not one. Numbers of more
+    than _MAX_DIGITS digits come back as ±10**_MAX_DIGITS, beyond every range."""
+    if not _INT.fullmatch(text):
+        return None
+    sign = -1 if text[0] == "-" else 1
+    digits = text.lstrip("+-").lstrip("0") or "0"
+    return sign * (int(digits) if len(digits) <= _MAX_DIGITS else 10 ** _MAX_DIGITS)
+
+
+class Integer(_Value):
+    """A whole number in lo..hi (`hi` may be a callable) and a multiple of `multiple`; `names`
+    maps words such as 'all' to a callable giving their value."""
+
+    name = "integer"
+    item_name = "INTEGER"
+
+    def __init__(self, lo: int, hi: int | Callable[[], int], *, multiple: int = 1, many: bool = False,
+                 names: dict[str, Callable[[], int]] | None = None, why: str = ""):
+        self.lo, self.hi, self.multiple, self.many = lo, hi, multiple, many
+        self.names, self.why = names or {}, why
+
+    def one(self, text, param, ctx) -> int:
+        if text.lower() in self.names:
+            return self.names[text.lower()]()
+        n = parse_int(text)
+        if n is None:
+            words = f" (or {', '.join(self.names)})" if self.names else ""
+            self.fail(f"{quote(text)} is not an integer{words}", param, ctx)
+        hi = _bound(self.hi)
+        if not self.lo <= n <= hi:
+            self.fail(f"{quote(text)} is out of range {_range_text(self.lo, hi, why=self.why)}", param, ctx)
+        if n % self.multiple:
+            self.fail(f"{quote(text)} is not a multiple of {self.multiple}", param, ctx)
+        return n
+
+
+class Seconds(_Value):
+    """A finite number of seconds in lo..hi (nan, inf and 1e309 are refused)."""
+
+    name = "seconds"
+    item_name = "SECONDS"
+
+    def __init__(self, lo: float, hi: float, *, why: str = ""):
+        self.lo, self.hi, self.why = lo, hi, why
+
+    def one(self, text, param, ctx) -> float:
+        try:
+            x = float(text)
         except ValueError:
-            raise S2mcError(f"{what}: {item!r} is not an integer") from None
-        if not lo <= v <= hi:
-            raise S2mcError(f"{what}: {v} is out of range ({lo}..{hi})")
-        out.append(v)
-    return out
+            self.fail(f"{quote(text)} is not a number", param, ctx)
+        if not math.isfinite(x):
+            self.fail(f"{quote(text)} is not a finite number "
+                      f"{_range_text(self.lo, self.hi, '{:g}'.format, 's', self.why)}", param, ctx)
+        if not self.lo <= x <= self.hi:
+            self.fail(f"{quote(text)} is out of range {_range_text(self.lo, self.hi, '{:g}'.format, 's', self.why)}",
+                      param, ctx)
+        return x + 0.0   # -0 is 0
 
 
-def choice_list(text, what: str, allowed) -> list[str]:
-    out = split_list(text, what)
-    for item in out:
-        if item not in allowed:
-            raise S2mcError(f"{what}: unknown value {item!r} (choose from {', '.join(allowed)})")
-    return out
+class Choices(_Value):
+    """Names from a fixed set (a comma-separated list with `many`)."""
+
+    name = "choice"
+
+    def __init__(self, choices, *, many: bool = True):
+        self.choices, self.many = tuple(choices), many
+        self.item_name = f"[{'|'.join(self.choices)}]"
+
+    def one(self, text, param, ctx) -> str:
+        if text not in self.choices:
+            self.fail(f"unknown value {quote(text)} (choose {', '.join(self.choices)})", param, ctx)
+        return text
 
 
-class MachineParamType(click.ParamType):
+class Text(click.ParamType):
+    """A name or title: printable characters only (no newline or other control character, which
+    would break records files and one-line messages), at most `max_len` of them."""
+
+    name = "text"
+
+    def __init__(self, max_len: int = 200, *, empty: bool = True, forbid: str = ""):
+        self.max_len, self.empty, self.forbid = max_len, empty, forbid
+
+    def convert(self, value, param, ctx) -> str:
+        text = str(value)
+        if not text and not self.empty:
+            self.fail("empty value", param, ctx)
+        if len(text) > self.max_len:
+            self.fail(f"{quote(text)} is longer than {self.max_len} characters", param, ctx)
+        bad = next((c for c in text if not c.isprintable() or c in self.forbid), None)
+        if bad is not None:
+            self.fail(f"{quote(text)} contains the character {bad!r}", param, ctx)
+        return text
+
+
+class Names(_Value):
+    """Names checked later, by the library that knows them (GPU kernels): a comma-separated list of
+    printable words."""
+
+    name = "names"
+    item_name = "NAME"
+
+    def __init__(self, *, many: bool = True, max_len: int = 100):
+        self.many, self._text = many, Text(max_len, empty=False)
+
+    def one(self, text, param, ctx) -> str:
+        return self._text.convert(text, param, ctx)
+
+
+class OutputFile(click.ParamType):
+    """A file the command writes, checked by the rules of s2mc.isa.outputs while parsing: its
+    folder exists, it is not a folder; a device or FIFO is written through; `-` is stdout where
+    `stdout` allows it."""
+
+    name = "file"
+
+    def __init__(self, what: str = "output", *, stdout: bool = True):
+        self.what, self.stdout = what, stdout
+
+    def convert(self, value, param, ctx) -> str:
+        text = os.fspath(value) if isinstance(value, os.PathLike) else str(value)
+        if "\0" in text:
+            self.fail(f"{quote(text)} contains a NUL byte", param, ctx)
+        if text == STDOUT and not self.stdout:
+            self.fail(f"the {self.what} cannot go to stdout ('-'), which the command prints on; "
+                      "name a file", param, ctx)
+        try:
+            check_output(text, self.what)
+        except S2mcError as exc:
+            self.fail(excerpt(str(exc), 300), param, ctx)
+        return text
+
+
+class OutputFolder(click.ParamType):
+    """A folder the command writes into: an existing folder, or a new one whose parent exists (it
+    is created when the command writes, never its parents)."""
+
+    name = "folder"
+
+    def __init__(self, what: str = "output folder"):
+        self.what = what
+
+    def convert(self, value, param, ctx) -> str:
+        text = os.fspath(value) if isinstance(value, os.PathLike) else str(value)
+        if "\0" in text:
+            self.fail(f"{quote(text)} contains a NUL byte", param, ctx)
+        try:
+            check_folder(text, self.what)
+        except S2mcError as exc:
+            self.fail(excerpt(str(exc), 300), param, ctx)
+        return text
+
+
+class AesKey(click.ParamType):
+    """An AES key as 32, 48 or 64 hex digits (s2mc.workloads.aes_host.parse_key_hex) -> bytes."""
+
+    name = "hex"
+
+    def convert(self, value, param, ctx) -> bytes:
+        if isinstance(value, bytes):
+            return value
+        from s2mc.workloads.aes_host import parse_key_hex
+        try:
+            return parse_key_hex(str(value), "key")
+        except S2mcError as exc:
+            self.fail(excerpt(str(exc).removeprefix("key: "), 200), param, ctx)
+
+
+class MachineParamType(_Value):
     """A machine parameter (simulator/params.toml) on the command line: one value, or with
     `many` a comma-separated list; a bad value is a usage error that states the allowed range."""
 
     def __init__(self, param, many: bool = False):
         self.param, self.many = param, many
         self.name = param.type if not many else f"{param.type} list"
+        self.item_name = f"[{param.allowed.replace(', ', '|')}]" if param.type == "choice" else "INTEGER"
 
-    def get_metavar(self, param, ctx=None) -> str:
-        p = self.param
-        one = f"[{p.allowed.replace(', ', '|')}]" if p.type == "choice" else "INTEGER"
-        return f"{one},..." if self.many else one
-
-    def convert(self, value, param, ctx):
-        if isinstance(value, (list, tuple)):
-            items = list(value)     # already a list (a value given from Python)
-        elif isinstance(value, str):
-            items = [s.strip() for s in value.split(",")] if self.many else [value.strip()]
-            items = [s for s in items if s]
-        else:
-            items = [value]
-        if not items:
-            self.fail("empty list" if self.many else "empty value", param, ctx)
-        out = []
-        for item in items:
-            if self.param.type == "int" and isinstance(item, str):
-                try:
-                    item = int(item, 10)
-                except ValueError:
-                    self.fail(f"{item!r} is not an integer", param, ctx)
-            why = self.param.problem(item)
-            if why:
-                self.fail(why, param, ctx)
-            out.append(item)
-        return out if self.many else out[0]
+    def one(self, text, param, ctx):
+        item = text
+        if self.param.type == "int":
+            item = parse_int(text)
+            if item is None:
+                self.fail(f"{quote(text)} is not an integer", param, ctx)
+            if abs(item) >= 10 ** _MAX_DIGITS:     # say what was typed, not the stand-in
+                self.fail(f"{quote(text)} is out of range ({self.param.allowed})", param, ctx)
+        why = self.param.problem(item)
+        if why:
+            self.fail(excerpt(why, 200), param, ctx)
+        return item
 
 
 def machine_option(name: str, *, many: bool = False, default=None, dest: str | None = None, help: str = ""):
@@ -115,3 +312,4 @@ def machine_option(name: str, *, many: bool = False, default=None, dest: str | N
     decls = [f"--{p.flag}"] + ([dest] if dest else [])
     return click.option(*decls, type=MachineParamType(p, many), default=default, show_default=True,
                         help=f"{text} {help}".strip())
+

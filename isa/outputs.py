@@ -15,7 +15,8 @@ The rules (those of `openssl enc -out`, made atomic for regular files):
 - Symbolic links are followed: the file they point at is written, the link stays.
 - Character and block devices and FIFOs are opened and written directly (`--out /dev/null` stays
   /dev/null).
-- A path ending in `/` or naming a directory is a one-line error.
+- A path ending in `/` or naming a directory is a one-line error; so is a folder that does not
+  exist (nothing creates the folders above an output).
 - SIGTERM and SIGHUP (like SIGINT, which arrives as KeyboardInterrupt) remove the temporary file
   before the process dies of the signal.
 - Every error is an S2mcError that names the path.
@@ -142,6 +143,43 @@ class _Target:
             raise S2mcError(f"{self.path}: cannot write {what}: not a regular file, device or FIFO")
 
 
+def check(path: str | os.PathLike, what: str = "output") -> str:
+    """Check, without writing anything, that `path` can be an output by the rules above (the CLI
+    does this while parsing its options, before any work). Returns how it would be written:
+    'stdout', 'direct' (device or FIFO) or 'replace' (a regular file, new or replaced)."""
+    return _Target(path, what).kind
+
+
+def check_folder(path: str | os.PathLike, what: str = "output folder") -> None:
+    """Check, without creating anything, that `path` can be an output folder: an existing folder,
+    or a new one whose parent folder exists (like mkdir without -p)."""
+    p = os.fspath(path)
+    if p == "":
+        raise S2mcError(f"{what}: empty folder name")
+    if os.path.isdir(p):
+        return
+    if os.path.lexists(p):
+        raise S2mcError(f"{p}: cannot write {what}: it exists and is not a folder")
+    parent = os.path.dirname(os.path.abspath(p))
+    if not os.path.isdir(parent):
+        raise S2mcError(f"{p}: cannot write {what}: folder {parent} does not exist")
+
+
+def make_folder(path: str | os.PathLike, what: str = "output folder") -> str:
+    """Create the output folder `path` unless it exists (never its parents); one-line errors
+    naming the path. Returns the path."""
+    check_folder(path, what)
+    p = os.fspath(path)
+    try:
+        os.mkdir(p)
+    except FileExistsError:
+        if not os.path.isdir(p):
+            raise S2mcError(f"{p}: cannot write {what}: it exists and is not a folder") from None
+    except OSError as exc:
+        raise _error(p, what, exc) from None
+    return p
+
+
 def resolve(path: str | os.PathLike) -> str:
     """The file an output path writes (symlinks followed; '-' stays '-'), for same-file checks."""
     p = os.fspath(path)
@@ -153,10 +191,12 @@ class Output:
     lives across calls): `f = out.open()`, write to f, then `out.commit()` or `out.discard()`.
 
     Writes through `f` raise S2mcError naming the path; so do open() and commit().
+    `suffix` ends the temporary file's name (a writer that picks its format by the file name, such
+    as SystemC's VCD writer, can write the temporary file itself: see `temp_path`).
     """
 
     def __init__(self, path: str | os.PathLike, mode: str = "wb", *, what: str = "output",
-                 encoding: str = "utf-8", buffering: int = -1):
+                 encoding: str = "utf-8", buffering: int = -1, suffix: str = ".part"):
         if mode not in ("w", "wb"):
             raise ValueError(f"Output: mode must be 'w' or 'wb', not {mode!r}")
         self.path, self.what = os.fspath(path), what
@@ -165,6 +205,18 @@ class Output:
         self._target = _Target(path, what)
         self._file = None
         self._tmp: str | None = None
+        self._suffix = suffix
+
+    @property
+    def kind(self) -> str:
+        """'stdout', 'direct' (device or FIFO) or 'replace' (a temporary file renamed on commit)."""
+        return self._target.kind
+
+    @property
+    def temp_path(self) -> str | None:
+        """After open(), for a regular file: the temporary file that commit() renames over the
+        target (another process may write it by name); None for stdout, devices and FIFOs."""
+        return self._tmp
 
     def _fail(self, exc: OSError) -> S2mcError:
         return _error(self.path, self.what, exc)
@@ -184,7 +236,7 @@ class Output:
             _install_signal_handlers()
             try:
                 # mkstemp creates the file 0600 with O_EXCL: nobody else can read what goes in.
-                fd, self._tmp = tempfile.mkstemp(dir=parent, prefix=f".{name}.", suffix=".part")
+                fd, self._tmp = tempfile.mkstemp(dir=parent, prefix=f".{name}.", suffix=self._suffix)
             except OSError as exc:
                 raise self._fail(exc) from None
             _live.add(self._tmp)
@@ -296,4 +348,5 @@ def write_output(path: str | os.PathLike, data: str | bytes, *, what: str = "out
         f.write(data)
 
 
-__all__ = ["STDOUT", "Output", "open_output", "write_output", "resolve", "display"]
+__all__ = ["STDOUT", "Output", "open_output", "write_output", "check", "check_folder", "make_folder",
+           "resolve", "display"]

@@ -58,6 +58,7 @@ def test_validate_missing_and_extra_columns():
 def test_write_and_load_mixed(tmp_path):
     df = records.make_records(_rows())
     records.write(df, tmp_path / "a.parquet", params={"cores": [1, 2]})
+    (tmp_path / "sub").mkdir()   # records.write creates no folders (s2mc.isa.outputs)
     records.write(df.assign(run_id="r2"), tmp_path / "sub" / "b.csv")
     man = json.loads((tmp_path / "a.manifest.json").read_text())
     assert man["params"]["cores"] == [1, 2] and man["params"]["run_ids"] == ["r1"]

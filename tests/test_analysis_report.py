@@ -105,6 +105,7 @@ def _check_report(out: Path, main: pd.DataFrame | None = None):
 
 def test_report_on_small_results(tmp_path):
     res = tmp_path / "results"
+    res.mkdir()   # records.write creates no folders (s2mc.isa.outputs)
     records.write(small_results(), res / "small.parquet", params={"what": "test"})
     out = report.build([res], tmp_path / "report")
     md, page, pngs = _check_report(tmp_path / "report")

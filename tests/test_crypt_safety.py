@@ -110,8 +110,9 @@ def test_output_folder_is_one_line(plain, tmp_path, out):
     (tmp_path / "existing").mkdir()
     target = f"{tmp_path}/{out}"
     res = run("encrypt", "--in", src, "--out", target, "--key", KEY, "--iv", IV)
-    assert res.exit_code == 1
-    assert res.output == f"s2mc: error: {target}: is a directory; name an output file, not a folder\n"
+    assert res.exit_code == 2   # checked while parsing the options (cli/options.py OutputFile)
+    assert res.output == (f"s2mc encrypt: error: Invalid value for '--out': {target}: is a directory; "
+                          "name an output file, not a folder\n")
     assert names(tmp_path) == ["existing", "p"] and names(tmp_path / "existing") == []
 
 

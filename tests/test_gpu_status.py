@@ -83,10 +83,11 @@ def test_cli_not_built_exits_1_with_one_line(monkeypatch):
     (["--reps", "0"], "--reps"),
 ])
 def test_cli_argument_errors(args, needle):
+    # usage errors (exit 2), checked while parsing, before the GPU is looked for
     res = CliRunner().invoke(cli, ["gpu", *args])
-    assert res.exit_code == 1
+    assert res.exit_code == 2
     lines = res.output.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith(f"s2mc: error: {needle}")
+    assert len(lines) == 1 and lines[0].startswith(f"s2mc gpu: error: Invalid value for '{needle}'")
 
 
 @pytest.mark.skipif(not gpu.status()["built"], reason="CUDA backend not built")

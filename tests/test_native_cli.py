@@ -58,24 +58,26 @@ def test_csv_output(tmp_path):
 
 
 @pytest.mark.parametrize("args,message", [
-    (["--threads", "0"], "--threads: 0 is not a valid thread count"),
-    (["--threads", "-2"], "--threads: -2 is not a valid thread count"),
-    (["--threads", "two"], "--threads: 'two' is not an integer"),
-    (["--threads", ","], "--threads: empty list"),
-    (["--bytes", "0"], "--bytes: '0' must be at least 1 byte"),
-    (["--bytes", "12Q"], "--bytes: '12Q' is not a size"),
-    (["--impl", "rot13"], "unknown implementation 'rot13'"),
-    (["--strategy", "fine"], "--strategy: unknown strategy 'fine'"),
-    (["--block-bytes", "1000"], "--block-bytes: '1000' must be a positive multiple of 16"),
-    (["--block-bytes", "0"], "--block-bytes: '0' must be a positive multiple of 16"),
-    (["--reps", "0"], "--reps must be >= 1"),
-    (["--min-seconds", "-1"], "--min-seconds must be >= 0"),
+    (["--threads", "0"], "'--threads': '0' is out of range (1..1024)"),
+    (["--threads", "-2"], "'--threads': '-2' is out of range (1..1024)"),
+    (["--threads", "two"], "'--threads': 'two' is not an integer (or all, max)"),
+    (["--threads", ","], "'--threads': empty list"),
+    (["--bytes", "0"], "'--bytes': '0' is out of range (1.."),
+    (["--bytes", "12Q"], "'--bytes': '12Q' is not a size"),
+    (["--impl", "rot13"], "'--impl': unknown value 'rot13'"),
+    (["--strategy", "fine"], "'--strategy': unknown value 'fine' (choose coarse, extended, contiguous)"),
+    (["--block-bytes", "1000"], "'--block-bytes': '1000' is not a multiple of 16 bytes"),
+    (["--block-bytes", "0"], "'--block-bytes': '0' is out of range (16.."),
+    (["--reps", "0"], "'--reps': '0' is out of range (1..1000000)"),
+    (["--min-seconds", "-1"], "'--min-seconds': '-1' is out of range (0..3600 s)"),
 ])
 def test_bad_options(args, message):
+    # usage errors (exit 2), checked while parsing the options (cli/options.py)
     extra = [] if "--bytes" in args else ["--bytes", "16"]
     res = run(*args, *extra, "-q")
-    assert res.exit_code == 1, res.output
-    assert res.output.startswith("s2mc: error: ") and message in res.output, res.output
+    assert res.exit_code == 2, res.output
+    assert res.output.startswith("s2mc native: error: Invalid value for ") and message in res.output, res.output
+    assert res.output.count("\n") == 1
 
 
 def test_unsupported_impl_is_a_clear_error():

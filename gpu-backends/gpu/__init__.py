@@ -25,10 +25,17 @@ from s2mc.isa.errors import S2mcError
 from s2mc.workloads.aes_host import counter_add, crypt_file
 
 __all__ = ["status", "available", "kernels", "crypt", "emulate", "keystream_fold",
-           "encrypt_file", "bench", "platform_info", "counter_add", "OPS", "MEASURES"]
+           "encrypt_file", "bench", "platform_info", "counter_add", "OPS", "MEASURES", "CTA_THREADS",
+           "MAX_STREAMS", "MAX_REPS"]
 
 OPS = ("ctr", "ecb-enc", "ecb-dec")
 MEASURES = ("keystream", "device", "host")
+#: Ranges the host driver accepts (driver.cu checks the same), for `s2mc gpu` to state before any
+#: work: threads per CTA (a multiple of 32 in 32..1024) and stream counts; timed repetitions are
+#: bounded as a typo guard (the median of more says nothing new).
+CTA_THREADS = (32, 1024, 32)
+MAX_STREAMS = 64
+MAX_REPS = 10_000
 
 _ext: Any = None
 _ext_error: str | None = None

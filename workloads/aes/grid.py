@@ -20,9 +20,9 @@ from typing import Callable
 
 from s2mc.isa.errors import S2mcError
 from s2mc.isa.units import human_size
-from s2mc.simulator.params import DEFAULTS
+from s2mc.simulator.params import DEFAULTS, PARAMS
 
-from .runner import DEFAULT_EXT_BLOCKS, AesRun, record_rows, run_aes, words_needed
+from .runner import DEFAULT_EXT_BLOCKS, AesRun, max_bytes, record_rows, run_aes, words_needed
 
 
 @dataclass(frozen=True)
@@ -74,12 +74,18 @@ class AesGrid:
             if bad:
                 raise S2mcError(f"--bytes: ECB needs whole 16-byte blocks; {bad[0]} is not a multiple "
                                 "of 16 (use --mode ctr for any length)")
+        top = PARAMS["mem_words"].max
         for style, opt in itertools.product(self.styles, self.opts):
-            need = words_needed(max(self.sizes), style, opt)
+            n = max(self.sizes)
+            need = words_needed(n, style, opt)
+            if need > top:    # no memory is large enough: state the real range
+                raise S2mcError(f"--bytes {human_size(n)} is out of range for the {style} program: at most "
+                                f"{max_bytes(style, opt)} bytes fit in the largest simulated memory "
+                                f"(--mem-words {top})")
             if need > self.mem_words:
-                raise S2mcError(f"--bytes {max(self.sizes)}: the {style} program needs {need} words of "
+                raise S2mcError(f"--bytes {human_size(n)}: the {style} program needs {need} words of "
                                 f"simulated memory but --mem-words is {self.mem_words}; raise "
-                                f"--mem-words to at least {need}")
+                                f"--mem-words to at least {need} (at most {top})")
         if "systemc" in self.engines:
             from s2mc.simulator import systemc_engine
             if not systemc_engine.available():

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from s2mc.isa.errors import S2mcError
 from s2mc.simulator import DEFAULT_MAX_CYCLES, Machine, Result
-from s2mc.simulator.params import DEFAULTS, check as check_machine
+from s2mc.simulator.params import DEFAULTS, PARAMS, check as check_machine
 from s2mc.simulator.records import result_rows, variant_parts
 
 HERE = Path(__file__).resolve().parent
@@ -146,6 +146,13 @@ def data_words(nbytes: int, style: str) -> int:
 def words_needed(nbytes: int, style: str, opt: int = 1) -> int:
     """Simulated memory (words) a run needs: program data, stacks, input and output buffers."""
     return program(style, opt).address_of("__heap") + 2 * data_words(nbytes, style)
+
+
+def max_bytes(style: str, opt: int = 1, mem_words: int = PARAMS["mem_words"].max) -> int:
+    """The largest data size whose run fits in `mem_words` words of simulated memory (by default
+    the largest memory there is): the inverse of words_needed."""
+    per_buffer = max(0, mem_words - program(style, opt).address_of("__heap")) // 2
+    return per_buffer if style == "bytes" else 4 * per_buffer
 
 
 def check_lengths(nbytes: int, mode: str) -> None:

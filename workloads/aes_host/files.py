@@ -17,9 +17,22 @@ import threading
 from typing import Callable
 
 from s2mc.isa.errors import S2mcError
+from s2mc.isa.units import human_size
 from s2mc.isa.outputs import STDOUT, open_output, resolve
 
 DEFAULT_CHUNK_BYTES = 4 << 20
+#: The largest chunk: a few are in memory at once, and past some MiB a larger one gains nothing.
+MAX_CHUNK_BYTES = 1 << 30
+
+
+def host_memory() -> int:
+    """This machine's physical memory in bytes: no buffer the host allocates can be larger, so the
+    size options of the native and GPU benchmarks are bounded by it. Rounded down to a MiB, so
+    that it reads well in a message (16K, 64M, 23976M)."""
+    try:
+        return (os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")) >> 20 << 20
+    except (ValueError, OSError, AttributeError):   # not POSIX: a bound that still stops typos
+        return 1 << 40
 
 #: transform(chunk, byte_offset): turn `chunk` (a writable memoryview, a multiple of 16 bytes long
 #: except at the end of the file) into its output in place; byte_offset is where it starts.
@@ -77,13 +90,18 @@ def stream_transform(fin, fout, transform: Transform, *, chunk_bytes: int = DEFA
     """Run fin -> transform(chunk, byte_offset) in place -> fout with reading, transforming and
     writing overlapped. Every chunk but the last is exactly chunk_bytes (a multiple of 16) long.
     Returns the byte count."""
-    if chunk_bytes <= 0 or chunk_bytes % 16:
-        raise S2mcError(f"chunk size must be a positive multiple of 16 bytes (got {chunk_bytes})")
+    if not 16 <= chunk_bytes <= MAX_CHUNK_BYTES or chunk_bytes % 16:
+        raise S2mcError(f"chunk size must be a multiple of 16 bytes in 16..{human_size(MAX_CHUNK_BYTES)} "
+                        f"(got {chunk_bytes})")
     free: queue.Queue = queue.Queue()
     filled: queue.Queue = queue.Queue()
     done: queue.Queue = queue.Queue()
-    for _ in range(nbuffers):
-        free.put(bytearray(chunk_bytes))
+    try:
+        for _ in range(nbuffers):
+            free.put(bytearray(chunk_bytes))
+    except MemoryError:
+        raise S2mcError(f"cannot allocate {nbuffers} buffers of {human_size(chunk_bytes)} bytes "
+                        "(use a smaller chunk size)") from None
     stop = threading.Event()
     errors: list[BaseException] = []
 
@@ -174,4 +192,5 @@ def crypt_file(src, dst, transform: Transform, *, chunk_bytes: int = DEFAULT_CHU
             bar.close()
 
 
-__all__ = ["DEFAULT_CHUNK_BYTES", "Transform", "check_input", "stream_transform", "crypt_file"]
+__all__ = ["DEFAULT_CHUNK_BYTES", "MAX_CHUNK_BYTES", "host_memory", "Transform", "check_input",
+           "stream_transform", "crypt_file"]

@@ -28,6 +28,13 @@ STRATEGIES: tuple[str, ...] = ("coarse", "extended", "contiguous")
 IMPLS: tuple[str, ...] = ("vaes512", "vaes", "aesni", "ttable")
 #: Extended block sizes of seed 000 (bytes per task).
 SEED_BLOCK_BYTES: tuple[int, ...] = (512, 1024, 2048, 4096)
+#: The ranges `bench_ctr` (and `s2mc native`) accept: more threads than any machine has cores only
+#: measures oversubscription; the C++ timing loop stops at 2,000,000 samples anyway; a minimum
+#: measuring time over an hour is a typo (0: the repetitions alone decide). Sizes are bounded by the machine's memory
+#: (aes_host.host_memory).
+MAX_THREADS = 1024
+MAX_REPS = 1_000_000
+MAX_MIN_SECONDS = 3600.0
 
 
 def _lib():
@@ -121,8 +128,31 @@ def bench_ctr(nbytes: int, *, key_bits: int = 128, engine: str = "ours", impl: s
     `threads` buffers (total_bytes = threads x nbytes). Returns seconds_best, seconds_median,
     tsc_cycles_best (time-stamp counter ticks of the best run), reps, engine, bytes, total_bytes.
     """
-    return dict(_lib().bench_ctr(int(key_bits), int(nbytes), engine, impl, strategy, int(threads),
-                                 int(block_bytes), int(min_reps), float(min_seconds), bool(multi)))
+    import math
+
+    from s2mc.isa.units import human_size
+    from s2mc.workloads.aes_host import host_memory
+    nbuf = threads if multi else 1
+    # Checked here, so that no value reaches the binding as an overflowing int (pybind's TypeError)
+    # or an allocation larger than the machine (bad_alloc).
+    if not 1 <= threads <= MAX_THREADS:
+        raise S2mcError(f"threads {threads} is out of range (1..{MAX_THREADS})")
+    if nbytes < 1:
+        raise S2mcError(f"size {nbytes} is not positive")
+    if nbytes * nbuf > host_memory():
+        raise S2mcError(f"{nbuf} x {human_size(nbytes)} bytes do not fit in this machine's memory "
+                        f"({human_size(host_memory())})")
+    if not 16 <= block_bytes <= host_memory() or block_bytes % 16:
+        raise S2mcError(f"block_bytes {block_bytes} is not a multiple of 16 in 16..{human_size(host_memory())}")
+    if not 1 <= min_reps <= MAX_REPS:
+        raise S2mcError(f"min_reps {min_reps} is out of range (1..{MAX_REPS})")
+    if not (math.isfinite(min_seconds) and 0 <= min_seconds <= MAX_MIN_SECONDS):
+        raise S2mcError(f"min_seconds {min_seconds} is not a number of seconds in 0..{MAX_MIN_SECONDS:g}")
+    try:
+        return dict(_lib().bench_ctr(int(key_bits), int(nbytes), engine, impl, strategy, int(threads),
+                                     int(block_bytes), int(min_reps), float(min_seconds), bool(multi)))
+    except MemoryError:
+        raise S2mcError(f"cannot allocate {nbuf} x {human_size(nbytes)} bytes for the benchmark") from None
 
 
 from s2mc.workloads.aes_host import counter_add, parse_iv_hex, parse_key_hex  # noqa: E402
@@ -130,7 +160,7 @@ from s2mc.workloads.aes_host import counter_add, parse_iv_hex, parse_key_hex  # 
 from .files import decrypt_file, encrypt_file  # noqa: E402
 
 __all__ = [
-    "STRATEGIES", "IMPLS", "SEED_BLOCK_BYTES", "available", "impls", "supported_impls", "best_impl",
+    "STRATEGIES", "IMPLS", "SEED_BLOCK_BYTES", "MAX_THREADS", "MAX_REPS", "MAX_MIN_SECONDS", "available", "impls", "supported_impls", "best_impl",
     "resolve_impl", "max_threads", "info", "ctr", "ecb_encrypt", "ecb_decrypt", "openssl_ctr",
     "openssl_version", "counter_add", "bench_ctr", "encrypt_file", "decrypt_file", "parse_key_hex",
     "parse_iv_hex",
