@@ -65,24 +65,36 @@ def from_spec(spec: specs.Spec) -> Experiment:
                       spec.description)
 
 
-# The registry is the spec files shipped in analysis/experiments/ (one declaration: the files).
-_SHIPPED = specs.load_shipped()
-REGISTRY: dict[str, Experiment] = {s.name: from_spec(s) for s in _SHIPPED}
+# REGISTRY (name -> Experiment) and DEMO (what `s2mc demo` runs, in order: the specs with a `demo`
+# place) are the spec files shipped in analysis/experiments/, the one declaration. They are read on
+# first use, not at import: checking the files compiles the AES programs, which a Dask worker that
+# only runs configurations does not need.
+def _registry() -> dict[str, Experiment]:
+    if "REGISTRY" not in globals():
+        shipped = specs.load_shipped()
+        globals()["REGISTRY"] = {s.name: from_spec(s) for s in shipped}
+        globals()["DEMO"] = tuple(s.name for s in sorted((s for s in shipped if s.demo), key=lambda s: s.demo))
+    return globals()["REGISTRY"]
 
-#: What `s2mc demo` runs, in order: the specs with a `demo` place.
-DEMO: tuple[str, ...] = tuple(s.name for s in sorted((s for s in _SHIPPED if s.demo), key=lambda s: s.demo))
+
+def __getattr__(name: str):
+    if name in ("REGISTRY", "DEMO"):
+        _registry()
+        return globals()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def get(name: str) -> Experiment:
+    registry = _registry()
     try:
-        return REGISTRY[name]
+        return registry[name]
     except KeyError:
         raise S2mcError(f"experiments: unknown experiment {name!r} "
-                        f"(known: {', '.join(REGISTRY)})") from None
+                        f"(known: {', '.join(registry)})") from None
 
 
 def names() -> list[str]:
-    return list(REGISTRY)
+    return list(_registry())
 
 
 def unavailable(source: str) -> str:

@@ -14,7 +14,13 @@ REPO = Path(__file__).resolve().parent.parent
 SPECS = REPO / "analysis" / "experiments"
 
 
-def test_the_registry_is_the_spec_files():
+def _write(tmp_path, text, name="spec"):
+    path = tmp_path / f"{name}.toml"
+    path.write_text(text)
+    return path
+
+
+def test_the_registry_is_the_spec_files(tmp_path):
     loaded = [specs.load(p) for p in sorted(SPECS.glob("*.toml"))]
     assert sorted(s.name for s in loaded) == sorted(experiments.names())
     assert experiments.DEMO == tuple(s.name for s in sorted((s for s in loaded if s.demo), key=lambda s: s.demo))
@@ -23,7 +29,9 @@ def test_the_registry_is_the_spec_files():
         assert (e.grids, e.quick, e.source, e.reference, e.title) == (s.grids, s.quick, s.source, s.reference, s.title)
     seed = specs.load(SPECS / "seed003.toml")
     assert seed.name == "seed003_grid" and seed.grids[0].sizes == seed003.SEED003_BYTES
-    assert seed.grids[0] == AesGrid(cores=(1, 2, 3, 4), sizes=(32, 64, 128, 256), modes=("ecb",))
+    assert (seed.grids[0].cores, seed.grids[0].modes, seed.grids[0].styles) == ((1, 2, 3, 4), ("ecb",), ("bytes",))
+    mine = AesGrid(cores=(1, 2, 3, 4), sizes=(32, 64, 128, 256), modes=("ecb",))
+    assert specs.load(_write(tmp_path, "[[grid]]\nkind = 'aes'\ncores = [1, 2, 3, 4]\nsizes = [32, 64, 128, 256]\n")).grids == (mine,)
     coarse, extended = specs.load(SPECS / "seed000_block_sizes.toml").grids
     assert extended == NativeGrid(threads=specs.ALL_THREADS, sizes=(4 << 20, 16 << 20, 32 << 20), impls=("ttable",),
                                   strategies=("extended",), block_bytes=(512, 1024, 2048, 4096))
