@@ -12,24 +12,18 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker  # noqa: E402,F401
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from s2mc.analysis import derive, model  # noqa: E402
+from s2mc.analysis import derive, model, summaries  # noqa: E402
 from s2mc.isa.outputs import open_output  # noqa: E402
 
 plt.rcParams.update({"figure.dpi": 110, "font.size": 10, "axes.grid": True, "grid.alpha": 0.3,
                      "axes.titlesize": 11, "legend.fontsize": 8})
 
 
-def human_bytes(n: float) -> str:
-    n = int(n)
-    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= size and n % size == 0:
-            return f"{n // size} {unit}"
-    if n >= 1 << 20:
-        return f"{n / (1 << 20):.1f} MiB"
-    return f"{n} B"
+human_bytes = summaries.human_bytes
 
 
 def _save(fig, path: str | os.PathLike) -> Path:
@@ -49,22 +43,17 @@ def _whole(df: pd.DataFrame, source: str | tuple, metric: str) -> pd.DataFrame:
     return d
 
 
-def _series_label(keys: dict, varying: list[str]) -> str:
-    parts = []
-    for k in varying:
-        v = keys[k]
-        parts.append(human_bytes(v) if k == "bytes" else str(v))
-    return ", ".join(parts) if parts else "all"
-
-
-def _lines(ax, d: pd.DataFrame, by: list[str], x="cores", y="value", marker="o", ls="-",
-           prefix="", **kw):
-    varying = [k for k in by if d[k].nunique() > 1] or ["bytes"]
-    for keys, g in d.groupby(varying, sort=True):
-        keys = keys if isinstance(keys, tuple) else (keys,)
+def _lines(ax, d: pd.DataFrame, by: list[str] | None = None, x="cores", y="value", marker="o", ls="-",
+           prefix="", **kw) -> str:
+    """One line per configuration (workload, variant, bytes), labelled with what differs between
+    them (style, L, policy, data size); returns the legend title naming those things."""
+    keys = ["workload", "variant", "bytes"]
+    groups = list(d.groupby(keys, sort=True))
+    labels, title = summaries.legend_labels([k for k, _ in groups])
+    for (_, g), text in zip(groups, labels):
         g = g.groupby(x, as_index=False)[y].median().sort_values(x)
-        ax.plot(g[x], g[y], marker=marker, ls=ls,
-                label=prefix + _series_label(dict(zip(varying, keys)), varying), **kw)
+        ax.plot(g[x], g[y], marker=marker, ls=ls, label=prefix + text, **kw)
+    return title
 
 
 def cycles_and_speedup(df: pd.DataFrame, path, with_model: bool = True) -> Path | None:
@@ -74,14 +63,13 @@ def cycles_and_speedup(df: pd.DataFrame, path, with_model: bool = True) -> Path 
         return None
     sp = derive.speedup(df[df["source"] == "sim"])
     sp = sp[sp["metric"] == "speedup"]
-    by = ["bytes", "variant", "workload"]
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2))
-    _lines(a1, cyc, by)
+    title = _lines(a1, cyc)
     a1.set_xlabel("simulated cores")
     a1.set_ylabel("total cycles")
     a1.set_yscale("log")
     a1.set_title("Simulated cycles to finish (lower is better)")
-    _lines(a2, sp, by)
+    _lines(a2, sp)
     nmax = int(cyc["cores"].max())
     xs = np.arange(1, nmax + 1)
     a2.plot(xs, xs, ls=":", color="grey", label="ideal (speedup = cores)")
@@ -98,7 +86,8 @@ def cycles_and_speedup(df: pd.DataFrame, path, with_model: bool = True) -> Path 
     for a in (a1, a2):
         if nmax > 8:
             a.set_xscale("log", base=2)
-        a.legend(title="data size")
+    a1.legend(title=title)
+    a2.legend(title=title)
     return _save(fig, path)
 
 
@@ -126,22 +115,29 @@ def stall_breakdown(df: pd.DataFrame, path) -> Path | None:
     size = int(per_core["bytes"].max())
     pc = per_core[per_core["bytes"] == size]
     totals = pc.groupby("cores")[[p[0] for p in parts]].sum() / pc.groupby("cores")["run_id"].nunique().values[:, None]
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2), gridspec_kw={"width_ratios": [3, 2]})
-    x = np.arange(len(totals))
-    bottom = np.zeros(len(totals))
+    # Shares, not sums: core-cycles grow with the core count, and absolute bars would make the
+    # 1-4 core runs slivers beside 64 cores.
+    shares = totals.div(totals.sum(axis=1), axis=0) * 100
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(12, 4.4), gridspec_kw={"width_ratios": [3, 2]})
+    x = np.arange(len(shares))
+    bottom = np.zeros(len(shares))
     for name, label, color in parts:
-        vals = totals[name].to_numpy()
+        vals = shares[name].to_numpy()
         a1.bar(x, vals, bottom=bottom, color=color, label=label)
+        for xi, (v, b0) in enumerate(zip(vals, bottom)):
+            if v >= 8:       # the number on every slice big enough to hold it
+                a1.text(xi, b0 + v / 2, f"{v:.0f}%", ha="center", va="center", fontsize=7, color="white")
         bottom += vals
-    a1.set_xticks(x, [str(c) for c in totals.index])
+    a1.set_xticks(x, [str(c) for c in shares.index])
+    a1.set_ylim(0, 100)
     a1.set_xlabel("simulated cores")
-    a1.set_ylabel("core-cycles (summed over cores)")
-    a1.set_title(f"Where the cycles go ({human_bytes(size)})")
-    a1.legend()
+    a1.set_ylabel("share of core-cycles (%)")
+    a1.set_title(f"Where the cycles go ({human_bytes(size)}), all cores together")
+    a1.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7)
     detail = pc[pc["core"] >= 0]
     small = detail[detail["cores"] <= 8]
     if not small.empty:
-        n = int(small["cores"].max())
+        n = 4 if 4 in set(small["cores"]) else int(small["cores"].max())   # 4 cores: the seed's largest
         one = small[small["cores"] == n]
         one = one[one["run_id"] == one["run_id"].iloc[0]].sort_values("core")
         bottom = np.zeros(len(one))
@@ -168,11 +164,10 @@ def sim_vs_native(df: pd.DataFrame, path) -> Path | None:
     fig, ax = plt.subplots(figsize=(7, 4.6))
     if not sim.empty:
         size = int(sim["bytes"].max())
-        _lines(ax, sim[sim["bytes"] == size], ["variant"], prefix=f"S2 simulator {human_bytes(size)}: ")
+        _lines(ax, sim[sim["bytes"] == size], prefix="simulated S2: ")
     if not nat.empty:
         for size in sorted(nat["bytes"].unique())[-2:]:
-            _lines(ax, nat[nat["bytes"] == size], ["variant"], marker="s", ls="-",
-                   prefix=f"native {human_bytes(size)}: ")
+            _lines(ax, nat[nat["bytes"] == size], marker="s", ls="--", prefix="native CPU: ")
     nmax = int(sp["cores"].max())
     xs = np.arange(1, max(nmax, 2) + 1)
     ax.plot(xs, xs, ls=":", color="grey", label="ideal")
@@ -210,12 +205,12 @@ def throughput_vs_size(df: pd.DataFrame, reference: pd.DataFrame, path) -> Path 
     ref = ref[ref["metric"] == "gbps"]
     if ours.empty and ref.empty:
         return None
-    fig, ax = plt.subplots(figsize=(8.5, 5))
+    fig, ax = plt.subplots(figsize=(11.5, 5))
     if not ours.empty:
         # per source, the best thread count per (variant, bytes), and one thread
         for (src, variant), g in ours.groupby(["source", "variant"]):
             best = g.groupby("bytes", as_index=False)["value"].max()
-            ax.plot(best["bytes"], best["value"], marker="o", lw=2,
+            ax.plot(best["bytes"], best["value"], marker="o", lw=2.5, ms=6,
                     label=f"ours: {src} {variant} (best threads)")
             one = g[g["cores"] == 1].groupby("bytes", as_index=False)["value"].median()
             if not one.empty and g["cores"].nunique() > 1:
@@ -224,7 +219,9 @@ def throughput_vs_size(df: pd.DataFrame, reference: pd.DataFrame, path) -> Path 
     for exp, variant, label in _REF_CURVES:
         g = ref[(ref["experiment"] == exp) & (ref["variant"] == variant)].sort_values("bytes")
         if not g.empty:
-            ax.plot(g["bytes"], g["value"], lw=1, alpha=0.8, marker=".", label=label)
+            # the seeds: thin dashed lines with hollow markers, ours thick and solid
+            ax.plot(g["bytes"], g["value"], lw=1, ls="--", alpha=0.8, marker="^", mfc="none", ms=5,
+                    label=label)
     pts = ref[ref["experiment"].isin(["seed000_text", "seed002_text"]) & (ref["bytes"] > 0)]
     for _, r in pts.iterrows():
         ax.scatter([r["bytes"]], [r["value"]], marker="*", s=60, zorder=3)
@@ -235,7 +232,9 @@ def throughput_vs_size(df: pd.DataFrame, reference: pd.DataFrame, path) -> Path 
     ax.set_xlabel("data size (bytes)")
     ax.set_ylabel("throughput (Gbit/s)")
     ax.set_title("AES throughput against data size: this host and the seed papers")
-    ax.legend(loc="upper left", fontsize=6, ncol=2)
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: human_bytes(v).replace(" ", "")))
+    # Outside the axes: inside, the legend hid our own curves.
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7, borderaxespad=0)
     return _save(fig, path)
 
 
@@ -250,9 +249,10 @@ def seed_table_beside(ours: pd.DataFrame, reference: pd.DataFrame, metric: str, 
               else str(r[on[0]]) for _, r in cmp.iterrows()]
     x = np.arange(len(cmp))
     fig, ax = plt.subplots(figsize=(max(7, 0.6 * len(cmp) + 2), 4.4))
-    ax.bar(x - 0.2, cmp["paper"], 0.4, label="paper", color="#999999")
+    ax.bar(x - 0.2, cmp["paper"], 0.4, label="paper (seed 003)", color="#BBBBBB", hatch="//",
+           edgecolor="#777777")
     if cmp["ours"].notna().any():
-        ax.bar(x + 0.2, cmp["ours"].fillna(0), 0.4, label="ours (s2mc)", color="#4C72B0")
+        ax.bar(x + 0.2, cmp["ours"].fillna(0), 0.4, label="ours (s2mc, -O1)", color="#4C72B0")
     else:
         ax.text(0.5, 0.95, "no s2mc results yet: paper only", transform=ax.transAxes,
                 ha="center", va="top", fontsize=9, color="#AA3333")
@@ -263,8 +263,8 @@ def seed_table_beside(ours: pd.DataFrame, reference: pd.DataFrame, metric: str, 
     return _save(fig, path)
 
 
-def model_vs_points(points: pd.DataFrame, path, title: str = "", max_cores: int = 64
-                    ) -> Path | None:
+def model_vs_points(points: pd.DataFrame, path, title: str = "", max_cores: int = 64,
+                    measured_by: str = "s2mc") -> Path | None:
     """The bus model's speedup curve and bounds against measured (simulated or paper) speedups.
 
     `points`: records with whole-run cycles (and accesses or stall counts) at several core counts;
@@ -288,7 +288,10 @@ def model_vs_points(points: pd.DataFrame, path, title: str = "", max_cores: int 
             g = g[g[k] == v]
         c = colors[i % len(colors)]
         g = g.groupby("cores", as_index=False)["value"].median()
-        ax.plot(g["cores"], g["value"], "o", color=c, label=f"measured, {human_bytes(cfg['bytes'])}")
+        # our points filled circles, the paper's hollow squares
+        style = dict(marker="o", ms=6) if measured_by == "s2mc" else dict(marker="s", ms=7, mfc="none", mew=1.5)
+        ax.plot(g["cores"], g["value"], ls="none", color=c, **style,
+                label=f"measured ({measured_by}), {summaries.label(dict(cfg))}")
         ax.plot(xs, [m.speedup(int(n)) for n in xs], "-", color=c, alpha=0.7,
                 label=f"MVA model, Z={m.think:.2f}, L={m.service:g}")
     m = max(models.values(), key=lambda mm: mm.accesses)

@@ -12,13 +12,14 @@ import datetime as _dt
 import html
 import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
-from s2mc.analysis import derive, model, plots, records, seeds
-from s2mc.analysis.seed003 import SEED003_BYTES
+from s2mc.analysis import derive, model, plots, records, seeds, summaries
+from s2mc.analysis.seed003 import SEED003_BYTES, SEED003_VARIANT, SEED003_WORKLOAD
 from s2mc.isa.errors import S2mcError
 from s2mc.isa.outputs import make_folder, write_output
 
@@ -81,10 +82,14 @@ def render_md(blocks: list[Block]) -> str:
     return "\n".join(out)
 
 
+# Nothing may be wider than the page: tables wrap their cells (and scroll inside their own box as a
+# last resort), figures shrink to the text width, long code spans break.
 _CSS = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;
-color:#222}table{border-collapse:collapse;margin:1em 0;font-size:90%}td,th{border:1px solid #ccc;
-padding:3px 8px;text-align:right}th{background:#f3f3f3}img{max-width:100%;border:1px solid #eee}
-figcaption{font-style:italic;color:#555}code{background:#f5f5f5;padding:0 3px}"""
+color:#222;line-height:1.45}div.table{max-width:100%;overflow-x:auto}table{border-collapse:collapse;
+margin:.5em 0 1em;font-size:88%}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right;
+overflow-wrap:anywhere}td:first-child,th:first-child{text-align:left}th{background:#f3f3f3}
+img{max-width:100%;height:auto;border:1px solid #eee}figure{margin:1em 0}
+figcaption{font-style:italic;color:#555}code{background:#f5f5f5;padding:0 3px;overflow-wrap:anywhere}"""
 
 
 def render_html(blocks: list[Block], title: str) -> str:
@@ -98,9 +103,10 @@ def render_html(blocks: list[Block], title: str) -> str:
             # `code` spans
             segs = text.split("`")
             text = "".join(f"<code>{s}</code>" if i % 2 else s for i, s in enumerate(segs))
+            text = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", text)
             parts.append(f"<p>{text}</p>")
         elif b.kind == "table":
-            parts.append(html_table(b.table))
+            parts.append(f"<div class='table'>{html_table(b.table)}</div>")
         elif b.kind == "img":
             parts.append(f"<figure><img src='{html.escape(b.path)}' alt='{html.escape(b.text)}'>"
                          f"<figcaption>{html.escape(b.text)}</figcaption></figure>")
@@ -112,14 +118,17 @@ def render_html(blocks: list[Block], title: str) -> str:
 # tables
 # --------------------------------------------------------------------------------------------------
 
-def _seed003_ours(df: pd.DataFrame) -> pd.DataFrame:
+def _seed003_ours(df: pd.DataFrame, both_levels: bool = False) -> pd.DataFrame:
+    """Our runs of seed 003's configuration: the seed003_grid experiment when it ran, else any AES-128
+    ECB byte-oriented interleaved runs of the paper's sizes on 1-4 cores at L = 2 and fifo. Only -O1
+    unless `both_levels` (the -O0 runs are compared in words)."""
     sim = df[(df["source"] == "sim")]
     grid = sim[sim["experiment"] == "seed003_grid"]
     if grid.empty:
-        grid = sim[sim["bytes"].isin(SEED003_BYTES) & (sim["cores"] <= 4)]
-        if grid["variant"].str.contains("bytes").any():
-            grid = grid[grid["variant"].str.contains("bytes")]
-    return grid
+        grid = sim[sim["bytes"].isin(SEED003_BYTES) & (sim["cores"] <= 4)
+                   & (sim["workload"] == SEED003_WORKLOAD)]
+    grid = grid[grid["variant"].isin([SEED003_VARIANT, SEED003_VARIANT + "/O0"])]
+    return grid if both_levels else grid[grid["variant"] == SEED003_VARIANT]
 
 
 def seed003_main_table(ours: pd.DataFrame, ref: pd.DataFrame) -> pd.DataFrame:
@@ -259,50 +268,78 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
                             f"s2mc {m0.get('s2mc_version', '?')}, commit "
                             f"`{str(m0.get('git_commit', '?'))[:12]}`, {m0.get('compiler', '?')}."))
 
-    # 1. main table
+    hint_dir = next((str(p) for p in paths if p.is_dir()), "results")
+
+    def hint(command: str, name: str) -> str:
+        """A command that adds missing results: it works from any folder, into the folder reported."""
+        return f"`{command} --out {hint_dir}/{name}.parquet`, then `s2mc report {hint_dir} --out {out_dir}`"
+
+    # 1. seed 003
     b.append(Block("h2", "1. Seed 003 reproduced: AES on the S2 multicore (Tables 3 and 4)"))
-    grid = _seed003_ours(ours_d)
+    grid_all = _seed003_ours(ours_d, both_levels=True)
+    grid = grid_all[~grid_all["variant"].str.endswith("/O0")] if len(grid_all) else grid_all
     main = seed003_main_table(grid, ref)
     if grid.empty:
-        b.append(Block("p", "No simulator results for the seed 003 grid in these results: the "
-                            "table shows the paper's numbers only (run `s2mc aes --cores 1,2,3,4 "
-                            "--bytes 32,64,128,256 --style bytes --mode ecb`)."))
-    else:
-        b.append(Block("p", "Total cycles and summed stall cycles of AES-128 on 1-4 simulated "
-                            "cores, ours (s2mc) beside the paper's; speedup is over one core."))
-    b.append(Block("table", table=main))
+        b.append(Block("p", "No simulator results for the seed 003 grid in these results: the tables show "
+                            "the paper's numbers only. Add ours with " + hint(
+                                "s2mc aes --cores 1,2,3,4 --bytes 32,64,128,256 --style bytes --mode ecb "
+                                "--opt 1,0", "seed003") + "."))
+    for text in summaries.seed003_takeaways(grid_all, ref):
+        b.append(Block("p", text))
+    b.append(Block("p", "Each cell: ours (s2mc, -O1) / the paper's (ratio ours/paper); AES-128-ECB, "
+                        "byte-oriented, interleaved blocks, L = 2; rows are data sizes in bytes."))
+    for title, t in summaries.seed003_pivots(main).items():
+        b.append(Block("p", f"**{title.capitalize()}**" + (" (summed over cores)" if "stall" in title else "")
+                       + (" over one core" if title == "speedup" else "")))
+        b.append(Block("table", table=t))
     fig(plots.seed_table_beside(grid, ref[ref["experiment"] == "seed003_table3"], "cycles",
                                 "Seed 003 Table 3: cycles, paper vs s2mc", out / "seed003_table3.png"),
-        "Seed 003 Table 3 (cycles): the paper beside s2mc", b, "no seed 003 data")
+        "Seed 003 Table 3 (cycles): the paper (grey, hatched) beside s2mc -O1 (blue)", b, "no seed 003 data")
     fig(plots.seed_table_beside(grid, ref[ref["experiment"] == "seed003_table4"], "stall_cycles",
                                 "Seed 003 Table 4: stall cycles, paper vs s2mc",
                                 out / "seed003_table4.png"),
-        "Seed 003 Table 4 (stall cycles summed over cores): the paper beside s2mc", b,
-        "no seed 003 data")
+        "Seed 003 Table 4 (stall cycles summed over cores): the paper (grey, hatched) beside s2mc -O1 (blue)",
+        b, "no seed 003 data")
 
     # 2. simulated scaling
     b.append(Block("h2", "2. Simulated scaling"))
-    sim_t = sim_scaling_table(ours_d)
-    if sim_t.empty:
-        b.append(Block("p", "No simulator results."))
-    else:
-        b.append(Block("table", table=sim_t))
     # The scaling plots read best from one experiment: core scaling when it ran, else everything.
     scaling = _experiment_or_all(ours_d, "core_scaling")
+    runs = summaries.sim_runs(scaling)
+    if runs.empty:
+        b.append(Block("p", "No simulator results. Add some with " + hint(
+            "s2mc aes --cores 1,2,4,8,16 --bytes 1K --style bytes,ttable", "scaling") + "."))
+    else:
+        for text in summaries.scaling_takeaways(runs):
+            b.append(Block("p", text))
+        b.append(Block("p", "**Speedup over one core** (rows: configuration; AES unless named)"))
+        b.append(Block("table", table=summaries.pivot(runs, "speedup", lambda v: f"{v:.2f}")))
+        b.append(Block("p", "**Bus utilisation**"))
+        b.append(Block("table", table=summaries.pivot(runs, "bus_utilisation", lambda v: f"{v:.0%}")))
     fig(plots.cycles_and_speedup(scaling, out / "sim_cycles_speedup.png"),
-        "Simulated cycles and speedup against cores, per data size", b,
+        "Simulated cycles and speedup against cores, one line per configuration (style, data size)", b,
         "no simulator runs with two or more core counts")
     sweep = ours_d[ours_d["experiment"] == "mem_latency_sweep"]
     if len(sweep):
+        lat_runs = summaries.sim_runs(sweep)
+        for text in summaries.latency_takeaways(lat_runs):
+            b.append(Block("p", text))
+        b.append(Block("table", table=summaries.pivot(lat_runs, "speedup", lambda v: f"{v:.2f}")))
         fig(plots.cycles_and_speedup(sweep, out / "sim_latency_sweep.png", with_model=False),
-            "Memory-latency sweep: longer bus accesses saturate the bus with fewer cores", b, "")
+            "Memory-latency sweep: longer bus accesses (larger L) saturate the bus with fewer cores", b, "")
     arb = ours_d[ours_d["experiment"] == "arbitration_sweep"]
     if len(arb):
-        fig(plots.cycles_and_speedup(arb, out / "sim_arbitration_sweep.png", with_model=False),
-            "Arbitration policies: the total barely moves (the bus is busy either way)", b, "")
+        arb_runs = summaries.sim_runs(arb)
+        texts, caption = summaries.arbitration_takeaways(arb_runs)
+        for text in texts:
+            b.append(Block("p", text))
+        b.append(Block("table", table=summaries.pivot(arb_runs, "cycles")))
+        fig(plots.cycles_and_speedup(arb, out / "sim_arbitration_sweep.png", with_model=False), caption, b, "")
+    for text in summaries.stall_takeaways(runs):
+        b.append(Block("p", text))
     fig(plots.stall_breakdown(scaling, out / "sim_stall_breakdown.png"),
-        "Where the core-cycles go: compute, bus wait, memory latency, barrier wait", b,
-        "no simulator counters")
+        "Where the core-cycles go, as shares of cores x cycles so that every core count reads: compute, "
+        "bus wait, memory latency, barrier wait; right: each core of one run", b, "no simulator counters")
 
     # 3. model
     b.append(Block("h2", "3. The bus-contention model (machine repairman)"))
@@ -315,35 +352,55 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
     sim_pts = scaling[(scaling["source"] == "sim")]
     mt = model_table(pd.concat([sim_pts, r34], ignore_index=True)) if len(sim_pts) else model_table(r34)
     if not mt.empty:
-        b.append(Block("table", table=mt))
+        for text in summaries.model_takeaways(mt):
+            b.append(Block("p", text))
+        b.append(Block("p", "Cells: measured / model speedup."))
+        b.append(Block("table", table=summaries.model_pivot(mt)))
     fig(plots.model_vs_points(sim_pts, out / "model_vs_sim.png",
                               "Bus model against simulated speedup") if len(sim_pts) else None,
-        "The bus model against simulated speedups", b, "no simulator runs")
+        "The bus model (lines) against simulated speedups (filled circles)", b, "no simulator runs")
     fig(plots.model_vs_points(r34, out / "model_vs_seed003.png",
                               "Bus model fitted to seed 003's 1-core runs, against its Table 3",
-                              max_cores=8),
-        "The bus model against the paper's own speedups (seed 003)", b, "no reference data")
+                              max_cores=8, measured_by="paper"),
+        "The bus model (lines) against the paper's own speedups (hollow squares, seed 003)", b,
+        "no reference data")
 
     # 4. real hardware
     b.append(Block("h2", "4. Real hardware: native CPU (and GPU)"))
-    nt = native_table(ours_d)
-    if nt.empty:
-        b.append(Block("p", "No native or GPU results."))
+    nat = summaries.native_runs(ours_d)
+    if nat.empty:
+        b.append(Block("p", "No native or GPU results. Add them with " + hint(
+            "s2mc native --threads 1,all --bytes 16K,16M --vs-openssl", "native") + "."))
     else:
-        b.append(Block("table", table=nt))
+        host_cpus = next((m.get("host_cpu_count") for m in mans if m.get("host_cpu_count")), None)
+        for text in summaries.native_takeaways(nat, host_cpus):
+            b.append(Block("p", text))
+        b.append(Block("p", "**Throughput, GB/s** (rows: backend, implementation/strategy, data size)"))
+        b.append(Block("table", table=summaries.pivot(nat, "gb_per_second", lambda v: f"{v:.2f}")
+                       .rename(columns=lambda c: c.replace("core", "thread"))))
+        if nat["speedup"].notna().any():
+            b.append(Block("p", "**Speedup over one thread**"))
+            b.append(Block("table", table=summaries.pivot(nat, "speedup", lambda v: f"{v:.2f}")
+                           .rename(columns=lambda c: c.replace("core", "thread"))))
     fig(plots.sim_vs_native(scaling, out / "sim_vs_native_speedup.png"),
-        "Simulated speedup against native OpenMP speedup on this host", b,
+        "Simulated speedup (circles) against native OpenMP speedup on this host (squares)", b,
         "no simulator or native scaling runs")
     fig(plots.throughput_vs_size(ours_d, ref, out / "throughput_vs_size.png"),
-        "Throughput against data size: this host beside the seeds' curves", b, "no data")
+        "Throughput against data size: this host (thick solid lines) beside the seeds' curves (thin dashed "
+        "lines, stars)", b, "no data")
     s000 = ours_d[ours_d["experiment"] == "seed000_block_sizes"]
     if len(s000):
         t = derive.compare(s000, ref[ref["experiment"] == "seed000_table1"], "seconds",
                            on=("variant", "cores", "bytes"))
-        t = t[t["paper"].notna()]
-        b.append(Block("p", "Seed 000 Table 1 (seconds), the paper beside this host (only the "
-                            "thread counts both have):"))
-        b.append(Block("table", table=t[t["ours"].notna()] if t["ours"].notna().any() else t))
+        t = t[t["paper"].notna() & t["ours"].notna()]
+        if len(t):
+            t = t.assign(bytes=t["bytes"].map(summaries.human_bytes),
+                         cell=[f"{o:.3g} / {p:.3g}" for o, p in zip(t["ours"], t["paper"])])
+            t = t.pivot_table(index=["variant", "bytes"], columns="cores", values="cell", aggfunc="first")
+            t.columns = [f"{int(c)} thread{'s' if c != 1 else ''}" for c in t.columns]
+            b.append(Block("p", "Seed 000 Table 1, seconds: this host / the paper (only the thread counts "
+                                "both have):"))
+            b.append(Block("table", table=t.reset_index().fillna("–")))
 
     # 5. references
     b.append(Block("h2", "5. Reference data"))

@@ -1,0 +1,158 @@
+"""The report's sentences and short tables come from the data (s2mc.analysis.summaries), and its
+HTML fits the page in a real browser (issue 13 part 4). Oracles: hand-computed phrases, and the
+simulator's own Result numbers recomputed here for runs the records were made from."""
+import itertools
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from s2mc.analysis import records, report, summaries
+from s2mc.isa import assemble
+from s2mc.simulator import Machine
+from s2mc.simulator.records import result_rows, variant_parts
+from s2mc.workloads.aes.grid import AesGrid, run_grid
+
+ROOT = Path(__file__).resolve().parents[1]
+LOCK = assemble((ROOT / "workloads/asm/spin_lock.s").read_text())
+_ids = itertools.count()
+
+
+@pytest.mark.parametrize("value,base,phrase", [
+    (68485, 59854, "14% slower"), (62567, 59854, "5% slower"), (50, 100, "50% faster"),
+    (59302, 59854, "the same (within 1%)"), (101, 100, "1% slower")])
+def test_compare_phrase(value, base, phrase):
+    assert summaries.compare_phrase(value, base) == phrase
+
+
+def test_legends_name_what_varies():
+    labels, title = summaries.legend_labels([("aes-128-ecb-enc", "bytes/interleaved", 256),
+                                             ("aes-128-ecb-enc", "bytes/interleaved/L4", 256)])
+    assert labels == ["L = 2", "L = 4"] and title == "L"
+    labels, title = summaries.legend_labels([("aes-128-ecb-enc", "bytes/interleaved", 1024),
+                                             ("aes-128-ecb-enc", "ttable/interleaved/fixed", 16384)])
+    assert labels == ["style bytes, policy fifo, 1 KiB", "style ttable, policy fixed, 16 KiB"]
+    assert title == "style, policy, data size"
+    assert summaries.describe_variant("aes-128-ecb-enc", "bytes/interleaved/L4/round_robin/O0") == \
+        "bytes, L = 4, round_robin, -O0"
+    assert summaries.describe_variant("spin_lock", "") == "spin_lock"
+
+
+def lock_records(policies=("fifo", "fixed", "round_robin"), cores=(1, 2, 4)):
+    """The arbitration sweep on spin_lock.s: records, and the simulator's own results by (policy, cores)."""
+    rows, results = [], {}
+    for pol, n in itertools.product(policies, cores):
+        res = Machine(LOCK, cores=n, arbitration=pol).run()
+        results[pol, n] = res
+        rows += result_rows(res, f"lock-{next(_ids)}", experiment="arbitration_sweep", workload="spin_lock",
+                            variant="/".join(variant_parts(2, pol)))
+    return records.make_records(rows), results
+
+
+def test_arbitration_sentences_and_caption_follow_the_numbers():
+    df, res = lock_records()
+    runs = summaries.sim_runs(df)
+    texts, caption = summaries.arbitration_takeaways(runs)
+    fifo = res["fifo", 4].cycles
+    for pol in ("fixed", "round_robin"):
+        mine = res[pol, 4].cycles
+        change = mine / fifo - 1        # recomputed from the simulator, not from the records
+        word = f"{abs(change):.0%} {'slower' if change > 0 else 'faster'}" if abs(change) >= 0.01 else "the same"
+        assert f"{pol} {word}" in caption and f"{pol} is {word}" in texts[0], (caption, texts)
+        assert f"{mine:,}" in texts[0]
+    stalls = [c["stall_cycles"] for c in res["fixed", 4].cores]
+    assert f"range from {min(stalls):,}" in texts[0] and f"to {max(stalls):,}" in texts[0]
+    # the pivot: one row per policy, one column per core count, the simulator's cycles in the cells
+    t = summaries.pivot(runs, "cycles")
+    assert list(t.columns) == ["configuration", "1 core", "2 cores", "4 cores"] and len(t) == 3
+    assert t.iloc[1].tolist() == ["spin_lock, fixed"] + [f"{res['fixed', n].cycles:,}" for n in (1, 2, 4)]
+
+
+@pytest.fixture(scope="module")
+def aes_records():
+    runs, rows = run_grid(AesGrid(cores=(1, 2), sizes=(32, 64), opts=(1, 0)),
+                          new_run_id=lambda: f"aes-{next(_ids)}", experiment="seed003_grid")
+    return records.make_records(rows), {(r.nbytes, r.config.cores, r.config.opt): r.result for r in runs}
+
+
+@pytest.fixture(scope="module")
+def built(aes_records, tmp_path_factory):
+    """A report of the small seed 003 grid (both levels) and the spin-lock arbitration sweep."""
+    tmp = tmp_path_factory.mktemp("report")
+    (tmp / "res").mkdir()
+    records.write(records.concat([aes_records[0], lock_records()[0]]), tmp / "res" / "r.parquet")
+    return report.build([tmp / "res"], tmp / "rep")
+
+
+def test_seed003_sentences_compare_both_levels_with_the_paper(aes_records):
+    df, res = aes_records
+    from s2mc.analysis import seeds
+    texts = summaries.seed003_takeaways(df[df["source"] == "sim"], seeds.load_reference())
+    paper_1core = {32: 37189, 64: 69901}                 # seed 003 Table 3, 1 core
+    o1 = [res[b, 1, 1].cycles / paper_1core[b] for b in (32, 64)]
+    o0 = [res[b, 1, 0].cycles / paper_1core[b] for b in (32, 64)]
+
+    def span(xs):
+        lo, hi = f"{min(xs):.2f}", f"{max(xs):.2f}"
+        return lo if lo == hi else f"{lo}-{hi}"
+    assert f"takes {span(o1)}x the paper's cycles" in texts[0]
+    assert f"Compiled at -O0" in texts[0] and f"takes {span(o0)}x the paper's cycles on one core" in texts[0]
+    assert 0.4 < min(o1) and max(o0) < 1.0 and min(o0) > 2 * max(o1)      # the sizes the report explains
+    sp = res[64, 1, 1].cycles / res[64, 2, 1].cycles
+    assert f"on 2 cores is {sp:.2f}, the paper's {69901 / 48358:.2f}" in texts[1]
+
+
+def test_report_tables_are_short_pivots(built):
+    md = built["md"].read_text()
+    tables = [block for block in md.split("\n\n") if block.startswith("|")]
+    assert tables and max(len(t.splitlines()) for t in tables[:-1]) <= 2 + 8     # the citations excepted
+    assert "Compiled at -O0" in md and "Arbitration at 4 cores" in md
+
+
+def _browser() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+WIDTHS = """<script>window.addEventListener('load', () => {
+  const cw = document.documentElement.clientWidth;
+  const wide = [...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > cw + 0.5);
+  document.body.setAttribute('data-check', JSON.stringify({cw: cw, sw: document.documentElement.scrollWidth,
+    wide: wide.slice(0, 5).map(e => e.tagName), images: [...document.images].map(i => i.naturalWidth)}));
+});</script>"""
+
+
+def page_widths(html_path: Path, width: int) -> dict:
+    """Open the page in headless Chromium at `width` pixels; what is wider than the window, and the
+    images' natural widths (0: not loaded)."""
+    probe = html_path.with_name("probe.html")
+    probe.write_text(html_path.read_text().replace("</body>", WIDTHS + "</body>"))
+    proc = subprocess.run([_browser(), "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=10000",
+                           f"--window-size={width},900", "--dump-dom", probe.as_uri()],
+                          capture_output=True, text=True, timeout=120)
+    m = re.search(r'data-check="([^"]*)"', proc.stdout)
+    assert m, proc.stderr[-500:]
+    return json.loads(m.group(1).replace("&quot;", '"'))
+
+
+@pytest.mark.skipif(_browser() is None, reason="chromium is not installed (make setup installs it)")
+@pytest.mark.parametrize("width", [800, 1200])
+def test_report_html_is_no_wider_than_the_page(built, width):
+    out = built
+    got = page_widths(out["html"], width)
+    assert got["sw"] <= got["cw"] and not got["wide"], got
+    assert len(got["images"]) == len(out["plots"]) and all(w > 0 for w in got["images"]), got
+
+
+@pytest.mark.skipif(_browser() is None, reason="chromium is not installed (make setup installs it)")
+def test_the_width_probe_sees_a_table_that_is_too_wide(tmp_path):
+    # The probe itself can fail: a 30-column table of long numbers does not fit 800 pixels.
+    wide = pd.DataFrame([[f"{10 ** 12 + i:,}" for i in range(30)]], columns=[f"c{i}" for i in range(30)])
+    page = tmp_path / "wide.html"
+    page.write_text(report.render_html([report.Block("table", table=wide)], "wide").replace(
+        "div.table{max-width:100%;overflow-x:auto}", ""))
+    got = page_widths(page, 800)
+    assert got["sw"] > got["cw"] and "TABLE" in got["wide"]
