@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from s2mc.isa import Program, disassemble_word
 from s2mc.isa.errors import S2mcError
 from s2mc.isa.instructions import ADS_MAX
+from s2mc.isa.program import Stacks, stacks_problem
 
 from .params import DEFAULTS, PARAMS
 from .trace import TraceFile, TraceList, format_trace
@@ -99,7 +100,7 @@ class Result:
 def build_result(raw: dict, program: Program, cfg: Config) -> Result:
     """Turns an engine's raw result (fast binding or SystemC child) into a Result, or raises SimFault."""
     if raw["fault"] is not None:
-        raise SimFault(fault_message(raw["fault"], cfg), raw["fault"], raw.get("trace"))
+        raise SimFault(fault_message(raw["fault"], cfg, program), raw["fault"], raw.get("trace"))
     cores = []
     for i, c in enumerate(raw["cores"]):
         row = {"core": i, "cycles": c["finish_cycle"],
@@ -119,16 +120,43 @@ _FAULT_TEXT = {
     "pc_out_of_range": "PC outside the program",
     "address_out_of_range": "data address {address} outside memory (0..{top})",
     "division_by_zero": "division by zero",
+    "stack_overflow": "stack overflow: data address {address} is outside the core's stack region",
 }
 
 
-def fault_message(f: dict, cfg: Config) -> str:
+def code_label(program: Program, pc: int) -> str | None:
+    """The name of the code label at or before pc (a function of a compiled Rz program), skipping
+    the compiler's local labels (.L1, ...); None when there is none."""
+    names = sorted(s.name for s in program.symbols.values()
+                   if s.kind == "code" and s.value <= pc and not s.name.startswith("."))
+    return max(names, key=lambda n: program.symbols[n].value, default=None)   # ties: the first name
+
+
+def _stack_text(f: dict, program: Program) -> str:
+    """What a stack_overflow fault touched: the address, whose region it is in, and the core's own."""
+    stacks, a, core = Stacks(*program.stacks), f["address"], f["core"]
+    owner = stacks.owner(a)
+    lo, hi = stacks.region(owner)
+    own = stacks.region(core)
+    mine = (f"outside core {core}'s ({own[0]}..{own[1]})" if own else
+            f"and core {core} has none (.stacks declares {stacks.count})")
+    return f"stack overflow: data address {a} is in core {owner}'s stack region ({lo}..{hi}), {mine},"
+
+
+def fault_message(f: dict, cfg: Config, program: Program | None = None) -> str:
     ins = "<outside the program>" if f["kind"] == "pc_out_of_range" else disassemble_word(f["word"])
-    where = f"core {f['core']}, pc {f['pc']}, cycle {f['cycle']}: '{ins}'"
+    pc = f"pc {f['pc']}"
+    if f["kind"] == "stack_overflow" and program is not None:
+        label = code_label(program, f["pc"])
+        pc += f" (in {label})" if label else ""
+    where = f"core {f['core']}, {pc}, cycle {f['cycle']}: '{ins}'"
     if f["kind"] == "cycle_limit":
         return (f"cycle limit of {cfg.max_cycles} reached with {where} still running; "
                 "raise --max-cycles if the program is only long")
-    what = _FAULT_TEXT[f["kind"]].format(address=f["address"], top=cfg.mem_words - 1)
+    if f["kind"] == "stack_overflow" and program is not None and program.stacks is not None:
+        what = _stack_text(f, program)
+    else:
+        what = _FAULT_TEXT[f["kind"]].format(address=f["address"], top=cfg.mem_words - 1)
     return f"simulated fault: {what} at {where}"
 
 
@@ -156,18 +184,23 @@ class Machine:
         if program.top("data") > mem_words:
             raise S2mcError(f"the program's data needs {program.top('data')} words of memory but only "
                             f"{mem_words} are configured")
+        stacks = program.stacks
+        problem = stacks_problem(*stacks) if stacks is not None else None
+        if problem:
+            raise S2mcError(f"the program's stacks: {problem}")
         code = [w & 0xFFFFFFFF for w in program.code_image]
         data = program.data_image
         self._trace = TraceFile(trace_file, program) if trace_file else TraceList() if trace else None
         if engine == "fast":
             from . import _fast
             self._engine = _fast.Engine(code, data, program.entry, cores, mem_latency, arbitration,
-                                        max_cycles, mem_words)
+                                        max_cycles, mem_words, *(stacks or (0, 0, 0)))
             if self._trace is not None:
                 self._engine.enable_trace(self._trace)
         else:
             from .systemc_engine import SystemCEngine
-            self._engine = SystemCEngine(code, data, program.entry, self.config, trace=self._trace, **engine_options)
+            self._engine = SystemCEngine(code, data, program.entry, self.config, trace=self._trace, stacks=stacks,
+                                         **engine_options)
         self._ran = False
 
     def _address(self, where: str | int, offset: int, n: int) -> int:

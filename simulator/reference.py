@@ -14,7 +14,8 @@ Within one cycle c:
      instruction issues at c + L;
   3. if some cores wait at a barrier and every core that has not halted has arrived, the barrier
      completes at c and the waiting cores issue again at c + 1.
-The first fault met (lowest cycle, then lowest core id) stops the run.
+The first fault met (lowest cycle, then lowest core id) stops the run. With declared stacks, a
+memory instruction whose address lies in another core's stack region faults at issue (rule 6).
 """
 from __future__ import annotations
 
@@ -80,7 +81,8 @@ class ReferenceMachine:
     def __init__(self, code: list[int], data: list[int], entry: int = 0, cores: int = DEFAULTS["cores"],
                  mem_latency: int = DEFAULTS["mem_latency"], arbitration: str = DEFAULTS["arbitration"],
                  max_cycles: int = DEFAULTS["max_cycles"], mem_words: int = DEFAULTS["mem_words"],
-                 trace: bool = False):
+                 trace: bool = False, stacks: tuple[int, int, int] | None = None):
+        """stacks: the program's declared stack regions (base, words, count), or None."""
         check(cores=cores, mem_latency=mem_latency, arbitration=arbitration, max_cycles=max_cycles,
               mem_words=mem_words)
         self.code = [w & 0xFFFFFFFF for w in code]
@@ -88,6 +90,7 @@ class ReferenceMachine:
         self.mem[:len(data)] = [_s32(w) for w in data]
         self.cores = [_Core(i, entry) for i in range(cores)]
         self.L, self.arbitration, self.max_cycles = mem_latency, arbitration, max_cycles
+        self.stacks = stacks
         self.bus_free = 0
         self.last_grant = -1
         self.output: list[tuple[int, int, str]] = []
@@ -112,6 +115,8 @@ class ReferenceMachine:
             address = self.address(core, d)
             if not 0 <= address < len(self.mem):
                 raise RefFault("address_out_of_range", core.id, core.pc, c, address & 0xFFFFFFFF)
+            if self.stacks and self.foreign_stack(core.id, address):
+                raise RefFault("stack_overflow", core.id, core.pc, c, address)
             core.stats["instructions"] += 1
             core.state, core.request_cycle, core.request = "request", c, (d, address)
             self.log(c, core, "request")
@@ -159,6 +164,14 @@ class ReferenceMachine:
                 self.output.append((c, core.id, chr(r[d.r1] & 0xFF)))
         core.pc = nxt
         core.next_issue = c + 1
+
+    def foreign_stack(self, core: int, address: int) -> bool:
+        """Rule 6: the address is in the declared stack area, in a region that is not the core's
+        (region c is base + c*words .. base + (c+1)*words - 1, for c < count)."""
+        base, words, count = self.stacks
+        if not base <= address < base + words * count:
+            return False
+        return (address - base) // words != core
 
     @staticmethod
     def address(core: _Core, d) -> int:

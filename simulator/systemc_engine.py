@@ -48,15 +48,17 @@ def _not_built() -> S2mcError:
 class SystemCEngine:
     """Host side of one SystemC run, with the fast binding's interface (write, read, registers, run)."""
 
-    def __init__(self, code, data, entry, config, trace=None, vcd: str | os.PathLike | None = None):
+    def __init__(self, code, data, entry, config, trace=None, vcd: str | os.PathLike | None = None,
+                 stacks=None):
         """`trace`: None, or a sink (s2mc.simulator.trace) that receives the event log as the child
-        makes it, through a pipe."""
+        makes it, through a pipe. `stacks`: the program's declared stacks (s2mc.isa.Stacks) or None."""
         self._exe = executable()
         if self._exe is None:
             raise _not_built()
         self._code = [int(w) & 0xFFFFFFFF for w in code]
         self._data = [int(w) for w in data]
         self._entry = int(entry)
+        self._stacks = stacks
         self._config = config
         self._trace = trace
         self._vcd = os.fspath(vcd) if vcd else None
@@ -104,9 +106,11 @@ class SystemCEngine:
         c = self._config
         parts = ["s2mc-systemc-input 1",
                  f"cores {c.cores} mem_latency {c.mem_latency} arbitration {c.arbitration}",
-                 f"max_cycles {c.max_cycles} mem_words {c.mem_words} entry {self._entry} trace {int(bool(self._trace))}",
-                 f"code {len(self._code)}", " ".join(map(str, self._code)),
-                 f"data {len(self._data)}", " ".join(map(str, self._data))]
+                 f"max_cycles {c.max_cycles} mem_words {c.mem_words} entry {self._entry} trace {int(bool(self._trace))}"]
+        if self._stacks is not None:
+            parts.append("stacks {} {} {}".format(*self._stacks))
+        parts += [f"code {len(self._code)}", " ".join(map(str, self._code)),
+                  f"data {len(self._data)}", " ".join(map(str, self._data))]
         for addr, words in self._writes:
             parts += [f"write {addr} {len(words)}", " ".join(map(str, words))]
         parts.append("end\n")

@@ -16,15 +16,16 @@ def assert_matches_reference(src, cfg):
     """Runs one program on the fast engine and the reference model and asserts they agree on the
     fault, or on the cycles, output, every per-core counter, the registers and the final memory."""
     prog = assemble(src)
-    ref = ReferenceMachine(prog.code_image, prog.data_image, prog.entry, mem_words=MEM, max_cycles=MAX_CYCLES, **cfg)
+    ref = ReferenceMachine(prog.code_image, prog.data_image, prog.entry, mem_words=MEM, max_cycles=MAX_CYCLES,
+                           stacks=prog.stacks, **cfg)
     fast = Machine(prog, mem_words=MEM, max_cycles=MAX_CYCLES, **cfg)
     try:
         expected = ref.run()
     except RefFault as f:
         with pytest.raises(SimFault) as got:
             fast.run()
-        assert (got.value.fault["kind"], got.value.fault["core"], got.value.fault["pc"], got.value.fault["cycle"]) == \
-            (f.kind, f.core, f.pc, f.cycle)
+        assert tuple(got.value.fault[k] for k in ("kind", "core", "pc", "cycle", "address")) == \
+            (f.kind, f.core, f.pc, f.cycle, f.address)
         return
     res = fast.run()
     assert res.cycles == expected["cycles"]

@@ -32,17 +32,6 @@ void check_range(const char* name, T v, uint64_t lo, uint64_t hi) {
                                 ".." + std::to_string(hi) + ")");
 }
 
-const char* fault_name(FaultKind k) {
-  switch (k) {
-    case FaultKind::UNDEFINED_OPCODE: return "undefined_opcode";
-    case FaultKind::PC_OUT_OF_RANGE: return "pc_out_of_range";
-    case FaultKind::ADDRESS_OUT_OF_RANGE: return "address_out_of_range";
-    case FaultKind::DIVISION_BY_ZERO: return "division_by_zero";
-    case FaultKind::CYCLE_LIMIT: return "cycle_limit";
-    default: return "none";
-  }
-}
-
 }  // namespace
 
 // Converts an engine result to the dict shape shared with the SystemC engine's JSON output.
@@ -88,7 +77,7 @@ PYBIND11_MODULE(_fast, m) {
   py::class_<FastEngine>(m, "Engine")
       .def(py::init([](const std::vector<uint32_t>& code, const std::vector<int32_t>& data, uint32_t entry,
                        int cores, int mem_latency, const std::string& arbitration, uint64_t max_cycles,
-                       uint32_t mem_words) {
+                       uint32_t mem_words, uint32_t stacks_base, uint32_t stacks_words, uint32_t stacks_count) {
              check_range("cores", cores, params::CORES_MIN, params::CORES_MAX);
              check_range("mem-latency", mem_latency, params::MEM_LATENCY_MIN, params::MEM_LATENCY_MAX);
              check_range("max-cycles", max_cycles, params::MAX_CYCLES_MIN, params::MAX_CYCLES_MAX);
@@ -99,11 +88,17 @@ PYBIND11_MODULE(_fast, m) {
              cfg.arbitration = parse_arbitration(arbitration);
              cfg.max_cycles = max_cycles;
              cfg.mem_words = mem_words;
-             Image img{code, data, entry};
+             // The stack guard's offsets are 32-bit: the area must end within 32 bits.
+             if (stacks_count != 0 &&
+                 (stacks_words == 0 || stacks_base + static_cast<uint64_t>(stacks_words) * stacks_count > 0xFFFFFFFFull))
+               throw std::invalid_argument("stacks " + std::to_string(stacks_base) + " " + std::to_string(stacks_words) +
+                                           " " + std::to_string(stacks_count) + " do not describe an area within 32 bits");
+             Image img{code, data, entry, Stacks{stacks_base, stacks_words, stacks_count}};
              return new FastEngine(img, cfg);
            }),
            py::arg("code"), py::arg("data"), py::arg("entry"), py::arg("cores"), py::arg("mem_latency"),
-           py::arg("arbitration"), py::arg("max_cycles"), py::arg("mem_words"))
+           py::arg("arbitration"), py::arg("max_cycles"), py::arg("mem_words"), py::arg("stacks_base") = 0,
+           py::arg("stacks_words") = 0, py::arg("stacks_count") = 0)
       .def("write", [](FastEngine& e, uint32_t addr, const std::vector<int32_t>& words) {
              auto& mem = e.memory();
              if (addr + words.size() > mem.size()) throw std::out_of_range("write past the end of memory");

@@ -11,7 +11,8 @@ constexpr uint64_t NEVER = std::numeric_limits<uint64_t>::max();
 }
 
 FastEngine::FastEngine(const Image& image, const Config& cfg)
-    : cfg_(cfg), mem_(cfg.mem_words, 0), cores_(cfg.cores), limit_(cfg.max_cycles), entry_(image.entry) {
+    : cfg_(cfg), mem_(cfg.mem_words, 0), cores_(cfg.cores), limit_(cfg.max_cycles), entry_(image.entry),
+      stacks_(image.stacks), guarded_(image.stacks.count != 0) {
   prog_.reserve(image.code.size());
   for (uint32_t w : image.code) prog_.push_back(predecode(w));
   std::copy(image.data.begin(), image.data.begin() + std::min<size_t>(image.data.size(), mem_.size()), mem_.begin());
@@ -62,13 +63,14 @@ void FastEngine::fault(int id, FaultKind kind, uint32_t address) {
 }
 
 // `bound` is the earliest cycle any other core could request the bus (see bound_excluding).
-template <bool Trace>
+template <bool Trace, bool Guard>
 void FastEngine::run_free_impl(int id, uint64_t bound) {
   Core& c = cores_[id];
   const uint32_t n = static_cast<uint32_t>(prog_.size());
   const uint32_t mem_words = cfg_.mem_words;
   const uint64_t L = static_cast<uint64_t>(cfg_.mem_latency);
   const int ncores = cfg_.cores;
+  const StackGuard guard = Guard ? StackGuard(stacks_, id) : StackGuard();
   int32_t* r = c.r;
   uint64_t t = c.t;
   uint32_t pc = c.pc;
@@ -96,6 +98,7 @@ void FastEngine::run_free_impl(int id, uint64_t bound) {
     if (nx == Next::MEMORY) {
       const uint32_t a = mem_address(r, u);
       if (a >= mem_words) return stop_with_fault(FaultKind::ADDRESS_OUT_OF_RANGE, pc, a);
+      if (Guard && guard.violates(a)) return stop_with_fault(FaultKind::STACK_OVERFLOW, pc, a);
       ++issued;
       const uint64_t g = std::max(bus_free_, t);
       if (g < bound && g < lim) {

@@ -30,6 +30,7 @@ void s2_core::run() {
   const uint64_t L = static_cast<uint64_t>(m_ctl.cfg.mem_latency);
   const int ncores = m_ctl.cfg.cores;
   const bool vcd = m_ctl.vcd;
+  const s2::StackGuard guard(m_ctl.stacks, m_id);
   int32_t* r = regs;
   uint64_t t = 0;  // the cycle at which the next instruction issues (never behind simulated time)
   for (;;) {
@@ -53,6 +54,7 @@ void s2_core::run() {
       case Next::MEMORY: {
         const uint32_t a = s2::mem_address(r, u);
         if (a >= mem_words) return m_ctl.record_fault(s2::FaultKind::ADDRESS_OUT_OF_RANGE, m_id, here, t, a);
+        if (guard.violates(a)) return m_ctl.record_fault(s2::FaultKind::STACK_OVERFLOW, m_id, here, t, a);
         m_ctl.log(t, here, m_id, TraceKind::REQUEST);
         ++stats.instructions;
         if (vcd) sync_to(t);  // so that the request signal rises at t

@@ -95,6 +95,7 @@ struct run_control {
   s2::Config cfg;
   std::vector<s2::Uop> prog;
   uint32_t entry = 0;
+  s2::Stacks stacks;          // the declared stack regions (count 0: none)
   uint64_t limit = 0;         // max_cycles, lowered to c + 1 by a fault at cycle c
   s2::Fault fault;
   std::vector<s2::PrintEvent> output;

@@ -13,8 +13,9 @@
 // Input (whitespace-separated tokens; see docs/systemc.md):
 //   s2mc-systemc-input 1
 //   cores N  mem_latency L  arbitration fifo|fixed|round_robin  max_cycles N  mem_words N
-//   entry N  trace 0|1
+//   entry N  trace 0|1  [stacks BASE WORDS COUNT]
 //   code N w...     data N w...     (write ADDR N w...)*     end
+// `stacks` is there only when the program declares its stacks (.stacks, docs/isa.md).
 #include <systemc>
 
 #include <cerrno>
@@ -106,7 +107,20 @@ machine_input read_input(std::istream& in) {
   m.cfg.mem_words = static_cast<uint32_t>(tr.keyed("mem_words", p::MEM_WORDS_MIN, p::MEM_WORDS_MAX));
   m.image.entry = static_cast<uint32_t>(tr.keyed("entry", 0, 0xFFFFFFFFu));
   m.trace = tr.keyed("trace", 0, 1) != 0;
-  const uint64_t ncode = tr.keyed("code", 0, 1u << 22);
+  std::string key = tr.word("'stacks' or 'code'");
+  if (key == "stacks") {
+    // The host sends what the assembler accepts: an area that ends within the 22-bit addresses.
+    constexpr uint64_t ADDRESSES = 1u << 22;
+    m.image.stacks.base = static_cast<uint32_t>(tr.number("stack base", 0, ADDRESSES - 1));
+    m.image.stacks.words = static_cast<uint32_t>(tr.number("stack words", 1, ADDRESSES));
+    m.image.stacks.count = static_cast<uint32_t>(tr.number("stack count", 1, ADDRESSES));
+    const s2::Stacks& st = m.image.stacks;
+    if (st.base + static_cast<uint64_t>(st.words) * st.count > ADDRESSES)
+      throw bad_input("the stack area runs past the last address " + std::to_string(ADDRESSES - 1));
+    key = tr.word("'code'");
+  }
+  if (key != "code") throw bad_input("expected 'code' in the input, found '" + key + "'");
+  const uint64_t ncode = tr.number("code", 0, 1u << 22);
   m.image.code.reserve(ncode);
   for (uint64_t i = 0; i < ncode; ++i) m.image.code.push_back(static_cast<uint32_t>(tr.number("code word", 0, 0xFFFFFFFFu)));
   const uint64_t ndata = tr.keyed("data", 0, m.cfg.mem_words);
@@ -124,17 +138,6 @@ machine_input read_input(std::istream& in) {
     m.writes.push_back(std::move(w));
   }
   return m;
-}
-
-const char* fault_name(s2::FaultKind k) {
-  switch (k) {
-    case s2::FaultKind::UNDEFINED_OPCODE: return "undefined_opcode";
-    case s2::FaultKind::PC_OUT_OF_RANGE: return "pc_out_of_range";
-    case s2::FaultKind::ADDRESS_OUT_OF_RANGE: return "address_out_of_range";
-    case s2::FaultKind::DIVISION_BY_ZERO: return "division_by_zero";
-    case s2::FaultKind::CYCLE_LIMIT: return "cycle_limit";
-    default: return "none";
-  }
 }
 
 void json_string(std::ostream& o, const std::string& s) {
@@ -167,7 +170,7 @@ void write_result(std::ostream& o, const s2::RunResult& r, const s2_system& sys)
   if (r.fault.kind == s2::FaultKind::NONE) {
     o << "null";
   } else {
-    o << "{\"kind\":\"" << fault_name(r.fault.kind) << "\",\"core\":" << r.fault.core << ",\"pc\":" << r.fault.pc
+    o << "{\"kind\":\"" << s2::fault_name(r.fault.kind) << "\",\"core\":" << r.fault.core << ",\"pc\":" << r.fault.pc
       << ",\"cycle\":" << r.fault.cycle << ",\"word\":" << r.fault.word << ",\"address\":" << r.fault.address << "}";
   }
   o << ",\"registers\":[";
@@ -248,6 +251,7 @@ int run(int argc, char* argv[]) {
   run_control ctl;
   ctl.cfg = m.cfg;
   ctl.entry = m.image.entry;
+  ctl.stacks = m.image.stacks;
   ctl.limit = m.cfg.max_cycles;
   ctl.vcd = !vcd.empty();
   if (trace_out) {

@@ -42,8 +42,13 @@ class FastEngine {
     CoreStats s;
   };
 
-  template <bool Trace> void run_free_impl(int id, uint64_t bound);
-  void run_free(int id, uint64_t bound) { tracing_ ? run_free_impl<true>(id, bound) : run_free_impl<false>(id, bound); }
+  // Trace: log events; Guard: check the declared stacks. Both are compiled out when off, so a
+  // program that declares no stacks runs the same loop as before they existed.
+  template <bool Trace, bool Guard> void run_free_impl(int id, uint64_t bound);
+  void run_free(int id, uint64_t bound) {
+    if (tracing_) guarded_ ? run_free_impl<true, true>(id, bound) : run_free_impl<true, false>(id, bound);
+    else guarded_ ? run_free_impl<false, true>(id, bound) : run_free_impl<false, false>(id, bound);
+  }
   void grant(int id, uint64_t g);
   uint64_t bound_excluding(int id) const;
   void fault(int id, FaultKind kind, uint32_t address = 0);
@@ -73,6 +78,8 @@ class FastEngine {
   int last_grant_ = -1;            // for round-robin
   Fault fault_;
   uint32_t entry_;
+  Stacks stacks_;
+  bool guarded_;                   // stacks are declared
   bool tracing_ = false;
   std::unique_ptr<TraceMerger> trace_;
 };

@@ -51,7 +51,22 @@ struct CoreStats {
   uint64_t sync_wait_cycles = 0;
 };
 
-enum class FaultKind : uint8_t { NONE, UNDEFINED_OPCODE, PC_OUT_OF_RANGE, ADDRESS_OUT_OF_RANGE, DIVISION_BY_ZERO, CYCLE_LIMIT };
+enum class FaultKind : uint8_t {
+  NONE, UNDEFINED_OPCODE, PC_OUT_OF_RANGE, ADDRESS_OUT_OF_RANGE, DIVISION_BY_ZERO, CYCLE_LIMIT, STACK_OVERFLOW
+};
+
+// The name both engines report a fault by (s2mc.simulator's fault_message reads it).
+inline const char* fault_name(FaultKind k) {
+  switch (k) {
+    case FaultKind::UNDEFINED_OPCODE: return "undefined_opcode";
+    case FaultKind::PC_OUT_OF_RANGE: return "pc_out_of_range";
+    case FaultKind::ADDRESS_OUT_OF_RANGE: return "address_out_of_range";
+    case FaultKind::DIVISION_BY_ZERO: return "division_by_zero";
+    case FaultKind::CYCLE_LIMIT: return "cycle_limit";
+    case FaultKind::STACK_OVERFLOW: return "stack_overflow";
+    default: return "none";
+  }
+}
 
 struct Fault {
   FaultKind kind = FaultKind::NONE;
@@ -59,7 +74,7 @@ struct Fault {
   uint32_t pc = 0;
   uint64_t cycle = 0;
   uint32_t word = 0;     // the instruction word at pc (0 when pc is outside the program)
-  uint32_t address = 0;  // the data address, for ADDRESS_OUT_OF_RANGE
+  uint32_t address = 0;  // the data address, for ADDRESS_OUT_OF_RANGE and STACK_OVERFLOW
 };
 
 struct PrintEvent {
@@ -86,12 +101,39 @@ struct RunResult {
   Fault fault;
 };
 
-// The program as the engines load it: a private image per core (all identical) and the initial
-// shared data memory.
+// The per-core stack regions a program declares (`.stacks BASE WORDS COUNT`, docs/isa.md): core c
+// owns [base + c*words, base + (c+1)*words) for c < count. count 0: none declared. The host checks
+// that the area ends within 32 bits.
+struct Stacks {
+  uint32_t base = 0, words = 0, count = 0;
+};
+
+// One core's view of the declared stacks, made once per core: a data access faults STACK_OVERFLOW
+// when it falls in the area of all the regions but outside the core's own region (rule 6 of
+// docs/timing-model.md). Two unsigned compares, offsets from the area's base: an address below
+// the base wraps to a large offset, outside the area. With nothing declared the area is empty, so
+// the first compare is always false; the fast engine does not even call it then.
+struct StackGuard {
+  uint32_t base = 0, area = 0;  // the area: [base, base + area)
+  uint32_t own = 0, own_words = 0;  // this core's region: offsets [own, own + own_words); none: 0 words
+  StackGuard() = default;
+  StackGuard(const Stacks& s, int core)
+      : base(s.base), area(s.words * s.count),
+        own(static_cast<uint32_t>(core) < s.count ? static_cast<uint32_t>(core) * s.words : 0),
+        own_words(static_cast<uint32_t>(core) < s.count ? s.words : 0) {}
+  bool violates(uint32_t address) const {
+    const uint32_t off = address - base;
+    return off < area && off - own >= own_words;
+  }
+};
+
+// The program as the engines load it: a private image per core (all identical), the initial
+// shared data memory and the declared stacks.
 struct Image {
   std::vector<uint32_t> code;
   std::vector<int32_t> data;
   uint32_t entry = 0;
+  Stacks stacks;
 };
 
 }  // namespace s2
