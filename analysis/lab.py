@@ -1,0 +1,298 @@
+"""The tutorial (docs/tutorial.md) as Jupyter notebooks: a worksheet where every section asks for a
+prediction before the measurement, the instructor's answers with the exact numbers, and an
+auto-check that runs a student's notebook and says, per section, whether the measured values are
+right and how far the predictions were.
+
+    python -m s2mc.analysis.lab write docs/lab          # worksheet.ipynb and answers.ipynb
+    python -m s2mc.analysis.lab check student.ipynb     # or: s2mc lab check student.ipynb
+
+The truth is computed here, fresh, from the simulator (deterministic to the cycle), never stored.
+A quantity measured on real hardware (timing) is reported but not marked right or wrong.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from s2mc.isa.errors import S2mcError
+
+
+# -- what the measurement cells call ------------------------------------------------------------------
+
+def run(program: str, cores: int = 1, **machine):
+    """Run a program (a bundled example's name, or a path; .s, .rz or .obj) and return its Result."""
+    from s2mc.isa import load_program
+    from s2mc.simulator import Machine
+    from s2mc.workloads.examples import resolve
+    path = resolve(program)
+    if path.endswith(".rz"):
+        from s2mc.compiler import compile as compile_rz
+        opt = machine.pop("opt", 1)
+        prog = compile_rz(Path(path).read_text(encoding="utf-8"), opt=opt, filename=program).program
+    else:
+        prog = load_program(path)
+    return Machine(prog, cores=cores, **machine).run()
+
+
+def ceiling(one_core_result, mem_latency: int = 2) -> float:
+    """The bus ceiling (Z + L) / L from a 1-core Result (Z = C1 / A - L)."""
+    accesses = sum(c["mem_accesses"] for c in one_core_result.cores)
+    return (one_core_result.cycles / accesses) / mem_latency
+
+
+def aes_cycles(cores: int, nbytes: int = 256, opt: int = 1) -> int:
+    """Cycles of seed 003's configuration (AES-128-ECB, byte-oriented, interleaved) on our simulator."""
+    from s2mc.workloads.aes.grid import AesGrid, run_grid
+    runs, _ = run_grid(AesGrid(cores=(cores,), sizes=(nbytes,), opts=(opt,)), new_run_id=lambda: "lab")
+    return runs[0].result.cycles
+
+
+def native_speedup(nbytes: int = 16 << 20, threads: int = 2) -> float:
+    """Native AES-CTR: 1-thread time / `threads`-thread time on this host (a timing, not exact)."""
+    from s2mc.workloads.native.grid import NativeGrid, run_grid
+    summaries, _ = run_grid(NativeGrid(threads=(1, threads), sizes=(nbytes,), min_seconds=0.05), run_id="lab")
+    return round(summaries[1]["gb_per_s"] / summaries[0]["gb_per_s"], 2)
+
+
+# -- the sections -------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Quantity:
+    name: str                     # the key in `predict` and `measured`
+    asks: str                     # what the student predicts
+    code: str                     # the measurement: sets measured[name]
+    exact: bool = True            # False: a timing on this host, reported but not checked
+    digits: int = 0               # 0: an integer; n: rounded to n decimals
+    typical: float | None = None  # a timing's usual value (on a 2-CPU host): what the answers give
+
+    def truth(self):
+        """The right value, measured now with the same code the worksheet runs (a timing: typical)."""
+        if not self.exact:
+            return self.typical
+        scope: dict = {"lab": sys.modules[__name__], "measured": {}}
+        exec(self.code, scope)    # noqa: S102 - our own code, the same text as the worksheet's cell
+        return scope["measured"][self.name]
+
+
+@dataclass(frozen=True)
+class Section:
+    title: str
+    text: str                     # what to read and think about before predicting
+    quantities: tuple[Quantity, ...] = field(default_factory=tuple)
+    why: str = ""                 # the explanation the answers notebook gives after the numbers
+
+
+SECTIONS: tuple[Section, ...] = (
+    Section("1. One program, more cores",
+            "`parallel_sum.s` adds 1..100: core k takes elements k, k+N, ..., then core 0 adds the partial "
+            "sums after a barrier. With one core the bus is busy 28% of the time.",
+            (Quantity("s1_speedup_4", "speedup of 4 cores over 1 (cycles(1) / cycles(4))",
+                      "r1, r4 = lab.run('parallel_sum.s', 1), lab.run('parallel_sum.s', 4)\n"
+                      "measured['s1_speedup_4'] = round(r1.cycles / r4.cycles, 2)", digits=2),
+             Quantity("s1_speedup_8", "speedup of 8 cores over 1",
+                      "r1, r8 = lab.run('parallel_sum.s', 1), lab.run('parallel_sum.s', 8)\n"
+                      "measured['s1_speedup_8'] = round(r1.cycles / r8.cycles, 2)", digits=2)),
+            "Eight cores are slower than four: the bus is busy nearly all the time, extra cores only queue."),
+    Section("3. Arbitration is a policy choice",
+            "`spin_lock.s`: four cores each increment a shared counter ten times inside an `xchg` lock. "
+            "Which policy finishes first: fifo, fixed (lowest core id wins) or round_robin?",
+            tuple(Quantity(f"s3_cycles_{a}", f"cycles with --arbitration {a}",
+                           f"measured['s3_cycles_{a}'] = lab.run('spin_lock.s', 4, arbitration='{a}').cycles")
+                  for a in ("fifo", "fixed", "round_robin")),
+            "fixed wins: core 0 takes the lock back-to-back while the others starve; round_robin hands "
+            "the lock over every time, and every hand-over costs spinning."),
+    Section("4. A model that predicts the saturation",
+            "From one core: Z = C1 / A - L cycles between accesses; the bus can feed at most (Z + L) / L "
+            "cores. Predict the ceiling for parallel_sum.s at L = 4, then the measured 4-core speedup.",
+            (Quantity("s4_ceiling_L4", "the ceiling (Z + L) / L at L = 4",
+                      "measured['s4_ceiling_L4'] = round(lab.ceiling(lab.run('parallel_sum.s', 1, mem_latency=4), 4), 2)",
+                      digits=2),
+             Quantity("s4_speedup_L4", "the 4-core speedup at L = 4",
+                      "a, b = (lab.run('parallel_sum.s', n, mem_latency=4) for n in (1, 4))\n"
+                      "measured['s4_speedup_L4'] = round(a.cycles / b.cycles, 2)", digits=2)),
+            "The speedup sits just under the ceiling: the bus is full."),
+    Section("5. Optimisation levels on a shared bus",
+            "`fib.rz` compiled at -O0 (every variable in memory) and -O1 (registers). Predict how many "
+            "bus accesses -O1 makes, as a fraction of -O0's.",
+            (Quantity("s5_access_ratio", "bus accesses at -O1 / at -O0 (one core)",
+                      "acc = [sum(c['mem_accesses'] for c in lab.run('fib.rz', 1, opt=o).cores) for o in (1, 0)]\n"
+                      "measured['s5_access_ratio'] = round(acc[0] / acc[1], 2)", digits=2),),
+            "The optimiser removes loads and stores: on a shared bus it is also a contention reducer."),
+    Section("6. AES: reproducing seed 003",
+            "Seed 003 measured 266,173 cycles for 256 bytes on one core and 177,448 on two. Predict our "
+            "-O1 cycles as a fraction of theirs, and our 2-core speedup.",
+            (Quantity("s6_ratio_1core", "our -O1 cycles / the paper's, 256 bytes, one core",
+                      "measured['s6_ratio_1core'] = round(lab.aes_cycles(1) / 266173, 2)", digits=2),
+             Quantity("s6_speedup_2", "our 2-core speedup at 256 bytes",
+                      "measured['s6_speedup_2'] = round(lab.aes_cycles(1) / lab.aes_cycles(2), 2)", digits=2)),
+            "Our -O1 code keeps variables in registers, so it makes far fewer bus accesses; at -O0 ours "
+            "is 0.92x theirs. The speedup stops below 2x in both: the bus ceiling (Z + L) / L."),
+    Section("7. Real hardware",
+            "Native AES-CTR with OpenMP on this machine. Predict the speedup of 2 threads over 1 on a "
+            "16 MiB buffer (each core has its own caches; there is no shared bus).",
+            (Quantity("s7_native_speedup", "2-thread speedup at 16 MiB",
+                      "measured['s7_native_speedup'] = lab.native_speedup(16 << 20, 2)", exact=False, digits=2,
+                      typical=1.95),),
+            "A timing: it depends on the host. On a 2-CPU machine about 1.9-2x; small buffers scale worse."),
+)
+
+
+def quantities() -> list[tuple[Section, Quantity]]:
+    return [(s, q) for s in SECTIONS for q in s.quantities]
+
+
+# -- notebooks ----------------------------------------------------------------------------------------
+
+HEADER = ("# {title}\n\nThe lab of docs/tutorial.md, predict then measure. In every section first write "
+          "your prediction in the `predict[...]` cell (replace `None` with a number), then run the "
+          "measurement cell. The simulator is deterministic: your measured numbers must be the "
+          "instructor's exactly (section 7 is a timing on your machine). A lecturer checks a notebook "
+          "with `s2mc lab check NOTEBOOK.ipynb`.")
+
+
+def notebook(answers: bool = False, truths: dict | None = None):
+    """The worksheet, or with `answers` the instructor's copy: predictions filled with the right
+    values and each section's numbers and explanation (`truths`: name -> value, default fresh)."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+    if answers and truths is None:
+        truths = {q.name: q.truth() for _, q in quantities()}
+    title = "s2mc lab: instructor's answers" if answers else "s2mc lab: why does a shared bus stop helping?"
+    cells = [new_markdown_cell(HEADER.format(title=title)),
+             new_code_cell("from s2mc.analysis import lab\npredict, measured = {}, {}")]
+    for sec in SECTIONS:
+        cells.append(new_markdown_cell(f"## {sec.title}\n\n{sec.text}"))
+        for q in sec.quantities:
+            value = truths[q.name] if answers else None
+            cells.append(new_code_cell(f"# Predict: {q.asks}\npredict[{q.name!r}] = {value!r}"))
+            cells.append(new_code_cell(f"{q.code}\nmeasured[{q.name!r}]"))
+        if answers:
+            lines = [f"- {q.asks}: **{truths[q.name]}**" + ("" if q.exact else " (typical of a 2-CPU "
+                     "host: a timing, yours differs)") for q in sec.quantities]
+            cells.append(new_markdown_cell("**Answer.**\n\n" + "\n".join(lines) + f"\n\n{sec.why}"))
+    nb = new_notebook(cells=cells, metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                             "language": "python"}})
+    nbformat.validate(nb)
+    return nb
+
+
+def write(folder: str | Path) -> list[Path]:
+    """worksheet.ipynb and answers.ipynb (unexecuted) into `folder`."""
+    import nbformat
+    from s2mc.isa.outputs import write_output
+    out = []
+    for name, answers in (("worksheet.ipynb", False), ("answers.ipynb", True)):
+        path = Path(folder) / name
+        write_output(path, nbformat.writes(notebook(answers)) + "\n", what="notebook")
+        out.append(path)
+    return out
+
+
+# -- the check ----------------------------------------------------------------------------------------
+
+_DUMP = ("import json as _json\nprint('S2MC-LAB ' + _json.dumps({'predict': globals().get('predict', {}), "
+         "'measured': globals().get('measured', {})}, default=str))")
+
+
+def execute(path: str | Path, timeout: int = 600) -> dict:
+    """Run a notebook top to bottom (nbclient, in its folder) and return its predict/measured dicts.
+    A cell that fails is one S2mcError naming the cell."""
+    import nbformat
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+    path = Path(path)
+    try:
+        nb = nbformat.read(path, as_version=4)
+    except (OSError, ValueError) as exc:   # nbformat's errors are ValueErrors
+        raise S2mcError(f"{path}: not a notebook ({str(exc).splitlines()[0][:200]})") from None
+    nb.cells.append(nbformat.v4.new_code_cell(_DUMP))
+    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=False,
+                            resources={"metadata": {"path": str(path.parent.resolve())}})
+    try:
+        client.execute()
+    except CellExecutionError as exc:
+        last = [line for line in str(exc).splitlines() if line.strip()][-1]
+        raise S2mcError(f"{path}: a cell failed: {last[:200]}") from None
+    for output in nb.cells[-1].get("outputs", []):
+        for line in output.get("text", "").splitlines():
+            if line.startswith("S2MC-LAB "):
+                return json.loads(line[len("S2MC-LAB "):])
+    raise S2mcError(f"{path}: the notebook did not define predict and measured")
+
+
+@dataclass
+class Mark:
+    section: str
+    name: str
+    expected: float
+    measured: float | None
+    right: bool | None            # None: a timing, not checked
+    predicted: float | None
+    error: float | None           # |predicted - expected| / |expected|
+
+
+def check(path: str | Path, timeout: int = 600) -> list[Mark]:
+    """Execute a student's notebook and mark every quantity against a fresh measurement here."""
+    got = execute(path, timeout)
+    marks = []
+    for sec, q in quantities():
+        expected = q.truth()
+        m, p = got["measured"].get(q.name), got["predict"].get(q.name)
+        m = _number(m)
+        p = _number(p)
+        right = None if not q.exact else (m is not None and abs(m - expected) <= 0.5 * 10 ** -q.digits)
+        ref = expected if q.exact or m is None else m
+        error = None if p is None else abs(p - ref) / abs(ref) if ref else abs(p - ref)
+        marks.append(Mark(sec.title, q.name, expected, m, right, p, error))
+    return marks
+
+
+def _number(v):
+    try:
+        return None if v is None or isinstance(v, bool) else float(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def format_marks(marks: list[Mark]) -> str:
+    head = ["section", "quantity", "expected", "measured", "", "predicted", "off by"]
+    rows = []
+    for k in marks:
+        verdict = "timing" if k.right is None else ("right" if k.right else "WRONG" if k.measured is not None
+                                                   else "missing")
+        rows.append([k.section.split(".")[0], k.name, f"{k.expected:g}", "-" if k.measured is None else f"{k.measured:g}",
+                     verdict, "-" if k.predicted is None else f"{k.predicted:g}",
+                     "-" if k.error is None else f"{k.error:.0%}"])
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in [head, *rows]]
+    right = sum(k.right is True for k in marks)
+    checked = sum(k.right is not None for k in marks)
+    guessed = [k.error for k in marks if k.error is not None]
+    lines.append(f"{right}/{checked} measurements right; {len(guessed)} predictions"
+                 + (f", median {sorted(guessed)[len(guessed) // 2]:.0%} off" if guessed else ""))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) == 2 and args[0] == "write":
+        for p in write(args[1]):
+            print(f"wrote {p}", file=sys.stderr)
+        return 0
+    if len(args) == 2 and args[0] == "check":
+        marks = check(args[1])
+        print(format_marks(marks))
+        return 0 if all(k.right is not False for k in marks) else 1
+    print("usage: python -m s2mc.analysis.lab write FOLDER | check NOTEBOOK.ipynb", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except S2mcError as exc:
+        print(f"lab: error: {exc}", file=sys.stderr)
+        sys.exit(1)

@@ -1,0 +1,134 @@
+"""The lab notebooks (docs/lab/, s2mc.analysis.lab, `s2mc lab`): the worksheet is generated from the
+library, the answers hold the exact numbers of a fresh run (recomputed here with the simulator's API,
+not with the lab's code), and the auto-check executes notebooks (nbclient) and marks them."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from s2mc.analysis import lab
+from s2mc.compiler import compile as compile_rz
+from s2mc.isa import assemble
+from s2mc.simulator import Machine
+from s2mc.workloads.aes.grid import AesGrid, run_grid
+
+ROOT = Path(__file__).resolve().parents[1]
+LAB = ROOT / "docs" / "lab"
+
+
+def asm(name):
+    return assemble((ROOT / "workloads/asm" / name).read_text())
+
+
+def fresh_truths() -> dict:
+    """Every exact quantity, computed independently of s2mc.analysis.lab."""
+    ps, lock = asm("parallel_sum.s"), asm("spin_lock.s")
+    cyc = {n: Machine(ps, cores=n).run().cycles for n in (1, 4, 8)}
+    one4 = Machine(ps, cores=1, mem_latency=4).run()
+    acc4 = sum(c["mem_reads"] + c["mem_writes"] for c in one4.cores)     # no xchg in parallel_sum
+    z = one4.cycles / acc4 - 4                                          # Z = C1 / A - L
+    fib = (ROOT / "workloads/rz/fib.rz").read_text()
+    fib_acc = {o: sum(c["mem_accesses"] for c in Machine(compile_rz(fib, opt=o).program).run().cores) for o in (0, 1)}
+    aes = {r.config.cores: r.result.cycles for r in run_grid(AesGrid(cores=(1, 2), sizes=(256,)),
+                                                             new_run_id=lambda: "t")[0]}
+    return {"s1_speedup_4": round(cyc[1] / cyc[4], 2), "s1_speedup_8": round(cyc[1] / cyc[8], 2),
+            **{f"s3_cycles_{a}": Machine(lock, cores=4, arbitration=a).run().cycles
+               for a in ("fifo", "fixed", "round_robin")},
+            "s4_ceiling_L4": round((z + 4) / 4, 2),
+            "s4_speedup_L4": round(one4.cycles / Machine(ps, cores=4, mem_latency=4).run().cycles, 2),
+            "s5_access_ratio": round(fib_acc[1] / fib_acc[0], 2),
+            "s6_ratio_1core": round(aes[1] / 266173, 2),          # seed 003 Table 3: 256 bytes, 1 core
+            "s6_speedup_2": round(aes[1] / aes[2], 2)}
+
+
+@pytest.fixture(scope="module")
+def truths():
+    return fresh_truths()
+
+
+def predictions(nb) -> dict:
+    """The predict[...] = value lines of a notebook."""
+    out = {}
+    for cell in nb.cells:
+        for line in cell.source.splitlines():
+            if cell.cell_type == "code" and line.startswith("predict["):
+                key, value = line.split("] = ", 1)
+                out[key[len("predict['"):-1]] = eval(value)      # noqa: S307 - a literal we wrote
+    return out
+
+
+def test_the_committed_worksheet_is_the_generated_one():
+    committed = nbformat.read(LAB / "worksheet.ipynb", as_version=4)
+    assert [c.source for c in committed.cells] == [c.source for c in lab.notebook(answers=False).cells], \
+        "regenerate: python -m s2mc.analysis.lab write docs/lab"
+    every = {q.name for _, q in lab.quantities()}
+    assert predictions(committed) == dict.fromkeys(every)               # every prediction left to the student
+    sections = [c.source for c in committed.cells if c.cell_type == "markdown" and c.source.startswith("## ")]
+    assert len(sections) == len(lab.SECTIONS) >= 6
+
+
+def test_the_answers_hold_the_numbers_of_a_fresh_run(truths):
+    committed = nbformat.read(LAB / "answers.ipynb", as_version=4)
+    got = predictions(committed)
+    for name, value in truths.items():
+        assert got[name] == value, name
+        assert f"**{value}**" in "\n".join(c.source for c in committed.cells if c.cell_type == "markdown")
+    assert got["s7_native_speedup"] == lab.Quantity("x", "", "", exact=False, typical=1.95).truth()
+    # the lab's own truths (what `check` marks against) are the same numbers
+    assert {q.name: q.truth() for _, q in lab.quantities() if q.exact} == truths
+
+
+def test_check_marks_a_student_notebook(tmp_path, truths):
+    nb = lab.notebook(answers=False)
+    for cell in nb.cells:
+        if cell.source.startswith("# Predict: speedup of 4 cores"):
+            cell.source = cell.source.replace("= None", "= 3.5")           # 3.5 against the truth
+        if cell.source.startswith("measured['s3_cycles_fixed']"):
+            cell.source = cell.source.replace("arbitration='fixed'", "arbitration='fifo'")   # measured wrongly
+    path = tmp_path / "student.ipynb"
+    nbformat.write(nb, path)
+    marks = {m.name: m for m in lab.check(path)}
+    assert marks["s3_cycles_fixed"].right is False and marks["s3_cycles_fixed"].measured == truths["s3_cycles_fifo"]
+    assert all(m.right for n, m in marks.items() if n not in ("s3_cycles_fixed", "s7_native_speedup"))
+    assert marks["s7_native_speedup"].right is None and marks["s7_native_speedup"].measured > 0
+    s1 = marks["s1_speedup_4"]
+    assert s1.predicted == 3.5 and s1.error == pytest.approx(abs(3.5 - truths["s1_speedup_4"]) / truths["s1_speedup_4"])
+    assert marks["s1_speedup_8"].predicted is None and marks["s1_speedup_8"].error is None
+    text = lab.format_marks(list(marks.values()))
+    assert "WRONG" in text and f"{len(truths) - 1}/{len(truths)} measurements right" in text
+    # the command: the same marks, exit 1 for the wrong measurement
+    proc = subprocess.run([sys.executable, "-m", "s2mc.cli", "lab", "check", str(path)], capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode == 1 and "s3_cycles_fixed" in proc.stdout and "WRONG" in proc.stdout
+
+
+def test_the_answers_notebook_checks_clean(tmp_path):
+    marks = lab.check(LAB / "answers.ipynb")
+    assert all(m.right is not False for m in marks)
+    assert all(m.error == 0 for m in marks if m.right)
+
+
+@pytest.mark.parametrize("content,needle", [("not json", "not a notebook"), (None, "a cell failed")])
+def test_check_errors_are_one_line(tmp_path, content, needle):
+    path = tmp_path / "bad.ipynb"
+    if content is None:
+        nb = lab.notebook()
+        nb.cells.insert(2, nbformat.v4.new_code_cell("1 / 0"))
+        nbformat.write(nb, path)
+    else:
+        path.write_text(content)
+    proc = subprocess.run([sys.executable, "-m", "s2mc.cli", "lab", "check", str(path)], capture_output=True,
+                          text=True, timeout=600)
+    err = [line for line in proc.stderr.splitlines() if "WARNING" not in line]
+    assert proc.returncode == 1 and len(err) == 1 and needle in err[0], proc.stderr
+
+
+def test_write_command(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "s2mc.cli", "lab", "write", "--to", str(tmp_path)],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads((tmp_path / "worksheet.ipynb").read_text())["cells"]
+    assert predictions(nbformat.read(tmp_path / "answers.ipynb", as_version=4))["s3_cycles_fixed"] == 528
