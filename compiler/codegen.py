@@ -635,6 +635,8 @@ class Generated:
         lines = [f"; compiled by s2mc from {cg.filename} at -O{cg.opt}",
                  f"; memory map: {globals_}, stacks {m.stack_base}.."
                  f"{m.heap - 1} ({m.max_cores} cores x {m.stack_words} words), heap {m.heap}..",
+                 # the simulator faults stack_overflow when a core touches another core's region
+                 f".stacks __stack {m.stack_words} {m.max_cores}",
                  ".symbol"]
         lines += [f"  {name} {num}" for name, num in SPECIAL.items()]
         lines += cg.data()

@@ -1,13 +1,20 @@
-"""The stack_overflow fault of declared per-core stacks (issue 12; docs/timing-model.md rule 6;
-the declaration itself is tested in test_isa_stacks.py): hand-computed cycles on the fast engine,
-the SystemC engine and the reference model, and random programs with a declared area on all three.
+"""The stack_overflow fault of declared per-core stacks (issue 12; docs/timing-model.md rule 6,
+docs/rz.md "Memory map"; the declaration itself is tested in test_isa_stacks.py): hand-computed
+cycles on the fast engine, the SystemC engine and the reference model; random programs with a
+declared area on all three; the Rz reproducer of the issue (deep recursion on 2 and 4 cores) and
+the `s2mc run` command.
 """
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
 import s2gen
-from s2mc.isa import Program, S2mcError, Stacks, assemble
+from s2mc.compiler import compile as compile_rz, interpret_source
+from s2mc.compiler.layout import MAX_CORES, STACK_WORDS
+from s2mc.isa import Program, S2mcError, Stacks, assemble, disassemble
 from s2mc.simulator import ENGINES, Machine, SimFault
 from s2mc.simulator.reference import ReferenceMachine, RefFault
 from systemc_helpers import assert_same, needs_systemc
@@ -165,3 +172,87 @@ def test_the_generator_makes_both_outcomes():
     quiet = settings(max_examples=2000, database=None, phases=[Phase.generate])   # the first found
     assert faults(find(declared_programs(), faults, settings=quiet))
     assert not faults(find(declared_programs(), lambda s: "push" in s and not faults(s), settings=quiet))
+
+
+# -- Rz: the reproducer of issue 12 ------------------------------------------------------------------
+
+def rec(n: int) -> str:
+    return f"f(n)\n  if (n == 0) return 0\n  return f(n - 1) + 1\n\nmain()\n  print(f({n}))\n"
+
+
+def test_compiled_programs_declare_their_stacks():
+    c = compile_rz(rec(3))
+    assert c.program.stacks == Stacks(c.memory_map.stack_base, STACK_WORDS, MAX_CORES)
+    assert c.program.stacks.end == c.memory_map.heap
+
+
+@pytest.mark.parametrize("opt", [0, 1])
+@pytest.mark.parametrize("cores", [2, 4])
+def test_deep_recursion_faults_on_every_engine(opt, cores):
+    c = compile_rz(rec(5000), opt=opt, filename="rec.rz")
+    prog, base = c.program, c.memory_map.stack_base
+    fast = outcome(prog, "fast", cores=cores)
+    # Core 0 (first in core order among equals) runs past its region: the first word it touches
+    # outside is the first word of core 1's region; the faulting instruction is in f.
+    assert fast[:3] == ("fault", "stack_overflow", 0) and fast[5] == base + STACK_WORDS
+    assert outcome(prog, "reference", cores=cores) == fast
+    with pytest.raises(SimFault) as e:
+        Machine(prog, cores=cores).run()
+    msg = str(e.value)
+    assert msg == (f"simulated fault: stack overflow: data address {base + STACK_WORDS} is in core 1's stack "
+                   f"region ({base + STACK_WORDS}..{base + 2 * STACK_WORDS - 1}), outside core 0's "
+                   f"({base}..{base + STACK_WORDS - 1}), at core 0, pc {fast[3]} (in f), cycle {fast[4]}: "
+                   f"'{msg.split(': ')[-1][1:-1]}'")
+    assert msg.split(": ")[-1].startswith("'st ")     # frames are written with st ... fp
+
+
+@systemc_only
+@pytest.mark.parametrize("cores", [2, 4])
+def test_deep_recursion_faults_alike_on_systemc(cores):
+    assert_same(compile_rz(rec(5000)).program, cores=cores, trace=False)
+
+
+@pytest.mark.parametrize("engine", ALL)
+@pytest.mark.parametrize("cores", [1, 2, 4])
+def test_shallow_recursion_still_prints_the_right_number(engine, cores):
+    src = rec(100)
+    assert interpret_source(src) == "100\n"
+    assert outcome(compile_rz(src).program, engine, cores=cores)[:2] == ("ok", "100\n" * cores)
+
+
+@pytest.mark.parametrize("path", sorted((Path(__file__).resolve().parents[1] / "workloads" / "rz").glob("*.rz")),
+                         ids=lambda p: p.name)
+def test_the_declaration_changes_no_counter_of_the_rz_workloads(path):
+    """Zero cycles: each workload on 4 cores gives the same result with its declaration as without."""
+    prog = compile_rz(path.read_text(), filename=str(path)).program
+    plain = Program(prog.segments, prog.symbols, prog.entry)
+    a, b = Machine(prog, cores=4).run(), Machine(plain, cores=4).run()
+    assert prog.stacks is not None and plain.stacks is None
+    assert (a.cycles, a.output, a.cores) == (b.cycles, b.output, b.cores)
+
+
+def test_s2mc_run_says_one_line_and_exits_non_zero(tmp_path):
+    p = tmp_path / "rec.rz"
+    p.write_text(rec(5000))
+    out = subprocess.run([sys.executable, "-m", "s2mc.cli", "run", str(p), "--cores", "2"],
+                         capture_output=True, text=True)
+    assert out.returncode == 1 and out.stdout == ""
+    assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
+    assert out.stderr.startswith("s2mc: error: simulated fault: stack overflow: data address ")
+    assert ", at core 0, pc " in out.stderr and " (in f), cycle " in out.stderr
+
+
+def test_the_deepest_call_that_fits_is_where_the_frames_say():
+    """At -O1, main's frame is 1 word (rads) and each f frame 2 (r1 saved at old fp + 1, rads at the
+    new fp); fp starts at region + 256 and main's word is region + 257, so the k-th f frame ends at
+    region + 257 + 2k. f(n) has n + 1 frames: the last word region + 4095 allows n = 1918, and
+    f(1919)'s last frame stores r1 at region + 4096, the first word of core 1's region."""
+    fits = compile_rz(rec(1918))
+    assert outcome(fits.program, "fast", cores=2)[:2] == ("ok", "1918\n1918\n")
+    over = compile_rz(rec(1919))
+    base = over.memory_map.stack_base
+    with pytest.raises(SimFault) as e:
+        Machine(over.program, cores=2).run()
+    f = e.value.fault
+    assert (f["kind"], f["core"], f["address"]) == ("stack_overflow", 0, base + STACK_WORDS)
+    assert str(e.value).endswith("'st r1 @1 r29'")
