@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from s2mc.isa.errors import S2mcError
+from s2mc.isa.outputs import open_output
 from s2mc.isa.units import human_size
 
 from .experiments import Experiment, unavailable
@@ -108,8 +109,9 @@ def describe(task: Task) -> str:
     return f"gpu {p['kernel']} {p['measure']} {human_size(p['bytes'])}B"
 
 
-def run_task(task: Task) -> tuple[list[dict], float]:
-    """Run one configuration where the executor placed it: (its records rows, seconds taken).
+def run_task(task: Task):
+    """Run one configuration where the executor placed it: (its records, validated there, as a
+    frame; the seconds it took).
 
     What the machine lacks (the SystemC engine, the native library, a GPU) is an S2mcError here,
     so that a cluster of mixed machines reports it per configuration."""
@@ -130,11 +132,12 @@ def run_task(task: Task) -> tuple[list[dict], float]:
     else:
         from s2mc.gpu.grid import run_grid
         _, rows, _ = run_grid(task.args[0], run_id=records.new_run_id("cuda"), experiment=task.experiment)
-    return rows, time.perf_counter() - t0
+    # validated here: on a cluster the workers share this cost, and a bad row fails its configuration
+    return records.make_records(rows), time.perf_counter() - t0
 
 
 # --------------------------------------------------------------------------------------------------
-# executors: each yields (task, (rows, seconds) or None, error message or None) as tasks finish
+# executors: each yields (task, (records, seconds) or None, error message or None) as tasks finish
 # --------------------------------------------------------------------------------------------------
 
 def _message(exc: BaseException) -> str:
@@ -277,9 +280,9 @@ def run(exp: Experiment, out: str | os.PathLike, *, executor: str = "local", sch
         try:
             for task, result, error in results:
                 if error is None:
-                    rows, secs = result
+                    df, secs = result
                     try:
-                        records.write(records.make_records(rows), part(task))
+                        _store(df, part(task))
                         outcome.ran += 1
                         outcome.task_seconds += secs
                     except S2mcError as exc:
@@ -312,6 +315,13 @@ def run(exp: Experiment, out: str | os.PathLike, *, executor: str = "local", sch
     outcome.records = len(df)
     outcome.seconds = time.perf_counter() - t0
     return outcome
+
+
+def _store(df, path: Path) -> None:
+    """One configuration's records (validated where they ran; the merge validates them again),
+    written atomically: a part is whole or absent, even when the sweep is killed."""
+    with open_output(path, "wb", what="records") as f:
+        df.to_parquet(f, index=False, engine="pyarrow")
 
 
 def _plain(d: dict) -> dict:
