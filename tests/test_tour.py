@@ -101,3 +101,14 @@ def test_the_tutorials_numbers_are_the_simulators():
         r = Machine(compile_rz(fib, opt=o).program).run()
         acc = sum(c["mem_accesses"] for c in r.cores)
         assert f"| `-O{o}` | {r.cycles:,} | {r.instructions:,} | {acc:,} |" in text
+
+
+def test_the_reports_hints_work_verbatim(tmp_path):
+    """An empty results folder: the report names the commands that fill each section; run as
+    written, from the same folder, they do."""
+    run_in_order(["mkdir results", "s2mc report results --out report"], tmp_path)
+    md = (tmp_path / "report" / "report.md").read_text()
+    hints = re.findall(r"`(s2mc [^`]+--out results/\w+\.parquet)`, then `(s2mc report results --out report)`", md)
+    assert len(hints) == 3, md[:3000]                # seed 003, simulated scaling, native
+    run_in_order([h[0] for h in hints] + [hints[0][1]], tmp_path)
+    check_complete_report(tmp_path)
