@@ -67,7 +67,7 @@ class Result:
     bus_busy_cycles: int
     config: Config
     events: list[tuple[int, int, str]] = field(default_factory=list)  # (cycle, core, text)
-    trace: list[tuple] = field(default_factory=list)  # (cycle, core, pc, event, wait), with trace=True
+    trace: list[tuple] = field(default_factory=list)  # event tuples (s2mc.simulator.trace), with trace=True
     sim_seconds: float = 0.0   # host wall-clock seconds the engine took (Machine.run)
 
     @property
@@ -190,7 +190,7 @@ class Machine:
             raise S2mcError(f"the program's stacks: {problem}")
         code = [w & 0xFFFFFFFF for w in program.code_image]
         data = program.data_image
-        self._trace = TraceFile(trace_file, program) if trace_file else TraceList() if trace else None
+        self._trace = TraceFile(trace_file, program, mem_latency) if trace_file else TraceList() if trace else None
         if engine == "fast":
             from . import _fast
             self._engine = _fast.Engine(code, data, program.entry, cores, mem_latency, arbitration,

@@ -95,13 +95,15 @@ class ReferenceMachine:
         self.last_grant = -1
         self.output: list[tuple[int, int, str]] = []
         self.cycles = 0
-        # With trace=True, the --trace events (cycle, core, pc, event, wait) in the order they happen;
-        # run() returns them ordered by cycle, then core.
-        self.trace: list[tuple[int, int, int, str, int]] | None = [] if trace else None
+        # With trace=True, the --trace events (cycle, core, pc, event, wait, address, before, after)
+        # in the order they happen; run() returns them ordered by cycle, then core.
+        self.trace: list[tuple] | None = [] if trace else None
 
-    def log(self, c: int, core: _Core, event: str, wait: int = 0) -> None:
+    def log(self, c: int, core: _Core, event: str, wait: int = 0, address: int = 0, before: int = 0,
+            after: int = 0) -> None:
+        """address: of a bus request or grant; before, after: the word there around a granted access."""
         if self.trace is not None:
-            self.trace.append((c, core.id, core.pc, event, wait))
+            self.trace.append((c, core.id, core.pc, event, wait, address, before, after))
 
     # -- step 1: issue --------------------------------------------------------------------------
     def issue(self, core: _Core, c: int) -> None:
@@ -119,7 +121,7 @@ class ReferenceMachine:
                 raise RefFault("stack_overflow", core.id, core.pc, c, address)
             core.stats["instructions"] += 1
             core.state, core.request_cycle, core.request = "request", c, (d, address)
-            self.log(c, core, "request")
+            self.log(c, core, "request", 0, address)
             return
         core.stats["instructions"] += 1
         nxt = core.pc + 1
@@ -200,9 +202,9 @@ class ReferenceMachine:
         self.access(win, c)
 
     def access(self, core: _Core, g: int) -> None:
-        self.log(g, core, "grant", g - core.request_cycle)
         d, a = core.request
         key, r, m, s = d.ins.key, core.r, self.mem, core.stats
+        before = m[a]
         if key.startswith("ld"):
             core.set(d.r1, m[a]); s["mem_reads"] += 1
         elif key.startswith("st"):
@@ -220,6 +222,8 @@ class ReferenceMachine:
                 text.append(chr(m[a] & 0xFF)); a += 1
             self.output.append((core.request_cycle, core.id, "".join(text)))
             s["mem_reads"] += 1
+        a = core.request[1]
+        self.log(g, core, "grant", g - core.request_cycle, a, before, m[a])
         s["mem_accesses"] += 1
         s["bus_wait_cycles"] += g - core.request_cycle
         s["bus_busy_cycles"] += self.L

@@ -1,73 +1,173 @@
 """The --trace log: one line per event, in cycle-then-core order (docs/timing-model.md, "The event log").
 
-Both engines hand the log over as it is made, in batches of raw 24-byte records (s2::TraceEvent,
+Both engines hand the log over as it is made, in batches of raw records (s2::TraceEvent,
 simulator/include/s2mc/trace.h), already in order; they hold only a bounded number of events
 (issue 12: a 4-million-cycle run used to keep 1.6 GB). A sink is any callable taking such a batch:
 
 - TraceList keeps the events as tuples (Result.trace, for small runs and tests);
 - TraceFile formats them straight into a file through s2mc.isa.outputs (atomic: the file appears
   when the run ends, also when it ends in a simulated fault, and nothing is left when it fails).
+
+An event is the tuple (cycle, core, pc, event, wait, address, before, after): `address` is the data
+address of a bus request or grant, `before` and `after` the word at that address before and after a
+granted access (what a load read, what a store or xchg wrote); all three are 0 for other events.
 """
 from __future__ import annotations
 
+import bisect
 import os
 import struct
 
-from s2mc.isa import Program, disassemble_word
+from s2mc.isa import Program, decode, disassemble_word
 from s2mc.isa.errors import S2mcError
 from s2mc.isa.outputs import Output
 
-# s2::TraceEvent: cycle u64, pc u32, core u16, kind u8, one padding byte, wait u64.
-RECORD = struct.Struct("=QIHBxQ")
+# s2::TraceEvent: cycle u64, pc u32, core u16, kind u8, one padding byte, wait u64, address u32,
+# before i32, after i32, four padding bytes.
+RECORD = struct.Struct("=QIHBxQIii4x")
 KINDS = ("issue", "request", "grant", "sync", "resume", "halt")   # s2::TraceKind, in order
 
-HEADER = f"{'cycle':>8}  {'core':>4}  {'pc':>6}  {'instruction':<26}event"
+INSTRUCTION_WIDTH = 36
+HEADER = f"{'cycle':>8}  {'core':>4}  {'bus':>3}  {'pc':>6}  {'instruction':<{INSTRUCTION_WIDTH}}event"
 
 
 class _Decoder:
-    """Turns batches of records into (cycle, core, pc, event, wait) tuples; a record split between
-    two batches (a pipe delivers any number of bytes) waits for its second half."""
+    """Turns batches of records into event tuples; a record split between two batches (a pipe
+    delivers any number of bytes) waits for its second half."""
 
     def __init__(self):
         self._rest = b""
 
-    def __call__(self, chunk: bytes) -> list[tuple]:
+    def whole(self, chunk: bytes) -> memoryview:
+        """The whole records of what has come so far; the rest waits for the next batch."""
         if self._rest:
             chunk = self._rest + chunk
         whole = len(chunk) - len(chunk) % RECORD.size
         self._rest = chunk[whole:]
-        return [(cycle, core, pc, KINDS[kind], wait)
-                for cycle, pc, core, kind, wait in RECORD.iter_unpack(memoryview(chunk)[:whole])]
+        return memoryview(chunk)[:whole]
+
+    def __call__(self, chunk: bytes) -> list[tuple]:
+        return [(cycle, core, pc, KINDS[kind], wait, address, before, after)
+                for cycle, pc, core, kind, wait, address, before, after in RECORD.iter_unpack(self.whole(chunk))]
 
     def check_done(self) -> None:
         if self._rest:
             raise S2mcError(f"the event log ends in a partial record ({len(self._rest)} bytes)")
 
 
-class _Formatter:
-    """Log lines for one program; each instruction is disassembled once."""
+class Symbols:
+    """Names for a program's addresses: `exact` maps ("code" | "data", address) to its label (the
+    operands s2mc.isa.disassembler names); `data(a)` names any data address by the nearest data
+    label at or below it (`counter`, `table+3`), else the number."""
+
+    def __init__(self, program: Program):
+        # Several labels at one address: the first by name, the compiler's local ones (.l4) last.
+        self.exact: dict[tuple[str, int], str] = {}
+        for s in sorted(program.symbols.values(), key=lambda s: (s.name.startswith("."), s.name)):
+            if s.kind in ("code", "data"):
+                self.exact.setdefault((s.kind, s.value), s.name)
+        self._data_at = sorted(a for kind, a in self.exact if kind == "data")
+        self._data_name = [self.exact[("data", a)] for a in self._data_at]
+
+    def data(self, address: int) -> str:
+        i = bisect.bisect_right(self._data_at, address) - 1
+        if i < 0:
+            return str(address)
+        off = address - self._data_at[i]
+        return self._data_name[i] + (f"+{off}" if off else "")
+
+
+class Instructions:
+    """The instructions of one program as the log shows them: disassembled once
+    per pc, with jump targets and data addresses named by their labels (`ld r3 counter`,
+    `jt r1 loop`, `ld r2 @table r1`; s2mc.isa.disassemble_word)."""
 
     def __init__(self, program: Program):
         self._code = program.code_image
-        self._text: dict[int, str] = {}
+        self.symbols = Symbols(program)
+        self._text: dict[int, tuple[str, str, bool]] = {}
 
-    def instruction(self, pc: int) -> str:
-        text = self._text.get(pc)
-        if text is None:
-            text = self._text[pc] = (disassemble_word(self._code[pc]) if pc < len(self._code) else "?").ljust(26)
-        return text
+    def _entry(self, pc: int) -> tuple[str, str, bool]:
+        """(text, bus class, whether the text names the data address itself: ld/st with `a`)."""
+        got = self._text.get(pc)
+        if got is None:
+            if pc >= len(self._code):
+                got = ("?", "none", False)
+            else:
+                word = self._code[pc]
+                d = decode(word)
+                names_it = d.ins is not None and d.ins.kind == "mem" and "a" in d.ins.shape.split()
+                got = (disassemble_word(word, self.symbols.exact), d.bus, names_it)
+            self._text[pc] = got
+        return got
 
-    def line(self, cycle: int, core: int, pc: int, event: str, wait: int) -> str:
-        note = {"grant": f"bus grant (waited {wait})", "request": "bus request",
-                "resume": f"barrier released (waited {wait})", "sync": "barrier arrive",
-                "halt": "halt", "issue": ""}[event]
-        return f"{cycle:>8}  {core:>4}  {pc:>6}  {self.instruction(pc)}{note}".rstrip()
+    def text(self, pc: int) -> str:
+        return self._entry(pc)[0]
+
+    def bus_class(self, pc: int) -> str:
+        """none, read, write, swap or string (docs/isa.md)."""
+        return self._entry(pc)[1]
+
+    def access(self, pc: int, address: int, before: int, after: int) -> str:
+        """What a granted access did: `= 42` (read), `<- 7` (write), `old=0 new=1` (xchg), led by
+        the address (`[data+3] = 42`) when the instruction does not name it."""
+        _, bus, names_it = self._entry(pc)
+        what = {"read": f"= {before}", "write": f"<- {after}", "swap": f"old={before} new={after}"}.get(bus, "")
+        where = "" if names_it else f"[{self.symbols.data(address)}]"
+        return " ".join(p for p in (where, what) if p)
 
 
-def format_trace(trace, program: Program) -> str:
-    """The whole log for a list of (cycle, core, pc, event, wait) events (Result.trace)."""
-    fmt = _Formatter(program)
-    return "\n".join([HEADER, *(fmt.line(*e) for e in trace)]) + "\n"
+_NOTES = {"request": "bus request", "sync": "barrier arrive", "halt": "halt", "issue": ""}
+
+
+class _Formatter:
+    """Log lines for one program. The bus column names the core that holds the bus in the line's
+    cycle, so the lines of a cycle are written once all its events (a grant among them) are in."""
+
+    def __init__(self, program: Program, mem_latency: int):
+        self.ins = Instructions(program)
+        self._latency = mem_latency
+        self._held: list[tuple] = []       # the events of the latest cycle
+        self._owner, self._busy_until = -1, 0
+
+    def feed(self, events) -> str:
+        """Lines for every cycle before the last one seen; that one's events are held back."""
+        out = []
+        for e in events:
+            if self._held and e[0] != self._held[0][0]:
+                out.append(self.flush())
+            self._held.append(e)
+        return "".join(out)
+
+    def flush(self) -> str:
+        held, self._held = self._held, []
+        if not held:
+            return ""
+        cycle = held[0][0]
+        for e in held:
+            if e[3] == "grant":
+                self._owner, self._busy_until = e[1], cycle + self._latency
+        bus = str(self._owner) if cycle < self._busy_until else "-"
+        return "".join(self.line(e, bus) + "\n" for e in held)
+
+    def line(self, e: tuple, bus: str) -> str:
+        cycle, core, pc, event, wait = e[:5]
+        ins = self.ins.text(pc)
+        if event == "grant":
+            note = f"bus grant (waited {wait})"
+            if len(e) > 5:
+                ins = f"{ins}  {self.ins.access(pc, *e[5:8])}"
+        elif event == "resume":
+            note = f"barrier released (waited {wait})"
+        else:
+            note = _NOTES[event]
+        return f"{cycle:>8}  {core:>4}  {bus:>3}  {pc:>6}  {ins:<{INSTRUCTION_WIDTH}}{note}".rstrip()
+
+
+def format_trace(trace, program: Program, mem_latency: int) -> str:
+    """The whole log for a list of events (Result.trace) of a run with this memory latency."""
+    fmt = _Formatter(program, mem_latency)
+    return HEADER + "\n" + fmt.feed(trace) + fmt.flush()
 
 
 class TraceList:
@@ -88,11 +188,11 @@ class TraceFile:
     """A sink that formats the log into `path` as the run goes (trace_file=...), by the output rules
     of s2mc.isa.outputs: atomic for a regular file, written through to a device, FIFO or `-`."""
 
-    def __init__(self, path: str | os.PathLike, program: Program):
+    def __init__(self, path: str | os.PathLike, program: Program, mem_latency: int):
         self.path = os.fspath(path)
         self._out = Output(path, "w", what="trace file")   # checks the path (a folder is an error) now
         self._decode = _Decoder()
-        self._fmt = _Formatter(program)
+        self._fmt = _Formatter(program, mem_latency)
         self._file = None
 
     def open(self) -> None:
@@ -101,20 +201,21 @@ class TraceFile:
         self._file.write(HEADER + "\n")
 
     def __call__(self, chunk: bytes) -> None:
-        line = self._fmt.line
-        self._file.write("".join(line(*e) + "\n" for e in self._decode(chunk)))
+        self._file.write(self._fmt.feed(self._decode(chunk)))
 
     def close(self, keep: bool) -> None:
         """Finishes the file when `keep` (the run ended, a simulated fault included), else discards it."""
         if self._file is None:
             return
-        self._file = None
+        f, self._file = self._file, None
         if not keep:
             self._out.discard()
             return
         try:
             self._decode.check_done()
+            f.write(self._fmt.flush())
         except S2mcError:
             self._out.discard()
             raise
         self._out.commit()
+

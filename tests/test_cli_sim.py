@@ -54,7 +54,7 @@ def test_trace_logs_requests_grants_and_waits(tmp_path):
     trace = tmp_path / "t.log"
     assert s2mc("run", SUM, "--cores", 2, "--trace", trace).returncode == 0
     lines = trace.read_text().splitlines()
-    assert lines[0].split() == ["cycle", "core", "pc", "instruction", "event"]
+    assert lines[0].split() == ["cycle", "core", "bus", "pc", "instruction", "event"]
     assert any("bus request" in l for l in lines) and any("bus grant (waited 2)" in l for l in lines)
     assert any("barrier" in l for l in lines) and lines[-1].endswith("halt")
 

@@ -70,7 +70,7 @@ def outcome(prog, values: list[int]):
         res = m.run()
     except SimFault as f:
         return {"fault": (f.fault["kind"], f.fault["pc"])}
-    halt_pc = next(pc for _, _, pc, event, _ in res.trace if event == "halt")
+    halt_pc = next(pc for _, _, pc, event, *_ in res.trace if event == "halt")
     c = res.cores[0]
     return {"registers": m.registers(0), "memory": m.read(0, OBSERVED), "output": res.events,
             "halt_pc": halt_pc, "cycles": res.cycles,

@@ -109,7 +109,7 @@ def test_streamed_file_equals_the_in_memory_log(tmp_path, name, prog, engine):
         kept = Machine(prog, trace=True, **kw).run().trace
         out = tmp_path / f"{name}.log"
         Machine(prog, trace_file=out, **kw).run()
-        assert out.read_text() == format_trace(kept, prog), cfg
+        assert out.read_text() == format_trace(kept, prog, cfg["mem_latency"]), cfg
         assert not list(tmp_path.glob(".*.part"))
         if engine == "fast" and cfg["cores"] < 4:   # the reference model is slow: the smaller runs
             assert kept == reference_trace(prog, max_cycles=2_000_000, mem_words=8192, **cfg), cfg
@@ -117,30 +117,99 @@ def test_streamed_file_equals_the_in_memory_log(tmp_path, name, prog, engine):
 
 def test_log_lines_by_hand():
     # cid at 0, ld requests at 1 and is granted at once (L=2), trap at 3: four lines, hand-written.
-    prog = assemble(".code 0\ncid r1\nld r2 @0 r1\ntrap r0 #0\n")
-    text = format_trace(Machine(prog, mem_words=64, trace=True).run().trace, prog)
+    prog = assemble(".code 0\ncid r1\nld r2 @0 r1\ntrap r0 #0\n.data 0\n:x\n7\n")
+    text = format_trace(Machine(prog, mem_words=64, trace=True).run().trace, prog, 2)
     assert text.splitlines() == [
-        "   cycle  core      pc  instruction               event",
-        "       0     0       0  cid r1",
-        "       1     0       1  ld r2 @0 r1               bus request",
-        "       1     0       1  ld r2 @0 r1               bus grant (waited 0)",
-        "       3     0       2  trap r0 #0                halt",
+        "   cycle  core  bus      pc  instruction                         event",
+        "       0     0    -       0  cid r1",
+        "       1     0    0       1  ld r2 @x r1                         bus request",
+        "       1     0    0       1  ld r2 @x r1  [x] = 7                bus grant (waited 0)",
+        "       3     0    -       2  trap r0 #0                          halt",
     ]
+
+
+# The two-core example of docs/timing-model.md with symbols, a jump and an xchg: the bus column,
+# the named operands and the values, written out by hand from the cycle table there.
+SYMBOLIC = """
+.code 0
+  cid r1
+  ld r2 @0 r1           ; load word[cid]
+  st r2 out             ; both cores store to `out`
+  mov r3 #lock
+  xchg r1 r3            ; r1 = old lock, lock = cid
+  jt r0 done
+:done
+  trap r0 #0
+.data 0
+:vals
+  42
+  7
+:out
+  0
+:lock
+  5
+"""
+
+
+def test_log_lines_with_the_bus_owner_symbols_and_values():
+    prog = assemble(SYMBOLIC)
+    res = Machine(prog, cores=2, mem_words=64, trace=True).run()
+    lines = format_trace(res.trace, prog, 2).splitlines()[1:]
+    # core 0: cid 0, ld granted 1 (bus 1-2), st requests 3, granted 5 (bus 5-6), mov 7, xchg
+    # requests 8 while core 1 holds the bus (7-8) and is granted 9 (9-10), jt 11, trap 12.
+    # core 1: cid 0, ld granted 3 (3-4), st requests 5, granted 7 (7-8), mov 9, xchg requests 10,
+    # granted 11 (11-12), jt 13, trap 14. Core 0 swaps its id 0 into lock (5 before), core 1 its 1.
+    assert [" ".join(line.split()) for line in lines] == [
+        "0 0 - 0 cid r1",
+        "0 1 - 0 cid r1",
+        "1 0 0 1 ld r2 @vals r1 bus request",
+        "1 0 0 1 ld r2 @vals r1 [vals] = 42 bus grant (waited 0)",
+        "1 1 0 1 ld r2 @vals r1 bus request",
+        "3 0 1 2 st r2 out bus request",
+        "3 1 1 1 ld r2 @vals r1 [vals+1] = 7 bus grant (waited 2)",
+        "5 0 0 2 st r2 out <- 42 bus grant (waited 2)",
+        "5 1 0 2 st r2 out bus request",
+        "7 0 1 3 mov r3 #3",
+        "7 1 1 2 st r2 out <- 7 bus grant (waited 2)",
+        "8 0 1 4 xchg r1 r3 bus request",
+        "9 0 0 4 xchg r1 r3 [lock] old=5 new=0 bus grant (waited 1)",
+        "9 1 0 3 mov r3 #3",
+        "10 1 0 4 xchg r1 r3 bus request",
+        "11 0 1 5 jt r0 done",
+        "11 1 1 4 xchg r1 r3 [lock] old=0 new=1 bus grant (waited 1)",
+        "12 0 1 6 trap r0 #0 halt",
+        "13 1 - 5 jt r0 done",
+        "14 1 - 6 trap r0 #0 halt",
+    ]
+    assert res.cycles == 15
+
+
+def test_the_logs_in_the_timing_model_page_are_current():
+    # docs/timing-model.md, "The event log": the worked example with data, and spin_lock.s excerpted.
+    doc = (ROOT / "docs/timing-model.md").read_text().split("## The event log")[1]
+    blocks = re.findall(r"```\n(.*?)```", doc, re.S)
+    prog = assemble(".code 0\n  cid r1\n  ld r2 @0 r1\n  st r2 @8 r1\n  trap r0 #0\n.data 0\n:vals\n  11\n  22\n")
+    assert blocks[0] == format_trace(Machine(prog, cores=2, mem_words=64, trace=True).run().trace, prog, 2)
+    lock = assemble((ROOT / "workloads/asm/spin_lock.s").read_text())
+    full = format_trace(Machine(lock, cores=2, mem_words=64, trace=True).run().trace, lock, 2).splitlines()
+    assert all(line in full for line in blocks[1].splitlines())
 
 
 def test_records_split_across_chunks_are_decoded():
     # A pipe delivers any number of bytes: a record cut in two waits for its second half.
-    raw = RECORD.pack(7, 3, 1, 2, 5) + RECORD.pack(9, 4, 0, 4, 0) + RECORD.pack(2**40, 2**22 - 1, 63, 5, 0)
+    raw = (RECORD.pack(7, 3, 1, 2, 5, 2**26 - 1, -2**31, 2**31 - 1) + RECORD.pack(9, 4, 0, 4, 0, 0, 0, 0)
+           + RECORD.pack(2**40, 2**22 - 1, 63, 5, 0, 0, 0, 0))
     sink = TraceList()
-    for a, b in [(0, 5), (5, 30), (30, 71), (71, len(raw))]:
+    for a, b in [(0, 5), (5, 50), (50, 111), (111, len(raw))]:
         sink(raw[a:b])
     sink.close(keep=True)
-    assert sink.events == [(7, 1, 3, "grant", 5), (9, 0, 4, "resume", 0), (2**40, 63, 2**22 - 1, "halt", 0)]
+    assert sink.events == [(7, 1, 3, "grant", 5, 2**26 - 1, -2**31, 2**31 - 1), (9, 0, 4, "resume", 0, 0, 0, 0),
+                           (2**40, 63, 2**22 - 1, "halt", 0, 0, 0, 0)]
     bad = TraceList()
-    bad(raw[:30])
+    bad(raw[:50])
     with pytest.raises(S2mcError, match="partial record"):
         bad.close(keep=True)
-    assert RECORD.size == 24 and struct.calcsize("=QIHBxQ") == 24
+    assert RECORD.size == 40 and struct.calcsize("=QIHBxQIii4x") == 40
 
 
 FAULTY = ".code 0\ncid r1\nmov r2 #5\nld r3 @0 r0\ndiv r4 r2 r1\ntrap r0 #0\n"   # core 0 divides by 0
@@ -154,7 +223,7 @@ def test_a_simulated_fault_keeps_the_log_up_to_it(tmp_path, engine):
         Machine(prog, cores=2, mem_words=64, engine=engine, trace=True).run()
     with pytest.raises(SimFault):
         Machine(prog, cores=2, mem_words=64, engine=engine, trace_file=out).run()
-    assert out.read_text() == format_trace(kept.value.trace, prog)
+    assert out.read_text() == format_trace(kept.value.trace, prog, 2)
     assert "bus grant" in out.read_text() and not list(tmp_path.glob(".*.part"))
 
 

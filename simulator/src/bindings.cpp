@@ -109,7 +109,7 @@ PYBIND11_MODULE(_fast, m) {
              if (static_cast<uint64_t>(addr) + n > mem.size()) throw std::out_of_range("read past the end of memory");
              return std::vector<int32_t>(mem.begin() + addr, mem.begin() + addr + n);
            })
-      // `sink(bytes)` receives the trace as it is made, in (cycle, core) order: 24-byte TraceEvent
+      // `sink(bytes)` receives the trace as it is made, in (cycle, core) order: 40-byte TraceEvent
       // records (s2mc.simulator.trace decodes them), called with the GIL held.
       // `lane_cap` (events a core holds in memory before it spills to a file) is for tests.
       .def("enable_trace", [](FastEngine& e, py::function sink, size_t lane_cap) {

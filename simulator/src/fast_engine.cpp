@@ -25,7 +25,8 @@ FastEngine::FastEngine(const Image& image, const Config& cfg)
 __attribute__((always_inline)) inline uint64_t FastEngine::access(int id, const Uop& u, uint32_t addr, uint64_t t_req, uint64_t g, uint32_t& pc) {
   Core& c = cores_[id];
   const uint64_t L = static_cast<uint64_t>(cfg_.mem_latency);
-  if (tracing_) log(g, pc, id, TraceKind::GRANT, g - t_req);
+  const uint32_t here = pc;
+  const int32_t before = mem_[addr];  // for the trace: the word before and after the access
   AccessCount ac;
   if (__builtin_expect(u.bus == BUS_STRING, 0)) {
     std::string text;
@@ -34,6 +35,7 @@ __attribute__((always_inline)) inline uint64_t FastEngine::access(int id, const 
   } else {
     ac = mem_access(c.r, pc, u, addr, mem_.data(), cfg_.mem_words, nullptr);
   }
+  if (tracing_) log(g, here, id, TraceKind::GRANT, g - t_req, addr, before, mem_[addr]);
   c.s.mem_reads += ac.reads;
   c.s.mem_writes += ac.writes;
   c.s.mem_accesses += 1;
@@ -92,7 +94,7 @@ void FastEngine::run_free_impl(int id, uint64_t bound) {
     if (Trace) {
       const TraceKind k = nx == Next::MEMORY ? TraceKind::REQUEST : nx == Next::SYNC ? TraceKind::SYNC
                           : nx == Next::HALT ? TraceKind::HALT : TraceKind::ISSUE;
-      log(t, here, id, k, 0);
+      log(t, here, id, k, 0, nx == Next::MEMORY ? mem_address(r, u) : 0);
     }
     if (nx == Next::CONTINUE) { ++t; ++issued; continue; }
     if (nx == Next::MEMORY) {

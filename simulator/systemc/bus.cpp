@@ -55,12 +55,16 @@ void s2_bus::arbitrate() {
   const size_t k = arbiter->arbitrate(m_pending, g);
   mem_request* rq = m_pending[k];
   m_pending.erase(m_pending.begin() + static_cast<std::ptrdiff_t>(k));
-  // The access takes effect at g; the slave's answer travels back in the transaction.
+  // The access takes effect at g; the slave's answer travels back in the transaction. The trace
+  // shows the word at the address before and after it (read from the memory's host view).
+  const int32_t before = m_ctl.trace ? memory->direct()[rq->address] : 0;
   if (rq->kind == s2::BUS_STRING) rq->text = memory->read_string(rq->address);
   else rq->rdata = memory->access(rq->kind, rq->address, rq->wdata);
   rq->grant_cycle = g;
   m_free = g + static_cast<uint64_t>(m_ctl.cfg.mem_latency);
-  m_ctl.log(g, rq->pc, rq->core, s2::TraceKind::GRANT, g - rq->request_cycle);
+  if (m_ctl.trace)
+    m_ctl.log(g, rq->pc, rq->core, s2::TraceKind::GRANT, g - rq->request_cycle, rq->address, before,
+              memory->direct()[rq->address]);
   m_granted[rq->core].notify();  // the core runs again in this evaluation phase
   if (m_ctl.vcd) {
     owner.write(static_cast<unsigned>(rq->core));

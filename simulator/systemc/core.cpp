@@ -55,7 +55,7 @@ void s2_core::run() {
         const uint32_t a = s2::mem_address(r, u);
         if (a >= mem_words) return m_ctl.record_fault(s2::FaultKind::ADDRESS_OUT_OF_RANGE, m_id, here, t, a);
         if (guard.violates(a)) return m_ctl.record_fault(s2::FaultKind::STACK_OVERFLOW, m_id, here, t, a);
-        m_ctl.log(t, here, m_id, TraceKind::REQUEST);
+        m_ctl.log(t, here, m_id, TraceKind::REQUEST, 0, a);
         ++stats.instructions;
         if (vcd) sync_to(t);  // so that the request signal rises at t
         mem_request rq;

@@ -111,8 +111,9 @@ struct run_control {
       if (cycle + 1 < limit) limit = cycle + 1;  // the others run on only up to this cycle
     }
   }
-  void log(uint64_t cycle, uint32_t pc, int core, s2::TraceKind kind, uint64_t wait = 0) {
-    if (trace) trace->push({cycle, pc, static_cast<uint16_t>(core), kind, wait});
+  void log(uint64_t cycle, uint32_t pc, int core, s2::TraceKind kind, uint64_t wait = 0, uint32_t address = 0,
+           int32_t before = 0, int32_t after = 0) {
+    if (trace) trace->push({cycle, pc, static_cast<uint16_t>(core), kind, wait, address, before, after});
   }
 };
 

@@ -63,8 +63,9 @@ class FastEngine {
     req_[id] = (st == Status::RUNNING || st == Status::PENDING) ? cores_[id].t : ~0ull;
     if (tracing_ && (st == Status::HALTED || st == Status::STOPPED)) trace_->close(id);
   }
-  void log(uint64_t cycle, uint32_t pc, int id, TraceKind kind, uint64_t wait) {
-    trace_->push({cycle, pc, static_cast<uint16_t>(id), kind, wait});
+  void log(uint64_t cycle, uint32_t pc, int id, TraceKind kind, uint64_t wait, uint32_t address = 0,
+           int32_t before = 0, int32_t after = 0) {
+    trace_->push({cycle, pc, static_cast<uint16_t>(id), kind, wait, address, before, after});
   }
   uint64_t access(int id, const Uop& u, uint32_t addr, uint64_t t_req, uint64_t g, uint32_t& pc);
 

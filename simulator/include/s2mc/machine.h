@@ -90,7 +90,10 @@ struct TraceEvent {
   uint32_t pc;
   uint16_t core;
   TraceKind kind;
-  uint64_t wait;  // GRANT: cycles waited for the bus; RESUME: cycles waited at the barrier
+  uint64_t wait;     // GRANT: cycles waited for the bus; RESUME: cycles waited at the barrier
+  uint32_t address;  // REQUEST, GRANT: the data address
+  int32_t before;    // GRANT: the word at the address before the access (what a load or xchg read)
+  int32_t after;     // GRANT: the word there after it (what a store or xchg wrote; a load leaves it)
 };
 
 struct RunResult {

@@ -36,11 +36,12 @@
 
 namespace s2 {
 
-// Sinks receive TraceEvents as they are laid out here; hosts decode these 24-byte records
+// Sinks receive TraceEvents as they are laid out here; hosts decode these 40-byte records
 // (s2mc.simulator.trace.RECORD, native byte order).
-static_assert(sizeof(TraceEvent) == 24 && offsetof(TraceEvent, cycle) == 0 && offsetof(TraceEvent, pc) == 8 &&
+static_assert(sizeof(TraceEvent) == 40 && offsetof(TraceEvent, cycle) == 0 && offsetof(TraceEvent, pc) == 8 &&
                   offsetof(TraceEvent, core) == 12 && offsetof(TraceEvent, kind) == 14 &&
-                  offsetof(TraceEvent, wait) == 16 && sizeof(TraceKind) == 1,
+                  offsetof(TraceEvent, wait) == 16 && offsetof(TraceEvent, address) == 24 &&
+                  offsetof(TraceEvent, before) == 28 && offsetof(TraceEvent, after) == 32 && sizeof(TraceKind) == 1,
               "s2mc.simulator.trace.RECORD must match TraceEvent");
 
 class TraceMerger {
