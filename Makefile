@@ -15,7 +15,8 @@ PY_DEPS := scikit-build-core pybind11 click tqdm pandas pyarrow matplotlib crypt
 # Everything the build reads: when one changes, the package is rebuilt (incrementally).
 SOURCES := $(shell find isa compiler simulator workloads gpu-backends analysis cli \
              -type f \( -name '*.py' -o -name '*.cpp' -o -name '*.h' -o -name '*.hpp' -o -name '*.cu' -o -name '*.cuh' \
-             -o -name 'CMakeLists.txt' -o -name '*.s' -o -name '*.rz' -o -name '*.csv' -o -name '*.json' -o -name '*.toml' \) 2>/dev/null) \
+             -o -name 'CMakeLists.txt' -o -name '*.s' -o -name '*.rz' -o -name '*.csv' -o -name '*.json' -o -name '*.toml' \
+             -o -name '*.html' \) 2>/dev/null) \
            CMakeLists.txt pyproject.toml
 
 .PHONY: setup test test-all demo bench report clean

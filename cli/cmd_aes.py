@@ -21,7 +21,8 @@ from s2mc.simulator.params import PARAMS
 from s2mc.workloads.aes.grid import AesGrid, format_tables, run_grid
 from s2mc.workloads.aes.runner import DIRECTIONS, MODES, PARTITIONS, STYLES
 
-from .options import AesKey, Choices, Integer, OutputFile, Size, Text, machine_option
+from .options import (AesKey, Choices, Integer, OutputFile, Size, Text, check_timeline_window, machine_option,
+                      timeline_options)
 
 #: --seed: a 63-bit number, which every records and manifest reader holds exactly.
 MAX_SEED = (1 << 63) - 1
@@ -77,17 +78,19 @@ MAX_EXT_BLOCKS = _MAX_BYTES // 16
               help="Write the records (Parquet, or CSV when the name ends in .csv) and a manifest.")
 @click.option("--json", "as_json", is_flag=True, help="Print the runs (and any seed comparison) "
               "as JSON on stdout instead of tables.")
+@timeline_options("FILE-<i>.EXT for each run when the grid has several")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @click.pass_context
 def aes_cmd(ctx, cores, sizes, key_bits, modes, directions, styles, partitions, ext_blocks, latencies,
             arbitrations, engines, vcd, opts, mem_words, fixed_key, seed, experiment, out_path, as_json,
-            quiet):
+            timeline, from_cycle, to_cycle, quiet):
     """AES on the simulated multicore: a grid over cores x bytes x key size, mode, direction,
     style, partition, memory latency, arbitration and engine, every result checked against
     `cryptography`. The seed 003 configuration also prints the paper's Tables 3-4 beside ours."""
     from s2mc.analysis import records, seed003
     from s2mc.workloads import aes
 
+    check_timeline_window(timeline, from_cycle, to_cycle)
     bits_list = [int(b) for b in key_bits]
     if fixed_key is not None and ctx.get_parameter_source("key_bits") is not ParameterSource.DEFAULT \
             and set(bits_list) != {len(fixed_key) * 8}:
@@ -101,7 +104,8 @@ def aes_cmd(ctx, cores, sizes, key_bits, modes, directions, styles, partitions, 
         engines=tuple(engines), opts=tuple(int(o) for o in opts), mem_words=mem_words, key=fixed_key, seed=seed)
     t0 = time.perf_counter()
     runs, rows = run_grid(grid, new_run_id=lambda: records.new_run_id("aes"), experiment=experiment,
-                                   progress=not quiet and sys.stderr.isatty(), vcd=vcd)
+                                   progress=not quiet and sys.stderr.isatty(), vcd=vcd, timeline=timeline,
+                                   timeline_window=(from_cycle, to_cycle))
     wall = time.perf_counter() - t0
     sim_s = sum(r.sim_seconds for r in runs)
     instr = sum(r.result.instructions for r in runs)
@@ -109,6 +113,11 @@ def aes_cmd(ctx, cores, sizes, key_bits, modes, directions, styles, partitions, 
     click.echo(f"s2mc aes: {len(runs)} runs checked against cryptography in {wall:.1f} s "
                f"({sim_s:.2g} s simulating, {float(f'{instr / max(sim_s, 1e-9) / 1e6:.2g}'):g} MIPS)",
                err=True)
+    if timeline and len(runs) > 1:
+        from s2mc.workloads.aes.grid import timeline_files
+        for name, r in zip(timeline_files(grid, timeline), runs):
+            click.echo(f"timeline {name}: {r.config.workload} {r.config.variant}, {r.config.cores} cores, "
+                       f"{r.nbytes} bytes", err=True)
 
     seed_text, seed_rows = seed003.comparison(runs)
     if out_path:

@@ -17,7 +17,7 @@ from s2mc.isa.outputs import STDOUT, write_output
 from s2mc.simulator import Machine, SimFault
 from s2mc.simulator.records import result_rows, variant_parts
 
-from .options import OutputFile, Text, machine_option
+from .options import OutputFile, Text, check_timeline_window, machine_option, timeline_options
 
 
 def _cpu_features() -> list[str]:
@@ -155,7 +155,7 @@ def _print_sweep(results) -> None:
 
 
 def _per_run(path: str | None, cores: int, sweep: bool) -> str | None:
-    """A --trace/--vcd file name: as given for one run, FILE-<n>c.EXT for each run of a sweep."""
+    """A --trace/--vcd/--timeline file name: as given for one run, FILE-<n>c.EXT for each run of a sweep."""
     if not path or not sweep or path == STDOUT:
         return path
     p = Path(path)
@@ -180,13 +180,15 @@ def _per_run(path: str | None, cores: int, sweep: bool) -> str | None:
 @click.option("--out", "out_path", type=OutputFile("records", stdout=False),
               help="Write the records (Parquet, or CSV when the name ends in .csv) and a manifest.")
 @click.option("--experiment", type=Text(), default="", help="The records' experiment name.")
+@timeline_options("FILE-<n>c.EXT for each core count of a sweep")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def run(program, cores, mem_latency, arbitration, engine, max_cycles, mem_words, opt, trace_file, vcd, as_json,
-        out_path, experiment, quiet):
+        out_path, experiment, timeline, from_cycle, to_cycle, quiet):
     """Run a .rz, .s or .obj program on the simulated multicore, once per core count.
 
     One run prints the program's output on stdout and the per-core counters on stderr; several
     (--cores 1,2,4,8) print one summary row per run. --out writes the records (docs/records.md)."""
+    check_timeline_window(timeline, from_cycle, to_cycle)
     prog = load_any(program, opt)
     if vcd and engine != "systemc":
         raise S2mcError("--vcd needs --engine systemc")
@@ -196,9 +198,10 @@ def run(program, cores, mem_latency, arbitration, engine, max_cycles, mem_words,
     with tqdm(total=len(cores), desc="s2mc run", unit="run", leave=False,
               disable=not sweep or quiet or not sys.stderr.isatty()) as bar:
         for n in cores:
-            trace_n, vcd_n = _per_run(trace_file, n, sweep), _per_run(vcd, n, sweep)
+            trace_n, vcd_n, timeline_n = (_per_run(f, n, sweep) for f in (trace_file, vcd, timeline))
             m = Machine(prog, cores=n, mem_latency=mem_latency, arbitration=arbitration, max_cycles=max_cycles,
-                        mem_words=mem_words, engine=engine, trace_file=trace_n, **({"vcd": vcd_n} if vcd_n else {}))
+                        mem_words=mem_words, engine=engine, trace_file=trace_n, timeline=timeline_n,
+                        timeline_window=(from_cycle, to_cycle), **({"vcd": vcd_n} if vcd_n else {}))
             try:
                 res = m.run()
             except SimFault as fault:

@@ -313,3 +313,43 @@ def machine_option(name: str, *, many: bool = False, default=None, dest: str | N
     return click.option(*decls, type=MachineParamType(p, many), default=default, show_default=True,
                         help=f"{text} {help}".strip())
 
+
+class TimelineFile(OutputFile):
+    """--timeline FILE: an output file whose name ends in .html, .json, .png or .svg."""
+
+    def __init__(self):
+        super().__init__("timeline", stdout=False)
+
+    def convert(self, value, param, ctx) -> str:
+        from s2mc.simulator.timeline import timeline_format
+        text = super().convert(value, param, ctx)
+        try:
+            timeline_format(text)
+        except S2mcError as exc:
+            self.fail(excerpt(str(exc), 300), param, ctx)
+        return text
+
+
+def timeline_options(what: str):
+    """--timeline FILE, --from-cycle N and --to-cycle N (s2mc run, s2mc aes); `what` says how the
+    file of each run is named when there are several. check_timeline_window checks them together."""
+    from s2mc.simulator.params import PARAMS
+    top = PARAMS["max_cycles"].max
+
+    def add(f):
+        f = click.option("--to-cycle", type=Integer(1, top), default=None,
+                         help="The timeline ends before this cycle (default: at the end of the run).")(f)
+        f = click.option("--from-cycle", type=Integer(0, top - 1), default=0, show_default=True,
+                         help="The timeline's first cycle.")(f)
+        return click.option("--timeline", type=TimelineFile(),
+                            help="Write a timeline of the cores' states and the bus, cycle by cycle: .html "
+                                 "(a page to zoom and hover), .json (Perfetto, chrome://tracing), .png or "
+                                 f".svg ({what}; docs/timeline.md).")(f)
+    return add
+
+
+def check_timeline_window(timeline: str | None, from_cycle: int, to_cycle: int | None) -> None:
+    if timeline is None and (from_cycle or to_cycle is not None):
+        raise click.UsageError("--from-cycle and --to-cycle choose the cycles of a --timeline; give --timeline FILE")
+    if to_cycle is not None and to_cycle <= from_cycle:
+        raise click.UsageError(f"--to-cycle {to_cycle} must be greater than --from-cycle {from_cycle}")

@@ -17,7 +17,7 @@ from s2mc.isa.instructions import ADS_MAX
 from s2mc.isa.program import Stacks, stacks_problem
 
 from .params import DEFAULTS, PARAMS
-from .trace import TraceFile, TraceList, format_trace
+from .trace import Fanout, TraceFile, TraceList, format_trace
 
 # Shorthands derived from the one declaration of the machine parameters (simulator/params.toml).
 ARBITRATIONS = PARAMS["arbitration"].choices
@@ -68,6 +68,7 @@ class Result:
     config: Config
     events: list[tuple[int, int, str]] = field(default_factory=list)  # (cycle, core, text)
     trace: list[tuple] = field(default_factory=list)  # event tuples (s2mc.simulator.trace), with trace=True
+    timeline: object = None    # s2mc.simulator.timeline.Timeline, with timeline=
     sim_seconds: float = 0.0   # host wall-clock seconds the engine took (Machine.run)
 
     @property
@@ -165,12 +166,16 @@ class Machine:
 
     trace=True keeps the event log (the --trace events) in Result.trace, for small runs;
     trace_file=PATH formats it into that file as the run goes, with bounded memory (s2mc.simulator.trace).
+    timeline=True builds the timeline of the cycles in timeline_window (from, to; to None: the end)
+    into Result.timeline; timeline=PATH also writes it there (.html, .json, .png or .svg;
+    s2mc.simulator.timeline).
     """
 
     def __init__(self, program: Program, cores: int = DEFAULTS["cores"],
                  mem_latency: int = DEFAULTS["mem_latency"], arbitration: str = DEFAULTS["arbitration"],
                  max_cycles: int = DEFAULTS["max_cycles"], mem_words: int = DEFAULTS["mem_words"],
                  engine: str = DEFAULTS["engine"], trace: bool = False, trace_file=None,
+                 timeline=None, timeline_window: tuple[int, int | None] = (0, None),
                  **engine_options):
         self.program = program
         self.config = Config(cores, mem_latency, arbitration, max_cycles, mem_words, engine)
@@ -190,7 +195,14 @@ class Machine:
             raise S2mcError(f"the program's stacks: {problem}")
         code = [w & 0xFFFFFFFF for w in program.code_image]
         data = program.data_image
-        self._trace = TraceFile(trace_file, program, mem_latency) if trace_file else TraceList() if trace else None
+        sinks = [TraceFile(trace_file, program, mem_latency)] if trace_file else [TraceList()] if trace else []
+        self._timeline = None
+        if timeline is not None and timeline is not False:
+            from .timeline import TimelineSink
+            self._timeline = TimelineSink(program, cores, mem_latency, None if timeline is True else timeline,
+                                          *timeline_window)
+            sinks.append(self._timeline)
+        self._trace = Fanout(sinks) if sinks else None
         if engine == "fast":
             from . import _fast
             self._engine = _fast.Engine(code, data, program.entry, cores, mem_latency, arbitration,
@@ -225,7 +237,7 @@ class Machine:
         """The engine's raw result; the trace sink is finished here: a trace file is kept when the
         run ends (a simulated fault included: the log up to it) and removed when the run fails."""
         sink = self._trace
-        if isinstance(sink, TraceFile):
+        if sink is not None:
             sink.open()
         try:
             raw = self._engine.run()
@@ -235,8 +247,8 @@ class Machine:
             raise
         if sink is not None:
             sink.close(keep=True)
-        if isinstance(sink, TraceList):
-            raw["trace"] = sink.events
+        if sink is not None and isinstance(sink.sinks[0], TraceList):
+            raw["trace"] = sink.sinks[0].events
         return raw
 
     def run(self) -> Result:
@@ -247,6 +259,7 @@ class Machine:
         raw = self._run_engine()
         result = build_result(raw, self.program, self.config)
         result.sim_seconds = time.perf_counter() - t0
+        result.timeline = self._timeline.timeline if self._timeline is not None else None
         return result
 
 

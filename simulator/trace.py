@@ -6,7 +6,9 @@ simulator/include/s2mc/trace.h), already in order; they hold only a bounded numb
 
 - TraceList keeps the events as tuples (Result.trace, for small runs and tests);
 - TraceFile formats them straight into a file through s2mc.isa.outputs (atomic: the file appears
-  when the run ends, also when it ends in a simulated fault, and nothing is left when it fails).
+  when the run ends, also when it ends in a simulated fault, and nothing is left when it fails);
+- s2mc.simulator.timeline.TimelineSink turns them into a timeline (--timeline);
+- Fanout hands every batch to several of these (--trace and --timeline together).
 
 An event is the tuple (cycle, core, pc, event, wait, address, before, after): `address` is the data
 address of a bus request or grant, `before` and `after` the word at that address before and after a
@@ -78,7 +80,7 @@ class Symbols:
 
 
 class Instructions:
-    """The instructions of one program as the log shows them: disassembled once
+    """The instructions of one program as the log and the timeline show them: disassembled once
     per pc, with jump targets and data addresses named by their labels (`ld r3 counter`,
     `jt r1 loop`, `ld r2 @table r1`; s2mc.isa.disassemble_word)."""
 
@@ -219,3 +221,31 @@ class TraceFile:
             raise
         self._out.commit()
 
+
+class Fanout:
+    """A sink that hands every batch to several sinks (each decodes it for itself)."""
+
+    def __init__(self, sinks: list):
+        self.sinks = sinks
+
+    def open(self) -> None:
+        for s in self.sinks:
+            if hasattr(s, "open"):
+                s.open()
+
+    def __call__(self, chunk: bytes) -> None:
+        for s in self.sinks:
+            s(chunk)
+
+    def close(self, keep: bool) -> None:
+        """Closes every sink, also when one fails (then its error is raised after the others)."""
+        error = None
+        for s in self.sinks:
+            try:
+                s.close(keep)
+            except BaseException as exc:  # noqa: BLE001 - re-raised below, after the others closed
+                if error is None:
+                    error = exc
+                keep = False
+        if error is not None:
+            raise error

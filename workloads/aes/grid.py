@@ -120,26 +120,42 @@ def _cryptography_version() -> str:
         return "?"
 
 
+def _per_job_names(path: str | None, jobs: list, default_ext: str) -> dict[int, str]:
+    """The file of each of these jobs: `path` itself for one, FILE-<i>.EXT for several."""
+    if not path:
+        return {}
+    stem, dot, ext = path.rpartition(".")
+    return {id(j): path if len(jobs) == 1 else f"{stem or ext}-{i}.{ext if dot else default_ext}"
+            for i, j in enumerate(jobs)}
+
+
 def _vcd_names(vcd: str | None, jobs: list) -> dict[int, str]:
     """The waveform file of each traced job: `vcd` itself for one, FILE-<i>.vcd for several."""
-    traced = [j for j in jobs if j[2]["engine"] == "systemc"] if vcd else []
-    stem, dot, ext = (vcd or "").rpartition(".")
-    return {id(j): vcd if len(traced) == 1 else f"{stem or ext}-{i}.{ext if dot else 'vcd'}"
-            for i, j in enumerate(traced)}
+    return _per_job_names(vcd, [j for j in jobs if j[2]["engine"] == "systemc"], "vcd")
+
+
+def timeline_files(grid: AesGrid, path: str) -> list[str]:
+    """The timeline file of each run of the grid, in run order (what run_grid writes)."""
+    jobs = grid.jobs()
+    names = _per_job_names(path, jobs, "html")
+    return [names[id(j)] for j in jobs]
 
 
 def run_grid(grid: AesGrid, *, new_run_id: Callable[[], str], experiment: str = "aes",
-             progress: bool = False, vcd: str | None = None) -> tuple[list[AesRun], list[dict]]:
+             progress: bool = False, vcd: str | None = None, timeline: str | None = None,
+             timeline_window: tuple[int, int | None] = (0, None)) -> tuple[list[AesRun], list[dict]]:
     """Run the grid (every run checked against `cryptography`); returns (runs, records rows).
 
     new_run_id gives each run its id. vcd (systemc engine): a waveform file, FILE-<i>.vcd per run
-    when the grid has several.
+    when the grid has several. timeline: the timeline of the cycles in timeline_window
+    (s2mc.simulator.timeline), FILE-<i>.EXT per run likewise (timeline_files(grid, path) names them).
     """
     grid.check()
     jobs = grid.jobs()
     if vcd and "systemc" not in grid.engines:
         raise S2mcError("--vcd needs --engine systemc")
     vcd_of = _vcd_names(vcd, jobs)
+    timeline_of = _per_job_names(timeline, jobs, "html")
     data, counter, keys = grid.inputs()
     bar = None
     if progress:
@@ -149,7 +165,8 @@ def run_grid(grid: AesGrid, *, new_run_id: Callable[[], str], experiment: str = 
     try:
         for job in jobs:
             c, n, cfg = job
-            r = run_aes(data[:n], keys[cfg["key_bits"]], counter, cores=c, vcd=vcd_of.get(id(job)), **cfg)
+            r = run_aes(data[:n], keys[cfg["key_bits"]], counter, cores=c, vcd=vcd_of.get(id(job)),
+                        timeline=timeline_of.get(id(job)), timeline_window=timeline_window, **cfg)
             runs.append(r)
             rows += record_rows(r, new_run_id(), experiment)
             if bar:

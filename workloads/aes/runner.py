@@ -174,14 +174,16 @@ def _max_cycles(nbytes: int, cfg: AesConfig) -> int:
 # --------------------------------------------------------------------------------------------------
 
 def run_aes(data: bytes, key: bytes, counter: bytes | None = None, *, check: bool = True,
-            config: AesConfig | None = None, vcd: str | None = None, **options) -> AesRun:
+            config: AesConfig | None = None, vcd: str | None = None, timeline: str | None = None,
+            timeline_window: tuple[int, int | None] = (0, None), **options) -> AesRun:
     """Run AES on the simulated multicore and check the result against `cryptography`.
 
     `options` are AesConfig fields (key_bits is taken from the key). `counter` (CTR only) is the
     16-byte initial counter block (default: zero). Raises S2mcError on a bad configuration, a
     non-whole-block ECB length, data too large for the configured memory, a simulated fault, or
     a result that differs from the reference (AesMismatch). `vcd` (systemc engine only) names
-    a VCD waveform file to write.
+    a VCD waveform file to write; `timeline` a timeline file (.html, .json, .png or .svg) of the
+    cycles in `timeline_window` (s2mc.simulator.timeline).
     """
     data, key = bytes(data), bytes(key)
     if len(key) not in (16, 24, 32):
@@ -210,7 +212,7 @@ def run_aes(data: bytes, key: bytes, counter: bytes | None = None, *, check: boo
 
     m = Machine(prog, cores=cfg.cores, mem_latency=cfg.mem_latency, arbitration=cfg.arbitration,
                 max_cycles=_max_cycles(n, cfg), mem_words=cfg.mem_words, engine=cfg.engine,
-                **({"vcd": vcd} if vcd else {}))
+                timeline=timeline, timeline_window=timeline_window, **({"vcd": vcd} if vcd else {}))
     m.write("keybits", [cfg.key_bits])
     m.write("key", _to_words(key, style))
     m.write("mode", [MODES.index(cfg.mode)])

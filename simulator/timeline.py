@@ -1,0 +1,537 @@
+"""The timeline of a run (issue 13): what every core and the bus do in every cycle, made from the
+streamed event log (s2mc.simulator.trace) and written as a page, a Perfetto trace or a picture.
+
+    events -> intervals (TimelineBuilder) -> Timeline -> writers (.html, .json, .png, .svg)
+
+A core is in one of five states in each cycle of the run (docs/timeline.md):
+
+    executing   the cycle an instruction issues (a sync or a halting trap too), unless it is a bus access
+    bus wait    a memory instruction waits for the grant: cycles t .. g-1 (request at t, grant at g)
+    bus hold    it holds the bus: cycles g .. g+L-1
+    sync wait   after its sync, until the barrier completes: cycles t+1 .. c
+    halted      from its finish cycle to the end of the run
+
+The states partition the cycles, so per core: bus wait = bus_wait_cycles, bus hold = bus_busy_cycles,
+sync wait = sync_wait_cycles, and the five add up to the run's total cycles. The bus row shows who
+holds the bus.
+
+Memory stays bounded however long the run: the builder keeps intervals (one per instruction, one per
+stretch of waiting, holding or halting), only those in the window [from_cycle, to_cycle), and at most
+`max_intervals` of them (MAX_INTERVALS). A window with more is aggregated instead: at most `buckets`
+(BUCKETS) buckets of equal width, each holding the cycles every core spent in every state.
+"""
+from __future__ import annotations
+
+import html
+import json
+import math
+import os
+from dataclasses import dataclass
+from importlib import resources
+from typing import NamedTuple
+
+import numpy as np
+
+from s2mc.isa import Program
+from s2mc.isa.errors import S2mcError
+from s2mc.isa.outputs import Output
+
+from .trace import KINDS, RECORD, Instructions, _Decoder
+
+STATES = ("executing", "bus wait", "bus hold", "sync wait", "halted")
+EXECUTING, BUS_WAIT, BUS_HOLD, SYNC_WAIT, HALTED = range(len(STATES))
+STATE_COLOURS = ("#6bbf59", "#f4d35e", "#d1495b", "#8e7dbe", "#e2e2e2")
+# The bus row takes the colour of the core that holds it (a palette that repeats after ten cores).
+CORE_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+                "#bcbd22", "#17becf")
+
+MAX_INTERVALS = 100_000   # intervals kept for a window; beyond, the window is aggregated
+BUCKETS = 2_000           # buckets of an aggregated window (an even number: two merge into one)
+FORMATS = (".html", ".json", ".png", ".svg")
+
+
+class Interval(NamedTuple):
+    """A stretch of cycles [start, end) a core spends in one state for one instruction (pc). Bus
+    intervals carry the access: its data address and the word there before and after it."""
+    core: int
+    start: int
+    end: int
+    state: int
+    pc: int
+    wait: int = 0                 # bus wait or sync wait of the instruction, in cycles
+    address: int | None = None
+    before: int | None = None
+    after: int | None = None
+
+
+def check_window(from_cycle: int, to_cycle: int | None, what=("from_cycle", "to_cycle")) -> None:
+    if from_cycle < 0:
+        raise S2mcError(f"{what[0]} {from_cycle} is negative")
+    if to_cycle is not None and to_cycle <= from_cycle:
+        raise S2mcError(f"{what[1]} {to_cycle} must be greater than {what[0]} {from_cycle}")
+
+
+def timeline_format(path: str | os.PathLike) -> str:
+    """The writer a file name asks for (its suffix), or one error naming the choices."""
+    suffix = os.path.splitext(os.fspath(path))[1].lower()
+    if suffix not in FORMATS:
+        raise S2mcError(f"{os.fspath(path)}: a timeline is written as {', '.join(FORMATS[:-1])} or "
+                        f"{FORMATS[-1]}; the file name says which")
+    return suffix
+
+
+@dataclass
+class Timeline:
+    """The timeline of the window [start, end) of a run of `run_end` cycles: `intervals` (sorted by
+    core, then start), or, when the window held more than the cap, `counts` per bucket of `bucket`
+    cycles: counts[b][core][state] is the cycles the core spent in the state in bucket b."""
+    cores: int
+    mem_latency: int
+    start: int
+    end: int
+    run_end: int
+    intervals: list[Interval] | None
+    bucket: int = 0
+    counts: list[list[list[int]]] | None = None
+    program: Program | None = None
+    title: str = ""
+
+    @property
+    def aggregated(self) -> bool:
+        return self.intervals is None
+
+    def bus(self) -> list[Interval]:
+        """Who holds the bus, access by access, in cycle order (the cores' bus-hold intervals)."""
+        return sorted((iv for iv in self.intervals if iv.state == BUS_HOLD), key=lambda iv: iv.start)
+
+    def runs(self, core: int) -> list[tuple[int, int, str]]:
+        """The core's states as (start, end, state name), neighbours in one state merged."""
+        out: list[list] = []
+        for iv in self.intervals:
+            if iv.core != core:
+                continue
+            if out and out[-1][1] == iv.start and out[-1][2] == iv.state:
+                out[-1][1] = iv.end
+            else:
+                out.append([iv.start, iv.end, iv.state])
+        return [(s, e, STATES[k]) for s, e, k in out]
+
+    def bucket_span(self, b: int) -> tuple[int, int]:
+        lo = self.start + b * self.bucket
+        return lo, min(lo + self.bucket, self.end)
+
+    def totals(self) -> list[list[int]]:
+        """Cycles per core per state in the window."""
+        tot = [[0] * len(STATES) for _ in range(self.cores)]
+        if self.aggregated:
+            for per_core in self.counts:
+                for c, per_state in enumerate(per_core):
+                    for k, n in enumerate(per_state):
+                        tot[c][k] += n
+        else:
+            for iv in self.intervals:
+                tot[iv.core][iv.state] += iv.end - iv.start
+        return tot
+
+
+# The interval columns the builder keeps (int64 arrays; address -1: no access).
+_CORE, _START, _END, _STATE, _PC, _WAIT, _ADDRESS, _BEFORE, _AFTER = range(9)
+_ISSUE, _REQUEST, _GRANT, _SYNC, _RESUME, _HALT = range(len(KINDS))
+# A raw record (s2::TraceEvent) as numpy reads it, field for field as trace.RECORD.
+_RECORD_DTYPE = np.dtype([("cycle", "=u8"), ("pc", "=u4"), ("core", "=u2"), ("kind", "u1"), ("pad", "u1"),
+                          ("wait", "=u8"), ("address", "=u4"), ("before", "=i4"), ("after", "=i4"),
+                          ("pad2", "=u4")])
+assert _RECORD_DTYPE.itemsize == RECORD.size
+
+
+class TimelineBuilder:
+    """Turns events (in log order, in any number of batches) into a Timeline with bounded memory.
+
+    Every interval but a halt, and a wait cut short by the end of the run, follows from one event
+    (a grant carries its wait, a resume the barrier's), so a batch becomes intervals column-wise."""
+
+    def __init__(self, cores: int, mem_latency: int, from_cycle: int = 0, to_cycle: int | None = None,
+                 max_intervals: int = MAX_INTERVALS, buckets: int = BUCKETS):
+        check_window(from_cycle, to_cycle)
+        if buckets < 2 or buckets % 2:
+            raise ValueError("buckets must be an even number of at least 2")
+        self.cores, self.latency = cores, mem_latency
+        self.lo, self.hi = from_cycle, to_cycle
+        self.max_intervals, self.buckets = max_intervals, buckets
+        self._request: list[tuple | None] = [None] * cores  # (cycle, pc): waiting for a grant
+        self._sync: list[tuple | None] = [None] * cores     # (cycle, pc): waiting at the barrier
+        self._halt: list[tuple | None] = [None] * cores     # (finish cycle, pc)
+        self.end = 0                                        # one past the last cycle seen
+        self._kept: list[np.ndarray] | None = []            # interval columns, batch by batch
+        self._n = 0
+        self._counts: np.ndarray | None = None              # [bucket, core, state]: cycles
+        self._width = 0
+
+    # -- events in ------------------------------------------------------------------------------
+    def add(self, events) -> None:
+        """Event tuples (s2mc.simulator.trace), such as Result.trace or the reference model's log."""
+        if not events:
+            return
+        kind = {k: i for i, k in enumerate(KINDS)}
+        rows = [(e[0], e[1], e[2], kind[e[3]], e[4], *(e[5:8] if len(e) > 5 else (-1, 0, 0))) for e in events]
+        self._add(*np.array(rows, dtype=np.int64).T)
+
+    def add_records(self, raw) -> None:
+        """Whole raw records (s2::TraceEvent), as the engines hand them over."""
+        r = np.frombuffer(raw, dtype=_RECORD_DTYPE)
+        if len(r):
+            self._add(*(r[f].astype(np.int64) for f in ("cycle", "core", "pc", "kind", "wait", "address",
+                                                        "before", "after")))
+
+    def _add(self, cycle, core, pc, kind, wait, address, before, after) -> None:
+        self._track(cycle, core, pc, kind)
+        lat = self.latency
+        ex = (kind == _ISSUE) | (kind == _SYNC) | (kind == _HALT)
+        gr = kind == _GRANT
+        gw = gr & (wait > 0)
+        rs = (kind == _RESUME) & (wait > 0)
+        none = lambda m: np.full(int(m.sum()), -1, dtype=np.int64)   # noqa: E731
+        zero = lambda m: np.zeros(int(m.sum()), dtype=np.int64)      # noqa: E731
+        state = lambda m, k: np.full(int(m.sum()), k, dtype=np.int64)   # noqa: E731
+        # The pc of a sync is the one before the pc its resume names (sync only advances the pc).
+        cols = [np.concatenate(parts) for parts in zip(
+            (core[ex], cycle[ex], cycle[ex] + 1, state(ex, EXECUTING), pc[ex], zero(ex), none(ex), zero(ex), zero(ex)),
+            (core[gw], cycle[gw] - wait[gw], cycle[gw], state(gw, BUS_WAIT), pc[gw], wait[gw], address[gw],
+             before[gw], after[gw]),
+            (core[gr], cycle[gr], cycle[gr] + lat, state(gr, BUS_HOLD), pc[gr], wait[gr], address[gr], before[gr],
+             after[gr]),
+            (core[rs], cycle[rs] - wait[rs], cycle[rs], state(rs, SYNC_WAIT), pc[rs] - 1, wait[rs], none(rs),
+             zero(rs), zero(rs)))]
+        self._keep(np.stack(cols))
+
+    def _track(self, cycle, core, pc, kind) -> None:
+        """What each core still waits for at the end of the batch: a grant, a barrier; its halt."""
+        at = np.arange(len(kind))
+
+        def last(k) -> np.ndarray:
+            out = np.full(self.cores, -1, dtype=np.int64)
+            m = kind == k
+            np.maximum.at(out, core[m], at[m])
+            return out
+
+        req, grant, sync, resume, halt = (last(k) for k in (_REQUEST, _GRANT, _SYNC, _RESUME, _HALT))
+        for c in np.nonzero((req >= 0) | (grant >= 0) | (sync >= 0) | (resume >= 0) | (halt >= 0))[0]:
+            if req[c] > grant[c]:
+                self._request[c] = (int(cycle[req[c]]), int(pc[req[c]]))
+            elif grant[c] >= 0:
+                self._request[c] = None
+            if sync[c] > resume[c]:
+                self._sync[c] = (int(cycle[sync[c]]), int(pc[sync[c]]))
+            elif resume[c] >= 0:
+                self._sync[c] = None
+            if halt[c] >= 0:
+                self._halt[c] = (int(cycle[halt[c]]) + 1, int(pc[halt[c]]))
+
+    def _keep(self, iv: np.ndarray) -> None:
+        """Keeps the part of these intervals (columns) inside the window."""
+        if not iv.shape[1]:
+            return
+        self.end = max(self.end, int(iv[_END].max()))
+        hi = self.hi if self.hi is not None else np.iinfo(np.int64).max
+        iv = iv[:, (iv[_END] > self.lo) & (iv[_START] < hi)]
+        if not iv.shape[1]:
+            return
+        iv[_START] = np.maximum(iv[_START], self.lo)
+        iv[_END] = np.minimum(iv[_END], hi)
+        if self._kept is None:
+            self._count(iv)
+            return
+        self._kept.append(iv)
+        self._n += iv.shape[1]
+        if self._n > self.max_intervals:
+            self._aggregate()
+
+    # -- aggregation ------------------------------------------------------------------------------
+    def _aggregate(self) -> None:
+        """Too many intervals for the window: from now on, cycles per state per bucket."""
+        span = (self.hi if self.hi is not None else self.end) - self.lo
+        self._width = max(1, -(-span // self.buckets))
+        self._counts = np.zeros((self.buckets, self.cores, len(STATES)), dtype=np.int64)
+        kept, self._kept = self._kept, None
+        self._count(np.concatenate(kept, axis=1))
+
+    def _count(self, iv: np.ndarray) -> None:
+        lo, n = self.lo, self.buckets
+        while int(iv[_END].max()) - lo > n * self._width:
+            # Two neighbouring buckets become one, so that the window can grow (it has no end yet).
+            half = self._counts.reshape(n // 2, 2, self.cores, len(STATES)).sum(axis=1)
+            self._counts = np.concatenate([half, np.zeros_like(half)])
+            self._width *= 2
+        w, shape = self._width, self._counts.shape
+        s, e, core, k = iv[_START], iv[_END], iv[_CORE], iv[_STATE]
+        b0, b1 = (s - lo) // w, (e - 1 - lo) // w
+        at = core * len(STATES) + k                  # (core, state) within a bucket
+        cells = self.cores * len(STATES)
+        add = lambda b, v: np.bincount(b * cells + at, weights=v, minlength=self._counts.size)   # noqa: E731
+        one = b0 == b1
+        total = add(b0, np.where(one, e - s, lo + (b0 + 1) * w - s))     # inside b0, or its part of b0
+        total += add(b1, np.where(one, 0, e - (lo + b1 * w)))              # the part in b1
+        mid = b1 > b0 + 1
+        if mid.any():   # whole buckets b0+1 .. b1-1: a running sum of +w at b0+1 and -w at b1
+            steps = np.zeros(self._counts.size + cells)
+            np.add.at(steps, (b0[mid] + 1) * cells + at[mid], w)
+            np.add.at(steps, b1[mid] * cells + at[mid], -w)
+            total += np.cumsum(steps.reshape(n + 1, cells), axis=0)[:n].ravel()
+        self._counts += np.rint(total).astype(np.int64).reshape(shape)
+
+    # -- the end ----------------------------------------------------------------------------------
+    def finish(self, program: Program | None = None, title: str = "") -> Timeline:
+        """The timeline, once every event is in. A core still waiting when the run stopped (a
+        simulated fault) waits to the end; a halted core is halted from its finish cycle."""
+        end = self.end
+        rest = []
+        for core in range(self.cores):
+            if self._request[core] is not None:
+                t, pc = self._request[core]
+                rest.append((core, t, end, BUS_WAIT, pc, end - t, -1, 0, 0))
+            if self._sync[core] is not None:
+                t, pc = self._sync[core]
+                rest.append((core, t + 1, end, SYNC_WAIT, pc, end - t - 1, -1, 0, 0))
+            if self._halt[core] is not None:
+                t, pc = self._halt[core]
+                rest.append((core, t, end, HALTED, pc, 0, -1, 0, 0))
+        rest = [r for r in rest if r[2] > r[1]]
+        if rest:
+            self._keep(np.array(rest, dtype=np.int64).T.copy())
+        hi = end if self.hi is None else min(self.hi, end)
+        if self.lo >= hi:
+            raise S2mcError(f"the timeline window starts at cycle {self.lo}, but the run has only {end} cycles")
+        tl = Timeline(self.cores, self.latency, self.lo, hi, end, None, program=program, title=title)
+        if self._kept is not None:
+            iv = np.concatenate(self._kept, axis=1) if self._kept else np.zeros((9, 0), dtype=np.int64)
+            iv = iv[:, np.lexsort((iv[_START], iv[_CORE]))]
+            tl.intervals = [Interval(c, s, e, k, pc, w, None if a < 0 else a, None if a < 0 else b,
+                                     None if a < 0 else f)
+                            for c, s, e, k, pc, w, a, b, f in zip(*iv.tolist())]
+        else:
+            tl.bucket = self._width
+            used = -(-(hi - self.lo) // self._width)
+            tl.counts = self._counts[:used].tolist()
+        return tl
+
+
+def timeline_of(events, cores: int, mem_latency: int, from_cycle: int = 0, to_cycle: int | None = None,
+                program: Program | None = None, **limits) -> Timeline:
+    """The timeline of a whole list of events (Result.trace, the reference model's log)."""
+    b = TimelineBuilder(cores, mem_latency, from_cycle, to_cycle, **limits)
+    b.add(events)
+    return b.finish(program)
+
+
+class TimelineSink:
+    """A trace sink (s2mc.simulator.trace) that builds the timeline as the run goes and, when the
+    run ends (a simulated fault included: the timeline up to it), writes it to `path` by the output
+    rules of s2mc.isa.outputs; `timeline` holds it afterwards."""
+
+    def __init__(self, program: Program, cores: int, mem_latency: int, path: str | os.PathLike | None = None,
+                 from_cycle: int = 0, to_cycle: int | None = None, title: str = ""):
+        self.path = os.fspath(path) if path is not None else None
+        self._format = timeline_format(path) if path is not None else None
+        self._out = Output(path, "wb", what="timeline") if path is not None else None   # checks the path now
+        self._program, self._title = program, title
+        self._decode = _Decoder()
+        self._build = TimelineBuilder(cores, mem_latency, from_cycle, to_cycle)
+        self.timeline: Timeline | None = None
+
+    def __call__(self, chunk: bytes) -> None:
+        self._build.add_records(self._decode.whole(chunk))
+
+    def close(self, keep: bool) -> None:
+        if not keep:
+            return
+        self._decode.check_done()
+        self.timeline = self._build.finish(self._program, self._title)
+        if self._out is not None:
+            write_timeline(self.timeline, self._out, self._format)
+
+
+# -- writers ----------------------------------------------------------------------------------------
+
+def write_timeline(tl: Timeline, path: str | os.PathLike | Output, fmt: str | None = None) -> None:
+    """Write the timeline as .html, .json, .png or .svg (by `fmt`, else the file name)."""
+    out = path if isinstance(path, Output) else Output(path, "wb", what="timeline")
+    fmt = fmt or timeline_format(out.path)
+    f = out.open()
+    try:
+        if fmt in (".png", ".svg"):
+            _figure(tl).savefig(f, format=fmt[1:], bbox_inches="tight", dpi=110)
+        else:
+            f.write((to_html(tl) if fmt == ".html" else json.dumps(to_trace_events(tl))).encode())
+    except BaseException:
+        out.discard()
+        raise
+    out.commit()
+
+
+class _Names:
+    """Instruction texts and address names, made once per pc and address."""
+
+    def __init__(self, program: Program | None):
+        self._ins = Instructions(program) if program is not None else None
+
+    def instruction(self, pc: int) -> str:
+        return self._ins.text(pc) if self._ins else f"pc {pc}"
+
+    def bus_class(self, pc: int) -> str:
+        return self._ins.bus_class(pc) if self._ins else "none"
+
+    def address(self, a: int) -> str:
+        return self._ins.symbols.data(a) if self._ins else str(a)
+
+    def access(self, iv: Interval) -> str:
+        if iv.address is None or self._ins is None:
+            return ""
+        return self._ins.access(iv.pc, iv.address, iv.before, iv.after)
+
+
+def _title(tl: Timeline) -> str:
+    return tl.title or f"{tl.cores} core{'s' if tl.cores > 1 else ''}, L = {tl.mem_latency}"
+
+
+def to_trace_events(tl: Timeline) -> dict:
+    """The Trace Event Format (Perfetto, chrome://tracing): one thread per core and one for the
+    bus, a complete event ("X") per interval, or per bucket when aggregated. One cycle is shown as
+    one microsecond."""
+    names = _Names(tl.program)
+    bus_tid = 0
+    ev: list[dict] = [{"ph": "M", "pid": 1, "tid": bus_tid, "name": "process_name", "args": {"name": f"s2mc: {_title(tl)}"}},
+                      {"ph": "M", "pid": 1, "tid": bus_tid, "name": "thread_name", "args": {"name": "bus"}},
+                      {"ph": "M", "pid": 1, "tid": bus_tid, "name": "thread_sort_index", "args": {"sort_index": 0}}]
+    for c in range(tl.cores):
+        ev.append({"ph": "M", "pid": 1, "tid": c + 1, "name": "thread_name", "args": {"name": f"core {c}"}})
+        ev.append({"ph": "M", "pid": 1, "tid": c + 1, "name": "thread_sort_index", "args": {"sort_index": c + 1}})
+    if not tl.aggregated:
+        def args(iv: Interval) -> dict:
+            a = {"pc": iv.pc, "instruction": names.instruction(iv.pc), "state": STATES[iv.state]}
+            if iv.wait:
+                a["wait"] = iv.wait
+            if iv.address is not None:
+                a.update(address=iv.address, symbol=names.address(iv.address), access=names.access(iv))
+            return a
+        for iv in tl.intervals:
+            ev.append({"ph": "X", "pid": 1, "tid": iv.core + 1, "ts": iv.start, "dur": iv.end - iv.start,
+                       "name": STATES[iv.state], "cat": "core", "args": args(iv)})
+        for iv in tl.bus():
+            ev.append({"ph": "X", "pid": 1, "tid": bus_tid, "ts": iv.start, "dur": iv.end - iv.start,
+                       "name": f"core {iv.core}", "cat": "bus", "args": {"core": iv.core, **args(iv)}})
+    else:
+        for b, per_core in enumerate(tl.counts):
+            lo, hi = tl.bucket_span(b)
+            for c, per_state in enumerate(per_core):
+                frac = {STATES[k]: round(n / (hi - lo), 4) for k, n in enumerate(per_state) if n}
+                top = max(range(len(STATES)), key=lambda k: per_state[k])
+                ev.append({"ph": "X", "pid": 1, "tid": c + 1, "ts": lo, "dur": hi - lo, "name": STATES[top],
+                           "cat": "bucket", "args": frac})
+            busy = {f"core {c}": round(s[BUS_HOLD] / (hi - lo), 4) for c, s in enumerate(per_core) if s[BUS_HOLD]}
+            if busy:
+                ev.append({"ph": "X", "pid": 1, "tid": bus_tid, "ts": lo, "dur": hi - lo, "name": "busy",
+                           "cat": "bucket", "args": {"busy": round(sum(busy.values()), 4), **busy}})
+    return {"traceEvents": ev, "displayTimeUnit": "ms",
+            "otherData": {"tool": "s2mc", "time_unit": "1 us = 1 cycle", "cores": tl.cores,
+                          "mem_latency": tl.mem_latency, "window": [tl.start, tl.end], "run_cycles": tl.run_end,
+                          "aggregated": tl.aggregated, "bucket_cycles": tl.bucket}}
+
+
+def _page_data(tl: Timeline) -> dict:
+    """What the page draws, as compact columns."""
+    names = _Names(tl.program)
+    d = {"title": _title(tl), "cores": tl.cores, "L": tl.mem_latency, "start": tl.start, "end": tl.end,
+         "runEnd": tl.run_end, "states": STATES, "colours": STATE_COLOURS, "coreColours": CORE_COLOURS,
+         "maxIntervals": MAX_INTERVALS}
+    if tl.aggregated:
+        d.update(mode="aggregate", bucket=tl.bucket,
+                 counts=[[[tl.counts[b][c][k] for b in range(len(tl.counts))] for k in range(len(STATES))]
+                         for c in range(tl.cores)])
+        return d
+    rows = [{"s": [], "d": [], "k": [], "p": [], "w": [], "a": [], "b": [], "f": []} for _ in range(tl.cores)]
+    pcs, addrs = set(), set()
+    for iv in tl.intervals:
+        r = rows[iv.core]
+        r["s"].append(iv.start); r["d"].append(iv.end - iv.start); r["k"].append(iv.state)  # noqa: E702
+        r["p"].append(iv.pc); r["w"].append(iv.wait); r["a"].append(iv.address)            # noqa: E702
+        r["b"].append(iv.before); r["f"].append(iv.after)                                   # noqa: E702
+        pcs.add(iv.pc)
+        if iv.address is not None:
+            addrs.add(iv.address)
+    bus = {"s": [], "d": [], "c": [], "i": []}
+    index = {}
+    for c, r in enumerate(rows):
+        for i, s in enumerate(r["s"]):
+            if r["k"][i] == BUS_HOLD:
+                index[(s, c)] = i
+    for iv in tl.bus():
+        bus["s"].append(iv.start); bus["d"].append(iv.end - iv.start)   # noqa: E702
+        bus["c"].append(iv.core); bus["i"].append(index[(iv.start, iv.core)])   # noqa: E702
+    d.update(mode="detail", rows=rows, bus=bus,
+             ins={pc: [names.instruction(pc), names.bus_class(pc)] for pc in sorted(pcs)},
+             addr={a: names.address(a) for a in sorted(addrs)})
+    return d
+
+
+def to_html(tl: Timeline) -> str:
+    """One self-contained page: the data, the script and the style inline, nothing fetched."""
+    page = resources.files("s2mc.simulator").joinpath("timeline.html").read_text(encoding="utf-8")
+    data = json.dumps(_page_data(tl), separators=(",", ":")).replace("</", "<\\/")
+    return page.replace("@TITLE@", html.escape(_title(tl))).replace("@DATA@", data)
+
+
+def _figure(tl: Timeline):
+    """A static picture: a row per core under the bus row (matplotlib, no pyplot state)."""
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Patch
+
+    rows = tl.cores + 1
+    fig = Figure(figsize=(12, 0.4 + 0.32 * rows))
+    ax = fig.add_subplot()
+    h = 0.8
+    y = lambda row: rows - 1 - row - h / 2   # noqa: E731 - the bus row (0) on top
+    if not tl.aggregated:
+        for c in range(tl.cores):
+            for k in range(len(STATES)):
+                spans = [(iv.start, iv.end - iv.start) for iv in tl.intervals if iv.core == c and iv.state == k]
+                if spans:
+                    ax.broken_barh(spans, (y(c + 1), h), facecolors=STATE_COLOURS[k], linewidth=0)
+        bus = tl.bus()
+        for c in sorted({iv.core for iv in bus}):
+            ax.broken_barh([(iv.start, iv.end - iv.start) for iv in bus if iv.core == c], (y(0), h),
+                           facecolors=CORE_COLOURS[c % len(CORE_COLOURS)], edgecolor="white", linewidth=0.3)
+        if len(bus) <= 60:   # the owner's number in each box, while they are wide enough to read
+            for iv in bus:
+                ax.text((iv.start + iv.end) / 2, y(0) + h / 2, str(iv.core), ha="center", va="center",
+                        fontsize=7, color="white")
+    else:
+        edges = [tl.bucket_span(b)[0] for b in range(len(tl.counts))] + [tl.end]
+        widths = [edges[i + 1] - edges[i] for i in range(len(tl.counts))]
+        for c in range(tl.cores):
+            base = [y(c + 1)] * len(widths)
+            for k in range(len(STATES)):
+                top = [b + h * tl.counts[i][c][k] / widths[i] for i, b in enumerate(base)]
+                ax.stairs(top, edges, baseline=base, fill=True, color=STATE_COLOURS[k], linewidth=0)
+                base = top
+        base = [y(0)] * len(widths)
+        for c in range(tl.cores):
+            top = [b + h * tl.counts[i][c][BUS_HOLD] / widths[i] for i, b in enumerate(base)]
+            ax.stairs(top, edges, baseline=base, fill=True, color=CORE_COLOURS[c % len(CORE_COLOURS)], linewidth=0)
+            base = top
+    ax.set_yticks([rows - 1 - r for r in range(rows)], ["bus"] + [f"core {c}" for c in range(tl.cores)])
+    ax.set_ylim(-0.6, rows - 0.4)
+    ax.set_xlim(tl.start, tl.end)
+    ax.set_xlabel("cycle")
+    ax.grid(axis="x", alpha=0.3)
+    how = (f"aggregated: each bar a bucket of {tl.bucket} cycles, its height the share of each state"
+           if tl.aggregated else "one box per instruction; the bus row in the colour of the core that holds it")
+    ax.set_title(f"s2mc timeline: {_title(tl)}, cycles {tl.start}..{tl.end - 1} of {tl.run_end} ({how})", fontsize=9)
+    ax.legend(handles=[Patch(color=col, label=s) for s, col in zip(STATES, STATE_COLOURS)],
+              loc="upper center", bbox_to_anchor=(0.5, -0.6 / (0.4 + 0.32 * rows)), ncol=len(STATES),
+              frameon=False, fontsize=8)
+    return fig
+
+
+__all__ = ["BUCKETS", "FORMATS", "Interval", "MAX_INTERVALS", "STATES", "Timeline", "TimelineBuilder",
+           "TimelineSink", "check_window", "timeline_format", "timeline_of", "to_html", "to_trace_events",
+           "write_timeline"]
