@@ -251,8 +251,10 @@ def test_cli_trace_error_is_one_line(tmp_path):
     bad = tmp_path / "missing" / "t.log"
     proc = subprocess.run([sys.executable, "-m", "s2mc.cli", "run", str(ROOT / "workloads/asm/parallel_sum.s"),
                            "--trace", str(bad)], capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 1 and "Traceback" not in proc.stderr
-    assert proc.stderr.strip() == f"s2mc: error: {bad}: cannot write trace file: folder {bad.parent} does not exist"
+    # Checked while the options are parsed (cli/options.py, OutputFile): a usage error, exit 2.
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.strip() == (f"s2mc run: error: Invalid value for '--trace': {bad}: cannot write trace: "
+                                   f"folder {bad.parent} does not exist")
 
 
 # -- memory -------------------------------------------------------------------------------------------
