@@ -65,7 +65,7 @@ void FastEngine::fault(int id, FaultKind kind, uint32_t address) {
 }
 
 // `bound` is the earliest cycle any other core could request the bus (see bound_excluding).
-template <bool Trace, bool Guard, bool Break>
+template <bool Trace, bool Guard>
 void FastEngine::run_free_impl(int id, uint64_t bound) {
   Core& c = cores_[id];
   const uint32_t n = static_cast<uint32_t>(prog_.size());
@@ -84,23 +84,10 @@ void FastEngine::run_free_impl(int id, uint64_t bound) {
     c.s.instructions += issued;
     fault(id, kind, address);
   };
-  // Only this core's own fault (which returns) can lower limit_; a breakpoint (Break) can lower
-  // pause_, and then the core leaves at once.
-  const uint64_t lim = std::min(limit_, pause_);
+  const uint64_t lim = limit_;  // only this core's own fault (which returns) can lower it
   for (;;) {
-    if (t >= lim) {
-      c.t = t;
-      // At the pause the core stays RUNNING: a later advance() goes on from t.
-      set_status(id, t >= limit_ ? Status::STOPPED : Status::RUNNING);
-      break;
-    }
+    if (t >= lim) { c.t = t; set_status(id, Status::STOPPED); break; }
     if (pc >= n) return stop_with_fault(FaultKind::PC_OUT_OF_RANGE, pc, 0);
-    if (Break && ((brk_[pc] >> id) & 1) && t >= break_from_) {
-      break_at(t);  // stop before issuing: the core is at pc in cycle t
-      c.t = t;
-      set_status(id, Status::RUNNING);
-      break;
-    }
     const Uop& u = prog_[pc];
     const uint32_t here = pc;
     const Next nx = execute(r, pc, u, id, ncores);
@@ -118,14 +105,7 @@ void FastEngine::run_free_impl(int id, uint64_t bound) {
       const uint64_t g = std::max(bus_free_, t);
       if (g < bound && g < lim) {
         // No other core can request before g: this core alone is a candidate, grant at once.
-        const int32_t before = Break ? mem_[a] : 0;
         t = access(id, u, a, t, g, pc);
-        if (Break && watched(u, a)) {
-          note_write(id, here, a, before, g);
-          c.t = t;
-          set_status(id, Status::RUNNING);
-          break;
-        }
         continue;
       }
       c.req_addr = a;
@@ -145,12 +125,8 @@ void FastEngine::run_free_impl(int id, uint64_t bound) {
 
 __attribute__((always_inline)) inline void FastEngine::grant(int id, uint64_t g) {
   Core& c = cores_[id];
-  const uint32_t pc = c.pc;
-  const int32_t before = mem_[c.req_addr];
-  const Uop& u = prog_[pc];
-  c.t = access(id, u, c.req_addr, c.t, g, c.pc);
+  c.t = access(id, prog_[c.pc], c.req_addr, c.t, g, c.pc);
   set_status(id, Status::RUNNING);
-  if (breaking_ && watched(u, c.req_addr)) note_write(id, pc, c.req_addr, before, g);
 }
 
 // Every running core has issued its sync (the others halted): the barrier completes in the cycle of
@@ -171,19 +147,10 @@ void FastEngine::release_barrier() {
 }
 
 RunResult FastEngine::run() {
-  pause_ = NEVER;
-  schedule();
-  return result();
-}
-
-// Runs the cores that are free to run, then grants the bus in order, until every event before
-// pause_ has happened (true) or the run is over (false). From the start, or from a pause.
-bool FastEngine::schedule() {
   const int N = cfg_.cores;
-  for (int i = 0; i < N; ++i)
-    if (cores_[i].status == Status::RUNNING) run_free(i, bound_excluding(i));
+  for (int i = 0; i < N; ++i) run_free(i, bound_excluding(i));
   for (;;) {
-    // No core is running now (but those paused at pause_). The next grant goes at the first cycle the bus is free and someone
+    // No core is running now. The next grant goes at the first cycle the bus is free and someone
     // is waiting.
     // One pass finds the two earliest candidates: the earliest is the fifo winner, and the other
     // bounds how far the winner may then run on its own.
@@ -196,12 +163,11 @@ bool FastEngine::schedule() {
     }
     if (first != NEVER) {
       const uint64_t g = std::max(bus_free_, first);
-      if (g >= limit_ && limit_ <= pause_) {
+      if (g >= limit_) {
         for (int i = 0; i < N; ++i)
           if (cores_[i].status == Status::PENDING) set_status(i, Status::STOPPED);
         continue;
       }
-      if (g >= pause_) return true;  // the requests wait on in the state at pause_
       int win = argfirst;  // fifo: earliest request, ties to the lowest id (strict < keeps the first)
       if (cfg_.arbitration != Arbitration::FIFO) {
         // fixed scans from core 0, round-robin from the core after the last grantee.
@@ -226,12 +192,9 @@ bool FastEngine::schedule() {
         if (cores_[i].status == Status::RUNNING) run_free(i, bound_excluding(i));
       continue;
     }
-    return false;
+    break;
   }
-}
 
-RunResult FastEngine::result() {
-  const int N = cfg_.cores;
   RunResult res;
   res.fault = fault_;
   if (res.fault.kind == FaultKind::NONE) {
@@ -249,7 +212,7 @@ RunResult FastEngine::result() {
     res.bus_busy_cycles += o.s.bus_busy_cycles;
   }
   if (tracing_) trace_->finish();
-  res.output = output_;
+  res.output = std::move(output_);
   std::stable_sort(res.output.begin(), res.output.end(), [](const PrintEvent& a, const PrintEvent& b) {
     return a.cycle != b.cycle ? a.cycle < b.cycle : a.core < b.core;
   });
