@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -19,6 +20,7 @@ from array import array
 from pathlib import Path
 
 from s2mc.isa.errors import S2mcError
+from s2mc.isa.outputs import Output, check as check_output
 
 EXECUTABLE = "s2mc-systemc"
 ENV_OVERRIDE = "S2MC_SYSTEMC"   # path to the executable, for builds outside the package
@@ -62,6 +64,8 @@ class SystemCEngine:
         self._config = config
         self._trace = trace
         self._vcd = os.fspath(vcd) if vcd else None
+        if self._vcd:
+            check_output(self._vcd, "VCD waveform")   # a missing folder fails before any work
         self._writes: list[tuple[int, list[int]]] = []
         self._memory: array | None = None   # the final memory, after the run
         self._registers: list[list[int]] | None = None
@@ -117,27 +121,24 @@ class SystemCEngine:
         return "\n".join(parts)
 
     def run(self) -> dict:
-        with tempfile.TemporaryDirectory(prefix="s2mc-systemc-") as tmp:
-            tmp = Path(tmp)
-            (tmp / "machine.txt").write_text(self._input_text())
-            cmd = [str(self._exe), "--input", str(tmp / "machine.txt"), "--result", str(tmp / "result.json"),
-                   "--memory", str(tmp / "memory.bin")]
-            if self._vcd:
-                cmd += ["--vcd", str(Path(self._vcd).resolve())]
-            env = dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1")
-            with open(tmp / "stdout", "w+b") as out, open(tmp / "stderr", "w+b") as err:
-                returncode = self._run_child(cmd, env, out, err)
-                if returncode != 0:
-                    out.seek(0)
-                    err.seek(0)
-                    text = lambda f: f.read().decode("utf-8", "replace")  # noqa: E731
-                    raise S2mcError(_child_failure(subprocess.CompletedProcess(cmd, returncode, text(out), text(err))))
-            try:
-                raw = json.loads((tmp / "result.json").read_text())
-                mem = array("i")
-                mem.frombytes((tmp / "memory.bin").read_bytes())
-            except (OSError, ValueError) as exc:
-                raise S2mcError(f"the systemc engine finished but its result could not be read: {exc}") from None
+        # The waveform follows s2mc.isa.outputs: for a regular file the child writes the 0600
+        # temporary file beside the target (its name ends in .vcd, as SystemC wants), which is
+        # renamed over the target only when the run succeeded; a device, FIFO or stdout gets a copy
+        # of a private file afterwards. A failed run leaves neither behind.
+        vcd = Output(self._vcd, "wb", what="VCD waveform", suffix=".part.vcd") if self._vcd else None
+        try:
+            with tempfile.TemporaryDirectory(prefix="s2mc-systemc-") as tmp:
+                f = vcd.open() if vcd else None
+                raw, mem = self._run_in(Path(tmp), vcd.temp_path if vcd else None)
+                if vcd:
+                    if vcd.temp_path is None:
+                        with open(Path(tmp) / "wave.vcd", "rb") as src:
+                            shutil.copyfileobj(src, f, 1 << 20)
+                    vcd.commit()
+        except BaseException:
+            if vcd:
+                vcd.discard()
+            raise
         if sys.byteorder != "little":
             mem.byteswap()
         self._memory = mem
@@ -145,6 +146,29 @@ class SystemCEngine:
         raw.pop("pcs", None)
         raw["output"] = [(cyc, core, text) for cyc, core, text in raw["output"]]
         return raw
+
+    def _run_in(self, tmp: Path, vcd_path: str | None) -> tuple[dict, array]:
+        """Runs the child with its files in `tmp`; returns its raw result and final memory."""
+        (tmp / "machine.txt").write_text(self._input_text())
+        cmd = [str(self._exe), "--input", str(tmp / "machine.txt"), "--result", str(tmp / "result.json"),
+               "--memory", str(tmp / "memory.bin")]
+        if self._vcd:
+            cmd += ["--vcd", vcd_path or str(tmp / "wave.vcd")]
+        env = dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1")
+        with open(tmp / "stdout", "w+b") as out, open(tmp / "stderr", "w+b") as err:
+            returncode = self._run_child(cmd, env, out, err)
+            if returncode != 0:
+                out.seek(0)
+                err.seek(0)
+                text = lambda f: f.read().decode("utf-8", "replace")  # noqa: E731
+                raise S2mcError(_child_failure(subprocess.CompletedProcess(cmd, returncode, text(out), text(err))))
+        try:
+            raw = json.loads((tmp / "result.json").read_text())
+            mem = array("i")
+            mem.frombytes((tmp / "memory.bin").read_bytes())
+        except (OSError, ValueError) as exc:
+            raise S2mcError(f"the systemc engine finished but its result could not be read: {exc}") from None
+        return raw, mem
 
     def _run_child(self, cmd, env, out, err) -> int:
         """Runs the child to its end; with a trace, hands the sink the log as it comes down a pipe,

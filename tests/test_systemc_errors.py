@@ -45,9 +45,10 @@ def test_cycle_limit_message_is_the_fast_engines(tmp_path):
 def test_unwritable_vcd_is_one_clear_line(tmp_path):
     res = cli_run(tmp_path, "--engine", "systemc", "--vcd", str(tmp_path / "no" / "such" / "dir.vcd"),
                   src=".code 0\ntrap r0 #0\n")
-    assert res.exit_code == 1
-    assert res.stderr.startswith("s2mc: error: systemc engine: cannot write the VCD file ")
-    assert "No such file or directory" in res.stderr and res.stderr.count("\n") == 1
+    # refused while parsing, before the child runs (s2mc.isa.outputs: the folder must exist)
+    assert res.exit_code == 2
+    assert res.stderr.startswith("s2mc run: error: Invalid value for '--vcd': ")
+    assert f"folder {tmp_path / 'no' / 'such'} does not exist" in res.stderr and res.stderr.count("\n") == 1
 
 
 def test_bad_input_to_the_child(tmp_path, monkeypatch):
