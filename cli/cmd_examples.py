@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from .options import OutputFolder
+
 
 @click.group("examples", invoke_without_command=True)
 @click.pass_context
@@ -29,8 +31,8 @@ def examples_cmd(ctx):
 
 @examples_cmd.command("copy")
 @click.argument("names", nargs=-1)
-@click.option("--to", "dest", default=".", show_default=True, type=click.Path(),
-              help="Folder to copy into (created if missing).")
+@click.option("--to", "dest", default=".", show_default=True, type=OutputFolder("examples folder"),
+              help="Folder to copy into (created if missing; its parent must exist).")
 @click.option("--force", is_flag=True, help="Replace files that already exist there.")
 def copy_cmd(names, dest, force):
     """Copy examples (every one when no NAME is given) into a folder."""

@@ -6,6 +6,7 @@ there). The commands are thin: they parse options, call the components' librarie
 """
 from __future__ import annotations
 
+import re
 import sys
 
 import click
@@ -23,10 +24,17 @@ MODULES = (cmd_examples, cmd_sim, cmd_compile, cmd_aes, cmd_native, cmd_crypt, c
 _NO_ARGS = getattr(click.exceptions, "NoArgsIsHelpError", ())
 
 
+def _cut(word: re.Match) -> str:
+    w = word[0]
+    return f"{w[:60]}...({len(w)} characters)...{w[-20:]}"
+
+
 def _line(text: str) -> str:
     """A message as one printable line: a newline or other control character that came in with a
-    path or a value is escaped, never printed."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    path or a value is escaped, never printed, and a word of hundreds of characters (a 5000-digit
+    number or path the user typed) is cut to its ends."""
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    return re.sub(r"\S{201,}", _cut, text)
 
 
 def _usage_error(exc: click.UsageError) -> None:
@@ -36,22 +44,28 @@ def _usage_error(exc: click.UsageError) -> None:
     sys.exit(2)
 
 
+def _help(exc: click.UsageError) -> None:
+    # A command group named alone asks what it can do: its help, as --help prints it.
+    click.echo(exc.ctx.get_help())
+    sys.exit(0)
+
+
 class _Group(click.Group):
     """Turns every expected failure into one clear line on stderr and a non-zero exit."""
 
     def parse_args(self, ctx, args):
         try:
             return super().parse_args(ctx, args)
-        except _NO_ARGS:   # plain `s2mc`: the help, as click prints it
-            raise
+        except _NO_ARGS as exc:   # plain `s2mc`
+            _help(exc)
         except click.UsageError as exc:   # s2mc's own options (s2mc --bogus)
             _usage_error(exc)
 
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
-        except _NO_ARGS:
-            raise
+        except _NO_ARGS as exc:   # a group without its subcommand (s2mc lab)
+            _help(exc)
         except click.UsageError as exc:
             _usage_error(exc)
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):

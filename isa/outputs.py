@@ -156,9 +156,15 @@ def check_folder(path: str | os.PathLike, what: str = "output folder") -> None:
     p = os.fspath(path)
     if p == "":
         raise S2mcError(f"{what}: empty folder name")
-    if os.path.isdir(p):
+    try:
+        st = os.stat(p)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:   # a name too long, a file where a folder should be (ENOTDIR), ...
+        raise _error(p, what, exc) from None
+    if st is not None and stat.S_ISDIR(st.st_mode):
         return
-    if os.path.lexists(p):
+    if st is not None or os.path.lexists(p):
         raise S2mcError(f"{p}: cannot write {what}: it exists and is not a folder")
     parent = os.path.dirname(os.path.abspath(p))
     if not os.path.isdir(parent):
