@@ -24,7 +24,9 @@ import contextlib
 import dataclasses
 import fcntl
 import hashlib
+import io
 import json
+import logging
 import os
 import sys
 import time
@@ -33,7 +35,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from s2mc.isa.errors import S2mcError
-from s2mc.isa.outputs import open_output
+from s2mc.isa.outputs import write_output
 from s2mc.isa.units import human_size
 
 from .experiments import Experiment, unavailable
@@ -109,9 +111,9 @@ def describe(task: Task) -> str:
     return f"gpu {p['kernel']} {p['measure']} {human_size(p['bytes'])}B"
 
 
-def run_task(task: Task):
-    """Run one configuration where the executor placed it: (its records, validated there, as a
-    frame; the seconds it took).
+def run_task(task: Task) -> tuple[bytes, float]:
+    """Run one configuration where the executor placed it: (its records, validated there, as the
+    bytes of a Parquet file; the seconds it took).
 
     What the machine lacks (the SystemC engine, the native library, a GPU) is an S2mcError here,
     so that a cluster of mixed machines reports it per configuration."""
@@ -132,8 +134,11 @@ def run_task(task: Task):
     else:
         from s2mc.gpu.grid import run_grid
         _, rows, _ = run_grid(task.args[0], run_id=records.new_run_id("cuda"), experiment=task.experiment)
-    # validated here: on a cluster the workers share this cost, and a bad row fails its configuration
-    return records.make_records(rows), time.perf_counter() - t0
+    # Validated and encoded here: on a cluster the workers share this cost (the process running the
+    # sweep only writes bytes), and a bad row fails its own configuration.
+    buf = io.BytesIO()
+    records.make_records(rows).to_parquet(buf, index=False, engine="pyarrow")
+    return buf.getvalue(), time.perf_counter() - t0
 
 
 # --------------------------------------------------------------------------------------------------
@@ -168,8 +173,9 @@ def _dask(todo: list[Task], *, scheduler: str | None, workers: int | None
             if scheduler:
                 client = Client(scheduler)   # how long it tries: dask's distributed.comm.timeouts.connect
             else:
+                # silence_logs: a failing configuration is our one line, not the workers' tracebacks
                 cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
-                                       processes=True, dashboard_address=None)
+                                       processes=True, dashboard_address=None, silence_logs=logging.CRITICAL)
                 client = Client(cluster)
         except Exception as exc:  # noqa: BLE001 - OSError, TimeoutError, ValueError from dask: one line
             where = f"--scheduler {scheduler}: cannot connect" if scheduler else \
@@ -280,9 +286,9 @@ def run(exp: Experiment, out: str | os.PathLike, *, executor: str = "local", sch
         try:
             for task, result, error in results:
                 if error is None:
-                    df, secs = result
+                    data, secs = result
                     try:
-                        _store(df, part(task))
+                        write_output(part(task), data, what="records")   # atomic: whole or absent
                         outcome.ran += 1
                         outcome.task_seconds += secs
                     except S2mcError as exc:
@@ -315,13 +321,6 @@ def run(exp: Experiment, out: str | os.PathLike, *, executor: str = "local", sch
     outcome.records = len(df)
     outcome.seconds = time.perf_counter() - t0
     return outcome
-
-
-def _store(df, path: Path) -> None:
-    """One configuration's records (validated where they ran; the merge validates them again),
-    written atomically: a part is whole or absent, even when the sweep is killed."""
-    with open_output(path, "wb", what="records") as f:
-        df.to_parquet(f, index=False, engine="pyarrow")
 
 
 def _plain(d: dict) -> dict:

@@ -8,8 +8,10 @@ arbitrations, both styles: a few milliseconds each) through s2mc.analysis.sweep,
   dask, 2 workers (cold)   `--executor dask --workers 2`: starting the cluster included
   dask, 2 workers (warm)   a cluster already running and warmed up (`--scheduler ADDRESS`)
 For each: wall seconds, the seconds the configurations themselves took (summed, measured where they
-ran) and the overhead per configuration = (wall x processes - configuration seconds) / configurations:
-what storing each part, scheduling and moving results cost. The records of the three are checked
+ran: simulating, checking against cryptography, building the records), the overhead per
+configuration = (wall x processes - configuration seconds) / configurations (storing each part,
+scheduling, moving results, and any wait for a CPU), and the CPU time of the process running the
+sweep per configuration (the local cluster's scheduler included), which other load disturbs less. The records of the three are checked
 equal (apart from host timings and run ids). --quick: 100 configurations (16 bytes only).
 Figures go in docs/benchmarks.md.
 """
@@ -43,23 +45,30 @@ def main(argv: list[str]) -> int:
           f"{os.cpu_count()} CPUs; load average before: {os.getloadavg()[0]:.2f}")
     from distributed import LocalCluster
     rows = []
+
+    def measure(name, procs, *args, **kw):
+        cpu = time.process_time()
+        out = sweep.run(exp, *args, **kw)
+        rows.append((name, procs, out, time.process_time() - cpu))
+
     with tempfile.TemporaryDirectory() as tmp:
         t = Path(tmp)
-        out = sweep.run(exp, t / "local.parquet")
-        rows.append(("local", 1, out))
-        out = sweep.run(exp, t / "cold.parquet", executor="dask", workers=2)
-        rows.append(("dask, 2 workers (cold)", 2, out))
+        measure("local", 1, t / "local.parquet")
+        measure("dask, 2 workers (cold)", 2, t / "cold.parquet", executor="dask", workers=2)
         with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
             warm = experiments.Experiment("bench_warmup", "w", "sim", (AesGrid(cores=(1, 2), sizes=(16,), styles=GRID.styles),))
             sweep.run(warm, t / "warmup.parquet", executor="dask", scheduler=cluster.scheduler_address)
-            out = sweep.run(exp, t / "warm.parquet", executor="dask", scheduler=cluster.scheduler_address)
-            rows.append(("dask, 2 workers (warm)", 2, out))
+            measure("dask, 2 workers (warm)", 2, t / "warm.parquet", executor="dask", scheduler=cluster.scheduler_address)
         same = all(_cycles(t / f).equals(_cycles(t / "local.parquet")) for f in ("cold.parquet", "warm.parquet"))
-    print(f"\n{'executor':<26}{'wall s':>8}{'configs s':>11}{'per config ms':>15}{'overhead ms':>13}")
-    for name, procs, o in rows:
+    print(f"\n{'executor':<26}{'wall s':>8}{'configs s':>11}{'wall/config ms':>16}{'overhead ms':>13}"
+          f"{'driver CPU ms':>15}")
+    for name, procs, o, cpu in rows:
+        if o.failed:
+            print(f"{name}: {len(o.failed)} configurations failed, e.g. {o.failed[0][1]}")
+            return 1
         overhead = (o.seconds * procs - o.task_seconds) / o.ran * 1000
-        print(f"{name:<26}{o.seconds:>8.2f}{o.task_seconds:>11.2f}{o.seconds / o.ran * 1000:>15.2f}"
-              f"{overhead:>13.2f}")
+        print(f"{name:<26}{o.seconds:>8.2f}{o.task_seconds:>11.2f}{o.seconds / o.ran * 1000:>16.2f}"
+              f"{overhead:>13.2f}{cpu / o.ran * 1000:>15.2f}")
     print(f"\nrecords equal (apart from host timings and run ids): {same}; "
           f"load average after: {os.getloadavg()[0]:.2f}")
     return 0 if same else 1

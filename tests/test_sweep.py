@@ -102,7 +102,7 @@ def test_a_local_sweep_gives_the_librarys_records(tmp_path):
     assert sorted(manifest["run_ids"]) == sorted(set(df["run_id"]))
 
 
-def test_a_rerun_skips_what_is_stored_and_never_duplicates(tmp_path):
+def test_a_rerun_skips_what_is_stored_and_never_duplicates(tmp_path, capsys):
     exp = _exp(_spec(tmp_path))
     target = tmp_path / "r.parquet"
     sweep.run(exp, target)
@@ -119,8 +119,9 @@ def test_a_rerun_skips_what_is_stored_and_never_duplicates(tmp_path):
     assert _one_run_per_configuration(second) == 12
     assert len(set(first["run_id"]) & set(second["run_id"])) == 9   # the stored runs, not run again
     pd.testing.assert_frame_equal(_comparable(first), _comparable(second))
-    fresh = sweep.run(exp, target, fresh=True)
+    fresh = sweep.run(exp, target, fresh=True, progress=True)
     assert (fresh.stored_before, fresh.ran) == (0, 12)
+    assert "s2mc sweep:   0%|          | 0/12 [" in capsys.readouterr().err   # the progress bar
     assert not set(records.read(target)["run_id"]) & set(second["run_id"])
 
 
@@ -239,6 +240,27 @@ def test_dask_reports_a_configuration_that_fails_on_the_workers(tmp_path, schedu
     assert len(failed) == 2 and all("systemc O1: the systemc engine is not built" in ln for ln in failed)
     assert "2 run now, 0 stored before, 2 failed" in res.output and "Traceback" not in res.output
     assert set(records.read(target)["engine"]) == {"fast"}
+
+
+def test_a_killed_worker_loses_nothing(tmp_path, scheduler):
+    """A worker process dies midway: its configurations go to the other worker (or its
+    replacement), and the sweep completes with every configuration once."""
+    from distributed import Client
+    spec, target = _spec(tmp_path, KILLED, "worker"), tmp_path / "r.parquet"
+    with Client(scheduler) as client:
+        victim = next(iter(client.run(os.getpid).values()))
+    proc = subprocess.Popen([S2MC, "sweep", str(spec), "--out", str(target), "--executor", "dask",
+                             "--scheduler", scheduler, "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        _wait_for_parts(proc, sweep.parts_dir(target), 2)
+        os.kill(victim, signal.SIGKILL)
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0 and "16 run now, 0 stored before, 0 failed" in out, err
+    assert _one_run_per_configuration(records.read(target)) == 16
 
 
 KILLED = """\
