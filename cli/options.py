@@ -216,7 +216,24 @@ class Names(_Value):
         return self._text.convert(text, param, ctx)
 
 
-class OutputFile(click.ParamType):
+class _OutputPath(click.ParamType):
+    """A path the command writes, checked while parsing by `_check` (s2mc.isa.outputs)."""
+
+    def _check(self, text: str) -> None:
+        raise NotImplementedError
+
+    def convert(self, value, param, ctx) -> str:
+        text = os.fspath(value) if isinstance(value, os.PathLike) else str(value)
+        if "\0" in text:
+            self.fail(f"{quote(text)} contains a NUL byte", param, ctx)
+        try:
+            self._check(text)
+        except S2mcError as exc:
+            self.fail(excerpt(str(exc), 300), param, ctx)
+        return text
+
+
+class OutputFile(_OutputPath):
     """A file the command writes, checked by the rules of s2mc.isa.outputs while parsing: its
     folder exists, it is not a folder; a device or FIFO is written through; `-` is stdout where
     `stdout` allows it."""
@@ -226,21 +243,13 @@ class OutputFile(click.ParamType):
     def __init__(self, what: str = "output", *, stdout: bool = True):
         self.what, self.stdout = what, stdout
 
-    def convert(self, value, param, ctx) -> str:
-        text = os.fspath(value) if isinstance(value, os.PathLike) else str(value)
-        if "\0" in text:
-            self.fail(f"{quote(text)} contains a NUL byte", param, ctx)
+    def _check(self, text: str) -> None:
         if text == STDOUT and not self.stdout:
-            self.fail(f"the {self.what} cannot go to stdout ('-'), which the command prints on; "
-                      "name a file", param, ctx)
-        try:
-            check_output(text, self.what)
-        except S2mcError as exc:
-            self.fail(excerpt(str(exc), 300), param, ctx)
-        return text
+            raise S2mcError(f"the {self.what} cannot go to stdout ('-'), which the command prints on; name a file")
+        check_output(text, self.what)
 
 
-class OutputFolder(click.ParamType):
+class OutputFolder(_OutputPath):
     """A folder the command writes into: an existing folder, or a new one whose parent exists (it
     is created when the command writes, never its parents)."""
 
@@ -249,15 +258,8 @@ class OutputFolder(click.ParamType):
     def __init__(self, what: str = "output folder"):
         self.what = what
 
-    def convert(self, value, param, ctx) -> str:
-        text = os.fspath(value) if isinstance(value, os.PathLike) else str(value)
-        if "\0" in text:
-            self.fail(f"{quote(text)} contains a NUL byte", param, ctx)
-        try:
-            check_folder(text, self.what)
-        except S2mcError as exc:
-            self.fail(excerpt(str(exc), 300), param, ctx)
-        return text
+    def _check(self, text: str) -> None:
+        check_folder(text, self.what)
 
 
 class AesKey(click.ParamType):
