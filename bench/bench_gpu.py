@@ -4,6 +4,7 @@ Markdown table of Gbps on stdout. Without a GPU (or without the CUDA build) it s
 so `make bench` still runs everywhere. For a bare GPU box without Python use run_on_gpu.sh."""
 from __future__ import annotations
 
+import os
 import sys
 
 from s2mc import gpu
@@ -21,6 +22,7 @@ def main() -> int:
                    measures=("keystream", "device", "host"), streams=(1, 4), reps=5)
     summaries, rows, plat = run_grid(grid, run_id=records.new_run_id("cuda"),
                                      log=lambda m: print(m, file=sys.stderr))
+    os.makedirs("results", exist_ok=True)   # the script's own folder (records.write creates none)
     records.write(records.make_records(rows), "results/gpu.parquet",
                   params={"command": "bench/bench_gpu.py", "gpu": plat, "runs": summaries})
     print(f"GPU: {plat['gpu']}; AES-128, Gbps (1e9 bit/s)\n")

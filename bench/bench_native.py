@@ -12,6 +12,7 @@ printed to stdout. Usage: .venv/bin/python bench/bench_native.py [--quick] [--ou
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 
@@ -34,10 +35,13 @@ def _measure(experiment: str, **grid):
     return summaries, records.make_records(rows)
 
 
+DEFAULT_OUT = "results/bench_native.parquet"
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="Shorter timings (for a smoke run).")
-    ap.add_argument("--out", default="results/bench_native.parquet")
+    ap.add_argument("--out", default=DEFAULT_OUT)
     args = ap.parse_args(argv)
     min_s = 0.05 if args.quick else 1.0
     reps = 3 if args.quick else 5
@@ -119,6 +123,8 @@ def main(argv=None) -> int:
                      ("bytes_per_second", MB / r["seconds_best"]))]))
 
     df = records.concat(frames)
+    if args.out == DEFAULT_OUT:
+        os.makedirs("results", exist_ok=True)   # the script's own folder (records.write creates none)
     path = records.write(df, args.out, params={"command": "bench_native.py", "quick": args.quick,
                                                "native": info})
     print(f"records: {path} ({len(df)} rows)", file=sys.stderr)
