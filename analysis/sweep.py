@@ -271,53 +271,59 @@ def run(exp: Experiment, out: str | os.PathLike, *, executor: str = "local", sch
     except OSError as exc:
         raise S2mcError(f"{parts}: cannot create the parts folder ({exc.strerror})") from None
     part = lambda t: parts / f"{t.key}.parquet"  # noqa: E731
-    with _locked(parts):
-        for stale in parts.glob(".*.part"):      # temporary files of a sweep that was killed
-            stale.unlink(missing_ok=True)
-        if fresh:
-            for old in parts.glob("*.parquet"):
-                old.unlink()
-        todo = [t for t in todo_all if not part(t).exists()]
-        outcome = Outcome(out, len(todo_all), len(todo_all) - len(todo), 0, 0)
-        bar = tqdm(total=len(todo_all), initial=outcome.stored_before, desc="s2mc sweep", unit="cfg",
-                   disable=not progress, leave=False, dynamic_ncols=True)
-        say = (lambda msg: bar.write(msg, file=sys.stderr)) if progress else log
-        results = _EXECUTORS[executor](todo, scheduler=scheduler, workers=workers)
-        try:
-            for task, result, error in results:
-                if error is None:
-                    data, secs = result
-                    try:
-                        write_output(part(task), data, what="records")   # atomic: whole or absent
-                        outcome.ran += 1
-                        outcome.task_seconds += secs
-                    except S2mcError as exc:
-                        error = f"storing its records: {exc}"
-                if error is not None:
-                    outcome.failed.append((task, error))
-                    say(f"s2mc sweep: failed: {describe(task)}: {error}")
-                bar.update(1)
-                bar.set_postfix_str(describe(task), refresh=False)
-        except KeyboardInterrupt:
-            done = sum(part(t).exists() for t in todo_all)
-            say(f"s2mc sweep: interrupted: {done} of {len(todo_all)} configurations are stored in "
-                f"{parts}/; run the same command again to finish")
-            raise
-        finally:
-            results.close()
-            bar.close()
-        stored = [t for t in todo_all if part(t).exists()]
-        df = _merge([part(t) for t in stored])
-        failed = [dict(configuration=describe(t), key=t.key, error=e) for t, e in outcome.failed]
-        params = dict(command="sweep", experiment=exp.name, title=exp.title, source=exp.source,
-                      quick=quick, executor=executor, scheduler=scheduler, workers=workers,
-                      parts=str(parts), complete=len(stored) == len(todo_all), failed=failed,
-                      reference=list(exp.reference),
-                      grids=[{"grid": type(g).__name__, **_plain(dataclasses.asdict(g))}
-                             for g in exp.grids_for(quick, n_cpu)],
-                      configurations=[{"key": t.key, "stored": part(t).exists(), **t.point}
-                                      for t in todo_all])
-        records.write(df, out, params=params)
+    try:
+        with _locked(parts):
+            for stale in parts.glob(".*.part"):      # temporary files of a sweep that was killed
+                stale.unlink(missing_ok=True)
+            if fresh:
+                for old in parts.glob("*.parquet"):
+                    old.unlink()
+            todo = [t for t in todo_all if not part(t).exists()]
+            outcome = Outcome(out, len(todo_all), len(todo_all) - len(todo), 0, 0)
+            bar = tqdm(total=len(todo_all), initial=outcome.stored_before, desc="s2mc sweep", unit="cfg",
+                       disable=not progress, leave=False, dynamic_ncols=True)
+            say = (lambda msg: bar.write(msg, file=sys.stderr)) if progress else log
+            results = _EXECUTORS[executor](todo, scheduler=scheduler, workers=workers)
+            try:
+                for task, result, error in results:
+                    if error is None:
+                        data, secs = result
+                        try:
+                            write_output(part(task), data, what="records")   # atomic: whole or absent
+                            outcome.ran += 1
+                            outcome.task_seconds += secs
+                        except S2mcError as exc:
+                            error = f"storing its records: {exc}"
+                    if error is not None:
+                        outcome.failed.append((task, error))
+                        say(f"s2mc sweep: failed: {describe(task)}: {error}")
+                    bar.update(1)
+                    bar.set_postfix_str(describe(task), refresh=False)
+            except KeyboardInterrupt:
+                done = sum(part(t).exists() for t in todo_all)
+                say(f"s2mc sweep: interrupted: {done} of {len(todo_all)} configurations are stored in "
+                    f"{parts}/; run the same command again to finish")
+                raise
+            finally:
+                results.close()
+                bar.close()
+            stored = [t for t in todo_all if part(t).exists()]
+            df = _merge([part(t) for t in stored])
+            failed = [dict(configuration=describe(t), key=t.key, error=e) for t, e in outcome.failed]
+            params = dict(command="sweep", experiment=exp.name, title=exp.title, source=exp.source,
+                          quick=quick, executor=executor, scheduler=scheduler, workers=workers,
+                          parts=str(parts), complete=len(stored) == len(todo_all), failed=failed,
+                          reference=list(exp.reference),
+                          grids=[{"grid": type(g).__name__, **_plain(dataclasses.asdict(g))}
+                                 for g in exp.grids_for(quick, n_cpu)],
+                          configurations=[{"key": t.key, "stored": part(t).exists(), **t.point}
+                                          for t in todo_all])
+            records.write(df, out, params=params)
+    finally:
+        if not any(parts.glob("*.parquet")):   # nothing stored (a scheduler out of reach): no litter
+            (parts / ".lock").unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                parts.rmdir()
     outcome.records = len(df)
     outcome.seconds = time.perf_counter() - t0
     return outcome

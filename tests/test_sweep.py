@@ -182,6 +182,7 @@ def test_bad_options_are_one_line(tmp_path, args, code, message):
         res = CliRunner().invoke(cli, ["sweep", str(spec), "--out", str(tmp_path / "r.parquet"), *args])
     assert res.exit_code == code and res.output.startswith(message), res.output
     assert len(res.output.strip().splitlines()) == 1 and not (tmp_path / "r.parquet").exists()
+    assert not sweep.parts_dir(tmp_path / "r.parquet").exists()     # nothing stored, nothing left
 
 
 @pytest.mark.parametrize("spec,out,message", [
