@@ -34,8 +34,8 @@ def _spec_path(spec: str) -> Path:
 @click.command("sweep")
 @click.argument("spec")
 @click.option("--out", "out_path", required=True, type=click.Path(dir_okay=False),
-              help="The records file (Parquet, or CSV when it ends in .csv); finished configurations "
-                   "are kept in FILE.parts/ until the next run.")
+              help="The records file (Parquet, or CSV when it ends in .csv). Each finished "
+                   "configuration is kept in FILE.parts/, so that the same command again skips it.")
 @click.option("--executor", type=click.Choice(["local", "dask"]), default="local", show_default=True,
               help="local: one configuration after the other in this process. dask: one task per "
                    "configuration on a Dask cluster.")
