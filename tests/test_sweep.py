@@ -20,11 +20,17 @@ import pytest
 from click.testing import CliRunner
 from distributed import LocalCluster   # before any dask.config.set: it adds distributed's defaults
 
+from s2mc import gpu
 from s2mc.analysis import experiments, records, specs, sweep
 from s2mc.cli.main import cli
 from s2mc.isa.errors import S2mcError
 from s2mc.simulator import systemc_engine
+from s2mc.gpu.grid import GpuGrid
+from s2mc.gpu.grid import run_grid as gpu_run_grid
+from s2mc.workloads import native
 from s2mc.workloads.aes.grid import run_grid
+from s2mc.workloads.native.grid import NativeGrid
+from s2mc.workloads.native.grid import run_grid as native_run_grid
 
 S2MC = str(Path(sys.executable).with_name("s2mc"))
 TIMING = ("sim_seconds", "sim_mips")     # host timings: the only metrics that may differ between runs
@@ -206,6 +212,45 @@ def test_a_shipped_experiment_by_name(tmp_path, monkeypatch):
     res = CliRunner().invoke(cli, ["sweep", "tiny", "--out", str(tmp_path / "r.csv"), "--quiet"])
     assert res.exit_code == 0 and "s2mc sweep: tiny: 12 configurations: 12 run now" in res.output, res.output
     assert _one_run_per_configuration(records.read(tmp_path / "r.csv")) == 12
+
+
+def _cells(df):
+    """(variant, engine, cores, bytes, metric) of every row: what was measured, not how fast."""
+    return sorted(zip(df["variant"], df["engine"], df["cores"], df["bytes"], df["metric"]))
+
+
+@pytest.mark.skipif(not native.available(), reason="the native AES library is not built")
+def test_a_native_sweep_measures_what_the_library_measures(tmp_path):
+    grid = NativeGrid(threads=(1, 2), sizes=(4096, 8192), impls=("ttable",), strategies=("contiguous", "coarse"),
+                      min_seconds=0, min_reps=1, vs_openssl=True)
+    exp = experiments.Experiment("native_small", "t", "native", (grid,))
+    out = sweep.run(exp, tmp_path / "r.parquet")
+    assert (out.total, out.ran, out.failed) == (4, 4, [])      # a task per (threads, size)
+    df = records.read(tmp_path / "r.parquet")
+    _, rows = native_run_grid(grid, run_id="native-lib", experiment="native_small")
+    assert _cells(df) == _cells(records.make_records(rows))     # one OpenSSL baseline per (threads, size)
+    assert df.groupby(["cores", "bytes"])["run_id"].nunique().eq(1).all() and df["run_id"].nunique() == 4
+
+
+def test_a_gpu_sweep_runs_a_task_per_measurement(tmp_path, monkeypatch):
+    calls = []
+
+    def bench(kernel, measure, *, key_bits, nbytes, reps, op, ext_bytes, threads, streams, chunk_bytes):
+        calls.append((kernel, measure, nbytes, streams))
+        return {"kernel": kernel, "measure": measure, "bytes": nbytes, "seconds": nbytes / 1e11,
+                "best_seconds": nbytes / 1.1e11, "grid": 8, "threads": threads,
+                "streams": streams if measure == "host" else 0}
+
+    # a fake GPU of 10 MiB: the 8 MiB device-resident measurement is skipped (a task with no records)
+    monkeypatch.setattr(gpu, "status", lambda: {"gpu_present": True, "reason": ""})
+    monkeypatch.setattr(gpu, "platform_info", lambda: {"gpu": "Fake", "device": {"global_mem_bytes": 10 << 20}})
+    monkeypatch.setattr(gpu, "bench", bench)
+    grid = GpuGrid(kernels=("coarse",), sizes=(1 << 20, 8 << 20), streams=(1, 4))
+    out = sweep.run(experiments.Experiment("gpu_small", "t", "cuda", (grid,)), tmp_path / "r.parquet")
+    assert (out.total, out.ran, out.failed) == (len(grid.configs()), 8, []) and len(calls) == 7
+    df = records.read(tmp_path / "r.parquet")
+    _, rows, _ = gpu_run_grid(grid, run_id="cuda-lib", experiment="gpu_small")
+    assert _cells(df) == _cells(records.make_records(rows)) and df["run_id"].nunique() == 7
 
 
 # --------------------------------------------------------------------------------------------------
