@@ -150,10 +150,11 @@ def test_write_failure_mid_stream(tmp_path):
     (["--key", ""], "--key: empty hex string"),
     (["--iv", "00" * 8], "--iv: 16 hex digits"),
     (["--iv", "0g" * 16], "--iv: not a hex string"),
-    (["--threads", "0"], "--threads: 0 is not a valid thread count"),
-    (["--chunk-bytes", "100"], "--chunk-bytes"),
-    (["--chunk-bytes", "lots"], "--chunk-bytes"),
-    (["--impl", "rot13"], "unknown implementation 'rot13'"),
+    # Values the option types refuse while parsing: usage errors (exit 2) naming the option.
+    (["--threads", "0"], "'--threads': '0' is out of range (1..1024)"),
+    (["--chunk-bytes", "100"], "'--chunk-bytes': '100' is not a multiple of 16 bytes"),
+    (["--chunk-bytes", "lots"], "'--chunk-bytes': 'lots' is not a size"),
+    (["--impl", "rot13"], "'--impl': unknown value 'rot13'"),
 ])
 def test_bad_options(tmp_path, args, message):
     src = tmp_path / "p"
@@ -161,8 +162,10 @@ def test_bad_options(tmp_path, args, message):
     base = {"--in": str(src), "--out": str(tmp_path / "c"), "--key": KEYS[128], "--iv": IV}
     base.update(dict(zip(args[::2], args[1::2])))
     res = run("encrypt", *[x for kv in base.items() for x in kv])
-    assert res.exit_code == 1
-    assert res.output.startswith("s2mc: error: ") and message in res.output, res.output
+    usage = args[0] in ("--threads", "--chunk-bytes", "--impl")
+    assert res.exit_code == (2 if usage else 1)
+    prefix = "s2mc encrypt: error: " if usage else "s2mc: error: "
+    assert res.output.startswith(prefix) and message in res.output, res.output
     assert res.output.count("\n") == 1
     assert not (tmp_path / "c").exists()
 
@@ -182,7 +185,8 @@ def test_unwritable_output_missing_folder(tmp_path):
     src = tmp_path / "p"
     src.write_bytes(b"x")
     res = run("encrypt", "--in", str(src), "--out", str(tmp_path / "no" / "c"), "--key", KEYS[128], "--iv", IV)
-    assert res.exit_code == 1 and "cannot write output" in res.output and "does not exist" in res.output
+    # Checked while parsing --out: a usage error, before any work
+    assert res.exit_code == 2 and "cannot write encrypted output" in res.output and "does not exist" in res.output
 
 
 def test_unwritable_output_is_directory(tmp_path):
@@ -190,7 +194,7 @@ def test_unwritable_output_is_directory(tmp_path):
     src.write_bytes(b"x")
     (tmp_path / "d").mkdir()
     res = run("encrypt", "--in", str(src), "--out", str(tmp_path / "d"), "--key", KEYS[128], "--iv", IV)
-    assert res.exit_code == 1 and res.output.endswith("d: is a directory; name an output file, not a folder\n")
+    assert res.exit_code == 2 and res.output.endswith("d: is a directory; name an output file, not a folder\n")
 
 
 @pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root can write anywhere")

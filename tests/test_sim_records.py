@@ -136,7 +136,8 @@ def test_sweep_prints_each_output_and_one_summary_row_per_run(tmp_path):
     assert res.exit_code == 0, res.output
     assert res.stdout == "== 1 core ==\n10\n== 2 cores ==\n20\n== 4 cores ==\n40\n"
     lines = res.stderr.strip().splitlines()
-    assert lines[0].split()[:3] == ["cores", "cycles", "speedup"] and len(lines) == 4
+    assert lines[0].split()[:3] == ["cores", "cycles", "speedup"] and len(lines) == 5
+    assert lines[4].startswith("stalls = ")   # the legend under the table
     cycles = {n: Machine(load_program(str(SPIN_LOCK)), cores=n).run().cycles for n in (1, 2, 4)}
     for line, n in zip(lines[1:], (1, 2, 4)):
         cells = line.split()
