@@ -6,6 +6,7 @@ import pytest
 from s2mc import gpu
 from s2mc.analysis import records
 from s2mc.gpu.grid import GpuGrid, markdown_table, run_grid, variant_of
+from gpu_fakes import install_fake_gpu
 
 MIB = 1 << 20
 
@@ -13,17 +14,7 @@ MIB = 1 << 20
 @pytest.fixture
 def fake_gpu(monkeypatch):
     """A GPU with 10 MiB of memory at 100 GB/s (best run 110 GB/s); returns the calls made."""
-    calls = []
-
-    def bench(kernel, measure, *, key_bits, nbytes, reps, op, ext_bytes, threads, streams, chunk_bytes):
-        calls.append((kernel, measure, nbytes, streams))
-        return {"kernel": kernel, "measure": measure, "bytes": nbytes, "seconds": nbytes / 1e11,
-                "best_seconds": nbytes / 1.1e11, "grid": 8, "threads": threads,
-                "streams": streams if measure == "host" else 0}
-
-    monkeypatch.setattr(gpu, "platform_info", lambda: {"gpu": "Fake", "device": {"global_mem_bytes": 10 * MIB}})
-    monkeypatch.setattr(gpu, "bench", bench)
-    return calls
+    return install_fake_gpu(monkeypatch, 10 * MIB)
 
 
 def test_configs_sweep_streams_only_for_host():

@@ -235,12 +235,19 @@ def test_an_unwritable_trace_file_is_one_error_naming_it(tmp_path, engine):
         Machine(prog, engine=engine, trace_file=bad).run()
 
 
-def test_a_failed_run_leaves_no_trace_file(tmp_path, monkeypatch):
-    # A child that dies is an error, not a result: neither the file nor a temporary file remains.
+@pytest.fixture
+def crashing_systemc(tmp_path, monkeypatch):
+    """A stand-in SystemC engine that dies of SIGSEGV at once; returns its path."""
     fake = tmp_path / "s2mc-systemc"
     fake.write_text("#!/bin/sh\nkill -SEGV $$\n")
     fake.chmod(0o755)
     monkeypatch.setenv(systemc_engine.ENV_OVERRIDE, str(fake))
+    return fake
+
+
+def test_a_failed_run_leaves_no_trace_file(tmp_path, crashing_systemc):
+    # A child that dies is an error, not a result: neither the file nor a temporary file remains.
+    fake = crashing_systemc
     out = tmp_path / "t.log"
     with pytest.raises(S2mcError, match="crashed"):
         Machine(assemble(".code 0\ntrap r0 #0\n"), engine="systemc", trace_file=out).run()
@@ -315,12 +322,8 @@ def test_traced_run_memory_is_bounded_millions_of_cycles(tmp_path, engine):
     _check_bounded(tmp_path, engine, 100_000)    # 1 and 4 million cycles
 
 
-def test_a_failed_run_keeps_the_old_trace_file(tmp_path, monkeypatch):
+def test_a_failed_run_keeps_the_old_trace_file(tmp_path, crashing_systemc):
     # The trace goes through s2mc.isa.outputs: an older log is replaced only by a finished one.
-    fake = tmp_path / "s2mc-systemc"
-    fake.write_text("#!/bin/sh\nkill -SEGV $$\n")
-    fake.chmod(0o755)
-    monkeypatch.setenv(systemc_engine.ENV_OVERRIDE, str(fake))
     out = tmp_path / "t.log"
     out.write_text("the old log\n")
     with pytest.raises(S2mcError, match="crashed"):

@@ -26,6 +26,7 @@ from s2mc.cli.main import cli
 from s2mc.isa.errors import S2mcError
 from s2mc.simulator import systemc_engine
 from s2mc.gpu.grid import GpuGrid
+from gpu_fakes import install_fake_gpu
 from s2mc.gpu.grid import run_grid as gpu_run_grid
 from s2mc.workloads import native
 from s2mc.workloads.aes.grid import run_grid
@@ -233,18 +234,8 @@ def test_a_native_sweep_measures_what_the_library_measures(tmp_path):
 
 
 def test_a_gpu_sweep_runs_a_task_per_measurement(tmp_path, monkeypatch):
-    calls = []
-
-    def bench(kernel, measure, *, key_bits, nbytes, reps, op, ext_bytes, threads, streams, chunk_bytes):
-        calls.append((kernel, measure, nbytes, streams))
-        return {"kernel": kernel, "measure": measure, "bytes": nbytes, "seconds": nbytes / 1e11,
-                "best_seconds": nbytes / 1.1e11, "grid": 8, "threads": threads,
-                "streams": streams if measure == "host" else 0}
-
     # a fake GPU of 10 MiB: the 8 MiB device-resident measurement is skipped (a task with no records)
-    monkeypatch.setattr(gpu, "status", lambda: {"gpu_present": True, "reason": ""})
-    monkeypatch.setattr(gpu, "platform_info", lambda: {"gpu": "Fake", "device": {"global_mem_bytes": 10 << 20}})
-    monkeypatch.setattr(gpu, "bench", bench)
+    calls = install_fake_gpu(monkeypatch, 10 << 20)
     grid = GpuGrid(kernels=("coarse",), sizes=(1 << 20, 8 << 20), streams=(1, 4))
     out = sweep.run(experiments.Experiment("gpu_small", "t", "cuda", (grid,)), tmp_path / "r.parquet")
     assert (out.total, out.ran, out.failed) == (len(grid.configs()), 8, []) and len(calls) == 7
