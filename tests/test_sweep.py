@@ -20,7 +20,6 @@ import pytest
 from click.testing import CliRunner
 from distributed import LocalCluster   # before any dask.config.set: it adds distributed's defaults
 
-from s2mc import gpu
 from s2mc.analysis import experiments, records, specs, sweep
 from s2mc.cli.main import cli
 from s2mc.isa.errors import S2mcError
