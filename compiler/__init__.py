@@ -20,6 +20,7 @@ from .errors import CompileError, RzRuntimeError
 from .interpreter import Interpreter, interpret
 from .layout import MemoryMap, layout
 from .lexer import tokenize
+from .nesting import MAX_NESTING, deep
 from .optimiser import fold, peephole, prune_saves
 from .parser import parse
 from .semantic import check
@@ -35,11 +36,13 @@ class Compiled:
     memory_map: MemoryMap
 
 
+@deep
 def frontend(source: str, filename: str = "<input>") -> astnodes.Program:
     """Lex, parse and check: the annotated AST (raises CompileError)."""
     return check(parse(tokenize(source, filename), filename), filename)
 
 
+@deep     # the recursive passes get their stack once for the whole pipeline (nesting.py)
 def compile(source: str, opt: int = 1, filename: str = "<input>") -> Compiled:  # noqa: A001
     """Compile Rz source to S2 assembly and a loadable Program."""
     if opt not in OPT_LEVELS:
@@ -56,10 +59,11 @@ def compile(source: str, opt: int = 1, filename: str = "<input>") -> Compiled:  
     return Compiled(asm, program, checked, layout(checked.globals))
 
 
+@deep
 def interpret_source(source: str, filename: str = "<input>", **options) -> str:
     """Check and interpret Rz source; returns its output (see interpreter.Interpreter)."""
     return interpret(frontend(source, filename), filename=filename, **options)
 
 
-__all__ = ["Compiled", "CompileError", "Interpreter", "RzRuntimeError", "compile", "frontend",
+__all__ = ["Compiled", "CompileError", "Interpreter", "MAX_NESTING", "RzRuntimeError", "compile", "frontend",
            "interpret", "interpret_source", "tokenize", "parse", "check"]

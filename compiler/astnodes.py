@@ -1,6 +1,7 @@
 """The Rz abstract syntax tree. Every node carries its source position (line, col)."""
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 
 
@@ -162,3 +163,23 @@ def walk(node):
         elif isinstance(n, Binary):
             kids = [n.left, n.right]
         stack.extend(reversed(kids))
+
+
+def clone(node):
+    """A copy of the tree under node: every node and every list is new, the rest (names, numbers,
+    tokens) shared. A loop, not recursion (copy.deepcopy recurses per level), so any depth works."""
+    root = copy.copy(node)
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        for key, value in list(vars(n).items()):
+            if isinstance(value, Node):
+                value = copy.copy(value)
+                stack.append(value)
+            elif isinstance(value, list):
+                value = [copy.copy(v) if isinstance(v, Node) else v for v in value]
+                stack.extend(v for v in value if isinstance(v, Node))
+            else:
+                continue
+            setattr(n, key, value)
+    return root

@@ -18,6 +18,8 @@ The instructions are the IR of ir.py; compile() in __init__.py runs the passes i
 """
 from __future__ import annotations
 
+import weakref
+
 from s2mc.isa.instructions import ADS_MAX, IMM_MAX, IMM_MIN, MOV_MAX, MOV_MIN
 
 from . import astnodes as A
@@ -25,6 +27,7 @@ from .errors import CompileError
 from .ir import (ALL_O0, ARG_REGS, FP, RADS, RETVAL, SAVED_O1, SCRATCH_O1, SP, SPECIAL, FrameSlot,
                  Ins)
 from .layout import DATA_BASE, MemoryMap, layout
+from .nesting import children, deep
 from .semantic import ASM_REF
 
 ALU = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "mod", "&": "and", "|": "or",
@@ -42,9 +45,26 @@ def fits_imm(v: int) -> bool:
     return IMM_MIN <= v <= IMM_MAX
 
 
+_HAS_CALL: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()   # node -> has_call(node)
+
+
 def has_call(e) -> bool:
-    """Does evaluating e call a user function (and so clobber scratch registers and retval)?"""
-    return any(isinstance(n, A.Call) and not n.builtin for n in A.walk(e))
+    """Does evaluating e call a user function (and so clobber scratch registers and retval)?
+    Asked at every level of an expression, so the answers for the whole subtree are computed
+    once, children first, and kept (a nested expression would otherwise cost quadratic time)."""
+    known = _HAS_CALL.get(e)
+    if known is not None:
+        return known
+    order, stack = [], [e]
+    while stack:
+        n = stack.pop()
+        if n not in _HAS_CALL:
+            order.append(n)
+            stack.extend(children(n))
+    for n in reversed(order):                  # every child before its parent
+        _HAS_CALL[n] = ((isinstance(n, A.Call) and not n.builtin)
+                        or any(_HAS_CALL[c] for c in children(n)))
+    return _HAS_CALL[e]
 
 
 class FunctionGen:
@@ -648,6 +668,7 @@ class Generated:
         return "\n".join(lines) + "\n"
 
 
+@deep   # expr/statement recurse per AST level (nesting.py)
 def generate(prog: A.Program, opt: int = 1, filename: str = "<input>") -> Generated:
     """The IR of a checked program, one instruction list per function (not yet optimised)."""
     cg = CodeGen(prog, opt, filename)

@@ -12,12 +12,12 @@ simulate the view of another core of a multicore run, for programs that do not c
 """
 from __future__ import annotations
 
-import sys
-
 from . import astnodes as A
+from . import nesting
 from .arith import binary, unary, wrap
 from .errors import RzRuntimeError
 from .layout import layout
+from .nesting import deep, height
 
 
 class _Return(Exception):
@@ -32,6 +32,10 @@ class Interpreter:
         self.max_steps, self.max_depth, self.filename = max_steps, max_depth, filename
         self.steps = 0
         self.depth = 0
+        # Python frames the active calls may take: each call is charged for its function's depth,
+        # and the sum must stay within what deep() provides for (nesting.py).
+        self.frames, self.frame_budget = 0, nesting.recursion_limit() - nesting.MARGIN_FRAMES // 2
+        self.frame_cost: dict[str, int] = {}
         self.out: list[str] = []
         self.map = layout(prog.globals)
         self.mem_words = mem_words
@@ -63,27 +67,31 @@ class Interpreter:
             raise self.fail(node, f"step limit of {self.max_steps} reached (infinite loop?)")
 
     # -- running -------------------------------------------------------------------------------
+    @deep
     def run(self) -> str:
-        old = sys.getrecursionlimit()
-        sys.setrecursionlimit(max(old, 40 * self.max_depth + 1000))
-        try:
-            self.call_function(self.functions["main"], [], self.prog)
-        finally:
-            sys.setrecursionlimit(old)
+        self.call_function(self.functions["main"], [], self.prog)
         return "".join(self.out)
 
     def call_function(self, f: A.Function, args: list[int], site) -> int:
+        cost = self.frame_cost.get(f.name)
+        if cost is None:
+            cost = self.frame_cost[f.name] = nesting.FRAMES_PER_LEVEL * (height(f) + 2)
         self.depth += 1
-        if self.depth > self.max_depth:
-            raise self.fail(site, f"calls nested more than {self.max_depth} deep")
-        env = dict(zip(f.params, args))
+        self.frames += cost
         try:
+            if self.depth > self.max_depth:
+                raise self.fail(site, f"calls nested more than {self.max_depth} deep")
+            if self.frames > self.frame_budget:
+                raise self.fail(site, f"calls nested too deep for the interpreter ({self.depth} "
+                                      "active calls of deeply nested functions)")
+            env = dict(zip(f.params, args))
             self.block(f.body, env)
             return 0
         except _Return as r:
             return r.value
         finally:
             self.depth -= 1
+            self.frames -= cost
 
     def block(self, stmts, env) -> None:
         for s in stmts:

@@ -27,13 +27,13 @@ from the ISA table through ir.py; this module adds only the calling convention (
 """
 from __future__ import annotations
 
-import copy
 import re
 
 from . import astnodes as A
 from .arith import binary, unary, wrap
 from .ir import (ALL_O0, ARG_REGS, FP, RADS, RETVAL, SAVED_O1, SCRATCH_O1, SP, SPECIAL, FrameSlot,
                  has_no_side_effect, is_reg, read_only_positions, reads_writes)
+from .nesting import deep
 
 TAIL_MAX = 6          # longest epilogue copied in place of a jump to it
 BARRIERS = {"label", "asm", "sync", "xchg", "jal", "ret", "jmp"}
@@ -67,6 +67,12 @@ def fold_expr(e):
     if not isinstance(e, A.Binary):
         return e
     e.left, e.right = fold_expr(e.left), fold_expr(e.right)
+    return _fold_binary(e)
+
+
+def _fold_binary(e):
+    """The rules for a Binary whose operands are already folded (never folds them again: a long
+    chain would otherwise be re-folded once per constant, quadratic time)."""
     op, l, r = e.op, e.left, e.right
     lc = l.value if isinstance(l, A.Num) else None
     rc = r.value if isinstance(r, A.Num) else None
@@ -93,7 +99,7 @@ def fold_expr(e):
         if op in ("+", "-") and isinstance(l, A.Binary) and l.op in ("+", "-") \
                 and isinstance(l.right, A.Num):
             c = (l.right.value if l.op == "+" else -l.right.value) + (rc if op == "+" else -rc)
-            return fold_expr(A.Binary(e.line, e.col, "+", l.left, _num(e, c)))
+            return _fold_binary(A.Binary(e.line, e.col, "+", l.left, _num(e, c)))
         if op == "-" and rc != -(1 << 31):
             return A.Binary(e.line, e.col, "+", l, _num(e, -rc))
     if lc is not None:
@@ -138,9 +144,10 @@ def fold_block(stmts) -> list:
     return out
 
 
+@deep
 def fold(prog: A.Program) -> A.Program:
     """A folded copy of a checked program (the input is left untouched)."""
-    prog = copy.deepcopy(prog)
+    prog = A.clone(prog)
     for f in prog.functions:
         f.body = fold_block(f.body)
     return prog
@@ -211,27 +218,45 @@ def _jumps(code) -> list:
         if ins.op == "label":
             labels_at[ins.args[0]] = i
 
-    def next_real(i):
-        while i < len(code) and code[i].op == "label":
-            i += 1
-        return i
+    # first[i]: the first instruction at or after i that is no label (one pass, so that a long
+    # run of labels, like the ends of an else-if chain, is not walked again for every jump)
+    first = [len(code)] * (len(code) + 1)
+    for i in range(len(code) - 1, -1, -1):
+        first[i] = first[i + 1] if code[i].op == "label" else i
 
-    def resolve(lbl, seen=()):
-        i = labels_at.get(lbl)
-        if i is None or lbl in seen:
-            return lbl
-        j = next_real(i + 1)
-        if j < len(code) and code[j].op == "jmp":
-            return resolve(code[j].args[0], (*seen, lbl))
-        return lbl
+    def next_real(i):
+        return first[min(i, len(code))]
+
+    resolved: dict[str, str] = {}
+
+    def resolve(lbl):
+        """Where a jump to lbl ends up after a chain of jumps (in a loop of jumps: the first label
+        met twice). A loop with the answers remembered: nested if-else chains are long."""
+        path, seen = [], set()
+        while lbl not in resolved:
+            i = labels_at.get(lbl)
+            if i is None:
+                break
+            if lbl in seen:
+                return lbl                     # a loop of jumps: nothing to remember
+            seen.add(lbl)
+            path.append(lbl)
+            j = next_real(i + 1)
+            if not (j < len(code) and code[j].op == "jmp"):
+                break
+            lbl = code[j].args[0]
+        final = resolved.get(lbl, lbl)
+        resolved.update(dict.fromkeys(path, final))
+        return final
 
     def short_tail(lbl):
         """The instructions after lbl up to a ret, if there are few and no labels among them."""
         i = labels_at.get(lbl)
         if i is None:
             return None
+        start = next_real(i + 1)    # past the labels at the same place (an else-if chain's ends)
         tail = []
-        for ins in code[i + 1:i + 2 + TAIL_MAX]:
+        for ins in code[start:start + 1 + TAIL_MAX]:
             if ins.op in ("label", "asm"):
                 return None
             tail.append(ins)
@@ -346,6 +371,7 @@ def _blocks(code):
 def _liveness(code):
     """live_after[i]: registers whose value instruction i's successors may read."""
     ranges, succ, _ = _blocks(code)
+    uses_defs = [_uses_defs(ins) for ins in code]    # once, not once per pass
     live_in = [set() for _ in ranges]
     changed = True
     while changed:
@@ -354,7 +380,7 @@ def _liveness(code):
             live = set().union(*(live_in[s] for s in succ[b])) if succ[b] else set()
             s, e = ranges[b]
             for i in range(e - 1, s - 1, -1):
-                uses, defs = _uses_defs(code[i])
+                uses, defs = uses_defs[i]
                 live = (live - defs) | uses
             if live != live_in[b]:
                 live_in[b] = live
@@ -364,7 +390,7 @@ def _liveness(code):
         live = set().union(*(live_in[x] for x in succ[b])) if succ[b] else set()
         for i in range(e - 1, s - 1, -1):
             after[i] = live
-            uses, defs = _uses_defs(code[i])
+            uses, defs = uses_defs[i]
             live = (live - defs) | uses
     return after
 

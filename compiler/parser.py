@@ -28,6 +28,11 @@
     unary            := ( "-" | "!" | "~" | "*" | "&" ) unary | primary
     primary          := NUM | STR | "(" expression ")" | ID [ "[" expression "]" | arguments ]
     arguments        := "(" [ expression { "," expression } ] ")"
+
+The ten binary levels are parsed by precedence climbing (one loop, recursing only into a tighter
+level), prefix operators and else-if chains by loops, so that long chains cost no recursion. What
+still recurses (brackets, blocks, operands) is counted and stopped at nesting.MAX_NESTING, and the finished
+AST's depth is checked (nesting.check_depth) before any recursive pass sees it.
 """
 from __future__ import annotations
 
@@ -35,6 +40,8 @@ from . import astnodes as A
 from .arith import wrap
 from .errors import CompileError
 from .lexer import Token
+from . import nesting
+from .nesting import check_depth, deep, too_deep
 
 _BINARY_LEVELS = [
     ("logical_or", ("||",)),
@@ -48,6 +55,8 @@ _BINARY_LEVELS = [
     ("additive", ("+", "-")),
     ("multiplicative", ("*", "/", "%")),
 ]
+_LEVEL = {op: level for level, (_, ops) in enumerate(_BINARY_LEVELS) for op in ops}
+_PREFIX = ("-", "!", "~", "*", "&")
 
 
 class Parser:
@@ -55,6 +64,7 @@ class Parser:
         self.filename = filename
         self.toks = tokens
         self.pos = 0
+        self.depth = 0             # brackets, blocks and operands open around the current token
 
     # -- token helpers -------------------------------------------------------------------------
     @property
@@ -88,6 +98,16 @@ class Parser:
         if t.kind == "INDENT":
             raise self.error(t, f"unexpected indentation (expected {want})")
         raise self.error(t, f"expected {want}, found {t}")
+
+    def enter(self, tok: Token) -> None:
+        """One more level of recursion (a bracket, a block, an operand of a binary operator);
+        refused past MAX_NESTING, so the parser's own recursion is bounded too."""
+        self.depth += 1
+        if self.depth > nesting.MAX_NESTING:
+            raise too_deep(self.filename, tok.line, tok.col)
+
+    def leave(self) -> None:
+        self.depth -= 1
 
     def end_of_statement(self) -> None:
         if self.at("NEWLINE"):
@@ -177,11 +197,12 @@ class Parser:
     def block(self, what: str) -> list[A.Stmt]:
         if not self.at("INDENT"):
             raise self.error(self.tok, f"expected an indented block for {what}")
-        self.advance()
+        self.enter(self.advance())
         stmts = []
         while not self.at("DEDENT") and not self.at("EOF"):
             stmts.append(self.statement())
         self.expect("DEDENT")
+        self.leave()
         return stmts
 
     # -- statements ----------------------------------------------------------------------------
@@ -208,7 +229,10 @@ class Parser:
         if self.at("NEWLINE"):
             self.advance()
             return self.block(what)
-        return [self.statement()]
+        self.enter(self.tok)                       # if (c) if (d) ... on one line
+        stmt = self.statement()
+        self.leave()
+        return [stmt]
 
     def condition(self, kw: str) -> A.Expr:
         self.expect("OP", "(", what=f"'(' after '{kw}'")
@@ -217,17 +241,22 @@ class Parser:
         return cond
 
     def if_statement(self) -> A.If:
-        kw = self.advance()
-        cond = self.condition("if")
-        then = self.body("'if'")
+        # An else-if chain is read by a loop and nested afterwards: no recursion per branch.
+        chain = []                                 # (if keyword, condition, then-branch)
         else_ = None
-        if self.at("KW", "else"):
+        while True:
+            kw = self.advance()
+            cond = self.condition("if")
+            chain.append((kw, cond, self.body("'if'")))
+            if not self.at("KW", "else"):
+                break
             self.advance()
-            if self.at("KW", "if"):
-                else_ = [self.if_statement()]
-            else:
+            if not self.at("KW", "if"):
                 else_ = self.body("'else'")
-        return A.If(kw.line, kw.col, cond, then, else_)
+                break
+        for kw, cond, then in reversed(chain):
+            else_ = [A.If(kw.line, kw.col, cond, then, else_)]
+        return else_[0]
 
     def while_statement(self) -> A.While:
         kw = self.advance()
@@ -258,37 +287,44 @@ class Parser:
         return A.ExprStmt(start.line, start.col, expr)
 
     # -- expressions ---------------------------------------------------------------------------
-    def expression(self) -> A.Expr:
-        return self.logical_or()
-
-    def _binary_level(self, level: int) -> A.Expr:
-        if level == len(_BINARY_LEVELS):
-            return self.unary()
-        ops = _BINARY_LEVELS[level][1]
-        left = self._binary_level(level + 1)
-        while self.at_op(*ops):
+    def expression(self, level: int = 0) -> A.Expr:
+        """Binary operators of `level` (in _BINARY_LEVELS) and tighter, left-associative, by
+        precedence climbing: a chain at one level (1+1+...+1) is a loop; recursion only climbs to
+        a tighter level, at most ten deep whatever the chain."""
+        left = self.unary()
+        chain = 0
+        while self.tok.kind == "OP" and _LEVEL.get(self.tok.value, -1) >= level:
             op = self.advance()
-            right = self._binary_level(level + 1)
+            self.enter(op)                         # the climb to a tighter level recurses
+            right = self.expression(_LEVEL[op.value] + 1)
+            self.leave()
             left = A.Binary(op.line, op.col, op.value, left, right)
+            chain += 1
+            if chain > nesting.MAX_NESTING:             # too deep already: stop building
+                raise too_deep(self.filename, op.line, op.col)
         return left
 
-    def logical_or(self): return self._binary_level(0)
-    def logical_and(self): return self._binary_level(1)
-    def bitwise_or(self): return self._binary_level(2)
-    def bitwise_xor(self): return self._binary_level(3)
-    def bitwise_and(self): return self._binary_level(4)
-    def equality(self): return self._binary_level(5)
-    def relational(self): return self._binary_level(6)
-    def shift(self): return self._binary_level(7)
-    def additive(self): return self._binary_level(8)
-    def multiplicative(self): return self._binary_level(9)
+    def logical_or(self): return self.expression(0)
+    def logical_and(self): return self.expression(1)
+    def bitwise_or(self): return self.expression(2)
+    def bitwise_xor(self): return self.expression(3)
+    def bitwise_and(self): return self.expression(4)
+    def equality(self): return self.expression(5)
+    def relational(self): return self.expression(6)
+    def shift(self): return self.expression(7)
+    def additive(self): return self.expression(8)
+    def multiplicative(self): return self.expression(9)
 
     def unary(self) -> A.Expr:
-        if self.at_op("-", "!", "~", "*", "&"):
-            op = self.advance()
-            operand = self.unary()
-            return A.Unary(op.line, op.col, op.value, operand)
-        return self.primary()
+        ops = []                                   # - - ~ ! x: a loop, then nested inside out
+        while self.at_op(*_PREFIX):
+            ops.append(self.advance())
+            if len(ops) > nesting.MAX_NESTING:       # too deep already: stop building
+                raise too_deep(self.filename, ops[-1].line, ops[-1].col)
+        e = self.primary()
+        for op in reversed(ops):
+            e = A.Unary(op.line, op.col, op.value, e)
+        return e
 
     def primary(self) -> A.Expr:
         t = self.tok
@@ -299,9 +335,10 @@ class Parser:
             self.advance()
             return A.Str(t.line, t.col, t.value)
         if self.at_op("("):
-            self.advance()
+            self.enter(self.advance())
             e = self.expression()
             self.expect("OP", ")", what="')'")
+            self.leave()
             return e
         if t.kind == "ID":
             self.advance()
@@ -309,9 +346,10 @@ class Parser:
                 return A.Call(t.line, t.col, t.value, self.arguments(f"the call of '{t.value}'"))
             name = A.Name(t.line, t.col, t.value)
             if self.at_op("["):
-                self.advance()
+                self.enter(self.advance())
                 idx = self.expression()
                 self.expect("OP", "]", what="']'")
+                self.leave()
                 return A.Index(t.line, t.col, name, idx)
             return name
         if t.kind == "KW":
@@ -320,7 +358,7 @@ class Parser:
 
     def arguments(self, where: str, opening: str | None = None) -> list[A.Expr]:
         """'(' [expression {',' expression}] ')' — `where` names the call in error messages."""
-        self.expect("OP", "(", what=opening)
+        self.enter(self.expect("OP", "(", what=opening))
         args = []
         if not self.at_op(")"):
             args.append(self.expression())
@@ -328,9 +366,12 @@ class Parser:
                 self.advance()
                 args.append(self.expression())
         self.expect("OP", ")", what=f"')' or ',' in {where}")
+        self.leave()
         return args
 
 
+@deep
 def parse(tokens: list[Token], filename: str = "<input>") -> A.Program:
-    """Parse the lexer's tokens into an AST (no name checks: see semantic.check)."""
-    return Parser(tokens, filename).program()
+    """Parse the lexer's tokens into an AST (no name checks: see semantic.check); an AST deeper
+    than nesting.MAX_NESTING is refused here, so the later passes may recurse over it."""
+    return check_depth(Parser(tokens, filename).program(), filename)

@@ -11,6 +11,7 @@ import re
 from . import astnodes as A
 from .arith import binary, unary, wrap
 from .errors import CompileError
+from .nesting import deep
 
 RESERVED = {"fp", "sp", "rads", "retval"}
 ASM_REF = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -280,6 +281,7 @@ class Checker:
             self.expr(a)
 
 
+@deep
 def check(prog: A.Program, filename: str = "<input>") -> A.Program:
     """Check and annotate the program in place; raises CompileError on the first error."""
     Checker(prog, filename).check()
