@@ -5,6 +5,7 @@ from pathlib import Path
 
 import click
 
+from s2mc.isa import read_text
 from s2mc.isa.errors import S2mcError
 from s2mc.isa.outputs import write_output
 
@@ -26,11 +27,8 @@ def compile_cmd(source, output, opt):
 
     if not source.endswith(".rz"):
         raise S2mcError(f"{source}: expected an Rz source file ending in .rz")
-    try:
-        example = bundled(source)
-        text = (example.path if example else Path(source)).read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise S2mcError(f"{source}: not a text file") from None
+    example = bundled(source)
+    text = read_text(example.path if example else source)   # not UTF-8: one line naming the line
     result = compile_rz(text, opt=opt, filename=source)
     # a bundled example's assembly goes into this folder, never into the package
     out = output or str(Path(example.name if example else source).with_suffix(".s"))

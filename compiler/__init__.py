@@ -10,9 +10,11 @@ assembler.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from s2mc.isa import Program, assemble
+from s2mc.isa.assembler import AsmError
 
 from . import astnodes
 from .codegen import generate
@@ -55,8 +57,28 @@ def compile(source: str, opt: int = 1, filename: str = "<input>") -> Compiled:  
     if opt >= 1:
         ir.functions = [prune_saves(peephole(code)) for code in ir.functions]
     asm = ir.render()
-    program = assemble(asm, filename.rsplit(".", 1)[0] + ".s")
+    asm_name = filename.rsplit(".", 1)[0] + ".s"
+    try:
+        program = assemble(asm, asm_name)
+    except AsmError as exc:
+        raise _at_inline_asm(exc, asm, asm_name, ir.functions, filename) from None
     return Compiled(asm, program, checked, layout(checked.globals))
+
+
+def _at_inline_asm(exc: AsmError, asm: str, asm_name: str, functions, filename: str) -> Exception:
+    """An assembler error in a line that came from asm("...") becomes a CompileError at that
+    string in the .rz file (the user never sees the generated .s). Any other assembler error is
+    the compiler's own fault and stays as it is."""
+    m = re.match(re.escape(asm_name) + r":(\d+): (.*)", str(exc))
+    flat = [ins for code in functions for ins in code]
+    lines = asm.splitlines()
+    first = len(lines) - 1 - len(flat)       # the functions' lines end just before the last, .end
+    if m and flat and lines[first] == flat[0].render():
+        i = int(m.group(1)) - 1 - first
+        if 0 <= i < len(flat) and flat[i].op == "asm" and isinstance(flat[i].comment, tuple):
+            line, col = flat[i].comment
+            return CompileError(filename, line, col, f"in asm(...): {m.group(2)}")
+    return exc
 
 
 @deep

@@ -584,8 +584,8 @@ class FunctionGen:
                                    "memory (too many locals); use fewer locals")
             return h
         for line in ASM_REF.sub(sub, s.value).splitlines():
-            if line.strip():
-                self.code.append(Ins("asm", [line.strip()]))
+            if line.strip():   # the comment is the string's place: compile() reports errors there
+                self.code.append(Ins("asm", [line.strip()], comment=(s.line, s.col)))
 
 
 class CodeGen:

@@ -5,14 +5,28 @@ OP (operators and punctuation), KW (if else while return print), NEWLINE, INDENT
 `//` starts a comment. Blank and comment-only lines are ignored. Inside ( ) [ ] { } newlines and
 indentation are ignored, so long argument lists and array initialisers may span lines. A tab in
 indentation advances to the next multiple of 8 columns.
+
+Names and numbers are ASCII (docs/rz.md): a name is a letter or '_' then letters, digits and '_',
+at most MAX_NAME characters, so that it is a valid S2 assembly label as it stands. Any other
+character outside strings and comments is an error at its line:col. String characters are
+U+0000..U+00FF: print writes each one as one byte (trap #2 prints the low 8 bits).
 """
 from __future__ import annotations
 
+import string
 from dataclasses import dataclass
+
+from s2mc.isa.errors import excerpt
 
 from .errors import CompileError
 
 KEYWORDS = {"if", "else", "while", "return", "print"}
+DIGITS = frozenset(string.digits)
+HEX_DIGITS = frozenset(string.hexdigits)
+NAME_START = frozenset(string.ascii_letters + "_")
+NAME_CHARS = NAME_START | DIGITS
+MAX_NAME = 64                 # keeps labels readable and every message that quotes two names short
+MAX_STRING_CHAR = 0xFF
 OPERATORS_2 = {"<<", ">>", "<=", ">=", "==", "!=", "&&", "||"}
 OPERATORS_1 = set("+-*/%&|^~!<>=()[]{},")
 ESCAPES = {"n": "\n", "t": "\t", "0": "\0", "\\": "\\", '"': '"', "r": "\r"}
@@ -35,6 +49,23 @@ class Token:
             return "a string"
         return {"NEWLINE": "end of line", "INDENT": "indentation", "DEDENT": "end of block",
                 "EOF": "end of file"}[self.kind]
+
+
+def shown(c: str) -> str:
+    """A character as an error message quotes it: its code point, and itself if printable."""
+    return f"'{c}' (U+{ord(c):04X})" if c.isprintable() and c != "'" else f"U+{ord(c):04X}"
+
+
+def _number(text: str, hex_: bool) -> int | None:
+    """The value of a literal's digits, or None when they are not all digits; absurdly long
+    numbers come back as 2^32 (out of range) rather than reach int()."""
+    digits = text[2:] if hex_ else text
+    if not digits or not set(digits) <= (HEX_DIGITS if hex_ else DIGITS):
+        return None
+    significant = digits.lstrip("0")
+    if len(significant) > (8 if hex_ else 10):
+        return NUM_MAX + 1
+    return int(significant or "0", 16 if hex_ else 10)
 
 
 def tokenize(source: str, filename: str = "<input>") -> list[Token]:
@@ -95,35 +126,29 @@ def tokenize(source: str, filename: str = "<input>") -> list[Token]:
             while i < n and source[i] != "\n":
                 i += 1
             continue
-        if c.isdigit():
-            j = i
-            if source.startswith(("0x", "0X"), i):
-                j = i + 2
-                while j < n and (source[j].isalnum() or source[j] == "_"):
-                    j += 1
-                text = source[i:j]
-                try:
-                    value = int(text[2:], 16)
-                except ValueError:
-                    raise err(line, col, f"bad hex number '{text}'") from None
-            else:
-                while j < n and (source[j].isalnum() or source[j] == "_"):
-                    j += 1
-                text = source[i:j]
-                if not text.isdigit():
-                    raise err(line, col, f"bad number '{text}'")
-                value = int(text)
+        if c in DIGITS:
+            j = i + 1
+            while j < n and source[j] in NAME_CHARS:
+                j += 1
+            text = source[i:j]
+            hex_ = text[:2] in ("0x", "0X")
+            value = _number(text, hex_)
+            if value is None:
+                raise err(line, col, f"bad {'hex ' * hex_}number '{excerpt(text)}'")
             if value > NUM_MAX:
-                raise err(line, col, f"number {text} is out of range (the largest is 4294967295 = "
-                                     "0xFFFFFFFF; numbers are 32-bit)")
+                raise err(line, col, f"number {excerpt(text, 20)} is out of range (the largest is "
+                                     "4294967295 = 0xFFFFFFFF; numbers are 32-bit)")
             toks.append(Token("NUM", value, line, col))
             i = j
             continue
-        if c.isalpha() or c == "_":
-            j = i
-            while j < n and (source[j].isalnum() or source[j] == "_"):
+        if c in NAME_START:
+            j = i + 1
+            while j < n and source[j] in NAME_CHARS:
                 j += 1
             word = source[i:j]
+            if len(word) > MAX_NAME:
+                raise err(line, col, f"name '{word[:20]}...' is too long ({len(word)} "
+                                     f"characters; at most {MAX_NAME})")
             toks.append(Token("KW" if word in KEYWORDS else "ID", word, line, col))
             i = j
             continue
@@ -138,12 +163,19 @@ def tokenize(source: str, filename: str = "<input>") -> list[Token]:
                     break
                 if ch == "\\":
                     esc = source[j + 1] if j + 1 < n else ""
+                    if esc in ("", "\n"):
+                        j += 1                 # a backslash at the end of the line
+                        continue
                     if esc not in ESCAPES:
-                        raise err(line, j - line_start + 1, f"unknown escape '\\{esc}' in string "
-                                                            "(use \\n \\t \\0 \\\\ or \\\")")
+                        raise err(line, j - line_start + 1, f"unknown escape '\\{excerpt(esc)}' in "
+                                                            "string (use \\n \\t \\0 \\\\ or \\\")")
                     chars.append(ESCAPES[esc])
                     j += 2
                     continue
+                if ord(ch) > MAX_STRING_CHAR:
+                    raise err(line, j - line_start + 1, f"character {shown(ch)} cannot be in a "
+                                                        "string: print writes one byte per "
+                                                        "character (U+0000..U+00FF)")
                 chars.append(ch)
                 j += 1
             toks.append(Token("STR", "".join(chars), line, col))
@@ -165,7 +197,8 @@ def tokenize(source: str, filename: str = "<input>") -> list[Token]:
             toks.append(Token("OP", c, line, col))
             i += 1
             continue
-        raise err(line, col, f"unexpected character '{c}'")
+        hint = "; names are ASCII letters, digits and '_'" if not c.isascii() else ""
+        raise err(line, col, f"unexpected character {shown(c)}{hint}")
     if opened:
         c, ln, col = opened[-1]
         raise err(ln, col, f"'{c}' is never closed")

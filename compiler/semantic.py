@@ -7,15 +7,21 @@ After check(), every Name has .kind ("local", "global" or "array"), every Functi
 from __future__ import annotations
 
 import re
+from types import SimpleNamespace
+
+from s2mc.isa.instructions import ADS_MAX, MOV_MAX
 
 from . import astnodes as A
 from .arith import binary, unary, wrap
 from .errors import CompileError
+from .layout import layout
 from .nesting import deep
 
 RESERVED = {"fp", "sp", "rads", "retval"}
 ASM_REF = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 MAX_GLOBAL_WORDS = 1 << 22
+# Directives that would move the code after an asm(...) line or end the program early.
+ASM_FORBIDDEN = {".code", ".data", ".symbol", ".end", ".stacks"}
 
 
 def const_value(e: A.Expr):
@@ -65,6 +71,7 @@ class Checker:
         for g in self.prog.globals:
             self.resolve_global(g)
             self.globals[g.name] = g
+        self.check_memory()
         for f in self.prog.functions:
             self.functions[f.name] = f
         main = self.functions.get("main")
@@ -120,6 +127,31 @@ class Checker:
                                                          f"'{g.name}[{size}]' ({len(values)})")
             g.size = size
         g.init = values
+
+    def check_memory(self) -> None:
+        """The globals, the 64 stacks after them and the heap label must fit in the 22-bit address
+        space, and the stacks' base in the one `mov` the startup code loads it with (codegen.py);
+        otherwise the assembler would refuse the generated .s."""
+        def fits(globals_) -> bool:
+            m = layout(globals_)
+            return m.stack_base <= MOV_MAX and m.heap <= ADS_MAX
+
+        gs = self.prog.globals
+        if fits(gs):
+            return
+        lo, hi = 0, len(gs)                 # the first global that no longer fits: gs[hi - 1]
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (mid, hi) if fits(gs[:mid]) else (lo, mid)
+        most, step = 0, 1 << 22             # the most words of globals that fit
+        while step:
+            if fits([SimpleNamespace(name="_", size=most + step)]):
+                most += step
+            step >>= 1
+        g = gs[hi - 1]
+        total = sum(1 if x.size is None else x.size for x in gs[:hi])
+        raise self.error(g, f"the globals do not fit in memory: up to '{g.name}' they take {total} "
+                            f"words, and at most {most} fit below the per-core stacks")
 
     # -- functions -----------------------------------------------------------------------------
     def check_function(self, f: A.Function) -> None:
@@ -261,6 +293,11 @@ class Checker:
                 s = c.args[0]
                 if not isinstance(s, A.Str):
                     raise self.error(s, "asm(...) takes a string of S2 assembly")
+                for text in s.value.splitlines():
+                    first = text.split(";", 1)[0].split()[:1]
+                    if first and first[0].lower() in ASM_FORBIDDEN:
+                        raise self.error(s, f"asm(...) cannot contain '{first[0]}': the generated "
+                                            "code around it depends on where it is")
                 for m in ASM_REF.finditer(s.value):
                     ref = m.group(1)
                     if ref not in self.locals and ref not in self.globals:
