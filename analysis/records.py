@@ -130,6 +130,12 @@ _METRIC_LIST: tuple[Metric, ...] = (
     Metric("mem_accesses", "accesses",
            "Bus transactions, the simulator's own count: ld, st, push, pop, xchg and trap #3 are one "
            "each (an xchg is one access but one read and one write, so this is not reads + writes)."),
+    Metric("finish_cycle", "cycles",
+           "Per core: the cycle it finished (its halting trap's cycle + 1), the same as its `cycles`. "
+           "Whole run (core -1): the first core's finish; `cycles` is the last one's."),
+    Metric("idle_cycles", "cycles",
+           "Per core: cycles from its finish to the end of the run (total cycles - finish_cycle), "
+           "spent neither working, stalled nor at a barrier. Whole run: summed over the cores."),
     Metric("mem_latency", "cycles", "The memory latency L the run used (bus busy cycles per access)."),
     Metric("bus_utilisation", "fraction",
            "Bus busy cycles / total cycles of the run (0..1)."),

@@ -28,9 +28,11 @@ MAX_LATENCY = PARAMS["mem_latency"].max
 DEFAULT_MAX_CYCLES = PARAMS["max_cycles"].default
 DEFAULT_MEM_WORDS = PARAMS["mem_words"].default
 
-# Per-core counters, in the order the CLI and the records print them.
+# Per-core counters, in the order the CLI and the records print them. A core's `cycles` is its
+# finish cycle (also named `finish_cycle`); `idle_cycles` the cycles from then to the end of the run
+# (total cycles - finish), in which it is neither working nor stalled nor waiting at a barrier.
 CORE_COUNTERS = ("instructions", "cycles", "stall_cycles", "bus_wait_cycles", "bus_busy_cycles",
-                 "mem_reads", "mem_writes", "mem_accesses", "sync_wait_cycles")
+                 "mem_reads", "mem_writes", "mem_accesses", "sync_wait_cycles", "finish_cycle", "idle_cycles")
 
 
 class SimFault(S2mcError):
@@ -79,6 +81,16 @@ class Result:
     def stall_cycles(self) -> int:
         return sum(c["stall_cycles"] for c in self.cores)
 
+    @property
+    def finish_cycles(self) -> list[int]:
+        """Each core's finish cycle (the cycle after its halting trap), core 0 first."""
+        return [c["cycles"] for c in self.cores]
+
+    @property
+    def idle_cycles(self) -> int:
+        """Core-cycles spent halted before the run ended, summed over the cores."""
+        return sum(c["idle_cycles"] for c in self.cores)
+
     def stats_frame(self):
         """Per-core counters as a pandas DataFrame, one row per core."""
         import pandas as pd
@@ -104,7 +116,8 @@ def build_result(raw: dict, program: Program, cfg: Config) -> Result:
         raise SimFault(fault_message(raw["fault"], cfg, program), raw["fault"], raw.get("trace"))
     cores = []
     for i, c in enumerate(raw["cores"]):
-        row = {"core": i, "cycles": c["finish_cycle"],
+        row = {"core": i, "cycles": c["finish_cycle"], "idle_cycles": raw["cycles"] - c["finish_cycle"],
+               "finish_cycle": c["finish_cycle"],
                "stall_cycles": c["bus_wait_cycles"] + (cfg.mem_latency - 1) * c["mem_accesses"]}
         row.update({k: c[k] for k in CORE_COUNTERS if k not in row})
         cores.append({"core": i, **{k: row[k] for k in CORE_COUNTERS}})

@@ -13,9 +13,10 @@ from __future__ import annotations
 from .params import DEFAULTS
 
 #: Counters recorded for every core and, summed over the cores, for the whole run (core -1).
-#: The whole run's cycles are the largest finish cycle, and its bus busy cycles the bus's own count.
+#: The whole run's cycles are the largest finish cycle, its finish_cycle the smallest (a core's
+#: finish_cycle is its cycles), and its bus busy cycles the bus's own count.
 COUNTERS = ("cycles", "instructions", "stall_cycles", "bus_wait_cycles", "bus_busy_cycles",
-            "sync_wait_cycles", "mem_reads", "mem_writes", "mem_accesses")
+            "sync_wait_cycles", "mem_reads", "mem_writes", "mem_accesses", "finish_cycle", "idle_cycles")
 
 
 def variant_parts(mem_latency: int, arbitration: str) -> list[str]:
@@ -41,6 +42,7 @@ def result_rows(result, run_id: str, *, experiment: str = "", workload: str = ""
                 variant=variant, engine=cfg.engine, cores=cfg.cores, bytes=nbytes)
     total = {k: sum(c[k] for c in result.cores) for k in COUNTERS}
     total["cycles"] = result.cycles
+    total["finish_cycle"] = min(c["finish_cycle"] for c in result.cores)
     total["bus_busy_cycles"] = result.bus_busy_cycles
     whole = [*((k, total[k]) for k in COUNTERS), ("mem_latency", cfg.mem_latency),
              ("bus_utilisation", result.bus_utilisation), ("sim_seconds", result.sim_seconds)]

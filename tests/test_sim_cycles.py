@@ -10,6 +10,7 @@ import pytest
 
 from s2mc.isa import assemble
 from s2mc.simulator import ENGINES, run
+from s2mc.simulator.records import result_rows
 from systemc_helpers import needs_systemc
 
 
@@ -98,6 +99,18 @@ def test_three_cores_L2_fixed_starves_higher_ids(engine):
     # | t5 c1 ld | t7 c1 st -> finish 10 | t9 c2 ld | t11 c2 st -> finish 14.
     # Waits: c0 0; c1 (5-1) + 0 = 4; c2 (9-1) + 0 = 8.
     check(engine, P, 3, 2, "fixed", finish=[6, 10, 14], waits=[0, 4, 8])
+
+
+def test_three_cores_L2_fixed_idle_after_finish(engine):
+    # The staircase above: the run ends at 14, so core 0 sits halted 14 - 6 = 8 cycles and core 1
+    # 14 - 10 = 4; they are neither stalls nor barrier waits. The records' whole-run finish_cycle is
+    # the first core's (6) and idle_cycles the sum (12).
+    res = check(engine, P, 3, 2, "fixed", finish=[6, 10, 14], waits=[0, 4, 8])
+    assert res.finish_cycles == [c["finish_cycle"] for c in res.cores] == [6, 10, 14]
+    assert [c["idle_cycles"] for c in res.cores] == [8, 4, 0] and res.idle_cycles == 12
+    rows = {(r["core"], r["metric"]): r["value"] for r in result_rows(res, "x")}
+    assert rows[(-1, "finish_cycle")] == 6 and rows[(-1, "cycles")] == 14
+    assert rows[(-1, "idle_cycles")] == 12 and [rows[(c, "idle_cycles")] for c in range(3)] == [8, 4, 0]
 
 
 def test_three_cores_late_requester_fifo(engine):
