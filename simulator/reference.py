@@ -95,6 +95,7 @@ class ReferenceMachine:
         self.last_grant = -1
         self.output: list[tuple[int, int, str]] = []
         self.cycles = 0
+        self.now = 0                  # the next cycle step() simulates (tests stop the model there)
         # With trace=True, the --trace events (cycle, core, pc, event, wait, address, before, after)
         # in the order they happen; run() returns them ordered by cycle, then core.
         self.trace: list[tuple] | None = [] if trace else None
@@ -241,18 +242,26 @@ class ReferenceMachine:
                 k.state, k.next_issue = "run", c + 1
                 self.log(c + 1, k, "resume", c - k.request_cycle)
 
+    def step(self) -> bool:
+        """Simulates cycle `now` and moves on to the next; False (and nothing done) once every
+        core has halted."""
+        c = self.now
+        if all(k.state == "halted" for k in self.cores):
+            return False
+        if c >= self.max_cycles:
+            k = next(k for k in self.cores if k.state != "halted")
+            raise RefFault("cycle_limit", k.id, k.pc, self.max_cycles)
+        for k in self.cores:
+            if k.state == "run" and k.next_issue == c:
+                self.issue(k, c)
+        self.arbitrate(c)
+        self.barrier(c)
+        self.now = c + 1
+        return True
+
     def run(self) -> dict:
-        c = 0
-        while any(k.state != "halted" for k in self.cores):
-            if c >= self.max_cycles:
-                k = next(k for k in self.cores if k.state != "halted")
-                raise RefFault("cycle_limit", k.id, k.pc, self.max_cycles)
-            for k in self.cores:
-                if k.state == "run" and k.next_issue == c:
-                    self.issue(k, c)
-            self.arbitrate(c)
-            self.barrier(c)
-            c += 1
+        while self.step():
+            pass
         self.output.sort(key=lambda e: (e[0], e[1]))
         if self.trace is not None:
             self.trace.sort(key=lambda e: (e[0], e[1]))   # stable: a core's events keep their order

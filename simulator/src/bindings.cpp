@@ -3,6 +3,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -34,28 +35,34 @@ void check_range(const char* name, T v, uint64_t lo, uint64_t hi) {
 
 }  // namespace
 
+py::dict stats_to_dict(const CoreStats& s) {
+  py::dict c;
+  c["instructions"] = s.instructions;
+  c["finish_cycle"] = s.finish_cycle;
+  c["mem_reads"] = s.mem_reads;
+  c["mem_writes"] = s.mem_writes;
+  c["mem_accesses"] = s.mem_accesses;
+  c["bus_wait_cycles"] = s.bus_wait_cycles;
+  c["bus_busy_cycles"] = s.bus_busy_cycles;
+  c["sync_wait_cycles"] = s.sync_wait_cycles;
+  return c;
+}
+
+py::list output_to_list(const std::vector<PrintEvent>& output) {
+  py::list out;
+  for (const PrintEvent& e : output) out.append(py::make_tuple(e.cycle, e.core, py::bytes(e.text)));
+  return out;
+}
+
 // Converts an engine result to the dict shape shared with the SystemC engine's JSON output.
 py::dict result_to_dict(const RunResult& r) {
   py::dict d;
   d["cycles"] = r.cycles;
   d["bus_busy_cycles"] = r.bus_busy_cycles;
   py::list cores;
-  for (const CoreStats& s : r.cores) {
-    py::dict c;
-    c["instructions"] = s.instructions;
-    c["finish_cycle"] = s.finish_cycle;
-    c["mem_reads"] = s.mem_reads;
-    c["mem_writes"] = s.mem_writes;
-    c["mem_accesses"] = s.mem_accesses;
-    c["bus_wait_cycles"] = s.bus_wait_cycles;
-    c["bus_busy_cycles"] = s.bus_busy_cycles;
-    c["sync_wait_cycles"] = s.sync_wait_cycles;
-    cores.append(c);
-  }
+  for (const CoreStats& s : r.cores) cores.append(stats_to_dict(s));
   d["cores"] = cores;
-  py::list out;
-  for (const PrintEvent& e : r.output) out.append(py::make_tuple(e.cycle, e.core, py::bytes(e.text)));
-  d["output"] = out;
+  d["output"] = output_to_list(r.output);
   if (r.fault.kind == FaultKind::NONE) {
     d["fault"] = py::none();
   } else {
@@ -130,5 +137,31 @@ PYBIND11_MODULE(_fast, m) {
                r = e.run();
              }
              return result_to_dict(r);
+           })
+      // Stepping (s2mc.simulator.stepping): advance to a pause cycle, then look inside.
+      .def("advance", [](FastEngine& e, uint64_t pause) {
+             py::gil_scoped_release release;
+             return e.advance(pause);
+           })
+      .def("result", [](FastEngine& e) { return result_to_dict(e.result()); })
+      .def("set_break", &FastEngine::set_break, py::arg("pc"), py::arg("cores"))
+      .def("set_watch", &FastEngine::set_watch, py::arg("address"), py::arg("on"))
+      .def("write_hit", [](const FastEngine& e) -> py::object {
+             const auto& h = e.write_hit();
+             if (h.core < 0) return py::none();
+             return py::make_tuple(h.cycle, h.core, h.pc, h.address, h.before, h.after);
+           })
+      .def("core_view", [](const FastEngine& e, int core) {
+             const auto v = e.core_view(core);
+             return py::make_tuple(v.status, v.pc, v.t, v.req_addr, stats_to_dict(*v.stats));
+           })
+      .def("paused_at", &FastEngine::paused_at)
+      .def("bus", [](const FastEngine& e) { return py::make_tuple(e.bus_free(), e.last_grant()); })
+      .def("output_so_far", [](const FastEngine& e) {
+             auto out = e.output_so_far();
+             std::stable_sort(out.begin(), out.end(), [](const PrintEvent& a, const PrintEvent& b) {
+               return a.cycle != b.cycle ? a.cycle < b.cycle : a.core < b.core;
+             });
+             return output_to_list(out);
            });
 }

@@ -65,7 +65,7 @@ void FastEngine::fault(int id, FaultKind kind, uint32_t address) {
 }
 
 // `bound` is the earliest cycle any other core could request the bus (see bound_excluding).
-template <bool Trace, bool Guard>
+template <bool Trace, bool Guard, bool Break>
 void FastEngine::run_free_impl(int id, uint64_t bound) {
   Core& c = cores_[id];
   const uint32_t n = static_cast<uint32_t>(prog_.size());
@@ -84,10 +84,25 @@ void FastEngine::run_free_impl(int id, uint64_t bound) {
     c.s.instructions += issued;
     fault(id, kind, address);
   };
-  const uint64_t lim = limit_;  // only this core's own fault (which returns) can lower it
+  // Only this core's own fault (which returns) can lower limit_; a breakpoint (Break) can lower
+  // pause_, and then the core leaves at once.
+  const uint64_t lim = std::min(limit_, pause_);
+  const uint64_t* const brk = Break ? brk_.data() : nullptr;
+  const uint64_t break_from = break_from_;
   for (;;) {
-    if (t >= lim) { c.t = t; set_status(id, Status::STOPPED); break; }
+    if (t >= lim) {
+      c.t = t;
+      // At the pause the core stays RUNNING: a later advance() goes on from t.
+      set_status(id, t >= limit_ ? Status::STOPPED : Status::RUNNING);
+      break;
+    }
     if (pc >= n) return stop_with_fault(FaultKind::PC_OUT_OF_RANGE, pc, 0);
+    if (Break && ((brk[pc] >> id) & 1) && t >= break_from) {
+      break_at(t);  // stop before issuing: the core is at pc in cycle t
+      c.t = t;
+      set_status(id, Status::RUNNING);
+      break;
+    }
     const Uop& u = prog_[pc];
     const uint32_t here = pc;
     const Next nx = execute(r, pc, u, id, ncores);
@@ -105,7 +120,14 @@ void FastEngine::run_free_impl(int id, uint64_t bound) {
       const uint64_t g = std::max(bus_free_, t);
       if (g < bound && g < lim) {
         // No other core can request before g: this core alone is a candidate, grant at once.
+        const int32_t before = Break ? mem_[a] : 0;
         t = access(id, u, a, t, g, pc);
+        if (Break && watched(u, a)) {
+          note_write(id, here, a, before, g);
+          c.t = t;
+          set_status(id, Status::RUNNING);
+          break;
+        }
         continue;
       }
       c.req_addr = a;
@@ -125,7 +147,15 @@ void FastEngine::run_free_impl(int id, uint64_t bound) {
 
 __attribute__((always_inline)) inline void FastEngine::grant(int id, uint64_t g) {
   Core& c = cores_[id];
-  c.t = access(id, prog_[c.pc], c.req_addr, c.t, g, c.pc);
+  const uint32_t pc = c.pc;
+  const Uop& u = prog_[pc];
+  if (__builtin_expect(breaking_, 0)) {
+    const int32_t before = mem_[c.req_addr];
+    c.t = access(id, u, c.req_addr, c.t, g, c.pc);
+    if (watched(u, c.req_addr)) note_write(id, pc, c.req_addr, before, g);
+  } else {
+    c.t = access(id, u, c.req_addr, c.t, g, c.pc);
+  }
   set_status(id, Status::RUNNING);
 }
 
@@ -147,11 +177,20 @@ void FastEngine::release_barrier() {
 }
 
 RunResult FastEngine::run() {
+  pause_ = NEVER;
+  schedule();
+  return result();
+}
+
+// Runs the cores that are free to run, then grants the bus in order, until every event before
+// pause_ has happened (true) or the run is over (false). From the start, or from a pause.
+bool FastEngine::schedule() {
   const int N = cfg_.cores;
-  for (int i = 0; i < N; ++i) run_free(i, bound_excluding(i));
+  for (int i = 0; i < N; ++i)
+    if (cores_[i].status == Status::RUNNING) run_free(i, bound_excluding(i));
   for (;;) {
-    // No core is running now. The next grant goes at the first cycle the bus is free and someone
-    // is waiting.
+    // No core is running now (but those paused at pause_). The next grant goes at the first cycle
+    // the bus is free and someone is waiting.
     // One pass finds the two earliest candidates: the earliest is the fifo winner, and the other
     // bounds how far the winner may then run on its own.
     uint64_t first = NEVER, second = NEVER;
@@ -163,9 +202,11 @@ RunResult FastEngine::run() {
     }
     if (first != NEVER) {
       const uint64_t g = std::max(bus_free_, first);
-      if (g >= limit_) {
+      if (g >= std::min(limit_, pause_)) {
+        if (pause_ < limit_) return true;  // the requests wait on in the state at pause_
+        // Paused cores (RUNNING here) stand at or after pause_, so at or after limit_ too.
         for (int i = 0; i < N; ++i)
-          if (cores_[i].status == Status::PENDING) set_status(i, Status::STOPPED);
+          if (cores_[i].status == Status::PENDING || cores_[i].status == Status::RUNNING) set_status(i, Status::STOPPED);
         continue;
       }
       int win = argfirst;  // fifo: earliest request, ties to the lowest id (strict < keeps the first)
@@ -192,9 +233,12 @@ RunResult FastEngine::run() {
         if (cores_[i].status == Status::RUNNING) run_free(i, bound_excluding(i));
       continue;
     }
-    break;
+    return false;
   }
+}
 
+RunResult FastEngine::result() {
+  const int N = cfg_.cores;
   RunResult res;
   res.fault = fault_;
   if (res.fault.kind == FaultKind::NONE) {
@@ -212,7 +256,7 @@ RunResult FastEngine::run() {
     res.bus_busy_cycles += o.s.bus_busy_cycles;
   }
   if (tracing_) trace_->finish();
-  res.output = std::move(output_);
+  res.output = output_;
   std::stable_sort(res.output.begin(), res.output.end(), [](const PrintEvent& a, const PrintEvent& b) {
     return a.cycle != b.cycle ? a.cycle < b.cycle : a.core < b.core;
   });

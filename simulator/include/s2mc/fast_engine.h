@@ -6,6 +6,7 @@
 // cycle; otherwise the scheduler compares the pending requests.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -19,6 +20,29 @@ class FastEngine {
   FastEngine(const Image& image, const Config& cfg);
 
   RunResult run();
+
+  // Stepping (s2mc.simulator.stepping; docs/debugger.md). advance(pause) simulates every event of
+  // the cycles before `pause` and nothing of `pause` or later, then returns true: the state is the
+  // cycle-stepped machine's at the start of cycle `pause`. It returns false when the run ended
+  // first (every core halted, or a fault); result() then gives what run() would have.
+  // With breakpoints or watches set it stops earlier, at the first one met (see stepping.cpp).
+  bool advance(uint64_t pause);
+  RunResult result();
+  // Breakpoints at pc: the cores of `cores` (a bit each) stop before they issue the instruction
+  // there. Replaces what was set at pc; 0 clears it.
+  void set_break(uint32_t pc, uint64_t cores);
+  // Watch: stop after a write (st, push, xchg) to `address`, in the cycle after the grant.
+  void set_watch(uint32_t address, bool on);
+  // The watched write that made the last advance() stop (core -1: none); `cycle` is its grant.
+  struct WriteHit { int core = -1; uint32_t pc = 0, address = 0; int32_t before = 0, after = 0; uint64_t cycle = 0; };
+  const WriteHit& write_hit() const { return write_hit_; }
+  uint64_t paused_at() const { return pause_; }  // after advance() returned true: the cycle
+  // What a core is doing at the pause, for hosts that show it.
+  struct CoreView { const char* status; uint32_t pc; uint64_t t; uint32_t req_addr; const CoreStats* stats; };
+  CoreView core_view(int id) const;
+  uint64_t bus_free() const { return bus_free_; }
+  int last_grant() const { return last_grant_; }
+  const std::vector<PrintEvent>& output_so_far() const { return output_; }
   // Logs every event to `sink` in (cycle, core) order, in batches (trace.h).
   void enable_trace(TraceMerger::Sink sink, size_t lane_cap = TraceMerger::LANE_CAP) {
     trace_ = std::make_unique<TraceMerger>(cfg_.cores, std::move(sink), lane_cap);
@@ -44,11 +68,14 @@ class FastEngine {
 
   // Trace: log events; Guard: check the declared stacks. Both are compiled out when off, so a
   // program that declares no stacks runs the same loop as before they existed.
-  template <bool Trace, bool Guard> void run_free_impl(int id, uint64_t bound);
+  // Break: check breakpoints and watches (only while stepping with some set; never with Trace).
+  template <bool Trace, bool Guard, bool Break> void run_free_impl(int id, uint64_t bound);
   void run_free(int id, uint64_t bound) {
-    if (tracing_) guarded_ ? run_free_impl<true, true>(id, bound) : run_free_impl<true, false>(id, bound);
-    else guarded_ ? run_free_impl<false, true>(id, bound) : run_free_impl<false, false>(id, bound);
+    if (breaking_) guarded_ ? run_free_impl<false, true, true>(id, bound) : run_free_impl<false, false, true>(id, bound);
+    else if (tracing_) guarded_ ? run_free_impl<true, true, false>(id, bound) : run_free_impl<true, false, false>(id, bound);
+    else guarded_ ? run_free_impl<false, true, false>(id, bound) : run_free_impl<false, false, false>(id, bound);
   }
+  bool schedule();
   void grant(int id, uint64_t g);
   uint64_t bound_excluding(int id) const;
   void fault(int id, FaultKind kind, uint32_t address = 0);
@@ -83,6 +110,37 @@ class FastEngine {
   bool guarded_;                   // stacks are declared
   bool tracing_ = false;
   std::unique_ptr<TraceMerger> trace_;
+
+  // Stepping (stepping.cpp). Cores issue nothing at or after pause_, and no grant happens there.
+  uint64_t pause_ = ~0ull;
+  bool breaking_ = false;          // some breakpoint or watch is set
+  std::vector<uint64_t> brk_;      // per pc: a bit per core that stops there
+  std::vector<uint32_t> watch_;    // watched addresses (a few)
+  uint64_t break_from_ = 0;        // breakpoints count from this cycle (not the one just stopped at)
+  uint64_t hit_ = ~0ull;           // the earliest stop a breakpoint or watch asked for in this advance
+  WriteHit write_hit_;
+  bool watched(const Uop& u, uint32_t addr) const {
+    return (u.bus == BUS_WRITE || u.bus == BUS_SWAP) && std::find(watch_.begin(), watch_.end(), addr) != watch_.end();
+  }
+  void break_at(uint64_t t) {      // a breakpoint or watch asks to stop at t: the earliest wins
+    hit_ = std::min(hit_, t);
+    pause_ = std::min(pause_, t);
+  }
+  void note_write(int id, uint32_t pc, uint32_t addr, int32_t before, uint64_t g);
+  // What advance() puts back when a breakpoint turns out to lie behind a core that already ran
+  // past it (the cores run out of cycle order): every member a run changes, but the trace (off
+  // while breaking). A new such member belongs here too.
+  struct Snapshot {
+    std::vector<Core> cores;
+    std::vector<int32_t> mem;
+    std::vector<PrintEvent> output;
+    std::vector<uint64_t> req;
+    uint64_t bus_free, limit;
+    int last_grant;
+    Fault fault;
+  };
+  Snapshot save() const;
+  void restore(const Snapshot& s);
 };
 
 }  // namespace s2

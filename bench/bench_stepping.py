@@ -1,0 +1,107 @@
+"""Benchmark: what stepping costs (s2mc.simulator.stepping, docs/debugger.md), and why the debugger
+steps the fast engine rather than the cycle-stepped reference model.
+
+- a whole run of bench_fast.py's loop (4 cores): Machine.run, a Stepper's finish(), a cont() with
+  a watch that is never met (the loop that checks breakpoints and watches), a cont() to a
+  breakpoint on the last core's halt (that loop, then the rerun to the breakpoint) and the same run
+  cut into 1000 run_until pauses;
+- the reference model's speed on the same loop (cycles per second, on a shorter run), and what that
+  makes of the whole run;
+- one `step` at the prompt: without breakpoints, and with one (each breaking advance copies the
+  machine's state first, so it costs about one copy of the memory: 4 MiB by default).
+
+Run: make bench   (or .venv/bin/python bench/bench_stepping.py)
+"""
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_fast import LOOP  # noqa: E402
+
+from s2mc.isa import assemble  # noqa: E402
+from s2mc.simulator import Machine  # noqa: E402
+from s2mc.simulator.reference import ReferenceMachine  # noqa: E402
+from s2mc.simulator.stepping import Stepper  # noqa: E402
+
+CORES = 4
+CFG = dict(cores=CORES, mem_words=1 << 16, max_cycles=1 << 40)
+
+
+def best(fn, repeat: int = 9) -> float:
+    """Best host CPU seconds of `repeat` calls (process time: less disturbed by other load)."""
+    times = []
+    for _ in range(repeat):
+        t0 = time.process_time()
+        fn()
+        times.append(time.process_time() - t0)
+    return min(times)
+
+
+def main() -> None:
+    prog = assemble(LOOP.format(iters=250_000))
+    res = Machine(prog, **CFG).run()
+    cycles = res.cycles
+    print(f"bench_fast loop, {CORES} cores: {cycles:,} cycles, {res.instructions:,} instructions")
+
+    def plain():
+        Machine(prog, **CFG).run()
+
+    def finish():
+        Stepper(prog, **CFG).finish()
+
+    def never_met():
+        s = Stepper(prog, **CFG)
+        s.add_watch(CFG["mem_words"] - 1)    # no core writes there: the breaking loop, no stop
+        assert s.cont().reasons == ("end",)
+
+    def met_at_the_end():
+        s = Stepper(prog, **CFG)
+        s.add_break(prog.top("code") - 1, core=CORES - 1)   # the last core's halt
+        assert s.cont().reasons == ("break",)
+        s.finish()
+
+    def pauses():
+        s = Stepper(prog, **CFG)
+        for i in range(1, 1000):
+            s.run_until(cycles * i // 1000)
+        s.finish()
+
+    rows = [("Machine.run", plain), ("Stepper.finish", finish), ("cont, a watch never met", never_met),
+            ("cont to a breakpoint at the end", met_at_the_end),
+            ("1000 pauses, then finish", pauses)]
+    base = None
+    print(f"{'':32} {'seconds':>8} {'Mcycles/s':>10} {'vs run':>7}")
+    for name, fn in rows:
+        t = best(fn)
+        base = base or t
+        print(f"{name:32} {t:>8.3f} {cycles / t / 1e6:>10.1f} {t / base:>7.2f}")
+
+    short = assemble(LOOP.format(iters=2_000))
+    ref = ReferenceMachine(short.code_image, short.data_image, short.entry, **CFG)
+    t0 = time.process_time()
+    ref_cycles = ref.run()["cycles"]
+    t = time.process_time() - t0
+    rate = ref_cycles / t
+    print(f"{'reference model (2000 iterations)':32} {t:>8.3f} {rate / 1e6:>10.3f}   "
+          f"the whole run would take {cycles / rate:,.0f} s")
+
+    big = Stepper(prog, cores=CORES, max_cycles=1 << 40)    # the default memory: 1M words
+    n = 2000
+    t0 = time.perf_counter()
+    for _ in range(n):
+        big.step()
+    plain_step = (time.perf_counter() - t0) / n
+    big.add_break(0, core=0)    # met only at cycle 0, long past
+    t0 = time.perf_counter()
+    for _ in range(n):
+        big.step()
+    breaking_step = (time.perf_counter() - t0) / n
+    print(f"one step, 1M words of memory: {plain_step * 1e6:.1f} us; with a breakpoint set: "
+          f"{breaking_step * 1e6:.1f} us")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,326 @@
+"""Stepping a machine: pause it at a cycle, at a breakpoint or after a watched write, look inside,
+go on to the end (docs/debugger.md).
+
+    from s2mc.simulator.stepping import Stepper
+    s = Stepper(program, cores=4)
+    s.add_break("acquire", core=1)
+    stop = s.cont()             # core 1 is about to issue the instruction at `acquire`
+    s.registers(1), s.bus(), s.cores()
+    s.step(10)                  # ten more cycles
+    result = s.finish()         # the Result Machine.run() gives, counters and output alike
+
+What "at cycle C" means (the machine's state when it pauses): every event of the cycles before C
+has happened and nothing of cycle C or later, exactly the state of the cycle-stepped reference
+model (simulator/reference.py) after it simulated cycles 0 .. C-1. A core is then `running` (it
+issues the instruction at its pc in cycle C), on the `bus` (its access took effect at its grant,
+the bus stays busy until grant + L - 1, and it issues again at grant + L), `waiting` for the bus
+(since its request cycle), at a barrier (`sync`), `halted` or `stopped` (after a fault).
+
+A breakpoint at pc stops the machine at the cycle in which a core would issue that instruction,
+before it does; a watch stops it after a write (st, push, xchg; even of the same value) to its
+address: at the start of the cycle after the grant. An advance stops at whichever comes first of
+its target cycle, a breakpoint and a watched write, and never again at a breakpoint a core stands
+on when it starts (so `cont` goes past the breakpoint it stopped at).
+
+Only the fast engine steps: the SystemC engine runs in a child process from start to end.
+"""
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+
+from s2mc.isa import Program
+from s2mc.isa.errors import S2mcError
+
+from . import Machine, Result, SimFault, build_result, code_label
+
+NEVER = (1 << 64) - 1    # the engine's "no pause"
+_PLACE = re.compile(r"^([A-Za-z_.][\w.]*)?\s*([+-]\s*(?:0x[0-9a-fA-F]+|\d+))?$")
+
+
+@dataclass(frozen=True)
+class CoreState:
+    """One core at the current cycle. `since`: when the state began (running: the current cycle;
+    bus: the grant; waiting: the request; sync: the arrival; halted: the halting trap)."""
+    core: int
+    state: str              # running | bus | waiting | sync | halted | stopped
+    pc: int
+    since: int
+    next_issue: int | None  # running and bus: the cycle its next instruction issues
+    address: int | None     # waiting: the data address it asks for
+    counters: dict = field(repr=False, default_factory=dict)
+
+
+@dataclass(frozen=True)
+class BusState:
+    """The bus at the current cycle: who holds it (granted before now, busy until `free_at` - 1)
+    and who waits for it, in request order (core, request cycle, address)."""
+    holder: int | None
+    granted: int | None
+    free_at: int
+    waiting: list[tuple[int, int, int]]
+
+
+@dataclass(frozen=True)
+class Write:
+    """A watched write: granted in `cycle` to core `core` at `pc`; the word before and after."""
+    cycle: int
+    core: int
+    pc: int
+    address: int
+    before: int
+    after: int
+
+
+@dataclass(frozen=True)
+class Stop:
+    """Where an advance stopped: the cycle, and why (any of "cycle": the target cycle, "break",
+    "watch", "end": the run ended). `breaks` lists (breakpoint number, core, pc) a core stands on."""
+    cycle: int
+    reasons: tuple[str, ...]
+    breaks: tuple[tuple[int, int, int], ...] = ()
+    watches: tuple[tuple[int, Write], ...] = ()
+
+
+class Stepper:
+    """A machine (Machine's options; the fast engine) that runs in steps. See the module's doc."""
+
+    def __init__(self, program: Program, **config):
+        if config.get("engine", "fast") != "fast":
+            raise S2mcError("the systemc engine cannot step (it runs in a child process from start to end); "
+                            "debug with the fast engine, which gives the same cycles")
+        for option in ("trace", "trace_file", "timeline"):
+            if config.get(option):
+                raise S2mcError(f"a stepped machine does not take {option}; run it with Machine")
+        self.program = program
+        # Machine checks the program and the parameters and loads the engine; we drive the engine.
+        self._machine = Machine(program, **config)
+        self.config = self._machine.config
+        self._engine = self._machine._engine
+        self._code_size = program.top("code")
+        self.cycle = 0               # the current cycle: everything before it has happened
+        self.result: Result | None = None
+        self.fault: SimFault | None = None
+        self._started = False
+        self._seconds = 0.0
+        self._breaks: dict[int, tuple[int, int | None]] = {}    # number: (pc, core or None: any)
+        self._watches: dict[int, int] = {}                      # number: address
+        self._numbers = 0
+
+    # -- places ---------------------------------------------------------------------------------
+    def place(self, where: str | int, kind: str) -> int:
+        """A code (pc) or data address from a number, a label or label+offset."""
+        if isinstance(where, int):
+            addr = where
+        else:
+            text = where.strip()
+            try:
+                addr = int(text, 0)
+            except ValueError:
+                m = _PLACE.match(text)
+                if not m or not m[1]:
+                    raise S2mcError(f"'{text}' is neither a number nor a label (+offset)") from None
+                sym = self.program.symbols.get(m[1].lower())
+                if sym is None or sym.kind not in (kind, "const"):
+                    raise S2mcError(f"no {kind} label '{m[1]}' in the program")
+                addr = sym.value + (int(m[2].replace(" ", ""), 0) if m[2] else 0)
+        top = self._code_size if kind == "code" else self.config.mem_words
+        if not 0 <= addr < top:
+            what = "pc" if kind == "code" else "data address"
+            raise S2mcError(f"{what} {addr} is outside the {'program' if kind == 'code' else 'memory'} (0..{top - 1})")
+        return addr
+
+    def _core(self, core: int) -> int:
+        if not isinstance(core, int) or not 0 <= core < self.config.cores:
+            raise S2mcError(f"core {core} does not exist (0..{self.config.cores - 1})")
+        return core
+
+    # -- breakpoints and watches ----------------------------------------------------------------
+    def add_break(self, where: str | int, core: int | None = None) -> int:
+        """A breakpoint at a code label or pc, for one core or (None) every core; its number."""
+        pc = self.place(where, "code")
+        if core is not None:
+            self._core(core)
+        self._numbers += 1
+        self._breaks[self._numbers] = (pc, core)
+        self._sync_break(pc)
+        return self._numbers
+
+    def add_watch(self, where: str | int) -> int:
+        """A watch on writes to a data label or address; its number."""
+        address = self.place(where, "data")
+        self._numbers += 1
+        self._watches[self._numbers] = address
+        self._engine.set_watch(address, True)
+        return self._numbers
+
+    def delete(self, number: int) -> None:
+        if number in self._breaks:
+            pc, _ = self._breaks.pop(number)
+            self._sync_break(pc)
+        elif number in self._watches:
+            address = self._watches.pop(number)
+            self._engine.set_watch(address, address in self._watches.values())
+        else:
+            raise S2mcError(f"no breakpoint or watch number {number}")
+
+    @property
+    def breakpoints(self) -> dict[int, tuple[int, int | None]]:
+        return dict(self._breaks)
+
+    @property
+    def watches(self) -> dict[int, int]:
+        return dict(self._watches)
+
+    def _mask(self, core: int | None) -> int:
+        return (1 << self.config.cores) - 1 if core is None else 1 << core
+
+    def _sync_break(self, pc: int) -> None:
+        mask = 0
+        for at, core in self._breaks.values():
+            if at == pc:
+                mask |= self._mask(core)
+        self._engine.set_break(pc, mask)
+
+    # -- advancing ------------------------------------------------------------------------------
+    @property
+    def done(self) -> bool:
+        """The run ended (every core halted, or a fault)."""
+        return self.result is not None or self.fault is not None
+
+    def _check_going(self) -> None:
+        if self.fault is not None:
+            raise S2mcError(f"the run stopped with a fault at cycle {self.fault.fault['cycle']}")
+        if self.result is not None:
+            raise S2mcError(f"the run has ended (cycle {self.result.cycles})")
+
+    def _advance(self, target: int) -> Stop:
+        self._check_going()
+        self._started = True
+        t0 = time.perf_counter()
+        paused = self._engine.advance(min(target, NEVER))
+        self._seconds += time.perf_counter() - t0
+        if not paused:
+            try:
+                self.result = build_result(self._engine.result(), self.program, self.config)
+            except SimFault as fault:
+                self.fault = fault
+                self.cycle = fault.fault["cycle"]
+                raise
+            self.result.sim_seconds = self._seconds
+            self.cycle = self.result.cycles
+            return Stop(self.cycle, ("end",))
+        cycle = self.cycle = self._engine.paused_at()
+        breaks = tuple((n, core.core, core.pc) for core in self.cores()
+                       if core.state == "running" for n, (pc, who) in sorted(self._breaks.items())
+                       if pc == core.pc and who in (None, core.core))
+        hit = self._engine.write_hit()
+        watches = ()
+        if hit is not None and hit[0] + 1 == cycle:
+            w = Write(*hit)
+            watches = tuple((n, w) for n, a in sorted(self._watches.items()) if a == w.address)
+        reasons = (("cycle",) if cycle == target else ()) + (("break",) if breaks else ()) + \
+                  (("watch",) if watches else ())
+        return Stop(cycle, reasons, breaks, watches)
+
+    def step(self, cycles: int = 1) -> Stop:
+        """Advances `cycles` cycles (or to the first breakpoint or watched write before that)."""
+        if not isinstance(cycles, int) or cycles < 1:
+            raise S2mcError(f"step takes a number of cycles >= 1, not {cycles}")
+        return self._advance(self.cycle + cycles)
+
+    def run_until(self, cycle: int) -> Stop:
+        """Advances to the start of `cycle` (or to the first breakpoint or watched write before it)."""
+        if not isinstance(cycle, int) or cycle <= self.cycle:
+            raise S2mcError(f"cycle {cycle} is not after the current cycle {self.cycle}")
+        return self._advance(cycle)
+
+    def cont(self) -> Stop:
+        """Advances to the next breakpoint or watched write, or to the end."""
+        return self._advance(NEVER)
+
+    def until_pc(self, where: str | int, core: int | None = None) -> Stop:
+        """Advances until a core (`core`, or any) is about to issue the instruction at a code label
+        or pc, or to an earlier breakpoint or watched write, or to the end."""
+        number = self.add_break(where, core)
+        try:
+            return self.cont()
+        finally:
+            self.delete(number)
+
+    def until_write(self, where: str | int) -> Stop:
+        """Advances until just after a write to a data label or address (or an earlier stop)."""
+        number = self.add_watch(where)
+        try:
+            return self.cont()
+        finally:
+            self.delete(number)
+
+    def finish(self) -> Result:
+        """Runs to the end, past every breakpoint and watch: the Result of a plain Machine.run()
+        (raises SimFault as it would)."""
+        if self.result is None:
+            self._check_going()
+            for number in list(self._breaks) + list(self._watches):
+                self.delete(number)
+            self._advance(NEVER)
+        return self.result
+
+    # -- looking inside -------------------------------------------------------------------------
+    def write(self, where: str | int, words, offset: int = 0) -> None:
+        """Puts input words into memory, before the first step (as Machine.write)."""
+        if self._started:
+            raise S2mcError("memory can be written only before the first step")
+        self._machine.write(where, words, offset)
+
+    def read(self, where: str | int, n: int = 1, offset: int = 0) -> list[int]:
+        """n words of memory from a data label or address, as they are now."""
+        start = self.place(where, "data") + offset
+        if n < 1 or start < 0 or start + n > self.config.mem_words:
+            raise S2mcError(f"{n} words at address {start} do not fit in the memory (0..{self.config.mem_words - 1})")
+        return list(self._engine.read(start, n))
+
+    def registers(self, core: int = 0) -> list[int]:
+        """r0 .. r31 of a core, as they are now (a load's register is written at its grant)."""
+        return list(self._engine.registers(self._core(core)))
+
+    def core(self, core: int) -> CoreState:
+        state, pc, t, address, counters = self._engine.core_view(self._core(core))
+        now = self.cycle
+        if state == "running" and t > now and not self.done:
+            # its access took effect at its grant, t - L; it holds the bus until t - 1
+            return CoreState(core, "bus", pc, t - self.config.mem_latency, t, None, counters)
+        if state == "running":
+            return CoreState(core, "running", pc, now, t, None, counters)
+        if state == "waiting":
+            return CoreState(core, state, pc, t, None, address, counters)
+        return CoreState(core, state, pc, t, None, None, counters)
+
+    def cores(self) -> list[CoreState]:
+        return [self.core(i) for i in range(self.config.cores)]
+
+    def bus(self) -> BusState:
+        free_at, last = self._engine.bus()
+        busy = last >= 0 and free_at > self.cycle
+        waiting = sorted(((c.core, c.since, c.address) for c in self.cores() if c.state == "waiting"),
+                         key=lambda w: (w[1], w[0]))
+        return BusState(last if busy else None, free_at - self.config.mem_latency if busy else None,
+                        max(free_at, self.cycle) if busy else self.cycle, waiting)
+
+    @property
+    def events(self) -> list[tuple[int, int, str]]:
+        """The program's output so far: (cycle, core, text), in (cycle, core) order."""
+        return [(c, k, t.decode("latin-1")) for c, k, t in self._engine.output_so_far()]
+
+    @property
+    def output(self) -> str:
+        return "".join(t for _, _, t in self.events)
+
+    def where(self, pc: int) -> str:
+        """A pc as a person reads it: `acquire`, `acquire+2`, or the number."""
+        label = code_label(self.program, pc)
+        if label is None:
+            return str(pc)
+        off = pc - self.program.symbols[label].value
+        return label + (f"+{off}" if off else "")
