@@ -10,7 +10,7 @@ SUDO  := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := build-essential g++ cmake ninja-build pkg-config python3-dev python3-venv \
                 libsystemc-dev libssl-dev libomp-dev openssl chromium
 PY_DEPS := scikit-build-core pybind11 click tqdm pandas pyarrow matplotlib cryptography \
-           pytest pytest-xdist hypothesis vcdvcd dask distributed nbformat nbclient ipykernel
+           pytest pytest-xdist hypothesis pexpect vcdvcd dask distributed nbformat nbclient ipykernel
 
 # Everything the build reads: when one changes, the package is rebuilt (incrementally).
 SOURCES := $(shell find isa compiler simulator workloads gpu-backends analysis cli \

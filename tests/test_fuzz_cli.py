@@ -130,6 +130,13 @@ SPECS["lab check"] = dict(args=["{records}"], base={"--timeout": "1"}, flags=[],
 SPECS["examples copy"] = dict(args=["fib.rz"], base={"--to": "ex"}, flags=["--force"], options={
     None: ["fib.rz", "sum.s", "nosuch.rz", "../fib.rz"], "--to": ["ex", ".", "{folder}"]})
 SPECS["examples show"] = dict(args=["fib.rz"], base={}, flags=[], options={None: ["fib.rz", "barrier.s"]})
+# debug reads its commands from stdin: empty here, so it loads the program and leaves
+SPECS["debug"] = dict(args=["{prog_s}"], base={"--mem-words": "1024"}, flags=[], options={
+    None: ["{prog_s}", "{prog_rz}", "{prog_obj}", "spin_lock.s", "{records}"],
+    "--cores": ["1", "64", "65", "1,2"], "--mem-latency": ["1", "1000", "1001"],
+    "--arbitration": ["fifo", "round_robin", "lottery"], "--engine": ["fast", "systemc"],
+    "--max-cycles": ["5", "4611686018427387904", "4611686018427387905"],
+    "--mem-words": ["1", "16", "4096", "67108865"], "-O": ["0", "1", "2"]})
 
 
 def too_slow(option: str | None, value: str) -> bool:
@@ -299,6 +306,7 @@ test_asm_options = _test("asm", 60)
 test_disasm_options = _test("disasm", 40)
 test_compile_options = _test("compile", 60)
 test_run_options = _test("run", 150)
+test_debug_options = _test("debug", 60)
 test_aes_options = _test("aes", 150)
 test_native_options = _test("native", 120)
 test_encrypt_options = _test("encrypt", 150)

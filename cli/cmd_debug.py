@@ -1,0 +1,55 @@
+"""`s2mc debug PROG`: step a program on the simulated multicore at a gdb-like prompt (docs/debugger.md)."""
+from __future__ import annotations
+
+import sys
+
+import click
+
+from .cmd_sim import load_any
+from .options import machine_option
+
+PROMPT = "(s2mc) "
+
+
+@click.command()
+@click.argument("program", type=click.Path(dir_okay=False))
+@machine_option("cores")
+@machine_option("mem_latency")
+@machine_option("arbitration")
+@machine_option("engine", help="Only fast steps.")
+@machine_option("max_cycles")
+@machine_option("mem_words")
+@click.option("-O", "opt", default=1, show_default=True, type=click.IntRange(0, 1), help="Rz optimisation level.")
+def debug(program, cores, mem_latency, arbitration, engine, max_cycles, mem_words, opt):
+    """Step a .rz, .s or .obj program cycle by cycle: breakpoints, watches, registers, memory, the bus.
+
+    Reads commands (`help` lists them) from the terminal, or from stdin when it is not one, so a
+    script can drive it: printf 'break acquire core 1\\ncontinue\\nregs\\n' | s2mc debug spin_lock.s --cores 2"""
+    from s2mc.simulator.debugger import Debugger
+    from s2mc.simulator.stepping import Stepper
+
+    prog = load_any(program, opt)
+    stepper = Stepper(prog, cores=cores, mem_latency=mem_latency, arbitration=arbitration, max_cycles=max_cycles,
+                      mem_words=mem_words, engine=engine)
+    tty = sys.stdin.isatty()
+    d = Debugger(stepper, out=click.echo, err=lambda line: click.echo(line, err=True))
+    if tty:
+        import readline  # noqa: F401  (line editing and history for input())
+        click.echo(f"{program}: {cores} core{'s' if cores > 1 else ''}, L={mem_latency}, {arbitration}; "
+                   "at cycle 0. help lists the commands.")
+    while True:
+        try:
+            line = input(PROMPT) if tty else sys.stdin.readline()
+        except EOFError:            # Ctrl-D at the prompt: leave on a fresh line
+            click.echo()
+            break
+        except KeyboardInterrupt:   # Ctrl-C at the prompt, like gdb: a new prompt
+            click.echo()
+            continue
+        if not tty and not line:    # the end of the script
+            break
+        if not d.execute(line):
+            break
+
+
+COMMANDS = [debug]
