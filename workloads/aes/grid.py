@@ -22,7 +22,7 @@ from s2mc.isa.errors import S2mcError
 from s2mc.isa.units import human_size
 from s2mc.simulator.params import DEFAULTS, PARAMS
 
-from .runner import DEFAULT_EXT_BLOCKS, AesRun, max_bytes, record_rows, run_aes, words_needed
+from .runner import DEFAULT_EXT_BLOCKS, AesConfig, AesRun, max_bytes, record_rows, run_aes, words_needed
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,8 @@ class AesGrid:
     arbitrations: tuple[str, ...] = (DEFAULTS["arbitration"],)
     engines: tuple[str, ...] = (DEFAULTS["engine"],)
     opts: tuple[int, ...] = (1,)
+    key_expansions: tuple[str, ...] = ("core0",)
+    calibrations: tuple[str | None, ...] = (None,)
     mem_words: int = DEFAULTS["mem_words"]
     key: bytes | None = None
     seed: int = 2014
@@ -53,13 +55,18 @@ class AesGrid:
     def configs(self) -> list[dict]:
         """AesConfig fields (all but cores) of every configuration, in run order."""
         out = []
-        for bits, mode, d, style, part, lat, arb, eng, opt in itertools.product(
+        for bits, mode, d, style, part, lat, arb, eng, opt, kx, cal in itertools.product(
                 self.key_sizes, self.modes, self.directions, self.styles, self.partitions,
-                self.mem_latencies, self.arbitrations, self.engines, self.opts):
+                self.mem_latencies, self.arbitrations, self.engines, self.opts, self.key_expansions,
+                self.calibrations):
+            # the program variant only when it is not the default, so that every other
+            # configuration keeps the identity it had before variants existed (s2mc sweep's parts)
+            variant = {**({"key_expansion": kx} if kx != "core0" else {}),
+                       **({"calibration": cal} if cal is not None else {})}
             for e in (self.ext_blocks if part == "extended" else (DEFAULT_EXT_BLOCKS,)):
                 out.append(dict(key_bits=bits, mode=mode, direction=d, style=style, partition=part,
                                 ext_blocks=e, mem_latency=lat, arbitration=arb, engine=eng, opt=opt,
-                                mem_words=self.mem_words))
+                                **variant, mem_words=self.mem_words))
         return out
 
     def jobs(self) -> list[tuple[int, int, dict]]:
@@ -68,7 +75,10 @@ class AesGrid:
 
     def check(self) -> None:
         """Fail before running anything: ECB sizes that are not whole blocks, a size that does
-        not fit in the simulated memory, the SystemC engine when it is not built."""
+        not fit in the simulated memory, the SystemC engine when it is not built, a program variant
+        that does not exist (a calibration of another style or level)."""
+        for cfg in self.configs():
+            AesConfig(**cfg).check()
         if "ecb" in self.modes:
             bad = [n for n in self.sizes if n % 16]
             if bad:
@@ -98,7 +108,9 @@ class AesGrid:
                     modes=list(self.modes), directions=list(self.directions), styles=list(self.styles),
                     partitions=list(self.partitions), ext_blocks=list(self.ext_blocks),
                     mem_latency=list(self.mem_latencies), arbitration=list(self.arbitrations),
-                    engines=list(self.engines), opt=list(self.opts), mem_words=self.mem_words,
+                    engines=list(self.engines), opt=list(self.opts),
+                    key_expansion=list(self.key_expansions), calibration=list(self.calibrations),
+                    mem_words=self.mem_words,
                     seed=self.seed, key_given=self.key is not None,
                     checked_against="cryptography " + _cryptography_version())
 

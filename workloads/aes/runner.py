@@ -22,14 +22,17 @@ from s2mc.simulator import DEFAULT_MAX_CYCLES, Machine, Result
 from s2mc.simulator.params import DEFAULTS, PARAMS, check as check_machine
 from s2mc.simulator.records import result_rows, variant_parts
 
+from . import variants
+
 HERE = Path(__file__).resolve().parent
 STYLES = ("bytes", "ttable")
 MODES = ("ecb", "ctr")
 DIRECTIONS = ("enc", "dec")
 PARTITIONS = ("interleaved", "contiguous", "extended")
 KEY_BITS = (128, 192, 256)
+KEY_EXPANSIONS = variants.KEY_EXPANSIONS
 DEFAULT_EXT_BLOCKS = 4
-SOURCES = {"bytes": HERE / "aes_bytes.rz", "ttable": HERE / "aes_ttable.rz"}
+SOURCES = variants.SOURCES
 
 
 class AesMismatch(S2mcError):
@@ -51,6 +54,8 @@ class AesConfig:
     engine: str = DEFAULTS["engine"]
     mem_words: int = DEFAULTS["mem_words"]
     opt: int = 1                  # Rz optimisation level the program is compiled at
+    key_expansion: str = "core0"  # core0: core 0 expands the key; per-core: every core does
+    calibration: str | None = None   # a named calibration of the program (variants.CALIBRATIONS)
 
     def check(self) -> None:
         def choose(what, value, allowed):
@@ -67,6 +72,10 @@ class AesConfig:
             raise S2mcError(f"extended run length {self.ext_blocks} must be at least 1 block")
         if self.opt not in (0, 1):
             raise S2mcError(f"unknown optimisation level -O{self.opt} (use 0 or 1)")
+        choose("key expansion", self.key_expansion, KEY_EXPANSIONS)
+        cal = variants.calibration(self.calibration)
+        if cal is not None:
+            cal.check(self.style, self.opt, self.key_expansion)
 
     @property
     def workload(self) -> str:
@@ -75,12 +84,16 @@ class AesConfig:
 
     @property
     def variant(self) -> str:
-        """Records `variant`: style/partition[-E], plus /L<n>, /<arbitration> and /O0 when not
-        the defaults (L = 2, fifo, -O1)."""
+        """Records `variant`: style/partition[-E], plus /L<n>, /<arbitration>, /O0, /per-core and
+        /cal-<name> when not the defaults (L = 2, fifo, -O1, key expanded on core 0, no calibration)."""
         part = f"extended-{self.ext_blocks}" if self.partition == "extended" else self.partition
         parts = [self.style, part, *variant_parts(self.mem_latency, self.arbitration)]
         if self.opt != 1:
             parts.append(f"O{self.opt}")
+        if self.key_expansion != "core0":
+            parts.append(self.key_expansion)
+        if self.calibration is not None:
+            parts.append(f"cal-{variants.calibration(self.calibration).name}")
         return "/".join(parts)
 
 
@@ -96,13 +109,14 @@ class AesRun:
 
 
 @functools.lru_cache(maxsize=None)
-def program(style: str, opt: int = 1):
-    """The compiled program of a style (compiled once per process and optimisation level)."""
+def program(style: str, opt: int = 1, key_expansion: str = "core0", calibration=None):
+    """The compiled program of a style (compiled once per process, optimisation level and variant:
+    where the key is expanded and the calibration, s2mc.workloads.aes.variants)."""
     if style not in STYLES:
         raise S2mcError(f"unknown style {style!r} (choose {', '.join(STYLES)})")
     from s2mc.compiler import compile as rz_compile
-    path = SOURCES[style]
-    return rz_compile(path.read_text(encoding="utf-8"), opt=opt, filename=str(path)).program
+    text = variants.source(style, key_expansion, calibration, opt)
+    return rz_compile(text, opt=opt, filename=str(SOURCES[style])).program
 
 
 # --------------------------------------------------------------------------------------------------
@@ -199,7 +213,7 @@ def run_aes(data: bytes, key: bytes, counter: bytes | None = None, *, check: boo
         if len(counter) != 16:
             raise S2mcError(f"the CTR counter block is 16 bytes, not {len(counter)}")
     style, n = cfg.style, len(data)
-    prog = program(style, cfg.opt)
+    prog = program(style, cfg.opt, cfg.key_expansion, cfg.calibration)
     heap = prog.address_of("__heap")
     nwords = data_words(n, style)
     need = heap + 2 * nwords
@@ -257,6 +271,8 @@ def summary(run: AesRun) -> dict:
             "mode": cfg.mode, "direction": cfg.direction, "style": cfg.style,
             "partition": cfg.partition, "ext_blocks": cfg.ext_blocks, "engine": cfg.engine,
             "mem_latency": cfg.mem_latency, "arbitration": cfg.arbitration, "opt": cfg.opt,
+            "key_expansion": cfg.key_expansion,
+            "calibration": None if cfg.calibration is None else variants.calibration(cfg.calibration).name,
             "cores": cfg.cores,
             "bytes": run.nbytes, "cycles": res.cycles, "instructions": res.instructions,
             "stall_cycles": res.stall_cycles, "bus_busy_cycles": res.bus_busy_cycles,
