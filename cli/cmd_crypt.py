@@ -1,5 +1,6 @@
-"""`s2mc encrypt` / `s2mc decrypt`: streaming AES-CTR files, byte-identical to `openssl enc -aes-*-ctr`,
-on the native CPU backend or the CUDA backend. Choosing the backend happens here, above both, so
+"""`s2mc encrypt` / `s2mc decrypt`: streaming AES-CTR or AES-ECB files, byte-identical to
+`openssl enc -aes-*-ctr` / `openssl enc -aes-*-ecb -nopad`, on the native CPU backend (every available
+CPU by default) or the CUDA backend (CTR). Choosing the backend happens here, above both, so
 neither backend imports the other."""
 from __future__ import annotations
 
@@ -17,22 +18,49 @@ from s2mc.workloads.native import IMPLS, MAX_THREADS
 
 from .options import Choices, Integer, OutputFile, Size, Text
 
-_DEFAULT_CHUNK = {"native": 4 << 20, "cuda": 256 << 20}
+_DEFAULT_CHUNK = {"native": None, "cuda": 256 << 20}   # native: its own (1M fast path, 4M stream)
 #: An environment variable's name: no '=' (it would end the name) and no control characters.
 _ENV = Text(255, empty=False, forbid="=")
 
 
-def _encrypt(backend: str, in_path, out_path, key: bytes, iv: bytes, *, impl: str, threads: int,
-             chunk: int, progress: bool) -> int:
+def _encrypt(backend: str, in_path, out_path, key: bytes, iv: bytes | None, *, impl: str, threads: int | None,
+             chunk: int | None, progress: bool, mode: str = "ctr", decrypt: bool = False) -> int:
     if backend == "cuda":
+        if mode != "ctr":
+            raise S2mcError(f"--backend cuda does AES-CTR only (got --mode {mode}); use --backend native")
         from s2mc import gpu
         st = gpu.status()
         if not st["gpu_present"]:
             raise S2mcError(f"--backend cuda: {st['reason']}")
         return gpu.encrypt_file(in_path, out_path, key, iv, piece_bytes=chunk, progress=progress)
     from s2mc.workloads import native
-    return native.encrypt_file(in_path, out_path, key, iv, impl=impl, threads=threads, chunk_bytes=chunk,
-                               progress=progress)
+    fn = native.decrypt_file if decrypt else native.encrypt_file
+    return fn(in_path, out_path, key, iv, mode=mode, impl=impl, threads=threads, chunk_bytes=chunk,
+              progress=progress)
+
+
+def _records(path: str, summary: dict) -> str:
+    """Write the run as records (s2mc.analysis.records): seconds, bytes/s and their manifest."""
+    from s2mc.analysis import records
+
+    common = dict(run_id=records.new_run_id(summary["command"]), experiment="files",
+                  source="cuda" if summary["backend"] == "cuda" else "native", platform=summary["platform"],
+                  workload=f"{summary['command']}-{summary['mode']}", variant="total",
+                  engine=summary["engine"], cores=summary["threads"] or 1, bytes=summary["bytes"])
+    rows = [dict(common, metric="seconds", value=summary["seconds"])]
+    if summary["seconds"] > 0:
+        rows.append(dict(common, metric="bytes_per_second", value=summary["bytes"] / summary["seconds"]))
+    df = records.make_records(rows)
+    return str(records.write(df, path, params=dict(summary, run_id=common["run_id"])))
+
+
+def _platform() -> str:
+    import platform
+    try:
+        from s2mc.workloads import native
+        return native.info().get("cpu") or platform.processor() or platform.machine()
+    except Exception:   # the records still say what ran
+        return platform.machine()
 
 
 def _file_command(name: str, verb: str):
@@ -48,41 +76,67 @@ def _file_command(name: str, verb: str):
     @click.option("--iv", help="Initial counter block as 32 hex digits (- reads one line from stdin).")
     @click.option("--iv-file", type=click.Path(dir_okay=False), help="Read the hex IV from this file.")
     @click.option("--iv-env", metavar="VAR", type=_ENV, help="Read the hex IV from this environment variable.")
+    @click.option("--mode", type=click.Choice(["ctr", "ecb"]), default="ctr", show_default=True,
+                  help="CTR (any length; the IV is the first counter block) or ECB (no IV, no padding: the "
+                  "length must be a multiple of 16, = openssl enc -aes-N-ecb -nopad).")
     @click.option("--backend", type=click.Choice(["native", "cuda"]), default="native", show_default=True)
     @click.option("--impl", type=Choices(("auto", *IMPLS), many=False), default="auto", show_default=True,
                   help="Native implementation.")
-    @click.option("--threads", type=Integer(1, MAX_THREADS), default=1, show_default=True,
-                  help=f"OpenMP threads (native), 1..{MAX_THREADS}.")
+    @click.option("--threads", type=Integer(1, MAX_THREADS), default=None,
+                  help=f"Native threads, 1..{MAX_THREADS} [default: every CPU available to the process].")
     @click.option("--chunk-bytes", type=Size(16, MAX_CHUNK_BYTES, multiple=16),
                   help=f"Pipeline chunk size, a multiple of 16 up to {human_size(MAX_CHUNK_BYTES)} "
                   "[default: 4M native, 256M cuda].")
     @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary on stdout.")
+    @click.option("--records", "records_path", type=OutputFile("records", stdout=False),
+                  help="Also write the run as records (Parquet, or CSV by extension; a manifest beside it).")
     @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-    def cmd(in_path, out_path, key, key_file, key_env, iv, iv_file, iv_env, backend, impl, threads,
-            chunk_bytes, as_json, quiet):
+    def cmd(in_path, out_path, key, key_file, key_env, iv, iv_file, iv_env, mode, backend, impl, threads,
+            chunk_bytes, as_json, records_path, quiet):
         from s2mc.workloads.aes_host import hex_from_options
 
         if key == "-" and iv == "-":
             raise click.UsageError("--key - and --iv -: only one of them can be read from stdin")
         if as_json and out_path == STDOUT:
             raise click.UsageError("--json and --out -: both would write to stdout")
+        if mode == "ecb" and (iv, iv_file, iv_env) != (None, None, None):
+            raise click.UsageError("--mode ecb takes no IV (--iv, --iv-file, --iv-env)")
+        if backend == "cuda" and threads is not None:
+            raise click.UsageError("--threads is for --backend native")
+        if records_path and records_path == out_path:
+            raise click.UsageError("--records and --out name the same file")
         k = hex_from_options("key", key, key_file, key_env, key=True)
-        c = hex_from_options("iv", iv, iv_file, iv_env, key=False)
+        c = hex_from_options("iv", iv, iv_file, iv_env, key=False) if mode == "ctr" else None
         chunk = chunk_bytes or _DEFAULT_CHUNK[backend]
+        engine = "cuda"
+        if backend == "native":
+            from s2mc.workloads import native
+            from s2mc.workloads.native.files import available_cpus
+            threads = threads or available_cpus()
+            engine = native.resolve_impl(impl)
         t0 = time.perf_counter()
         n = _encrypt(backend, in_path, out_path, k, c, impl=impl, threads=threads, chunk=chunk,
-                     progress=not quiet and sys.stderr.isatty())
+                     progress=not quiet and sys.stderr.isatty(), mode=mode, decrypt=name == "decrypt")
         secs = time.perf_counter() - t0
+        summary = {"command": name, "in": in_path, "out": out_path, "bytes": n, "key_bits": len(k) * 8,
+                   "mode": mode, "backend": backend, "engine": engine, "threads": threads,
+                   "platform": _platform(), "seconds": secs,
+                   "gb_per_s": n / secs / 1e9 if secs > 0 else None}
+        if records_path:
+            path = _records(records_path, summary)
+            if not as_json and not quiet:
+                click.echo(f"wrote records to {path}", err=True)
         if as_json:
-            click.echo(json.dumps({"command": name, "in": in_path, "out": out_path, "bytes": n,
-                                   "key_bits": len(k) * 8, "backend": backend, "seconds": secs,
-                                   "gb_per_s": n / secs / 1e9 if secs > 0 else None}))
+            click.echo(json.dumps(summary))
         elif not quiet:
-            click.echo(f"{verb} {n} bytes with AES-{len(k) * 8}-CTR ({backend}) in {secs:.3f} s "
+            click.echo(f"{verb} {n} bytes with AES-{len(k) * 8}-{mode.upper()} ({backend}"
+                       f"{f', {threads} threads' if threads else ''}) in {secs:.3f} s "
                        f"-> {'stdout' if out_path == STDOUT else out_path}", err=True)
 
-    cmd.__doc__ = (f"{verb.capitalize()} a file with AES-CTR (streaming; output identical to "
-                   f"`openssl enc {'-d ' if name == 'decrypt' else ''}-aes-N-ctr -K KEY -iv IV`).\n\n"
+    d = '-d ' if name == 'decrypt' else ''
+    cmd.__doc__ = (f"{verb.capitalize()} a file with AES-CTR or AES-ECB (streaming, on every CPU by default; "
+                   f"output identical to `openssl enc {d}-aes-N-ctr -K KEY -iv IV` or "
+                   f"`openssl enc {d}-aes-N-ecb -nopad -K KEY`).\n\n"
                    "Give the key with --key-file or --key-env rather than --key: a command line is "
                    "visible to every user (ps, /proc/PID/cmdline) and kept in shell history.")
     return cmd

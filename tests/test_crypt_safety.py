@@ -135,13 +135,19 @@ def test_decrypt_over_a_private_file_keeps_mode_and_owner(plain, tmp_path):
 def test_temporary_file_is_0600_while_plaintext_goes_in(plain, tmp_path, monkeypatch):
     src, data = plain
     seen = []
-    real = native.ctr
+    lib = native._lib()
 
-    def spying_ctr(*a, **kw):
-        seen.extend(stat.S_IMODE(p.stat().st_mode) for p in tmp_path.iterdir() if p.name.endswith(".part"))
-        return real(*a, **kw)
+    class Spying:   # the regular-file path: one native call per segment (16K here)
+        def __getattr__(self, name):
+            return getattr(lib, name)
 
-    monkeypatch.setattr(native, "ctr", spying_ctr)
+        def crypt_fds(self, *a, **kw):
+            seen.extend(stat.S_IMODE(p.stat().st_mode) for p in tmp_path.iterdir() if p.name.endswith(".part"))
+            return lib.crypt_fds(*a, **kw)
+
+    from s2mc.workloads.aes_host import files as host_files
+    monkeypatch.setattr(host_files, "RANGE_SEGMENT_BYTES", 16 << 10)
+    monkeypatch.setattr(native, "_lib", lambda: Spying())
     old = os.umask(0)  # a umask that would make a plain open() 0666
     try:
         res = run("decrypt", "--in", src, "--out", tmp_path / "out", "--key", KEY, "--iv", IV,
@@ -149,7 +155,7 @@ def test_temporary_file_is_0600_while_plaintext_goes_in(plain, tmp_path, monkeyp
     finally:
         os.umask(old)
     assert res.exit_code == 0, res.output
-    assert len(seen) == 5 and set(seen) == {0o600}  # one per chunk
+    assert len(seen) == 5 and set(seen) == {0o600}  # one per segment
     assert stat.S_IMODE((tmp_path / "out").stat().st_mode) == 0o666  # the finished file: 0666 & ~umask
     assert (tmp_path / "out").read_bytes() == ctr(data)
 

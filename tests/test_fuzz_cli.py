@@ -102,7 +102,8 @@ SPECS = {
         "--key-file": ["{key_file}", "{prog_s}"], "--key-env": ["S2MC_FUZZ_KEY", "S2MC_NOT_SET", "A=B"],
         "--iv": [IV, "-", IV[:-2]], "--iv-file": ["{iv_file}"], "--iv-env": ["S2MC_FUZZ_IV"],
         "--backend": ["cuda", "native", "opencl"], "--impl": ["ttable", "vaes512", "all"],
-        "--threads": ["2", "1024", "1025"], "--chunk-bytes": ["16", "1M", "1G", "24", "2G"]}),
+        "--threads": ["2", "1024", "1025"], "--chunk-bytes": ["16", "1M", "1G", "24", "2G"],
+        "--mode": ["ecb", "ctr", "cbc"], "--records": ["r.csv", "r.parquet", "-", "o.bin"]}),
     "gpu": dict(base={"--bytes": "16", "--reps": "1"}, flags=["-q", "--json"], options={
         "--kernel": ["all", "coarse", "optimised-0", "warp"], "--bytes": ["1M", "8", "1,,2"],
         "--measure": ["host", "keystream,device", "warp"], "--key-bits": ["256", "512"],

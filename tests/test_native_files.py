@@ -99,22 +99,44 @@ def test_output_replaced_and_no_temp_left(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c", "p"]
 
 
-def test_failed_run_leaves_no_partial_output(tmp_path, monkeypatch):
+@pytest.mark.parametrize("path", ["fast", "stream"])
+def test_failed_run_leaves_no_partial_output(tmp_path, monkeypatch, path):
+    """A failure after some output was written: no output, and an older file is kept. `fast`: the
+    regular-file path (native pread/pwrite threads, a segment at a time); `stream`: the pipeline."""
     src = tmp_path / "p"
     write_random(src, 50_000)
     dst = tmp_path / "c"
     calls = {"n": 0}
-    real_ctr = native.ctr
+    if path == "fast":
+        from s2mc.workloads.aes_host import files as host_files
+        monkeypatch.setattr(host_files, "RANGE_SEGMENT_BYTES", 4096)
+        lib = native._lib()
 
-    def failing_ctr(*a, **kw):
-        calls["n"] += 1
-        if calls["n"] == 3:
-            raise RuntimeError("simulated failure")
-        return real_ctr(*a, **kw)
+        class Failing:
+            def __getattr__(self, name):
+                return getattr(lib, name)
 
-    monkeypatch.setattr(native, "ctr", failing_ctr)
+            def crypt_fds(self, *a, **kw):
+                calls["n"] += 1
+                if calls["n"] == 3:
+                    raise RuntimeError("simulated failure")
+                return lib.crypt_fds(*a, **kw)
+
+        monkeypatch.setattr(native, "_lib", lambda: Failing())
+    else:
+        monkeypatch.setattr(host_files_mod(), "_regular_at_start", lambda f, writing: False)
+        real_ctr = native.ctr
+
+        def failing_ctr(*a, **kw):
+            calls["n"] += 1
+            if calls["n"] == 3:
+                raise RuntimeError("simulated failure")
+            return real_ctr(*a, **kw)
+
+        monkeypatch.setattr(native, "ctr", failing_ctr)
     with pytest.raises(RuntimeError, match="simulated failure"):
         native.encrypt_file(src, dst, bytes(16), bytes(16), chunk_bytes=4096)
+    assert calls["n"] == 3
     assert not dst.exists()
     assert [p.name for p in tmp_path.iterdir()] == ["p"]
     # An existing output survives a failed run untouched.
@@ -124,6 +146,11 @@ def test_failed_run_leaves_no_partial_output(tmp_path, monkeypatch):
         native.encrypt_file(src, dst, bytes(16), bytes(16), chunk_bytes=4096)
     assert dst.read_bytes() == b"keep me"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c", "p"]
+
+
+def host_files_mod():
+    from s2mc.workloads.aes_host import files
+    return files
 
 
 def test_write_failure_mid_stream(tmp_path):
