@@ -4,7 +4,7 @@ core states, counters, memory, output, the bus); breakpoints and watches stop at
 reference model reaches them; stepping to the end gives exactly Machine.run()'s result. Random
 programs from s2gen.py, and the worked example of docs/timing-model.md by hand."""
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from s2gen import WINDOW, configs, programs
@@ -68,7 +68,6 @@ def plain_run(prog, cfg):
         return None, f.fault
 
 
-@settings(max_examples=300)
 @given(programs(), configs, st.lists(st.integers(1, 30), max_size=10))
 def test_pauses_match_the_reference_and_the_end_matches_a_plain_run(src, cfg, gaps):
     prog = assemble(src)
@@ -138,7 +137,6 @@ def ref_next_stop(ref, prog, breaks, watches, first):
                 return c + 1, at, (cyc, core, pc, address, before, after)
 
 
-@settings(max_examples=300)
 @given(programs(), configs, st.data())
 def test_breakpoints_and_watches_stop_where_the_reference_model_does(src, cfg, data):
     prog = assemble(src)
