@@ -41,9 +41,10 @@ from .trace import KINDS, RECORD, Instructions, _Decoder
 STATES = ("executing", "bus wait", "bus hold", "sync wait", "halted")
 EXECUTING, BUS_WAIT, BUS_HOLD, SYNC_WAIT, HALTED = range(len(STATES))
 STATE_COLOURS = ("#6bbf59", "#f4d35e", "#d1495b", "#8e7dbe", "#e2e2e2")
-# The bus row takes the colour of the core that holds it (a palette that repeats after ten cores).
-CORE_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
-                "#bcbd22", "#17becf")
+# The bus row takes the colour of the core that holds it (a palette that repeats after ten cores),
+# with no green, yellow, red, purple or grey, so that a core is never read as a state.
+CORE_COLOURS = ("#1f77b4", "#ff7f0e", "#17becf", "#8c564b", "#e377c2", "#393b79", "#008080", "#b5651d",
+                "#222222", "#6baed6")
 
 MAX_INTERVALS = 100_000   # intervals kept for a window; beyond, the window is aggregated
 BUCKETS = 2_000           # buckets of an aggregated window (an even number: two merge into one)
