@@ -402,6 +402,8 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
                                 "both have):"))
             b.append(Block("table", table=t.reset_index().fillna("–")))
 
+    _seeds_native_blocks(b, ours_d, ref)
+
     # 5. references
     b.append(Block("h2", "5. Reference data"))
     cit = pd.DataFrame([{"experiment": k, "where": v["where"], "holds": v["holds"],
@@ -415,3 +417,38 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
     write_output(out / "main_table.json", json.dumps(json.loads(main.to_json(orient="records")),
                                                      indent=1) + "\n", what="report table")
     return {"md": md, "html": page, "plots": figs, "main_table": main, "records": allrec}
+
+
+def _fmt_table(t: pd.DataFrame) -> pd.DataFrame:
+    """Sizes read as sizes, numbers with 3 significant digits, gaps as a dash."""
+    t = t.copy()
+    t["bytes"] = t["bytes"].map(summaries.human_bytes)
+    for c in t.columns[1:]:
+        t[c] = [("–" if v is None or pd.isna(v) else f"{v:.3g}") for v in t[c]]
+    return t.rename(columns={"bytes": "size"})
+
+
+def _seeds_native_blocks(b: list, ours_d: pd.DataFrame, ref: pd.DataFrame) -> None:
+    """Seeds 001 and 004 measured on this host beside the papers (s2mc.analysis.seeds_native)."""
+    from s2mc.analysis import seeds_native as sn
+
+    have = set(ours_d["experiment"].unique()) & {"seed001_ours", "seed004_ours"} if len(ours_d) else set()
+    if not have:
+        b.append(Block("p", "Seeds 001 and 004 on this host beside the papers: run "
+                            "`python -m s2mc.analysis.seeds_native --out results/seeds_native.parquet` "
+                            "and report that folder."))
+        return
+    for text in sn.summary_sentences(ours_d, ref):
+        b.append(Block("p", text))
+    if "seed004_ours" in have:
+        b.append(Block("p", "Seed 004 Table 2 (system 1) beside this host, milliseconds; paper/ours = how "
+                            "many times faster this host is:"))
+        b.append(Block("table", table=_fmt_table(sn.seed004_beside(ours_d, ref).dropna(
+            subset=["ours seq ms"]))))
+    if "seed001_ours" in have:
+        for kind, label in (("total", "Tables 1/3, total time with file I/O"),
+                            ("encryption-only", "Tables 2/3, encryption only")):
+            t = sn.seed001_beside(ours_d, ref, kind).dropna(subset=["ours seq s"])
+            if len(t):
+                b.append(Block("p", f"Seed 001 {label} (Core i5 M 450), seconds, beside this host:"))
+                b.append(Block("table", table=_fmt_table(t)))
