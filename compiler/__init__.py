@@ -23,7 +23,7 @@ from .interpreter import Interpreter, interpret
 from .layout import MemoryMap, layout
 from .lexer import tokenize
 from .nesting import MAX_NESTING, deep
-from .optimiser import fold, peephole, prune_saves
+from .optimiser import fold, peephole
 from .parser import parse
 from .semantic import check
 
@@ -55,7 +55,7 @@ def compile(source: str, opt: int = 1, filename: str = "<input>") -> Compiled:  
     folded = fold(checked) if opt >= 1 else checked                  # a copy: checked stays as is
     ir = generate(folded, opt, filename)
     if opt >= 1:
-        ir.functions = [prune_saves(peephole(code)) for code in ir.functions]
+        ir.functions = [peephole(code) for code in ir.functions]
     asm = ir.render()
     asm_name = filename.rsplit(".", 1)[0] + ".s"
     try:

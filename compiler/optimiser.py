@@ -19,9 +19,6 @@ peephole(code) — on one function's instruction list (ir.Ins), repeated to a fi
 Like a C compiler without `volatile`, loads of shared memory are only reused within a block with
 no label: a loop that waits for another core re-reads memory on every iteration.
 
-prune_saves(code) — after peephole: drops the save and restore of a callee-saved register the body
-no longer uses.
-
 Which registers an instruction reads and writes, and whether it has effects beyond them, comes
 from the ISA table through ir.py; this module adds only the calling convention (jal, ret, asm).
 """
@@ -31,7 +28,7 @@ import re
 
 from . import astnodes as A
 from .arith import binary, unary, wrap
-from .ir import (ALL_O0, ARG_REGS, FP, RADS, RETVAL, SAVED_O1, SCRATCH_O1, SP, SPECIAL, FrameSlot,
+from .ir import (ALL_O0, ARG_REGS, FP, RADS, RETVAL, SAVED_O1, SCRATCH_O1, SP, SPECIAL,
                  has_no_side_effect, is_reg, read_only_positions, reads_writes)
 from .nesting import deep
 
@@ -441,21 +438,3 @@ def _copy_propagate(code) -> list:
             copies[ins.args[0]] = ins.args[1]
         out.append(ins)
     return out
-
-
-def prune_saves(code: list) -> list:
-    """Drop the save and restore of a callee-saved register the optimised body no longer uses."""
-    # Known gap: codegen writes the save slots as plain "@n" strings, not FrameSlot("save"), so
-    # nothing matches is_save yet. Making it match changes -O1 code and cycle counts.
-    def is_save(ins):
-        return (ins.op in ("st", "ld") and len(ins.args) == 3 and isinstance(ins.args[1], FrameSlot)
-                and ins.args[1].kind == "save")
-
-    used = set()
-    for ins in code:
-        if ins.op == "asm":
-            return code
-        if not is_save(ins):
-            r, w = reads_writes(ins)
-            used.update(r, w)
-    return [ins for ins in code if not (is_save(ins) and ins.args[0] not in used)]
