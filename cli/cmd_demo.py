@@ -2,7 +2,8 @@
 
 1. the seed 003 grid, a core-scaling sweep to 64 cores (both AES styles), and memory-latency and
    arbitration sweeps on the simulator;
-2. native AES thread scaling and seed 000's block sizes on this host;
+2. native AES thread scaling and seed 000's block sizes on this host, and seeds 001 and 004
+   (s2mc.analysis.seeds_native: sequential vs threads, total and encryption-only, the crossover);
 3. the GPU size sweep when a GPU is present;
 4. the report (`s2mc report`) under report/, with every plot and the seed tables.
 
@@ -79,6 +80,19 @@ def demo(results_dir, report_dir, full, skip, quiet):
             continue
         log(f"    {n} records in {time.monotonic() - t1:.1f} s -> {path}")
         ran.append(path)
+    if "native" not in skip and "native" not in why_not:
+        log("s2mc demo: seeds 001 and 004 on this host (s2mc.analysis.seeds_native)")
+        t1 = time.monotonic()
+        try:
+            from s2mc.analysis import records, seeds_native
+            df = seeds_native.measure() if full else seeds_native.measure_quick()
+            path = records.write(df, results / "seeds_native.parquet",
+                                 params=dict(command="demo seeds_native", full=full))
+            log(f"    {len(df)} records in {time.monotonic() - t1:.1f} s -> {path}")
+            ran.append(path)
+        except S2mcError as exc:
+            log(f"  ! failed: {exc}")
+            skipped.append("seeds_native: failed")
     log("s2mc demo: writing the report")
     out = rep.build([results], report_dir, title="s2mc demo: simulated bus vs real hardware")
     main = out["main_table"]
