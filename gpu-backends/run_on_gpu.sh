@@ -15,9 +15,18 @@
 #      reference anchored to FIPS-197 / SP 800-38A vectors                 -> selftest.txt
 #   4. benchmark grid: every kernel (coarse, extended, each optimised configuration) x measure
 #      (keystream, device-resident, host-serial, host-overlap) x size -> gpu-bench.md, gpu-bench.csv
+#      Seed 002's methods: A = device-resident (no transfer), B = host-overlap (transfers
+#      overlapped with the kernels over STREAMS streams), C = host-serial (copy in, run, copy out).
+#   4b. the same grid with AES-256 when KEY_BITS is 128 (issue 15: AES-256 beside AES-128)
+#                                                          -> gpu-bench-256.md, gpu-bench-256.csv
 #   5. if the Python environment is usable (.venv from `make setup`): the gpu-marked pytest suite
 #      and `s2mc gpu --kernel all` (records in the tidy schema + manifest)  -> pytest-gpu.txt,
 #      gpu.parquet, gpu.manifest.json, gpu-cli.md
+#   6. with Python too (issue 15): file encryption side by side on a FILE_BYTES (default 2G)
+#      page-cached file in FILE_DIR (default /dev/shm): cp, openssl enc -aes-128-ctr, s2mc encrypt
+#      (native, every CPU) and s2mc encrypt --backend cuda, wall seconds of each, outputs compared
+#      -> files.md; and seeds 001/004 measured on this host's CPUs (python -m
+#      s2mc.analysis.seeds_native) -> seeds_native.parquet, seeds_native.txt
 # The Markdown table of Gbps is printed on stdout at the end. Exit status: non-zero when any
 # verification failed.
 set -uo pipefail
@@ -79,6 +88,43 @@ log "4. benchmark grid (sizes $SIZES, reps $REPS, streams $STREAMS, AES-$KEY_BIT
   >"$OUT/gpu-bench.stdout" 2> >(tee "$OUT/gpu-bench.log" >&2)
 [ $? -ne 0 ] && { log "benchmark reported errors"; fail=1; }
 
+if [ "$KEY_BITS" = 128 ]; then
+  log "4b. benchmark grid with AES-256"
+  "$BUILD_DIR/s2mc-gpu-bench" --kernels all --sizes "$SIZES" --reps "$REPS" --streams "$STREAMS" \
+    --key-bits 256 --markdown "$OUT/gpu-bench-256.md" --csv "$OUT/gpu-bench-256.csv" \
+    >"$OUT/gpu-bench-256.stdout" 2>"$OUT/gpu-bench-256.log" || { log "AES-256 benchmark reported errors"; fail=1; }
+fi
+
+# files_side_by_side DIR BYTES: cp, openssl and s2mc (native, cuda) on one page-cached file -> files.md
+files_side_by_side() {
+  local d k iv f name secs
+  d=$(mktemp -d "$1/s2mc-files-XXXXXX") || return 1
+  k=000102030405060708090a0b0c0d0e0f; iv=f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff
+  head -c "$2" /dev/urandom >"$d/in.bin"
+  {
+    echo "| command | wall s (best of 3) |"; echo "|---|---:|"
+    for name in cp openssl s2mc-native s2mc-cuda; do
+      best=""
+      for _ in 1 2 3; do
+        t0=$(date +%s.%N)
+        case $name in
+          cp) cp "$d/in.bin" "$d/cp.bin" ;;
+          openssl) openssl enc -aes-128-ctr -K $k -iv $iv -in "$d/in.bin" -out "$d/openssl.bin" ;;
+          s2mc-native) .venv/bin/s2mc encrypt -q --in "$d/in.bin" --out "$d/native.bin" --key $k --iv $iv ;;
+          s2mc-cuda) .venv/bin/s2mc encrypt -q --backend cuda --in "$d/in.bin" --out "$d/cuda.bin" --key $k --iv $iv ;;
+        esac || { echo "| $name | failed |"; continue 2; }
+        secs=$(echo "$(date +%s.%N) - $t0" | bc)
+        if [ -z "$best" ] || [ "$(echo "$secs < $best" | bc)" = 1 ]; then best=$secs; fi
+      done
+      echo "| $name | $best |"
+    done
+    for f in native cuda; do
+      cmp -s "$d/openssl.bin" "$d/$f.bin" && echo "- $f output = openssl's" || echo "- $f output DIFFERS from openssl's"
+    done
+  } >"$OUT/files.md"
+  rm -rf "$d"
+}
+
 if [ "$PYTHON" = 1 ]; then
   log "5. Python: pytest -m gpu and s2mc gpu (records)"
   py=.venv/bin/python
@@ -93,6 +139,12 @@ if [ "$PYTHON" = 1 ]; then
     .venv/bin/s2mc gpu --kernel all --bytes "$SIZES" --reps "$REPS" --streams "$STREAMS" \
       --key-bits "$KEY_BITS" --quiet --out "$OUT/gpu.parquet" --markdown "$OUT/gpu-cli.md" \
       >"$OUT/gpu-cli.stdout" 2>"$OUT/gpu-cli.log" || { log "s2mc gpu failed"; tail -3 "$OUT/gpu-cli.log" >&2; }
+    FILE_BYTES=${FILE_BYTES:-2G}
+    FILE_DIR=${FILE_DIR:-$( [ -d /dev/shm ] && echo /dev/shm || echo /tmp )}
+    log "6. files side by side ($FILE_BYTES in $FILE_DIR) and seeds 001/004 on this host's CPUs"
+    files_side_by_side "$FILE_DIR" "$(numfmt --from=iec "$FILE_BYTES")" && cat "$OUT/files.md" >&2
+    $py -m s2mc.analysis.seeds_native --out "$OUT/seeds_native.parquet" >"$OUT/seeds_native.txt" 2>&1 ||
+      { log "seeds_native failed"; tail -3 "$OUT/seeds_native.txt" >&2; }
   else
     log "skipping the Python part: no Python environment with s2mc, pytest and cryptography"
   fi
@@ -106,4 +158,6 @@ echo "Command: \`bash gpu-backends/run_on_gpu.sh\` (SIZES=$SIZES REPS=$REPS STRE
 echo "Self-test: $(grep -E '^[0-9]+ passed' "$OUT/selftest.txt" || echo 'did not finish')"
 echo
 cat "$OUT/gpu-bench.md" 2>/dev/null
+[ -f "$OUT/gpu-bench-256.md" ] && { echo; echo "AES-256:"; echo; cat "$OUT/gpu-bench-256.md"; }
+[ -f "$OUT/files.md" ] && { echo; echo "Files ($FILE_BYTES, page-cached):"; echo; cat "$OUT/files.md"; }
 exit $fail
