@@ -248,3 +248,38 @@ def test_append_stdout_is_not_the_fast_path(tmp_path):
         subprocess.run([_exe(), "encrypt", "--in", str(src), "--out", "-", "--key", KEYS[128], "--iv", IV, "-q"],
                        stdout=f, check=True)
     assert out.read_bytes() == b"head" + oracle("ctr", 128, data)
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGINT"])
+def test_signal_during_a_large_regular_file_encrypt_leaves_no_part_file(sig):
+    """The regular-file path: the signal is handled between 64 MiB segments; the .part file goes."""
+    import signal
+    import tempfile
+    import time
+    if not os.path.isdir("/dev/shm"):
+        pytest.skip("needs /dev/shm for a fast large file")
+    with tempfile.TemporaryDirectory(dir="/dev/shm", prefix="s2mc-test-") as d:
+        src, out = os.path.join(d, "in"), os.path.join(d, "out")
+        with open(src, "wb") as f:
+            f.truncate(768 << 20)          # a sparse file: reads as zeros, costs no memory until read
+        with open(out, "wb") as f:
+            f.write(b"previous ciphertext")
+        child = subprocess.Popen([_exe(), "encrypt", "--in", src, "--out", out, "--key", KEYS[128], "--iv", IV,
+                                  "-q", "--threads", "1"], stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + 30
+            while not any(n.endswith(".part") and os.path.getsize(os.path.join(d, n)) > 0
+                          for n in os.listdir(d)):
+                assert time.monotonic() < deadline and child.poll() is None, "no .part file appeared"
+                time.sleep(0.005)
+            child.send_signal(getattr(signal, sig))
+            _, err = child.communicate(timeout=30)
+        finally:
+            child.kill()
+        if sig == "SIGINT":
+            assert child.returncode == 130 and err == "s2mc: interrupted\n"
+        else:
+            assert child.returncode == -signal.SIGTERM
+        assert sorted(os.listdir(d)) == ["in", "out"]
+        with open(out, "rb") as f:
+            assert f.read() == b"previous ciphertext"
