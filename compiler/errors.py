@@ -1,4 +1,4 @@
-"""Compile errors: one line, `file:line:col: error: message` (docs/rz.md)."""
+"""Compile errors: one line, `file:line:col: message` (docs/rz.md)."""
 from __future__ import annotations
 
 from s2mc.isa.errors import S2mcError
@@ -9,7 +9,7 @@ class CompileError(S2mcError):
 
     def __init__(self, filename: str, line: int, col: int, message: str):
         self.filename, self.line, self.col, self.message = filename, line, col, message
-        super().__init__(f"{filename}:{line}:{col}: error: {message}")
+        super().__init__(f"{filename}:{line}:{col}: {message}")
 
 
 class RzRuntimeError(S2mcError):

@@ -8,7 +8,7 @@ limit of 1000 frames. Two things make every depth safe:
 
 * MAX_NESTING bounds how deep a program may nest. The parser stops at that many open brackets,
   blocks and operands, and check_depth() (iterative) refuses a parsed AST deeper than that, both
-  with one line: `file:line:col: error: nesting too deep (limit 100000)`.
+  with one line: `file:line:col: nesting too deep (limit 100000)`.
 * deep() runs a pass with a recursion limit of FRAMES_PER_LEVEL frames per level of nesting, in a
   thread with a STACK_BYTES stack. Since Python 3.11 a call from Python code to a Python function
   takes no C stack, only heap (a few hundred bytes a frame); the thread's stack is the margin for

@@ -60,7 +60,7 @@ def test_compile_error_is_one_line(tmp_path):
     src.write_text("main()\n  x = y\n")
     res = invoke("compile", str(src))
     assert res.exit_code == 1
-    assert res.output.strip() == f"s2mc: error: {src}:2:7: error: undefined name 'y'"
+    assert res.output.strip() == f"s2mc: error: {src}:2:7: undefined name 'y'"
 
 
 def test_compile_missing_file(tmp_path):

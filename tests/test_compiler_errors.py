@@ -1,4 +1,4 @@
-"""Compile errors: `file:line:col: error: message`, one test per kind of mistake."""
+"""Compile errors: `file:line:col: message`, one test per kind of mistake."""
 from __future__ import annotations
 
 import pytest
@@ -75,13 +75,13 @@ def test_compile_error(name, source, line, col, words):
         compile_rz(source, filename="prog.rz")
     err = info.value
     assert isinstance(err, S2mcError)
-    assert str(err).startswith(f"prog.rz:{line}:{col}: error: "), str(err)
+    assert str(err).startswith(f"prog.rz:{line}:{col}: "), str(err)
     assert words in str(err)
     assert "\n" not in str(err)
 
 
 def test_compile_error_default_filename():
-    with pytest.raises(CompileError, match=r"^<input>:2:7: error: undefined name 'q'$"):
+    with pytest.raises(CompileError, match=r"^<input>:2:7: undefined name 'q'$"):
         compile_rz("main()\n  x = q\n")
 
 

@@ -45,7 +45,7 @@ def test_bad_characters_and_names_are_located(source, col, words):
     with pytest.raises(CompileError) as info:
         compile_rz(source, filename="t.rz")
     msg = str(info.value)
-    assert msg.startswith(f"t.rz:{2 if not source.startswith('café') else 1}:{col}: error: "), msg
+    assert msg.startswith(f"t.rz:{2 if not source.startswith('café') else 1}:{col}: "), msg
     assert words in msg and len(msg) < 200 and len(msg.splitlines()) == 1, msg
 
 
@@ -73,7 +73,7 @@ def test_mnemonics_and_directive_words_are_ordinary_names(name):
 def test_register_and_compiler_names_are_refused_at_the_rz_line(name):
     for src, line in ((f"{name} = 1\nmain()\n  print(1)\n", 1), (f"main()\n  {name} = 1\n", 2),
                       (f"{name}()\n  return 1\nmain()\n  print(1)\n", 1)):
-        with pytest.raises(CompileError, match=rf"^t\.rz:{line}:\d+: error: '{name}'"):
+        with pytest.raises(CompileError, match=rf"^t\.rz:{line}:\d+: '{name}'"):
             compile_rz(src, filename="t.rz")
 
 
@@ -88,12 +88,12 @@ def test_errors_inside_asm_are_at_the_asm_string(text, words):
     with pytest.raises(CompileError) as info:
         compile_rz(src, filename="t.rz")
     msg = str(info.value)
-    assert msg.startswith("t.rz:3:7: error: in asm(...): ") and words in msg and len(msg.splitlines()) == 1, msg
+    assert msg.startswith("t.rz:3:7: in asm(...): ") and words in msg and len(msg.splitlines()) == 1, msg
 
 
 @pytest.mark.parametrize("directive", [".end", ".code 0", ".data 5", ".symbol", ".STACKS 1 2 3"])
 def test_asm_cannot_move_the_code_around_it(directive):
-    with pytest.raises(CompileError, match=r"^t\.rz:2:7: error: asm\(\.\.\.\) cannot contain"):
+    with pytest.raises(CompileError, match=r"^t\.rz:2:7: asm\(\.\.\.\) cannot contain"):
         compile_rz(f'main()\n  asm("nop\\n{directive}")\n', filename="t.rz")
 
 
@@ -110,6 +110,6 @@ def test_globals_up_to_the_stacks_fit_and_one_word_more_is_located():
     most = 2096640                       # the stacks' base, rounded up to 256, is the largest mov
     src = f"a[{most}]\nmain()\n  a[{most - 1}] = 7\n  print(a[{most - 1}])\n"
     assert run(compile_rz(src).program, mem_words=1 << 22).output == "7\n"
-    with pytest.raises(CompileError, match=rf"^t\.rz:2:1: error: the globals do not fit in memory: "
+    with pytest.raises(CompileError, match=rf"^t\.rz:2:1: the globals do not fit in memory: "
                                            rf"up to 'b' they take {most + 1} words, and at most {most}"):
         compile_rz(f"x\nb[{most}]\nc[5]\nmain()\n  print(1)\n", filename="t.rz")
