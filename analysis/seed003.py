@@ -19,28 +19,80 @@ SEED003_MAX_CORES = 4
 #: The paper's configuration in our records' names (the variant gains /O0 at -O0).
 SEED003_WORKLOAD = "aes-128-ecb-enc"
 SEED003_VARIANT = "bytes/interleaved"
+#: The model that reproduces the paper (`s2mc aes --preset seed003`, s2mc.workloads.aes.grid.PRESETS).
+SEED003_MODEL_VARIANT = "bytes/interleaved/fixed/O0/per-core/cal-seed003"
+#: What each compared configuration is called in the text: (variant, Rz level, how ours was made).
+_COMPARED = ((SEED003_VARIANT, 1, "ours compiled at -O1"), (SEED003_VARIANT + "/O0", 0, "ours compiled at -O0"),
+             (SEED003_MODEL_VARIANT, 0, "ours: the seed 003 model (--preset seed003: fixed priority, the key "
+              "expanded on every core, -O0, calibrated to the paper's 1-core cells only)"))
+
+
+def paper_cells() -> dict[tuple[int, int], tuple[float, float]]:
+    """(bytes, cores) -> (cycles, summed stall cycles) of Tables 3 and 4 (14 cells)."""
+    ref = load_reference(["seed003_table3", "seed003_table4"])
+    got: dict = {}
+    for r in ref.itertuples():
+        got.setdefault((int(r.bytes), int(r.cores)), {})[r.metric] = float(r.value)
+    return {k: (v["cycles"], v["stall_cycles"]) for k, v in sorted(got.items())}
+
+
+def errors(cells: dict[tuple[int, int], tuple[float, float]]) -> dict:
+    """How far (bytes, cores) -> (cycles, stalls) lies from the paper: the error of each cell
+    (ours / paper - 1) and the mean absolute error of cycles and of stalls over the multi-core cells
+    that both have (`multi_*`; the 1-core cells are what a calibration is fitted to) and over all
+    of them (`all_*`), as fractions."""
+    paper = paper_cells()
+    both = sorted(k for k in cells if k in paper)
+    cyc = {k: cells[k][0] / paper[k][0] - 1 for k in both}
+    st = {k: cells[k][1] / paper[k][1] - 1 for k in both}
+    multi = [k for k in both if k[1] > 1]
+
+    def mae(e, keys):
+        return sum(abs(e[k]) for k in keys) / len(keys) if keys else float("nan")
+    return {"cycles": cyc, "stalls": st, "multi_cycles": mae(cyc, multi), "multi_stalls": mae(st, multi),
+            "all_cycles": mae(cyc, both), "all_stalls": mae(st, both), "cells": len(both),
+            "multi_cells": len(multi)}
 
 
 def comparison(runs) -> tuple[str, list[dict]]:
     """Our seed-003 configuration beside Tables 3 and 4 of the paper, with ratios: one comparison
-    per Rz optimisation level that ran (text, and one row per (opt, bytes, cores)). Empty when no
-    run matches the paper's configuration. With several engines, the first engine's runs count."""
+    per Rz optimisation level that ran, and one for the seed 003 model (--preset seed003) with its
+    errors (text, and one row per (variant, bytes, cores)). Empty when no run matches the paper's
+    configuration. With several engines, the first engine's runs count."""
     texts, rows = [], []
-    for opt in (1, 0):
+    for variant, opt, label in _COMPARED:
         mine = {}
         for r in runs:
-            if (r.config.workload == SEED003_WORKLOAD and r.config.opt == opt
-                    and r.config.variant == SEED003_VARIANT + ("/O0" if opt == 0 else "")
+            if (r.config.workload == SEED003_WORKLOAD and r.config.opt == opt and r.config.variant == variant
                     and r.nbytes in SEED003_BYTES and r.config.cores <= SEED003_MAX_CORES):
                 mine.setdefault((r.nbytes, r.config.cores), r)
         if mine:
-            t, rr = _one(mine, opt)
+            t, rr = _one(mine, opt, label)
+            for row in rr:
+                row["variant"] = variant
+            if variant == SEED003_MODEL_VARIANT:
+                t += "\n\n" + error_text(errors({k: (r.result.cycles, r.result.stall_cycles)
+                                                  for k, r in mine.items()}))
             texts.append(t)
             rows += rr
     return "\n\n".join(texts), rows
 
 
-def _one(mine: dict, opt: int) -> tuple[str, list[dict]]:
+def error_text(e: dict) -> str:
+    """The errors of errors() in words: the multi-core means, and the worst cells."""
+    if not e["multi_cells"]:
+        return "No multi-core cell of the paper's to compare with."
+    worst = max(e["cycles"], key=lambda k: abs(e["cycles"][k]) if k[1] > 1 else -1)
+    worst_s = max(e["stalls"], key=lambda k: abs(e["stalls"][k]) if k[1] > 1 else -1)
+    return (f"Error against the paper over its {e['multi_cells']} multi-core cells (predictions: nothing "
+            f"is fitted to them): cycles {100 * e['multi_cycles']:.2f} % and summed stalls "
+            f"{100 * e['multi_stalls']:.2f} % mean absolute error; worst cycles {100 * e['cycles'][worst]:+.1f} % "
+            f"({worst[0]} bytes, {worst[1]} cores), worst stalls {100 * e['stalls'][worst_s]:+.1f} % "
+            f"({worst_s[0]} bytes, {worst_s[1]} cores). All {e['cells']} cells: cycles "
+            f"{100 * e['all_cycles']:.2f} %, stalls {100 * e['all_stalls']:.2f} %.")
+
+
+def _one(mine: dict, opt: int, label: str) -> tuple[str, list[dict]]:
     ref = load_reference(["seed003_table3", "seed003_table4"])
     paper = {(int(r.bytes), int(r.cores), r.metric): float(r.value) for r in ref.itertuples()}
     sizes = sorted({b for b, _ in mine})
@@ -94,8 +146,7 @@ def _one(mine: dict, opt: int) -> tuple[str, list[dict]]:
         return bytes_by_cores(f"Speedup over one core (ours | seed 003{note})", cell)
 
     text = "\n\n".join([
-        "== Seed 003 (ECTI-CARD 2014), AES-128 ECB, byte-oriented, interleaved blocks, L = 2; "
-        f"ours compiled at -O{opt} ==",
+        f"== Seed 003 (ECTI-CARD 2014), AES-128 ECB, byte-oriented, interleaved blocks, L = 2; {label} ==",
         grid("Table 3: cycles to complete the task (ours | seed 003 | ours/seed)",
              "cycles", "paper_cycles", "cycles_ratio"),
         grid("Table 4: memory stall cycles, summed over cores (ours | seed 003 | ours/seed)",

@@ -18,8 +18,8 @@ import click
 from click.core import ParameterSource
 
 from s2mc.simulator.params import PARAMS
-from s2mc.workloads.aes.grid import AesGrid, format_tables, run_grid
-from s2mc.workloads.aes.runner import DIRECTIONS, MODES, PARTITIONS, STYLES
+from s2mc.workloads.aes.grid import PRESETS, AesGrid, format_tables, run_grid
+from s2mc.workloads.aes.runner import DIRECTIONS, KEY_EXPANSIONS, MODES, PARTITIONS, STYLES
 
 from .options import (AesKey, Choices, Integer, OutputFile, Size, Text, check_timeline_window, machine_option,
                       timeline_options)
@@ -39,6 +39,11 @@ def _d(field: str) -> str:
 _MAX_BYTES = 2 * PARAMS["mem_words"].max
 #: --ext-blocks: a run of more blocks than the largest data has is pointless.
 MAX_EXT_BLOCKS = _MAX_BYTES // 16
+#: The options a --preset sets (each is an AesGrid field); an option given on the command line wins.
+_PRESET_OPTIONS = {"cores": "cores", "sizes": "sizes", "key_bits": "key_bits", "modes": "modes",
+                   "directions": "directions", "styles": "styles", "partitions": "partitions",
+                   "latencies": "mem_latencies", "arbitrations": "arbitrations", "opts": "opts",
+                   "key_expansions": "key_expansions"}
 
 
 @click.command("aes")
@@ -68,6 +73,13 @@ MAX_EXT_BLOCKS = _MAX_BYTES // 16
 @click.option("--opt", "opts", type=Choices(("1", "0")), default=_d("opts"), show_default=True,
               help="Rz optimisation level(s) the programs are compiled at: 1 and/or 0 (-O0, like "
                    "the original compiler; seed 003's counts are close to it).")
+@click.option("--key-expansion", "key_expansions", type=Choices(KEY_EXPANSIONS), default=_d("key_expansions"),
+              show_default=True, help="core0 (core 0 expands the key while the others wait at the barrier) "
+                                      "and/or per-core (every core expands it itself).")
+@click.option("--preset", type=Choices(tuple(PRESETS), many=False), default=None,
+              help="A named configuration; seed003: the model that reproduces seed 003's Tables 3-4 "
+                   "(fixed priority, key expanded per core, -O0, calibrated to the paper's 1-core cells; "
+                   "docs/aes-on-s2.md). Options given as well replace its values.")
 @machine_option("mem_words")
 @click.option("--key", "fixed_key", type=AesKey(), default=None,
               help="Key as 32, 48 or 64 hex digits (default: random from --seed, per key size).")
@@ -82,8 +94,8 @@ MAX_EXT_BLOCKS = _MAX_BYTES // 16
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @click.pass_context
 def aes_cmd(ctx, cores, sizes, key_bits, modes, directions, styles, partitions, ext_blocks, latencies,
-            arbitrations, engines, vcd, opts, mem_words, fixed_key, seed, experiment, out_path, as_json,
-            timeline, from_cycle, to_cycle, quiet):
+            arbitrations, engines, vcd, opts, key_expansions, preset, mem_words, fixed_key, seed, experiment,
+            out_path, as_json, timeline, from_cycle, to_cycle, quiet):
     """AES on the simulated multicore: a grid over cores x bytes x key size, mode, direction,
     style, partition, memory latency, arbitration and engine, every result checked against
     `cryptography`. The seed 003 configuration also prints the paper's Tables 3-4 beside ours."""
@@ -97,11 +109,19 @@ def aes_cmd(ctx, cores, sizes, key_bits, modes, directions, styles, partitions, 
         # the key decides the key size: a different --key-bits would silently not be run
         raise click.UsageError(f"--key-bits {','.join(key_bits)} conflicts with --key, a "
                                f"{len(fixed_key) * 8}-bit key (give one of them, or matching ones)", ctx)
-    grid = AesGrid(
+    fields = dict(
         cores=tuple(cores), sizes=tuple(sizes), key_bits=tuple(bits_list), modes=tuple(modes),
         directions=tuple(directions), styles=tuple(styles), partitions=tuple(partitions),
         ext_blocks=tuple(ext_blocks), mem_latencies=tuple(latencies), arbitrations=tuple(arbitrations),
-        engines=tuple(engines), opts=tuple(int(o) for o in opts), mem_words=mem_words, key=fixed_key, seed=seed)
+        engines=tuple(engines), opts=tuple(int(o) for o in opts), key_expansions=tuple(key_expansions),
+        mem_words=mem_words, key=fixed_key, seed=seed)
+    if preset:
+        given = {f for o, f in _PRESET_OPTIONS.items()
+                 if ctx.get_parameter_source(o) is not ParameterSource.DEFAULT}
+        if fixed_key is not None:
+            given.add("key_bits")
+        fields.update({f: v for f, v in PRESETS[preset].items() if f not in given})
+    grid = AesGrid(**fields)
     t0 = time.perf_counter()
     runs, rows = run_grid(grid, new_run_id=lambda: records.new_run_id("aes"), experiment=experiment,
                                    progress=not quiet and sys.stderr.isatty(), vcd=vcd, timeline=timeline,

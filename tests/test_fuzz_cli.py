@@ -88,7 +88,8 @@ SPECS = {
         "--mem-latency": ["1000"], "--arbitration": ["round_robin"], "--engine": ["systemc", "fast,systemc"],
         "--vcd": ["w.vcd"], "--opt": ["0", "0,1"], "--mem-words": ["100", "4096", "67108865"],
         "--key": [KEY, KEY * 2, KEY[:-1], "zz"], "--seed": ["0", "9223372036854775807", "9223372036854775808"],
-        "--experiment": ["e1"], "--out": ["r.parquet", "r.csv"], **TIMELINE}),
+        "--experiment": ["e1"], "--out": ["r.parquet", "r.csv"], "--key-expansion": ["per-core", "core0,per-core", "all"],
+        "--preset": ["seed003", "seed004"], **TIMELINE}),
     "native": dict(base={"--bytes": "16", "--threads": "1", "--min-seconds": "0", "--reps": "1"},
                    flags=["-q", "--json", "--vs-openssl", "--multi"], options={
         "--threads": ["2", "all", "1,all", "1024", "1025"], "--bytes": ["1K", "16K", "1000"],

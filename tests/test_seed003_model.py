@@ -1,0 +1,81 @@
+"""The seed 003 model: `s2mc aes --preset seed003` (issue 14). The done-when command's records, its
+14 cells pinned (the simulator is deterministic), its errors against the paper's Tables 3 and 4,
+the preset grid in the library, and its options."""
+from click.testing import CliRunner
+
+from s2mc.analysis import records, seed003
+from s2mc.cli.main import cli
+from s2mc.workloads.aes.grid import preset, run_grid
+
+
+def cells_of(df, variant):
+    """(bytes, cores) -> (cycles, stall_cycles) of the whole-run rows of one variant."""
+    w = df[(df["variant"] == variant) & (df["core"] == -1)]
+    get = {(int(r.bytes), int(r.cores), r.metric): int(r.value) for r in w.itertuples()}
+    return {(b, c): (v, get[(b, c, "stall_cycles")]) for (b, c, m), v in get.items() if m == "cycles"}
+
+
+# --------------------------------------------------------------------------------------------------
+# the preset: the done-when command, its cells pinned
+# --------------------------------------------------------------------------------------------------
+
+#: s2mc aes --preset seed003: (bytes, cores) -> (cycles, summed stall cycles), deterministic.
+PRESET_CELLS = {
+    (32, 1): (37189, 10072), (32, 2): (28205, 19742), (32, 3): (29839, 24009), (32, 4): (32027, 30558),
+    (64, 1): (69901, 19166), (64, 2): (51020, 36470), (64, 3): (46878, 62762), (64, 4): (50592, 83325),
+    (128, 1): (135325, 37354), (128, 2): (96600, 69835), (128, 3): (86762, 118149), (128, 4): (91930, 152962),
+    (256, 1): (266173, 73730), (256, 2): (187716, 136483), (256, 3): (176403, 221480), (256, 4): (174816, 292312),
+}
+
+
+def test_the_done_when_command_writes_the_pinned_cells(tmp_path):
+    out = tmp_path / "r.parquet"
+    res = CliRunner().invoke(cli, ["aes", "--cores", "1,2,3,4", "--bytes", "32,64,128,256", "--style", "bytes",
+                                   "--mode", "ecb", "--preset", "seed003", "--out", str(out), "-q"])
+    assert res.exit_code == 0, res.output
+    df = records.load([out])
+    assert set(df["variant"]) == {seed003.SEED003_MODEL_VARIANT}
+    cells = cells_of(df, seed003.SEED003_MODEL_VARIANT)
+    assert cells == PRESET_CELLS
+    # the 1-core cycles are the paper's (calibrated); the multi-core cells are predictions
+    e = seed003.errors(cells)
+    assert all(e["cycles"][(b, 1)] == 0 for b in (32, 64, 128, 256))
+    assert e["multi_stalls"] <= 0.03                            # the target, met: 1.73 %
+    # the target for cycles is 3 %; the model reaches 3.02 %: every 2-core cell is 4.8-5.8 % slow
+    assert round(100 * e["multi_cycles"], 2) == 3.02
+    assert all(0.047 < e["cycles"][k] < 0.059 for k in e["cycles"] if k[1] == 2)
+    assert all(abs(e["cycles"][k]) < 0.03 for k in e["cycles"] if k[1] > 2)
+    # the shape the paper reports: 4 cores slower than 3 at 64 and 128 bytes, a flat 1.5 speedup
+    assert cells[(64, 4)][0] > cells[(64, 3)][0] and cells[(128, 4)][0] > cells[(128, 3)][0]
+    assert "Error against the paper over its 10 multi-core cells" in res.output
+    # per-core finish cycles and idle: the staircase (core 0 first, the last core sets the time)
+    fin = df[(df["metric"] == "finish_cycle") & (df["cores"] == 4) & (df["bytes"] == 256) & (df["core"] >= 0)]
+    fin = fin.sort_values("core")
+    assert list(fin["value"]) == sorted(fin["value"]) and fin["value"].iloc[-1] == 174816
+    idle = df[(df["metric"] == "idle_cycles") & (df["core"] == -1) & (df["cores"] == 4) & (df["bytes"] == 256)]
+    assert idle["value"].iloc[0] == sum(174816 - v for v in fin["value"])
+
+
+def test_the_preset_library_grid_is_the_command_and_options_replace_its_values():
+    runs, _ = run_grid(preset("seed003", cores=(2,), sizes=(64,)), new_run_id=lambda: "r")
+    assert [(r.result.cycles, r.result.stall_cycles) for r in runs] == [PRESET_CELLS[(64, 2)]]
+    res = CliRunner().invoke(cli, ["aes", "--preset", "seed003", "--cores", "2", "--bytes", "64",
+                                   "--arbitration", "fifo", "--json", "-q"])
+    assert res.exit_code == 0, res.output
+    assert '"variant": "bytes/interleaved/O0/per-core/cal-seed003"' in res.output
+
+
+def test_a_preset_that_cannot_run_is_one_line():
+    res = CliRunner().invoke(cli, ["aes", "--preset", "seed003", "--style", "ttable", "--cores", "1", "--bytes", "16"])
+    assert res.exit_code == 1 and res.output.count("\n") == 1 and "calibration seed003 is fitted" in res.output
+
+
+
+
+def test_errors_by_hand():
+    # 64 bytes: 2 cores 10 % over the paper's 48,358 cycles, stalls exact; 1 core exact
+    e = seed003.errors({(64, 1): (69901, 19444), (64, 2): (48358 * 1.1, 35475), (48, 2): (1, 1)})
+    assert e["cells"] == 2 and e["multi_cells"] == 1           # 48 bytes is not one of the paper's
+    assert abs(e["multi_cycles"] - 0.1) < 1e-12 and e["multi_stalls"] == 0
+    assert abs(e["all_cycles"] - 0.05) < 1e-12
+    assert "cycles 10.00 % and summed stalls 0.00 %" in seed003.error_text(e)
