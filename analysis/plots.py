@@ -12,6 +12,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.lines  # noqa: E402,F401
+import matplotlib.patches  # noqa: E402,F401
 import matplotlib.ticker  # noqa: E402,F401
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
@@ -303,4 +305,40 @@ def model_vs_points(points: pd.DataFrame, path, title: str = "", max_cores: int 
     if nmax > 8:
         ax.set_xscale("log", base=2)
     ax.legend(fontsize=7)
+    return _save(fig, path)
+
+
+def finish_staircase(ours: pd.DataFrame, reference: pd.DataFrame, path, title: str = "") -> Path | None:
+    """Each core's finish cycle (a horizontal bar from 0 to it), grouped by core count, one panel
+    per data size, with the paper's total cycles (seed 003 Table 3) marked on every group: a
+    fixed-priority bus finishes the cores one after the other, the staircase the paper's own idle
+    core-cycles imply. `ours`: records with per-core finish_cycle rows of one configuration."""
+    fin = ours[(ours["metric"] == "finish_cycle") & (ours["core"] >= 0)]
+    if fin.empty:
+        return None
+    paper = {(int(r.bytes), int(r.cores)): r.value for r in
+             reference[(reference["metric"] == "cycles") & (reference["core"] == -1)].itertuples()}
+    sizes = sorted(fin["bytes"].unique())
+    fig, axes = plt.subplots(1, len(sizes), figsize=(3.3 * len(sizes), 3.8), squeeze=False, sharey=True)
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    ncores = sorted(fin["cores"].unique())
+    for ax, b in zip(axes[0], sizes):
+        d = fin[fin["bytes"] == b]
+        for row, n in enumerate(ncores):
+            g = d[d["cores"] == n].groupby("core")["value"].median().sort_index()
+            h = 0.8 / n
+            ax.barh([row + h * i for i in range(len(g))], g.values, height=h * 0.85, align="edge",
+                    color=[colors[int(c) % len(colors)] for c in g.index])
+            if (int(b), int(n)) in paper:
+                ax.plot([paper[(int(b), int(n))]] * 2, [row - 0.05, row + 0.85], color="black", lw=2)
+        ax.set_title(human_bytes(int(b)))
+        ax.set_xlabel("finish cycle")
+        ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v / 1000:.0f}k"))
+    axes[0][0].set_yticks([r + 0.4 for r in range(len(ncores))], [f"{n} core{'s' if n > 1 else ''}" for n in ncores])
+    axes[0][0].invert_yaxis()          # shared: once
+    handles = [matplotlib.patches.Patch(color=colors[c % len(colors)], label=f"core {c}")
+               for c in range(int(max(ncores)))]
+    handles.append(matplotlib.lines.Line2D([], [], color="black", lw=2, label="paper's total (Table 3)"))
+    axes[0][-1].legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1), frameon=False)
+    fig.suptitle(title or "When each core finishes")
     return _save(fig, path)

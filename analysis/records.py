@@ -87,7 +87,8 @@ COLUMN_DOCS: dict[str, str] = {
                "`bytes/interleaved`, `ttable/extended-4`, `aesni/coarse`, `openssl`, "
                "`kernel-ttable-shared/device-resident`. For reference rows: the paper's own label "
                "of the column (`sequential`, `openmp`, `gpu`, `total`, `encryption-only`, ...).",
-    "engine": "Simulator engine (`fast`, `systemc`), native runtime (`openmp`, `openssl`), GPU "
+    "engine": "Simulator engine (`fast`, `systemc`; `replay`: a traced run replayed on a bus the engines "
+              "lack, s2mc.analysis.fidelity), native runtime (`openmp`, `openssl`), GPU "
               "runtime (`cuda`, `opencl`); empty when not applicable.",
     "cores": "Number of simulated cores, CPU threads, or GPU devices used by the run.",
     "core": "The core/thread the row describes, 0-based; -1 for the whole run.",

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from s2mc.analysis import derive, model, plots, records, seeds, summaries
+from s2mc.analysis import derive, fidelity, model, plots, records, seeds, summaries
 from s2mc.analysis.seed003 import SEED003_BYTES, SEED003_VARIANT, SEED003_WORKLOAD
 from s2mc.isa.errors import S2mcError
 from s2mc.isa.outputs import make_folder, write_output
@@ -300,6 +300,16 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
                                 out / "seed003_table4.png"),
         "Seed 003 Table 4 (stall cycles summed over cores): the paper (grey, hatched) beside s2mc -O1 (blue)",
         b, "no seed 003 data")
+
+    # 1b. the model that reproduces seed 003, and the hypotheses behind it
+    b.append(Block("h2", "1b. Seed 003 reproduced: the model and the hypotheses"))
+    for part in fidelity.report_parts(ours_d, ref, out):
+        if part[0] == "img":
+            fig(part[2], part[1], b, "")
+        elif part[0] == "table":
+            b.append(Block("table", table=part[1]))
+        else:
+            b.append(Block("p", part[1]))
 
     # 2. simulated scaling
     b.append(Block("h2", "2. Simulated scaling"))

@@ -90,6 +90,9 @@ SPECS = {
         "--key": [KEY, KEY * 2, KEY[:-1], "zz"], "--seed": ["0", "9223372036854775807", "9223372036854775808"],
         "--experiment": ["e1"], "--out": ["r.parquet", "r.csv"], "--key-expansion": ["per-core", "core0,per-core", "all"],
         "--preset": ["seed003", "seed004"], **TIMELINE}),
+    # fidelity runs only the cheapest hypothesis (the engine's, 14 runs) unless --only changes it
+    "fidelity": dict(base={"--only": "today"}, flags=["--json", "-q"], options={
+        "--only": ["today", "fifo,rr", "model-x", ""], "--out": ["r.parquet", "r.csv", "-"]}),
     "native": dict(base={"--bytes": "16", "--threads": "1", "--min-seconds": "0", "--reps": "1"},
                    flags=["-q", "--json", "--vs-openssl", "--multi"], options={
         "--threads": ["2", "all", "1,all", "1024", "1025"], "--bytes": ["1K", "16K", "1000"],
@@ -310,6 +313,7 @@ test_compile_options = _test("compile", 60)
 test_run_options = _test("run", 150)
 test_debug_options = _test("debug", 60)
 test_aes_options = _test("aes", 150)
+test_fidelity_options = _test("fidelity", 20)
 test_native_options = _test("native", 120)
 test_encrypt_options = _test("encrypt", 150)
 test_decrypt_options = _test("decrypt", 50)

@@ -55,7 +55,7 @@ class AesConfig:
     mem_words: int = DEFAULTS["mem_words"]
     opt: int = 1                  # Rz optimisation level the program is compiled at
     key_expansion: str = "core0"  # core0: core 0 expands the key; per-core: every core does
-    calibration: str | None = None   # a named calibration of the program (variants.CALIBRATIONS)
+    calibration: object = None    # None, a calibration's name (variants.CALIBRATIONS) or a variants.Calibration
 
     def check(self) -> None:
         def choose(what, value, allowed):
@@ -189,7 +189,7 @@ def _max_cycles(nbytes: int, cfg: AesConfig) -> int:
 
 def run_aes(data: bytes, key: bytes, counter: bytes | None = None, *, check: bool = True,
             config: AesConfig | None = None, vcd: str | None = None, timeline: str | None = None,
-            timeline_window: tuple[int, int | None] = (0, None), **options) -> AesRun:
+            timeline_window: tuple[int, int | None] = (0, None), trace: bool = False, **options) -> AesRun:
     """Run AES on the simulated multicore and check the result against `cryptography`.
 
     `options` are AesConfig fields (key_bits is taken from the key). `counter` (CTR only) is the
@@ -197,7 +197,8 @@ def run_aes(data: bytes, key: bytes, counter: bytes | None = None, *, check: boo
     non-whole-block ECB length, data too large for the configured memory, a simulated fault, or
     a result that differs from the reference (AesMismatch). `vcd` (systemc engine only) names
     a VCD waveform file to write; `timeline` a timeline file (.html, .json, .png or .svg) of the
-    cycles in `timeline_window` (s2mc.simulator.timeline).
+    cycles in `timeline_window` (s2mc.simulator.timeline); `trace` keeps the event log in
+    result.trace (small runs: s2mc.analysis.fidelity replays it).
     """
     data, key = bytes(data), bytes(key)
     if len(key) not in (16, 24, 32):
@@ -226,7 +227,7 @@ def run_aes(data: bytes, key: bytes, counter: bytes | None = None, *, check: boo
 
     m = Machine(prog, cores=cfg.cores, mem_latency=cfg.mem_latency, arbitration=cfg.arbitration,
                 max_cycles=_max_cycles(n, cfg), mem_words=cfg.mem_words, engine=cfg.engine,
-                timeline=timeline, timeline_window=timeline_window, **({"vcd": vcd} if vcd else {}))
+                timeline=timeline, timeline_window=timeline_window, trace=trace, **({"vcd": vcd} if vcd else {}))
     m.write("keybits", [cfg.key_bits])
     m.write("key", _to_words(key, style))
     m.write("mode", [MODES.index(cfg.mode)])

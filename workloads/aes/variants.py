@@ -26,7 +26,9 @@ middle rounds (36 per block for AES-128) and an `edge` site after the first AddR
 each step of the last round (4 per block); the per-run work over the key expansion: a `key` site in
 its loop over the schedule's words (40 for AES-128) and a `key-start` site at its start. Each
 site gets an equal share; the remainder goes to the edge (or key-start) sites, so that the totals
-per block and per run are exact for AES-128.
+per block and per run are exact for AES-128. Within a site the nops are spread evenly among the
+loads (`arrangement="grouped"`: all the loads, then the nops; the fidelity experiment runs both,
+because the 1-core cells cannot tell them apart).
 """
 from __future__ import annotations
 
@@ -60,6 +62,7 @@ class Calibration:
     style: str = "bytes"
     opt: int = 0
     key_expansion: str = "per-core"
+    arrangement: str = "interleaved"   # a site's nops spread among its loads, or "grouped": loads, then nops
     note: str = ""
 
     def check(self, style: str, opt: int, key_expansion: str) -> None:
@@ -107,12 +110,16 @@ def calibration(name: str | Calibration | None) -> Calibration | None:
         raise S2mcError(f"unknown calibration {name!r} (choose {', '.join(CALIBRATIONS)})") from None
 
 
-def pad(ops: int, mem: int) -> str:
-    """Inline assembly of `mem` loads and `ops` nops, the nops spread evenly among the loads."""
+def pad(ops: int, mem: int, arrangement: str = "interleaved") -> str:
+    """Inline assembly of `mem` loads and `ops` nops: the nops spread evenly among the loads, or
+    (`grouped`) all the loads and then all the nops."""
     n = ops + mem
     if n == 0:
         return ""
-    lines = ["nop" if (i + 1) * ops // n > i * ops // n else "ld r0 nr" for i in range(n)]
+    if arrangement == "grouped":
+        lines = ["ld r0 nr"] * mem + ["nop"] * ops
+    else:
+        lines = ["nop" if (i + 1) * ops // n > i * ops // n else "ld r0 nr" for i in range(n)]
     return 'asm("' + "\\n".join(lines) + '")'
 
 
@@ -130,10 +137,11 @@ def source(style: str, key_expansion: str = "core0", calibration: str | Calibrat
     if cal is not None:
         tags.add("calibrate")
     return apply(SOURCES[style].read_text(encoding="utf-8"), tags, cal.sites() if cal else {},
-                 str(SOURCES[style]))
+                 str(SOURCES[style]), cal.arrangement if cal else "interleaved")
 
 
-def apply(text: str, tags: set[str], sites: dict[str, list[tuple[int, int]]], filename: str = "<rz>") -> str:
+def apply(text: str, tags: set[str], sites: dict[str, list[tuple[int, int]]], filename: str = "<rz>",
+          arrangement: str = "interleaved") -> str:
     """Activate the `//@TAG:` lines of `tags` in Rz source `text`; `pad SITE` lines of the
     calibrate tag take the (ops, mem) of `sites`, one entry per line of that kind in file order."""
     out, seen = [], {k: 0 for k in sites}
@@ -148,7 +156,7 @@ def apply(text: str, tags: set[str], sites: dict[str, list[tuple[int, int]]], fi
             if not code.startswith("pad ") or kind not in sites or seen[kind] >= len(sites[kind]):
                 raise S2mcError(f"{filename}:{n}: a calibrate line is 'pad SITE' with SITE one of "
                                 f"{', '.join(sites)} (as many lines of each as the calibration has)")
-            code = pad(*sites[kind][seen[kind]])
+            code = pad(*sites[kind][seen[kind]], arrangement)
             seen[kind] += 1
         indent = line[:len(line) - len(line.lstrip())]
         out.append(indent + code + "\n" if code else "")
