@@ -79,3 +79,15 @@ def test_errors_by_hand():
     assert abs(e["multi_cycles"] - 0.1) < 1e-12 and e["multi_stalls"] == 0
     assert abs(e["all_cycles"] - 0.05) < 1e-12
     assert "cycles 10.00 % and summed stalls 0.00 %" in seed003.error_text(e)
+
+
+def test_the_docs_table_is_the_presets():
+    """docs/aes-on-s2.md's table of the model is what the simulator computes (deterministic)."""
+    from pathlib import Path
+    text = (Path(__file__).resolve().parents[1] / "docs" / "aes-on-s2.md").read_text(encoding="utf-8")
+    paper = seed003.paper_cells()
+    for (b, c), (cyc, st) in PRESET_CELLS.items():
+        if (b, c) in paper:
+            assert f"| {b} | {c} | {cyc:,} | {int(paper[(b, c)][0]):,} |" in text, (b, c)
+            assert f"| {st:,} | {int(paper[(b, c)][1]):,} |" in text, (b, c)
+    assert "**3.02 % in cycles and 1.73 % in summed\nstalls**" in text
