@@ -133,3 +133,25 @@ def test_grid_variants_and_their_records():
     assert {r.config.variant for r in runs} == {"bytes/interleaved/O0", "bytes/interleaved/O0/per-core"}
     assert g.params()["key_expansion"] == ["core0", "per-core"] and g.params()["calibration"] == [None]
     assert runner.summary(runs[-1])["key_expansion"] == "per-core"
+
+
+def test_the_preset_program_on_the_reference_model():
+    """The cycle-stepped reference model runs the preset's program (per-core key expansion, the
+    calibration's loads and nops, fixed priority) to the same counters as the fast engine."""
+    from s2mc.simulator.reference import ReferenceMachine
+    prog = runner.program("bytes", 0, "per-core", "seed003")
+    data = bytes(range(100, 132))
+    heap = prog.address_of("__heap")
+    mem = list(prog.data_image) + [0] * (heap + 64 - len(prog.data_image))
+    for name, words in (("keybits", [128]), ("key", list(KEY)), ("mode", [0]), ("decrypt", [0]),
+                        ("partition", [0]), ("ext", [4]), ("nbytes", [32]), ("src", [heap]), ("dst", [heap + 32])):
+        a = prog.address_of(name)
+        mem[a:a + len(words)] = words
+    mem[heap:heap + 32] = list(data)
+    ref = ReferenceMachine(prog.code_image, mem, prog.entry, cores=3, arbitration="fixed",
+                           stacks=prog.stacks).run()
+    fast = run_aes(data, KEY, cores=3, **SEED003).result
+    assert ref["cycles"] == fast.cycles
+    assert [c["finish_cycle"] for c in ref["cores"]] == fast.finish_cycles
+    for k in ("instructions", "mem_accesses", "bus_wait_cycles", "sync_wait_cycles"):
+        assert [c[k] for c in ref["cores"]] == [c[k] for c in fast.cores], k
