@@ -25,7 +25,7 @@ def _ids() -> tuple[str, ...]:
 
 
 @click.command("fidelity")
-@click.option("--only", type=Choices(_ids()), default=None,
+@click.option("--only", type=Choices(_ids), default=None,
               help="Comma-separated hypotheses to run (default: all of them).")
 @click.option("--out", "out_path", type=OutputFile("records", stdout=False),
               help="Write the records (Parquet, or CSV when the name ends in .csv) and a manifest.")

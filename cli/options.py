@@ -167,13 +167,24 @@ class Seconds(_Value):
 
 
 class Choices(_Value):
-    """Names from a fixed set (a comma-separated list with `many`)."""
+    """Names from a fixed set (a comma-separated list with `many`). `choices` may be a function
+    that returns them, called on first use, so that a command whose names live in a heavy module
+    does not import it whenever `s2mc` starts."""
 
     name = "choice"
 
     def __init__(self, choices, *, many: bool = True):
-        self.choices, self.many = tuple(choices), many
-        self.item_name = f"[{'|'.join(self.choices)}]"
+        self._choices, self.many = choices if callable(choices) else tuple(choices), many
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        if callable(self._choices):
+            self._choices = tuple(self._choices())
+        return self._choices
+
+    @property
+    def item_name(self) -> str:
+        return f"[{'|'.join(self.choices)}]"
 
     def one(self, text, param, ctx) -> str:
         if text not in self.choices:
