@@ -1,7 +1,14 @@
 """The independent AES oracle for tests: the `cryptography` package (OpenSSL underneath)."""
 import random
+import shutil
 
+import pytest
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+
+
+# The `openssl enc` binary, the second oracle for whole files (tests that need it are skipped without it).
+OPENSSL = shutil.which("openssl")
+needs_openssl = pytest.mark.skipif(OPENSSL is None, reason="the openssl binary is not installed")
 
 
 def ref(op: str, key: bytes, iv: bytes, data: bytes) -> bytes:

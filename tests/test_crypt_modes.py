@@ -16,12 +16,11 @@ from s2mc.workloads import native
 if not native.available():  # pragma: no cover - only with S2MC_WITH_NATIVE=OFF
     pytest.skip("native AES extension not built", allow_module_level=True)
 
+from aes_oracle import OPENSSL, needs_openssl  # noqa: E402
 from s2mc.cli.main import cli  # noqa: E402
 from s2mc.workloads.aes_host import files as host_files  # noqa: E402
 from s2mc.workloads.native.files import available_cpus  # noqa: E402
 
-OPENSSL = shutil.which("openssl")
-needs_openssl = pytest.mark.skipif(OPENSSL is None, reason="the openssl binary is not installed")
 KEYS = {128: "2b7e151628aed2a6abf7158809cf4f3c",
         192: "8e73b0f7da0e6452c810f32b809079e562f8ead2522c6b7b",
         256: "603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4"}

@@ -3,7 +3,6 @@ across chunk boundaries, atomic output, and every error path. (Output-file rules
 test_outputs.py; key sources: test_aes_host.py.)"""
 import os
 import random
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -16,12 +15,11 @@ from s2mc.workloads import native
 if not native.available():  # pragma: no cover - only with S2MC_WITH_NATIVE=OFF
     pytest.skip("native AES extension not built", allow_module_level=True)
 
+from aes_oracle import OPENSSL, needs_openssl  # noqa: E402
 from s2mc.cli.main import cli  # noqa: E402
 from s2mc.isa import outputs  # noqa: E402
 from s2mc.workloads import aes_host  # noqa: E402
 
-OPENSSL = shutil.which("openssl")
-needs_openssl = pytest.mark.skipif(OPENSSL is None, reason="the openssl binary is not installed")
 KEYS = {128: "000102030405060708090a0b0c0d0e0f",
         192: "8e73b0f7da0e6452c810f32b809079e562f8ead2522c6b7b",
         256: "603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4"}
