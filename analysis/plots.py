@@ -45,7 +45,7 @@ def _whole(df: pd.DataFrame, source: str | tuple, metric: str) -> pd.DataFrame:
     return d
 
 
-def _lines(ax, d: pd.DataFrame, by: list[str] | None = None, x="cores", y="value", marker="o", ls="-",
+def _lines(ax, d: pd.DataFrame, x="cores", y="value", marker="o", ls="-",
            prefix="", **kw) -> str:
     """One line per configuration (workload, variant, bytes), labelled with what differs between
     them (style, L, policy, data size); returns the legend title naming those things."""

@@ -154,20 +154,6 @@ def seed003_main_table(ours: pd.DataFrame, ref: pd.DataFrame) -> pd.DataFrame:
     return t.reset_index(drop=True)
 
 
-def sim_scaling_table(df: pd.DataFrame) -> pd.DataFrame:
-    sim = df[(df["source"] == "sim") & (df["core"] == -1)]
-    if sim.empty:
-        return pd.DataFrame()
-    w = derive.wide(sim, ["cycles", "speedup", "efficiency", "stall_fraction", "bus_utilisation",
-                          "instructions"],
-                    index=["experiment", "workload", "variant", "bytes", "cores"])
-    cols = [c for c in ["experiment", "workload", "variant", "bytes", "cores", "cycles",
-                        "speedup", "efficiency", "stall_fraction", "bus_utilisation",
-                        "instructions"] if c in w]
-    w = w[cols].sort_values(["experiment", "workload", "variant", "bytes", "cores"])
-    return w.reset_index(drop=True)
-
-
 def model_table(points: pd.DataFrame) -> pd.DataFrame:
     """Per configuration: Z, L, the saturation speedup, and predicted vs measured speedups."""
     models = model.fit_records(points)
@@ -188,22 +174,6 @@ def model_table(points: pd.DataFrame) -> pd.DataFrame:
                          "measured speedup": v, "model speedup": m.speedup(int(cores)),
                          "model/measured": m.speedup(int(cores)) / v})
     return pd.DataFrame(rows).sort_values(["experiment", "bytes", "cores"]).reset_index(drop=True)
-
-
-def native_table(df: pd.DataFrame) -> pd.DataFrame:
-    nat = df[df["source"].isin(["native", "cuda", "opencl"]) & (df["core"] == -1)]
-    if nat.empty:
-        return pd.DataFrame()
-    w = derive.wide(nat, ["seconds", "gb_per_second", "gbps", "speedup", "efficiency"],
-                    index=["source", "experiment", "variant", "bytes", "cores"])
-    w = w.groupby(["source", "experiment", "variant", "bytes", "cores"], as_index=False).median(
-        numeric_only=True)
-    w = w.rename(columns={"cores": "threads"})
-    w = w.sort_values(["source", "experiment", "variant", "bytes", "threads"])
-    w["bytes"] = w["bytes"].map(plots.human_bytes)
-    cols = ["source", "experiment", "variant", "bytes", "threads"] + [
-        c for c in ("seconds", "gb_per_second", "gbps", "speedup", "efficiency") if c in w]
-    return w[cols].rename(columns={"gb_per_second": "GB/s", "gbps": "Gbit/s"}).reset_index(drop=True)
 
 
 # --------------------------------------------------------------------------------------------------

@@ -183,8 +183,8 @@ def seed003_takeaways(grid: pd.DataFrame, ref: pd.DataFrame) -> list[str]:
         ipb = (one["instructions"] / one["bytes"]).median() if len(one) else float("nan")
         return ratios, acc, two, ipb
 
-    o1, acc1, two1, ipb1 = level("O1")
-    o0, acc0, two0, ipb0 = level("O0")
+    o1, acc1, _, ipb1 = level("O1")
+    o0, _, two0, ipb0 = level("O0")
     span = lambda xs: f"{min(xs):.2f}" if f"{min(xs):.2f}" == f"{max(xs):.2f}" else f"{min(xs):.2f}-{max(xs):.2f}"  # noqa: E731
     if o1:
         accesses = f" and makes {span(acc1)}x its bus accesses" if acc1 else ""

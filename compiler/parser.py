@@ -304,17 +304,6 @@ class Parser:
                 raise too_deep(self.filename, op.line, op.col)
         return left
 
-    def logical_or(self): return self.expression(0)
-    def logical_and(self): return self.expression(1)
-    def bitwise_or(self): return self.expression(2)
-    def bitwise_xor(self): return self.expression(3)
-    def bitwise_and(self): return self.expression(4)
-    def equality(self): return self.expression(5)
-    def relational(self): return self.expression(6)
-    def shift(self): return self.expression(7)
-    def additive(self): return self.expression(8)
-    def multiplicative(self): return self.expression(9)
-
     def unary(self) -> A.Expr:
         ops = []                                   # - - ~ ! x: a loop, then nested inside out
         while self.at_op(*_PREFIX):
