@@ -250,17 +250,16 @@ class Machine:
         """The engine's raw result; the trace sink is finished here: a trace file is kept when the
         run ends (a simulated fault included: the log up to it) and removed when the run fails."""
         sink = self._trace
-        if sink is not None:
-            sink.open()
+        if sink is None:
+            return self._engine.run()
+        sink.open()
         try:
             raw = self._engine.run()
         except BaseException:
-            if sink is not None:
-                sink.close(keep=False)
+            sink.close(keep=False)
             raise
-        if sink is not None:
-            sink.close(keep=True)
-        if sink is not None and isinstance(sink.sinks[0], TraceList):
+        sink.close(keep=True)
+        if isinstance(sink.sinks[0], TraceList):
             raw["trace"] = sink.sinks[0].events
         return raw
 
