@@ -35,6 +35,10 @@ def debug(program, cores, mem_latency, arbitration, engine, max_cycles, mem_word
     d = Debugger(stepper, out=click.echo, err=lambda line: click.echo(line, err=True))
     if tty:
         import readline  # noqa: F401  (line editing and history for input())
+        import signal
+        # A shell that starts us in the background (cmd &, some CI runners) leaves SIGINT ignored and Python
+        # then never raises KeyboardInterrupt; at an interactive prompt Ctrl-C must always give a new prompt.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         click.echo(f"{program}: {cores} core{'s' if cores > 1 else ''}, L={mem_latency}, {arbitration}; "
                    "at cycle 0. help lists the commands.")
     while True:

@@ -2,6 +2,7 @@
 and once in a real terminal (pexpect). The registers, memory and cycles it shows are checked
 against hand computation, a plain run and the reference model."""
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -146,8 +147,10 @@ def test_a_missing_program_is_one_line(tmp_path):
 
 
 def test_in_a_real_terminal(tmp_path):
+    # Started with SIGINT ignored, as a background job or a CI runner starts it: Ctrl-C must still give a prompt.
     child = pexpect.spawn(sys.executable, ["-m", "s2mc.cli", "debug", "spin_lock.s", "--cores", "2"], cwd=str(tmp_path),
-                          encoding="utf-8", timeout=60, dimensions=(40, 120))
+                          encoding="utf-8", timeout=60, dimensions=(40, 120),
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
     try:
         child.expect_exact("at cycle 0. help lists the commands.")
         child.expect_exact("(s2mc) ")
