@@ -6,9 +6,11 @@ PIP   := $(PY) -m pip
 SUDO  := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Debian packages the project needs: toolchain, SystemC, OpenSSL headers, OpenMP, Python headers,
-# Chromium (the tests render the report and the timeline page in it, headless).
+# Chromium (the tests render the report and the timeline page in it, headless), the OpenCL loader,
+# headers and PoCL (the OpenCL backend runs on the CPU through PoCL where there is no GPU's OpenCL).
 APT_PACKAGES := build-essential g++ cmake ninja-build pkg-config python3-dev python3-venv \
-                libsystemc-dev libssl-dev libomp-dev openssl chromium
+                libsystemc-dev libssl-dev libomp-dev openssl chromium \
+                ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
 PY_DEPS := scikit-build-core pybind11 click tqdm pandas pyarrow matplotlib cryptography \
            pytest pytest-xdist hypothesis pexpect vcdvcd dask distributed nbformat nbclient ipykernel
 
@@ -16,7 +18,7 @@ PY_DEPS := scikit-build-core pybind11 click tqdm pandas pyarrow matplotlib crypt
 SOURCES := $(shell find isa compiler simulator workloads gpu-backends analysis cli \
              -type f \( -name '*.py' -o -name '*.cpp' -o -name '*.h' -o -name '*.hpp' -o -name '*.cu' -o -name '*.cuh' \
              -o -name 'CMakeLists.txt' -o -name '*.s' -o -name '*.rz' -o -name '*.csv' -o -name '*.json' -o -name '*.toml' \
-             -o -name '*.html' \) 2>/dev/null) \
+             -o -name '*.html' -o -name '*.cl' \) 2>/dev/null) \
            CMakeLists.txt pyproject.toml
 
 .PHONY: setup test test-all demo bench report clean
