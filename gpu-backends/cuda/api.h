@@ -1,6 +1,8 @@
 // api.h -- the CUDA AES backend as the Python binding (and any C++ caller) sees it. Plain C++ types
 // only; everything CUDA stays in the .cu files.
 //
+// Ciphers: "aes" (every kernel below) and "camellia" (RFC 3713, 128/192/256-bit keys; the kernel
+// "coarse" only: seed 002's SP-tables and subkeys in shared memory, 16 bytes per thread).
 // Kernels are named by strings:
 //   "coarse"            T-tables in shared memory, 16 bytes per thread (seeds 000, 002)
 //   "extended"          E blocks per thread, E = ext_bytes / 16 (seed 000); default 4096 bytes
@@ -45,6 +47,7 @@ std::vector<std::string> optimised_configs();  // e.g. {"t1b4", "t2b4", "t4b2", 
 std::string optimised_default();
 
 struct Request {
+  std::string cipher = "aes";  // "aes" or "camellia"
   std::string kernel = "optimised";
   std::string op = "ctr";
   int ext_bytes = 4096;   // extended kernel only (multiple of 16)
@@ -85,6 +88,21 @@ struct BenchResult {
   std::string timer;       // "cuda-events" or "host-clock"
 };
 BenchResult bench(const Request& r, const std::string& measure, int key_bits, size_t n, int reps);
+
+// Seed 002's Table 2 for our kernels: for every kernel of `cipher` (AES: coarse, extended, each
+// optimised configuration, encryption and decryption; Camellia: coarse, one kernel for both
+// directions) with `key_bits` keys, what cudaFuncGetAttributes and
+// cudaOccupancyMaxActiveBlocksPerMultiprocessor report on the current GPU. grid = the persistent
+// grid the driver launches for a large input (CTAs per SM x SMs); occupancy = resident threads per
+// SM / the SM's maximum. `threads`: coarse/extended threads per CTA. Needs a GPU.
+struct KernelInfo {
+  std::string kernel, cipher, direction;
+  int key_bits = 0, rounds = 0, threads = 0, regs = 0, per_sm = 0, sms = 0, max_threads_per_sm = 0;
+  size_t static_smem = 0, dynamic_smem = 0, local_bytes = 0;
+  unsigned grid = 0;
+  double occupancy = 0;
+};
+std::vector<KernelInfo> kernel_info(const std::string& cipher, int key_bits, int threads);
 
 }  // namespace gpu
 }  // namespace s2mc

@@ -32,9 +32,10 @@ void check_key_iv(const std::string& key, const std::string& iv, const std::stri
     throw std::invalid_argument("iv must be 16 bytes, not " + std::to_string(iv.size()));
 }
 
-Request make_request(const std::string& kernel, const std::string& op, int ext_bytes, int threads,
-                     int streams, size_t chunk_bytes) {
+Request make_request(const std::string& cipher, const std::string& kernel, const std::string& op,
+                     int ext_bytes, int threads, int streams, size_t chunk_bytes) {
   Request r;
+  r.cipher = cipher;
   r.kernel = kernel;
   r.op = op;
   r.ext_bytes = ext_bytes;
@@ -50,7 +51,7 @@ const uint8_t* iv_ptr(const std::string& iv) {
 }
 
 py::bytes run(bool emulated, const py::buffer& data, const std::string& key, const std::string& iv,
-              const std::string& kernel, const std::string& op, int ext_bytes, int threads,
+              const std::string& cipher, const std::string& kernel, const std::string& op, int ext_bytes, int threads,
               int streams, size_t chunk_bytes, unsigned max_grid) {
   check_key_iv(key, iv, op);
   py::buffer_info info;
@@ -59,7 +60,7 @@ py::bytes run(bool emulated, const py::buffer& data, const std::string& key, con
   if (!obj) throw py::error_already_set();
   py::bytes out = py::reinterpret_steal<py::bytes>(obj);
   uint8_t* dst = reinterpret_cast<uint8_t*>(PyBytes_AS_STRING(obj));
-  const Request r = make_request(kernel, op, ext_bytes, threads, streams, chunk_bytes);
+  const Request r = make_request(cipher, kernel, op, ext_bytes, threads, streams, chunk_bytes);
   const auto* k = reinterpret_cast<const uint8_t*>(key.data());
   const int bits = int(key.size() * 8);
   {
@@ -75,7 +76,7 @@ py::bytes run(bool emulated, const py::buffer& data, const std::string& key, con
 }  // namespace
 
 PYBIND11_MODULE(_cuda, m) {
-  m.doc() = "CUDA AES kernels (coarse, extended, optimised) and their host driver";
+  m.doc() = "CUDA AES kernels (coarse, extended, optimised), the Camellia kernel (coarse) and their host driver";
 
   m.def("device_count", [] {
     std::string reason;
@@ -111,32 +112,34 @@ PYBIND11_MODULE(_cuda, m) {
   m.def("crypt",
         [](const py::buffer& data, const std::string& key, const std::string& iv,
            const std::string& kernel, const std::string& op, int ext_bytes, int threads,
-           int streams, size_t chunk_bytes) {
-          return run(false, data, key, iv, kernel, op, ext_bytes, threads, streams, chunk_bytes, 0);
+           int streams, size_t chunk_bytes, const std::string& cipher) {
+          return run(false, data, key, iv, cipher, kernel, op, ext_bytes, threads, streams,
+                     chunk_bytes, 0);
         },
         py::arg("data"), py::arg("key"), py::arg("iv") = std::string(),
         py::arg("kernel") = "optimised", py::arg("op") = "ctr", py::arg("ext_bytes") = 4096,
         py::arg("threads") = 256, py::arg("streams") = 4, py::arg("chunk_bytes") = 0,
+        py::arg("cipher") = "aes",
         "Host-to-host through the GPU: returns the output bytes");
 
   m.def("emulate",
         [](const py::buffer& data, const std::string& key, const std::string& iv,
            const std::string& kernel, const std::string& op, int ext_bytes, int threads,
-           int streams, size_t chunk_bytes, unsigned max_grid) {
-          return run(true, data, key, iv, kernel, op, ext_bytes, threads, streams, chunk_bytes,
-                     max_grid);
+           int streams, size_t chunk_bytes, unsigned max_grid, const std::string& cipher) {
+          return run(true, data, key, iv, cipher, kernel, op, ext_bytes, threads, streams,
+                     chunk_bytes, max_grid);
         },
         py::arg("data"), py::arg("key"), py::arg("iv") = std::string(),
         py::arg("kernel") = "optimised", py::arg("op") = "ctr", py::arg("ext_bytes") = 4096,
         py::arg("threads") = 256, py::arg("streams") = 2, py::arg("chunk_bytes") = 0,
-        py::arg("max_grid") = 3,
+        py::arg("max_grid") = 3, py::arg("cipher") = "aes",
         "Run the kernel bodies on the CPU (no GPU needed): returns the output bytes");
 
   m.def("keystream_fold",
         [](const std::string& key, const std::string& iv, size_t nbytes, const std::string& kernel,
-           int ext_bytes, int threads, bool emulated, unsigned max_grid) {
+           int ext_bytes, int threads, bool emulated, unsigned max_grid, const std::string& cipher) {
           check_key_iv(key, iv, "ctr");
-          const Request r = make_request(kernel, "keystream", ext_bytes, threads, 1, 0);
+          const Request r = make_request(cipher, kernel, "keystream", ext_bytes, threads, 1, 0);
           std::array<uint8_t, 16> f;
           {
             py::gil_scoped_release nogil;
@@ -147,14 +150,14 @@ PYBIND11_MODULE(_cuda, m) {
         },
         py::arg("key"), py::arg("iv"), py::arg("nbytes"), py::arg("kernel") = "optimised",
         py::arg("ext_bytes") = 4096, py::arg("threads") = 256, py::arg("emulated") = false,
-        py::arg("max_grid") = 3,
+        py::arg("max_grid") = 3, py::arg("cipher") = "aes",
         "XOR of all keystream blocks the kernel's keystream op makes for nbytes");
 
   m.def("bench",
         [](const std::string& kernel, const std::string& measure, int key_bits, size_t nbytes,
            int reps, const std::string& op, int ext_bytes, int threads, int streams,
-           size_t chunk_bytes) {
-          const Request r = make_request(kernel, op, ext_bytes, threads, streams, chunk_bytes);
+           size_t chunk_bytes, const std::string& cipher) {
+          const Request r = make_request(cipher, kernel, op, ext_bytes, threads, streams, chunk_bytes);
           BenchResult b;
           {
             py::gil_scoped_release nogil;
@@ -178,5 +181,38 @@ PYBIND11_MODULE(_cuda, m) {
         py::arg("kernel"), py::arg("measure"), py::arg("key_bits") = 128, py::arg("nbytes"),
         py::arg("reps") = 5, py::arg("op") = "ctr", py::arg("ext_bytes") = 4096,
         py::arg("threads") = 256, py::arg("streams") = 4, py::arg("chunk_bytes") = 0,
+        py::arg("cipher") = "aes",
         "Time one kernel: measure = keystream | device | host");
+
+  m.def("kernel_info",
+        [](const std::string& cipher, int key_bits, int threads) {
+          std::vector<KernelInfo> v;
+          {
+            py::gil_scoped_release nogil;
+            v = kernel_info(cipher, key_bits, threads);
+          }
+          py::list out;
+          for (const KernelInfo& k : v) {
+            py::dict x;
+            x["kernel"] = k.kernel;
+            x["cipher"] = k.cipher;
+            x["direction"] = k.direction;
+            x["key_bits"] = k.key_bits;
+            x["rounds"] = k.rounds;
+            x["threads"] = k.threads;
+            x["registers"] = k.regs;
+            x["static_smem_bytes"] = k.static_smem;
+            x["dynamic_smem_bytes"] = k.dynamic_smem;
+            x["local_bytes"] = k.local_bytes;
+            x["ctas_per_sm"] = k.per_sm;
+            x["sms"] = k.sms;
+            x["max_threads_per_sm"] = k.max_threads_per_sm;
+            x["grid"] = k.grid;
+            x["occupancy"] = k.occupancy;
+            out.append(x);
+          }
+          return out;
+        },
+        py::arg("cipher") = "aes", py::arg("key_bits") = 128, py::arg("threads") = 256,
+        "Registers, shared memory and occupancy of every kernel (seed 002 Table 2); needs a GPU");
 }

@@ -12,6 +12,7 @@
 
 #include "api.h"
 #include "kernels.h"
+#include "s2mc_aes/camellia.h"
 #include "s2mc_aes/key_schedule.h"
 
 namespace s2mc {
@@ -41,20 +42,39 @@ std::string kernel_name(const KernelSpec& k) {
   return "?";
 }
 
+FuncAttrs func_attrs(const void* fn, int threads, size_t dynamic_smem) {
+  cudaFuncAttributes fa{};
+  check(cudaFuncGetAttributes(&fa, fn), "cudaFuncGetAttributes");
+  FuncAttrs a;
+  a.regs = fa.numRegs;
+  a.static_smem = fa.sharedSizeBytes;
+  a.dynamic_smem = dynamic_smem;
+  a.local_bytes = fa.localSizeBytes;
+  a.max_threads = fa.maxThreadsPerBlock;
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&a.per_sm, fn, threads, dynamic_smem),
+        "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+  return a;
+}
+
 unsigned plan_grid(const KernelSpec& k, Op op, int nr, uint64_t nblocks, int device) {
+  if (k.camellia) return plan_grid_cam(k, nr, nblocks, device);
   return k.family == Family::Optimised ? plan_grid_opt(k, op, nr, nblocks, device)
                                        : plan_grid_seed(k, op, nr, nblocks, device);
 }
 
 void launch(const KernelSpec& k, Op op, int nr, const KParams& p, unsigned grid, cudaStream_t s) {
-  if (k.family == Family::Optimised)
+  if (k.camellia)
+    launch_cam(k, nr, p, grid, s);
+  else if (k.family == Family::Optimised)
     launch_opt(k, op, nr, p, grid, s);
   else
     launch_seed(k, op, nr, p, grid, s);
 }
 
 void emulate(const KernelSpec& k, Op op, int nr, const KParams& p, unsigned grid) {
-  if (k.family == Family::Optimised)
+  if (k.camellia)
+    emulate_cam(k, nr, p, grid);
+  else if (k.family == Family::Optimised)
     emulate_opt(k, op, nr, p, grid);
   else
     emulate_seed(k, op, nr, p, grid);
@@ -76,6 +96,16 @@ KernelSpec parse_kernel(const Request& r) {
     throw std::invalid_argument("threads per CTA must be a multiple of 32 in 32..1024, not " +
                                 std::to_string(r.threads));
   k.threads = r.threads;
+  if (r.cipher == "camellia") {
+    // Seed 002's design only: SP-tables and subkeys in shared memory, 16 bytes per thread.
+    if (r.kernel != "coarse")
+      throw std::invalid_argument("unknown Camellia kernel '" + r.kernel + "' (Camellia has one: coarse)");
+    k.family = Family::Coarse;
+    k.camellia = true;
+    return k;
+  }
+  if (r.cipher != "aes")
+    throw std::invalid_argument("unknown cipher '" + r.cipher + "' (expected aes or camellia)");
   if (r.kernel == "coarse") {
     k.family = Family::Coarse;
   } else if (r.kernel == "extended") {
@@ -116,8 +146,49 @@ Op parse_op(const std::string& s) {
 
 // Round keys (little-endian column words), base tables, counter: everything KParams needs that
 // does not depend on the buffers.
-KParams make_params(Op op, const uint8_t* key, int key_bits, const uint8_t* iv, int* nr_out) {
+// Camellia's subkeys as the kernel walks them (cam_kernels.cuh): pre-whitening, six rounds, FL
+// pair, six rounds, ..., post-whitening; each 64-bit subkey as (hi, lo). Decryption walks the
+// decryption subkeys (RFC 3713 §2.3.3), so one kernel does both directions.
+int camellia_params(Op op, const uint8_t* key, int key_bits, u32* w) {
+  camellia::Subkeys enc, ks;
+  const int nr = camellia::expand_key(key, key_bits, &enc);
+  if (nr == 0)
+    throw std::invalid_argument("key must be 128, 192 or 256 bits, not " + std::to_string(key_bits));
+  if (op == Op::EcbDec)
+    camellia::decryption_subkeys(enc, &ks);
+  else
+    ks = enc;
+  int n = 0;
+  auto put = [&](uint64_t v) {
+    w[n++] = u32(v >> 32);
+    w[n++] = u32(v);
+  };
+  put(ks.kw[0]);
+  put(ks.kw[1]);
+  for (int g = 0; g < nr / 6; ++g) {
+    if (g > 0) {
+      put(ks.ke[2 * g - 2]);
+      put(ks.ke[2 * g - 1]);
+    }
+    for (int i = 0; i < 6; ++i) put(ks.k[6 * g + i]);
+  }
+  put(ks.kw[2]);
+  put(ks.kw[3]);
+  return nr;
+}
+
+KParams make_params(Op op, bool cam, const uint8_t* key, int key_bits, const uint8_t* iv,
+                    int* nr_out) {
   KParams p{};
+  if (cam) {
+    *nr_out = camellia_params(op, key, key_bits, p.rk);
+    if (iv) {
+      for (int i = 0; i < 8; ++i) p.iv_hi = (p.iv_hi << 8) | iv[i];
+      for (int i = 8; i < 16; ++i) p.iv_lo = (p.iv_lo << 8) | iv[i];
+    }
+    p.op = op;
+    return p;
+  }
   uint32_t rk[aes::kMaxRoundKeyWords];
   const int nr = aes::expand_key(key, key_bits, rk);
   if (nr == 0)
@@ -146,6 +217,7 @@ void host_base_tables(u32* base) {
     base[256 + x] = __builtin_bswap32(td[x]);
     base[512 + x] = aes::kInvSbox[x];
   }
+  camellia::build_sp_tables(base + kAesBaseWords);
 }
 
 const u32* host_base() {
@@ -536,7 +608,7 @@ void run_pipeline(Exec& ex, const Request& r, const uint8_t* key, int key_bits, 
   if (op == Op::Keystream) throw std::invalid_argument("use keystream_fold for the keystream op");
   check_length(op, n);
   int nr = 0;
-  const KParams proto = make_params(op, key, key_bits, iv, &nr);
+  const KParams proto = make_params(op, k.camellia, key, key_bits, iv, &nr);
   if (n == 0) return;
   Pipeline pipe(ex, k, r.streams, r.chunk_bytes, n, /*staged=*/true);
   pipe.run(op, nr, proto, in, out, n);
@@ -562,7 +634,7 @@ std::array<uint8_t, 16> keystream_fold(const Request& r, const uint8_t* key, int
                                        unsigned max_grid) {
   const KernelSpec k = parse_kernel(r);
   int nr = 0;
-  KParams p = make_params(Op::Keystream, key, key_bits, iv, &nr);
+  KParams p = make_params(Op::Keystream, k.camellia, key, key_bits, iv, &nr);
   p.nblocks = blocks_for(n);
   p.ext_blocks = u32(k.ext_blocks);
   std::vector<uint4> folds;
@@ -592,6 +664,63 @@ std::array<uint8_t, 16> keystream_fold(const Request& r, const uint8_t* key, int
 }
 
 // ------------------------------------------------------------------------------------------------
+// Kernel attributes and occupancy (seed 002's Table 2)
+// ------------------------------------------------------------------------------------------------
+
+std::vector<KernelInfo> kernel_info(const std::string& cipher, int key_bits, int threads) {
+  if (key_bits != 128 && key_bits != 192 && key_bits != 256)
+    throw std::invalid_argument("key must be 128, 192 or 256 bits, not " + std::to_string(key_bits));
+  Request r;
+  r.cipher = cipher;
+  r.threads = threads;
+  std::vector<std::pair<std::string, Op>> runs;  // (kernel, op)
+  if (cipher == "camellia") {
+    runs = {{"coarse", Op::Ctr}};
+  } else {
+    std::vector<std::string> names = {"coarse", "extended"};
+    for (const auto& c : opt_configs()) names.push_back(std::string("optimised-") + c.name);
+    for (const auto& n : names) {
+      runs.push_back({n, Op::Ctr});
+      runs.push_back({n, Op::EcbDec});
+    }
+  }
+  Device& d = device();
+  int sms = 0, max_thr = 0;
+  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, d.index), "multiprocessor count");
+  check(cudaDeviceGetAttribute(&max_thr, cudaDevAttrMaxThreadsPerMultiProcessor, d.index),
+        "max threads per multiprocessor");
+  std::vector<KernelInfo> out;
+  for (const auto& [name, op] : runs) {
+    r.kernel = name;
+    const KernelSpec k = parse_kernel(r);
+    const int nr = k.camellia ? (key_bits == 128 ? 18 : 24) : (key_bits / 32 + 6);
+    const FuncAttrs a = k.camellia ? attrs_cam(k, nr)
+                        : k.family == Family::Optimised ? attrs_opt(k, op, nr)
+                                                        : attrs_seed(k, op, nr);
+    KernelInfo x;
+    x.kernel = kernel_name(k);
+    x.cipher = cipher;
+    x.direction = k.camellia ? "enc/dec" : op == Op::EcbDec ? "dec" : "enc";
+    x.key_bits = key_bits;
+    x.rounds = nr;
+    x.threads = threads_of(k);
+    x.regs = a.regs;
+    x.per_sm = a.per_sm;
+    x.sms = sms;
+    x.max_threads_per_sm = max_thr;
+    x.static_smem = a.static_smem;
+    x.dynamic_smem = a.dynamic_smem;
+    x.local_bytes = a.local_bytes;
+    // The extended kernel's grid follows the input (one thread per extended block); the others
+    // are persistent grids of what is resident at once.
+    x.grid = k.family == Family::Extended ? 0 : unsigned(a.per_sm * sms);
+    x.occupancy = max_thr ? double(a.per_sm) * x.threads / max_thr : 0;
+    out.push_back(x);
+  }
+  return out;
+}
+
+// ------------------------------------------------------------------------------------------------
 // Benchmarks
 // ------------------------------------------------------------------------------------------------
 
@@ -611,7 +740,7 @@ BenchResult bench(const Request& r, const std::string& measure, int key_bits, si
   const uint8_t iv[16] = {0xf0, 0xf1, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6, 0xf7,
                           0xf8, 0xf9, 0xfa, 0xfb, 0xfc, 0xfd, 0xfe, 0xff};
   int nr = 0;
-  KParams p = make_params(op, key, key_bits, iv, &nr);
+  KParams p = make_params(op, k.camellia, key, key_bits, iv, &nr);
   p.ext_blocks = u32(k.ext_blocks);
   Device& d = device();
   p.base = d.base;

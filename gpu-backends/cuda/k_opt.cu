@@ -59,6 +59,10 @@ struct OptKernel {
           "occupancy (optimised)");
     return n;
   }
+  static FuncAttrs attrs() {
+    prepare();
+    return func_attrs(reinterpret_cast<const void*>(&k_opt<NR, DEC, TBL, BPT, THR>), THR, smem);
+  }
   static void launch(const KParams& p, unsigned grid, cudaStream_t s) {
     prepare();
     k_opt<NR, DEC, TBL, BPT, THR><<<grid, THR, smem, s>>>(p);
@@ -115,6 +119,12 @@ void launch_opt(const KernelSpec& k, Op op, int nr, const KParams& p, unsigned g
                 cudaStream_t s) {
   with_config(k.opt, nr, op, [&](auto kern) { decltype(kern)::launch(p, grid, s); });
   check(cudaGetLastError(), "launch (optimised)");
+}
+
+FuncAttrs attrs_opt(const KernelSpec& k, Op op, int nr) {
+  FuncAttrs a;
+  with_config(k.opt, nr, op, [&](auto kern) { a = decltype(kern)::attrs(); });
+  return a;
 }
 
 void emulate_opt(const KernelSpec& k, Op op, int nr, const KParams& p, unsigned grid) {

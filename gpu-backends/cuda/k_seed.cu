@@ -65,6 +65,18 @@ void launch_seed(const KernelSpec& k, Op op, int nr, const KParams& p, unsigned 
   check(cudaGetLastError(), k.family == Family::Extended ? "launch (extended)" : "launch (coarse)");
 }
 
+FuncAttrs attrs_seed(const KernelSpec& k, Op op, int nr) {
+  FuncAttrs a;
+  dispatch(nr, op == Op::EcbDec, [&](auto nrc, auto opc) {
+    constexpr int NR = decltype(nrc)::value;
+    constexpr bool DEC = decltype(opc)::value;
+    const void* fn = k.family == Family::Extended ? reinterpret_cast<const void*>(&k_extended<NR, DEC>)
+                                                  : reinterpret_cast<const void*>(&k_coarse<NR, DEC>);
+    a = func_attrs(fn, k.threads, 0);
+  });
+  return a;
+}
+
 void emulate_seed(const KernelSpec& k, Op op, int nr, const KParams& p, unsigned grid) {
   std::vector<u32> sm(kSeedTableWords);
   const u32 nthr = u32(k.threads);

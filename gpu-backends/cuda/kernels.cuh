@@ -44,7 +44,8 @@ enum class Op : int {
 // Everything a kernel needs, passed by value (it lands in the constant bank: with the rounds
 // unrolled, every round-key access is an immediate constant-bank operand).
 struct KParams {
-  u32 rk[60];        // round keys, little-endian column words (encryption or equivalent-inverse)
+  u32 rk[68];        // AES: round keys, little-endian column words (encryption or equivalent-
+                     // inverse), 60 at most; Camellia: the 68 subkey words (cam_kernels.cuh)
   u64 iv_hi, iv_lo;  // the initial counter block as a 128-bit big-endian number
   u64 blk_off;       // counter offset of block 0 of this launch (chunked streams)
   u64 nblocks;       // 16-byte blocks to process (a CTR tail counts as one whole block: the buffers
@@ -135,7 +136,9 @@ S2_HD constexpr int src_col(int j, int r) {
 //   base[0..255]   T0 for encryption (Te0 byte-swapped)
 //   base[256..511] T0 for decryption (Td0 byte-swapped)
 //   base[512..767] inverse S-box, value in the low byte
-constexpr int kBaseWords = 768;
+//   base[768..1791] Camellia's SP-tables (cam_kernels.cuh)
+constexpr int kAesBaseWords = 768;
+constexpr int kBaseWords = kAesBaseWords + 1024;
 
 // ------------------------------------------------------------------------------------------------
 // Kernel family 1 and 2: the seeds' T-tables in shared memory (4 x 256 words, one copy).

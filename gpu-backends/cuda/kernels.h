@@ -31,6 +31,7 @@ int opt_default();  // index of the configuration "optimised" means when none is
 // (configuration `opt`).
 struct KernelSpec {
   Family family = Family::Optimised;
+  bool camellia = false; // Camellia (k_cam.cu: coarse only) instead of AES
   int threads = 256;     // coarse/extended: threads per CTA (optimised: fixed by the config)
   int ext_blocks = 64;   // extended: blocks per thread (64 x 16 B = 1 KB, the seed's best CPU size)
   int opt = 0;           // optimised: index into opt_configs()
@@ -55,6 +56,25 @@ void emulate_seed(const KernelSpec& k, Op op, int nr, const KParams& p, unsigned
 unsigned plan_grid_opt(const KernelSpec& k, Op op, int nr, uint64_t nblocks, int device);
 void launch_opt(const KernelSpec& k, Op op, int nr, const KParams& p, unsigned grid, cudaStream_t s);
 void emulate_opt(const KernelSpec& k, Op op, int nr, const KParams& p, unsigned grid);
+
+// Camellia (k_cam.cu): the coarse kernel only; nr = 18 or 24, both directions in one kernel.
+unsigned plan_grid_cam(const KernelSpec& k, int nr, uint64_t nblocks, int device);
+void launch_cam(const KernelSpec& k, int nr, const KParams& p, unsigned grid, cudaStream_t s);
+void emulate_cam(const KernelSpec& k, int nr, const KParams& p, unsigned grid);
+
+// What the compiler and the occupancy calculator say about one kernel instantiation (seed 002's
+// Table 2 columns): registers, shared memory, local (spill) bytes, CTAs resident per SM at the
+// kernel's threads per CTA. Needs a GPU.
+struct FuncAttrs {
+  int regs = 0;
+  size_t static_smem = 0, dynamic_smem = 0, local_bytes = 0;
+  int max_threads = 0;
+  int per_sm = 0;
+};
+FuncAttrs func_attrs(const void* fn, int threads, size_t dynamic_smem);
+FuncAttrs attrs_seed(const KernelSpec& k, Op op, int nr);
+FuncAttrs attrs_opt(const KernelSpec& k, Op op, int nr);
+FuncAttrs attrs_cam(const KernelSpec& k, int nr);
 
 // Throws std::runtime_error("CUDA: <what>: <error string>") when e is not cudaSuccess.
 void check(cudaError_t e, const char* what);

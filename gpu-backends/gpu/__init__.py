@@ -1,4 +1,4 @@
-"""CUDA AES backend (Python side): `s2mc.gpu`.
+"""CUDA AES and Camellia backend (Python side): `s2mc.gpu`.
 
 The kernels and the host driver are C++/CUDA (gpu-backends/cuda/), exposed as the extension module
 `s2mc.gpu._cuda`, which is built only where nvcc exists and links the CUDA runtime statically, so it
@@ -8,12 +8,15 @@ what is missing, and the functions that need a GPU raise `S2mcError` with one cl
     from s2mc import gpu
     gpu.status()                        # {'built': ..., 'gpu_present': ..., 'devices': [...], 'reason': ...}
     gpu.crypt(data, key, iv)            # AES-CTR through the GPU (host to host)
+    gpu.crypt(data, key, iv, cipher="camellia")   # Camellia-CTR (= openssl enc -camellia-N-ctr)
     gpu.encrypt_file("in", "out", key, iv)
     gpu.bench("optimised", "device", nbytes=1 << 30)
 
 Kernels: "coarse" (T-tables in shared memory, 16 bytes per thread), "extended" (E x 16 bytes per
 thread, `ext_bytes`), "optimised" (replicated bank-conflict-free tables, several blocks per
-thread; "optimised-<cfg>" picks one configuration, see `kernels()`).
+thread; "optimised-<cfg>" picks one configuration, see `kernels()`). Camellia (RFC 3713) has one
+kernel, "coarse" (seed 002: SP-tables and subkeys in shared memory, 16 bytes per thread), the
+default when cipher="camellia".
 """
 from __future__ import annotations
 
@@ -24,11 +27,14 @@ from typing import Any
 from s2mc.isa.errors import S2mcError
 from s2mc.workloads.aes_host import counter_add, crypt_file
 
-__all__ = ["status", "available", "kernels", "crypt", "emulate", "keystream_fold",
+__all__ = ["status", "available", "kernels", "occupancy", "crypt", "emulate", "keystream_fold",
            "encrypt_file", "bench", "platform_info", "counter_add", "OPS", "MEASURES", "CTA_THREADS",
-           "MAX_STREAMS", "MAX_REPS"]
+           "MAX_STREAMS", "MAX_REPS", "CIPHERS", "CAMELLIA_KERNELS", "default_kernel"]
 
 OPS = ("ctr", "ecb-enc", "ecb-dec")
+CIPHERS = ("aes", "camellia")
+#: Camellia's kernels: seed 002's design only (the AES-only kernels have no Camellia version).
+CAMELLIA_KERNELS = ("coarse",)
 MEASURES = ("keystream", "device", "host")
 #: Ranges the host driver accepts (driver.cu checks the same), for `s2mc gpu` to state before any
 #: work: threads per CTA (a multiple of 32 in 32..1024) and stream counts; timed repetitions are
@@ -106,18 +112,48 @@ def _call(fn, *args, **kwargs):
         raise S2mcError(f"gpu: {exc}") from None
 
 
-def kernels(all_configs: bool = False) -> list[str]:
-    """Kernel names: coarse, extended, optimised (+ every optimised-<cfg> with all_configs)."""
+def kernels(all_configs: bool = False, cipher: str = "aes") -> list[str]:
+    """Kernel names: coarse, extended, optimised (+ every optimised-<cfg> with all_configs) for
+    AES; coarse for Camellia."""
+    _check_cipher(cipher)
     ext = _require_built()
+    if cipher == "camellia":
+        return list(CAMELLIA_KERNELS)
     names = ["coarse", "extended", "optimised"]
     if all_configs:
         names += [f"optimised-{c}" for c in ext.optimised_configs()]
     return names
 
 
-def _check_key_iv(key: bytes, iv: bytes | None, op: str) -> None:
+def default_kernel(cipher: str = "aes") -> str:
+    """The kernel used when none is named: optimised for AES, coarse (the only one) for Camellia."""
+    _check_cipher(cipher)
+    return "coarse" if cipher == "camellia" else "optimised"
+
+
+def _check_cipher(cipher: str) -> None:
+    if cipher not in CIPHERS:
+        raise S2mcError(f"gpu: unknown cipher {cipher!r} (expected {', '.join(CIPHERS)})")
+
+
+def occupancy(cipher: str = "aes", key_bits: int = 128, threads: int = 256) -> list[dict]:
+    """Seed 002's Table 2 for our kernels on this GPU: per kernel (and direction), registers per
+    thread, static/dynamic shared memory per CTA, local (spill) bytes, CTAs resident per SM, the
+    persistent grid (CTAs per SM x SMs; 0 for extended, whose grid follows the input) and occupancy
+    (resident threads / the SM's maximum), from cudaFuncGetAttributes and
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor. Needs a GPU."""
+    _check_cipher(cipher)
+    if key_bits not in (128, 192, 256):
+        raise S2mcError(f"gpu: key_bits must be 128, 192 or 256, not {key_bits}")
+    ext = _require_gpu()
+    return _call(ext.kernel_info, cipher, key_bits, threads)
+
+
+def _check_key_iv(key: bytes, iv: bytes | None, op: str, cipher: str = "aes") -> None:
+    _check_cipher(cipher)
     if len(key) not in (16, 24, 32):
-        raise S2mcError(f"gpu: key must be 16, 24 or 32 bytes (AES-128/192/256), not {len(key)}")
+        name = "Camellia" if cipher == "camellia" else "AES"
+        raise S2mcError(f"gpu: key must be 16, 24 or 32 bytes ({name}-128/192/256), not {len(key)}")
     if op == "ctr" and (iv is None or len(iv) != 16):
         raise S2mcError(f"gpu: iv must be 16 bytes for CTR, not {0 if iv is None else len(iv)}")
     if op not in OPS:
@@ -125,50 +161,55 @@ def _check_key_iv(key: bytes, iv: bytes | None, op: str) -> None:
 
 
 def crypt(data, key: bytes, iv: bytes | None = None, *, op: str = "ctr",
-          kernel: str = "optimised", ext_bytes: int = 4096, threads: int = 256,
-          streams: int = 4, chunk_bytes: int = 0) -> bytes:
+          kernel: str | None = None, ext_bytes: int = 4096, threads: int = 256,
+          streams: int = 4, chunk_bytes: int = 0, cipher: str = "aes") -> bytes:
     """Encrypt/decrypt `data` on the GPU, host to host (CTR: decryption = encryption).
 
+    cipher: aes | camellia (the key length picks 128/192/256); kernel: None = default_kernel(cipher).
     op: ctr | ecb-enc | ecb-dec. streams: CUDA streams overlapping copies and kernels (1 = no
     overlap); chunk_bytes: bytes per chunk (0 = automatic; small values exercise the multi-chunk
     path). Returns the output bytes.
     """
-    _check_key_iv(key, iv, op)
+    _check_key_iv(key, iv, op, cipher)
     ext = _require_gpu()
-    return _call(ext.crypt, data, bytes(key), bytes(iv or b""), kernel=kernel, op=op,
-                 ext_bytes=ext_bytes, threads=threads, streams=streams, chunk_bytes=chunk_bytes)
+    return _call(ext.crypt, data, bytes(key), bytes(iv or b""), kernel=kernel or default_kernel(cipher),
+                 op=op, ext_bytes=ext_bytes, threads=threads, streams=streams,
+                 chunk_bytes=chunk_bytes, cipher=cipher)
 
 
 def emulate(data, key: bytes, iv: bytes | None = None, *, op: str = "ctr",
-            kernel: str = "optimised", ext_bytes: int = 4096, threads: int = 256,
-            streams: int = 2, chunk_bytes: int = 0, max_grid: int = 3) -> bytes:
+            kernel: str | None = None, ext_bytes: int = 4096, threads: int = 256,
+            streams: int = 2, chunk_bytes: int = 0, max_grid: int = 3, cipher: str = "aes") -> bytes:
     """What `crypt` does, on the CPU: the same host pipeline (chunks, stream lanes, staging) with
     host memory standing in for the GPU's, and the kernel bodies run by the emulator for every
     (CTA, thread). No GPU needed, only the built extension. max_grid caps the persistent kernels'
     CTAs so their grid-stride loops go round several times (0 = the full grid)."""
-    _check_key_iv(key, iv, op)
+    _check_key_iv(key, iv, op, cipher)
     ext = _require_built()
-    return _call(ext.emulate, data, bytes(key), bytes(iv or b""), kernel=kernel, op=op,
-                 ext_bytes=ext_bytes, threads=threads, streams=streams, chunk_bytes=chunk_bytes,
-                 max_grid=max_grid)
+    return _call(ext.emulate, data, bytes(key), bytes(iv or b""), kernel=kernel or default_kernel(cipher),
+                 op=op, ext_bytes=ext_bytes, threads=threads, streams=streams,
+                 chunk_bytes=chunk_bytes, max_grid=max_grid, cipher=cipher)
 
 
-def keystream_fold(key: bytes, iv: bytes, nbytes: int, *, kernel: str = "optimised",
+def keystream_fold(key: bytes, iv: bytes, nbytes: int, *, kernel: str | None = None,
                    ext_bytes: int = 4096, threads: int = 256, emulated: bool = False,
-                   max_grid: int = 3) -> bytes:
+                   max_grid: int = 3, cipher: str = "aes") -> bytes:
     """XOR of all CTR keystream blocks for nbytes, as the kernel's keystream-only op makes them."""
-    _check_key_iv(key, iv, "ctr")
+    _check_key_iv(key, iv, "ctr", cipher)
     ext = _require_built() if emulated else _require_gpu()
-    return _call(ext.keystream_fold, bytes(key), bytes(iv), int(nbytes), kernel=kernel,
-                 ext_bytes=ext_bytes, threads=threads, emulated=emulated, max_grid=max_grid)
+    return _call(ext.keystream_fold, bytes(key), bytes(iv), int(nbytes),
+                 kernel=kernel or default_kernel(cipher), ext_bytes=ext_bytes, threads=threads,
+                 emulated=emulated, max_grid=max_grid, cipher=cipher)
 
 
 def encrypt_file(in_path, out_path, key: bytes, iv: bytes, decrypt: bool = False, *,
-                 kernel: str = "optimised", streams: int = 4, chunk_bytes: int = 0,
-                 piece_bytes: int = 256 << 20, progress=None, emulated: bool = False) -> int:
-    """AES-CTR of a whole file through the GPU; output identical to `openssl enc -aes-N-ctr`.
+                 kernel: str | None = None, streams: int = 4, chunk_bytes: int = 0,
+                 piece_bytes: int = 256 << 20, progress=None, emulated: bool = False,
+                 cipher: str = "aes") -> int:
+    """AES-CTR or Camellia-CTR of a whole file through the GPU; output identical to `openssl enc
+    -aes-N-ctr` / `-camellia-N-ctr` (cipher="camellia").
 
-    The key length picks AES-128/192/256. CTR decryption is the same operation, so `decrypt` only
+    The key length picks 128/192/256. CTR decryption is the same operation, so `decrypt` only
     documents intent. The file streams through s2mc.workloads.aes_host.crypt_file in pieces of
     `piece_bytes` (a multiple of 16: the counter of each piece is iv + offset/16; two pieces in
     flight, so reading and writing overlap the GPU work); each piece goes through the chunked
@@ -178,7 +219,8 @@ def encrypt_file(in_path, out_path, key: bytes, iv: bytes, decrypt: bool = False
     emulated=True runs the kernels on the CPU emulator (for tests).
     """
     del decrypt  # CTR: the same keystream XOR both ways
-    _check_key_iv(key, iv, "ctr")
+    _check_key_iv(key, iv, "ctr", cipher)
+    kernel = kernel or default_kernel(cipher)
     ext = _require_built() if emulated else _require_gpu()
     run = ext.emulate if emulated else ext.crypt
     if piece_bytes < 16 or piece_bytes % 16:
@@ -187,7 +229,7 @@ def encrypt_file(in_path, out_path, key: bytes, iv: bytes, decrypt: bool = False
 
     def transform(view: memoryview, offset: int) -> None:
         view[:] = _call(run, view, key, counter_add(iv, offset // 16), kernel=kernel, op="ctr",
-                        streams=streams, chunk_bytes=chunk_bytes)
+                        streams=streams, chunk_bytes=chunk_bytes, cipher=cipher)
 
     report = progress
     if callable(progress):
@@ -203,16 +245,17 @@ def encrypt_file(in_path, out_path, key: bytes, iv: bytes, decrypt: bool = False
 
 def bench(kernel: str, measure: str, *, key_bits: int = 128, nbytes: int, reps: int = 5,
           op: str = "ctr", ext_bytes: int = 4096, threads: int = 256, streams: int = 4,
-          chunk_bytes: int = 0) -> dict:
+          chunk_bytes: int = 0, cipher: str = "aes") -> dict:
     """Time one kernel. measure: keystream (no data traffic, CUDA events), device (input and output
     in GPU memory, CUDA events), host (pinned host buffers, H2D + kernel + D2H over `streams`
     streams, host clock). Returns a dict with seconds (median), best_seconds, grid, threads, ..."""
     if measure not in MEASURES:
         raise S2mcError(f"gpu: unknown measure {measure!r} (expected {', '.join(MEASURES)})")
+    _check_cipher(cipher)
     ext = _require_gpu()
     return _call(ext.bench, kernel, measure, key_bits=key_bits, nbytes=int(nbytes), reps=reps,
                  op=op, ext_bytes=ext_bytes, threads=threads, streams=streams,
-                 chunk_bytes=chunk_bytes)
+                 chunk_bytes=chunk_bytes, cipher=cipher)
 
 
 def _nvidia_smi_clocks() -> dict:
