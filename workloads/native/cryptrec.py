@@ -1,0 +1,105 @@
+"""Seed 002's other CRYPTREC block ciphers on the CPU (issue 16): SC2000, ECB and CTR with OpenMP.
+
+    from s2mc.workloads.native import cryptrec
+    cryptrec.CIPHERS                                   # ('sc2000',)
+    ct = cryptrec.ecb_encrypt("sc2000", key, data)     # whole 16-byte blocks; key 16, 24 or 32 bytes
+    pt = cryptrec.ecb_decrypt("sc2000", key, ct)
+    ks = cryptrec.ctr("sc2000", key, iv, data, threads=2)   # 128-bit big-endian counter, as AES-CTR
+    cryptrec.bench_ctr("sc2000", 16 << 20, threads=2)
+
+Hierocrypt-3 and CIPHERUNICORN-A are not implemented: docs/native.md ("Seed 002's other ciphers")
+says what was searched and what is missing. Bad arguments raise S2mcError.
+"""
+from __future__ import annotations
+
+import math
+
+from s2mc.isa.errors import S2mcError
+
+try:
+    from . import _cryptrec
+except ImportError as exc:  # pragma: no cover - only when the C++ extension was not built
+    _cryptrec = None
+    _IMPORT_ERROR = exc
+else:
+    _IMPORT_ERROR = None
+
+#: The ciphers implemented here (seed 002's CRYPTREC list minus AES and Camellia, which live in
+#: the AES library and the Camellia code).
+CIPHERS: tuple[str, ...] = ("sc2000",)
+#: Seed 002's ciphers this project could not implement (no usable specification and official test
+#: vectors found): their seed rows stay reference only.
+NOT_IMPLEMENTED: tuple[str, ...] = ("hierocrypt3", "cipherunicorn-a")
+KEY_BYTES: tuple[int, ...] = (16, 24, 32)
+
+
+def _lib():
+    if _cryptrec is None:
+        raise S2mcError(f"native CRYPTREC cipher library not built ({_IMPORT_ERROR}); run `make setup`")
+    return _cryptrec
+
+
+def available() -> bool:
+    """Whether the C++ extension is built."""
+    return _cryptrec is not None
+
+
+def _call(fn, *args, **kw):
+    try:
+        return fn(*args, **kw)
+    except ValueError as exc:
+        raise S2mcError(str(exc)) from None
+
+
+def _check_cipher(cipher: str) -> str:
+    if cipher not in CIPHERS:
+        raise S2mcError(f"unknown cipher '{cipher}' (this library has: {', '.join(CIPHERS)})")
+    return cipher
+
+
+def ecb_encrypt(cipher: str, key: bytes, data, *, threads: int = 1, out=None):
+    """ECB encryption of whole 16-byte blocks; bytes, or into `out` (then None)."""
+    return _call(_lib().ecb, _check_cipher(cipher), bytes(key), data, False, int(threads), out)
+
+
+def ecb_decrypt(cipher: str, key: bytes, data, *, threads: int = 1, out=None):
+    """ECB decryption of whole 16-byte blocks."""
+    return _call(_lib().ecb, _check_cipher(cipher), bytes(key), data, True, int(threads), out)
+
+
+def ctr(cipher: str, key: bytes, iv: bytes, data, *, threads: int = 1, out=None):
+    """CTR of any length: block i is XORed with E(K, iv + i mod 2^128). Decryption is the same."""
+    return _call(_lib().ctr, _check_cipher(cipher), bytes(key), bytes(iv), data, int(threads), out)
+
+
+def bench_ctr(cipher: str, nbytes: int, *, key_bits: int = 128, threads: int = 1, min_reps: int = 3,
+              min_seconds: float = 0.2, multi: bool = False) -> dict:
+    """Time in-place CTR over an nbytes buffer inside C++ (the keys set up before timing, one
+    untimed warm-up); the same keys as `native.bench_ctr`: seconds_best, seconds_median,
+    tsc_cycles_best, reps, engine (the cipher), bytes, total_bytes."""
+    from s2mc.isa.units import human_size
+    from s2mc.workloads.aes_host import host_memory
+    from s2mc.workloads.native import MAX_MIN_SECONDS, MAX_REPS, MAX_THREADS
+    _check_cipher(cipher)
+    nbuf = threads if multi else 1
+    if not 1 <= threads <= MAX_THREADS:
+        raise S2mcError(f"threads {threads} is out of range (1..{MAX_THREADS})")
+    if nbytes < 1:
+        raise S2mcError(f"size {nbytes} is not positive")
+    if nbytes * nbuf > host_memory():
+        raise S2mcError(f"{nbuf} x {human_size(nbytes)} bytes do not fit in this machine's memory")
+    if key_bits not in (128, 192, 256):
+        raise S2mcError(f"key_bits {key_bits} is not 128, 192 or 256")
+    if not 1 <= min_reps <= MAX_REPS:
+        raise S2mcError(f"min_reps {min_reps} is out of range (1..{MAX_REPS})")
+    if not (math.isfinite(min_seconds) and 0 <= min_seconds <= MAX_MIN_SECONDS):
+        raise S2mcError(f"min_seconds {min_seconds} is not a number of seconds in 0..{MAX_MIN_SECONDS:g}")
+    try:
+        return dict(_call(_lib().bench_ctr, cipher, int(key_bits), int(nbytes), int(threads), int(min_reps),
+                          float(min_seconds), bool(multi)))
+    except MemoryError:
+        raise S2mcError(f"cannot allocate {nbuf} x {human_size(nbytes)} bytes for the benchmark") from None
+
+
+__all__ = ["CIPHERS", "NOT_IMPLEMENTED", "KEY_BYTES", "available", "ecb_encrypt", "ecb_decrypt", "ctr",
+           "bench_ctr"]

@@ -1,0 +1,59 @@
+// s2mc_cryptrec/cryptrec.h -- seed 002's other CRYPTREC 128-bit block ciphers on the CPU (issue 16):
+// a block cipher interface, ECB and CTR (128-bit big-endian counter, as for AES: NIST SP 800-38A),
+// split over OpenMP threads in one contiguous chunk each. Only SC2000 is implemented; the docs
+// (docs/native.md, "Seed 002's other ciphers") say why Hierocrypt-3 and CIPHERUNICORN-A are not.
+#ifndef S2MC_CRYPTREC_CRYPTREC_H
+#define S2MC_CRYPTREC_CRYPTREC_H
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace s2mc {
+namespace cryptrec {
+
+// SC2000 (Fujitsu): 128-bit block, 128/192/256-bit key; 6.5 rounds (56 extended-key words) for a
+// 128-bit key, 7.5 rounds (64 words) for 192/256.
+struct Sc2000Key {
+  int key_bits = 0;
+  int rounds = 0;       // full rounds (I-B-I then R x R); one more I-B-I closes the cipher
+  uint32_t ek[64] = {};
+};
+
+// Throws std::invalid_argument when key_bits is not 128/192/256.
+Sc2000Key sc2000_make_key(const uint8_t* key, int key_bits);
+void sc2000_encrypt_block(const Sc2000Key& k, const uint8_t in[16], uint8_t out[16]);
+void sc2000_decrypt_block(const Sc2000Key& k, const uint8_t in[16], uint8_t out[16]);
+
+// The cipher names this library knows ("sc2000").
+const std::vector<std::string>& cipher_names();
+
+// A keyed cipher by name; throws std::invalid_argument for an unknown name or a bad key length.
+class Cipher {
+ public:
+  Cipher(const std::string& name, const uint8_t* key, size_t key_len);
+  const std::string& name() const { return name_; }
+  int key_bits() const { return key_bits_; }
+  // Whole blocks; in and out may be the same buffer.
+  void ecb(bool decrypt, const uint8_t* in, uint8_t* out, size_t nblocks) const;
+  // Any byte count; counter = the first block's counter block; a partial last block uses the first
+  // bytes of its keystream block. Encryption and decryption are the same operation.
+  void ctr(const uint8_t counter[16], const uint8_t* in, uint8_t* out, size_t nbytes) const;
+
+ private:
+  std::string name_;
+  int key_bits_ = 0;
+  Sc2000Key sc2000_;
+};
+
+// OpenMP drivers: `threads` contiguous chunks (one per thread, static split of whole blocks). Each
+// chunk derives its own first counter from its offset, so the output never depends on `threads`.
+void ecb_parallel(const Cipher& c, bool decrypt, const uint8_t* in, uint8_t* out, size_t nbytes, int threads);
+void ctr_parallel(const Cipher& c, const uint8_t iv[16], const uint8_t* in, uint8_t* out, size_t nbytes,
+                  int threads);
+
+}  // namespace cryptrec
+}  // namespace s2mc
+
+#endif
