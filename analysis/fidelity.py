@@ -150,21 +150,47 @@ class Bus:
     after the last one granted first), reverse (highest id), aging (fixed, but a request that has
     waited `age` cycles or more goes first, oldest first), waiting_first (requests made before the
     cycle the bus frees go first, lowest id first; then new ones), yield (fixed, but the core just
-    granted goes last). hold: cycles the bus is busy per access (the core still takes L).
-    handover: dead cycles before the bus serves another core than the last. fetch: every
-    instruction fetch takes the bus for one cycle (a memory instruction's fetch overlaps its access).
+    granted goes last), and the candidates for the 2-core cells (issue 14's second round, each
+    defined before it was scored):
+    - burst: fixed, but a core that has had `burst` grants in a row (no other core granted in
+      between, idle bus or not) goes last (a burst limit; yield is burst 1);
+    - tree_rr_fixed / tree_fixed_rr: a two-level tree of arbiters as a 4-port bus is built from
+      2-input cells: the leaves arbitrate the pairs (0, 1), (2, 3), ..., the root the leaves; either
+      round-robin leaves (the other core of the pair than the one its leaf granted last first) under
+      a fixed root (the leaf with the lower ids first), or fixed leaves (the lower id of the pair)
+      under a round-robin root (the leaf after the one granted last first);
+    - latch: fixed, with a one-deep request latch: a request that is not granted in the cycle it is
+      made is latched if the latch is empty (the earliest such request, ties to the lowest id; the
+      latch is loaded by arrivals only: a request already waiting when it empties is not); a
+      latched request is granted as soon as the bus is free, before any other; the rest by id.
+    release: when the cores see the bus free again after an access granted at g. `cycle`: at
+    g + hold for every core (a synchronous machine; the engines' rule). The other two are a
+    sequential simulator that steps the cores in id order each cycle and updates the bus in place
+    (the scan order is then a fixed priority): `early`, the holder frees it in its own step in the
+    access's last cycle g + hold - 1, so a higher id, stepped after it, is granted in that cycle
+    and a lower one from g + hold; `late`, the holder frees it in its step at g + hold, when it goes
+    on (and takes it again at once if it asks), so a lower id, stepped before it, is granted from
+    g + hold + 1 and a higher one from g + hold.
+    hold: cycles the bus is busy per access (the core still takes L). handover: dead cycles before
+    the bus serves another core than the last. fetch: every instruction fetch takes the bus for one
+    cycle (a memory instruction's fetch overlaps its access).
     """
     policy: str = "fifo"
     hold: int = L
     handover: int = 0
     age: int = 0
     fetch: bool = False
+    burst: int = 0
+    release: str = "cycle"
 
-    def rank(self, i: int, req: int, x: int, last: int, n: int):
-        p = self.policy
-        if p == "fifo":
+    def rank(self, i: int, req: int, x: int, st: dict):
+        """The sort key of core i (requested at req) at grant cycle x; st: the arbiter's state
+        (last: the core granted last, n: cores, streak: its grants in a row, leaf_last: per leaf
+        of the tree the core its leaf granted last)."""
+        p, last, n = self.policy, st["last"], st["n"]
+        if p in ("fifo",):
             return (req, i)
-        if p == "fixed":
+        if p in ("fixed", "latch"):            # the latch is served before the ranking (replay)
             return i
         if p == "round_robin":
             return (i - last - 1) % n
@@ -177,7 +203,24 @@ class Bus:
             return (req >= x, i)
         if p == "yield":
             return (i == last, i)
+        if p == "burst":
+            return (i == last and st["streak"] >= self.burst, i)
+        if p == "tree_rr_fixed":
+            return (i // 2, i == st["leaf_last"].get(i // 2), i)
+        if p == "tree_fixed_rr":
+            leaves = (n + 1) // 2
+            return ((i // 2 - last // 2 - 1) % leaves, i)
         raise S2mcError(f"unknown bus policy {p!r}")
+
+    def free_for(self, i: int, last: int, bus_free: int) -> int:
+        """The first cycle core i may be granted after the access that frees the bus at bus_free."""
+        if self.release == "early":
+            return bus_free - 1 if last >= 0 and i > last else bus_free
+        if self.release == "late":
+            return bus_free + 1 if i < last else bus_free
+        if self.release != "cycle":
+            raise S2mcError(f"unknown bus release {self.release!r}")
+        return bus_free + (0 if i == last else self.handover)
 
 
 def replay(core_streams: list[list[tuple[int, str]]], bus: Bus = Bus(),
@@ -200,6 +243,8 @@ def replay(core_streams: list[list[tuple[int, str]]], bus: Bus = Bus(),
     state, when = ["run"] * n, [0] * n
     finish, wait, data, syncw = [0] * n, [0] * n, [0] * n, [0] * n
     bus_free, last = 0, -1
+    st = {"last": -1, "n": n, "streak": 0, "leaf_last": {}}
+    latch, latch_open = None, 0        # policy latch: the core in it, the cycle it last emptied
 
     def advance(i: int) -> None:
         g, k = todo[i][pos[i]]
@@ -213,7 +258,7 @@ def replay(core_streams: list[list[tuple[int, str]]], bus: Bus = Bus(),
             state[i], when[i] = k, x
 
     def earliest(i: int) -> int:
-        return max(when[i], bus_free + (0 if i == last else bus.handover))
+        return max(when[i], bus.free_for(i, last, bus_free))
 
     for i in range(n):
         advance(i)
@@ -230,10 +275,20 @@ def replay(core_streams: list[list[tuple[int, str]]], bus: Bus = Bus(),
             continue
         rq = [i for i in range(n) if state[i] in ("m", "g", "f", "S", "H")]
         x = min(earliest(i) for i in rq)
-        w = min((i for i in rq if earliest(i) <= x), key=lambda i: bus.rank(i, when[i], x, last, n))
+        if bus.policy == "latch" and latch is None:     # the first request that arrived (and was
+            # not granted) since the latch emptied has been sitting in it
+            came = [i for i in rq if latch_open <= when[i] < x]
+            latch = min(came, key=lambda i: (when[i], i)) if came else None
+        if latch is not None and earliest(latch) <= x:
+            w = latch
+            latch, latch_open = None, x
+        else:
+            w = min((i for i in rq if earliest(i) <= x), key=lambda i: bus.rank(i, when[i], x, st))
         kind = state[w]
         wait[w] += x - when[w]
-        last = w
+        st["streak"] = st["streak"] + 1 if w == last else 1
+        st["leaf_last"][w // 2] = w
+        last = st["last"] = w
         if kind in ("f", "S", "H"):      # a fetch: its instruction issues at x, the next at x + 1
             bus_free, t[w] = x + 1, x + 1
             if kind == "S":
@@ -333,6 +388,27 @@ HYPOTHESES = (
                "a simulator that arbitrates before it steps the cores", bus=Bus("waiting_first")),
     Hypothesis("yield", "fixed priority, but the core just granted goes last",
                "a priority arbiter that will not serve the same core twice in a row", bus=Bus("yield")),
+    # the second round (issue 14): arbiters fairer than fixed priority at 2 cores that may still
+    # serve the cores one after the other at 3-4, each defined before it was scored
+    Hypothesis("burst-2", "fixed priority, but a core granted 2 times in a row goes last",
+               "a burst limit (yield is 1): bursts of register saves cannot shut the next core out",
+               bus=Bus("burst", burst=2)),
+    Hypothesis("burst-4", "fixed priority, but a core granted 4 times in a row goes last",
+               "the same with the common 4-beat burst", bus=Bus("burst", burst=4)),
+    Hypothesis("tree-rr-fixed", "a 2x2 tree: round-robin pairs (0, 1), (2, 3) under a fixed root",
+               "an arbiter built from 2-input cells: fair within a pair, strict between the pairs",
+               bus=Bus("tree_rr_fixed")),
+    Hypothesis("tree-fixed-rr", "a 2x2 tree: fixed pairs (0, 1), (2, 3) under a round-robin root",
+               "the other tree: strict within a pair, fair between the pairs", bus=Bus("tree_fixed_rr")),
+    Hypothesis("latch", "fixed priority with a one-deep request latch",
+               "the first request that has to wait is remembered and served next; the rest by id",
+               bus=Bus("latch")),
+    Hypothesis("scan-early", "cores stepped in id order, the holder frees the bus in its last cycle",
+               "a sequential simulator updating the bus in place: a higher id takes over a cycle early",
+               bus=Bus("fixed", release="early")),
+    Hypothesis("scan-late", "cores stepped in id order, the holder frees the bus when it goes on",
+               "the same simulator freeing it a cycle later: a lower id takes over a cycle late, and "
+               "the holder may take it again at once", bus=Bus("fixed", release="late")),
     Hypothesis("handover", "fifo with a dead cycle whenever the bus changes hands",
                "an arbiter that loses a cycle per hand-over", bus=Bus("fifo", handover=1)),
     Hypothesis("pipelined", "fixed priority, the bus held one cycle per access",

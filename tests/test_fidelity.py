@@ -59,6 +59,48 @@ def test_replay_of_three_cores_by_hand(bus, finish, waits):
     assert r["finish"] == finish and r["bus_wait"] == waits
 
 
+# c0 three accesses, c1 one (both ask at 0); c0 asks at 2 after 2 instructions, c1 twice at 0, 2.
+S_BURST = [[(0, "m"), (0, "m"), (0, "m"), (0, "h")], [(0, "m"), (0, "h")]]
+S_HIGH = [[(2, "m"), (0, "h")], [(0, "m"), (0, "m"), (0, "h")]]
+
+
+@pytest.mark.parametrize("streams_,bus,finish,waits", [
+    # the second round's candidates (issue 14), by hand. S3 on the 2x2 trees: pairs (0, 1), (2).
+    # Round-robin pairs, fixed root: c0 at 0; at 2 the pair's other core c1; at 4 c0 (its pair
+    # granted c1 last), c2 (the lower pair first) at 6.
+    (S3, Bus("tree_rr_fixed"), [7, 5, 9], [2, 2, 5]),
+    # fixed pairs, round-robin root: c0 at 0; at 2 the other leaf: c2; at 4 leaf 0's c0; c1 at 6.
+    (S3, Bus("tree_fixed_rr"), [7, 9, 5], [2, 6, 1]),
+    # the latch: c1 loses at 0 and is latched, c2 (asks at 1) finds it full; at 2 c1 goes first, and
+    # c0, losing at 2, is latched: at 4 c0 before the older c2, who is not in the latch; c2 at 6.
+    (S3, Bus("latch"), [7, 5, 9], [2, 2, 5]),
+    # burst 2: c0 at 0 and 2 (2 in a row), so at 4 c1 goes first; c0 at 6. Fixed: c0 at 0, 2, 4.
+    (S_BURST, Bus("burst", burst=2), [9, 7], [2, 4]),
+    (S_BURST, Bus("burst", burst=4), [7, 9], [0, 6]),
+    (S_BURST, Bus("fixed"), [7, 9], [0, 6]),
+    # in-place scan, early release: c0 at 0 frees the bus in its step at 1, c1 (stepped after it)
+    # is granted at 1; c1 frees at 2 in its step, c2 granted at 2; c0 (asked at 2, stepped before
+    # c1) saw it busy at 2 and c2's at 3: granted at 4.
+    (S3, Bus("fixed", release="early"), [7, 4, 5], [2, 1, 1]),
+    # S_HIGH: c1 at 0 (bus free 2). Early: at 2 c0 (lower id, stepped first) wins over c1's second
+    # access; c0 frees it in its step at 3, c1 granted at 3. Late: c1 frees it in its own step at 2,
+    # after c0 was stepped: c1 takes it again at 2, c0 (busy until 4, freed in c1's step) gets it at 5.
+    (S_HIGH, Bus("fixed", release="early"), [5, 6], [0, 1]),
+    (S_HIGH, Bus("fixed", release="late"), [8, 5], [3, 0]),
+    (S_HIGH, Bus("fixed"), [5, 7], [0, 2]),
+])
+def test_replay_of_the_second_round_by_hand(streams_, bus, finish, waits):
+    r = replay(streams_, bus)
+    assert r["finish"] == finish and r["bus_wait"] == waits
+
+
+def test_an_unknown_bus_is_an_error():
+    with pytest.raises(Exception, match="unknown bus policy"):
+        replay(P2, Bus("lottery"))
+    with pytest.raises(Exception, match="unknown bus release"):
+        replay(P2, Bus("fixed", release="never"))
+
+
 def test_replay_of_a_barrier_and_of_takes():
     # c0 arrives at 2, c1 at 0: the barrier completes at 2, both go on at 3 (c1 waited 2); their
     # loads at 3: c0 first (fifo tie), c1 at 5; trap 5 -> 6, 7 -> 8.
