@@ -14,6 +14,13 @@ from s2mc.isa.errors import S2mcError
 _KEY_DIGITS = (32, 48, 64)
 #: A key or IV file holds a few dozen characters; anything much longer is the wrong file.
 _MAX_FILE_BYTES = 4096
+#: How messages name a cipher (every cipher here has 128-bit blocks and 128/192/256-bit keys).
+_CIPHER_NAMES = {"aes": "AES", "camellia": "Camellia"}
+
+
+def cipher_title(cipher: str) -> str:
+    """The cipher's name as messages write it: AES, Camellia (others upper-cased)."""
+    return _CIPHER_NAMES.get(cipher, cipher.upper())
 
 
 def counter_add(iv: bytes, blocks: int) -> bytes:
@@ -22,16 +29,17 @@ def counter_add(iv: bytes, blocks: int) -> bytes:
     return ((int.from_bytes(iv, "big") + blocks) % (1 << 128)).to_bytes(16, "big")
 
 
-def check_key_iv(key: bytes, iv: bytes | None, *, where: str = "") -> None:
+def check_key_iv(key: bytes, iv: bytes | None, *, where: str = "", cipher: str = "aes") -> None:
     """S2mcError unless key is 16/24/32 bytes and iv (when given) 16 bytes."""
     prefix = f"{where}: " if where else ""
     if len(key) not in (16, 24, 32):
-        raise S2mcError(f"{prefix}key must be 16, 24 or 32 bytes (AES-128/192/256), not {len(key)}")
+        raise S2mcError(f"{prefix}key must be 16, 24 or 32 bytes ({cipher_title(cipher)}-128/192/256), "
+                        f"not {len(key)}")
     if iv is not None and len(iv) != 16:
         raise S2mcError(f"{prefix}IV must be 16 bytes, not {len(iv)}")
 
 
-def _parse_hex(text: str, what: str, key: bool) -> bytes:
+def _parse_hex(text: str, what: str, key: bool, cipher: str = "aes") -> bytes:
     s = (text or "").strip()
     if s[:2].lower() == "0x":
         s = s[2:]
@@ -41,16 +49,17 @@ def _parse_hex(text: str, what: str, key: bool) -> bytes:
     if bad is not None:
         raise S2mcError(f"{what}: not a hex string (bad character {bad!r})")
     if key and len(s) not in _KEY_DIGITS:
-        raise S2mcError(f"{what}: {len(s)} hex digits; AES keys need 32, 48 or 64 (128, 192 or 256 bits)")
+        raise S2mcError(f"{what}: {len(s)} hex digits; {cipher_title(cipher)} keys need 32, 48 or 64 "
+                        "(128, 192 or 256 bits)")
     if not key and len(s) != 32:
         raise S2mcError(f"{what}: {len(s)} hex digits; the IV must be exactly 32 (16 bytes)")
     return bytes.fromhex(s)
 
 
-def parse_key_hex(text: str, what: str = "--key") -> bytes:
+def parse_key_hex(text: str, what: str = "--key", cipher: str = "aes") -> bytes:
     """A 128/192/256-bit key from 32/48/64 hex digits (an optional 0x prefix); S2mcError naming
-    `what` otherwise."""
-    return _parse_hex(text, what, True)
+    `what` (and `cipher`, for its key sizes) otherwise."""
+    return _parse_hex(text, what, True, cipher)
 
 
 def parse_iv_hex(text: str, what: str = "--iv") -> bytes:
@@ -90,7 +99,7 @@ def _read_stdin(what: str, stdin, prompt: str) -> str:
 
 
 def hex_from_options(name: str, value: str | None, file: str | None, env: str | None, *,
-                     key: bool, stdin=None, required: bool = True) -> bytes | None:
+                     key: bool, stdin=None, required: bool = True, cipher: str = "aes") -> bytes | None:
     """The key (key=True) or IV from exactly one of `--NAME HEX` (`-` reads one line from stdin,
     without echo on a terminal), `--NAME-file FILE` or `--NAME-env VAR`. Errors name the option
     and the file or variable."""
@@ -103,7 +112,8 @@ def hex_from_options(name: str, value: str | None, file: str | None, env: str | 
             raise S2mcError(f"give the {name} with --{name} HEX, --{name}-file FILE or --{name}-env VAR")
         return None
     opt, v = given[0]
-    parse = parse_key_hex if key else parse_iv_hex
+    def parse(text: str, what: str) -> bytes:
+        return parse_key_hex(text, what, cipher) if key else parse_iv_hex(text, what)
     if opt == f"--{name}-file":
         what = f"{opt} {v}"
         return parse(_read_file(v, what), what)
@@ -115,8 +125,8 @@ def hex_from_options(name: str, value: str | None, file: str | None, env: str | 
         return parse(text, what)
     if v == "-":
         what = f"{opt} - (stdin)"
-        return parse(_read_stdin(what, stdin, f"AES {name} (hex)"), what)
+        return parse(_read_stdin(what, stdin, f"{cipher_title(cipher)} {name} (hex)"), what)
     return parse(v, opt)
 
 
-__all__ = ["counter_add", "check_key_iv", "parse_key_hex", "parse_iv_hex", "hex_from_options"]
+__all__ = ["cipher_title", "counter_add", "check_key_iv", "parse_key_hex", "parse_iv_hex", "hex_from_options"]

@@ -1,4 +1,5 @@
-"""Native CPU AES (OpenMP): T-table, AES-NI and VAES implementations chosen at run time.
+"""Native CPU AES (OpenMP): T-table, AES-NI and VAES implementations chosen at run time, and
+Camellia (RFC 3713, SP tables) through the same strategies, modes and file pipeline.
 
     from s2mc.workloads import native
     native.best_impl()                        # 'vaes' on a CPU with AVX2 VAES
@@ -6,6 +7,7 @@
     pt = native.ctr(key, iv, ct)              # CTR decryption is the same operation
     native.ecb_encrypt(key, data); native.ecb_decrypt(key, data)
     native.encrypt_file("in.bin", "out.bin", key, iv)   # streaming, = openssl enc -aes-*-ctr
+    native.ctr(key, iv, data, cipher="camellia")        # = openssl enc -camellia-*-ctr
 
 CTR uses a 128-bit big-endian counter (NIST SP 800-38A): block i uses iv + i mod 2^128.
 Strategies (seed 000): "coarse" (one 16-byte block per OpenMP iteration), "extended"
@@ -24,8 +26,12 @@ else:
 from s2mc.isa.errors import S2mcError
 
 STRATEGIES: tuple[str, ...] = ("coarse", "extended", "contiguous")
-#: Every implementation name the library knows, best first ("auto" picks the best supported one).
+#: The block ciphers (128-bit blocks, 128/192/256-bit keys); "aes" is every function's default.
+CIPHERS: tuple[str, ...] = ("aes", "camellia")
+#: Every AES implementation name the library knows, best first ("auto" picks the best supported one).
 IMPLS: tuple[str, ...] = ("vaes512", "vaes", "aesni", "ttable")
+#: The implementations of each cipher (Camellia: the SP tables of s2mc_aes/camellia.h).
+CIPHER_IMPLS: dict[str, tuple[str, ...]] = {"aes": IMPLS, "camellia": ("sptable",)}
 #: Extended block sizes of seed 000 (bytes per task).
 SEED_BLOCK_BYTES: tuple[int, ...] = (512, 1024, 2048, 4096)
 #: The ranges `bench_ctr` (and `s2mc native`) accept: more threads than any machine has cores only
@@ -48,25 +54,32 @@ def available() -> bool:
     return _native is not None
 
 
-def impls() -> list[dict]:
-    """Every compiled implementation, best first: [{'name': ..., 'supported': bool}, ...]."""
-    return list(_lib().impls())
+def check_cipher(cipher: str) -> str:
+    """`cipher` if this library knows it; S2mcError naming the known ones otherwise."""
+    if cipher not in CIPHERS:
+        raise S2mcError(f"unknown cipher {cipher!r} (known: {', '.join(CIPHERS)})")
+    return cipher
 
 
-def supported_impls() -> list[str]:
-    """Names of the implementations this CPU can run, best first."""
-    return [d["name"] for d in impls() if d["supported"]]
+def impls(cipher: str = "aes") -> list[dict]:
+    """Every compiled implementation of `cipher`, best first: [{'name': ..., 'supported': bool}, ...]."""
+    return list(_lib().impls(check_cipher(cipher)))
 
 
-def best_impl() -> str:
+def supported_impls(cipher: str = "aes") -> list[str]:
+    """Names of the implementations of `cipher` this CPU can run, best first."""
+    return [d["name"] for d in impls(cipher) if d["supported"]]
+
+
+def best_impl(cipher: str = "aes") -> str:
     """The implementation `impl="auto"` selects on this CPU."""
-    return _lib().best_impl()
+    return _lib().best_impl(check_cipher(cipher))
 
 
-def resolve_impl(name: str) -> str:
+def resolve_impl(name: str, cipher: str = "aes") -> str:
     """The concrete implementation for `name` ("auto" or a name); S2mcError when unknown/unsupported."""
     try:
-        return _lib().resolve_impl(name)
+        return _lib().resolve_impl(name, check_cipher(cipher))
     except (ValueError, RuntimeError) as exc:
         raise S2mcError(str(exc)) from None
 
@@ -86,31 +99,40 @@ def info() -> dict:
 
 
 def ctr(key: bytes, iv: bytes, data, *, impl: str = "auto", strategy: str = "contiguous",
-        threads: int = 1, block_bytes: int = 1024, out=None):
-    """AES-CTR of `data` (any bytes-like object) with the counter starting at `iv` (16 bytes).
+        threads: int = 1, block_bytes: int = 1024, out=None, cipher: str = "aes"):
+    """CTR of `data` (any bytes-like object) with the counter starting at `iv` (16 bytes), with
+    `cipher` "aes" (default) or "camellia".
 
     Returns bytes, or writes into `out` (a writable buffer of the same length, may be `data`
     itself for in-place work) and returns None. Raises ValueError for bad arguments and
     RuntimeError for an implementation the CPU cannot run.
     """
-    return _lib().ctr(bytes(key), bytes(iv), data, impl, strategy, int(threads), int(block_bytes), out)
+    return _lib().ctr(bytes(key), bytes(iv), data, impl, strategy, int(threads), int(block_bytes), out,
+                      check_cipher(cipher))
 
 
 def ecb_encrypt(key: bytes, data, *, impl: str = "auto", strategy: str = "contiguous", threads: int = 1,
-                block_bytes: int = 1024, out=None):
-    """AES-ECB encryption of whole 16-byte blocks."""
-    return _lib().ecb(bytes(key), data, False, impl, strategy, int(threads), int(block_bytes), out)
+                block_bytes: int = 1024, out=None, cipher: str = "aes"):
+    """ECB encryption of whole 16-byte blocks (AES, or Camellia with cipher="camellia")."""
+    return _lib().ecb(bytes(key), data, False, impl, strategy, int(threads), int(block_bytes), out,
+                      check_cipher(cipher))
 
 
 def ecb_decrypt(key: bytes, data, *, impl: str = "auto", strategy: str = "contiguous", threads: int = 1,
-                block_bytes: int = 1024, out=None):
-    """AES-ECB decryption of whole 16-byte blocks."""
-    return _lib().ecb(bytes(key), data, True, impl, strategy, int(threads), int(block_bytes), out)
+                block_bytes: int = 1024, out=None, cipher: str = "aes"):
+    """ECB decryption of whole 16-byte blocks."""
+    return _lib().ecb(bytes(key), data, True, impl, strategy, int(threads), int(block_bytes), out,
+                      check_cipher(cipher))
 
 
-def openssl_ctr(key: bytes, iv: bytes, data, *, threads: int = 1, out=None):
-    """OpenSSL EVP aes-*-ctr (linked libcrypto) on the same layout: the comparison baseline."""
-    return _lib().openssl_ctr(bytes(key), bytes(iv), data, int(threads), out)
+def openssl_ctr(key: bytes, iv: bytes, data, *, threads: int = 1, out=None, cipher: str = "aes"):
+    """OpenSSL EVP aes-*-ctr / camellia-*-ctr (linked libcrypto) on the same layout: the comparison baseline."""
+    return _lib().openssl_ctr(bytes(key), bytes(iv), data, int(threads), out, check_cipher(cipher))
+
+
+def camellia_selftest() -> bool:
+    """RFC 3713 Appendix A's vectors through the C++ header (s2mc_aes/camellia.h)."""
+    return bool(_lib().camellia_selftest())
 
 
 def openssl_version() -> str:
@@ -119,7 +141,7 @@ def openssl_version() -> str:
 
 def bench_ctr(nbytes: int, *, key_bits: int = 128, engine: str = "ours", impl: str = "auto",
               strategy: str = "contiguous", threads: int = 1, block_bytes: int = 1024,
-              min_reps: int = 3, min_seconds: float = 0.2, multi: bool = False) -> dict:
+              min_reps: int = 3, min_seconds: float = 0.2, multi: bool = False, cipher: str = "aes") -> dict:
     """Time in-place CTR over an nbytes buffer inside C++ (engine "ours" or "openssl").
 
     Keys (and OpenSSL's contexts) are set up before timing; one untimed warm-up run; then runs are
@@ -132,6 +154,7 @@ def bench_ctr(nbytes: int, *, key_bits: int = 128, engine: str = "ours", impl: s
 
     from s2mc.isa.units import human_size
     from s2mc.workloads.aes_host import host_memory
+    check_cipher(cipher)
     nbuf = threads if multi else 1
     # Checked here, so that no value reaches the binding as an overflowing int (pybind's TypeError)
     # or an allocation larger than the machine (bad_alloc).
@@ -150,7 +173,7 @@ def bench_ctr(nbytes: int, *, key_bits: int = 128, engine: str = "ours", impl: s
         raise S2mcError(f"min_seconds {min_seconds} is not a number of seconds in 0..{MAX_MIN_SECONDS:g}")
     try:
         return dict(_lib().bench_ctr(int(key_bits), int(nbytes), engine, impl, strategy, int(threads),
-                                     int(block_bytes), int(min_reps), float(min_seconds), bool(multi)))
+                                     int(block_bytes), int(min_reps), float(min_seconds), bool(multi), cipher))
     except MemoryError:
         raise S2mcError(f"cannot allocate {nbuf} x {human_size(nbytes)} bytes for the benchmark") from None
 
@@ -160,7 +183,7 @@ from s2mc.workloads.aes_host import counter_add, parse_iv_hex, parse_key_hex  # 
 from .files import decrypt_file, encrypt_file  # noqa: E402
 
 __all__ = [
-    "STRATEGIES", "IMPLS", "SEED_BLOCK_BYTES", "MAX_THREADS", "MAX_REPS", "MAX_MIN_SECONDS", "available", "impls", "supported_impls", "best_impl",
+    "STRATEGIES", "CIPHERS", "CIPHER_IMPLS", "check_cipher", "camellia_selftest", "IMPLS", "SEED_BLOCK_BYTES", "MAX_THREADS", "MAX_REPS", "MAX_MIN_SECONDS", "available", "impls", "supported_impls", "best_impl",
     "resolve_impl", "max_threads", "info", "ctr", "ecb_encrypt", "ecb_decrypt", "openssl_ctr",
     "openssl_version", "counter_add", "bench_ctr", "encrypt_file", "decrypt_file", "parse_key_hex",
     "parse_iv_hex",

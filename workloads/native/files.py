@@ -33,28 +33,30 @@ def available_cpus() -> int:
 
 def crypt_file_native(src, dst, key: bytes, iv: bytes | None, *, mode: str = "ctr", decrypt: bool = False,
                       impl: str = "auto", threads: int | None = None, chunk_bytes: int | None = None,
-                      progress: bool = False) -> int:
-    """AES-CTR (decrypt = encrypt) or AES-ECB (no padding) of file `src` into `dst` (atomically; `-` is
-    stdout), byte-identical to `openssl enc [-d] -aes-N-MODE [-nopad]`. threads: None = every
-    available CPU. Returns the byte count."""
-    from . import _lib, ctr, ecb_decrypt, ecb_encrypt, resolve_impl
+                      progress: bool = False, cipher: str = "aes") -> int:
+    """CTR (decrypt = encrypt) or ECB (no padding) of file `src` into `dst` (atomically; `-` is
+    stdout) with `cipher` "aes" or "camellia", byte-identical to `openssl enc [-d] -CIPHER-N-MODE
+    [-nopad]`. threads: None = every available CPU. Returns the byte count."""
+    from . import _lib, check_cipher, ctr, ecb_decrypt, ecb_encrypt, resolve_impl
+
+    check_cipher(cipher)
 
     if mode not in MODES:
         raise S2mcError(f"mode must be one of {', '.join(MODES)} (got {mode!r})")
     if mode == "ctr":
-        check_key_iv(key, iv)
+        check_key_iv(key, iv, cipher=cipher)
     else:
-        check_key_iv(key, iv if iv is not None else bytes(16))
+        check_key_iv(key, iv if iv is not None else bytes(16), cipher=cipher)
     threads = available_cpus() if threads is None else threads
     if threads < 1:
         raise S2mcError(f"--threads must be >= 1 (got {threads})")
-    impl = resolve_impl(impl)
+    impl = resolve_impl(impl, cipher)
     lib = _lib()
     fast_chunk = chunk_bytes or FAST_CHUNK_BYTES
 
     def range_transform(in_fd: int, out_fd: int, offset: int, length: int) -> None:
         _, err, stage = lib.crypt_fds(bytes(key), bytes(iv or b""), mode, decrypt, in_fd, out_fd, offset,
-                                      length, impl, threads, fast_chunk)
+                                      length, impl, threads, fast_chunk, cipher)
         if stage == "eof":
             raise S2mcError(f"{src}: input file shrank while it was being read")
         if stage:
@@ -64,26 +66,28 @@ def crypt_file_native(src, dst, key: bytes, iv: bytes | None, *, mode: str = "ct
 
     def transform(view: memoryview, offset: int) -> None:
         if mode == "ctr":
-            ctr(key, counter_add(iv, offset // 16), view, impl=impl, threads=threads, out=view)
+            ctr(key, counter_add(iv, offset // 16), view, impl=impl, threads=threads, out=view, cipher=cipher)
             return
         if len(view) % 16:
             raise S2mcError(f"{src}: input length is not a multiple of 16 "
                             "(ECB has no padding; pad the input or use --mode ctr)")
-        (ecb_decrypt if decrypt else ecb_encrypt)(key, view, impl=impl, threads=threads, out=view)
+        (ecb_decrypt if decrypt else ecb_encrypt)(key, view, impl=impl, threads=threads, out=view, cipher=cipher)
 
     return crypt_file(src, dst, transform, chunk_bytes=chunk_bytes or STREAM_CHUNK_BYTES, progress=progress,
                       range_transform=range_transform, multiple=16 if mode == "ecb" else 1)
 
 
 def encrypt_file(src, dst, key: bytes, iv: bytes | None, *, mode: str = "ctr", impl: str = "auto",
-                 threads: int | None = None, chunk_bytes: int | None = None, progress: bool = False) -> int:
+                 threads: int | None = None, chunk_bytes: int | None = None, progress: bool = False,
+                 cipher: str = "aes") -> int:
     """Encrypt file `src` into `dst` (atomically; `-` is stdout). Returns the byte count."""
     return crypt_file_native(src, dst, key, iv, mode=mode, decrypt=False, impl=impl, threads=threads,
-                             chunk_bytes=chunk_bytes, progress=progress)
+                             chunk_bytes=chunk_bytes, progress=progress, cipher=cipher)
 
 
 def decrypt_file(src, dst, key: bytes, iv: bytes | None, *, mode: str = "ctr", impl: str = "auto",
-                 threads: int | None = None, chunk_bytes: int | None = None, progress: bool = False) -> int:
+                 threads: int | None = None, chunk_bytes: int | None = None, progress: bool = False,
+                 cipher: str = "aes") -> int:
     """Decrypt file `src` into `dst`: CTR is the same keystream XOR, ECB the inverse cipher."""
     return crypt_file_native(src, dst, key, iv, mode=mode, decrypt=True, impl=impl, threads=threads,
-                             chunk_bytes=chunk_bytes, progress=progress)
+                             chunk_bytes=chunk_bytes, progress=progress, cipher=cipher)

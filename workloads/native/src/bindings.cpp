@@ -46,11 +46,12 @@ uint8_t* write_view(const py::buffer& b, size_t need, const char* what) {
   return static_cast<uint8_t*>(info.ptr);
 }
 
-Key key_from(const py::bytes& key) {
+Key key_from(const py::bytes& key, Cipher cipher) {
   const std::string k = key;
   if (k.size() != 16 && k.size() != 24 && k.size() != 32)
-    throw std::invalid_argument("AES key must be 16, 24 or 32 bytes (got " + std::to_string(k.size()) + ")");
-  return make_key(reinterpret_cast<const uint8_t*>(k.data()), int(k.size()) * 8);
+    throw std::invalid_argument(std::string(cipher == Cipher::Aes ? "AES" : "Camellia") +
+                                " key must be 16, 24 or 32 bytes (got " + std::to_string(k.size()) + ")");
+  return make_key(reinterpret_cast<const uint8_t*>(k.data()), int(k.size()) * 8, cipher);
 }
 
 std::string iv_from(const py::bytes& iv) {
@@ -59,9 +60,10 @@ std::string iv_from(const py::bytes& iv) {
   return s;
 }
 
-RunConfig config(const std::string& impl, const std::string& strategy, int threads, size_t block_bytes) {
+RunConfig config(const std::string& impl, Cipher cipher, const std::string& strategy, int threads,
+                 size_t block_bytes) {
   RunConfig cfg;
-  cfg.impl = find_impl(impl);
+  cfg.impl = find_impl(impl, cipher);
   cfg.strategy = parse_strategy(strategy);
   if (threads < 1) throw std::invalid_argument("threads must be >= 1 (got " + std::to_string(threads) + ")");
   cfg.threads = threads;
@@ -94,15 +96,16 @@ py::object run_into(const View& in, const py::object& out, F&& fn) {
 
 py::dict bench_ctr(int key_bits, size_t nbytes, const std::string& engine, const std::string& impl,
                    const std::string& strategy, int threads, size_t block_bytes, int min_reps,
-                   double min_seconds, bool multi) {
+                   double min_seconds, bool multi, const std::string& cipher_s) {
+  const Cipher cipher = parse_cipher(cipher_s);
   const bool openssl = engine == "openssl";
   if (!openssl && engine != "ours") throw std::invalid_argument("engine must be 'ours' or 'openssl'");
-  RunConfig cfg = config(openssl ? "ttable" : impl, strategy, threads, block_bytes);
+  RunConfig cfg = config(openssl ? "auto" : impl, cipher, strategy, threads, block_bytes);
   if (rounds_for_key_bits(key_bits) == 0) throw std::invalid_argument("key_bits must be 128, 192 or 256");
   std::vector<uint8_t> key(size_t(key_bits / 8)), iv(16);
   for (size_t i = 0; i < key.size(); ++i) key[i] = uint8_t(i * 7 + 1);
   for (size_t i = 0; i < 16; ++i) iv[i] = uint8_t(0xf0 + i);
-  const Key k = make_key(key.data(), key_bits);
+  const Key k = make_key(key.data(), key_bits, cipher);
   // split: one buffer shared by `threads` threads (the strategy decides who does what).
   // multi: every thread encrypts its own buffer with one thread's worth of work, like
   //        `openssl speed -multi N`; the time is per round of all buffers.
@@ -112,7 +115,7 @@ py::dict bench_ctr(int key_bits, size_t nbytes, const std::string& engine, const
     for (size_t i = 0; i < nbytes; ++i) b[i] = uint8_t(i * 131 + 7);
   std::vector<std::unique_ptr<OpensslCtr>> ossl;
   if (openssl)
-    for (int i = 0; i < nbuf; ++i) ossl.push_back(std::make_unique<OpensslCtr>(multi ? 1 : threads, key.data(), key_bits));
+    for (int i = 0; i < nbuf; ++i) ossl.push_back(std::make_unique<OpensslCtr>(multi ? 1 : threads, key.data(), key_bits, cipher));
   RunConfig one = cfg;
   one.threads = 1;
   one.strategy = Strategy::Contiguous;
@@ -192,8 +195,9 @@ py::dict bench_ctr(int key_bits, size_t nbytes, const std::string& engine, const
 // ended before offset + length) with the first error's errno.
 std::tuple<size_t, int, std::string> crypt_fds(const py::bytes& key, const py::bytes& iv, const std::string& mode,
                                                bool decrypt, int in_fd, int out_fd, size_t offset, size_t length,
-                                               const std::string& impl, int threads, size_t chunk_bytes) {
-  const Key k = key_from(key);
+                                               const std::string& impl, int threads, size_t chunk_bytes,
+                                               const std::string& cipher) {
+  const Key k = key_from(key, parse_cipher(cipher));
   const bool ctr = mode == "ctr";
   if (!ctr && mode != "ecb") throw std::invalid_argument("mode must be 'ctr' or 'ecb'");
   std::string c(16, '\0');
@@ -202,7 +206,7 @@ std::tuple<size_t, int, std::string> crypt_fds(const py::bytes& key, const py::b
     throw std::invalid_argument("chunk_bytes and offset must be multiples of 16");
   if (!ctr && length % 16 != 0) throw std::invalid_argument("ECB length must be a multiple of 16 bytes");
   if (threads < 1) throw std::invalid_argument("threads must be >= 1");
-  RunConfig cfg = config(impl, "contiguous", 1, 1024);
+  RunConfig cfg = config(impl, k.cipher, "contiguous", 1, 1024);
   const size_t nchunks = (length + chunk_bytes - 1) / chunk_bytes;
   const int nthreads = int(std::min<size_t>(size_t(threads), std::max<size_t>(nchunks, 1)));
   // Map the pages holding [offset, offset + length).
@@ -288,43 +292,49 @@ std::tuple<size_t, int, std::string> crypt_fds(const py::bytes& key, const py::b
 }  // namespace
 
 PYBIND11_MODULE(_native, m) {
-  m.doc() = "Native CPU AES (T-table, AES-NI, VAES) with OpenMP strategies, and OpenSSL EVP for comparison";
+  m.doc() = "Native CPU AES (T-table, AES-NI, VAES) and Camellia (SP tables) with OpenMP strategies, and OpenSSL EVP for comparison";
 
-  m.def("impls", []() {
+  m.def("impls", [](const std::string& cipher) {
     py::list out;
-    for (const Impl* impl : all_impls()) {
+    for (const Impl* impl : all_impls(parse_cipher(cipher))) {
       py::dict d;
       d["name"] = impl->name;
       d["supported"] = impl->supported();
       out.append(d);
     }
     return out;
-  }, "Every compiled implementation, best first, with whether this CPU can run it.");
-  m.def("best_impl", []() { return std::string(find_impl("auto")->name); }, "The implementation 'auto' selects.");
+  }, py::arg("cipher") = "aes", "Every compiled implementation of a cipher, best first, with whether this CPU can run it.");
+  m.def("best_impl", [](const std::string& cipher) { return std::string(find_impl("auto", parse_cipher(cipher))->name); },
+        py::arg("cipher") = "aes", "The implementation 'auto' selects.");
   m.def("cpu_model", &cpu_model);
   m.def("cpu_features", &cpu_features);
   m.def("openssl_version", &openssl_version);
   m.def("max_threads", []() { return omp_get_max_threads(); });
-  m.def("resolve_impl", [](const std::string& name) { return std::string(find_impl(name)->name); },
-        py::arg("name"), "The concrete implementation a name selects (checks the CPU can run it).");
+  m.def("camellia_selftest", []() { return s2mc::camellia::selftest(); },
+        "RFC 3713 Appendix A vectors through the header-only core (s2mc_aes/camellia.h).");
+  m.def("resolve_impl", [](const std::string& name, const std::string& cipher) {
+    return std::string(find_impl(name, parse_cipher(cipher))->name);
+  }, py::arg("name"), py::arg("cipher") = "aes", "The concrete implementation a name selects (checks the CPU can run it).");
 
   m.def("ctr", [](const py::bytes& key, const py::bytes& iv, const py::buffer& data, const std::string& impl,
-                  const std::string& strategy, int threads, size_t block_bytes, const py::object& out) {
-    const Key k = key_from(key);
+                  const std::string& strategy, int threads, size_t block_bytes, const py::object& out,
+                  const std::string& cipher) {
+    const Key k = key_from(key, parse_cipher(cipher));
     const std::string c = iv_from(iv);
-    const RunConfig cfg = config(impl, strategy, threads, block_bytes);
+    const RunConfig cfg = config(impl, k.cipher, strategy, threads, block_bytes);
     const View in = read_view(data, "data");
     return run_into(in, out, [&](const uint8_t* src, uint8_t* dst, size_t n) {
       ctr_parallel(cfg, k, reinterpret_cast<const uint8_t*>(c.data()), src, dst, n);
     });
   }, py::arg("key"), py::arg("iv"), py::arg("data"), py::arg("impl") = "auto", py::arg("strategy") = "contiguous",
-     py::arg("threads") = 1, py::arg("block_bytes") = 1024, py::arg("out") = py::none(),
-     "AES-CTR (encrypt = decrypt) with a 128-bit big-endian counter starting at iv.");
+     py::arg("threads") = 1, py::arg("block_bytes") = 1024, py::arg("out") = py::none(), py::arg("cipher") = "aes",
+     "CTR (encrypt = decrypt) with a 128-bit big-endian counter starting at iv; cipher 'aes' or 'camellia'.");
 
   m.def("ecb", [](const py::bytes& key, const py::buffer& data, bool decrypt, const std::string& impl,
-                  const std::string& strategy, int threads, size_t block_bytes, const py::object& out) {
-    const Key k = key_from(key);
-    const RunConfig cfg = config(impl, strategy, threads, block_bytes);
+                  const std::string& strategy, int threads, size_t block_bytes, const py::object& out,
+                  const std::string& cipher) {
+    const Key k = key_from(key, parse_cipher(cipher));
+    const RunConfig cfg = config(impl, k.cipher, strategy, threads, block_bytes);
     const View in = read_view(data, "data");
     if (in.len % 16 != 0) throw std::invalid_argument("ECB data length must be a multiple of 16 bytes");
     return run_into(in, out, [&](const uint8_t* src, uint8_t* dst, size_t n) {
@@ -332,31 +342,33 @@ PYBIND11_MODULE(_native, m) {
     });
   }, py::arg("key"), py::arg("data"), py::arg("decrypt") = false, py::arg("impl") = "auto",
      py::arg("strategy") = "contiguous", py::arg("threads") = 1, py::arg("block_bytes") = 1024,
-     py::arg("out") = py::none(), "AES-ECB over whole 16-byte blocks.");
+     py::arg("out") = py::none(), py::arg("cipher") = "aes", "ECB over whole 16-byte blocks.");
 
   m.def("openssl_ctr", [](const py::bytes& key, const py::bytes& iv, const py::buffer& data, int threads,
-                          const py::object& out) {
+                          const py::object& out, const std::string& cipher_s) {
+    const Cipher cipher = parse_cipher(cipher_s);
     const std::string k = key;
-    if (k.size() != 16 && k.size() != 24 && k.size() != 32) throw std::invalid_argument("AES key must be 16, 24 or 32 bytes");
+    if (k.size() != 16 && k.size() != 24 && k.size() != 32)
+      throw std::invalid_argument(std::string(cipher == Cipher::Aes ? "AES" : "Camellia") + " key must be 16, 24 or 32 bytes");
     const std::string c = iv_from(iv);
     if (threads < 1) throw std::invalid_argument("threads must be >= 1");
     const View in = read_view(data, "data");
     return run_into(in, out, [&](const uint8_t* src, uint8_t* dst, size_t n) {
       openssl_ctr(threads, reinterpret_cast<const uint8_t*>(k.data()), int(k.size()) * 8,
-                  reinterpret_cast<const uint8_t*>(c.data()), src, dst, n);
+                  reinterpret_cast<const uint8_t*>(c.data()), src, dst, n, cipher);
     });
   }, py::arg("key"), py::arg("iv"), py::arg("data"), py::arg("threads") = 1, py::arg("out") = py::none(),
-     "OpenSSL EVP aes-*-ctr on the same buffer layout (for comparison and tests).");
+     py::arg("cipher") = "aes", "OpenSSL EVP aes-*-ctr / camellia-*-ctr on the same buffer layout (for comparison and tests).");
 
   m.def("crypt_fds", &crypt_fds, py::arg("key"), py::arg("iv"), py::arg("mode"), py::arg("decrypt"),
         py::arg("in_fd"), py::arg("out_fd"), py::arg("offset"), py::arg("length"), py::arg("impl") = "auto",
-        py::arg("threads") = 1, py::arg("chunk_bytes") = 1 << 20,
+        py::arg("threads") = 1, py::arg("chunk_bytes") = 1 << 20, py::arg("cipher") = "aes",
         "Transform bytes [offset, offset+length) of in_fd into the same range of out_fd (pread, in place, "
         "pwrite) with `threads` threads taking chunks in turn; returns (bytes, errno, stage).");
   m.def("bench_ctr", &bench_ctr, py::arg("key_bits"), py::arg("nbytes"), py::arg("engine") = "ours",
         py::arg("impl") = "auto", py::arg("strategy") = "contiguous", py::arg("threads") = 1,
         py::arg("block_bytes") = 1024, py::arg("min_reps") = 3, py::arg("min_seconds") = 0.2,
-        py::arg("multi") = false,
+        py::arg("multi") = false, py::arg("cipher") = "aes",
         "Time CTR in place on an nbytes buffer (multi: one buffer per thread), repeating until min_reps "
         "and min_seconds are both met.");
 }

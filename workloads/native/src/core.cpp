@@ -15,9 +15,26 @@ extern const Impl kImplTtable;
 extern const Impl kImplAesni;
 extern const Impl kImplVaes;
 extern const Impl kImplVaes512;
+extern const Impl kImplCamelliaSp;
 
-Key make_key(const uint8_t* key, int key_bits) {
+Cipher parse_cipher(const std::string& name) {
+  if (name == "aes") return Cipher::Aes;
+  if (name == "camellia") return Cipher::Camellia;
+  throw std::invalid_argument("unknown cipher '" + name + "' (known: aes, camellia)");
+}
+
+const char* cipher_name(Cipher c) { return c == Cipher::Camellia ? "camellia" : "aes"; }
+
+Key make_key(const uint8_t* key, int key_bits, Cipher cipher) {
   Key k;
+  k.cipher = cipher;
+  if (cipher == Cipher::Camellia) {
+    k.rounds = camellia::expand_key(key, key_bits, &k.cam_ek);
+    if (k.rounds == 0) throw std::invalid_argument("Camellia key must be 128, 192 or 256 bits");
+    camellia::decryption_subkeys(k.cam_ek, &k.cam_dk);
+    k.key_bits = key_bits;
+    return k;
+  }
   k.rounds = expand_key(key, key_bits, k.ek);
   if (k.rounds == 0) throw std::invalid_argument("AES key must be 128, 192 or 256 bits");
   k.key_bits = key_bits;
@@ -40,17 +57,18 @@ void counter_add(const uint8_t counter[16], uint64_t n, uint8_t out[16]) {
   }
 }
 
-const std::vector<const Impl*>& all_impls() {
-  static const std::vector<const Impl*> impls = {&kImplVaes512, &kImplVaes, &kImplAesni, &kImplTtable};
-  return impls;
+const std::vector<const Impl*>& all_impls(Cipher cipher) {
+  static const std::vector<const Impl*> aes = {&kImplVaes512, &kImplVaes, &kImplAesni, &kImplTtable};
+  static const std::vector<const Impl*> camellia = {&kImplCamelliaSp};
+  return cipher == Cipher::Camellia ? camellia : aes;
 }
 
-const Impl* find_impl(const std::string& name) {
+const Impl* find_impl(const std::string& name, Cipher cipher) {
   if (name == "auto") {
-    for (const Impl* impl : all_impls())
+    for (const Impl* impl : all_impls(cipher))
       if (impl->supported()) return impl;
   }
-  for (const Impl* impl : all_impls()) {
+  for (const Impl* impl : all_impls(cipher)) {
     if (name == impl->name) {
       if (!impl->supported())
         throw std::runtime_error("implementation '" + name + "' is not supported by this CPU");
@@ -58,8 +76,10 @@ const Impl* find_impl(const std::string& name) {
     }
   }
   std::string known = "auto";
-  for (const Impl* impl : all_impls()) known += std::string(", ") + impl->name;
-  throw std::invalid_argument("unknown implementation '" + name + "' (known: " + known + ")");
+  for (const Impl* impl : all_impls(cipher)) known += std::string(", ") + impl->name;
+  throw std::invalid_argument("unknown implementation '" + name + "'" +
+                              (cipher == Cipher::Aes ? "" : std::string(" of ") + cipher_name(cipher)) +
+                              " (known: " + known + ")");
 }
 
 Strategy parse_strategy(const std::string& name) {
@@ -78,8 +98,11 @@ const char* strategy_name(Strategy s) {
   return "?";
 }
 
-static void check_config(const RunConfig& cfg) {
+static void check_config(const RunConfig& cfg, const Key& key) {
   if (cfg.impl == nullptr) throw std::invalid_argument("no implementation selected");
+  if (cfg.impl->cipher != key.cipher)
+    throw std::invalid_argument(std::string("a ") + cipher_name(key.cipher) + " key given to the " +
+                                cipher_name(cfg.impl->cipher) + " implementation '" + cfg.impl->name + "'");
   if (cfg.threads < 1) throw std::invalid_argument("threads must be >= 1");
   if (cfg.strategy == Strategy::Extended && (cfg.block_bytes < 16 || cfg.block_bytes % 16 != 0))
     throw std::invalid_argument("block_bytes must be a positive multiple of 16");
@@ -89,7 +112,7 @@ static void check_config(const RunConfig& cfg) {
 // tasks are independent and the output does not depend on the strategy or the thread count.
 void ctr_parallel(const RunConfig& cfg, const Key& key, const uint8_t iv[16], const uint8_t* in,
                   uint8_t* out, size_t nbytes) {
-  check_config(cfg);
+  check_config(cfg, key);
   if (nbytes == 0) return;
   const Impl* impl = cfg.impl;
   const size_t nblocks = (nbytes + 15) / 16;
@@ -143,7 +166,7 @@ void ctr_parallel(const RunConfig& cfg, const Key& key, const uint8_t iv[16], co
 
 void ecb_parallel(const RunConfig& cfg, const Key& key, bool decrypt, const uint8_t* in, uint8_t* out,
                   size_t nbytes) {
-  check_config(cfg);
+  check_config(cfg, key);
   if (nbytes % 16 != 0) throw std::invalid_argument("ECB data length must be a multiple of 16 bytes");
   if (nbytes == 0) return;
   const auto fn = decrypt ? cfg.impl->ecb_decrypt : cfg.impl->ecb_encrypt;

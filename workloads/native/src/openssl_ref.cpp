@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <climits>
 #include <stdexcept>
+#include <string>
 
 #include "s2mc_aes/aes.h"
 
@@ -16,7 +17,15 @@ namespace s2mc {
 namespace aes {
 namespace {
 
-const EVP_CIPHER* ctr_cipher(int key_bits) {
+const EVP_CIPHER* ctr_cipher(int key_bits, Cipher c) {
+  if (c == Cipher::Camellia) {
+    switch (key_bits) {
+      case 128: return EVP_camellia_128_ctr();
+      case 192: return EVP_camellia_192_ctr();
+      case 256: return EVP_camellia_256_ctr();
+    }
+    throw std::invalid_argument("Camellia key must be 128, 192 or 256 bits");
+  }
   switch (key_bits) {
     case 128: return EVP_aes_128_ctr();
     case 192: return EVP_aes_192_ctr();
@@ -42,15 +51,15 @@ bool ctr_one(EVP_CIPHER_CTX* ctx, const uint8_t iv[16], const uint8_t* in, uint8
 
 }  // namespace
 
-OpensslCtr::OpensslCtr(int threads, const uint8_t* key, int key_bits) : threads_(threads) {
-  const EVP_CIPHER* cipher = ctr_cipher(key_bits);
+OpensslCtr::OpensslCtr(int threads, const uint8_t* key, int key_bits, Cipher c) : threads_(threads) {
+  const EVP_CIPHER* cipher = ctr_cipher(key_bits, c);
   if (threads < 1) throw std::invalid_argument("threads must be >= 1");
   for (int t = 0; t < threads; ++t) {
     EVP_CIPHER_CTX* ctx = EVP_CIPHER_CTX_new();
     if (ctx) ctxs_.push_back(ctx);
     if (!ctx || EVP_EncryptInit_ex(ctx, cipher, nullptr, key, nullptr) != 1) {
       this->~OpensslCtr();
-      throw std::runtime_error("OpenSSL EVP aes-ctr initialisation failed");
+      throw std::runtime_error(std::string("OpenSSL EVP ") + cipher_name(c) + "-ctr initialisation failed");
     }
   }
 }
@@ -80,12 +89,12 @@ void OpensslCtr::run(const uint8_t iv[16], const uint8_t* in, uint8_t* out, size
       }
     }
   }
-  if (!ok) throw std::runtime_error("OpenSSL EVP aes-ctr failed");
+  if (!ok) throw std::runtime_error("OpenSSL EVP ctr failed");
 }
 
 void openssl_ctr(int threads, const uint8_t* key, int key_bits, const uint8_t iv[16], const uint8_t* in,
-                 uint8_t* out, size_t nbytes) {
-  OpensslCtr ctx(threads, key, key_bits);
+                 uint8_t* out, size_t nbytes, Cipher c) {
+  OpensslCtr ctx(threads, key, key_bits, c);
   ctx.run(iv, in, out, nbytes);
 }
 

@@ -95,7 +95,7 @@ constexpr uint32_t bytes4(uint8_t a, uint8_t b, uint8_t c, uint8_t d) {
 }
 
 // The four SP tables, generated from SBOX1 so they can never disagree with it.
-struct SpTables {
+struct alignas(64) SpTables {  // one 4 KB table set on 64 cache-line-aligned bytes
   uint32_t v[kSpWords];
   constexpr SpTables() : v() {
     for (int x = 0; x < 256; ++x) {
