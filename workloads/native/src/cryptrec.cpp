@@ -211,23 +211,40 @@ Sc2000Key sc2000_make_key(const uint8_t* key, int key_bits) {
   return k;
 }
 
-void sc2000_encrypt_block(const Sc2000Key& k, const uint8_t in[16], uint8_t out[16]) {
-  uint32_t a = load_be(in), b = load_be(in + 4), c = load_be(in + 8), d = load_be(in + 12);
+// N blocks at once: each step's N chains of table lookups are independent, so the core overlaps
+// them (one block alone is a chain of dependent loads).
+template <int N>
+inline void encrypt_n(const Sc2000Key& k, const uint8_t* in, uint8_t* out) {
+  uint32_t a[N], b[N], c[N], d[N];
+  for (int j = 0; j < N; ++j) {
+    a[j] = load_be(in + 16 * j);
+    b[j] = load_be(in + 16 * j + 4);
+    c[j] = load_be(in + 16 * j + 8);
+    d[j] = load_be(in + 16 * j + 12);
+  }
   const uint32_t* ek = k.ek;
   for (int r = 0; r < k.rounds; ++r, ek += 8) {
-    ifunc(a, b, c, d, ek);
-    bfunc<kAnfB>(a, b, c, d);
-    ifunc(a, b, c, d, ek + 4);
-    rpair(a, b, c, d, (r & 1) ? kMask3 : kMask5);
+    const uint32_t mask = (r & 1) ? kMask3 : kMask5;
+    for (int j = 0; j < N; ++j) {
+      ifunc(a[j], b[j], c[j], d[j], ek);
+      bfunc<kAnfB>(a[j], b[j], c[j], d[j]);
+      ifunc(a[j], b[j], c[j], d[j], ek + 4);
+    }
+    for (int j = 0; j < N; ++j) rpair(a[j], b[j], c[j], d[j], mask);
   }
-  ifunc(a, b, c, d, ek);
-  bfunc<kAnfB>(a, b, c, d);
-  ifunc(a, b, c, d, ek + 4);
-  store_be(out, a);
-  store_be(out + 4, b);
-  store_be(out + 8, c);
-  store_be(out + 12, d);
+  for (int j = 0; j < N; ++j) {
+    ifunc(a[j], b[j], c[j], d[j], ek);
+    bfunc<kAnfB>(a[j], b[j], c[j], d[j]);
+    ifunc(a[j], b[j], c[j], d[j], ek + 4);
+    store_be(out + 16 * j, a[j]);
+    store_be(out + 16 * j + 4, b[j]);
+    store_be(out + 16 * j + 8, c[j]);
+    store_be(out + 16 * j + 12, d[j]);
+  }
 }
+constexpr int kLanes = 4;
+
+void sc2000_encrypt_block(const Sc2000Key& k, const uint8_t in[16], uint8_t out[16]) { encrypt_n<1>(k, in, out); }
 
 void sc2000_decrypt_block(const Sc2000Key& k, const uint8_t in[16], uint8_t out[16]) {
   uint32_t a = load_be(in), b = load_be(in + 4), c = load_be(in + 8), d = load_be(in + 12);
@@ -262,7 +279,10 @@ Cipher::Cipher(const std::string& name, const uint8_t* key, size_t key_len) : na
 }
 
 void Cipher::ecb(bool decrypt, const uint8_t* in, uint8_t* out, size_t nblocks) const {
-  for (size_t i = 0; i < nblocks; ++i) {
+  size_t i = 0;
+  if (!decrypt)
+    for (; i + kLanes <= nblocks; i += kLanes) encrypt_n<kLanes>(sc2000_, in + 16 * i, out + 16 * i);
+  for (; i < nblocks; ++i) {
     if (decrypt)
       sc2000_decrypt_block(sc2000_, in + 16 * i, out + 16 * i);
     else
@@ -271,12 +291,18 @@ void Cipher::ecb(bool decrypt, const uint8_t* in, uint8_t* out, size_t nblocks) 
 }
 
 void Cipher::ctr(const uint8_t counter[16], const uint8_t* in, uint8_t* out, size_t nbytes) const {
-  uint8_t ctr[16], ks[16];
+  uint8_t ctr[kLanes * 16], ks[kLanes * 16];
   std::memcpy(ctr, counter, 16);
-  for (size_t off = 0; off < nbytes; off += 16) {
-    sc2000_encrypt_block(sc2000_, ctr, ks);
-    const size_t n = std::min<size_t>(16, nbytes - off);
+  for (size_t off = 0; off < nbytes; off += kLanes * 16) {
+    for (int j = 1; j < kLanes; ++j) {  // the next counters: the previous one plus 1 (mod 2^128)
+      std::memcpy(ctr + 16 * j, ctr + 16 * (j - 1), 16);
+      for (int i = 15; i >= 0 && ++ctr[16 * j + i] == 0; --i) {
+      }
+    }
+    encrypt_n<kLanes>(sc2000_, ctr, ks);
+    const size_t n = std::min<size_t>(kLanes * 16, nbytes - off);
     for (size_t i = 0; i < n; ++i) out[off + i] = uint8_t(in[off + i] ^ ks[i]);
+    std::memcpy(ctr, ctr + 16 * (kLanes - 1), 16);
     for (int i = 15; i >= 0 && ++ctr[i] == 0; --i) {
     }
   }
