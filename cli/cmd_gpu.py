@@ -1,4 +1,5 @@
-"""`s2mc gpu`: the CUDA AES benchmark grid (kernel x size x measure) in the records schema.
+"""`s2mc gpu`: the CUDA AES/Camellia benchmark grid (kernel x size x measure) in the records schema,
+and (--occupancy) each kernel's registers, shared memory and occupancy, seed 002's Table 2.
 
 Without a GPU, or without the CUDA build, it exits 1 with one clear line.
 """
@@ -9,7 +10,7 @@ import sys
 
 import click
 
-from s2mc.gpu import CTA_THREADS, MAX_REPS, MAX_STREAMS, MEASURES
+from s2mc.gpu import CAMELLIA_KERNELS, CIPHERS, CTA_THREADS, MAX_REPS, MAX_STREAMS, MEASURES
 from s2mc.gpu.grid import GpuGrid, markdown_table, run_grid
 from s2mc.isa.errors import S2mcError
 from s2mc.isa.units import human_size
@@ -24,9 +25,12 @@ _D = GpuGrid()
 
 
 @click.command("gpu")
-@click.option("--kernel", "kernel_text", type=Names(), default=",".join(_D.kernels), show_default=True,
+@click.option("--cipher", type=click.Choice(CIPHERS), default=_D.cipher, show_default=True,
+              help="Block cipher: aes, or camellia (RFC 3713; seed 002's coarse kernel only).")
+@click.option("--kernel", "kernel_text", type=Names(), default=None,
               help="Comma list of kernels: coarse, extended, optimised, optimised-<config>, or "
-                   "`all` (every optimised configuration too).")
+                   f"`all` (every optimised configuration too). [default: {','.join(_D.kernels)} "
+                   f"for AES, {','.join(CAMELLIA_KERNELS)} for Camellia]")
 @click.option("--bytes", "sizes", type=Size(16, host_memory, many=True, why=_MEMORY),
               default=",".join(map(human_size, _D.sizes)), show_default=True,
               help="Comma list of data sizes, 16 bytes up to this machine's memory.")
@@ -55,10 +59,13 @@ _D = GpuGrid()
 @click.option("--markdown", "md_path", type=OutputFile("Markdown table"),
               help="Also write the Markdown table of Gbps to this file.")
 @click.option("--json", "as_json", is_flag=True, help="Print results and records as JSON on stdout.")
+@click.option("--occupancy", is_flag=True,
+              help="Instead of timing: each kernel's registers, shared memory, CTAs per SM and "
+                   "occupancy on this GPU (seed 002's Table 2), for --cipher and --key-bits.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or log lines.")
-def gpu_cmd(kernel_text, sizes, measures, key_bits, mode, streams, chunk_bytes,
-            ext_bytes, threads, reps, out_path, md_path, as_json, quiet):
-    """CUDA AES-CTR/ECB benchmarks: kernel x size x measure, Gbps per cell.
+def gpu_cmd(cipher, kernel_text, sizes, measures, key_bits, mode, streams, chunk_bytes,
+            ext_bytes, threads, reps, out_path, md_path, as_json, occupancy, quiet):
+    """CUDA AES/Camellia CTR/ECB benchmarks: kernel x size x measure, Gbps per cell.
 
     Exits 1 with one line when the CUDA backend is not built or no GPU is present.
     """
@@ -69,25 +76,29 @@ def gpu_cmd(kernel_text, sizes, measures, key_bits, mode, streams, chunk_bytes,
     st = gpu.status()
     if not st["built"]:
         raise S2mcError(f"gpu: {st['reason']}")
-    kernels = list(kernel_text)
+    kernels = list(kernel_text) if kernel_text else list(
+        _D.kernels if cipher == "aes" else CAMELLIA_KERNELS)
+    known = set(gpu.kernels(all_configs=True)) if cipher == "aes" else set(CAMELLIA_KERNELS)
     if kernels == ["all"]:
-        kernels = gpu.kernels(all_configs=True)
-    known = set(gpu.kernels(all_configs=True))
+        kernels = gpu.kernels(all_configs=True) if cipher == "aes" else list(CAMELLIA_KERNELS)
     for k in kernels:
         if k not in known:
-            raise S2mcError(f"--kernel: unknown kernel {k!r} (known: {', '.join(sorted(known))}, all)")
+            raise S2mcError(f"--kernel: unknown kernel {k!r} for {cipher} (known: {', '.join(sorted(known))}, all)")
     if not st["gpu_present"]:
         raise S2mcError(f"gpu: {st['reason']}")
+    if occupancy:
+        _print_occupancy(gpu.occupancy(cipher, int(key_bits), threads), as_json, md_path)
+        return
 
     log = None if quiet or as_json else (lambda msg: click.echo(msg, err=True))
     grid = GpuGrid(kernels=tuple(kernels), sizes=tuple(sizes), measures=tuple(measures),
                    key_bits=int(key_bits), op=mode, streams=tuple(streams), chunk_bytes=chunk,
-                   ext_bytes=ext, threads=threads, reps=reps)
+                   ext_bytes=ext, threads=threads, reps=reps, cipher=cipher)
     summaries, rows, plat = run_grid(grid, run_id=records.new_run_id("cuda"),
                                      progress=not quiet and not as_json and sys.stderr.isatty(), log=log)
     df = records.make_records(rows)
     table = markdown_table(summaries)
-    params = {"command": "s2mc gpu", "kernels": kernels, "sizes": sizes, "measures": measures,
+    params = {"command": "s2mc gpu", "cipher": cipher, "kernels": kernels, "sizes": sizes, "measures": measures,
               "key_bits": int(key_bits), "mode": mode, "streams": streams, "chunk_bytes": chunk,
               "ext_bytes": ext, "threads": threads, "reps": reps, "gpu": plat,
               "runs": summaries}
@@ -103,8 +114,34 @@ def gpu_cmd(kernel_text, sizes, measures, key_bits, mode, streams, chunk_bytes,
                               indent=2, default=str))
     else:
         click.echo(f"GPU: {plat['gpu']} ({plat['device']['sms']} SMs, peak "
-                   f"{plat['device']['sm_clock_mhz']:.0f} MHz); AES-{key_bits}, Gbps = 1e9 bit/s")
+                   f"{plat['device']['sm_clock_mhz']:.0f} MHz); {_NAMES[cipher]}-{key_bits}, "
+                   "Gbps = 1e9 bit/s")
         click.echo(table)
+
+
+_NAMES = {"aes": "AES", "camellia": "Camellia"}
+
+
+def occupancy_table(rows: list[dict]) -> str:
+    """Seed 002's Table 2 columns for our kernels, in Markdown."""
+    lines = ["| kernel | cipher | dir | key bits | thread blocks (grid) | threads per block | "
+             "registers per thread | shared memory per block | CTAs per SM | occupancy |",
+             "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        smem = (r["static_smem_bytes"] + r["dynamic_smem_bytes"]) / 1024
+        grid = str(r["grid"]) if r["grid"] else "input-sized"
+        lines.append(f"| {r['kernel']} | {r['cipher']} | {r['direction']} | {r['key_bits']} | {grid} | "
+                     f"{r['threads']} | {r['registers']} | {smem:.2f} KB | {r['ctas_per_sm']} | "
+                     f"{r['occupancy']:.2f} |")
+    return "\n".join(lines)
+
+
+def _print_occupancy(rows: list[dict], as_json: bool, md_path) -> None:
+    table = occupancy_table(rows)
+    if md_path:
+        from s2mc.isa.outputs import write_output
+        write_output(md_path, table + "\n", what="Markdown table")
+    click.echo(json.dumps(rows, indent=2) if as_json else table)
 
 
 COMMANDS = [gpu_cmd]

@@ -10,8 +10,10 @@ def install_fake_gpu(monkeypatch, mem_bytes: int = 10 * MIB) -> list:
     as (kernel, measure, nbytes, streams)."""
     calls = []
 
-    def bench(kernel, measure, *, key_bits, nbytes, reps, op, ext_bytes, threads, streams, chunk_bytes):
-        calls.append((kernel, measure, nbytes, streams))
+    def bench(kernel, measure, *, key_bits, nbytes, reps, op, ext_bytes, threads, streams, chunk_bytes,
+              cipher="aes"):
+        calls.append((kernel, measure, nbytes, streams) if cipher == "aes" else
+                     (kernel, measure, nbytes, streams, cipher))
         return {"kernel": kernel, "measure": measure, "bytes": nbytes, "seconds": nbytes / 1e11,
                 "best_seconds": nbytes / 1.1e11, "grid": 8, "threads": threads,
                 "streams": streams if measure == "host" else 0}

@@ -108,12 +108,13 @@ SPECS = {
         "--backend": ["cuda", "native", "opencl"], "--impl": ["ttable", "vaes512", "all"],
         "--threads": ["2", "1024", "1025"], "--chunk-bytes": ["16", "1M", "1G", "24", "2G"],
         "--mode": ["ecb", "ctr", "cbc"], "--records": ["r.csv", "r.parquet", "-", "o.bin"]}),
-    "gpu": dict(base={"--bytes": "16", "--reps": "1"}, flags=["-q", "--json"], options={
+    "gpu": dict(base={"--bytes": "16", "--reps": "1"}, flags=["-q", "--json", "--occupancy"], options={
         "--kernel": ["all", "coarse", "optimised-0", "warp"], "--bytes": ["1M", "8", "1,,2"],
         "--measure": ["host", "keystream,device", "warp"], "--key-bits": ["256", "512"],
         "--mode": ["ecb-enc", "cbc"], "--streams": ["64", "65", "1,4"], "--chunk-bytes": ["0", "1M"],
         "--ext-bytes": ["16", "24", "4K"], "--threads": ["32", "1024", "48", "2048"],
-        "--reps": ["10000", "10001"], "--out": ["r.parquet"], "--markdown": ["t.md", "-"]}),
+        "--reps": ["10000", "10001"], "--out": ["r.parquet"], "--markdown": ["t.md", "-"],
+        "--cipher": ["aes", "camellia", "des"]}),
     "report": dict(args=["{records}"], base={"--out": "rep"}, flags=["--json"], options={
         None: ["{records}", "{bad_records}", "{folder}", "{prog_s}", "missing.csv"], "--out": ["rep", "{folder}"],
         "--title": ["T", "x" * 300]}),

@@ -125,7 +125,7 @@ def test_cli_grid_records_with_a_simulated_gpu(monkeypatch, tmp_path):
     calls = []
 
     def fake_bench(kernel, measure, *, key_bits, nbytes, reps, op, ext_bytes, threads, streams,
-                   chunk_bytes):
+                   chunk_bytes, cipher="aes"):
         calls.append((kernel, measure, nbytes, streams))
         name = {"optimised": "optimised-t4b2", "extended": f"extended-{ext_bytes}"}.get(kernel, kernel)
         return {"kernel": name, "op": op, "measure": measure, "bytes": nbytes, "reps": reps,

@@ -31,7 +31,7 @@ DEVICE_MEMORY_SHARE = 0.85
 class GpuGrid:
     """One grid of CUDA measurements (every field that is a tuple is swept; the stream counts only
     for the host measure). The defaults are those of `s2mc gpu`."""
-    kernels: tuple[str, ...] = ("coarse", "extended", "optimised")
+    kernels: tuple[str, ...] = ("coarse", "extended", "optimised")   # AES; Camellia has coarse only
     sizes: tuple[int, ...] = (1 << 20, 16 << 20, 256 << 20, 1 << 30)
     measures: tuple[str, ...] = ("keystream", "device", "host")
     key_bits: int = 128
@@ -41,6 +41,7 @@ class GpuGrid:
     ext_bytes: int = 4096            # extended kernel: bytes per thread
     threads: int = 256               # coarse/extended kernels: threads per CTA
     reps: int = 5                    # timed repetitions; the median is recorded
+    cipher: str = "aes"              # aes | camellia (records workload camellia-<bits>-...)
 
     def configs(self) -> list[tuple[str, str, int, int]]:
         """(kernel, measure, bytes, streams) of every measurement, in run order (streams 0 for the
@@ -81,7 +82,7 @@ def run_grid(grid: GpuGrid, *, run_id: str, experiment: str = "cuda_aes", progre
 
     plat = gpu.platform_info()
     mem = int(plat["device"]["global_mem_bytes"])
-    workload = f"aes-{grid.key_bits}-ctr" if grid.op == "ctr" else f"aes-{grid.key_bits}-{grid.op}"
+    workload = f"{grid.cipher}-{grid.key_bits}-{grid.op}"
     configs = grid.configs()
     bar = None
     if progress:
@@ -98,7 +99,7 @@ def run_grid(grid: GpuGrid, *, run_id: str, experiment: str = "cuda_aes", progre
                 continue
             res = gpu.bench(kernel, measure, key_bits=grid.key_bits, nbytes=n, reps=grid.reps,
                             op=grid.op, ext_bytes=grid.ext_bytes, threads=grid.threads,
-                            streams=max(s, 1), chunk_bytes=grid.chunk_bytes)
+                            streams=max(s, 1), chunk_bytes=grid.chunk_bytes, cipher=grid.cipher)
             secs = res["seconds"]
             variant = variant_of(res["kernel"], measure, res["streams"])
             base = dict(run_id=run_id, experiment=experiment, source="cuda", platform=plat["gpu"],
