@@ -1,6 +1,6 @@
-"""`s2mc encrypt` / `s2mc decrypt`: streaming AES-CTR or AES-ECB files, byte-identical to
-`openssl enc -aes-*-ctr` / `openssl enc -aes-*-ecb -nopad`, on the native CPU backend (every available
-CPU by default) or the CUDA backend (CTR). Choosing the backend happens here, above both, so
+"""`s2mc encrypt` / `s2mc decrypt`: streaming AES or Camellia (`--cipher`) CTR or ECB files, byte-identical
+to `openssl enc -aes-*-ctr` / `openssl enc -camellia-*-ecb -nopad` etc., on the native CPU backend (every
+available CPU by default) or the CUDA backend (CTR). Choosing the backend happens here, above both, so
 neither backend imports the other."""
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from s2mc.isa.errors import S2mcError
 from s2mc.isa.outputs import STDOUT
 from s2mc.isa.units import human_size
 from s2mc.workloads.aes_host import MAX_CHUNK_BYTES
-from s2mc.workloads.native import IMPLS, MAX_THREADS
+from s2mc.workloads.native import CIPHER_IMPLS, CIPHERS, MAX_THREADS
 
 from .options import Choices, Integer, OutputFile, Size, Text
 
@@ -24,19 +24,29 @@ _ENV = Text(255, empty=False, forbid="=")
 
 
 def _encrypt(backend: str, in_path, out_path, key: bytes, iv: bytes | None, *, impl: str, threads: int | None,
-             chunk: int | None, progress: bool, mode: str = "ctr", decrypt: bool = False) -> int:
+             chunk: int | None, progress: bool, mode: str = "ctr", decrypt: bool = False,
+             cipher: str = "aes") -> int:
     if backend == "cuda":
         if mode != "ctr":
-            raise S2mcError(f"--backend cuda does AES-CTR only (got --mode {mode}); use --backend native")
+            raise S2mcError(f"--backend cuda does CTR only (got --mode {mode}); use --backend native")
+        import inspect
+
         from s2mc import gpu
+        # Camellia on CUDA exists once the backend's encrypt_file takes a cipher.
+        extra = {}
+        if cipher != "aes":
+            if "cipher" not in inspect.signature(gpu.encrypt_file).parameters:
+                raise S2mcError(f"--backend cuda: --cipher {cipher} is not available in the CUDA backend; "
+                                "use --backend native")
+            extra["cipher"] = cipher
         st = gpu.status()
         if not st["gpu_present"]:
             raise S2mcError(f"--backend cuda: {st['reason']}")
-        return gpu.encrypt_file(in_path, out_path, key, iv, piece_bytes=chunk, progress=progress)
+        return gpu.encrypt_file(in_path, out_path, key, iv, piece_bytes=chunk, progress=progress, **extra)
     from s2mc.workloads import native
     fn = native.decrypt_file if decrypt else native.encrypt_file
     return fn(in_path, out_path, key, iv, mode=mode, impl=impl, threads=threads, chunk_bytes=chunk,
-              progress=progress)
+              progress=progress, cipher=cipher)
 
 
 def _records(path: str, summary: dict) -> str:
@@ -46,7 +56,8 @@ def _records(path: str, summary: dict) -> str:
     common = dict(run_id=records.new_run_id(summary["command"]), experiment="files",
                   source="cuda" if summary["backend"] == "cuda" else "native", platform=summary["platform"],
                   workload=f"{summary['command']}-{summary['mode']}", variant="total",
-                  engine=summary["engine"], cores=summary["threads"] or 1, bytes=summary["bytes"])
+                  engine=summary["engine"], cores=summary["threads"] or 1, bytes=summary["bytes"],
+                  cipher=summary["cipher"])
     rows = [dict(common, metric="seconds", value=summary["seconds"])]
     if summary["seconds"] > 0:
         rows.append(dict(common, metric="bytes_per_second", value=summary["bytes"] / summary["seconds"]))
@@ -69,7 +80,9 @@ def _file_command(name: str, verb: str):
     @click.option("--out", "out_path", required=True, type=OutputFile(f"{name}ed output"),
                   help="Output file, replaced atomically when the run succeeds; devices, FIFOs and "
                   "symlink targets are written through; - is stdout. Its folder must exist.")
-    @click.option("--key", help="Key as 32, 48 or 64 hex digits (AES-128/192/256); - reads one line from "
+    @click.option("--cipher", type=click.Choice(CIPHERS), default="aes", show_default=True,
+                  help="The block cipher: AES or Camellia (RFC 3713); the key length picks 128/192/256.")
+    @click.option("--key", help="Key as 32, 48 or 64 hex digits (128/192/256 bits); - reads one line from "
                   "stdin. Visible in `ps`: prefer --key-file or --key-env.")
     @click.option("--key-file", type=click.Path(dir_okay=False), help="Read the hex key from this file.")
     @click.option("--key-env", metavar="VAR", type=_ENV, help="Read the hex key from this environment variable.")
@@ -78,10 +91,11 @@ def _file_command(name: str, verb: str):
     @click.option("--iv-env", metavar="VAR", type=_ENV, help="Read the hex IV from this environment variable.")
     @click.option("--mode", type=click.Choice(["ctr", "ecb"]), default="ctr", show_default=True,
                   help="CTR (any length; the IV is the first counter block) or ECB (no IV, no padding: the "
-                  "length must be a multiple of 16, = openssl enc -aes-N-ecb -nopad).")
+                  "length must be a multiple of 16, = openssl enc -CIPHER-N-ecb -nopad).")
     @click.option("--backend", type=click.Choice(["native", "cuda"]), default="native", show_default=True)
-    @click.option("--impl", type=Choices(("auto", *IMPLS), many=False), default="auto", show_default=True,
-                  help="Native implementation.")
+    @click.option("--impl", type=Choices(("auto", *dict.fromkeys(i for c in CIPHERS for i in CIPHER_IMPLS[c])),
+                                         many=False), default="auto", show_default=True,
+                  help="Native implementation (AES: vaes512, vaes, aesni, ttable; Camellia: sptable).")
     @click.option("--threads", type=Integer(1, MAX_THREADS), default=None,
                   help=f"Native threads, 1..{MAX_THREADS} [default: every CPU available to the process].")
     @click.option("--chunk-bytes", type=Size(16, MAX_CHUNK_BYTES, multiple=16),
@@ -92,9 +106,9 @@ def _file_command(name: str, verb: str):
     @click.option("--records", "records_path", type=OutputFile("records", stdout=False),
                   help="Also write the run as records (Parquet, or CSV by extension; a manifest beside it).")
     @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-    def cmd(in_path, out_path, key, key_file, key_env, iv, iv_file, iv_env, mode, backend, impl, threads,
+    def cmd(in_path, out_path, cipher, key, key_file, key_env, iv, iv_file, iv_env, mode, backend, impl, threads,
             chunk_bytes, as_json, records_path, quiet):
-        from s2mc.workloads.aes_host import hex_from_options
+        from s2mc.workloads.aes_host import cipher_title, hex_from_options
 
         if key == "-" and iv == "-":
             raise click.UsageError("--key - and --iv -: only one of them can be read from stdin")
@@ -106,7 +120,7 @@ def _file_command(name: str, verb: str):
             raise click.UsageError("--threads is for --backend native")
         if records_path and records_path == out_path:
             raise click.UsageError("--records and --out name the same file")
-        k = hex_from_options("key", key, key_file, key_env, key=True)
+        k = hex_from_options("key", key, key_file, key_env, key=True, cipher=cipher)
         c = hex_from_options("iv", iv, iv_file, iv_env, key=False) if mode == "ctr" else None
         chunk = chunk_bytes or _DEFAULT_CHUNK[backend]
         engine = "cuda"
@@ -114,12 +128,14 @@ def _file_command(name: str, verb: str):
             from s2mc.workloads import native
             from s2mc.workloads.native.files import available_cpus
             threads = threads or available_cpus()
-            engine = native.resolve_impl(impl)
+            engine = native.resolve_impl(impl, cipher)
         t0 = time.perf_counter()
         n = _encrypt(backend, in_path, out_path, k, c, impl=impl, threads=threads, chunk=chunk,
-                     progress=not quiet and sys.stderr.isatty(), mode=mode, decrypt=name == "decrypt")
+                     progress=not quiet and sys.stderr.isatty(), mode=mode, decrypt=name == "decrypt",
+                     cipher=cipher)
         secs = time.perf_counter() - t0
-        summary = {"command": name, "in": in_path, "out": out_path, "bytes": n, "key_bits": len(k) * 8,
+        summary = {"command": name, "in": in_path, "out": out_path, "bytes": n, "cipher": cipher,
+                   "key_bits": len(k) * 8,
                    "mode": mode, "backend": backend, "engine": engine, "threads": threads,
                    "platform": _platform(), "seconds": secs,
                    "gb_per_s": n / secs / 1e9 if secs > 0 else None}
@@ -130,14 +146,14 @@ def _file_command(name: str, verb: str):
         if as_json:
             click.echo(json.dumps(summary))
         elif not quiet:
-            click.echo(f"{verb} {n} bytes with AES-{len(k) * 8}-{mode.upper()} ({backend}"
+            click.echo(f"{verb} {n} bytes with {cipher_title(cipher)}-{len(k) * 8}-{mode.upper()} ({backend}"
                        f"{f', {threads} threads' if threads else ''}) in {secs:.3f} s "
                        f"-> {'stdout' if out_path == STDOUT else out_path}", err=True)
 
     d = '-d ' if name == 'decrypt' else ''
-    cmd.__doc__ = (f"{verb.capitalize()} a file with AES-CTR or AES-ECB (streaming, on every CPU by default; "
-                   f"output identical to `openssl enc {d}-aes-N-ctr -K KEY -iv IV` or "
-                   f"`openssl enc {d}-aes-N-ecb -nopad -K KEY`).\n\n"
+    cmd.__doc__ = (f"{verb.capitalize()} a file with AES or Camellia, CTR or ECB (streaming, on every CPU by "
+                   f"default; output identical to `openssl enc {d}-aes-N-ctr -K KEY -iv IV` or "
+                   f"`openssl enc {d}-camellia-N-ecb -nopad -K KEY`).\n\n"
                    "Give the key with --key-file or --key-env rather than --key: a command line is "
                    "visible to every user (ps, /proc/PID/cmdline) and kept in shell history.")
     return cmd

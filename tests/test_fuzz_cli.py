@@ -99,7 +99,7 @@ SPECS = {
         "--impl": ["all", "ttable", "vaes512", "auto,ttable"], "--strategy": ["coarse", "extended,coarse"],
         "--block-bytes": ["32", "1G", "1000"], "--key-bits": ["256", "100"],
         "--min-seconds": ["0.001", "3600", "3601"], "--reps": ["5", "1000001"],
-        "--experiment": ["e1"], "--out": ["r.parquet"]}),
+        "--experiment": ["e1"], "--out": ["r.parquet"], "--cipher": ["camellia", "aes,camellia", "des"]}),
     "encrypt": dict(base={"--in": "{file}", "--out": "o.bin", "--key": KEY, "--iv": IV}, flags=["-q", "--json"],
                     options={
         "--in": ["{file}", "{prog_s}"], "--out": ["o.bin", "-", "{file}"], "--key": [KEY, KEY * 2, "-", "zz"],
@@ -107,7 +107,8 @@ SPECS = {
         "--iv": [IV, "-", IV[:-2]], "--iv-file": ["{iv_file}"], "--iv-env": ["S2MC_FUZZ_IV"],
         "--backend": ["cuda", "native", "opencl"], "--impl": ["ttable", "vaes512", "all"],
         "--threads": ["2", "1024", "1025"], "--chunk-bytes": ["16", "1M", "1G", "24", "2G"],
-        "--mode": ["ecb", "ctr", "cbc"], "--records": ["r.csv", "r.parquet", "-", "o.bin"]}),
+        "--mode": ["ecb", "ctr", "cbc"], "--records": ["r.csv", "r.parquet", "-", "o.bin"],
+        "--cipher": ["camellia", "aes", "des", ""]}),
     "gpu": dict(base={"--bytes": "16", "--reps": "1"}, flags=["-q", "--json", "--occupancy"], options={
         "--kernel": ["all", "coarse", "optimised-0", "warp"], "--bytes": ["1M", "8", "1,,2"],
         "--measure": ["host", "keystream,device", "warp"], "--key-bits": ["256", "512"],
