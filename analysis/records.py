@@ -42,14 +42,14 @@ from s2mc.isa.outputs import check as check_output, open_output, write_output
 #: The columns, in order. Nothing else may appear in a records frame.
 COLUMNS: tuple[str, ...] = (
     "run_id", "experiment", "source", "platform", "workload", "variant", "engine",
-    "cores", "core", "bytes", "metric", "value", "unit",
+    "cores", "core", "bytes", "metric", "value", "unit", "cipher",
 )
 
 #: Column kinds: "str", "int" (int64) or "float" (float64).
 KINDS: dict[str, str] = {
     "run_id": "str", "experiment": "str", "source": "str", "platform": "str", "workload": "str",
     "variant": "str", "engine": "str", "cores": "int", "core": "int", "bytes": "int",
-    "metric": "str", "value": "float", "unit": "str",
+    "metric": "str", "value": "float", "unit": "str", "cipher": "str",
 }
 
 #: pandas dtypes used for every frame this module returns.
@@ -62,8 +62,11 @@ SOURCES: tuple[str, ...] = ("sim", "native", "cuda", "opencl", "reference")
 #: Defaults `make_records` fills in for columns a row leaves out (unit comes from the metric).
 DEFAULTS: dict[str, object] = {
     "experiment": "", "platform": "", "workload": "", "variant": "", "engine": "",
-    "cores": 1, "core": -1, "bytes": 0,
+    "cores": 1, "core": -1, "bytes": 0, "cipher": "",
 }
+
+#: Ciphers a `cipher` value may name (besides "" for runs that are not a cipher).
+CIPHERS: tuple[str, ...] = ("aes", "camellia")
 
 #: Columns every row must give explicitly.
 REQUIRED: tuple[str, ...] = ("run_id", "source", "metric", "value")
@@ -96,6 +99,9 @@ COLUMN_DOCS: dict[str, str] = {
     "metric": "Name of the measured or derived quantity: one of the declared metrics below.",
     "value": "The number (float64, finite).",
     "unit": "Unit of `value`; must equal the metric's declared unit.",
+    "cipher": "The block cipher the run computed: `aes`, `camellia`; empty when the run is not a cipher "
+              "(a teaching program). Records written before the column existed have none: reading them "
+              "fills it from the workload's first word (`aes-128-ecb-enc` is `aes`), so they read as AES.",
 }
 
 # --------------------------------------------------------------------------------------------------
@@ -292,6 +298,13 @@ def _coerce(df: pd.DataFrame) -> pd.DataFrame:
     return df[list(COLUMNS)].reset_index(drop=True)
 
 
+def cipher_of_workloads(workloads: pd.Series) -> pd.Series:
+    """The `cipher` of records that lack the column: the workload's first word when it names a
+    cipher (`aes-128-ecb-enc` -> aes), else empty."""
+    first = workloads.astype(str).str.split("-", n=1).str[0]
+    return first.where(first.isin(CIPHERS), "")
+
+
 def validate(df: pd.DataFrame) -> pd.DataFrame:
     """Check `df` against the schema; return it with canonical dtypes and column order.
 
@@ -299,6 +312,8 @@ def validate(df: pd.DataFrame) -> pd.DataFrame:
     """
     if not isinstance(df, pd.DataFrame):
         raise S2mcError(f"records: expected a pandas DataFrame, got {type(df).__name__}")
+    if "cipher" not in df.columns and "workload" in df.columns:
+        df = df.assign(cipher=cipher_of_workloads(df["workload"]))
     missing = [c for c in COLUMNS if c not in df.columns]
     if missing:
         raise S2mcError(f"records: column {missing[0]!r} is missing "

@@ -31,15 +31,16 @@ def variant_parts(mem_latency: int, arbitration: str) -> list[str]:
 
 
 def result_rows(result, run_id: str, *, experiment: str = "", workload: str = "", variant: str = "",
-                nbytes: int = 0) -> list[dict]:
+                nbytes: int = 0, cipher: str = "") -> list[dict]:
     """Tidy rows of one run (a `s2mc.simulator.Result`): the whole run (core -1) and every core.
+    `cipher` names the block cipher a cipher workload computed (aes, camellia); empty otherwise.
 
     Whole run: the counters, the memory latency, bus utilisation, the host seconds the engine took
     and its speed in MIPS (when the time is known). Per core: the counters.
     """
     cfg = result.config
     base = dict(run_id=run_id, experiment=experiment, source="sim", platform="s2", workload=workload,
-                variant=variant, engine=cfg.engine, cores=cfg.cores, bytes=nbytes)
+                variant=variant, engine=cfg.engine, cores=cfg.cores, bytes=nbytes, cipher=cipher)
     total = {k: sum(c[k] for c in result.cores) for k in COUNTERS}
     total["cycles"] = result.cycles
     total["finish_cycle"] = min(c["finish_cycle"] for c in result.cores)
