@@ -1,4 +1,4 @@
-"""`s2mc native`: the native CPU AES grid, optionally against OpenSSL (`s2mc encrypt` / `decrypt`
+"""`s2mc native`: the native CPU AES / Camellia grid, optionally against OpenSSL (`s2mc encrypt` / `decrypt`
 are in cmd_crypt.py)."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import click
 from s2mc.isa.errors import S2mcError
 from s2mc.isa.units import human_size
 from s2mc.workloads.aes_host import host_memory
-from s2mc.workloads.native import IMPLS, MAX_MIN_SECONDS, MAX_REPS, MAX_THREADS, STRATEGIES
+from s2mc.workloads.native import CIPHER_IMPLS, CIPHERS, MAX_MIN_SECONDS, MAX_REPS, MAX_THREADS, STRATEGIES
 
 from .options import Choices, Integer, OutputFile, Seconds, Size, Text
 
@@ -30,16 +30,19 @@ _MEMORY = "this machine's memory"
 @click.option("--bytes", "sizes", type=Size(1, host_memory, many=True, why=_MEMORY), default="16K,16M",
               show_default=True, help="Comma-separated buffer sizes (4096, 16K, 64M, 1G), at most this "
               "machine's memory.")
-@click.option("--impl", "impls", type=Choices(("auto", *IMPLS, "all")), default="auto", show_default=True,
-              help="Comma-separated implementations: auto, ttable, aesni, vaes, vaes512, or 'all' "
-                   "(every one this CPU supports).")
+@click.option("--cipher", "ciphers", type=Choices(CIPHERS), default="aes", show_default=True,
+              help="Comma-separated ciphers: aes, camellia (RFC 3713); each runs the whole grid.")
+@click.option("--impl", "impls", type=Choices(("auto", *(i for c in CIPHERS for i in CIPHER_IMPLS[c]), "all")),
+              default="auto", show_default=True,
+              help="Comma-separated implementations: auto, ttable, aesni, vaes, vaes512 (AES), sptable "
+                   "(Camellia), or 'all' (every one this CPU supports).")
 @click.option("--strategy", "strategies", type=Choices(STRATEGIES), default="contiguous", show_default=True,
               help="Comma-separated: coarse, extended, contiguous.")
 @click.option("--block-bytes", type=Size(16, host_memory, multiple=16, many=True, why=_MEMORY), default="1024",
               show_default=True,
               help="Comma-separated extended block sizes (E x 16 bytes per task; seed 000: 512-4K).")
 @click.option("--key-bits", type=click.Choice(["128", "192", "256"]), default="128", show_default=True)
-@click.option("--vs-openssl", is_flag=True, help="Also time OpenSSL EVP aes-*-ctr on the same buffers "
+@click.option("--vs-openssl", is_flag=True, help="Also time OpenSSL EVP aes-*-ctr (camellia-*-ctr) on the same buffers "
               "in this run and print the ratio ours/OpenSSL.")
 @click.option("--multi", is_flag=True, help="Every thread encrypts its own buffer of each size (like "
               "`openssl speed -multi N`) and the aggregate throughput is reported; --strategy is ignored.")
@@ -53,9 +56,9 @@ _MEMORY = "this machine's memory"
               "when the name ends in .csv) and a manifest next to it.")
 @click.option("--json", "as_json", is_flag=True, help="Print results and records as JSON on stdout.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def native_cmd(threads, sizes, impls, strategies, block_bytes, key_bits, vs_openssl, multi, min_seconds, reps,
+def native_cmd(threads, sizes, ciphers, impls, strategies, block_bytes, key_bits, vs_openssl, multi, min_seconds, reps,
                experiment, out_path, as_json, quiet):
-    """Benchmark native CPU AES-CTR over threads x bytes x impl x strategy x block size."""
+    """Benchmark native CPU AES-CTR (or Camellia-CTR) over threads x bytes x impl x strategy x block size."""
     from s2mc.analysis import records
     from s2mc.workloads import native
     from s2mc.workloads.native.grid import NativeGrid, format_summary, run_grid, summary_header, summary_legend
@@ -69,13 +72,18 @@ def native_cmd(threads, sizes, impls, strategies, block_bytes, key_bits, vs_open
         # every thread has its own buffer
         raise click.UsageError(f"--multi: {max(thread_list)} threads x {human_size(max(size_list))} bytes "
                                f"do not fit in this machine's memory ({human_size(host_memory())})")
-    impl_list = []
-    for item in impls:
-        if item == "all":
-            impl_list += native.supported_impls()
-        else:
-            impl_list.append(native.resolve_impl(item))
-    impl_list = list(dict.fromkeys(impl_list))
+    cipher_list = list(dict.fromkeys(ciphers))
+    impl_lists = {}   # per cipher: the names that belong to it ("auto" and "all" to every one)
+    for cipher in cipher_list:
+        mine = [i for i in impls if i in ("auto", "all") or i in CIPHER_IMPLS[cipher]]
+        if not mine:
+            raise S2mcError(f"--impl {','.join(impls)}: no implementation of {cipher} "
+                            f"(its implementations: auto, {', '.join(CIPHER_IMPLS[cipher])})")
+        found = []
+        for item in mine:
+            found += native.supported_impls(cipher) if item == "all" else [native.resolve_impl(item, cipher)]
+        impl_lists[cipher] = list(dict.fromkeys(found))
+    impl_list = [i for c in cipher_list for i in impl_lists[c]]
     strat_list = list(strategies)
     bb_list = list(block_bytes)
 
@@ -87,14 +95,19 @@ def native_cmd(threads, sizes, impls, strategies, block_bytes, key_bits, vs_open
         click.echo(f"# {native.info()['cpu']}; OpenMP threads available: {max_t}; "
                    f"{native.openssl_version()}", err=True)
         click.echo(summary_header(vs_openssl))
-    grid = NativeGrid(threads=tuple(thread_list), sizes=tuple(size_list), impls=tuple(impl_list),
-                      strategies=tuple(strat_list), block_bytes=tuple(bb_list), key_bits=int(key_bits),
-                      vs_openssl=vs_openssl, multi=multi, min_seconds=min_seconds, min_reps=reps)
-    summaries, rows = run_grid(grid, run_id=records.new_run_id("native"), experiment=experiment,
-                               progress=not quiet and sys.stderr.isatty(), log=log)
+    summaries, rows = [], []
+    for cipher in cipher_list:
+        grid = NativeGrid(threads=tuple(thread_list), sizes=tuple(size_list), impls=tuple(impl_lists[cipher]),
+                          strategies=tuple(strat_list), block_bytes=tuple(bb_list), key_bits=int(key_bits),
+                          cipher=cipher, vs_openssl=vs_openssl, multi=multi, min_seconds=min_seconds,
+                          min_reps=reps)
+        s, r = run_grid(grid, run_id=records.new_run_id("native"), experiment=experiment,
+                        progress=not quiet and sys.stderr.isatty(), log=log)
+        summaries += s
+        rows += r
     df = records.make_records(rows)
     if out_path:
-        params = dict(command="native", threads=thread_list, bytes=size_list, impls=impl_list,
+        params = dict(command="native", threads=thread_list, bytes=size_list, ciphers=cipher_list, impls=impl_list,
                       strategies=strat_list, block_bytes=bb_list, key_bits=int(key_bits),
                       vs_openssl=vs_openssl, multi=multi, min_seconds=min_seconds, reps=reps, experiment=experiment,
                       native=native.info())

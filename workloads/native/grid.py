@@ -21,7 +21,7 @@ from . import bench_ctr, info, resolve_impl
 
 @dataclass(frozen=True)
 class NativeGrid:
-    """One grid of native AES-CTR measurements (every field that is a tuple is swept).
+    """One grid of native CTR measurements of one cipher (every field that is a tuple is swept).
 
     multi=True: every thread encrypts its own buffer of each size (like `openssl speed -multi`);
     the strategy is then "multi" and throughput is the aggregate over the threads. Block sizes
@@ -33,6 +33,7 @@ class NativeGrid:
     strategies: tuple[str, ...] = ("contiguous",)
     block_bytes: tuple[int, ...] = (1024,)
     key_bits: int = 128
+    cipher: str = "aes"              # aes | camellia (records: workload <cipher>-<bits>-ctr)
     vs_openssl: bool = False
     multi: bool = False
     min_seconds: float = 0.1
@@ -40,7 +41,7 @@ class NativeGrid:
 
     def configs(self) -> list[tuple[str, str, int, int, int]]:
         """(impl, strategy, block_bytes, threads, bytes) of every measurement, in run order."""
-        impls = list(dict.fromkeys(resolve_impl(i) for i in self.impls))
+        impls = list(dict.fromkeys(resolve_impl(i, self.cipher) for i in self.impls))
         strategies, blocks = self.strategies, self.block_bytes
         if self.multi:
             strategies, blocks = ("multi",), blocks[:1]
@@ -60,7 +61,7 @@ def run_grid(grid: NativeGrid, *, run_id: str, experiment: str = "native", progr
     processed (core cycles per byte).
     """
     platform = info().get("cpu", "unknown")
-    workload = f"aes-{grid.key_bits}-ctr"
+    workload = f"{grid.cipher}-{grid.key_bits}-ctr"
     configs = grid.configs()
     bar = None
     if progress:
@@ -71,7 +72,8 @@ def run_grid(grid: NativeGrid, *, run_id: str, experiment: str = "native", progr
     def add(engine, variant, t, res):
         secs, total = res["seconds_best"], res["total_bytes"]
         base = dict(run_id=run_id, experiment=experiment, source="native", platform=platform,
-                    workload=workload, variant=variant, engine=engine, cores=t, core=-1, bytes=total)
+                    workload=workload, variant=variant, engine=engine, cores=t, core=-1, bytes=total,
+                    cipher=grid.cipher)
         rows.append(dict(base, metric="seconds", value=secs))
         rows.append(dict(base, metric="bytes_per_second", value=total / secs))
         rows.append(dict(base, metric="cycles_per_byte", value=res["tsc_cycles_best"] * t / total))
@@ -81,7 +83,7 @@ def run_grid(grid: NativeGrid, *, run_id: str, experiment: str = "native", progr
         return bench_ctr(n, key_bits=grid.key_bits, engine=engine, impl=impl,
                          strategy="contiguous" if strategy == "multi" else strategy, threads=t,
                          block_bytes=bb, min_reps=grid.min_reps, min_seconds=grid.min_seconds,
-                         multi=strategy == "multi")
+                         multi=strategy == "multi", cipher=grid.cipher)
 
     try:
         for impl, strategy, bb, t, n in configs:
@@ -89,7 +91,7 @@ def run_grid(grid: NativeGrid, *, run_id: str, experiment: str = "native", progr
             res = bench("ours", impl, strategy, t, n, bb)
             base = add(res["engine"], variant, t, res)
             total = res["total_bytes"]
-            s = dict(impl=res["engine"], strategy=strategy,
+            s = dict(cipher=grid.cipher, impl=res["engine"], strategy=strategy,
                      block_bytes=bb if strategy == "extended" else None, threads=t, bytes=n,
                      total_bytes=total, seconds=res["seconds_best"],
                      gb_per_s=total / res["seconds_best"] / 1e9,
