@@ -1,6 +1,7 @@
 """`s2mc encrypt` / `s2mc decrypt`: streaming AES or Camellia (`--cipher`) CTR or ECB files, byte-identical
 to `openssl enc -aes-*-ctr` / `openssl enc -camellia-*-ecb -nopad` etc., on the native CPU backend (every
-available CPU by default) or the CUDA backend (CTR). Choosing the backend happens here, above both, so
+available CPU by default), the CUDA backend (CTR) or the OpenCL backend (--backend opencl: CTR and ECB on
+any OpenCL device, seed 004's --segment). Choosing the backend happens here, above both, so
 neither backend imports the other."""
 from __future__ import annotations
 
@@ -18,14 +19,21 @@ from s2mc.workloads.native import CIPHER_IMPLS, CIPHERS, MAX_THREADS
 
 from .options import Choices, Integer, OutputFile, Size, Text
 
-_DEFAULT_CHUNK = {"native": None, "cuda": 256 << 20}   # native: its own (1M fast path, 4M stream)
+_DEFAULT_CHUNK = {"native": None, "cuda": 256 << 20, "opencl": 64 << 20}   # native: its own (1M fast path, 4M stream)
 #: An environment variable's name: no '=' (it would end the name) and no control characters.
 _ENV = Text(255, empty=False, forbid="=")
 
 
 def _encrypt(backend: str, in_path, out_path, key: bytes, iv: bytes | None, *, impl: str, threads: int | None,
              chunk: int | None, progress: bool, mode: str = "ctr", decrypt: bool = False,
-             cipher: str = "aes") -> int:
+             cipher: str = "aes", segment: int | str = "auto") -> int:
+    if backend == "opencl":
+        from s2mc.gpu import opencl
+        st = opencl.status()
+        if not st["devices"]:
+            raise S2mcError(f"--backend opencl: {st['reason']}")
+        return opencl.encrypt_file(in_path, out_path, key, iv, decrypt, cipher=cipher, mode=mode, segment=segment,
+                                   piece_bytes=chunk, progress=progress)
     if backend == "cuda":
         if mode != "ctr":
             raise S2mcError(f"--backend cuda does CTR only (got --mode {mode}); use --backend native")
@@ -54,7 +62,7 @@ def _records(path: str, summary: dict) -> str:
     from s2mc.analysis import records
 
     common = dict(run_id=records.new_run_id(summary["command"]), experiment="files",
-                  source="cuda" if summary["backend"] == "cuda" else "native", platform=summary["platform"],
+                  source=summary["backend"] if summary["backend"] in ("cuda", "opencl") else "native", platform=summary["platform"],
                   workload=f"{summary['command']}-{summary['mode']}", variant="total",
                   engine=summary["engine"], cores=summary["threads"] or 1, bytes=summary["bytes"],
                   cipher=summary["cipher"])
@@ -65,8 +73,13 @@ def _records(path: str, summary: dict) -> str:
     return str(records.write(df, path, params=dict(summary, run_id=common["run_id"])))
 
 
-def _platform() -> str:
+def _platform(backend: str = "native") -> str:
     import platform
+    if backend == "opencl":   # the device that ran it (PoCL: the CPU; else a GPU)
+        from s2mc.gpu import opencl
+        st = opencl.status()
+        if st["devices"] and st["device"] is not None:
+            return st["devices"][st["device"]]["name"]
     try:
         from s2mc.workloads import native
         return native.info().get("cpu") or platform.processor() or platform.machine()
@@ -92,7 +105,11 @@ def _file_command(name: str, verb: str):
     @click.option("--mode", type=click.Choice(["ctr", "ecb"]), default="ctr", show_default=True,
                   help="CTR (any length; the IV is the first counter block) or ECB (no IV, no padding: the "
                   "length must be a multiple of 16, = openssl enc -CIPHER-N-ecb -nopad).")
-    @click.option("--backend", type=click.Choice(["native", "cuda"]), default="native", show_default=True)
+    @click.option("--backend", type=click.Choice(["native", "cuda", "opencl"]), default="native", show_default=True)
+    @click.option("--segment", type=Size(16, 1 << 30, multiple=16, words=("auto", "calibrate")), default=None,
+                  help="--backend opencl: bytes copied to the device at once (a multiple of 16 up to 1G), auto "
+                  "(seed 004's calibrated size, stored per device; calibrated on first use) or calibrate "
+                  "[default: auto].")
     @click.option("--impl", type=Choices(("auto", *dict.fromkeys(i for c in CIPHERS for i in CIPHER_IMPLS[c])),
                                          many=False), default="auto", show_default=True,
                   help="Native implementation (AES: vaes512, vaes, aesni, ttable; Camellia: sptable).")
@@ -101,13 +118,13 @@ def _file_command(name: str, verb: str):
     @click.option("--chunk-bytes", type=Size(16, MAX_CHUNK_BYTES, multiple=16),
                   help=f"Pipeline chunk size, a multiple of 16 up to {human_size(MAX_CHUNK_BYTES)} "
                   "[default: 1M per native thread between regular files, 4M native streams, "
-                  "256M cuda].")
+                  "256M cuda, 64M opencl].")
     @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary on stdout.")
     @click.option("--records", "records_path", type=OutputFile("records", stdout=False),
                   help="Also write the run as records (Parquet, or CSV by extension; a manifest beside it).")
     @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-    def cmd(in_path, out_path, cipher, key, key_file, key_env, iv, iv_file, iv_env, mode, backend, impl, threads,
-            chunk_bytes, as_json, records_path, quiet):
+    def cmd(in_path, out_path, cipher, key, key_file, key_env, iv, iv_file, iv_env, mode, backend, segment, impl,
+            threads, chunk_bytes, as_json, records_path, quiet):
         from s2mc.workloads.aes_host import cipher_title, hex_from_options
 
         if key == "-" and iv == "-":
@@ -116,14 +133,16 @@ def _file_command(name: str, verb: str):
             raise click.UsageError("--json and --out -: both would write to stdout")
         if mode == "ecb" and (iv, iv_file, iv_env) != (None, None, None):
             raise click.UsageError("--mode ecb takes no IV (--iv, --iv-file, --iv-env)")
-        if backend == "cuda" and threads is not None:
+        if backend != "native" and threads is not None:
             raise click.UsageError("--threads is for --backend native")
+        if backend != "opencl" and segment is not None:
+            raise click.UsageError("--segment is for --backend opencl")
         if records_path and records_path == out_path:
             raise click.UsageError("--records and --out name the same file")
         k = hex_from_options("key", key, key_file, key_env, key=True, cipher=cipher)
         c = hex_from_options("iv", iv, iv_file, iv_env, key=False) if mode == "ctr" else None
         chunk = chunk_bytes or _DEFAULT_CHUNK[backend]
-        engine = "cuda"
+        engine = backend
         if backend == "native":
             from s2mc.workloads import native
             from s2mc.workloads.native.files import available_cpus
@@ -132,12 +151,12 @@ def _file_command(name: str, verb: str):
         t0 = time.perf_counter()
         n = _encrypt(backend, in_path, out_path, k, c, impl=impl, threads=threads, chunk=chunk,
                      progress=not quiet and sys.stderr.isatty(), mode=mode, decrypt=name == "decrypt",
-                     cipher=cipher)
+                     cipher=cipher, segment=segment or "auto")
         secs = time.perf_counter() - t0
         summary = {"command": name, "in": in_path, "out": out_path, "bytes": n, "cipher": cipher,
                    "key_bits": len(k) * 8,
                    "mode": mode, "backend": backend, "engine": engine, "threads": threads,
-                   "platform": _platform(), "seconds": secs,
+                   "platform": _platform(backend), "seconds": secs,
                    "gb_per_s": n / secs / 1e9 if secs > 0 else None}
         if records_path:
             path = _records(records_path, summary)

@@ -1,5 +1,7 @@
 """`s2mc gpu`: the CUDA AES/Camellia benchmark grid (kernel x size x measure) in the records schema,
 and (--occupancy) each kernel's registers, shared memory and occupancy, seed 002's Table 2.
+`--backend opencl`: the portable OpenCL backend's grid (size x measure), its segments sized by
+seed 004's calibration (`--segment`, `--calibrate`).
 
 Without a GPU, or without the CUDA build, it exits 1 with one clear line.
 """
@@ -16,7 +18,7 @@ from s2mc.isa.errors import S2mcError
 from s2mc.isa.units import human_size
 from s2mc.workloads.aes_host import host_memory
 
-from .options import Choices, Integer, Names, OutputFile, Size
+from .options import Choices, Integer, Names, OutputFile, Seconds, Size
 
 _MEMORY = "this machine's memory"
 
@@ -25,6 +27,9 @@ _D = GpuGrid()
 
 
 @click.command("gpu")
+@click.option("--backend", type=click.Choice(["cuda", "opencl"]), default="cuda", show_default=True,
+              help="cuda, or opencl (the portable kernels on any OpenCL device: PoCL on a CPU, a GPU's "
+                   "OpenCL; measures device and host).")
 @click.option("--cipher", type=click.Choice(CIPHERS), default=_D.cipher, show_default=True,
               help="Block cipher: aes, or camellia (RFC 3713; seed 002's coarse kernel only).")
 @click.option("--kernel", "kernel_text", type=Names(), default=None,
@@ -62,9 +67,19 @@ _D = GpuGrid()
 @click.option("--occupancy", is_flag=True,
               help="Instead of timing: each kernel's registers, shared memory, CTAs per SM and "
                    "occupancy on this GPU (seed 002's Table 2), for --cipher and --key-bits.")
+@click.option("--segment", type=Size(16, 1 << 30, multiple=16, words=("auto", "calibrate")), default="auto",
+              show_default=True, help="OpenCL host measure: bytes per segment copied to the device at once "
+              "(a multiple of 16 up to 1G), auto (seed 004's calibrated size, stored per device, "
+              "calibrated when there is none) or calibrate (calibrate again).")
+@click.option("--calibrate", is_flag=True,
+              help="OpenCL: instead of timing the grid, run seed 004's segment calibration for --cipher, "
+                   "--key-bits and --mode, print every candidate's rate and store the choice.")
+@click.option("--budget", type=Seconds(0.05, 600), default="1", show_default=True,
+              help="OpenCL: the calibration's time budget in seconds (0.05..600).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or log lines.")
-def gpu_cmd(cipher, kernel_text, sizes, measures, key_bits, mode, streams, chunk_bytes,
-            ext_bytes, threads, reps, out_path, md_path, as_json, occupancy, quiet):
+@click.pass_context
+def gpu_cmd(ctx, backend, cipher, kernel_text, sizes, measures, key_bits, mode, streams, chunk_bytes,
+            ext_bytes, threads, reps, out_path, md_path, as_json, occupancy, segment, calibrate, budget, quiet):
     """CUDA AES/Camellia CTR/ECB benchmarks: kernel x size x measure, Gbps per cell.
 
     Exits 1 with one line when the CUDA backend is not built or no GPU is present.
@@ -72,6 +87,14 @@ def gpu_cmd(cipher, kernel_text, sizes, measures, key_bits, mode, streams, chunk
     from s2mc import gpu
     from s2mc.analysis import records
 
+    if backend == "opencl":
+        _opencl(ctx, cipher=cipher, sizes=sizes, measures=measures, key_bits=int(key_bits), mode=mode,
+                reps=reps, segment=segment, calibrate=calibrate, budget=budget, out_path=out_path,
+                md_path=md_path, as_json=as_json, quiet=quiet)
+        return
+    for name in ("segment", "calibrate", "budget"):
+        if ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE:
+            raise click.UsageError(f"--{name} is for --backend opencl")
     chunk, ext = chunk_bytes, ext_bytes
     st = gpu.status()
     if not st["built"]:
@@ -120,6 +143,71 @@ def gpu_cmd(cipher, kernel_text, sizes, measures, key_bits, mode, streams, chunk
 
 
 _NAMES = {"aes": "AES", "camellia": "Camellia"}
+#: Options of the CUDA grid that mean nothing to the OpenCL one.
+_CUDA_ONLY = ("kernel_text", "streams", "chunk_bytes", "ext_bytes", "threads", "occupancy")
+
+
+def _opencl(ctx, *, cipher, sizes, measures, key_bits, mode, reps, segment, calibrate, budget, out_path,
+            md_path, as_json, quiet) -> None:
+    """`s2mc gpu --backend opencl`: the OpenCL grid, or with --calibrate seed 004's calibration."""
+    from s2mc.analysis import records
+    from s2mc.gpu import opencl
+
+    given = lambda name: ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE  # noqa: E731
+    for name in _CUDA_ONLY:
+        if given(name):
+            opt = "--kernel" if name == "kernel_text" else "--" + name.replace("_", "-")
+            raise click.UsageError(f"{opt} is for --backend cuda")
+    if "keystream" in measures:
+        if given("measures"):
+            raise click.UsageError("--measure keystream is for --backend cuda (opencl: device, host)")
+        measures = [m for m in measures if m != "keystream"]
+    st = opencl.status()
+    if not st["devices"]:
+        raise S2mcError(f"gpu --backend opencl: {st['reason']}")
+    if calibrate:
+        if out_path:
+            raise click.UsageError("--calibrate writes no records (drop --out)")
+        cal = opencl.calibrate(cipher, mode, key_bits, budget_s=budget)
+        table = cal.table()
+        if md_path:
+            from s2mc.isa.outputs import write_output
+            write_output(md_path, table + "\n", what="Markdown table")
+        if as_json:
+            from dataclasses import asdict
+            click.echo(json.dumps(asdict(cal), indent=2))
+            return
+        click.echo(f"OpenCL segment calibration on {cal.device}: {_NAMES[cipher]}-{key_bits}-{mode}, "
+                   f"budget {budget:g} s (spent {cal.spent_s:.2f} s)")
+        click.echo(table)
+        click.echo(f"chosen: {human_size(cal.segment_bytes)}B (seed 004's limit at 90 % of 2 s: "
+                   f"{human_size(cal.limit_bytes)}B); stored in {opencl.cache_path()}")
+        return
+    log = None if quiet or as_json else (lambda msg: click.echo(msg, err=True))
+    grid = opencl.OpenclGrid(sizes=tuple(sizes), measures=tuple(measures), cipher=cipher, key_bits=key_bits,
+                             op=mode, segment=segment, reps=reps)
+    summaries, rows, plat = opencl.run_grid(grid, run_id=records.new_run_id("opencl"),
+                                            progress=not quiet and not as_json and sys.stderr.isatty(), log=log)
+    df = records.make_records(rows)
+    table = opencl.markdown_table(summaries)
+    params = {"command": "s2mc gpu --backend opencl", "cipher": cipher, "sizes": sizes, "measures": measures,
+              "key_bits": key_bits, "mode": mode, "segment": plat["segment_bytes"], "reps": reps,
+              "device": plat, "runs": summaries}
+    if out_path:
+        path = records.write(df, out_path, params=params)
+        click.echo(f"wrote {len(df)} records to {path}", err=True)
+    if md_path:
+        from s2mc.isa.outputs import write_output
+        write_output(md_path, table + "\n", what="Markdown table")
+    if as_json:
+        click.echo(json.dumps({"platform": plat, "results": summaries,
+                               "records": df.astype(object).to_dict("records")}, indent=2, default=str))
+    else:
+        dev = plat["device"]
+        click.echo(f"OpenCL: {dev['name']} ({dev['platform']}, {dev['type']}, {dev['compute_units']} compute "
+                   f"units); {_NAMES[cipher]}-{key_bits}-{mode}, segment {human_size(plat['segment_bytes'])}B, "
+                   "Gbps = 1e9 bit/s")
+        click.echo(table)
 
 
 def occupancy_table(rows: list[dict]) -> str:

@@ -43,6 +43,8 @@ def info(as_json):
     facts["engines"] = {"fast": True, "systemc": systemc_engine.available()}
     facts["native"] = native.info()
     facts["cuda"] = gpu.status()
+    from s2mc.gpu import opencl
+    facts["opencl"] = opencl.status()
     if as_json:
         click.echo(json.dumps(facts, indent=2, default=str))
         return
@@ -72,6 +74,21 @@ def info_rows(facts: dict) -> list[tuple[str, str]]:
         rows.append(("CUDA", f"built; GPU: {', '.join(map(str, cuda['devices']))}"))
     else:
         rows.append(("CUDA", f"{'built' if cuda.get('built') else 'not built'}; {cuda.get('reason') or 'no GPU'}"))
+    rows += opencl_rows(facts.get("opencl") or {})
+    return rows
+
+
+def opencl_rows(ocl: dict) -> list[tuple[str, str]]:
+    """The OpenCL platforms and devices, one row each, or one row saying why there are none."""
+    if not ocl.get("devices"):
+        return [("OpenCL", f"{'built' if ocl.get('built') else 'not built'}; {ocl.get('reason') or 'no device'}")]
+    rows = []
+    for d in ocl["devices"]:
+        mark = " (default)" if d["index"] == ocl.get("device") else ""
+        rows.append(("OpenCL" if not rows else "",
+                     f"{d['index']}: {d['name']} [{d['platform']}] {d['type']}, {d['compute_units']} compute units, "
+                     f"global {d['global_mem_bytes'] / 2**30:.1f} GiB, local {d['local_mem_bytes'] // 1024} KiB"
+                     f"{mark}"))
     return rows
 
 

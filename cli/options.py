@@ -87,16 +87,20 @@ class Size(_Value):
     item_name = "SIZE"
 
     def __init__(self, lo: int = 1, hi: int | Callable[[], int] = 1 << 30, *, multiple: int = 1,
-                 many: bool = False, why: str = ""):
+                 many: bool = False, why: str = "", words: tuple[str, ...] = ()):
         self.lo, self.hi, self.multiple, self.many, self.why = lo, hi, multiple, many, why
+        self.words = words   # names accepted instead of a size (--segment auto), returned as they are
 
-    def one(self, text, param, ctx) -> int:
+    def one(self, text, param, ctx) -> int | str:
+        if text.lower() in self.words:
+            return text.lower()
         try:
             n = parse_size(text)
         except ValueError:      # more than 4300 digits, which Python refuses to convert
             n = -1
         if n is None:
-            self.fail(f"{quote(text)} is not a size (examples: 4096, 16K, 64M, 1G)", param, ctx)
+            words = f", or {', '.join(self.words)}" if self.words else ""
+            self.fail(f"{quote(text)} is not a size (examples: 4096, 16K, 64M, 1G{words})", param, ctx)
         hi = _bound(self.hi)
         if not self.lo <= n <= hi:
             self.fail(f"{quote(text)} is out of range {_range_text(self.lo, hi, human_size, 'bytes', self.why)}",

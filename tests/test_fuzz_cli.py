@@ -11,7 +11,7 @@ and for a usage error (exit 2) nothing created at all.
 
 Values that would make a valid run long (native buffers over 64K, --min-seconds over 10 ms, a
 256 MiB simulated memory, huge pipeline chunks) are left out; their range checks are unit-tested in
-tests/test_cli_options.py. `s2mc gpu` runs with the GPU reported absent, so no CUDA ever runs here;
+tests/test_cli_options.py. `s2mc gpu` runs with the GPU and every OpenCL device reported absent, so no CUDA or OpenCL runs here;
 `report` and `demo` run with the report builder replaced by one that reads the records and creates
 the folder as the real one does (the real one draws plots for seconds: tests/test_analysis_report.py).
 
@@ -108,14 +108,15 @@ SPECS = {
         "--backend": ["cuda", "native", "opencl"], "--impl": ["ttable", "vaes512", "all"],
         "--threads": ["2", "1024", "1025"], "--chunk-bytes": ["16", "1M", "1G", "24", "2G"],
         "--mode": ["ecb", "ctr", "cbc"], "--records": ["r.csv", "r.parquet", "-", "o.bin"],
-        "--cipher": ["camellia", "aes", "des", ""]}),
-    "gpu": dict(base={"--bytes": "16", "--reps": "1"}, flags=["-q", "--json", "--occupancy"], options={
+        "--cipher": ["camellia", "aes", "des", ""], "--segment": ["auto", "calibrate", "4K", "17", "2G"]}),
+    "gpu": dict(base={"--bytes": "16", "--reps": "1"}, flags=["-q", "--json", "--occupancy", "--calibrate"], options={
         "--kernel": ["all", "coarse", "optimised-0", "warp"], "--bytes": ["1M", "8", "1,,2"],
         "--measure": ["host", "keystream,device", "warp"], "--key-bits": ["256", "512"],
         "--mode": ["ecb-enc", "cbc"], "--streams": ["64", "65", "1,4"], "--chunk-bytes": ["0", "1M"],
         "--ext-bytes": ["16", "24", "4K"], "--threads": ["32", "1024", "48", "2048"],
         "--reps": ["10000", "10001"], "--out": ["r.parquet"], "--markdown": ["t.md", "-"],
-        "--cipher": ["aes", "camellia", "des"]}),
+        "--cipher": ["aes", "camellia", "des"], "--backend": ["cuda", "opencl", "rocm"],
+        "--segment": ["auto", "calibrate", "1M", "24", "2G"], "--budget": ["0.05", "0.01", "600", "601"]}),
     "report": dict(args=["{records}"], base={"--out": "rep"}, flags=["--json"], options={
         None: ["{records}", "{bad_records}", "{folder}", "{prog_s}", "missing.csv"], "--out": ["rep", "{folder}"],
         "--title": ["T", "x" * 300]}),
@@ -224,9 +225,12 @@ class _FakeReport:
 def _no_gpu_no_plots():
     from s2mc import gpu
     from s2mc.analysis import experiments, report
+    from s2mc.gpu import opencl
     absent = {"built": True, "gpu_present": False, "devices": [], "reason": "no NVIDIA GPU (fuzz test)"}
+    no_opencl = {"built": True, "devices": [], "device": None, "reason": "no OpenCL device (fuzz test)"}
     with ExitStack() as stack:
         stack.enter_context(mock.patch.object(gpu, "status", lambda: dict(absent)))
+        stack.enter_context(mock.patch.object(opencl, "status", lambda: dict(no_opencl)))
         stack.enter_context(mock.patch.object(gpu, "kernels", lambda all_configs=False: ["coarse", "extended",
                                                                                           "optimised", "optimised-0"]))
         stack.enter_context(mock.patch.object(report, "build", _FakeReport.build))
