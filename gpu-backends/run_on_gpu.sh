@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gpu-backends/run_on_gpu.sh -- build, verify and benchmark every CUDA AES kernel in one call.
+# gpu-backends/run_on_gpu.sh -- build, verify and benchmark every CUDA AES and Camellia kernel in one call.
 #
 #   bash gpu-backends/run_on_gpu.sh [OUTDIR]        (default OUTDIR: results/gpu)
 #
@@ -19,13 +19,18 @@
 #      overlapped with the kernels over STREAMS streams), C = host-serial (copy in, run, copy out).
 #   4b. the same grid with AES-256 when KEY_BITS is 128 (issue 15: AES-256 beside AES-128)
 #                                                          -> gpu-bench-256.md, gpu-bench-256.csv
+#   4c. Camellia (issue 16): seed 002's coarse kernel, the same measures and sizes (methods A/B/C)
+#                                            -> gpu-bench-camellia.md, gpu-bench-camellia.csv
+#   4d. seed 002's Table 2 for our kernels: registers, shared memory, CTAs per SM, occupancy of
+#       every AES and Camellia kernel (cudaFuncGetAttributes + the occupancy API) -> occupancy.md
 #   5. if the Python environment is usable (.venv from `make setup`): the gpu-marked pytest suite
 #      and `s2mc gpu --kernel all` (records in the tidy schema + manifest)  -> pytest-gpu.txt,
 #      gpu.parquet, gpu.manifest.json, gpu-cli.md
 #   6. with Python too (issue 15): file encryption side by side on a FILE_BYTES (default 2G)
 #      page-cached file in FILE_DIR (default /dev/shm): cp, openssl enc -aes-128-ctr, s2mc encrypt
-#      (native, every CPU) and s2mc encrypt --backend cuda, wall seconds of each, outputs compared
-#      -> files.md; and seeds 001/004 measured on this host's CPUs (python -m
+#      (native, every CPU) and s2mc encrypt --backend cuda, wall seconds of each, outputs compared;
+#      Camellia too: openssl enc -camellia-128-ctr beside s2mc.gpu.encrypt_file(cipher="camellia"),
+#      outputs compared -> files.md; and seeds 001/004 measured on this host's CPUs (python -m
 #      s2mc.analysis.seeds_native) -> seeds_native.parquet, seeds_native.txt
 # The Markdown table of Gbps is printed on stdout at the end. Exit status: non-zero when any
 # verification failed.
@@ -95,6 +100,15 @@ if [ "$KEY_BITS" = 128 ]; then
     >"$OUT/gpu-bench-256.stdout" 2>"$OUT/gpu-bench-256.log" || { log "AES-256 benchmark reported errors"; fail=1; }
 fi
 
+log "4c. benchmark grid, Camellia-$KEY_BITS (seed 002's coarse kernel)"
+"$BUILD_DIR/s2mc-gpu-bench" --cipher camellia --sizes "$SIZES" --reps "$REPS" --streams "$STREAMS" \
+  --key-bits "$KEY_BITS" --markdown "$OUT/gpu-bench-camellia.md" --csv "$OUT/gpu-bench-camellia.csv" \
+  >"$OUT/gpu-bench-camellia.stdout" 2>"$OUT/gpu-bench-camellia.log" || { log "Camellia benchmark reported errors"; fail=1; }
+
+log "4d. registers, shared memory and occupancy of every kernel (seed 002's Table 2)"
+{ for c in aes camellia; do "$BUILD_DIR/s2mc-gpu-bench" --occupancy --cipher $c --key-bits "$KEY_BITS" || fail=1; echo; done
+} >"$OUT/occupancy.md" 2>"$OUT/occupancy.log"
+
 # files_side_by_side DIR BYTES: cp, openssl and s2mc (native, cuda) on one page-cached file -> files.md
 files_side_by_side() {
   local d k iv f name secs
@@ -103,7 +117,7 @@ files_side_by_side() {
   head -c "$2" /dev/urandom >"$d/in.bin"
   {
     echo "| command | wall s (best of 3) |"; echo "|---|---:|"
-    for name in cp openssl s2mc-native s2mc-cuda; do
+    for name in cp openssl s2mc-native s2mc-cuda openssl-camellia s2mc-cuda-camellia; do
       best=""
       for _ in 1 2 3; do
         t0=$(date +%s.%N)
@@ -112,6 +126,9 @@ files_side_by_side() {
           openssl) openssl enc -aes-128-ctr -K $k -iv $iv -in "$d/in.bin" -out "$d/openssl.bin" ;;
           s2mc-native) .venv/bin/s2mc encrypt -q --in "$d/in.bin" --out "$d/native.bin" --key $k --iv $iv ;;
           s2mc-cuda) .venv/bin/s2mc encrypt -q --backend cuda --in "$d/in.bin" --out "$d/cuda.bin" --key $k --iv $iv ;;
+          openssl-camellia) openssl enc -camellia-128-ctr -K $k -iv $iv -in "$d/in.bin" -out "$d/openssl-camellia.bin" ;;
+          s2mc-cuda-camellia) .venv/bin/python -c "import sys; from s2mc import gpu; gpu.encrypt_file(sys.argv[1], sys.argv[2], bytes.fromhex('$k'), bytes.fromhex('$iv'), cipher='camellia')" \
+                                "$d/in.bin" "$d/cuda-camellia.bin" ;;
         esac || { echo "| $name | failed |"; continue 2; }
         secs=$(echo "$(date +%s.%N) - $t0" | bc)
         if [ -z "$best" ] || [ "$(echo "$secs < $best" | bc)" = 1 ]; then best=$secs; fi
@@ -121,6 +138,8 @@ files_side_by_side() {
     for f in native cuda; do
       cmp -s "$d/openssl.bin" "$d/$f.bin" && echo "- $f output = openssl's" || echo "- $f output DIFFERS from openssl's"
     done
+    cmp -s "$d/openssl-camellia.bin" "$d/cuda-camellia.bin" && echo "- cuda Camellia output = openssl -camellia-128-ctr's" ||
+      echo "- cuda Camellia output DIFFERS from openssl -camellia-128-ctr's"
   } >"$OUT/files.md"
   rm -rf "$d"
 }
@@ -133,12 +152,15 @@ if [ "$PYTHON" = 1 ]; then
     timeout 600 make setup >"$OUT/make-setup.log" 2>&1 || log "make setup failed (see $OUT/make-setup.log)"
   fi
   if $py -c "import s2mc.gpu, pytest, cryptography, pandas" 2>/dev/null; then
-    $py -m pytest -q -m gpu tests/test_gpu_cuda.py tests/test_gpu_status.py tests/test_gpu_emulation.py \
+    $py -m pytest -q -m gpu tests/test_gpu_cuda.py tests/test_gpu_status.py tests/test_gpu_emulation.py tests/test_gpu_camellia.py \
       2>&1 | tee "$OUT/pytest-gpu.txt" | tail -3 >&2
     [ "${PIPESTATUS[0]}" -ne 0 ] && { log "pytest -m gpu FAILED"; fail=1; }
     .venv/bin/s2mc gpu --kernel all --bytes "$SIZES" --reps "$REPS" --streams "$STREAMS" \
       --key-bits "$KEY_BITS" --quiet --out "$OUT/gpu.parquet" --markdown "$OUT/gpu-cli.md" \
       >"$OUT/gpu-cli.stdout" 2>"$OUT/gpu-cli.log" || { log "s2mc gpu failed"; tail -3 "$OUT/gpu-cli.log" >&2; }
+    .venv/bin/s2mc gpu --cipher camellia --bytes "$SIZES" --reps "$REPS" --streams "$STREAMS" \
+      --key-bits "$KEY_BITS" --quiet --out "$OUT/gpu-camellia.parquet" --markdown "$OUT/gpu-camellia-cli.md" \
+      >"$OUT/gpu-camellia-cli.stdout" 2>"$OUT/gpu-camellia-cli.log" || { log "s2mc gpu --cipher camellia failed"; tail -3 "$OUT/gpu-camellia-cli.log" >&2; }
     FILE_BYTES=${FILE_BYTES:-2G}
     FILE_DIR=${FILE_DIR:-$( [ -d /dev/shm ] && echo /dev/shm || echo /tmp )}
     log "6. files side by side ($FILE_BYTES in $FILE_DIR) and seeds 001/004 on this host's CPUs"
@@ -159,5 +181,7 @@ echo "Self-test: $(grep -E '^[0-9]+ passed' "$OUT/selftest.txt" || echo 'did not
 echo
 cat "$OUT/gpu-bench.md" 2>/dev/null
 [ -f "$OUT/gpu-bench-256.md" ] && { echo; echo "AES-256:"; echo; cat "$OUT/gpu-bench-256.md"; }
+[ -f "$OUT/gpu-bench-camellia.md" ] && { echo; echo "Camellia:"; echo; cat "$OUT/gpu-bench-camellia.md"; }
+[ -s "$OUT/occupancy.md" ] && { echo; echo "Registers, shared memory, occupancy (seed 002 Table 2):"; echo; cat "$OUT/occupancy.md"; }
 [ -f "$OUT/files.md" ] && { echo; echo "Files ($FILE_BYTES, page-cached):"; echo; cat "$OUT/files.md"; }
 exit $fail

@@ -4,7 +4,8 @@
 // big-endian words: independent of the kernels' little-endian tables), itself anchored to the
 // FIPS-197 and SP 800-38A known-answer vectors. Every kernel x mode x key size x direction, CTR
 // tails, counter carries, empty input, inputs of many chunks over 1 and 3 streams, the keystream
-// op, and GPU == emulator. Prints "N passed, M failed"; exit status 1 on any failure, 2 when no GPU
+// op, and GPU == emulator. Camellia (issue 16) the same way against s2mc_aes/camellia.h's
+// encrypt_block, itself anchored to the RFC 3713 Appendix A vectors. Prints "N passed, M failed"; exit status 1 on any failure, 2 when no GPU
 // (unless --emulate-only: then the same checks run through the CPU emulator).
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "api.h"
+#include "s2mc_aes/camellia.h"
 #include "s2mc_aes/key_schedule.h"
 
 using namespace s2mc;
@@ -105,8 +107,35 @@ Bytes reference(const std::string& op, const Bytes& key, const Bytes& iv, const 
   return out;
 }
 
-Bytes reference_fold(const Bytes& key, const Bytes& iv, size_t n) {
-  const Bytes ks = reference("ctr", key, iv, Bytes((n + 15) / 16 * 16, 0));
+// Camellia: camellia.h's portable encrypt_block (RFC 3713), the same CTR counter.
+Bytes cam_reference(const std::string& op, const Bytes& key, const Bytes& iv, const Bytes& in) {
+  camellia::Subkeys enc, dec;
+  camellia::expand_key(key.data(), int(key.size() * 8), &enc);
+  camellia::decryption_subkeys(enc, &dec);
+  Bytes out(in.size());
+  for (size_t off = 0; off < in.size(); off += 16) {
+    const size_t len = std::min<size_t>(16, in.size() - off);
+    uint8_t blk[16] = {0}, res[16];
+    if (op == "ctr") {
+      counter_add(iv.data(), off / 16, blk);
+      camellia::encrypt_block(camellia::kSpTables.v, enc, blk, res);
+      for (size_t i = 0; i < len; ++i) out[off + i] = in[off + i] ^ res[i];
+    } else {
+      std::memcpy(blk, &in[off], 16);
+      camellia::encrypt_block(camellia::kSpTables.v, op == "ecb-enc" ? enc : dec, blk, res);
+      std::memcpy(&out[off], res, 16);
+    }
+  }
+  return out;
+}
+
+Bytes reference_of(const std::string& cipher, const std::string& op, const Bytes& key, const Bytes& iv,
+                   const Bytes& in) {
+  return cipher == "camellia" ? cam_reference(op, key, iv, in) : reference(op, key, iv, in);
+}
+
+Bytes reference_fold(const Bytes& key, const Bytes& iv, size_t n, const std::string& cipher = "aes") {
+  const Bytes ks = reference_of(cipher, "ctr", key, iv, Bytes((n + 15) / 16 * 16, 0));
   Bytes acc(16, 0);
   for (size_t i = 0; i < ks.size(); ++i) acc[i % 16] ^= ks[i];
   return acc;
@@ -117,8 +146,9 @@ Bytes reference_fold(const Bytes& key, const Bytes& iv, size_t n) {
 bool use_gpu = true;
 
 Bytes run(const std::string& kernel, const std::string& op, const Bytes& key, const Bytes& iv,
-          const Bytes& in, int streams = 4, size_t chunk = 0) {
+          const Bytes& in, int streams = 4, size_t chunk = 0, const std::string& cipher = "aes") {
   gpu::Request r;
+  r.cipher = cipher;
   r.kernel = kernel;
   r.op = op;
   r.ext_bytes = 1024;
@@ -135,8 +165,8 @@ Bytes run(const std::string& kernel, const std::string& op, const Bytes& key, co
 }
 
 std::string name(const std::string& kernel, const std::string& op, size_t keylen, size_t n,
-                 const std::string& extra = "") {
-  return kernel + " " + op + " AES-" + std::to_string(keylen * 8) + " " + std::to_string(n) + " B" +
+                 const std::string& extra = "", const std::string& cipher = "AES") {
+  return kernel + " " + op + " " + cipher + "-" + std::to_string(keylen * 8) + " " + std::to_string(n) + " B" +
          (extra.empty() ? "" : " " + extra);
 }
 
@@ -250,6 +280,71 @@ int main(int argc, char** argv) {
     }
   } catch (const std::exception& e) {
     std::printf("FAIL exception: %s\n", e.what());
+    ++failed;
+  }
+
+  // Camellia (issue 16): seed 002's coarse kernel, the same checks against camellia.h.
+  expect(camellia::selftest(), "reference camellia.h RFC 3713 Appendix A");
+  try {
+    const std::string C = "camellia", K = "coarse";
+    const Bytes rfc = hex("0123456789abcdeffedcba987654321000112233445566778899aabbccddeeff");
+    const char* rfc_ct[3] = {"67673138549669730857065648eabe43", "b4993401b3e996f84ee5cee7d79b09b9",
+                             "9acc237dff16d76c20ef7c919e3a7509"};
+    for (int v = 0; v < 3; ++v) {
+      const Bytes key(rfc.begin(), rfc.begin() + 16 + 8 * v);
+      const Bytes pt(rfc.begin(), rfc.begin() + 16);
+      const Bytes ct = run(K, "ecb-enc", key, {}, pt, 4, 0, C);
+      expect(ct == hex(rfc_ct[v]), name(K, "ecb-enc", key.size(), 16, "RFC 3713 A", "Camellia"));
+      expect(run(K, "ecb-dec", key, {}, ct, 4, 0, C) == pt,
+             name(K, "ecb-dec", key.size(), 16, "RFC 3713 A", "Camellia"));
+    }
+    for (size_t kl : key_lens) {
+      const Bytes key = random_bytes(kl, uint32_t(kl + 50));
+      for (const char* op : {"ctr", "ecb-enc", "ecb-dec"})
+        for (size_t n : {size_t(16), size_t(4096), size_t(1) << 20}) {
+          const Bytes in = random_bytes(n, uint32_t(n + kl));
+          expect(run(K, op, key, iv, in, 4, 0, C) == cam_reference(op, key, iv, in),
+                 name(K, op, kl, n, "", "Camellia"));
+        }
+      gpu::Request r;
+      r.cipher = C;
+      r.kernel = K;
+      for (size_t n : {size_t(16), size_t(100000), size_t(4) << 20}) {
+        const auto f = gpu::keystream_fold(r, key.data(), int(kl * 8), iv.data(), n, !use_gpu, 3);
+        expect(Bytes(f.begin(), f.end()) == reference_fold(key, iv, n, C),
+               name(K, "keystream", kl, n, "", "Camellia"));
+      }
+    }
+    const Bytes key = random_bytes(16, 77);
+    for (size_t n : {size_t(0), size_t(1), size_t(15), size_t(17), size_t(4097), size_t(1000003)}) {
+      const Bytes in = random_bytes(n, uint32_t(n));
+      expect(run(K, "ctr", key, iv, in, 4, 0, C) == cam_reference("ctr", key, iv, in),
+             name(K, "ctr", 16, n, "tail", "Camellia"));
+    }
+    for (const char* h : {"00000000000000000ffffffffffffff0", "fffffffffffffffffffffffffffff000"}) {
+      const Bytes civ = hex(h);
+      const Bytes in = random_bytes(300000, 9);
+      expect(run(K, "ctr", key, civ, in, 4, 0, C) == cam_reference("ctr", key, civ, in),
+             name(K, "ctr", 16, in.size(), std::string("carry iv=") + h, "Camellia"));
+    }
+    for (int streams : {1, 3})
+      for (const char* op : {"ctr", "ecb-enc", "ecb-dec"}) {
+        const size_t n = 3 * (size_t(1) << 20) + (std::string(op) == "ctr" ? 12345 : 12336);
+        const Bytes in = random_bytes(n, 12);
+        expect(run(K, op, key, iv, in, streams, 65536, C) == cam_reference(op, key, iv, in),
+               name(K, op, 16, n, "chunks of 64 KB, " + std::to_string(streams) + " streams", "Camellia"));
+      }
+    if (use_gpu) {
+      const Bytes in = random_bytes(777777, 22);
+      gpu::Request r;
+      r.cipher = C;
+      r.kernel = K;
+      Bytes emu(in.size());
+      gpu::emulate(r, key.data(), 128, iv.data(), in.data(), emu.data(), in.size(), 0);
+      expect(run(K, "ctr", key, iv, in, 4, 0, C) == emu, "camellia coarse GPU == emulator");
+    }
+  } catch (const std::exception& e) {
+    std::printf("FAIL exception (camellia): %s\n", e.what());
     ++failed;
   }
   std::printf("%d passed, %d failed\n", passed, failed);
