@@ -1,14 +1,15 @@
-"""Seed 002's other CRYPTREC block ciphers on the CPU (issue 16): SC2000, ECB and CTR with OpenMP.
+"""Seed 002's other CRYPTREC block ciphers on the CPU (issue 16): SC2000 and Hierocrypt-3 (256-bit
+keys only), ECB and CTR with OpenMP.
 
     from s2mc.workloads.native import cryptrec
-    cryptrec.CIPHERS                                   # ('sc2000',)
+    cryptrec.CIPHERS                                   # ('sc2000', 'hierocrypt3')
     ct = cryptrec.ecb_encrypt("sc2000", key, data)     # whole 16-byte blocks; key 16, 24 or 32 bytes
     pt = cryptrec.ecb_decrypt("sc2000", key, ct)
     ks = cryptrec.ctr("sc2000", key, iv, data, threads=2)   # 128-bit big-endian counter, as AES-CTR
     cryptrec.bench_ctr("sc2000", 16 << 20, threads=2)
 
-Hierocrypt-3 and CIPHERUNICORN-A are not implemented: docs/native.md ("Seed 002's other ciphers")
-says what was searched and what is missing. Bad arguments raise S2mcError.
+Hierocrypt-3's 128/192-bit keys and CIPHERUNICORN-A are not implemented: docs/native.md ("Seed
+002's other ciphers") says what was searched and what is missing. Bad arguments raise S2mcError.
 """
 from __future__ import annotations
 
@@ -26,11 +27,13 @@ else:
 
 #: The ciphers implemented here (seed 002's CRYPTREC list minus AES and Camellia, which live in
 #: the AES library and the Camellia code).
-CIPHERS: tuple[str, ...] = ("sc2000",)
-#: Seed 002's ciphers this project could not implement (no usable specification and official test
-#: vectors found): their seed rows stay reference only.
-NOT_IMPLEMENTED: tuple[str, ...] = ("hierocrypt3", "cipherunicorn-a")
-KEY_BYTES: tuple[int, ...] = (16, 24, 32)
+CIPHERS: tuple[str, ...] = ("sc2000", "hierocrypt3")
+#: The key lengths (bytes) each cipher accepts: Hierocrypt-3's 256-bit schedule is the only one
+#: with an official vector found (docs/native.md).
+KEY_BYTES: dict[str, tuple[int, ...]] = {"sc2000": (16, 24, 32), "hierocrypt3": (32,)}
+#: Seed 002's ciphers this project could not implement (no official test vector found): their
+#: seed rows stay reference only.
+NOT_IMPLEMENTED: tuple[str, ...] = ("cipherunicorn-a",)
 
 
 def _lib():
@@ -72,15 +75,23 @@ def ctr(cipher: str, key: bytes, iv: bytes, data, *, threads: int = 1, out=None)
     return _call(_lib().ctr, _check_cipher(cipher), bytes(key), bytes(iv), data, int(threads), out)
 
 
-def bench_ctr(cipher: str, nbytes: int, *, key_bits: int = 128, threads: int = 1, min_reps: int = 3,
+def default_key_bits(cipher: str) -> int:
+    """The smallest key the cipher accepts here (seed 002 used 128-bit keys)."""
+    return 8 * KEY_BYTES[_check_cipher(cipher)][0]
+
+
+def bench_ctr(cipher: str, nbytes: int, *, key_bits: int | None = None, threads: int = 1, min_reps: int = 3,
               min_seconds: float = 0.2, multi: bool = False) -> dict:
     """Time in-place CTR over an nbytes buffer inside C++ (the keys set up before timing, one
     untimed warm-up); the same keys as `native.bench_ctr`: seconds_best, seconds_median,
-    tsc_cycles_best, reps, engine (the cipher), bytes, total_bytes."""
+    tsc_cycles_best, reps, engine (the cipher), bytes, total_bytes. key_bits: the cipher's
+    smallest by default."""
     from s2mc.isa.units import human_size
     from s2mc.workloads.aes_host import host_memory
     from s2mc.workloads.native import MAX_MIN_SECONDS, MAX_REPS, MAX_THREADS
     _check_cipher(cipher)
+    if key_bits is None:
+        key_bits = default_key_bits(cipher)
     nbuf = threads if multi else 1
     if not 1 <= threads <= MAX_THREADS:
         raise S2mcError(f"threads {threads} is out of range (1..{MAX_THREADS})")
@@ -88,8 +99,8 @@ def bench_ctr(cipher: str, nbytes: int, *, key_bits: int = 128, threads: int = 1
         raise S2mcError(f"size {nbytes} is not positive")
     if nbytes * nbuf > host_memory():
         raise S2mcError(f"{nbuf} x {human_size(nbytes)} bytes do not fit in this machine's memory")
-    if key_bits not in (128, 192, 256):
-        raise S2mcError(f"key_bits {key_bits} is not 128, 192 or 256")
+    if key_bits not in [8 * n for n in KEY_BYTES[cipher]]:
+        raise S2mcError(f"key_bits {key_bits} is not one of {cipher}'s ({', '.join(str(8 * n) for n in KEY_BYTES[cipher])})")
     if not 1 <= min_reps <= MAX_REPS:
         raise S2mcError(f"min_reps {min_reps} is out of range (1..{MAX_REPS})")
     if not (math.isfinite(min_seconds) and 0 <= min_seconds <= MAX_MIN_SECONDS):
@@ -101,5 +112,10 @@ def bench_ctr(cipher: str, nbytes: int, *, key_bits: int = 128, threads: int = 1
         raise S2mcError(f"cannot allocate {nbuf} x {human_size(nbytes)} bytes for the benchmark") from None
 
 
-__all__ = ["CIPHERS", "NOT_IMPLEMENTED", "KEY_BYTES", "available", "ecb_encrypt", "ecb_decrypt", "ctr",
-           "bench_ctr"]
+def hierocrypt3_sbox() -> bytes:
+    """Hierocrypt-3's S-box table as compiled (for the test that derives it independently)."""
+    return bytes(_lib().hierocrypt3_sbox())
+
+
+__all__ = ["CIPHERS", "NOT_IMPLEMENTED", "KEY_BYTES", "available", "default_key_bits", "ecb_encrypt",
+           "ecb_decrypt", "ctr", "bench_ctr", "hierocrypt3_sbox"]

@@ -266,19 +266,35 @@ void sc2000_decrypt_block(const Sc2000Key& k, const uint8_t in[16], uint8_t out[
 }
 
 const std::vector<std::string>& cipher_names() {
-  static const std::vector<std::string> names = {"sc2000"};
+  static const std::vector<std::string> names = {"sc2000", "hierocrypt3"};
   return names;
 }
 
 Cipher::Cipher(const std::string& name, const uint8_t* key, size_t key_len) : name_(name) {
-  if (name != "sc2000") throw std::invalid_argument("unknown cipher '" + name + "' (known: sc2000)");
+  if (name != "sc2000" && name != "hierocrypt3")
+    throw std::invalid_argument("unknown cipher '" + name + "' (known: sc2000, hierocrypt3)");
+  if (name == "hierocrypt3" && key_len != 32)
+    throw std::invalid_argument("hierocrypt3 key must be 32 bytes (only the 256-bit key schedule is built; got " +
+                                std::to_string(key_len) + ")");
   if (key_len != 16 && key_len != 24 && key_len != 32)
     throw std::invalid_argument(name + " key must be 16, 24 or 32 bytes (got " + std::to_string(key_len) + ")");
   key_bits_ = int(key_len) * 8;
-  sc2000_ = sc2000_make_key(key, key_bits_);
+  if (name == "sc2000")
+    sc2000_ = sc2000_make_key(key, key_bits_);
+  else
+    hc3_ = hc3_make_key(key, key_bits_);
 }
 
 void Cipher::ecb(bool decrypt, const uint8_t* in, uint8_t* out, size_t nblocks) const {
+  if (name_ == "hierocrypt3") {
+    for (size_t i = 0; i < nblocks; ++i) {
+      if (decrypt)
+        hc3_decrypt_block(hc3_, in + 16 * i, out + 16 * i);
+      else
+        hc3_encrypt_block(hc3_, in + 16 * i, out + 16 * i);
+    }
+    return;
+  }
   size_t i = 0;
   if (!decrypt)
     for (; i + kLanes <= nblocks; i += kLanes) encrypt_n<kLanes>(sc2000_, in + 16 * i, out + 16 * i);
@@ -299,7 +315,10 @@ void Cipher::ctr(const uint8_t counter[16], const uint8_t* in, uint8_t* out, siz
       for (int i = 15; i >= 0 && ++ctr[16 * j + i] == 0; --i) {
       }
     }
-    encrypt_n<kLanes>(sc2000_, ctr, ks);
+    if (name_ == "hierocrypt3")
+      for (int j = 0; j < kLanes; ++j) hc3_encrypt_block(hc3_, ctr + 16 * j, ks + 16 * j);
+    else
+      encrypt_n<kLanes>(sc2000_, ctr, ks);
     const size_t n = std::min<size_t>(kLanes * 16, nbytes - off);
     for (size_t i = 0; i < n; ++i) out[off + i] = uint8_t(in[off + i] ^ ks[i]);
     std::memcpy(ctr, ctr + 16 * (kLanes - 1), 16);

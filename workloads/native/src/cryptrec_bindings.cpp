@@ -124,8 +124,13 @@ py::dict bench_ctr(const std::string& name, int key_bits, size_t nbytes, int thr
 }  // namespace
 
 PYBIND11_MODULE(_cryptrec, m) {
-  m.doc() = "Seed 002's other CRYPTREC block ciphers (SC2000): ECB and CTR with OpenMP";
+  m.doc() = "Seed 002's other CRYPTREC block ciphers (SC2000, Hierocrypt-3): ECB and CTR with OpenMP";
   m.def("ciphers", [] { return cipher_names(); });
+  m.def("hierocrypt3_sbox", [] {
+    uint8_t s[256];
+    hc3_sbox(s);
+    return py::bytes(reinterpret_cast<const char*>(s), 256);
+  });
   m.def(
       "ecb",
       [](const std::string& name, const py::bytes& key, const py::buffer& data, bool decrypt, int threads,

@@ -1,7 +1,8 @@
 // s2mc_cryptrec/cryptrec.h -- seed 002's other CRYPTREC 128-bit block ciphers on the CPU (issue 16):
 // a block cipher interface, ECB and CTR (128-bit big-endian counter, as for AES: NIST SP 800-38A),
-// split over OpenMP threads in one contiguous chunk each. Only SC2000 is implemented; the docs
-// (docs/native.md, "Seed 002's other ciphers") say why Hierocrypt-3 and CIPHERUNICORN-A are not.
+// split over OpenMP threads in one contiguous chunk each. SC2000, and Hierocrypt-3 with a 256-bit
+// key; the docs (docs/native.md, "Seed 002's other ciphers") say why not Hierocrypt-3's 128/192-bit
+// keys nor CIPHERUNICORN-A.
 #ifndef S2MC_CRYPTREC_CRYPTREC_H
 #define S2MC_CRYPTREC_CRYPTREC_H
 
@@ -26,7 +27,23 @@ Sc2000Key sc2000_make_key(const uint8_t* key, int key_bits);
 void sc2000_encrypt_block(const Sc2000Key& k, const uint8_t in[16], uint8_t out[16]);
 void sc2000_decrypt_block(const Sc2000Key& k, const uint8_t in[16], uint8_t out[16]);
 
-// The cipher names this library knows ("sc2000").
+// Hierocrypt-3 (Toshiba) with a 256-bit key: 8.5 rounds; ek[t] = round key t+1 as 8 big-endian words
+// (the XS function's two 128-bit halves), ek[8] the final whitening (first 4 words used); dk the
+// same with the second half passed through mdsL^-1 (decryption's order of operations).
+struct Hc3Key {
+  int key_bits = 0;
+  int rounds = 0;
+  uint32_t ek[9][8] = {};
+  uint32_t dk[9][8] = {};
+};
+
+// Throws std::invalid_argument unless key_bits is 256.
+Hc3Key hc3_make_key(const uint8_t* key, int key_bits);
+void hc3_encrypt_block(const Hc3Key& k, const uint8_t in[16], uint8_t out[16]);
+void hc3_decrypt_block(const Hc3Key& k, const uint8_t in[16], uint8_t out[16]);
+void hc3_sbox(uint8_t out[256]);  // the S-box table, for the test that derives it independently
+
+// The cipher names this library knows ("sc2000", "hierocrypt3").
 const std::vector<std::string>& cipher_names();
 
 // A keyed cipher by name; throws std::invalid_argument for an unknown name or a bad key length.
@@ -45,6 +62,7 @@ class Cipher {
   std::string name_;
   int key_bits_ = 0;
   Sc2000Key sc2000_;
+  Hc3Key hc3_;
 };
 
 // OpenMP drivers: `threads` contiguous chunks (one per thread, static split of whole blocks). Each
