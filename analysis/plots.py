@@ -240,6 +240,32 @@ def throughput_vs_size(df: pd.DataFrame, reference: pd.DataFrame, path) -> Path 
     return _save(fig, path)
 
 
+def seed002_cpu_bars(ours: pd.DataFrame, reference: pd.DataFrame, path) -> Path | None:
+    """Seed 002 Figure 10's layout on this host: Gbit/s of each (cipher, implementation) at each thread
+    count as grouped bars, with the paper's quoted CPU figures (seed002_text) as stars."""
+    d = ours[(ours["experiment"] == "seed002_cpu") & (ours["metric"] == "bytes_per_second")]
+    if d.empty:
+        return None
+    d = d.assign(label=d["workload"].str.split("-").str[0] + " " + d["engine"], gbps=d["value"] * 8 / 1e9)
+    t = d.pivot_table(index="label", columns="cores", values="gbps", aggfunc="max")
+    x = np.arange(len(t.index))
+    w = 0.8 / max(1, len(t.columns))
+    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(t.index) + 2), 4.2))
+    for i, c in enumerate(t.columns):
+        ax.bar(x + (i - (len(t.columns) - 1) / 2) * w, t[c].fillna(0), w, label=f"{int(c)} thread{'s' * (c != 1)}")
+    ref = reference[(reference["experiment"] == "seed002_text") & reference["engine"].isin(["openmp", "openssl"])]
+    for _, r in ref.iterrows():
+        ax.axhline(r["value"], ls=":", lw=1, color="#777777")
+        ax.annotate(f"paper: {r['workload'].split('-')[0]} {r['variant']}, {int(r['cores'])} threads "
+                    f"({r['value']:g})", (x[-1] + 0.45, r["value"]), fontsize=7, ha="right", va="bottom")
+    ax.set_xticks(x, t.index)
+    ax.set_yscale("log")
+    ax.set_ylabel("throughput (Gbit/s)")
+    ax.set_title("Seed 002 Figure 10 on this host (threads beyond the CPUs are oversubscribed)")
+    ax.legend(fontsize=7)
+    return _save(fig, path)
+
+
 def seed_table_beside(ours: pd.DataFrame, reference: pd.DataFrame, metric: str, title: str,
                       path, on=("bytes", "cores")) -> Path | None:
     """Grouped bars: our value beside the paper's for every cell of a seed table."""
@@ -341,4 +367,31 @@ def finish_staircase(ours: pd.DataFrame, reference: pd.DataFrame, path, title: s
     handles.append(matplotlib.lines.Line2D([], [], color="black", lw=2, label="paper's total (Table 3)"))
     axes[0][-1].legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1), frameon=False)
     fig.suptitle(title or "When each core finishes")
+    return _save(fig, path)
+
+
+def seed002_gpu_vs_size(ours: pd.DataFrame, path) -> Path | None:
+    """Seed 002 Figs. 11/12's layout for our CUDA records: Gbit/s against input size, one panel per
+    cipher, one line per (GPU, kernel, method A/B/C)."""
+    from s2mc.analysis import seed002_gpu
+
+    runs = seed002_gpu.our_runs(ours)
+    runs = runs[runs["method"].notna()]
+    if runs.empty:
+        return None
+    ciphers = sorted(runs["cipher"].unique())
+    fig, axes = plt.subplots(1, len(ciphers), figsize=(5.5 * len(ciphers), 4.2), squeeze=False)
+    for ax, cipher in zip(axes[0], ciphers):
+        d = runs[runs["cipher"] == cipher]
+        for (plat, kernel, method), g in d.groupby(["platform", "kernel", "method"]):
+            g = g.groupby("bytes", as_index=False)["gbps"].median().sort_values("bytes")
+            ax.plot(g["bytes"], g["gbps"], marker="o", ls={"A": "-", "B": "--", "C": ":"}[method],
+                    label=f"{kernel} {method} ({plat})")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: human_bytes(int(v))))
+        ax.set_xlabel("input size")
+        ax.set_ylabel("throughput (Gbit/s)")
+        ax.set_title(f"{cipher}: A no transfer, B overlapped, C serial")
+        ax.legend(fontsize=7)
     return _save(fig, path)

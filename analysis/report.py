@@ -368,6 +368,7 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
     fig(plots.throughput_vs_size(ours_d, ref, out / "throughput_vs_size.png"),
         "Throughput against data size: this host (thick solid lines) beside the seeds' curves (thin dashed "
         "lines, stars)", b, "no data")
+    _seed002_gpu_blocks(b, ours_d, out, fig)   # issue 16: seed 002 Figs. 11-16 and Table 2
     s000 = ours_d[ours_d["experiment"] == "seed000_block_sizes"]
     if len(s000):
         t = derive.compare(s000, ref[ref["experiment"] == "seed000_table1"], "seconds",
@@ -383,6 +384,18 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
             b.append(Block("table", table=t.reset_index().fillna("–")))
 
     _seeds_native_blocks(b, ours_d, ref)
+    if (ours_d["experiment"] == "seed002_cpu").any() if len(ours_d) else False:   # issue 16
+        from s2mc.analysis import seeds_native as sn
+        b.append(Block("p", "**Seed 002 Figure 10 (ciphers x threads on a Core i7-2600K) beside this host**"))
+        for text in sn.seed002_sentences(ours_d, ref):
+            b.append(Block("p", text))
+        t = sn.seed002_beside(ours_d, ref)
+        b.append(Block("table", table=t.map(lambda v: f"{v:.3g}" if isinstance(v, float) and pd.notna(v)
+                                            else ("–" if v is None or (isinstance(v, float) and pd.isna(v))
+                                                  else v))))
+        fig(plots.seed002_cpu_bars(ours_d, ref, out / "seed002_cpu.png"),
+            "Seed 002 Figure 10 on this host: Gbit/s per cipher and thread count (bars), the paper's "
+            "quoted figures (stars)", b, "no seed002_cpu records")
 
     # 5. references
     b.append(Block("h2", "5. Reference data"))
@@ -432,3 +445,28 @@ def _seeds_native_blocks(b: list, ours_d: pd.DataFrame, ref: pd.DataFrame) -> No
             if len(t):
                 b.append(Block("p", f"Seed 001 {label} (Core i5 M 450), seconds, beside this host:"))
                 b.append(Block("table", table=_fmt_table(t)))
+
+
+def _seed002_gpu_blocks(b: list, ours_d: pd.DataFrame, out: Path, fig) -> None:
+    """Seed 002's GPU figures (AES and Camellia, methods A/B/C, Table 2) beside our CUDA records,
+    or the line saying they need a GPU run (s2mc.analysis.seed002_gpu)."""
+    from s2mc.analysis import seed002_gpu as s2
+
+    b.append(Block("p", "**Seed 002 on GPUs (Figs. 11-16, Table 2): AES and Camellia beside our CUDA "
+                        "kernels**"))
+    runs = s2.our_runs(ours_d)
+    for text in s2.sentences(runs):
+        b.append(Block("p", text))
+    b.append(Block("p", "Best throughput per cipher and method (Fig. 16's layout), Gbit/s:"))
+    b.append(Block("table", table=s2.best_table(runs)))
+    if len(runs):
+        b.append(Block("p", "Our throughput against input size (Figs. 11-12's content), Gbit/s:"))
+        b.append(Block("table", table=s2.size_table(runs)))
+        fig(plots.seed002_gpu_vs_size(ours_d, out / "seed002_gpu.png"),
+            "Our CUDA kernels in seed 002's Figs. 11-12 layout: Gbit/s against input size", b,
+            "no CUDA records")
+    b.append(Block("p", "Seed 002 Table 2 (AES and Camellia). Ours: `s2mc gpu --occupancy` and "
+                        "`s2mc gpu --cipher camellia --occupancy` print the same columns from "
+                        "cudaFuncGetAttributes and the occupancy API on a GPU (run_on_gpu.sh: "
+                        "occupancy.md)."))
+    b.append(Block("table", table=s2.table2()))

@@ -2,7 +2,7 @@
 
 1. the seed 003 grid, a core-scaling sweep to 64 cores (both AES styles), and memory-latency and
    arbitration sweeps on the simulator;
-2. native AES thread scaling and seed 000's block sizes on this host, and seeds 001 and 004
+2. native AES thread scaling and seed 000's block sizes on this host, and seeds 001, 002 (Figure 10) and 004
    (s2mc.analysis.seeds_native: sequential vs threads, total and encryption-only, the crossover);
 3. the GPU size sweep when a GPU is present;
 4. the report (`s2mc report`) under report/, with every plot and the seed tables.
@@ -86,6 +86,9 @@ def demo(results_dir, report_dir, full, skip, quiet):
         try:
             from s2mc.analysis import records, seeds_native
             df = seeds_native.measure() if full else seeds_native.measure_quick()
+            # seed 002 Figure 10: ciphers x threads (issue 16)
+            df = records.concat([df, seeds_native.measure_seed002() if full else
+                                 seeds_native.measure_seed002(4 << 20, min_seconds=0.02)])
             path = records.write(df, results / "seeds_native.parquet",
                                  params=dict(command="demo seeds_native", full=full))
             log(f"    {len(df)} records in {time.monotonic() - t1:.1f} s -> {path}")

@@ -259,3 +259,30 @@ def test_native_command_records_camellia(tmp_path):
     assert set(df["engine"]) == {"sptable", "openssl"}
     res = run("native", "--cipher", "camellia", "--impl", "vaes", "--bytes", "16")
     assert res.exit_code == 1 and "no implementation of camellia" in res.output
+
+
+# -- seed 002 Figure 10 on this host (analysis.seeds_native) ---------------------------------------------
+
+def test_seed002_cpu_records_table_and_report(tmp_path):
+    from s2mc.analysis import records, report, seeds, seeds_native as sn
+
+    ours = sn.measure_seed002(4096, threads=(1, 2), min_seconds=0, min_reps=1)
+    assert set(ours["experiment"]) == {"seed002_cpu"} and set(ours["cipher"]) == {"aes", "camellia"}
+    assert set(ours["workload"]) == {"aes-128-ctr-enc", "camellia-128-ctr-enc"}
+    assert set(ours["engine"]) >= {"ttable", "sptable"} and set(ours["cores"]) == {1, 2}
+    # A hand-made 'ours' against the paper's quoted AES-NI figure (44.2 Gbit/s at 4 threads).
+    ref = seeds.load_reference()
+    fake = records.make_records([
+        dict(run_id="r", experiment="seed002_cpu", source="native", workload="aes-128-ctr-enc", variant="contiguous",
+             engine="aesni", cores=t, bytes=1, metric="bytes_per_second", value=gbps * 1e9 / 8, cipher="aes")
+        for t, gbps in ((1, 10.0), (4, 22.1), (8, 22.1))])
+    t = sn.seed002_beside(fake, ref)
+    row = t.iloc[0]
+    assert row["4 vs 1 thr"] == pytest.approx(2.21) and row["8 vs 4 thr"] == pytest.approx(1.0)
+    assert row["paper Gbit/s"] == "44.2 (4 thr)" and row["paper/ours"] == pytest.approx(2.0)
+    (tmp_path / "res").mkdir()
+    records.write(ours, tmp_path / "res" / "s.parquet", params={})
+    out = report.build([tmp_path / "res"], tmp_path / "rep", title="t")
+    md = Path(out["md"]).read_text()
+    assert "Seed 002 Figure 10" in md and (tmp_path / "rep" / "seed002_cpu.png").is_file()
+    assert "sptable" in md and "44.2 (4 thr)" in md   # the AES-instructions line meets the AES-NI figure
