@@ -9,11 +9,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "s2mc_aes/camellia.h"
 #include "s2mc_aes/key_schedule.h"
@@ -178,6 +182,14 @@ std::string one_line_log(cl_program prog, cl_device_id d) {
     }
   }
   if (pick.empty()) pick = first;
+  // The compiler names its temporary copy of the source (PoCL: ~/.cache/pocl/kcache/tempfile_X.cl):
+  // say kernels.cl instead, keeping line and column.
+  const size_t cl = pick.find(".cl:");
+  if (cl != std::string::npos) {
+    const size_t start = pick.rfind(' ', cl);
+    const size_t from = start == std::string::npos ? 0 : start + 1;
+    pick.replace(from, cl + 3 - from, "kernels.cl");
+  }
   for (char& c : pick)
     if (c == '\t' || c == '\r' || c == '\0') c = ' ';
   if (pick.size() > 240) pick = pick.substr(0, 237) + "...";
@@ -212,7 +224,18 @@ std::unique_ptr<Device> open_device(const Found& f, int index) {
   const char* s = src.c_str();
   dev->program = clCreateProgramWithSource(dev->ctx, 1, &s, nullptr, &e);
   check(e, "clCreateProgramWithSource");
-  e = clBuildProgram(dev->program, 1, &dev->id, "-cl-std=CL1.2", nullptr, nullptr);
+  {
+    // Some compilers (PoCL's clang) also print their diagnostics on the process's stderr; the
+    // build log below has them, and a failure must stay one line, so stderr is parked meanwhile.
+    std::fflush(stderr);
+    const int saved = dup(2), null = open("/dev/null", O_WRONLY);
+    if (saved >= 0 && null >= 0) dup2(null, 2);
+    e = clBuildProgram(dev->program, 1, &dev->id, "-cl-std=CL1.2", nullptr, nullptr);
+    std::fflush(stderr);
+    if (saved >= 0 && null >= 0) dup2(saved, 2);
+    if (saved >= 0) close(saved);
+    if (null >= 0) close(null);
+  }
   if (e == CL_BUILD_PROGRAM_FAILURE || e == CL_INVALID_PROGRAM_EXECUTABLE)
     throw Error("kernel build failed on " + dev->info.name + ": " + one_line_log(dev->program, dev->id));
   check(e, "clBuildProgram");
