@@ -370,3 +370,28 @@ def finish_staircase(ours: pd.DataFrame, reference: pd.DataFrame, path, title: s
     return _save(fig, path)
 
 
+def seed002_gpu_vs_size(ours: pd.DataFrame, path) -> Path | None:
+    """Seed 002 Figs. 11/12's layout for our CUDA records: Gbit/s against input size, one panel per
+    cipher, one line per (GPU, kernel, method A/B/C)."""
+    from s2mc.analysis import seed002_gpu
+
+    runs = seed002_gpu.our_runs(ours)
+    runs = runs[runs["method"].notna()]
+    if runs.empty:
+        return None
+    ciphers = sorted(runs["cipher"].unique())
+    fig, axes = plt.subplots(1, len(ciphers), figsize=(5.5 * len(ciphers), 4.2), squeeze=False)
+    for ax, cipher in zip(axes[0], ciphers):
+        d = runs[runs["cipher"] == cipher]
+        for (plat, kernel, method), g in d.groupby(["platform", "kernel", "method"]):
+            g = g.groupby("bytes", as_index=False)["gbps"].median().sort_values("bytes")
+            ax.plot(g["bytes"], g["gbps"], marker="o", ls={"A": "-", "B": "--", "C": ":"}[method],
+                    label=f"{kernel} {method} ({plat})")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: human_bytes(int(v))))
+        ax.set_xlabel("input size")
+        ax.set_ylabel("throughput (Gbit/s)")
+        ax.set_title(f"{cipher}: A no transfer, B overlapped, C serial")
+        ax.legend(fontsize=7)
+    return _save(fig, path)

@@ -368,6 +368,7 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
     fig(plots.throughput_vs_size(ours_d, ref, out / "throughput_vs_size.png"),
         "Throughput against data size: this host (thick solid lines) beside the seeds' curves (thin dashed "
         "lines, stars)", b, "no data")
+    _seed002_gpu_blocks(b, ours_d, out, fig)   # issue 16: seed 002 Figs. 11-16 and Table 2
     s000 = ours_d[ours_d["experiment"] == "seed000_block_sizes"]
     if len(s000):
         t = derive.compare(s000, ref[ref["experiment"] == "seed000_table1"], "seconds",
@@ -446,3 +447,26 @@ def _seeds_native_blocks(b: list, ours_d: pd.DataFrame, ref: pd.DataFrame) -> No
                 b.append(Block("table", table=_fmt_table(t)))
 
 
+def _seed002_gpu_blocks(b: list, ours_d: pd.DataFrame, out: Path, fig) -> None:
+    """Seed 002's GPU figures (AES and Camellia, methods A/B/C, Table 2) beside our CUDA records,
+    or the line saying they need a GPU run (s2mc.analysis.seed002_gpu)."""
+    from s2mc.analysis import seed002_gpu as s2
+
+    b.append(Block("p", "**Seed 002 on GPUs (Figs. 11-16, Table 2): AES and Camellia beside our CUDA "
+                        "kernels**"))
+    runs = s2.our_runs(ours_d)
+    for text in s2.sentences(runs):
+        b.append(Block("p", text))
+    b.append(Block("p", "Best throughput per cipher and method (Fig. 16's layout), Gbit/s:"))
+    b.append(Block("table", table=s2.best_table(runs)))
+    if len(runs):
+        b.append(Block("p", "Our throughput against input size (Figs. 11-12's content), Gbit/s:"))
+        b.append(Block("table", table=s2.size_table(runs)))
+        fig(plots.seed002_gpu_vs_size(ours_d, out / "seed002_gpu.png"),
+            "Our CUDA kernels in seed 002's Figs. 11-12 layout: Gbit/s against input size", b,
+            "no CUDA records")
+    b.append(Block("p", "Seed 002 Table 2 (AES and Camellia). Ours: `s2mc gpu --occupancy` and "
+                        "`s2mc gpu --cipher camellia --occupancy` print the same columns from "
+                        "cudaFuncGetAttributes and the occupancy API on a GPU (run_on_gpu.sh: "
+                        "occupancy.md)."))
+    b.append(Block("table", table=s2.table2()))

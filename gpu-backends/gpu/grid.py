@@ -104,7 +104,7 @@ def run_grid(grid: GpuGrid, *, run_id: str, experiment: str = "cuda_aes", progre
             variant = variant_of(res["kernel"], measure, res["streams"])
             base = dict(run_id=run_id, experiment=experiment, source="cuda", platform=plat["gpu"],
                         workload=workload, variant=variant, engine="cuda", cores=1, core=-1,
-                        bytes=res["bytes"])
+                        bytes=res["bytes"], cipher=grid.cipher)
             metric = "seconds" if measure == "host" else "kernel_seconds"
             rows.append(dict(base, metric=metric, value=secs))
             rows.append(dict(base, metric="bytes_per_second", value=res["bytes"] / secs))
