@@ -23,6 +23,8 @@ from s2mc.isa.instructions import decode
 
 from .params import DEFAULTS, check
 
+#: burst4: grants in a row after which the last grantee goes last (the C++ engines' BURST_LIMIT).
+BURST_LIMIT = 4
 
 def _s32(v: int) -> int:
     v &= 0xFFFFFFFF
@@ -93,6 +95,7 @@ class ReferenceMachine:
         self.stacks = stacks
         self.bus_free = 0
         self.last_grant = -1
+        self.streak = 0               # grants in a row to last_grant (burst4)
         self.output: list[tuple[int, int, str]] = []
         self.cycles = 0
         self.now = 0                  # the next cycle step() simulates (tests stop the model there)
@@ -198,6 +201,9 @@ class ReferenceMachine:
             win = min(waiting, key=lambda k: (k.request_cycle, k.id))
         elif self.arbitration == "fixed":
             win = min(waiting, key=lambda k: k.id)
+        elif self.arbitration == "burst4":     # fixed, but after BURST_LIMIT grants in a row the
+            # last grantee goes last
+            win = min(waiting, key=lambda k: (k.id == self.last_grant and self.streak >= BURST_LIMIT, k.id))
         else:
             win = min(waiting, key=lambda k: (k.id - self.last_grant - 1) % n)
         self.access(win, c)
@@ -231,6 +237,7 @@ class ReferenceMachine:
         core.pc += 1
         core.state, core.next_issue = "run", g + self.L
         self.bus_free = g + self.L
+        self.streak = self.streak + 1 if core.id == self.last_grant else 1
         self.last_grant = core.id
 
     # -- step 3: the barrier --------------------------------------------------------------------

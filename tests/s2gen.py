@@ -137,5 +137,5 @@ def programs(draw, max_chunks=12):
 configs = st.fixed_dictionaries({
     "cores": st.integers(1, 5),
     "mem_latency": st.integers(1, 4),
-    "arbitration": st.sampled_from(["fifo", "fixed", "round_robin"]),
+    "arbitration": st.sampled_from(["fifo", "fixed", "round_robin", "burst4"]),
 })

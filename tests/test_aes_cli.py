@@ -122,7 +122,7 @@ def test_error_paths(args, message):
     (["--cores", "two"], "'--cores': 'two' is not an integer"),
     (["--cores", ","], "'--cores': empty list"),
     (["--arbitration", "fifo,lottery"],
-     "'--arbitration': unknown value 'lottery' (choose fifo, fixed, round_robin)"),
+     "'--arbitration': unknown value 'lottery' (choose fifo, fixed, round_robin, burst4)"),
     (["--engine", "verilog"], "'--engine': unknown value 'verilog' (choose fast, systemc)"),
     (["--mem-latency", "0"], "'--mem-latency': 0 is out of range (1..1000)"),
     (["--mem-latency", "1001"], "'--mem-latency': 1001 is out of range (1..1000)"),

@@ -56,7 +56,7 @@ def check(engine, src, cores, latency, arbitration, finish, waits):
     return res
 
 
-@pytest.mark.parametrize("arbitration", ["fifo", "fixed", "round_robin"])
+@pytest.mark.parametrize("arbitration", ["fifo", "fixed", "round_robin", "burst4"])
 def test_one_core_L2(engine, arbitration):
     # t0 cid | t1 ld granted at 1, bus 1-2 | t3 st granted at 3, bus 3-4 | t5 trap -> finish 6.
     # Stalls: no waiting, but each access's second cycle is a stall: 2 accesses x (2-1) = 2.
@@ -124,6 +124,39 @@ def test_three_cores_late_requester_fixed_and_round_robin(engine, arbitration):
     # As above until t5: fixed -> lowest id c1; rr -> after the last grantee c0 comes c1.
     # c1 granted 5 -> finish 8; c2 granted 7 (waited 4) -> finish 10.
     check(engine, T, 3, 2, arbitration, finish=[6, 8, 10], waits=[0, 0, 4])
+
+
+# B: every core loads five words in a row, then halts (the grant after 4 in a row, burst4).
+B = """
+.code 0
+  cid r1            ; 0
+  ld r2 @0 r1       ; 1
+  ld r2 @0 r1
+  ld r2 @0 r1
+  ld r2 @0 r1
+  ld r2 @0 r1       ; 5
+  trap r0 #0        ; 6
+.data 0
+  1 2 3
+"""
+
+
+@pytest.mark.parametrize("cores,arbitration,finish,waits", [
+    # fixed: c0's loads at 1, 3, 5, 7, 9, trap 11 -> finish 12; c1 (asked at 1) at 11 ... 19 -> 22.
+    (2, "fixed", [12, 22], [0, 10]),
+    # burst4: c0 granted at 1, 3, 5, 7 (4 in a row); at 9 c1 (waiting since 1) goes before c0's
+    # fifth (asked at 9); at 11 c0 again (the last grantee is c1), trap 13 -> 14 (waited 2); c1's
+    # other four at 13, 15, 17, 19 (alone), trap 21 -> 22 (waited 8 + 2).
+    (2, "burst4", [14, 22], [2, 10]),
+    # fixed, 3 cores: c0 1-9 -> 12, c1 11-19 -> 22, c2 21-29 -> 32 (each waited for the others).
+    (3, "fixed", [12, 22, 32], [0, 10, 20]),
+    # burst4, 3 cores: at 9 c0 goes last -> c1 (lowest of the others); at 11 c0 (lowest id, the
+    # last grantee is c1) -> 14; c1 at 13, 15, 17, 19 (4 in a row, its last: no fifth to pass over)
+    # -> 22; c2 at 21 ... 29 -> 32. c2 is not helped: the streak restarted with every hand-over.
+    (3, "burst4", [14, 22, 32], [2, 10, 20]),
+])
+def test_burst4_passes_over_a_core_after_four_grants_in_a_row(engine, cores, arbitration, finish, waits):
+    check(engine, B, cores, 2, arbitration, finish=finish, waits=waits)
 
 
 def test_four_cores_L1(engine):

@@ -30,7 +30,7 @@ HALT = ".code 0\n  trap r0 #0\n"
 
 # The limits, written out by hand (issue 11): the declaration must say exactly this.
 RANGES = {"cores": (1, 64), "mem_latency": (1, 1000), "max_cycles": (1, 1 << 62), "mem_words": (1, 1 << 26)}
-CHOICES = {"arbitration": ("fifo", "fixed", "round_robin"), "engine": ("fast", "systemc")}
+CHOICES = {"arbitration": ("fifo", "fixed", "round_robin", "burst4"), "engine": ("fast", "systemc")}
 BOUNDS = [(name, lo, hi) for name, (lo, hi) in RANGES.items()]
 
 
@@ -138,7 +138,7 @@ def test_the_fast_binding_checks_the_same_ranges(name, lo, hi):
         with pytest.raises(ValueError) as e:
             _fast.Engine(**{**args, name: bad})
         assert str(e.value) == out_of_range(name, bad)
-    with pytest.raises(ValueError, match=r"unknown arbitration 'x' \(choose fifo, fixed, round_robin\)"):
+    with pytest.raises(ValueError, match=r"unknown arbitration 'x' \(choose fifo, fixed, round_robin, burst4\)"):
         _fast.Engine(**{**args, "arbitration": "x"})
 
 
@@ -176,7 +176,7 @@ def test_s2mc_run_issue_12_reproducer():
     (["--cores", "1,x"], "'--cores': 'x' is not an integer"),
     (["--cores", ""], "'--cores': empty list"),
     (["--max-cycles", "1,2"], "'--max-cycles': '1,2' is not an integer"),
-    (["--arbitration", "lottery"], "'--arbitration': unknown value 'lottery' (choose fifo, fixed, round_robin)"),
+    (["--arbitration", "lottery"], "'--arbitration': unknown value 'lottery' (choose fifo, fixed, round_robin, burst4)"),
 ])
 def test_s2mc_run_malformed_values(tmp_path, args, message):
     res = cli_run(tmp_path, *args)
@@ -238,7 +238,7 @@ def test_systemc_child_input_accepts_the_bounds_and_names_the_range_past_them(tm
 def test_systemc_child_names_the_declared_arbitrations(tmp_path):
     out = run_child(tmp_path, child_input(arbitration="lottery"))
     assert out.returncode == 2
-    assert out.stderr == "s2mc-systemc: error: unknown arbitration 'lottery' (choose fifo, fixed, round_robin)\n"
+    assert out.stderr == "s2mc-systemc: error: unknown arbitration 'lottery' (choose fifo, fixed, round_robin, burst4)\n"
     for policy in CHOICES["arbitration"]:
         assert run_child(tmp_path, child_input(arbitration=policy)).returncode == 0
 

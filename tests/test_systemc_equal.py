@@ -20,7 +20,7 @@ from systemc_helpers import assert_same, needs_systemc
 
 pytestmark = needs_systemc
 ROOT = Path(__file__).resolve().parent.parent
-ARBS = ["fifo", "fixed", "round_robin"]
+ARBS = ["fifo", "fixed", "round_robin", "burst4"]
 
 
 @pytest.mark.parametrize("src", [golden.P, golden.T], ids=["P", "T"])

@@ -66,7 +66,7 @@ def test_child_executable_reports_bad_input_directly(tmp_path):
     out = subprocess.run([str(exe), "--input", str(bad), "--result", str(tmp_path / "r.json")],
                          capture_output=True, text=True, env=env)
     assert out.returncode == 2
-    assert out.stderr == "s2mc-systemc: error: unknown arbitration 'lottery' (choose fifo, fixed, round_robin)\n"
+    assert out.stderr == "s2mc-systemc: error: unknown arbitration 'lottery' (choose fifo, fixed, round_robin, burst4)\n"
     out = subprocess.run([str(exe), "--bogus"], capture_output=True, text=True, env=env)
     assert out.returncode == 2 and out.stderr.startswith("s2mc-systemc: error: unknown option '--bogus'")
     assert "SystemC" not in out.stdout   # no copyright banner

@@ -42,6 +42,7 @@ __attribute__((always_inline)) inline uint64_t FastEngine::access(int id, const 
   c.s.bus_wait_cycles += g - t_req;
   c.s.bus_busy_cycles += L;
   bus_free_ = g + L;
+  burst_streak_ = id == last_grant_ ? burst_streak_ + 1 : 1;
   last_grant_ = id;
   return g + L;
 }
@@ -211,11 +212,14 @@ bool FastEngine::schedule() {
       }
       int win = argfirst;  // fifo: earliest request, ties to the lowest id (strict < keeps the first)
       if (cfg_.arbitration != Arbitration::FIFO) {
-        // fixed scans from core 0, round-robin from the core after the last grantee.
+        // fixed and burst4 scan from core 0, round-robin from the core after the last grantee;
+        // burst4 passes over the last grantee after BURST_LIMIT grants in a row, unless it is alone.
         const int start = cfg_.arbitration == Arbitration::ROUND_ROBIN ? last_grant_ + 1 : 0;
+        const int skip = cfg_.arbitration == Arbitration::BURST4 && burst_streak_ >= BURST_LIMIT ? last_grant_ : -1;
+        win = skip;
         for (int k = 0; k < N; ++k) {
           const int i = (start + k) % N;
-          if (req_[i] <= g) { win = i; break; }
+          if (req_[i] <= g && i != skip) { win = i; break; }
         }
       }
       grant(win, g);

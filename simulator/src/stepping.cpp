@@ -74,7 +74,7 @@ FastEngine::CoreView FastEngine::core_view(int id) const {
 
 FastEngine::Snapshot FastEngine::save() const {
   return Snapshot{cores_, mem_, output_, std::vector<uint64_t>(req_, req_ + MAX_CORES), bus_free_, limit_,
-                  last_grant_, fault_};
+                  last_grant_, burst_streak_, fault_};
 }
 
 void FastEngine::restore(const Snapshot& s) {
@@ -85,6 +85,7 @@ void FastEngine::restore(const Snapshot& s) {
   bus_free_ = s.bus_free;
   limit_ = s.limit;
   last_grant_ = s.last_grant;
+  burst_streak_ = s.burst_streak;
   fault_ = s.fault;
 }
 

@@ -1,6 +1,7 @@
 // The arbiter: a separate module with one entry point, so the policy is a swappable part
 // (docs/timing-model.md): fifo (earliest request, ties to the lowest core id), fixed (lowest core id),
-// round_robin (rotating priority starting after the last grantee).
+// round_robin (rotating priority starting after the last grantee), burst4 (fixed, but the last
+// grantee goes last after s2::BURST_LIMIT grants in a row).
 #pragma once
 
 #include "interfaces.h"
@@ -22,10 +23,14 @@ class s2_arbiter : public sc_core::sc_module, public s2_arbiter_if {
       switch (m_policy) {
         case s2::Arbitration::FIFO: rank = 0; break;
         case s2::Arbitration::FIXED: rank = rq.core; break;
+        case s2::Arbitration::BURST4:
+          rank = rq.core == m_last && m_streak >= s2::BURST_LIMIT ? rq.core + m_cores : rq.core;
+          break;
         default: rank = (rq.core - m_last - 1 + 2 * m_cores) % m_cores; break;
       }
       if (win == pending.size() || better(rq, rank, *pending[win], best)) { win = k; best = rank; }
     }
+    m_streak = pending[win]->core == m_last ? m_streak + 1 : 1;
     m_last = pending[win]->core;
     return win;
   }
@@ -39,7 +44,8 @@ class s2_arbiter : public sc_core::sc_module, public s2_arbiter_if {
 
   s2::Arbitration m_policy;
   int m_cores;
-  int m_last = -1;  // the last grantee, for round-robin
+  int m_last = -1;  // the last grantee, for round-robin and burst4
+  int m_streak = 0;  // its grants in a row (burst4)
 };
 
 }  // namespace s2sc

@@ -12,7 +12,7 @@
 //
 // Input (whitespace-separated tokens; see docs/systemc.md):
 //   s2mc-systemc-input 1
-//   cores N  mem_latency L  arbitration fifo|fixed|round_robin  max_cycles N  mem_words N
+//   cores N  mem_latency L  arbitration fifo|fixed|round_robin|burst4  max_cycles N  mem_words N
 //   entry N  trace 0|1  [stacks BASE WORDS COUNT]
 //   code N w...     data N w...     (write ADDR N w...)*     end
 // `stacks` is there only when the program declares its stacks (.stacks, docs/isa.md).

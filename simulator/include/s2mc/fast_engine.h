@@ -104,6 +104,7 @@ class FastEngine {
   uint64_t bus_free_ = 0;          // first cycle at which the bus is idle
   uint64_t limit_;                 // cores stop issuing at this cycle (max_cycles or a fault)
   int last_grant_ = -1;            // for round-robin
+  int burst_streak_ = 0;           // grants in a row to last_grant_ (burst4)
   Fault fault_;
   uint32_t entry_;
   Stacks stacks_;
@@ -136,7 +137,7 @@ class FastEngine {
     std::vector<PrintEvent> output;
     std::vector<uint64_t> req;
     uint64_t bus_free, limit;
-    int last_grant;
+    int last_grant, burst_streak;
     Fault fault;
   };
   Snapshot save() const;

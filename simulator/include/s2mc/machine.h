@@ -11,11 +11,12 @@
 namespace s2 {
 
 // In the order of the arbitration choices in simulator/params.toml.
-enum class Arbitration : uint8_t { FIFO, FIXED, ROUND_ROBIN };
+enum class Arbitration : uint8_t { FIFO, FIXED, ROUND_ROBIN, BURST4 };
 constexpr bool same_name(const char* a, const char* b) { return *a == *b && (*a == 0 || same_name(a + 1, b + 1)); }
-static_assert(params::ARBITRATION_COUNT == 3 && same_name(params::ARBITRATION_CHOICES[0], "fifo") &&
+static_assert(params::ARBITRATION_COUNT == 4 && same_name(params::ARBITRATION_CHOICES[0], "fifo") &&
                   same_name(params::ARBITRATION_CHOICES[1], "fixed") &&
-                  same_name(params::ARBITRATION_CHOICES[2], "round_robin"),
+                  same_name(params::ARBITRATION_CHOICES[2], "round_robin") &&
+                  same_name(params::ARBITRATION_CHOICES[3], "burst4"),
               "the arbitration choices of simulator/params.toml and enum Arbitration differ");
 
 // The policy named `name` (a choice of params.toml); false when there is none.
@@ -28,6 +29,10 @@ inline bool arbitration_from_name(const std::string& name, Arbitration& out) {
   }
   return false;
 }
+
+// burst4: fixed priority, but a core granted this many times in a row (no other core granted in
+// between) goes last: a burst limit of a 4-beat burst (docs/timing-model.md).
+constexpr int BURST_LIMIT = 4;
 
 constexpr int MAX_CORES = static_cast<int>(params::CORES_MAX);
 
