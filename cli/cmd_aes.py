@@ -1,4 +1,5 @@
 """`s2mc aes`: AES on the simulated S2 multicore over a grid of configurations (docs/architecture.md).
+The grid's options and the command's body are shared with `s2mc cipher` (cli/cmd_cipher.py).
 
     s2mc aes --cores 1,2,3,4 --bytes 32,64,128,256 --style bytes --mode ecb   # seed 003 Tables 3-4
     s2mc aes --cores 1,2,4,8,16,32,64 --bytes 1K,4K,64K --out results/scaling.parquet
@@ -46,59 +47,78 @@ _PRESET_OPTIONS = {"cores": "cores", "sizes": "sizes", "key_bits": "key_bits", "
                    "key_expansions": "key_expansions"}
 
 
+def grid_options(styles: tuple[str, ...], style_default: str | None, style_help: str, experiment: str = "aes"):
+    """The grid options of `s2mc aes` and `s2mc cipher`, in order (only --style and the
+    experiment's default name differ)."""
+    options = [
+        machine_option("cores", many=True, default=_d("cores")),
+        click.option("--bytes", "sizes", type=Size(1, _MAX_BYTES, many=True, why="input and output must fit in the "
+                     f"simulated memory, at most {PARAMS['mem_words'].max} words"), default=_d("sizes"),
+                     show_default=True, help="Comma-separated data sizes in bytes (4K = 4096). ECB needs multiples of 16."),
+        click.option("--key-bits", type=Choices(("128", "192", "256")), default=_d("key_bits"), show_default=True,
+                     help="128, 192 and/or 256 (with --key: its size, which is the default)."),
+        click.option("--mode", "modes", type=Choices(MODES), default=_d("modes"), show_default=True,
+                     help="ecb and/or ctr."),
+        click.option("--direction", "directions", type=Choices(DIRECTIONS), default=_d("directions"),
+                     show_default=True, help="enc and/or dec (CTR decryption is the same keystream XOR)."),
+        click.option("--style", "styles", type=Choices(styles), default=style_default,
+                     show_default=style_default is not None, help=style_help),
+        click.option("--partition", "partitions", type=Choices(PARTITIONS), default=_d("partitions"), show_default=True,
+                     help="interleaved (block i on core i mod N), contiguous (one chunk per core), "
+                          "extended (runs of --ext-blocks blocks)."),
+        click.option("--ext-blocks", type=Integer(1, MAX_EXT_BLOCKS, many=True), default=_d("ext_blocks"),
+                     show_default=True, help="Blocks per run for --partition extended (comma-separated list allowed)."),
+        machine_option("mem_latency", many=True, dest="latencies"),
+        machine_option("arbitration", many=True, dest="arbitrations"),
+        machine_option("engine", many=True, dest="engines"),
+        click.option("--vcd", type=OutputFile("VCD waveform", stdout=False),
+                     help="With --engine systemc: write a VCD waveform (FILE-<n>.vcd for each run when "
+                          "the grid has several)."),
+        click.option("--opt", "opts", type=Choices(("1", "0")), default=_d("opts"), show_default=True,
+                     help="Rz optimisation level(s) the programs are compiled at: 1 and/or 0 (-O0, like "
+                          "the original compiler; seed 003's counts are close to it)."),
+        click.option("--key-expansion", "key_expansions", type=Choices(KEY_EXPANSIONS), default=_d("key_expansions"),
+                     show_default=True, help="core0 (core 0 expands the key while the others wait at the barrier) "
+                                             "and/or per-core (every core expands it itself)."),
+        click.option("--preset", type=Choices(tuple(PRESETS), many=False), default=None,
+                     help="A named configuration; seed003: the model that reproduces seed 003's Tables 3-4 "
+                          "(fixed priority, key expanded per core, -O0, calibrated to the paper's 1-core cells; "
+                          "docs/aes-on-s2.md). Options given as well replace its values."),
+        machine_option("mem_words"),
+        click.option("--key", "fixed_key", type=AesKey(), default=None,
+                     help="Key as 32, 48 or 64 hex digits (default: random from --seed, per key size)."),
+        click.option("--seed", type=Integer(0, MAX_SEED), default=AesGrid.seed, show_default=True,
+                     help=f"Seed of the random key, counter and data (0..{MAX_SEED})."),
+        click.option("--experiment", type=Text(), default=experiment, show_default=True, help="The records' experiment name."),
+        click.option("--out", "out_path", type=OutputFile("records", stdout=False),
+                     help="Write the records (Parquet, or CSV when the name ends in .csv) and a manifest."),
+        click.option("--json", "as_json", is_flag=True, help="Print the runs (and any seed comparison) "
+                     "as JSON on stdout instead of tables."),
+        timeline_options("FILE-<i>.EXT for each run when the grid has several"),
+        click.option("--quiet", "-q", is_flag=True, help="No progress bar."),
+        click.pass_context,
+    ]
+
+    def apply(f):
+        for option in reversed(options):
+            f = option(f)
+        return f
+    return apply
+
+
 @click.command("aes")
-@machine_option("cores", many=True, default=_d("cores"))
-@click.option("--bytes", "sizes", type=Size(1, _MAX_BYTES, many=True, why="input and output must fit in the "
-              f"simulated memory, at most {PARAMS['mem_words'].max} words"), default=_d("sizes"),
-              show_default=True, help="Comma-separated data sizes in bytes (4K = 4096). ECB needs multiples of 16.")
-@click.option("--key-bits", type=Choices(("128", "192", "256")), default=_d("key_bits"), show_default=True,
-              help="128, 192 and/or 256 (with --key: its size, which is the default).")
-@click.option("--mode", "modes", type=Choices(MODES), default=_d("modes"), show_default=True,
-              help="ecb and/or ctr.")
-@click.option("--direction", "directions", type=Choices(DIRECTIONS), default=_d("directions"),
-              show_default=True, help="enc and/or dec (CTR decryption is the same keystream XOR).")
-@click.option("--style", "styles", type=Choices(STYLES), default=_d("styles"), show_default=True,
-              help="bytes (one byte per word, textbook steps) and/or ttable (four bytes per word).")
-@click.option("--partition", "partitions", type=Choices(PARTITIONS), default=_d("partitions"), show_default=True,
-              help="interleaved (block i on core i mod N), contiguous (one chunk per core), "
-                   "extended (runs of --ext-blocks blocks).")
-@click.option("--ext-blocks", type=Integer(1, MAX_EXT_BLOCKS, many=True), default=_d("ext_blocks"),
-              show_default=True, help="Blocks per run for --partition extended (comma-separated list allowed).")
-@machine_option("mem_latency", many=True, dest="latencies")
-@machine_option("arbitration", many=True, dest="arbitrations")
-@machine_option("engine", many=True, dest="engines")
-@click.option("--vcd", type=OutputFile("VCD waveform", stdout=False),
-              help="With --engine systemc: write a VCD waveform (FILE-<n>.vcd for each run when "
-                   "the grid has several).")
-@click.option("--opt", "opts", type=Choices(("1", "0")), default=_d("opts"), show_default=True,
-              help="Rz optimisation level(s) the programs are compiled at: 1 and/or 0 (-O0, like "
-                   "the original compiler; seed 003's counts are close to it).")
-@click.option("--key-expansion", "key_expansions", type=Choices(KEY_EXPANSIONS), default=_d("key_expansions"),
-              show_default=True, help="core0 (core 0 expands the key while the others wait at the barrier) "
-                                      "and/or per-core (every core expands it itself).")
-@click.option("--preset", type=Choices(tuple(PRESETS), many=False), default=None,
-              help="A named configuration; seed003: the model that reproduces seed 003's Tables 3-4 "
-                   "(fixed priority, key expanded per core, -O0, calibrated to the paper's 1-core cells; "
-                   "docs/aes-on-s2.md). Options given as well replace its values.")
-@machine_option("mem_words")
-@click.option("--key", "fixed_key", type=AesKey(), default=None,
-              help="Key as 32, 48 or 64 hex digits (default: random from --seed, per key size).")
-@click.option("--seed", type=Integer(0, MAX_SEED), default=AesGrid.seed, show_default=True,
-              help=f"Seed of the random key, counter and data (0..{MAX_SEED}).")
-@click.option("--experiment", type=Text(), default="aes", show_default=True, help="The records' experiment name.")
-@click.option("--out", "out_path", type=OutputFile("records", stdout=False),
-              help="Write the records (Parquet, or CSV when the name ends in .csv) and a manifest.")
-@click.option("--json", "as_json", is_flag=True, help="Print the runs (and any seed comparison) "
-              "as JSON on stdout instead of tables.")
-@timeline_options("FILE-<i>.EXT for each run when the grid has several")
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-@click.pass_context
-def aes_cmd(ctx, cores, sizes, key_bits, modes, directions, styles, partitions, ext_blocks, latencies,
-            arbitrations, engines, vcd, opts, key_expansions, preset, mem_words, fixed_key, seed, experiment,
-            out_path, as_json, timeline, from_cycle, to_cycle, quiet):
+@grid_options(STYLES, _d("styles"), "bytes (one byte per word, textbook steps) and/or ttable (four bytes per word).")
+def aes_cmd(ctx, **options):
     """AES on the simulated multicore: a grid over cores x bytes x key size, mode, direction,
     style, partition, memory latency, arbitration and engine, every result checked against
     `cryptography`. The seed 003 configuration also prints the paper's Tables 3-4 beside ours."""
+    run_command(ctx, "aes", ("aes",), **options)
+
+
+def run_command(ctx, command, ciphers, *, cores, sizes, key_bits, modes, directions, styles, partitions, ext_blocks,
+                latencies, arbitrations, engines, vcd, opts, key_expansions, preset, mem_words, fixed_key, seed,
+                experiment, out_path, as_json, timeline, from_cycle, to_cycle, quiet):
+    """The body of `s2mc aes` and `s2mc cipher`: the grid of `ciphers`, run, printed, recorded."""
     from s2mc.analysis import records, seed003
     from s2mc.workloads import aes
 
@@ -114,7 +134,7 @@ def aes_cmd(ctx, cores, sizes, key_bits, modes, directions, styles, partitions, 
         directions=tuple(directions), styles=tuple(styles), partitions=tuple(partitions),
         ext_blocks=tuple(ext_blocks), mem_latencies=tuple(latencies), arbitrations=tuple(arbitrations),
         engines=tuple(engines), opts=tuple(int(o) for o in opts), key_expansions=tuple(key_expansions),
-        mem_words=mem_words, key=fixed_key, seed=seed)
+        mem_words=mem_words, key=fixed_key, seed=seed, **({"ciphers": tuple(ciphers)} if ciphers != ("aes",) else {}))
     if preset:
         given = {f for o, f in _PRESET_OPTIONS.items()
                  if ctx.get_parameter_source(o) is not ParameterSource.DEFAULT}
@@ -123,14 +143,14 @@ def aes_cmd(ctx, cores, sizes, key_bits, modes, directions, styles, partitions, 
         fields.update({f: v for f, v in PRESETS[preset].items() if f not in given})
     grid = AesGrid(**fields)
     t0 = time.perf_counter()
-    runs, rows = run_grid(grid, new_run_id=lambda: records.new_run_id("aes"), experiment=experiment,
-                                   progress=not quiet and sys.stderr.isatty(), vcd=vcd, timeline=timeline,
-                                   timeline_window=(from_cycle, to_cycle))
+    runs, rows = run_grid(grid, new_run_id=lambda: records.new_run_id(command), experiment=experiment,
+                          progress=not quiet and sys.stderr.isatty(), vcd=vcd, timeline=timeline,
+                          timeline_window=(from_cycle, to_cycle), desc=f"s2mc {command}")
     wall = time.perf_counter() - t0
     sim_s = sum(r.sim_seconds for r in runs)
     instr = sum(r.result.instructions for r in runs)
     # Two significant digits: a short SystemC run simulates well under 1 MIPS, never "0 MIPS".
-    click.echo(f"s2mc aes: {len(runs)} runs checked against cryptography in {wall:.1f} s "
+    click.echo(f"s2mc {command}: {len(runs)} runs checked against cryptography in {wall:.1f} s "
                f"({sim_s:.2g} s simulating, {float(f'{instr / max(sim_s, 1e-9) / 1e6:.2g}'):g} MIPS)",
                err=True)
     if timeline and len(runs) > 1:
@@ -142,7 +162,7 @@ def aes_cmd(ctx, cores, sizes, key_bits, modes, directions, styles, partitions, 
     seed_text, seed_rows = seed003.comparison(runs)
     if out_path:
         df = records.make_records(rows)
-        params = dict(command="aes", **grid.params(), experiment=experiment, wall_seconds=wall)
+        params = dict(command=command, **grid.params(), experiment=experiment, wall_seconds=wall)
         path = records.write(df, out_path, params=params)
         click.echo(f"wrote {len(df)} records to {path}", err=True)
     if as_json:

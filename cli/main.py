@@ -13,11 +13,11 @@ import click
 
 from s2mc.isa.errors import S2mcError
 
-from . import (cmd_aes, cmd_compile, cmd_crypt, cmd_debug, cmd_demo, cmd_examples, cmd_fidelity, cmd_gpu,
+from . import (cmd_aes, cmd_cipher, cmd_compile, cmd_crypt, cmd_debug, cmd_demo, cmd_examples, cmd_fidelity, cmd_gpu,
                cmd_lab, cmd_native, cmd_report, cmd_sim, cmd_sweep)
 
 #: Every command module, in the order of the data flow (`s2mc --help` sorts the commands by name).
-MODULES = (cmd_examples, cmd_sim, cmd_debug, cmd_compile, cmd_aes, cmd_fidelity, cmd_native, cmd_crypt, cmd_gpu,
+MODULES = (cmd_examples, cmd_sim, cmd_debug, cmd_compile, cmd_aes, cmd_cipher, cmd_fidelity, cmd_native, cmd_crypt, cmd_gpu,
            cmd_report, cmd_sweep, cmd_demo, cmd_lab)
 
 

@@ -124,6 +124,10 @@ SPECS = {
         "--results": ["res", "{folder}"], "--out": ["rep", "{folder}"], "--skip": ["sim", "gpu", "cpu"]}),
 }
 SPECS["decrypt"] = SPECS["encrypt"]
+# cipher: s2mc aes's options for any cipher, plus --cipher; --style takes every cipher's styles
+SPECS["cipher"] = dict(base={"--cores": "1", "--bytes": "16", "--cipher": "camellia"}, flags=["--json", "-q"], options={
+    **SPECS["aes"]["options"], "--cipher": ["aes", "aes,camellia", "des", "camellia,camellia"],
+    "--style": ["sp", "ttable,sp", "bytes", "words"]})
 # sweep: the spec is never a valid experiment here (a run would take long), so the options are
 # parsed and the spec refused with one line
 SPECS["sweep"] = dict(args=["{records}"], base={"--out": "s.parquet"}, flags=["--quick", "--fresh", "-q"], options={
@@ -319,6 +323,7 @@ test_compile_options = _test("compile", 60)
 test_run_options = _test("run", 150)
 test_debug_options = _test("debug", 60)
 test_aes_options = _test("aes", 150)
+test_cipher_options = _test("cipher", 60)
 test_fidelity_options = _test("fidelity", 20)
 test_native_options = _test("native", 120)
 test_encrypt_options = _test("encrypt", 150)

@@ -1,5 +1,6 @@
-"""The AES grid on the simulated multicore: every combination of the swept parameters, each run
-checked against `cryptography`, returned as runs and records rows (docs/records.md).
+"""The cipher grid on the simulated multicore (AES by default, Camellia with ciphers=("camellia",)):
+every combination of the swept parameters, each run checked against `cryptography`, returned as
+runs and records rows (docs/records.md).
 
     from s2mc.workloads.aes.grid import AesGrid, run_grid, format_tables
     grid = AesGrid(cores=(1, 2, 4), sizes=(64, 256), styles=("bytes", "ttable"))
@@ -22,14 +23,16 @@ from s2mc.isa.errors import S2mcError
 from s2mc.isa.units import human_size
 from s2mc.simulator.params import DEFAULTS, PARAMS
 
-from .runner import DEFAULT_EXT_BLOCKS, AesConfig, AesRun, max_bytes, record_rows, run_aes, words_needed
+from .runner import (CIPHERS, DEFAULT_EXT_BLOCKS, AesConfig, AesRun, cipher_of, max_bytes, record_rows, run_aes,
+                     words_needed)
 
 
 @dataclass(frozen=True)
 class AesGrid:
     """One grid of AES runs: the cross product of every tuple field (ext_blocks only for the
     extended partition). The data, counter and keys are drawn from `seed`; `key` fixes the key
-    (its length then sets the key size). The defaults are those of `s2mc aes`."""
+    (its length then sets the key size). The defaults are those of `s2mc aes`. Each cipher of
+    `ciphers` runs those of `styles` that are its own (aes: bytes, ttable; camellia: sp)."""
     cores: tuple[int, ...] = (1, 2, 4)
     sizes: tuple[int, ...] = (32, 64, 128, 256)
     key_bits: tuple[int, ...] = (128,)
@@ -47,6 +50,7 @@ class AesGrid:
     mem_words: int = DEFAULTS["mem_words"]
     key: bytes | None = None
     seed: int = 2014
+    ciphers: tuple[str, ...] = ("aes",)
 
     @property
     def key_sizes(self) -> tuple[int, ...]:
@@ -55,14 +59,17 @@ class AesGrid:
     def configs(self) -> list[dict]:
         """AesConfig fields (all but cores) of every configuration, in run order."""
         out = []
-        for bits, mode, d, style, part, lat, arb, eng, opt, kx, cal in itertools.product(
-                self.key_sizes, self.modes, self.directions, self.styles, self.partitions,
+        for ciph, bits, mode, d, style, part, lat, arb, eng, opt, kx, cal in itertools.product(
+                self.ciphers, self.key_sizes, self.modes, self.directions, self.styles, self.partitions,
                 self.mem_latencies, self.arbitrations, self.engines, self.opts, self.key_expansions,
                 self.calibrations):
-            # the program variant only when it is not the default, so that every other
-            # configuration keeps the identity it had before variants existed (s2mc sweep's parts)
+            if ciph in CIPHERS and style not in CIPHERS[ciph].styles:
+                continue
+            # the program variant (and the cipher) only when it is not the default, so that every
+            # other configuration keeps the identity it had before variants existed (s2mc sweep's parts)
             variant = {**({"key_expansion": kx} if kx != "core0" else {}),
-                       **({"calibration": cal} if cal is not None else {})}
+                       **({"calibration": cal} if cal is not None else {}),
+                       **({"cipher": ciph} if ciph != "aes" else {})}
             for e in (self.ext_blocks if part == "extended" else (DEFAULT_EXT_BLOCKS,)):
                 out.append(dict(key_bits=bits, mode=mode, direction=d, style=style, partition=part,
                                 ext_blocks=e, mem_latency=lat, arbitration=arb, engine=eng, opt=opt,
@@ -76,7 +83,13 @@ class AesGrid:
     def check(self) -> None:
         """Fail before running anything: ECB sizes that are not whole blocks, a size that does
         not fit in the simulated memory, the SystemC engine when it is not built, a program variant
-        that does not exist (a calibration of another style or level)."""
+        that does not exist (a calibration of another style or level), a cipher none of whose
+        styles is chosen."""
+        for ciph in self.ciphers:
+            own = cipher_of(ciph).styles
+            if not set(own) & set(self.styles):
+                raise S2mcError(f"--style {','.join(self.styles)}: none of them is a style of {ciph} "
+                                f"(choose {', '.join(own)})")
         for cfg in self.configs():
             AesConfig(**cfg).check()
         if "ecb" in self.modes:
@@ -85,7 +98,8 @@ class AesGrid:
                 raise S2mcError(f"--bytes: ECB needs whole 16-byte blocks; {bad[0]} is not a multiple "
                                 "of 16 (use --mode ctr for any length)")
         top = PARAMS["mem_words"].max
-        for style, opt in itertools.product(self.styles, self.opts):
+        ran = {cfg["style"] for cfg in self.configs()}
+        for style, opt in itertools.product([s for s in self.styles if s in ran], self.opts):
             n = max(self.sizes)
             need = words_needed(n, style, opt)
             if need > top:    # no memory is large enough: state the real range
@@ -110,7 +124,7 @@ class AesGrid:
                     mem_latency=list(self.mem_latencies), arbitration=list(self.arbitrations),
                     engines=list(self.engines), opt=list(self.opts),
                     key_expansion=list(self.key_expansions), calibration=list(self.calibrations),
-                    mem_words=self.mem_words,
+                    mem_words=self.mem_words, ciphers=list(self.ciphers),
                     seed=self.seed, key_given=self.key is not None,
                     checked_against="cryptography " + _cryptography_version())
 
@@ -177,12 +191,14 @@ def timeline_files(grid: AesGrid, path: str) -> list[str]:
 
 def run_grid(grid: AesGrid, *, new_run_id: Callable[[], str], experiment: str = "aes",
              progress: bool = False, vcd: str | None = None, timeline: str | None = None,
-             timeline_window: tuple[int, int | None] = (0, None)) -> tuple[list[AesRun], list[dict]]:
+             timeline_window: tuple[int, int | None] = (0, None), desc: str = "s2mc aes",
+             ) -> tuple[list[AesRun], list[dict]]:
     """Run the grid (every run checked against `cryptography`); returns (runs, records rows).
 
     new_run_id gives each run its id. vcd (systemc engine): a waveform file, FILE-<i>.vcd per run
     when the grid has several. timeline: the timeline of the cycles in timeline_window
     (s2mc.simulator.timeline), FILE-<i>.EXT per run likewise (timeline_files(grid, path) names them).
+    desc: the progress bar's label.
     """
     grid.check()
     jobs = grid.jobs()
@@ -194,7 +210,7 @@ def run_grid(grid: AesGrid, *, new_run_id: Callable[[], str], experiment: str = 
     bar = None
     if progress:
         from tqdm import tqdm
-        bar = tqdm(total=len(jobs), desc="s2mc aes", unit="run", leave=False)
+        bar = tqdm(total=len(jobs), desc=desc, unit="run", leave=False)
     runs, rows = [], []
     try:
         for job in jobs:
@@ -204,7 +220,7 @@ def run_grid(grid: AesGrid, *, new_run_id: Callable[[], str], experiment: str = 
             runs.append(r)
             rows += record_rows(r, new_run_id(), experiment)
             if bar:
-                bar.set_postfix_str(f"{cfg['style']} {cfg['mode']} {c}c {human_size(n)}B")
+                bar.set_postfix_str(f"{cfg['cipher'] + ' ' if 'cipher' in cfg else ''}{cfg['style']} {cfg['mode']} {c}c {human_size(n)}B")
                 bar.update(1)
     finally:
         if bar:

@@ -1,14 +1,21 @@
-"""Host side of the AES workloads: compile once, fill data symbols, run, read back, check.
+"""Host side of the cipher workloads (AES, and Camellia through the same machinery): compile once,
+fill data symbols, run, read back, check.
 
     from s2mc.workloads.aes import run_aes
     r = run_aes(b"\\x00" * 64, key=bytes(16), mode="ecb", style="bytes", cores=4)
     r.output        # the ciphertext, already checked against `cryptography`
     r.result        # s2mc.simulator.Result: cycles, per-core counters, bus utilisation
+    run_cipher(data, key, cipher="camellia", cores=4)     # the same for Camellia (style "sp")
+
+The ciphers (`CIPHERS`) share the host interface: their programs read the same data symbols
+(keybits, key, mode, decrypt, partition, ext, nwords or nbytes, src, dst, ctr0), so one runner
+fills them; a cipher brings its styles (one program each), its oracle and its name.
 
 Every run is checked against the `cryptography` package (OpenSSL); a mismatch raises
 `AesMismatch` (an S2mcError) naming the first differing byte. The programs are
-`aes_bytes.rz` (one byte per word) and `aes_ttable.rz` (four bytes per word, big-endian); each is
-compiled once per process and cached. Inputs go to the `__heap` data symbol (after the per-core
+`aes_bytes.rz` (one byte per word), `aes_ttable.rz` (four bytes per word, big-endian) and
+s2mc.workloads.camellia's `camellia.rz` (four bytes per word); each is compiled once per process
+and cached. Inputs go to the `__heap` data symbol (after the per-core
 stacks), so any size that fits in the simulated memory runs without recompiling.
 """
 from __future__ import annotations
@@ -21,6 +28,7 @@ from s2mc.isa.errors import S2mcError
 from s2mc.simulator import DEFAULT_MAX_CYCLES, Machine, Result
 from s2mc.simulator.params import DEFAULTS, PARAMS, check as check_machine
 from s2mc.simulator.records import result_rows, variant_parts
+from s2mc.workloads import camellia
 
 from . import variants
 
@@ -35,8 +43,31 @@ DEFAULT_EXT_BLOCKS = 4
 SOURCES = variants.SOURCES
 
 
+@dataclass(frozen=True)
+class Cipher:
+    """A cipher the simulated programs implement: its styles (one Rz program each, the first the
+    default), the `cryptography` algorithm that checks it and its name in messages."""
+    name: str
+    label: str
+    styles: tuple[str, ...]
+    sources: dict
+
+
+CIPHERS = {"aes": Cipher("aes", "AES", STYLES, SOURCES),
+           "camellia": Cipher("camellia", "Camellia", camellia.STYLES, {"sp": camellia.SOURCE})}
+#: Every style of every cipher (styles are named apart, so a style names its program).
+ALL_STYLES = tuple(s for c in CIPHERS.values() for s in c.styles)
+
+
 class AesMismatch(S2mcError):
-    """The simulated machine's output differs from the `cryptography` reference."""
+    """The simulated machine's output differs from the `cryptography` reference (any cipher)."""
+
+
+def cipher_of(name: str) -> Cipher:
+    try:
+        return CIPHERS[name]
+    except KeyError:
+        raise S2mcError(f"unknown cipher {name!r} (choose {', '.join(CIPHERS)})") from None
 
 
 @dataclass(frozen=True)
@@ -56,6 +87,7 @@ class AesConfig:
     opt: int = 1                  # Rz optimisation level the program is compiled at
     key_expansion: str = "core0"  # core0: core 0 expands the key; per-core: every core does
     calibration: object = None    # None, a calibration's name (variants.CALIBRATIONS) or a variants.Calibration
+    cipher: str = "aes"           # a key of CIPHERS; style must be one of its styles
 
     def check(self) -> None:
         def choose(what, value, allowed):
@@ -64,7 +96,7 @@ class AesConfig:
         choose("key size", self.key_bits, KEY_BITS)
         choose("mode", self.mode, MODES)
         choose("direction", self.direction, DIRECTIONS)
-        choose("style", self.style, STYLES)
+        choose("style", self.style, cipher_of(self.cipher).styles)
         choose("partition", self.partition, PARTITIONS)
         check_machine(cores=self.cores, mem_latency=self.mem_latency, arbitration=self.arbitration,
                       mem_words=self.mem_words, engine=self.engine)
@@ -79,8 +111,8 @@ class AesConfig:
 
     @property
     def workload(self) -> str:
-        """Records `workload`: aes-<bits>-<mode>-<enc|dec>."""
-        return f"aes-{self.key_bits}-{self.mode}-{self.direction}"
+        """Records `workload`: <cipher>-<bits>-<mode>-<enc|dec> (aes-128-ecb-enc, camellia-256-ctr-enc)."""
+        return f"{self.cipher}-{self.key_bits}-{self.mode}-{self.direction}"
 
     @property
     def variant(self) -> str:
@@ -112,22 +144,53 @@ class AesRun:
 def program(style: str, opt: int = 1, key_expansion: str = "core0", calibration=None):
     """The compiled program of a style (compiled once per process, optimisation level and variant:
     where the key is expanded and the calibration, s2mc.workloads.aes.variants)."""
-    if style not in STYLES:
-        raise S2mcError(f"unknown style {style!r} (choose {', '.join(STYLES)})")
+    if style not in ALL_STYLES:
+        raise S2mcError(f"unknown style {style!r} (choose {', '.join(ALL_STYLES)})")
     from s2mc.compiler import compile as rz_compile
-    text = variants.source(style, key_expansion, calibration, opt)
-    return rz_compile(text, opt=opt, filename=str(SOURCES[style])).program
+    if style in SOURCES:
+        text, path = variants.source(style, key_expansion, calibration, opt), SOURCES[style]
+    else:    # another cipher's program: the same //@per-core line, no calibration (it is AES's)
+        path = next(c.sources[style] for c in CIPHERS.values() if style in c.sources)
+        cal = variants.calibration(calibration)
+        if cal is not None:
+            cal.check(style, opt, key_expansion)
+        if key_expansion not in KEY_EXPANSIONS:
+            raise S2mcError(f"unknown key expansion {key_expansion!r} (choose {', '.join(KEY_EXPANSIONS)})")
+        text = variants.apply(path.read_text(encoding="utf-8"),
+                              {"per-core"} if key_expansion == "per-core" else set(), {}, str(path))
+    return rz_compile(text, opt=opt, filename=str(path)).program
 
 
 # --------------------------------------------------------------------------------------------------
 # the oracle
 # --------------------------------------------------------------------------------------------------
 
-def reference(data: bytes, key: bytes, mode: str, direction: str, counter: bytes | None) -> bytes:
-    """AES by the `cryptography` package (OpenSSL): the oracle every run is checked against."""
-    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+def algorithm(cipher: str, key: bytes):
+    """The `cryptography` algorithm object of a cipher (Camellia sits in its `decrepit` package
+    since cryptography 43; older versions have it beside AES)."""
+    if cipher == "aes":
+        from cryptography.hazmat.primitives.ciphers import algorithms
+        return algorithms.AES(key)
+    try:
+        from cryptography.hazmat.decrepit.ciphers import algorithms as old
+    except ImportError:                # pragma: no cover - cryptography < 43
+        from cryptography.hazmat.primitives.ciphers import algorithms as old
+    return old.Camellia(key)
+
+
+def reference(data: bytes, key: bytes, mode: str, direction: str, counter: bytes | None,
+              cipher: str = "aes") -> bytes:
+    """The cipher by the `cryptography` package (OpenSSL): the oracle every run is checked against.
+    `cryptography` has no Camellia-CTR, so its CTR is the keystream of the counter blocks
+    (SP 800-38A's 128-bit big-endian increment) encrypted by its Camellia-ECB."""
+    from cryptography.hazmat.primitives.ciphers import Cipher, modes
+    if mode == "ctr" and cipher != "aes":
+        start = int.from_bytes(counter, "big")
+        blocks = b"".join(((start + i) % (1 << 128)).to_bytes(16, "big") for i in range(-(-len(data) // 16)))
+        ks = Cipher(algorithm(cipher, key), modes.ECB()).encryptor().update(blocks)
+        return bytes(a ^ b for a, b in zip(data, ks))
     m = modes.ECB() if mode == "ecb" else modes.CTR(counter)
-    c = Cipher(algorithms.AES(key), m)
+    c = Cipher(algorithm(cipher, key), m)
     op = c.decryptor() if (mode == "ecb" and direction == "dec") else c.encryptor()
     return op.update(data) + op.finalize()
 
@@ -187,12 +250,14 @@ def _max_cycles(nbytes: int, cfg: AesConfig) -> int:
 # running
 # --------------------------------------------------------------------------------------------------
 
-def run_aes(data: bytes, key: bytes, counter: bytes | None = None, *, check: bool = True,
-            config: AesConfig | None = None, vcd: str | None = None, timeline: str | None = None,
-            timeline_window: tuple[int, int | None] = (0, None), trace: bool = False, **options) -> AesRun:
-    """Run AES on the simulated multicore and check the result against `cryptography`.
+def run_cipher(data: bytes, key: bytes, counter: bytes | None = None, *, check: bool = True,
+               config: AesConfig | None = None, vcd: str | None = None, timeline: str | None = None,
+               timeline_window: tuple[int, int | None] = (0, None), trace: bool = False, **options) -> AesRun:
+    """Run a cipher (AES by default; `cipher="camellia"`) on the simulated multicore and check the
+    result against `cryptography`.
 
-    `options` are AesConfig fields (key_bits is taken from the key). `counter` (CTR only) is the
+    `options` are AesConfig fields (key_bits is taken from the key; the style defaults to the
+    cipher's first). `counter` (CTR only) is the
     16-byte initial counter block (default: zero). Raises S2mcError on a bad configuration, a
     non-whole-block ECB length, data too large for the configured memory, a simulated fault, or
     a result that differs from the reference (AesMismatch). `vcd` (systemc engine only) names
@@ -201,11 +266,15 @@ def run_aes(data: bytes, key: bytes, counter: bytes | None = None, *, check: boo
     result.trace (small runs: s2mc.analysis.fidelity replays it).
     """
     data, key = bytes(data), bytes(key)
+    ciph = cipher_of(config.cipher if config else options.get("cipher", "aes"))
     if len(key) not in (16, 24, 32):
-        raise S2mcError(f"an AES key is 16, 24 or 32 bytes, not {len(key)}")
+        raise S2mcError(f"{'an' if ciph.label[0] in 'AEIOU' else 'a'} {ciph.label} key is 16, 24 or 32 "
+                        f"bytes, not {len(key)}")
+    if config is None and "style" not in options:
+        options["style"] = ciph.styles[0]
     cfg = config or AesConfig(**{**options, "key_bits": len(key) * 8})
     if cfg.key_bits != len(key) * 8:
-        raise S2mcError(f"the configuration says AES-{cfg.key_bits} but the key has "
+        raise S2mcError(f"the configuration says {ciph.label}-{cfg.key_bits} but the key has "
                         f"{len(key) * 8} bits")
     cfg.check()
     check_lengths(len(data), cfg.mode)
@@ -246,13 +315,17 @@ def run_aes(data: bytes, key: bytes, counter: bytes | None = None, *, check: boo
     seconds = result.sim_seconds
     out = _from_words(m.read(dst, nwords), style, n) if nwords else b""
     if check:
-        want = reference(data, key, cfg.mode, cfg.direction, counter)
+        want = reference(data, key, cfg.mode, cfg.direction, counter, cfg.cipher)
         if out != want:
             i = next(i for i in range(len(want)) if out[i] != want[i])
             raise AesMismatch(
-                f"AES mismatch: {cfg.workload} {cfg.variant} on {cfg.cores} cores, {n} bytes: byte "
+                f"{ciph.label} mismatch: {cfg.workload} {cfg.variant} on {cfg.cores} cores, {n} bytes: byte "
                 f"{i} (block {i // 16}) is {out[i]:#04x}, cryptography says {want[i]:#04x}")
     return AesRun(cfg, n, out, result, seconds, {"src": src, "dst": dst, "needed": need}, check)
+
+
+#: AES is the cipher run_cipher runs by default.
+run_aes = run_cipher
 
 
 # --------------------------------------------------------------------------------------------------
@@ -262,13 +335,13 @@ def run_aes(data: bytes, key: bytes, counter: bytes | None = None, *, check: boo
 def record_rows(run: AesRun, run_id: str, experiment: str = "aes") -> list[dict]:
     """Tidy rows for one run: whole-run totals (core -1) and every core's counters."""
     return result_rows(run.result, run_id, experiment=experiment, workload=run.config.workload,
-                       variant=run.config.variant, nbytes=run.nbytes)
+                       variant=run.config.variant, nbytes=run.nbytes, cipher=run.config.cipher)
 
 
 def summary(run: AesRun) -> dict:
     """One run as a plain dict (what `s2mc aes --json` prints per run)."""
     cfg, res = run.config, run.result
-    return {"workload": cfg.workload, "variant": cfg.variant, "key_bits": cfg.key_bits,
+    return {"cipher": cfg.cipher, "workload": cfg.workload, "variant": cfg.variant, "key_bits": cfg.key_bits,
             "mode": cfg.mode, "direction": cfg.direction, "style": cfg.style,
             "partition": cfg.partition, "ext_blocks": cfg.ext_blocks, "engine": cfg.engine,
             "mem_latency": cfg.mem_latency, "arbitration": cfg.arbitration, "opt": cfg.opt,
