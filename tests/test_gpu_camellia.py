@@ -285,3 +285,38 @@ def test_gpu_occupancy_and_bench():
     for measure in ("keystream", "device", "host"):
         res = gpu.bench("coarse", measure, nbytes=1 << 20, reps=1, cipher="camellia")
         assert res["seconds"] > 0 and res["bytes"] == 1 << 20
+
+
+# -- s2mc encrypt --backend cuda --cipher camellia ----------------------------------------------------
+
+@built
+@needs_openssl
+@pytest.mark.parametrize("key_len", (16, 32))
+def test_encrypt_cli_cuda_camellia_through_the_emulator(tmp_path, monkeypatch, key_len):
+    """The command's CUDA path end to end, with the kernels on the CPU emulator standing in for a GPU."""
+    import functools
+    monkeypatch.setattr(gpu, "status", lambda: {"built": True, "gpu_present": True, "devices": ["emu"],
+                                                "reason": ""})
+    monkeypatch.setattr(gpu, "encrypt_file", functools.partial(gpu.encrypt_file, emulated=True, chunk_bytes=8192))
+    src, out, want = tmp_path / "in.bin", tmp_path / "out.bin", tmp_path / "want.bin"
+    src.write_bytes(rnd(20011, 5))
+    key = rnd(key_len, 6)
+    res = CliRunner().invoke(cli, ["encrypt", "--backend", "cuda", "--cipher", "camellia", "--in", str(src),
+                                   "--out", str(out), "--key", key.hex(), "--iv", IV.hex(), "-q"])
+    assert res.exit_code == 0, res.output
+    subprocess.run([OPENSSL, "enc", f"-camellia-{key_len * 8}-ctr", "-K", key.hex(), "-iv", IV.hex(),
+                    "-in", str(src), "-out", str(want)], check=True)
+    assert out.read_bytes() == want.read_bytes()
+
+
+@pytest.mark.skipif(gpu.available(), reason="a GPU is present")
+def test_encrypt_cli_cuda_camellia_without_gpu_one_line(tmp_path):
+    src = tmp_path / "in.bin"
+    src.write_bytes(b"x" * 100)
+    proc = subprocess.run([str(S2MC), "encrypt", "--backend", "cuda", "--cipher", "camellia", "--in", str(src),
+                           "--out", str(tmp_path / "o.bin"), "--key", "00" * 16, "--iv", IV.hex()],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("s2mc: error: --backend cuda: "), lines
+    assert not (tmp_path / "o.bin").exists()
