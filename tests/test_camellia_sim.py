@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -263,3 +264,18 @@ def test_cipher_command_errors_are_one_line(args, code, message):
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("s2mc") and message in lines[0], proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_the_docs_cycles_per_block_are_what_the_simulator_counts():
+    """docs/camellia-on-s2.md's table (the 128-bit rows with a 32-bit program): cycles are
+    deterministic, so the page's numbers are recomputed here."""
+    from s2mc.workloads.aes.grid import AesGrid, run_grid
+    text = (Path(__file__).resolve().parents[1] / "docs" / "camellia-on-s2.md").read_text(encoding="utf-8")
+    rows = {line.split("|")[1].strip(): [float(c) for c in line.split("|")[2:6]]
+            for line in text.splitlines()
+            if re.match(r"\| (AES|Camellia)-\d+, (bytes|ttable|sp) \|", line)}
+    grid = AesGrid(cores=(1, 2, 3, 4), sizes=(1024,), styles=("ttable", "sp"), ciphers=("aes", "camellia"))
+    runs, _ = run_grid(grid, new_run_id=lambda: "doc")
+    for r in runs:
+        label = f"{'AES' if r.config.cipher == 'aes' else 'Camellia'}-128, {r.config.style}"
+        assert rows[label][r.config.cores - 1] == round(r.result.cycles / 64, 1), (label, r.config.cores)
