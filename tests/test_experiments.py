@@ -97,6 +97,9 @@ def test_demo_runs_the_experiments_in_process(monkeypatch, tmp_path):
     from s2mc.analysis import seeds_native   # seeds 001/004 on this host: a tiny form here
     monkeypatch.setattr(seeds_native, "measure_quick",
                         lambda: seeds_native.measure([256 << 10], [1024], min_seconds=0, min_reps=1))
+    measure_seed002 = seeds_native.measure_seed002   # seed 002 Figure 10 (issue 16): tiny too
+    monkeypatch.setattr(seeds_native, "measure_seed002",
+                        lambda *a, **k: measure_seed002(4096, threads=(1, 2), min_seconds=0, min_reps=1))
     res = CliRunner().invoke(cli, ["demo", "--results", str(tmp_path / "res"), "--out", str(tmp_path / "rep"),
                                    "--skip", "gpu"])
     assert res.exit_code == 0, res.output
@@ -105,7 +108,7 @@ def test_demo_runs_the_experiments_in_process(monkeypatch, tmp_path):
     names = [n for n in experiments.DEMO if n != "gpu_size_sweep"] + ["seeds_native"]
     assert sorted(p.stem for p in files) == sorted(names)
     for p in files:
-        want = {"seed001_ours", "seed004_ours"} if p.stem == "seeds_native" else {p.stem}
+        want = {"seed001_ours", "seed002_cpu", "seed004_ours"} if p.stem == "seeds_native" else {p.stem}
         assert set(records.read(p)["experiment"]) == want
     assert (tmp_path / "rep" / "report.html").exists()
 
