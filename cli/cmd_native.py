@@ -11,6 +11,8 @@ from s2mc.isa.errors import S2mcError
 from s2mc.isa.units import human_size
 from s2mc.workloads.aes_host import host_memory
 from s2mc.workloads.native import CIPHER_IMPLS, CIPHERS, MAX_MIN_SECONDS, MAX_REPS, MAX_THREADS, STRATEGIES
+from s2mc.workloads.native.cryptrec import CIPHERS as CRYPTREC_CIPHERS
+from s2mc.workloads.native.cryptrec import KEY_BYTES as CRYPTREC_KEY_BYTES
 
 from .options import Choices, Integer, OutputFile, Seconds, Size, Text
 
@@ -30,8 +32,10 @@ _MEMORY = "this machine's memory"
 @click.option("--bytes", "sizes", type=Size(1, host_memory, many=True, why=_MEMORY), default="16K,16M",
               show_default=True, help="Comma-separated buffer sizes (4096, 16K, 64M, 1G), at most this "
               "machine's memory.")
-@click.option("--cipher", "ciphers", type=Choices(CIPHERS), default="aes", show_default=True,
-              help="Comma-separated ciphers: aes, camellia (RFC 3713); each runs the whole grid.")
+@click.option("--cipher", "ciphers", type=Choices(CIPHERS + CRYPTREC_CIPHERS), default="aes", show_default=True,
+              help="Comma-separated ciphers: aes, camellia (RFC 3713), sc2000, hierocrypt3 (256-bit keys; "
+                   "seed 002's CRYPTREC ciphers: one table implementation, contiguous chunks); each runs "
+                   "the whole grid.")
 @click.option("--impl", "impls", type=Choices(("auto", *(i for c in CIPHERS for i in CIPHER_IMPLS[c]), "all")),
               default="auto", show_default=True,
               help="Comma-separated implementations: auto, ttable, aesni, vaes, vaes512 (AES), sptable "
@@ -58,7 +62,7 @@ _MEMORY = "this machine's memory"
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def native_cmd(threads, sizes, ciphers, impls, strategies, block_bytes, key_bits, vs_openssl, multi, min_seconds, reps,
                experiment, out_path, as_json, quiet):
-    """Benchmark native CPU AES-CTR (or Camellia-CTR) over threads x bytes x impl x strategy x block size."""
+    """Benchmark native CPU AES-CTR (or Camellia, SC2000, Hierocrypt-3 CTR) over threads x bytes x impl x strategy x block size."""
     from s2mc.analysis import records
     from s2mc.workloads import native
     from s2mc.workloads.native.grid import NativeGrid, format_summary, run_grid, summary_header, summary_legend
@@ -74,7 +78,17 @@ def native_cmd(threads, sizes, ciphers, impls, strategies, block_bytes, key_bits
                                f"do not fit in this machine's memory ({human_size(host_memory())})")
     cipher_list = list(dict.fromkeys(ciphers))
     impl_lists = {}   # per cipher: the names that belong to it ("auto" and "all" to every one)
-    for cipher in cipher_list:
+    for cipher in [c for c in cipher_list if c in CRYPTREC_CIPHERS]:
+        # seed 002's other ciphers (s2mc.workloads.native.cryptrec): one implementation, no OpenSSL
+        if vs_openssl:
+            raise S2mcError(f"--vs-openssl: OpenSSL has no {cipher} (it compares aes and camellia)")
+        if not multi and set(strategies) != {"contiguous"}:
+            raise S2mcError(f"--strategy {','.join(strategies)}: {cipher} runs contiguous chunks only")
+        if int(key_bits) // 8 not in CRYPTREC_KEY_BYTES[cipher]:
+            raise S2mcError(f"--key-bits {key_bits}: {cipher} takes "
+                            f"{', '.join(str(8 * n) for n in CRYPTREC_KEY_BYTES[cipher])}-bit keys here")
+        impl_lists[cipher] = ["table"]
+    for cipher in [c for c in cipher_list if c not in CRYPTREC_CIPHERS]:
         mine = [i for i in impls if i in ("auto", "all") or i in CIPHER_IMPLS[cipher]]
         if not mine:
             raise S2mcError(f"--impl {','.join(impls)}: no implementation of {cipher} "

@@ -149,7 +149,7 @@ def test_in_place_into_out_buffer():
 @pytest.mark.parametrize("cipher", cryptrec.CIPHERS)
 def test_bench_ctr_reports_the_run(cipher):
     r = cryptrec.bench_ctr(cipher, 4096, threads=2, min_reps=2, min_seconds=0)
-    assert r["engine"] == cipher and r["bytes"] == 4096 and r["total_bytes"] == 4096
+    assert r["engine"] == "table" and r["bytes"] == 4096 and r["total_bytes"] == 4096
     assert r["reps"] >= 2 and 0 < r["seconds_best"] <= r["seconds_median"]
     m = cryptrec.bench_ctr(cipher, 4096, threads=2, min_reps=1, min_seconds=0, multi=True)
     assert m["total_bytes"] == 8192
@@ -171,3 +171,42 @@ def test_bench_ctr_reports_the_run(cipher):
 def test_bad_arguments_are_s2mc_errors(call, match):
     with pytest.raises(S2mcError, match=match):
         call()
+
+
+# `s2mc native --cipher sc2000,hierocrypt3`: the grid runs them through this library.
+def _native(*args):
+    from click.testing import CliRunner
+
+    from s2mc.cli.main import cli
+    return CliRunner().invoke(cli, ["native", "--min-seconds", "0", "--reps", "1", "-q", *args])
+
+
+def test_native_command_runs_the_cryptrec_ciphers(tmp_path):
+    import json
+
+    from s2mc.analysis import records
+    out = tmp_path / "r.parquet"
+    res = _native("--cipher", "sc2000,aes", "--threads", "1,2", "--bytes", "4K", "--out", str(out), "--json")
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.output[res.output.index("{"):])
+    sc = [r for r in doc["results"] if r["cipher"] == "sc2000"]
+    assert [(r["impl"], r["strategy"], r["threads"]) for r in sc] == [("table", "contiguous", 1), ("table", "contiguous", 2)]
+    df = records.read(out)
+    mine = df[df["cipher"] == "sc2000"]
+    assert set(mine["workload"]) == {"sc2000-128-ctr"} and set(mine["engine"]) == {"table"}
+    res = _native("--cipher", "hierocrypt3", "--key-bits", "256", "--threads", "1", "--bytes", "1K", "--multi")
+    assert res.exit_code == 0, res.output
+    assert "table" in res.output
+
+
+@pytest.mark.parametrize("args,match", [
+    (["--cipher", "sc2000", "--vs-openssl"], "--vs-openssl: OpenSSL has no sc2000"),
+    (["--cipher", "sc2000", "--strategy", "coarse"], "sc2000 runs contiguous chunks only"),
+    (["--cipher", "hierocrypt3"], "--key-bits 128: hierocrypt3 takes 256-bit keys here"),
+    (["--cipher", "cipherunicorn-a"], "cipherunicorn-a"),
+])
+def test_native_command_errors_for_the_cryptrec_ciphers(args, match):
+    res = _native("--bytes", "16", "--threads", "1", *args)
+    assert res.exit_code != 0
+    assert match in res.output and "Traceback" not in res.output
+    assert len(res.output.strip().splitlines()) <= 3

@@ -99,7 +99,8 @@ SPECS = {
         "--impl": ["all", "ttable", "vaes512", "auto,ttable"], "--strategy": ["coarse", "extended,coarse"],
         "--block-bytes": ["32", "1G", "1000"], "--key-bits": ["256", "100"],
         "--min-seconds": ["0.001", "3600", "3601"], "--reps": ["5", "1000001"],
-        "--experiment": ["e1"], "--out": ["r.parquet"], "--cipher": ["camellia", "aes,camellia", "des"]}),
+        "--experiment": ["e1"], "--out": ["r.parquet"], "--cipher": ["camellia", "aes,camellia", "des", "sc2000",
+                                                                    "hierocrypt3", "sc2000,camellia"]}),
     "encrypt": dict(base={"--in": "{file}", "--out": "o.bin", "--key": KEY, "--iv": IV}, flags=["-q", "--json"],
                     options={
         "--in": ["{file}", "{prog_s}"], "--out": ["o.bin", "-", "{file}"], "--key": [KEY, KEY * 2, "-", "zz"],

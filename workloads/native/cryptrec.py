@@ -84,7 +84,7 @@ def bench_ctr(cipher: str, nbytes: int, *, key_bits: int | None = None, threads:
               min_seconds: float = 0.2, multi: bool = False) -> dict:
     """Time in-place CTR over an nbytes buffer inside C++ (the keys set up before timing, one
     untimed warm-up); the same keys as `native.bench_ctr`: seconds_best, seconds_median,
-    tsc_cycles_best, reps, engine (the cipher), bytes, total_bytes. key_bits: the cipher's
+    tsc_cycles_best, reps, engine ("table", the one implementation), bytes, total_bytes. key_bits: the cipher's
     smallest by default."""
     from s2mc.isa.units import human_size
     from s2mc.workloads.aes_host import host_memory

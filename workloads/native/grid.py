@@ -14,9 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from s2mc.isa.errors import S2mcError
 from s2mc.isa.units import human_size
 
-from . import bench_ctr, info, resolve_impl
+from . import bench_ctr, cryptrec, info, resolve_impl
 
 
 @dataclass(frozen=True)
@@ -33,7 +34,7 @@ class NativeGrid:
     strategies: tuple[str, ...] = ("contiguous",)
     block_bytes: tuple[int, ...] = (1024,)
     key_bits: int = 128
-    cipher: str = "aes"              # aes | camellia (records: workload <cipher>-<bits>-ctr)
+    cipher: str = "aes"              # aes | camellia | sc2000 | hierocrypt3 (records: workload <cipher>-<bits>-ctr)
     vs_openssl: bool = False
     multi: bool = False
     min_seconds: float = 0.1
@@ -41,8 +42,11 @@ class NativeGrid:
 
     def configs(self) -> list[tuple[str, str, int, int, int]]:
         """(impl, strategy, block_bytes, threads, bytes) of every measurement, in run order."""
-        impls = list(dict.fromkeys(resolve_impl(i, self.cipher) for i in self.impls))
         strategies, blocks = self.strategies, self.block_bytes
+        if self.cipher in cryptrec.CIPHERS:  # seed 002's other ciphers: one table implementation, contiguous chunks
+            impls, strategies = ["table"], ("contiguous",)
+        else:
+            impls = list(dict.fromkeys(resolve_impl(i, self.cipher) for i in self.impls))
         if self.multi:
             strategies, blocks = ("multi",), blocks[:1]
         return [(impl, strategy, bb, t, n)
@@ -60,6 +64,8 @@ def run_grid(grid: NativeGrid, *, run_id: str, experiment: str = "native", progr
     with each as it is measured. cycles_per_byte is time-stamp-counter ticks x threads / bytes
     processed (core cycles per byte).
     """
+    if grid.vs_openssl and grid.cipher in cryptrec.CIPHERS:
+        raise S2mcError(f"OpenSSL has no {grid.cipher}: --vs-openssl is for aes and camellia")
     platform = info().get("cpu", "unknown")
     workload = f"{grid.cipher}-{grid.key_bits}-ctr"
     configs = grid.configs()
@@ -80,6 +86,9 @@ def run_grid(grid: NativeGrid, *, run_id: str, experiment: str = "native", progr
         return base
 
     def bench(engine, impl, strategy, t, n, bb):
+        if grid.cipher in cryptrec.CIPHERS:
+            return cryptrec.bench_ctr(grid.cipher, n, key_bits=grid.key_bits, threads=t, min_reps=grid.min_reps,
+                                      min_seconds=grid.min_seconds, multi=strategy == "multi")
         return bench_ctr(n, key_bits=grid.key_bits, engine=engine, impl=impl,
                          strategy="contiguous" if strategy == "multi" else strategy, threads=t,
                          block_bytes=bb, min_reps=grid.min_reps, min_seconds=grid.min_seconds,
