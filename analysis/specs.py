@@ -30,13 +30,13 @@ from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 
-from s2mc.gpu import MEASURES, OPS
+from s2mc.gpu import CIPHERS, MEASURES, OPS
 from s2mc.gpu.grid import GpuGrid
 from s2mc.isa.errors import S2mcError
 from s2mc.isa.units import parse_size
 from s2mc.simulator.params import PARAMS
 from s2mc.workloads.aes.grid import AesGrid
-from s2mc.workloads.aes.runner import DIRECTIONS, KEY_BITS, MODES, PARTITIONS, STYLES, words_needed
+from s2mc.workloads.aes.runner import ALL_STYLES, CIPHERS as SIM_CIPHERS, DIRECTIONS, KEY_BITS, MODES, PARTITIONS, words_needed
 from s2mc.workloads.native import IMPLS, STRATEGIES
 from s2mc.workloads.native.grid import NativeGrid
 
@@ -98,15 +98,16 @@ _CHECKS = {
     "aes": {"cores": _param("cores"), "mem_latencies": _param("mem_latency"),
             "arbitrations": _param("arbitration"), "engines": _param("engine"),
             "mem_words": _param("mem_words"), "key_bits": _choose(KEY_BITS), "modes": _choose(MODES),
-            "directions": _choose(DIRECTIONS), "styles": _choose(STYLES),
+            "directions": _choose(DIRECTIONS), "styles": _choose(ALL_STYLES),
             "partitions": _choose(PARTITIONS), "opts": _choose((1, 0)), "sizes": _at_least(1),
-            "ext_blocks": _at_least(1)},
+            "ext_blocks": _at_least(1), "ciphers": _choose(tuple(SIM_CIPHERS))},
     "native": {"threads": _at_least(1), "sizes": _at_least(1), "impls": _choose(("auto",) + IMPLS),
                "strategies": _choose(STRATEGIES), "block_bytes": _at_least(16),
                "key_bits": _choose(KEY_BITS), "min_seconds": _at_least(0), "min_reps": _at_least(1)},
     "gpu": {"sizes": _at_least(1), "measures": _choose(MEASURES), "key_bits": _choose(KEY_BITS),
             "op": _choose(OPS), "streams": _at_least(1), "reps": _at_least(1),
-            "chunk_bytes": _at_least(0), "ext_bytes": _at_least(16), "threads": _at_least(1)},
+            "chunk_bytes": _at_least(0), "ext_bytes": _at_least(16), "threads": _at_least(1),
+            "cipher": _choose(CIPHERS)},
 }
 
 

@@ -320,3 +320,13 @@ def test_encrypt_cli_cuda_camellia_without_gpu_one_line(tmp_path):
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("s2mc: error: --backend cuda: "), lines
     assert not (tmp_path / "o.bin").exists()
+
+
+def test_demo_spec_runs_camellia_too(tmp_path):
+    from s2mc.analysis import specs
+    spec = specs.load(specs.spec_dir() / "gpu_size_sweep.toml")
+    assert [(g.cipher, g.kernels) for g in spec.grids][-1] == ("camellia", ("coarse",))
+    bad = tmp_path / "bad.toml"
+    bad.write_text('title = "t"\n[[grid]]\nkind = "gpu"\ncipher = "des"\n')
+    with pytest.raises(S2mcError, match=r"cipher: unknown value 'des' \(choose aes, camellia\)"):
+        specs.load(bad)
