@@ -36,7 +36,8 @@ from s2mc.isa.errors import S2mcError
 from s2mc.isa.units import parse_size
 from s2mc.simulator.params import PARAMS
 from s2mc.workloads.aes.grid import AesGrid
-from s2mc.workloads.aes.runner import ALL_STYLES, CIPHERS as SIM_CIPHERS, DIRECTIONS, KEY_BITS, MODES, PARTITIONS, words_needed
+from s2mc.workloads.aes.runner import (ALL_STYLES, CIPHERS as SIM_CIPHERS, DIRECTIONS, KEY_BITS, MODES, PARTITIONS,
+                                     words_needed)
 from s2mc.workloads.native import IMPLS, STRATEGIES
 from s2mc.workloads.native.grid import NativeGrid
 
