@@ -126,7 +126,8 @@ def measure(seed001_sizes=SEED001_SIZES, seed004_sizes=SEED004_SIZES, *, min_sec
 SEED002_THREADS = (1, 2, 4, 8)
 #: (cipher, implementation) pairs measured for Figure 10; another cipher of the native library joins
 #: by adding its pair here.
-SEED002_CPU_CIPHERS: list[tuple[str, str]] = [("aes", "ttable"), ("aes", "auto"), ("camellia", "auto")]
+SEED002_CPU_CIPHERS: list[tuple[str, str]] = [("aes", "ttable"), ("aes", "auto"), ("camellia", "auto"),
+                                              ("sc2000", "table"), ("hierocrypt3", "table")]
 SEED002_WHAT_DIFFERS = (
     "What differs: seed 002 ran each cipher on a Core i7-2600K (4 cores, 8 hyper-threads, 3.4 GHz, "
     "2011), in an unstated mode, and quotes Figure 10's bars only in words; ours is CTR on this host's "
@@ -137,20 +138,27 @@ SEED002_WHAT_DIFFERS = (
 def measure_seed002(nbytes: int = 16 * MB, threads=SEED002_THREADS, pairs=None, *, min_seconds: float = 0.1,
                     min_reps: int = 3, run_id: str | None = None) -> pd.DataFrame:
     """Seed 002 Figure 10 on this host: records of experiment `seed002_cpu` (workload
-    <cipher>-128-ctr-enc, variant contiguous, engine the implementation, cores = threads)."""
+    <cipher>-<key bits>-ctr-enc, 128 except Hierocrypt-3's 256, variant contiguous, engine the
+    implementation, cores = threads)."""
     from s2mc.analysis import records
     from s2mc.workloads import native
 
     rid = run_id or records.new_run_id("seed002-cpu")
     plat = native.info().get("cpu") or ""
     rows: list[dict] = []
+    from s2mc.workloads.native import cryptrec
     for cipher, impl in (pairs or SEED002_CPU_CIPHERS):
-        engine = native.resolve_impl(impl, cipher)
+        other = cipher in cryptrec.CIPHERS  # SC2000, Hierocrypt-3: their own library, one implementation
+        engine = impl if other else native.resolve_impl(impl, cipher)
+        bits = cryptrec.default_key_bits(cipher) if other else 128  # Hierocrypt-3: 256-bit keys only
         for t in threads:
-            r = native.bench_ctr(nbytes, cipher=cipher, impl=engine, threads=t, min_reps=min_reps,
-                                 min_seconds=min_seconds)
+            if other:
+                r = cryptrec.bench_ctr(cipher, nbytes, threads=t, min_reps=min_reps, min_seconds=min_seconds)
+            else:
+                r = native.bench_ctr(nbytes, cipher=cipher, impl=engine, threads=t, min_reps=min_reps,
+                                     min_seconds=min_seconds)
             base = dict(run_id=rid, experiment="seed002_cpu", source="native", platform=plat,
-                        workload=f"{cipher}-128-ctr-enc", variant="contiguous", engine=engine, cores=t,
+                        workload=f"{cipher}-{bits}-ctr-enc", variant="contiguous", engine=engine, cores=t,
                         bytes=nbytes, cipher=cipher)
             rows.append(dict(base, metric="seconds", value=r["seconds_best"]))
             rows.append(dict(base, metric="bytes_per_second", value=nbytes / r["seconds_best"]))
