@@ -330,3 +330,20 @@ def test_demo_spec_runs_camellia_too(tmp_path):
     bad.write_text('title = "t"\n[[grid]]\nkind = "gpu"\ncipher = "des"\n')
     with pytest.raises(S2mcError, match=r"cipher: unknown value 'des' \(choose aes, camellia\)"):
         specs.load(bad)
+
+
+@built
+def test_bench_gpu_script_writes_both_ciphers(tmp_path, monkeypatch, capsys):
+    import runpy
+    calls = install_fake_gpu(monkeypatch, mem_bytes=1 << 40)
+    monkeypatch.setattr(gpu, "status", lambda: {"built": True, "gpu_present": True, "devices": ["Fake"],
+                                                "reason": ""})
+    monkeypatch.chdir(tmp_path)
+    script = Path(__file__).resolve().parents[1] / "bench" / "bench_gpu.py"
+    assert runpy.run_path(str(script))["main"]() == 0
+    from s2mc.analysis import records
+    assert set(records.read(tmp_path / "results" / "gpu.parquet")["cipher"]) == {"aes"}
+    cam = records.read(tmp_path / "results" / "gpu-camellia.parquet")
+    assert set(cam["workload"]) == {"camellia-128-ctr"} and set(cam["variant"].str.split("/").str[0]) == {"coarse"}
+    assert sum(1 for c in calls if len(c) == 5) == 4 * 4   # Camellia: 4 sizes x 4 measurements
+    assert "Camellia-128, Gbps" in capsys.readouterr().out
