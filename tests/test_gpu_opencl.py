@@ -145,6 +145,30 @@ def test_empty_file(tmp_path):
     assert n == 0 and (tmp_path / "o").read_bytes() == b""
 
 
+@needs_device
+def test_local_memory_tables_the_gpu_path():
+    # CPU devices read the tables from __global memory; GPUs copy them into __local memory. Build
+    # the __local variant on this device too (a fresh process: one program per process), so that CI
+    # checks the code a GPU runs.
+    script = (
+        "import sys; from s2mc.gpu import opencl\n"
+        "k = bytes(range(32)); iv = bytes.fromhex('0000000000000000ffffffffffffffff'); d = bytes(range(256)) * 41\n"
+        "for c in ('aes', 'camellia'):\n"
+        "    for n in (16, 24, 32):\n"
+        "        print(opencl.crypt(d, k[:n], iv, cipher=c, segment=1024).hex())\n"
+        "        e = opencl.crypt(d[:4096], k[:n], cipher=c, op='ecb-enc')\n"
+        "        print(e.hex(), opencl.crypt(e, k[:n], cipher=c, op='ecb-dec').hex())\n")
+    env = dict(os.environ, S2MC_OPENCL_BUILD_OPTIONS="-DS2MC_GLOBAL_TABLES=0")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300,
+                         check=True).stdout.split()
+    k, iv, d = bytes(range(32)), bytes.fromhex("0000000000000000ffffffffffffffff"), bytes(range(256)) * 41
+    want = []
+    for c in ("aes", "camellia"):
+        for n in (16, 24, 32):
+            want += [ref_ctr(c, k[:n], iv, d).hex(), ref_ecb(c, k[:n], d[:4096]).hex(), d[:4096].hex()]
+    assert out == want
+
+
 # -- seed 004's segment sizing ---------------------------------------------------------------------
 
 def test_choose_picks_the_smallest_near_best_rate_under_seed_004s_limit():

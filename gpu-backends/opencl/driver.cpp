@@ -166,22 +166,27 @@ std::string one_line_log(cl_program prog, cl_device_id d) {
   clGetProgramBuildInfo(prog, d, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
   std::string log(n, '\0');
   if (n) clGetProgramBuildInfo(prog, d, CL_PROGRAM_BUILD_LOG, n, &log[0], nullptr);
-  // The first line that says "error" (compilers print warnings and notes around it), else the first.
-  std::string first, pick;
+  // The first line that says "error" (compilers print warnings and notes around it), else the first;
+  // a line ending in ':' ("Error(s) while linking:") takes the next one too.
+  std::vector<std::string> lines;
   size_t at = 0;
   while (at < log.size()) {
     size_t end = log.find('\n', at);
     if (end == std::string::npos) end = log.size();
     std::string line = log.substr(at, end - at);
     at = end + 1;
-    if (line.find_first_not_of(" \t\r\0", 0, 4) == std::string::npos) continue;
-    if (first.empty()) first = line;
-    if (line.find("error") != std::string::npos) {
-      pick = line;
+    if (line.find_first_not_of(" \t\r\0", 0, 4) != std::string::npos) lines.push_back(line);
+  }
+  size_t k = 0;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].find("error") != std::string::npos || lines[i].find("Error") != std::string::npos) {
+      k = i;
       break;
     }
   }
-  if (pick.empty()) pick = first;
+  std::string pick = lines.empty() ? "" : lines[k];
+  while (!pick.empty() && (pick.back() == ' ' || pick.back() == '\r')) pick.pop_back();
+  if (!pick.empty() && pick.back() == ':' && k + 1 < lines.size()) pick += " " + lines[k + 1];
   // The compiler names its temporary copy of the source (PoCL: ~/.cache/pocl/kcache/tempfile_X.cl):
   // say kernels.cl instead, keeping line and column.
   const size_t cl = pick.find(".cl:");
@@ -211,6 +216,18 @@ std::string load_source() {
   return s;
 }
 
+// Tables in __global memory on CPUs, in __local memory elsewhere (kernels.cl says why), then
+// S2MC_OPENCL_BUILD_OPTIONS (e.g. -DS2MC_GLOBAL_TABLES=0 to try the __local tables on a CPU).
+std::string build_options(const DeviceInfo& info) {
+  const char* env = std::getenv("S2MC_OPENCL_BUILD_OPTIONS");
+  const std::string extra = env ? env : "";
+  std::string o = "-cl-std=CL1.2";
+  if (extra.find("S2MC_GLOBAL_TABLES") == std::string::npos)  // no redefinition warning
+    o += info.type == "CPU" ? " -DS2MC_GLOBAL_TABLES=1" : " -DS2MC_GLOBAL_TABLES=0";
+  if (!extra.empty()) o += " " + extra;
+  return o;
+}
+
 std::unique_ptr<Device> open_device(const Found& f, int index) {
   auto dev = std::make_unique<Device>();
   dev->info = f.info[size_t(index)];
@@ -230,7 +247,7 @@ std::unique_ptr<Device> open_device(const Found& f, int index) {
     std::fflush(stderr);
     const int saved = dup(2), null = open("/dev/null", O_WRONLY);
     if (saved >= 0 && null >= 0) dup2(null, 2);
-    e = clBuildProgram(dev->program, 1, &dev->id, "-cl-std=CL1.2", nullptr, nullptr);
+    e = clBuildProgram(dev->program, 1, &dev->id, build_options(dev->info).c_str(), nullptr, nullptr);
     std::fflush(stderr);
     if (saved >= 0 && null >= 0) dup2(saved, 2);
     if (saved >= 0) close(saved);

@@ -13,6 +13,9 @@
 // Tables and keys are copied into __local memory by each work-group (seed 002's shared-memory
 // tables; the CUDA backend's coarse kernel); each work-item then does 16 bytes at a time, going
 // round a grid-stride loop so that a work-group fills its tables once for many blocks.
+// With S2MC_GLOBAL_TABLES=1 (the host sets it for CPU devices) the kernels read the tables from
+// __global memory instead: on a CPU __local is ordinary cached memory, so the copy and the barrier
+// only cost (about 30 % under PoCL), and without a barrier PoCL need not split the work-item loop.
 //
 // Words are big-endian (byte 0 in bits 31..24), as in workloads/aes_host/include/s2mc_aes/
 // key_schedule.h, whose tables the host uploads unchanged: bytes are assembled one by one, so the
@@ -23,6 +26,17 @@
 #define AES_MAX_RK 60           // 4 * (14 + 1)
 #define CAM_TABLE_WORDS 1024    // SP1110, SP0222, SP3033, SP4404
 #define CAM_MAX_SK 34           // kw1, kw2, k1..k24, ke1..ke6, kw3, kw4
+
+#ifndef S2MC_GLOBAL_TABLES
+#define S2MC_GLOBAL_TABLES 0
+#endif
+#if S2MC_GLOBAL_TABLES
+#define TSPACE __global     // the tables and AES round keys
+#define SKSPACE __private   // Camellia's 64-bit subkeys, assembled per work-item
+#else
+#define TSPACE __local
+#define SKSPACE __local
+#endif
 
 inline uint be32(const uchar16 v, const int i) {
   switch (i) {  // unrolled by the compiler: i is a constant at every call
@@ -83,10 +97,10 @@ inline void fill_local(__local uint* dst, __global const uint* src, const int n)
 
 #define TE(t, x) T[(t) * 256 + (x)]
 
-inline uint4 aes_encrypt(uint4 s, __local const uint* T, __local const uint* rk, const int rounds) {
+inline uint4 aes_encrypt(uint4 s, TSPACE const uint* T, TSPACE const uint* rk, const int rounds) {
   s ^= (uint4)(rk[0], rk[1], rk[2], rk[3]);
   for (int r = 1; r < rounds; ++r) {
-    __local const uint* k = rk + 4 * r;
+    TSPACE const uint* k = rk + 4 * r;
     const uint t0 = TE(0, s.x >> 24) ^ TE(1, (s.y >> 16) & 255) ^ TE(2, (s.z >> 8) & 255) ^ TE(3, s.w & 255) ^ k[0];
     const uint t1 = TE(0, s.y >> 24) ^ TE(1, (s.z >> 16) & 255) ^ TE(2, (s.w >> 8) & 255) ^ TE(3, s.x & 255) ^ k[1];
     const uint t2 = TE(0, s.z >> 24) ^ TE(1, (s.w >> 16) & 255) ^ TE(2, (s.x >> 8) & 255) ^ TE(3, s.y & 255) ^ k[2];
@@ -94,7 +108,7 @@ inline uint4 aes_encrypt(uint4 s, __local const uint* T, __local const uint* rk,
     s = (uint4)(t0, t1, t2, t3);
   }
   // Last round, no MixColumns: Te2's top byte, Te3's second, Te0's third and Te1's low byte are S[x].
-  __local const uint* k = rk + 4 * rounds;
+  TSPACE const uint* k = rk + 4 * rounds;
   return (uint4)(
       (TE(2, s.x >> 24) & 0xff000000u) ^ (TE(3, (s.y >> 16) & 255) & 0x00ff0000u) ^
           (TE(0, (s.z >> 8) & 255) & 0x0000ff00u) ^ (TE(1, s.w & 255) & 0x000000ffu) ^ k[0],
@@ -109,17 +123,17 @@ inline uint4 aes_encrypt(uint4 s, __local const uint* T, __local const uint* rk,
 // The inverse S-box byte x, packed 4 to a word (byte 0 in bits 31..24).
 #define INV_S(x) ((T[AES_TABLE_WORDS + ((x) >> 2)] >> (24 - 8 * ((x) & 3))) & 255u)
 
-inline uint4 aes_decrypt(uint4 s, __local const uint* T, __local const uint* rk, const int rounds) {
+inline uint4 aes_decrypt(uint4 s, TSPACE const uint* T, TSPACE const uint* rk, const int rounds) {
   s ^= (uint4)(rk[0], rk[1], rk[2], rk[3]);
   for (int r = 1; r < rounds; ++r) {
-    __local const uint* k = rk + 4 * r;
+    TSPACE const uint* k = rk + 4 * r;
     const uint t0 = TE(0, s.x >> 24) ^ TE(1, (s.w >> 16) & 255) ^ TE(2, (s.z >> 8) & 255) ^ TE(3, s.y & 255) ^ k[0];
     const uint t1 = TE(0, s.y >> 24) ^ TE(1, (s.x >> 16) & 255) ^ TE(2, (s.w >> 8) & 255) ^ TE(3, s.z & 255) ^ k[1];
     const uint t2 = TE(0, s.z >> 24) ^ TE(1, (s.y >> 16) & 255) ^ TE(2, (s.x >> 8) & 255) ^ TE(3, s.w & 255) ^ k[2];
     const uint t3 = TE(0, s.w >> 24) ^ TE(1, (s.z >> 16) & 255) ^ TE(2, (s.y >> 8) & 255) ^ TE(3, s.x & 255) ^ k[3];
     s = (uint4)(t0, t1, t2, t3);
   }
-  __local const uint* k = rk + 4 * rounds;
+  TSPACE const uint* k = rk + 4 * rounds;
   return (uint4)(
       (INV_S(s.x >> 24) << 24) ^ (INV_S((s.w >> 16) & 255) << 16) ^ (INV_S((s.z >> 8) & 255) << 8) ^ INV_S(s.y & 255) ^ k[0],
       (INV_S(s.y >> 24) << 24) ^ (INV_S((s.x >> 16) & 255) << 16) ^ (INV_S((s.w >> 8) & 255) << 8) ^ INV_S(s.z & 255) ^ k[1],
@@ -127,6 +141,12 @@ inline uint4 aes_decrypt(uint4 s, __local const uint* T, __local const uint* rk,
       (INV_S(s.w >> 24) << 24) ^ (INV_S((s.z >> 16) & 255) << 16) ^ (INV_S((s.y >> 8) & 255) << 8) ^ INV_S(s.x & 255) ^ k[3]);
 }
 
+#if S2MC_GLOBAL_TABLES
+#define AES_PROLOGUE(table_words)                                           \
+  __global const uint* T = tables;                                          \
+  __global const uint* rk = keys;                                           \
+  const ulong nblocks = (nbytes + 15) / 16;
+#else
 #define AES_PROLOGUE(table_words)                                           \
   __local uint T[AES_TABLE_WORDS + AES_INV_SBOX_WORDS];                     \
   __local uint rk[AES_MAX_RK];                                              \
@@ -134,6 +154,7 @@ inline uint4 aes_decrypt(uint4 s, __local const uint* T, __local const uint* rk,
   fill_local(rk, keys, 4 * (rounds + 1));                                  \
   barrier(CLK_LOCAL_MEM_FENCE);                                            \
   const ulong nblocks = (nbytes + 15) / 16;
+#endif
 
 __kernel void aes_ecb_enc(__global const uchar* in, __global uchar* out, const ulong nbytes,
                           const ulong ctr_hi, const ulong ctr_lo, __global const uint* tables,
@@ -173,7 +194,7 @@ __kernel void aes_ctr(__global const uchar* in, __global uchar* out, const ulong
 // because each of t1..t4 lands in the right word on the bytes of its left pattern XOR that
 // pattern turned right by one byte (t1: 1110 ^ 0111 = 1001, t2: 0111 ^ 1011 = 1100, ...).
 
-inline ulong cam_f(const ulong x, const ulong k, __local const uint* SP) {
+inline ulong cam_f(const ulong x, const ulong k, TSPACE const uint* SP) {
   const ulong d = x ^ k;
   const uint l = (uint)(d >> 32), r = (uint)d;
   const uint a = SP[l >> 24] ^ SP[256 + ((l >> 16) & 255)] ^ SP[512 + ((l >> 8) & 255)] ^ SP[768 + (l & 255)];
@@ -202,11 +223,11 @@ inline ulong cam_flinv(const ulong y, const ulong k) {
 // One block. sk: kw1, kw2, k1..k_rounds, ke1..ke_(2*(rounds/6-1)), kw3, kw4 (decryption: the
 // same layout with the subkeys in the order RFC 3713 section 2.3.x gives for decryption, made by
 // the host). Six rounds, then FL/FL^-1, and so on.
-inline uint4 cam_crypt(const uint4 blk, __local const uint* SP, __local const ulong* sk, const int rounds) {
+inline uint4 cam_crypt(const uint4 blk, TSPACE const uint* SP, SKSPACE const ulong* sk, const int rounds) {
   ulong d1 = ((ulong)blk.x << 32 | blk.y) ^ sk[0];
   ulong d2 = ((ulong)blk.z << 32 | blk.w) ^ sk[1];
-  __local const ulong* k = sk + 2;
-  __local const ulong* ke = sk + 2 + rounds;
+  SKSPACE const ulong* k = sk + 2;
+  SKSPACE const ulong* ke = sk + 2 + rounds;
   for (int r = 0; r < rounds; r += 6) {
     if (r) {
       d1 = cam_fl(d1, ke[0]);
@@ -225,6 +246,15 @@ inline uint4 cam_crypt(const uint4 blk, __local const uint* SP, __local const ul
   return (uint4)((uint)(d2 >> 32), (uint)d2, (uint)(d1 >> 32), (uint)d1);
 }
 
+#if S2MC_GLOBAL_TABLES
+#define CAM_PROLOGUE                                                        \
+  __global const uint* SP = tables;                                         \
+  ulong sk[CAM_MAX_SK];                                                     \
+  const int nsk = 2 + rounds + 2 * (rounds / 6 - 1) + 2;                    \
+  for (int i = 0; i < nsk; ++i)                                             \
+    sk[i] = ((ulong)keys[2 * i] << 32) | keys[2 * i + 1];                   \
+  const ulong nblocks = (nbytes + 15) / 16;
+#else
 #define CAM_PROLOGUE                                                        \
   __local uint SP[CAM_TABLE_WORDS];                                         \
   __local ulong sk[CAM_MAX_SK];                                             \
@@ -234,6 +264,7 @@ inline uint4 cam_crypt(const uint4 blk, __local const uint* SP, __local const ul
     sk[i] = ((ulong)keys[2 * i] << 32) | keys[2 * i + 1];                   \
   barrier(CLK_LOCAL_MEM_FENCE);                                            \
   const ulong nblocks = (nbytes + 15) / 16;
+#endif
 
 // ECB encryption and decryption alike (the host gives the decryption subkeys for decryption).
 __kernel void camellia_ecb(__global const uchar* in, __global uchar* out, const ulong nbytes,
