@@ -32,6 +32,12 @@
 #      Camellia too: openssl enc -camellia-128-ctr beside s2mc.gpu.encrypt_file(cipher="camellia"),
 #      outputs compared -> files.md; and seeds 001/004 measured on this host's CPUs (python -m
 #      s2mc.analysis.seeds_native) -> seeds_native.parquet, seeds_native.txt
+#   7. with Python too (issue 16, seed 004's question: the cost of portability): the OpenCL backend on
+#      this GPU's OpenCL (NVIDIA's ICD; `make setup` adds the loader and PoCL): its tests on the GPU,
+#      seed 004's segment calibration, then `s2mc gpu --backend opencl` and `s2mc gpu --backend cuda
+#      --kernel coarse,optimised` on the same sizes (device-resident = the kernel alone, and host to
+#      host), AES and Camellia, and the table CUDA / OpenCL per size -> opencl-*.md, opencl*.parquet,
+#      cuda-vs-opencl.md
 # The Markdown table of Gbps is printed on stdout at the end. Exit status: non-zero when any
 # verification failed.
 set -uo pipefail
@@ -144,6 +150,58 @@ files_side_by_side() {
   rm -rf "$d"
 }
 
+# cuda_vs_opencl: step 7 (the OpenCL backend on this GPU beside the CUDA kernels)
+cuda_vs_opencl() {
+  local py=.venv/bin/python s2=.venv/bin/s2mc c
+  log "7. OpenCL on this GPU beside CUDA (issue 16)"
+  $s2 info >"$OUT/opencl-info.txt" 2>&1
+  grep -A9 '^OpenCL' "$OUT/opencl-info.txt" >&2
+  if ! $py -c "import sys; from s2mc.gpu import opencl; st = opencl.status(); \
+      sys.exit(0 if any(d['type'] == 'GPU' for d in st['devices']) else 1)"; then
+    log "no OpenCL GPU device (is /etc/OpenCL/vendors/nvidia.icd there? the driver's libnvidia-opencl?); step 7 skipped"
+    return 0
+  fi
+  # the default device is the first GPU; the cache keeps the calibrations of this run apart
+  export S2MC_CACHE_DIR="$OUT/opencl-cache"
+  $py -m pytest -q tests/test_gpu_opencl.py 2>&1 | tee "$OUT/pytest-opencl.txt" | tail -3 >&2
+  [ "${PIPESTATUS[0]}" -ne 0 ] && { log "OpenCL tests FAILED on the GPU"; fail=1; }
+  for c in aes camellia; do
+    $s2 gpu --backend opencl --calibrate --budget 10 --cipher $c --key-bits "$KEY_BITS" \
+      >"$OUT/opencl-calibration-$c.md" 2>&1 || log "OpenCL calibration ($c) failed"
+    $s2 gpu --backend opencl --cipher $c --bytes "$SIZES" --reps "$REPS" --key-bits "$KEY_BITS" --quiet \
+      --out "$OUT/opencl-$c.parquet" --markdown "$OUT/opencl-$c.md" >"$OUT/opencl-$c.stdout" 2>"$OUT/opencl-$c.log" ||
+      { log "s2mc gpu --backend opencl --cipher $c failed"; tail -3 "$OUT/opencl-$c.log" >&2; }
+    [ $c = aes ] && k=coarse,optimised || k=coarse
+    $s2 gpu --backend cuda --cipher $c --kernel $k --measure device,host --streams 1 --bytes "$SIZES" \
+      --reps "$REPS" --key-bits "$KEY_BITS" --quiet --out "$OUT/cuda-vs-opencl-$c.parquet" \
+      >"$OUT/cuda-vs-opencl-$c.stdout" 2>"$OUT/cuda-vs-opencl-$c.log" || log "s2mc gpu --cipher $c (CUDA side) failed"
+  done
+  # one table: Gbps of each, and CUDA / OpenCL per size (same GPU, same process order)
+  $py - "$OUT" >"$OUT/cuda-vs-opencl.md" 2>>"$OUT/cuda-vs-opencl.log" <<'PYEOF'
+import sys
+from pathlib import Path
+import pandas as pd
+out = Path(sys.argv[1])
+frames = [pd.read_parquet(p) for p in sorted(out.glob("opencl-*.parquet")) + sorted(out.glob("cuda-vs-opencl-*.parquet"))]
+df = pd.concat(frames)
+df = df[df.metric == "bytes_per_second"].assign(gbps=lambda d: d.value * 8 / 1e9)
+t = df.pivot_table(index=["workload", "variant"], columns="bytes", values="gbps")
+sizes = list(t.columns)
+print("| workload | variant | " + " | ".join(f"{int(n) >> 20} MiB" for n in sizes) + " |")
+print("|---|---|" + "---:|" * len(sizes))
+for (w, v), row in t.iterrows():
+    print(f"| {w} | {v} | " + " | ".join("-" if pd.isna(x) else f"{x:.1f}" for x in row) + " |")
+print()
+for w in sorted(df.workload.unique()):
+    for cu, ocl in [("coarse/device-resident", "opencl/device-resident"), ("optimised/device-resident", "opencl/device-resident"),
+                    ("coarse/host-serial", "opencl/host-segmented")]:
+        if (w, cu) in t.index and (w, ocl) in t.index:
+            r = (t.loc[(w, cu)] / t.loc[(w, ocl)]).round(2)
+            print(f"- {w}: CUDA {cu} / OpenCL {ocl}: " + ", ".join(f"{int(n) >> 20} MiB {v}" for n, v in r.items()))
+PYEOF
+  cat "$OUT/cuda-vs-opencl.md" >&2
+}
+
 if [ "$PYTHON" = 1 ]; then
   log "5. Python: pytest -m gpu and s2mc gpu (records)"
   py=.venv/bin/python
@@ -167,6 +225,7 @@ if [ "$PYTHON" = 1 ]; then
     files_side_by_side "$FILE_DIR" "$(numfmt --from=iec "$FILE_BYTES")" && cat "$OUT/files.md" >&2
     $py -m s2mc.analysis.seeds_native --out "$OUT/seeds_native.parquet" >"$OUT/seeds_native.txt" 2>&1 ||
       { log "seeds_native failed"; tail -3 "$OUT/seeds_native.txt" >&2; }
+    cuda_vs_opencl
   else
     log "skipping the Python part: no Python environment with s2mc, pytest and cryptography"
   fi
@@ -184,4 +243,5 @@ cat "$OUT/gpu-bench.md" 2>/dev/null
 [ -f "$OUT/gpu-bench-camellia.md" ] && { echo; echo "Camellia:"; echo; cat "$OUT/gpu-bench-camellia.md"; }
 [ -s "$OUT/occupancy.md" ] && { echo; echo "Registers, shared memory, occupancy (seed 002 Table 2):"; echo; cat "$OUT/occupancy.md"; }
 [ -f "$OUT/files.md" ] && { echo; echo "Files ($FILE_BYTES, page-cached):"; echo; cat "$OUT/files.md"; }
+[ -s "$OUT/cuda-vs-opencl.md" ] && { echo; echo "CUDA vs OpenCL on this GPU (Gbps; the cost of portability):"; echo; cat "$OUT/cuda-vs-opencl.md"; }
 exit $fail
