@@ -255,6 +255,8 @@ def test_cipher_aes_is_s2mc_aes():
     (["--cipher", "camellia", "--style", "bytes"], 1, "--style bytes: none of them is a style of camellia (choose sp)"),
     (["--cipher", "camellia", "--bytes", "17"], 1, "ECB needs whole 16-byte blocks"),
     (["--cipher", "camellia", "--preset", "seed003"], 1, "none of them is a style of camellia"),
+    (["--cipher", "camellia", "--style", "sp,ttable"], 1, "--style ttable is not a style of camellia (camellia: sp)"),
+    (["--style", "sp"], 1, "--style sp: none of them is a style of aes (choose bytes, ttable)"),
     (["--cipher", "camellia", "--key", "00" * 15], 2, "--key"),
 ])
 def test_cipher_command_errors_are_one_line(args, code, message):

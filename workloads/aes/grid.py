@@ -90,6 +90,10 @@ class AesGrid:
             if not set(own) & set(self.styles):
                 raise S2mcError(f"--style {','.join(self.styles)}: none of them is a style of {ciph} "
                                 f"(choose {', '.join(own)})")
+        idle = [s for s in self.styles if not any(s in cipher_of(c).styles for c in self.ciphers)]
+        if idle:    # it would silently not run
+            raise S2mcError(f"--style {idle[0]} is not a style of {' or '.join(self.ciphers)} ("
+                            + "; ".join(f"{c}: {', '.join(cipher_of(c).styles)}" for c in self.ciphers) + ")")
         for cfg in self.configs():
             AesConfig(**cfg).check()
         if "ecb" in self.modes:
