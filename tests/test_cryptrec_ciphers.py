@@ -210,3 +210,17 @@ def test_native_command_errors_for_the_cryptrec_ciphers(args, match):
     assert res.exit_code != 0
     assert match in res.output and "Traceback" not in res.output
     assert len(res.output.strip().splitlines()) <= 3
+
+
+def test_seed002_sentences_compare_sc2000_with_the_paper_and_say_what_is_not_built():
+    """The report's seed 002 CPU lines, from hand-made records (1 GB/s at 1 and 8 threads): SC2000
+    stands beside the paper's 7.1 Gbit/s at 8 threads (paper / ours = 7.1 / 8); CIPHERUNICORN-A is
+    named as reference only."""
+    from s2mc.analysis import records, seeds, seeds_native
+    rows = [dict(run_id="t", experiment="seed002_cpu", source="native", platform="p",
+                 workload="sc2000-128-ctr-enc", variant="contiguous", engine="table", cores=t,
+                 bytes=1 << 20, metric="bytes_per_second", value=1e9) for t in (1, 8)]
+    text = " ".join(seeds_native.seed002_sentences(records.make_records(rows), seeds.load_reference()))
+    assert "sc2000 (table): best 8.00 Gbit/s" in text
+    assert "7.1 (8 thr) is 0.89x ours" in text
+    assert "CIPHERUNICORN-A is not built here" in text and "reference only" in text
