@@ -180,8 +180,8 @@ def _opencl(ctx, *, cipher, sizes, measures, key_bits, mode, reps, segment, cali
         click.echo(f"OpenCL segment calibration on {cal.device}: {_NAMES[cipher]}-{key_bits}-{mode}, "
                    f"budget {budget:g} s (spent {cal.spent_s:.2f} s)")
         click.echo(table)
-        click.echo(f"chosen: {human_size(cal.segment_bytes)}B (seed 004's limit at 90 % of 2 s: "
-                   f"{human_size(cal.limit_bytes)}B); stored in {opencl.cache_path()}")
+        click.echo(f"chosen: {human_size(cal.segment_bytes)}B (seed 004's limit, what the best rate gets through "
+                   f"in 90 % of 2 s: {cal.limit_bytes / 2**20:.1f} MiB); stored in {opencl.cache_path()}")
         return
     log = None if quiet or as_json else (lambda msg: click.echo(msg, err=True))
     grid = opencl.OpenclGrid(sizes=tuple(sizes), measures=tuple(measures), cipher=cipher, key_bits=key_bits,

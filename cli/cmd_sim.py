@@ -86,7 +86,7 @@ def opencl_rows(ocl: dict) -> list[tuple[str, str]]:
     for d in ocl["devices"]:
         mark = " (default)" if d["index"] == ocl.get("device") else ""
         rows.append(("OpenCL" if not rows else "",
-                     f"{d['index']}: {d['name']} [{d['platform']}] {d['type']}, {d['compute_units']} compute units, "
+                     f"{d['index']}: {d['name']} ({d['platform']}), {d['type']}, {d['compute_units']} compute units, "
                      f"global {d['global_mem_bytes'] / 2**30:.1f} GiB, local {d['local_mem_bytes'] // 1024} KiB"
                      f"{mark}"))
     return rows
