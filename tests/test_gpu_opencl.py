@@ -265,6 +265,20 @@ def test_api_errors():
         opencl.crypt(b"x", KEY[128], bytes(16), device=99)
 
 
+@needs_device
+def test_resource_limits_are_one_line():
+    dev = opencl.devices()[opencl.status()["device"]]
+    # more than one allocation may hold: refused before allocating anything
+    with pytest.raises(S2mcError, match="can allocate at once") as e:
+        opencl.bench("aes", "device", nbytes=(dev["max_alloc_bytes"] // 16 + 1) * 16)
+    assert "\n" not in str(e.value)
+    from s2mc.gpu import _opencl
+    with pytest.raises(RuntimeError, match="local size .* is more than this kernel allows"):
+        _opencl.crypt(b"x" * 16, bytearray(16), KEY[128], bytes(16), local_size=1 << 20)
+    with pytest.raises(RuntimeError, match="output buffer is 15 bytes, input 16"):
+        _opencl.crypt(b"x" * 16, bytearray(15), KEY[128], bytes(16))
+
+
 @pytest.mark.parametrize("args,needle", [
     (["gpu", "--backend", "opencl", "--segment", "17"], "'17' is not a multiple of 16"),
     (["gpu", "--backend", "opencl", "--segment", "huge"], "or auto, calibrate"),
