@@ -12,7 +12,6 @@ from s2mc.isa.units import human_size
 from s2mc.workloads.aes_host import host_memory
 from s2mc.workloads.native import CIPHER_IMPLS, CIPHERS, MAX_MIN_SECONDS, MAX_REPS, MAX_THREADS, STRATEGIES
 from s2mc.workloads.native.cryptrec import CIPHERS as CRYPTREC_CIPHERS
-from s2mc.workloads.native.cryptrec import KEY_BYTES as CRYPTREC_KEY_BYTES
 
 from .options import Choices, Integer, OutputFile, Seconds, Size, Text
 
@@ -33,9 +32,8 @@ _MEMORY = "this machine's memory"
               show_default=True, help="Comma-separated buffer sizes (4096, 16K, 64M, 1G), at most this "
               "machine's memory.")
 @click.option("--cipher", "ciphers", type=Choices(CIPHERS + CRYPTREC_CIPHERS), default="aes", show_default=True,
-              help="Comma-separated ciphers: aes, camellia (RFC 3713), sc2000, hierocrypt3 (256-bit keys; "
-                   "seed 002's CRYPTREC ciphers: one table implementation, contiguous chunks); each runs "
-                   "the whole grid.")
+              help="Comma-separated ciphers: aes, camellia (RFC 3713), sc2000, hierocrypt3 (seed 002's "
+                   "CRYPTREC ciphers: one table implementation, contiguous chunks); each runs the whole grid.")
 @click.option("--impl", "impls", type=Choices(("auto", *(i for c in CIPHERS for i in CIPHER_IMPLS[c]), "all")),
               default="auto", show_default=True,
               help="Comma-separated implementations: auto, ttable, aesni, vaes, vaes512 (AES), sptable "
@@ -84,9 +82,6 @@ def native_cmd(threads, sizes, ciphers, impls, strategies, block_bytes, key_bits
             raise S2mcError(f"--vs-openssl: OpenSSL has no {cipher} (it compares aes and camellia)")
         if not multi and set(strategies) != {"contiguous"}:
             raise S2mcError(f"--strategy {','.join(strategies)}: {cipher} runs contiguous chunks only")
-        if int(key_bits) // 8 not in CRYPTREC_KEY_BYTES[cipher]:
-            raise S2mcError(f"--key-bits {key_bits}: {cipher} takes "
-                            f"{', '.join(str(8 * n) for n in CRYPTREC_KEY_BYTES[cipher])}-bit keys here")
         impl_lists[cipher] = ["table"]
     for cipher in [c for c in cipher_list if c not in CRYPTREC_CIPHERS]:
         mine = [i for i in impls if i in ("auto", "all") or i in CIPHER_IMPLS[cipher]]

@@ -1,5 +1,5 @@
-"""Seed 002's other CRYPTREC block ciphers on the CPU (issue 16): SC2000 and Hierocrypt-3 (256-bit
-keys only), ECB and CTR with OpenMP.
+"""Seed 002's other CRYPTREC block ciphers on the CPU (issue 16): SC2000 and Hierocrypt-3, ECB and
+CTR with OpenMP.
 
     from s2mc.workloads.native import cryptrec
     cryptrec.CIPHERS                                   # ('sc2000', 'hierocrypt3')
@@ -8,8 +8,8 @@ keys only), ECB and CTR with OpenMP.
     ks = cryptrec.ctr("sc2000", key, iv, data, threads=2)   # 128-bit big-endian counter, as AES-CTR
     cryptrec.bench_ctr("sc2000", 16 << 20, threads=2)
 
-Hierocrypt-3's 128/192-bit keys and CIPHERUNICORN-A are not implemented: docs/native.md ("Seed
-002's other ciphers") says what was searched and what is missing. Bad arguments raise S2mcError.
+CIPHERUNICORN-A is not implemented: docs/native.md ("Seed 002's other ciphers") says what was
+searched and what is missing. Bad arguments raise S2mcError.
 """
 from __future__ import annotations
 
@@ -28,9 +28,8 @@ else:
 #: The ciphers implemented here (seed 002's CRYPTREC list minus AES and Camellia, which live in
 #: the AES library and the Camellia code).
 CIPHERS: tuple[str, ...] = ("sc2000", "hierocrypt3")
-#: The key lengths (bytes) each cipher accepts: Hierocrypt-3's 256-bit schedule is the only one
-#: with an official vector found (docs/native.md).
-KEY_BYTES: dict[str, tuple[int, ...]] = {"sc2000": (16, 24, 32), "hierocrypt3": (32,)}
+#: The key lengths (bytes) each cipher accepts.
+KEY_BYTES: dict[str, tuple[int, ...]] = {"sc2000": (16, 24, 32), "hierocrypt3": (16, 24, 32)}
 #: Seed 002's ciphers this project could not implement (no official test vector found): their
 #: seed rows stay reference only.
 NOT_IMPLEMENTED: tuple[str, ...] = ("cipherunicorn-a",)

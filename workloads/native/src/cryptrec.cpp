@@ -273,9 +273,6 @@ const std::vector<std::string>& cipher_names() {
 Cipher::Cipher(const std::string& name, const uint8_t* key, size_t key_len) : name_(name) {
   if (name != "sc2000" && name != "hierocrypt3")
     throw std::invalid_argument("unknown cipher '" + name + "' (known: sc2000, hierocrypt3)");
-  if (name == "hierocrypt3" && key_len != 32)
-    throw std::invalid_argument("hierocrypt3 key must be 32 bytes (only the 256-bit key schedule is built; got " +
-                                std::to_string(key_len) + ")");
   if (key_len != 16 && key_len != 24 && key_len != 32)
     throw std::invalid_argument(name + " key must be 16, 24 or 32 bytes (got " + std::to_string(key_len) + ")");
   key_bits_ = int(key_len) * 8;

@@ -1,11 +1,11 @@
-// Hierocrypt-3 (Toshiba) with a 256-bit key (issue 16): 8.5 rounds, key-schedule turning point 5.
+// Hierocrypt-3 (Toshiba), 128/192/256-bit keys (issue 16): 6.5/7.5/8.5 rounds.
 //
 // Specification: Toshiba Corporation, "Specification on a Block Cipher: Hierocrypt-3" (NESSIE
 // submission, 2000; CRYPTREC cipher list, 2002),
 //   https://www.cryptrec.go.jp/en/cryptrec_03_spec_cypherlist_files/PDF/08_02espec.pdf
-// Test vector: the specification's test data for a 256-bit key (tests/test_cryptrec_ciphers.py).
-// Only the 256-bit key schedule is built: for 128 and 192-bit keys neither the schedule's
-// constants nor an official vector could be checked here (docs/native.md).
+// Test vectors (tests/test_cryptrec_ciphers.py): the specification's test data (256-bit key) and
+// NESSIE's verified vectors for 128/192/256-bit keys,
+//   https://www.cosic.esat.kuleuven.be/nessie/testvectors/bc/hierocrypt/Hierocrypt-3-*.verified.test-vectors
 //
 // Structure (nested SPN, big-endian throughout):
 //   rho(X, K)  = MDSH(XS(X, K_lo, K_hi))                 rounds 1..T-1
@@ -53,12 +53,13 @@ constexpr uint8_t kMdsLInv[4] = {0x82, 0xc4, 0x34, 0xf6};
 constexpr uint8_t kMdsH[4][4] = {{5, 5, 10, 14}, {14, 5, 5, 10}, {10, 14, 5, 5}, {5, 10, 14, 5}};
 constexpr uint8_t kMdsHInv[4][4] = {{11, 14, 14, 6}, {6, 11, 14, 14}, {14, 6, 11, 14}, {14, 14, 6, 11}};
 // The key schedule's constants: H0..H3 = the first 32 fraction bits of sqrt(2)/4, sqrt(3)/4,
-// sqrt(5)/4, sqrt(10)/4; G(i) pairs two of them; the 256-bit schedule uses G(5), G(4), G(0), G(2),
-// G(1), G(3), G(3), G(1), G(2), G(0) at steps 0..9.
+// sqrt(5)/4, sqrt(10)/4; G(i) pairs two of them as a 64-bit value. Step 0 (pre-whitening) uses G(5);
+// steps 1..T+1 use the key length's sequence.
 constexpr uint32_t kH[4] = {0x5a827999, 0x6ed9eba1, 0x8f1bbcdc, 0xca62c1d6};
 constexpr uint8_t kGPair[6][2] = {{3, 0}, {2, 1}, {1, 3}, {0, 2}, {2, 3}, {1, 0}};
-constexpr uint8_t kGSeq256[10] = {5, 4, 0, 2, 1, 3, 3, 1, 2, 0};
-constexpr int kRounds256 = 8, kTurn256 = 5;
+constexpr uint8_t kGSeq128[7] = {0, 1, 2, 3, 3, 2, 1};
+constexpr uint8_t kGSeq192[8] = {1, 0, 3, 2, 2, 3, 0, 1};
+constexpr uint8_t kGSeq256[9] = {4, 0, 2, 1, 3, 3, 1, 2, 0};
 
 uint8_t gmul(uint8_t a, uint8_t b) {
   uint8_t r = 0;
@@ -174,54 +175,55 @@ inline H64 fsigma(H64 x) {
   pn(g1, g2, g3, g4);
   return {(g1 << 16) | g2, (g3 << 16) | g4};
 }
-inline H64 g_const(int step) {
-  const uint8_t* p = kGPair[kGSeq256[step]];
-  return {kH[p[0]], kH[p[1]]};
-}
+inline H64 g_pair(int i) { return {kH[kGPair[i][0]], kH[kGPair[i][1]]}; }
 
 }  // namespace
 
 Hc3Key hc3_make_key(const uint8_t* key, int key_bits) {
-  if (key_bits != 256)
-    throw std::invalid_argument("hierocrypt3 key must be 32 bytes (only the 256-bit key schedule is built; got " +
-                                std::to_string(key_bits / 8) + ")");
+  if (key_bits != 128 && key_bits != 192 && key_bits != 256)
+    throw std::invalid_argument("hierocrypt3 key must be 16, 24 or 32 bytes (got " + std::to_string(key_bits / 8) + ")");
   Hc3Key k;
   k.key_bits = key_bits;
-  k.rounds = kRounds256;
+  k.rounds = key_bits == 128 ? 6 : key_bits == 192 ? 7 : 8;  // T; 6.5, 7.5, 8.5 rounds
+  const int T = k.rounds, turn = (T + 2) / 2;                  // sigma steps 1..turn, then sigma^-1
+  const uint8_t* gseq = key_bits == 128 ? kGSeq128 : key_bits == 192 ? kGSeq192 : kGSeq256;
+  // The key as four 64-bit words: K1 K2 K1 H3|H2 (128), K1 K2 K3 H2|H3 (192), K1 K2 K3 K4 (256).
   H64 z[4];
-  for (int i = 0; i < 4; ++i) z[i] = {load_be(key + 8 * i), load_be(key + 8 * i + 4)};
+  for (int i = 0; i < key_bits / 64; ++i) z[i] = {load_be(key + 8 * i), load_be(key + 8 * i + 4)};
+  if (key_bits == 128) z[2] = z[0], z[3] = {kH[3], kH[2]};
+  if (key_bits == 192) z[3] = {kH[2], kH[3]};
   // Step 0 (pre-whitening): the sigma step without the P(32) mixing.
   {
-    const H64 z3 = m5e(z[2]) ^ g_const(0), z4 = m5e(z[3]);
+    const H64 z3 = m5e(z[2]) ^ g_pair(5), z4 = m5e(z[3]);
     const H64 z2 = z[0] ^ fsigma(z[1] ^ z3);
     z[0] = z[1], z[1] = z2, z[2] = z3, z[3] = z4;
   }
-  H64 rk[kRounds256 + 2][4];
-  for (int t = 1; t <= kRounds256 + 1; ++t) {
-    const H64 p1 = z[0], p2 = z[1], p3 = z[2], p4 = z[3];
-    if (t <= kTurn256) {  // forward (sigma) steps
+  H64 rk[10][4];
+  for (int t = 1; t <= T + 1; ++t) {
+    const H64 p1 = z[0], p2 = z[1], p3 = z[2], p4 = z[3], g = g_pair(gseq[t - 1]);
+    if (t <= turn) {  // forward (sigma) steps
       uint32_t g1 = p3.hi, g2 = p3.lo, g3 = p4.hi, g4 = p4.lo;
       pn(g1, g2, g3, g4);
-      const H64 z3 = m5e(H64{g1, g2}) ^ g_const(t), z4 = m5e(H64{g3, g4});
+      const H64 z3 = m5e(H64{g1, g2}) ^ g, z4 = m5e(H64{g3, g4});
       const H64 v = fsigma(p2 ^ z3);
       z[0] = p2, z[1] = p1 ^ v, z[2] = z3, z[3] = z4;
       rk[t][0] = p1 ^ v, rk[t][1] = z3 ^ v, rk[t][2] = z4 ^ v, rk[t][3] = p2 ^ z4;
     } else {  // backward (sigma^-1) steps
       const H64 v = fsigma(p1 ^ p3);
-      const H64 w1 = mb3(p3 ^ g_const(t)), w2 = mb3(p4);
+      const H64 w1 = mb3(p3 ^ g), w2 = mb3(p4);
       uint32_t g1 = w1.hi, g2 = w1.lo, g3 = w2.hi, g4 = w2.lo;
       pn_inv(g1, g2, g3, g4);
       z[0] = p2 ^ v, z[1] = p1, z[2] = {g1, g2}, z[3] = {g3, g4};
       rk[t][0] = z[0] ^ p3, rk[t][1] = w1 ^ v, rk[t][2] = w2 ^ v, rk[t][3] = p1 ^ w2;
     }
   }
-  for (int t = 1; t <= kRounds256 + 1; ++t)
+  for (int t = 1; t <= T + 1; ++t)
     for (int i = 0; i < 4; ++i) {
       k.ek[t - 1][2 * i] = rk[t][i].hi;
       k.ek[t - 1][2 * i + 1] = rk[t][i].lo;
     }
   // Decryption undoes MDSL after adding the round key's second half: mdsL^-1 of that half instead.
-  for (int t = 0; t <= kRounds256; ++t)
+  for (int t = 0; t <= T; ++t)
     for (int i = 0; i < 8; ++i) k.dk[t][i] = i < 4 ? k.ek[t][i] : mdsl_word(kMdsLInv, k.ek[t][i]);
   return k;
 }

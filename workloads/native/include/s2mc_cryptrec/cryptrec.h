@@ -1,8 +1,7 @@
 // s2mc_cryptrec/cryptrec.h -- seed 002's other CRYPTREC 128-bit block ciphers on the CPU (issue 16):
 // a block cipher interface, ECB and CTR (128-bit big-endian counter, as for AES: NIST SP 800-38A),
-// split over OpenMP threads in one contiguous chunk each. SC2000, and Hierocrypt-3 with a 256-bit
-// key; the docs (docs/native.md, "Seed 002's other ciphers") say why not Hierocrypt-3's 128/192-bit
-// keys nor CIPHERUNICORN-A.
+// split over OpenMP threads in one contiguous chunk each: SC2000 and Hierocrypt-3; the docs
+// (docs/native.md, "Seed 002's other ciphers") say why not CIPHERUNICORN-A.
 #ifndef S2MC_CRYPTREC_CRYPTREC_H
 #define S2MC_CRYPTREC_CRYPTREC_H
 
@@ -27,7 +26,8 @@ Sc2000Key sc2000_make_key(const uint8_t* key, int key_bits);
 void sc2000_encrypt_block(const Sc2000Key& k, const uint8_t in[16], uint8_t out[16]);
 void sc2000_decrypt_block(const Sc2000Key& k, const uint8_t in[16], uint8_t out[16]);
 
-// Hierocrypt-3 (Toshiba) with a 256-bit key: 8.5 rounds; ek[t] = round key t+1 as 8 big-endian words
+// Hierocrypt-3 (Toshiba), 128/192/256-bit keys: 6.5/7.5/8.5 rounds (rounds = 6/7/8 full ones);
+// ek[t] = round key t+1 as 8 big-endian words
 // (the XS function's two 128-bit halves), ek[8] the final whitening (first 4 words used); dk the
 // same with the second half passed through mdsL^-1 (decryption's order of operations).
 struct Hc3Key {
@@ -37,7 +37,7 @@ struct Hc3Key {
   uint32_t dk[9][8] = {};
 };
 
-// Throws std::invalid_argument unless key_bits is 256.
+// Throws std::invalid_argument when key_bits is not 128/192/256.
 Hc3Key hc3_make_key(const uint8_t* key, int key_bits);
 void hc3_encrypt_block(const Hc3Key& k, const uint8_t in[16], uint8_t out[16]);
 void hc3_decrypt_block(const Hc3Key& k, const uint8_t in[16], uint8_t out[16]);
