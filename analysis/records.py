@@ -100,8 +100,9 @@ COLUMN_DOCS: dict[str, str] = {
     "value": "The number (float64, finite).",
     "unit": "Unit of `value`; must equal the metric's declared unit.",
     "cipher": "The block cipher the run computed: `aes`, `camellia`; empty when the run is not a cipher "
-              "(a teaching program). Records written before the column existed have none: reading them "
-              "fills it from the workload's first word (`aes-128-ecb-enc` is `aes`), so they read as AES.",
+              "(a teaching program). A row that leaves it out, and records written before the column existed, "
+              "get the workload's first word when it names a cipher (`aes-128-ecb-enc` is `aes`), so "
+              "they read as AES.",
 }
 
 # --------------------------------------------------------------------------------------------------
@@ -229,7 +230,8 @@ def make_records(rows: Iterable[Mapping[str, object]]) -> pd.DataFrame:
     """Build a validated records frame from dicts.
 
     Each dict must give run_id, source, metric and value; the other columns default to
-    `DEFAULTS`, and `unit` defaults to the metric's declared unit. Unknown keys are an error.
+    `DEFAULTS`, `unit` to the metric's declared unit and `cipher` to the workload's first word when
+    that names a cipher (`aes-128-ctr` -> aes). Unknown keys are an error.
     """
     out = []
     for i, row in enumerate(rows):
@@ -243,6 +245,9 @@ def make_records(rows: Iterable[Mapping[str, object]]) -> pd.DataFrame:
                 raise S2mcError(f"records: row {i}: column {col!r} is required")
         full = dict(DEFAULTS)
         full.update({k: v for k, v in row.items() if v is not None})
+        if row.get("cipher") is None:     # not given: the workload's first word when it names a cipher
+            first = str(full["workload"]).split("-", 1)[0]
+            full["cipher"] = first if first in CIPHERS else ""
         if "unit" not in full:
             full["unit"] = unit_of(str(full["metric"]))
         out.append(full)
@@ -563,7 +568,8 @@ def render_doc() -> str:
     ]
     for col in COLUMNS:
         default = ("required" if col in REQUIRED else
-                   "the metric's unit" if col == "unit" else repr(DEFAULTS[col]))
+                   "the metric's unit" if col == "unit" else
+                   "from the workload" if col == "cipher" else repr(DEFAULTS[col]))
         lines.append(f"| `{col}` | {KINDS[col]} | {default} | {COLUMN_DOCS[col]} |")
     lines += [
         "",
