@@ -139,15 +139,13 @@ SEED002_WHAT_DIFFERS = (
 SEED002_NOT_BUILT = (
     "CIPHERUNICORN-A is not built here (no official test vector could be found to check an "
     "implementation against), so the paper's CIPHERUNICORN-A results stay reference only; the paper "
-    "gives them only as bars (Figures 10, 13), so they have no rows. Hierocrypt-3 is built for 256-bit "
-    "keys only (8.5 rounds; the paper's 128-bit keys run 6.5).")
+    "gives them only as bars (Figures 10, 13), so they have no rows.")
 
 
 def measure_seed002(nbytes: int = 16 * MB, threads=SEED002_THREADS, pairs=None, *, min_seconds: float = 0.1,
                     min_reps: int = 3, run_id: str | None = None) -> pd.DataFrame:
     """Seed 002 Figure 10 on this host: records of experiment `seed002_cpu` (workload
-    <cipher>-<key bits>-ctr-enc, 128 except Hierocrypt-3's 256, variant contiguous, engine the
-    implementation, cores = threads)."""
+    <cipher>-128-ctr-enc, variant contiguous, engine the implementation, cores = threads)."""
     from s2mc.analysis import records
     from s2mc.workloads import native
 
@@ -158,15 +156,15 @@ def measure_seed002(nbytes: int = 16 * MB, threads=SEED002_THREADS, pairs=None, 
     for cipher, impl in (pairs or SEED002_CPU_CIPHERS):
         other = cipher in cryptrec.CIPHERS  # SC2000, Hierocrypt-3: their own library, one implementation
         engine = impl if other else native.resolve_impl(impl, cipher)
-        bits = cryptrec.default_key_bits(cipher) if other else 128  # Hierocrypt-3: 256-bit keys only
         for t in threads:
             if other:
-                r = cryptrec.bench_ctr(cipher, nbytes, threads=t, min_reps=min_reps, min_seconds=min_seconds)
+                r = cryptrec.bench_ctr(cipher, nbytes, key_bits=128, threads=t, min_reps=min_reps,
+                                       min_seconds=min_seconds)
             else:
                 r = native.bench_ctr(nbytes, cipher=cipher, impl=engine, threads=t, min_reps=min_reps,
                                      min_seconds=min_seconds)
             base = dict(run_id=rid, experiment="seed002_cpu", source="native", platform=plat,
-                        workload=f"{cipher}-{bits}-ctr-enc", variant="contiguous", engine=engine, cores=t,
+                        workload=f"{cipher}-128-ctr-enc", variant="contiguous", engine=engine, cores=t,
                         bytes=nbytes, cipher=cipher)
             rows.append(dict(base, metric="seconds", value=r["seconds_best"]))
             rows.append(dict(base, metric="bytes_per_second", value=nbytes / r["seconds_best"]))
