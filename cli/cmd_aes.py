@@ -82,7 +82,7 @@ def grid_options(styles: tuple[str, ...], style_default: str | None, style_help:
                                              "and/or per-core (every core expands it itself)."),
         click.option("--preset", type=Choices(tuple(PRESETS), many=False), default=None,
                      help="A named configuration; seed003: the model that reproduces seed 003's Tables 3-4 "
-                          "(fixed priority, key expanded per core, -O0, calibrated to the paper's 1-core cells; "
+                          "(burst4 arbitration, key expanded per core, -O0, calibrated to the paper's 1-core cells; "
                           "docs/aes-on-s2.md). Options given as well replace its values."),
         machine_option("mem_words"),
         click.option("--key", "fixed_key", type=AesKey(), default=None,

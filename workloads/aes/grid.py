@@ -152,7 +152,7 @@ class AesGrid:
 PRESETS: dict[str, dict] = {
     "seed003": dict(cores=(1, 2, 3, 4), sizes=(32, 64, 128, 256), key_bits=(128,), modes=("ecb",),
                     directions=("enc",), styles=("bytes",), partitions=("interleaved",),
-                    mem_latencies=(2,), arbitrations=("fixed",), opts=(0,), key_expansions=("per-core",),
+                    mem_latencies=(2,), arbitrations=("burst4",), opts=(0,), key_expansions=("per-core",),
                     calibrations=("seed003",)),
 }
 
