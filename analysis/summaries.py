@@ -68,7 +68,7 @@ def variant_parts(workload: str, variant: str) -> dict[str, str]:
             out["L"] = p[1:]
         elif re.fullmatch(r"O\d", p):
             out["opt"] = f"-{p}"
-        elif p in ("fixed", "round_robin", "fifo"):
+        elif p in ("fixed", "round_robin", "fifo", "burst4"):
             out["policy"] = p
         elif p in ("interleaved", "contiguous", "extended") or p.startswith("extended"):
             out["partition"] = p

@@ -65,6 +65,11 @@ def test_the_preset_library_grid_is_the_command_and_options_replace_its_values()
     assert '"variant": "bytes/interleaved/O0/per-core/cal-seed003"' in res.output
 
 
+def test_the_preset_policy_is_named_in_legends():
+    from s2mc.analysis import summaries
+    assert summaries.variant_parts(seed003.SEED003_WORKLOAD, seed003.SEED003_MODEL_VARIANT)["policy"] == "burst4"
+
+
 def test_a_preset_that_cannot_run_is_one_line():
     res = CliRunner().invoke(cli, ["aes", "--preset", "seed003", "--style", "ttable", "--cores", "1", "--bytes", "16"])
     assert res.exit_code == 1 and res.output.count("\n") == 1 and "calibration seed003 is fitted" in res.output
