@@ -87,9 +87,11 @@ def test_the_preset_program_is_right_on_one_to_four_cores():
 
 @pytest.mark.systemc
 @pytest.mark.skipif(not systemc_engine.available(), reason="the SystemC engine is not built")
-def test_the_preset_runs_the_same_on_systemc():
-    fast = run_aes(bytes(48), KEY, cores=3, **SEED003)
-    sysc = run_aes(bytes(48), KEY, cores=3, engine="systemc", **SEED003)
+@pytest.mark.parametrize("arbitration", ["fixed", "burst4"])      # the first round's and the preset's
+def test_the_preset_runs_the_same_on_systemc(arbitration):
+    cfg = {**SEED003, "arbitration": arbitration}
+    fast = run_aes(bytes(48), KEY, cores=3, **cfg)
+    sysc = run_aes(bytes(48), KEY, cores=3, engine="systemc", **cfg)
     assert sysc.result.cores == fast.result.cores and sysc.result.cycles == fast.result.cycles
 
 
@@ -135,9 +137,10 @@ def test_grid_variants_and_their_records():
     assert runner.summary(runs[-1])["key_expansion"] == "per-core"
 
 
-def test_the_preset_program_on_the_reference_model():
+@pytest.mark.parametrize("arbitration", ["fixed", "burst4"])
+def test_the_preset_program_on_the_reference_model(arbitration):
     """The cycle-stepped reference model runs the preset's program (per-core key expansion, the
-    calibration's loads and nops, fixed priority) to the same counters as the fast engine."""
+    calibration's loads and nops, fixed priority or burst4) to the same counters as the fast engine."""
     from s2mc.simulator.reference import ReferenceMachine
     prog = runner.program("bytes", 0, "per-core", "seed003")
     data = bytes(range(100, 132))
@@ -148,9 +151,9 @@ def test_the_preset_program_on_the_reference_model():
         a = prog.address_of(name)
         mem[a:a + len(words)] = words
     mem[heap:heap + 32] = list(data)
-    ref = ReferenceMachine(prog.code_image, mem, prog.entry, cores=3, arbitration="fixed",
+    ref = ReferenceMachine(prog.code_image, mem, prog.entry, cores=3, arbitration=arbitration,
                            stacks=prog.stacks).run()
-    fast = run_aes(data, KEY, cores=3, **SEED003).result
+    fast = run_aes(data, KEY, cores=3, **{**SEED003, "arbitration": arbitration}).result
     assert ref["cycles"] == fast.cycles
     assert [c["finish_cycle"] for c in ref["cores"]] == fast.finish_cycles
     for k in ("instructions", "mem_accesses", "bus_wait_cycles", "sync_wait_cycles"):
