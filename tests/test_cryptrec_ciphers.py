@@ -6,7 +6,8 @@ Vectors (cited in workloads/native/src/cryptrec.cpp and hierocrypt3.cpp):
   [SPEC]   Fujitsu's SC2000 specification (CRYPTREC cipher list), the worked example:
            https://www.cryptrec.go.jp/cryptrec_03_spec_cypherlist_files/PDF/09_01jspec.pdf
   [NESSIE] Fujitsu's NESSIE submission, testvectors128/192/256.txt:
-           https://www.cosic.esat.kuleuven.be/nessie/workshop/submissions/sc2000.zip
+           https://www.cosic.esat.kuleuven.be/nessie/workshop/submissions/sc2000.zip, and NESSIE's
+           https://www.cosic.esat.kuleuven.be/nessie/testvectors/bc/sc2000/SC2000-{128,192,256}-128.test-vectors
   [HC3]    Toshiba, "Specification on a Block Cipher: Hierocrypt-3", test data (256-bit key):
            https://www.cryptrec.go.jp/en/cryptrec_03_spec_cypherlist_files/PDF/08_02espec.pdf
   [NESSIE-HC3] NESSIE's verified vectors, Hierocrypt-3-{128,192,256}-128.verified.test-vectors:
@@ -35,7 +36,12 @@ SC2000_VECTORS = [
      "ee5c548ea5ef353b896a780e324be38d"),
     ("NESSIE-128", "09090909090909090909090909090909", "09090909090909090909090909090909",
      "8839d41b099a817ef8f9ffe6b88455ce"),
+    ("NESSIE-128", "00000000000000000000000000000001", "00" * 16, "95a7dc2c926019373e5cbfafd35c7fa1"),
     ("NESSIE-192", "00" * 24, "00" * 16, "6c2bab231cb641ed3ac8d4b0ea69ee3b"),
+    ("NESSIE-192", "01" * 24, "01" * 16, "bdac356d73b9322ded10cd027896cd9d"),
+    ("NESSIE-192", "13" * 24, "13" * 16, "60311541418c4e30a7f8e889e1fb0168"),
+    ("NESSIE-256", "20" * 32, "20" * 16, "496220ff1945e8168575cce072f24a1d"),
+    ("NESSIE-256", "50" * 32, "50" * 16, "66f3bbe78ea85fd222f77a53a0e22547"),
     ("NESSIE-256", "00" * 32, "00" * 16, "6c2bab231cb641ed3ac8d4b0ea69ee3b"),
 ]
 

@@ -1,4 +1,5 @@
-// Seed 002's other CRYPTREC ciphers (issue 16): SC2000, ECB and CTR, OpenMP chunks.
+// Seed 002's other CRYPTREC ciphers (issue 16): SC2000 (here), Hierocrypt-3 (hierocrypt3.cpp);
+// ECB and CTR, OpenMP chunks.
 //
 // SC2000 is written from its specification:
 //   [FSE]  T. Shimoyama, H. Yanami, K. Yokoyama, M. Takenaka, K. Itoh, J. Yajima, N. Torii,
@@ -8,7 +9,8 @@
 // The constants below (S6, S5, S4, the 32x32 matrix M, the Order and Index tables of the key
 // schedule) are the specification's. Test vectors (tests/test_cryptrec_ciphers.py): [SPEC]'s worked
 // example and Fujitsu's NESSIE submission (testvectors128/192/256.txt in
-// https://www.cosic.esat.kuleuven.be/nessie/workshop/submissions/sc2000.zip).
+// https://www.cosic.esat.kuleuven.be/nessie/workshop/submissions/sc2000.zip) and NESSIE's
+// https://www.cosic.esat.kuleuven.be/nessie/testvectors/bc/sc2000/SC2000-*-128.test-vectors
 //
 // Words are big-endian, bit 0 of a word in the specification is its most significant bit.
 #include "s2mc_cryptrec/cryptrec.h"
