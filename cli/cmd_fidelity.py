@@ -1,6 +1,6 @@
 """`s2mc fidelity`: which machine and program reproduce seed 003's Tables 3-4 (s2mc.analysis.fidelity).
 
-    s2mc fidelity --out results/fidelity.parquet        # every hypothesis, about a minute and a half
+    s2mc fidelity --out results/fidelity.parquet        # every hypothesis, two to three minutes
     s2mc fidelity --only model,fifo                     # some of them
 
 Each hypothesis (a bus, where the key is expanded, the Rz level, how stalls are counted) is
