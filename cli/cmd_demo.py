@@ -88,7 +88,7 @@ def demo(results_dir, report_dir, full, skip, quiet):
             df = seeds_native.measure() if full else seeds_native.measure_quick()
             # seed 002 Figure 10: ciphers x threads (issue 16)
             df = records.concat([df, seeds_native.measure_seed002() if full else
-                                 seeds_native.measure_seed002(4 << 20, min_seconds=0.02)])
+                                 seeds_native.measure_seed002_quick()])
             path = records.write(df, results / "seeds_native.parquet",
                                  params=dict(command="demo seeds_native", full=full))
             log(f"    {len(df)} records in {time.monotonic() - t1:.1f} s -> {path}")
