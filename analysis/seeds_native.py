@@ -10,7 +10,10 @@ in memory, timed around the call (best of repeats, as the shared host's other lo
 median; it includes the ~1-2 us of a Python call,
 which is what makes the smallest sizes slow). Total = `native.encrypt_file(..., mode="ecb")`, a file
 in the temporary folder into another (page-cached; the fast path). Sequential = 1 thread, parallel
-= every available CPU. The GPU columns are the papers' only.
+= every available CPU. Seed 004's GPU column has ours beside it when an OpenCL device is here
+(issue 16, `measure_seed004_opencl`): seed 004's portable C++ AMP code against our portable OpenCL
+kernels, both host to host in segments (seed 004's calibrated size), AES-128-ECB; on this host
+that device is PoCL on the CPU, on a GPU machine the GPU.
 
     from s2mc.analysis import seeds_native
     df = seeds_native.measure()                 # records (experiment seed001_ours / seed004_ours)
@@ -230,6 +233,34 @@ def seed002_sentences(ours: pd.DataFrame, ref: pd.DataFrame) -> list[str]:
     return out
 
 
+def measure_seed004_opencl(sizes=None, *, min_seconds: float = 0.05, min_reps: int = 3,
+                           run_id: str | None = None) -> pd.DataFrame:
+    """Seed 004's GPU column on this host's OpenCL device (s2mc.gpu.opencl): AES-128-ECB host to
+    host, in segments of seed 004's calibrated size (stored per device; calibrated when there is
+    none), best of repeats. Sizes default to seed 004's up to 64 MB on a CPU device (PoCL does
+    ~0.1 GB/s) and all of them on a GPU. Records: experiment seed004_ours, source and engine opencl,
+    variant opencl. Empty when there is no OpenCL device."""
+    from s2mc.analysis import records
+    from s2mc.gpu import opencl
+
+    st = opencl.status()
+    if not st["devices"]:
+        return records.make_records([])
+    dev = st["devices"][st["device"]]
+    if sizes is None:
+        sizes = [n for n in SEED004_SIZES if dev["type"] == "GPU" or n <= 64 * MB]
+    rid = run_id or records.new_run_id("seeds-opencl")
+    seg = opencl.resolve_segment("auto", cipher="aes", op="ecb-enc", key_bits=128)
+    rows = []
+    for n in sizes:
+        buf = bytearray(n)
+        secs = _best_seconds(lambda: opencl.crypt(buf, KEY, op="ecb-enc", segment=seg), min_seconds, min_reps)
+        rows.append(dict(run_id=rid, experiment="seed004_ours", source="opencl", platform=dev["name"],
+                         workload="aes-128-ecb-enc", variant="opencl", engine="opencl", cores=1, bytes=n,
+                         metric="seconds", value=secs))
+    return records.make_records(rows)
+
+
 def measure_quick(**kw) -> pd.DataFrame:
     """The demo's form: sizes up to 16 MB, shorter timing (a few seconds in all)."""
     return measure([n for n in SEED001_SIZES if n <= 16 * MB], [n for n in SEED004_SIZES if n <= 16 * MB],
@@ -258,12 +289,16 @@ def seed004_beside(ours: pd.DataFrame, ref: pd.DataFrame, table: str = "seed004_
     paper / ours ratios (how many times faster this host is)."""
     ps, pp, pg = (_times(ref, table, v) for v in ("sequential", "parallel", "gpu"))
     os_, op = _times(ours, "seed004_ours", "sequential"), _times(ours, "seed004_ours", "parallel")
+    og = _times(ours, "seed004_ours", "opencl")   # issue 16: our portable kernels, when measured
     rows = []
     for n in sorted(set(ps) | set(os_)):
-        rows.append({"bytes": n, "paper seq ms": _ms(ps.get(n)), "paper par ms": _ms(pp.get(n)),
-                     "paper GPU ms": _ms(pg.get(n)), "ours seq ms": _ms(os_.get(n)), "ours par ms": _ms(op.get(n)),
-                     "paper/ours seq": _ratio(ps.get(n), os_.get(n)),
-                     "paper/ours par": _ratio(pp.get(n), op.get(n))})
+        row = {"bytes": n, "paper seq ms": _ms(ps.get(n)), "paper par ms": _ms(pp.get(n)),
+               "paper GPU ms": _ms(pg.get(n)), "ours seq ms": _ms(os_.get(n)), "ours par ms": _ms(op.get(n)),
+               "paper/ours seq": _ratio(ps.get(n), os_.get(n)),
+               "paper/ours par": _ratio(pp.get(n), op.get(n))}
+        if og:
+            row.update({"ours OpenCL ms": _ms(og.get(n)), "paper GPU/ours OpenCL": _ratio(pg.get(n), og.get(n))})
+        rows.append(row)
     return pd.DataFrame(rows)
 
 
@@ -312,6 +347,14 @@ def summary_sentences(ours: pd.DataFrame, ref: pd.DataFrame) -> list[str]:
         out.append("Seed 004 crossover (the size from which CPU parallel stays faster than sequential): "
                    + "; ".join(f"{k}: {human_size(v) if v else 'never'}" for k, v in c.items()) + ".")
         out.append(SEED004_WHAT_DIFFERS)
+        t = seed004_beside(ours, ref)
+        if "paper GPU/ours OpenCL" in t and t["paper GPU/ours OpenCL"].notna().any():
+            r = t.dropna(subset=["paper GPU/ours OpenCL"])
+            dev = ours.loc[(ours["experiment"] == "seed004_ours") & (ours["variant"] == "opencl"), "platform"].iloc[0]
+            out.append(f"Seed 004's GPU column (GTX 480, C++ AMP) beside our portable OpenCL kernels on {dev}, "
+                       f"both host to host in segments: paper/ours {r['paper GPU/ours OpenCL'].min():.2g}-"
+                       f"{r['paper GPU/ours OpenCL'].max():.2g}x ({human_size(int(r['bytes'].min()))}-"
+                       f"{human_size(int(r['bytes'].max()))}; above 1 = ours faster).")
     if (ours["experiment"] == "seed001_ours").any():
         t = seed001_beside(ours, ref, "encryption-only").dropna(subset=["paper/ours seq"])
         if len(t):
@@ -334,7 +377,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         df = measure()
         s002 = measure_seed002()
-    df = records.concat([df, s002])
+    df = records.concat([df, s002, measure_seed004_opencl(
+        [n for n in SEED004_SIZES if n <= 16 * MB] if args.quick else None)])
     os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
     records.write(df, args.out, params=dict(command="seeds_native", quick=args.quick))
     ref = seeds.load_reference()

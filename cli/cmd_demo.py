@@ -89,6 +89,10 @@ def demo(results_dir, report_dir, full, skip, quiet):
             # seed 002 Figure 10: ciphers x threads (issue 16)
             df = records.concat([df, seeds_native.measure_seed002() if full else
                                  seeds_native.measure_seed002_quick()])
+            # seed 004's GPU column beside our OpenCL kernels (issue 16; PoCL here, up to 4 MB quick)
+            df = records.concat([df, seeds_native.measure_seed004_opencl() if full else
+                                 seeds_native.measure_seed004_opencl([1 << 10, 64 << 10, 1 << 20, 4 << 20],
+                                                                     min_seconds=0.01)])
             path = records.write(df, results / "seeds_native.parquet",
                                  params=dict(command="demo seeds_native", full=full))
             log(f"    {len(df)} records in {time.monotonic() - t1:.1f} s -> {path}")

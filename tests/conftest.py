@@ -12,6 +12,15 @@ settings.register_profile("thorough", max_examples=5000, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
+# The OpenCL backend stores its calibrated segment sizes in a cache file (s2mc.gpu.opencl.cache_path):
+# tests (and the commands they start) keep theirs in a folder of their own, never the user's cache.
+if "S2MC_CACHE_DIR" not in os.environ:
+    import atexit
+    import shutil
+    import tempfile
+    os.environ["S2MC_CACHE_DIR"] = tempfile.mkdtemp(prefix="s2mc-test-cache-")
+    atexit.register(shutil.rmtree, os.environ["S2MC_CACHE_DIR"], True)
+
 
 @pytest.fixture
 def null_device(tmp_path):

@@ -362,3 +362,32 @@ def test_info_lists_the_devices():
     assert devs and {"name", "type", "compute_units", "global_mem_bytes", "local_mem_bytes"} <= set(devs[0])
     run = CliRunner().invoke(cli, ["info"])
     assert any(line.startswith("OpenCL") and devs[0]["name"] in line for line in run.stdout.splitlines())
+
+
+# -- seed 004's GPU column beside our OpenCL kernels (s2mc.analysis.seeds_native) --------------------
+
+def test_seed004_table_has_the_opencl_column():
+    from s2mc.analysis import records, seeds, seeds_native
+    ref = seeds.load_reference()
+    rows = [dict(run_id="r", experiment="seed004_ours", source=src, platform="dev", workload="aes-128-ecb-enc",
+                 variant=v, engine=src, cores=1, bytes=1024, metric="seconds", value=secs)
+            for src, v, secs in [("native", "sequential", 1e-5), ("native", "parallel", 2e-5),
+                                 ("opencl", "opencl", 2.35e-3)]]
+    ours = records.make_records(rows)
+    t = seeds_native.seed004_beside(ours, ref).set_index("bytes")
+    assert t.loc[1024, "paper GPU ms"] == pytest.approx(23.5)      # seed 004 Table 2, 1 KB
+    assert t.loc[1024, "ours OpenCL ms"] == pytest.approx(2.35)
+    assert t.loc[1024, "paper GPU/ours OpenCL"] == pytest.approx(10.0)
+    text = " ".join(seeds_native.summary_sentences(ours, ref))
+    assert "our portable OpenCL kernels on dev" in text and "paper/ours 10-10x (1K-1K" in text
+    # without OpenCL rows the table keeps its old columns
+    assert "ours OpenCL ms" not in seeds_native.seed004_beside(ours[ours.source == "native"], ref)
+
+
+@needs_device
+def test_seed004_opencl_measure(tmp_path, monkeypatch):
+    monkeypatch.setenv("S2MC_CACHE_DIR", str(tmp_path))
+    opencl.calibrate("aes", "ecb-enc", 128, budget_s=0.2, candidates=(4096, 16384))
+    from s2mc.analysis import seeds_native
+    df = seeds_native.measure_seed004_opencl([1024, 65536], min_seconds=0, min_reps=1)
+    assert list(df["bytes"]) == [1024, 65536] and set(df["source"]) == {"opencl"} and (df["value"] > 0).all()
