@@ -44,17 +44,18 @@ SOURCES = variants.SOURCES
 
 
 @dataclass(frozen=True)
-class Cipher:
+class SimCipher:
     """A cipher the simulated programs implement: its styles (one Rz program each, the first the
-    default), the `cryptography` algorithm that checks it and its name in messages."""
+    default), their sources and its name in messages (`algorithm()` gives the `cryptography` object
+    that checks it)."""
     name: str
     label: str
     styles: tuple[str, ...]
     sources: dict
 
 
-CIPHERS = {"aes": Cipher("aes", "AES", STYLES, SOURCES),
-           "camellia": Cipher("camellia", "Camellia", camellia.STYLES, {"sp": camellia.SOURCE})}
+CIPHERS = {"aes": SimCipher("aes", "AES", STYLES, SOURCES),
+           "camellia": SimCipher("camellia", "Camellia", camellia.STYLES, {"sp": camellia.SOURCE})}
 #: Every style of every cipher (styles are named apart, so a style names its program).
 ALL_STYLES = tuple(s for c in CIPHERS.values() for s in c.styles)
 
@@ -63,7 +64,7 @@ class AesMismatch(S2mcError):
     """The simulated machine's output differs from the `cryptography` reference (any cipher)."""
 
 
-def cipher_of(name: str) -> Cipher:
+def cipher_of(name: str) -> SimCipher:
     try:
         return CIPHERS[name]
     except KeyError:
