@@ -54,6 +54,7 @@ def info(as_json):
 
 def info_rows(facts: dict) -> list[tuple[str, str]]:
     """`s2mc info` as (label, text) rows a person reads: each component built or not, and why."""
+    from s2mc.workloads.aes_host import cipher_title
     yes = lambda ok: "yes" if ok else "no"  # noqa: E731
     nat, cuda = facts["native"], facts["cuda"]
     rows = [("s2mc", f"{facts['s2mc']} (Python {facts['python']})"),
@@ -68,6 +69,8 @@ def info_rows(facts: dict) -> list[tuple[str, str]]:
         rows += [("native AES", f"built; best {nat['best']}; this CPU runs {', '.join(have)}"
                                 + (f" (not {', '.join(lack)})" if lack else "")),
                  ("", f"OpenMP threads {nat['max_threads']}; {nat['openssl']}")]
+        for cipher, names in (nat.get("ciphers") or {}).items():   # issue 16: Camellia beside AES
+            rows.append(("", f"{cipher_title(cipher)}: {', '.join(names) or 'none this CPU runs'}"))
     else:
         rows.append(("native AES", f"not built ({nat.get('error', 'unknown reason')})"))
     if cuda.get("gpu_present"):

@@ -286,3 +286,15 @@ def test_seed002_cpu_records_table_and_report(tmp_path):
     md = Path(out["md"]).read_text()
     assert "Seed 002 Figure 10" in md and (tmp_path / "rep" / "seed002_cpu.png").is_file()
     assert "sptable" in md and "44.2 (4 thr)" in md   # the AES-instructions line meets the AES-NI figure
+
+
+def test_info_lists_the_camellia_implementation():
+    from s2mc.cli.cmd_sim import info_rows
+    assert native.info()["ciphers"] == {"camellia": ["sptable"]}
+    res = run("info")
+    assert res.exit_code == 0 and "Camellia: sptable" in res.output, res.output
+    facts = {"s2mc": "0", "python": "3", "platform": "p", "cpu_count": 2, "cpu": "c", "cpu_features": [],
+             "engines": {"fast": True, "systemc": True}, "cuda": {"built": False, "reason": "r"},
+             "native": {"built": True, "impls": [{"name": "ttable", "supported": True}], "best": "ttable",
+                        "max_threads": 2, "openssl": "o", "ciphers": {"camellia": []}}}
+    assert ("", "Camellia: none this CPU runs") in info_rows(facts)

@@ -94,6 +94,7 @@ def info() -> dict:
     if _native is None:
         return {"built": False, "error": str(_IMPORT_ERROR)}
     return {"built": True, "impls": impls(), "best": best_impl(), "cpu": _native.cpu_model(),
+            "ciphers": {c: supported_impls(c) for c in CIPHERS if c != "aes"},   # AES: impls above
             "cpu_features": list(_native.cpu_features()), "openssl": _native.openssl_version(),
             "max_threads": max_threads()}
 
