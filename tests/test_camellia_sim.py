@@ -281,3 +281,10 @@ def test_the_docs_cycles_per_block_are_what_the_simulator_counts():
     for r in runs:
         label = f"{'AES' if r.config.cipher == 'aes' else 'Camellia'}-128, {r.config.style}"
         assert rows[label][r.config.cores - 1] == round(r.result.cycles / 64, 1), (label, r.config.cores)
+
+
+def test_the_camellia_experiment_spec_names_both_ciphers():
+    from s2mc.analysis import experiments
+    (grid,) = experiments.get("camellia_scaling").grids_for()
+    assert grid.ciphers == ("aes", "camellia") and grid.styles == ("ttable", "sp")
+    assert {(c.get("cipher", "aes"), c["style"]) for c in grid.configs()} == {("aes", "ttable"), ("camellia", "sp")}
