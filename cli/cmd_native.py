@@ -12,6 +12,7 @@ from s2mc.isa.units import human_size
 from s2mc.workloads.aes_host import host_memory
 from s2mc.workloads.native import CIPHER_IMPLS, CIPHERS, MAX_MIN_SECONDS, MAX_REPS, MAX_THREADS, STRATEGIES
 from s2mc.workloads.native.cryptrec import CIPHERS as CRYPTREC_CIPHERS
+from s2mc.workloads.native.cryptrec import IMPLS as CRYPTREC_IMPLS
 
 from .options import Choices, Integer, OutputFile, Seconds, Size, Text
 
@@ -33,11 +34,13 @@ _MEMORY = "this machine's memory"
               "machine's memory.")
 @click.option("--cipher", "ciphers", type=Choices(CIPHERS + CRYPTREC_CIPHERS), default="aes", show_default=True,
               help="Comma-separated ciphers: aes, camellia (RFC 3713), sc2000, hierocrypt3 (seed 002's "
-                   "CRYPTREC ciphers: one table implementation, contiguous chunks); each runs the whole grid.")
-@click.option("--impl", "impls", type=Choices(("auto", *(i for c in CIPHERS for i in CIPHER_IMPLS[c]), "all")),
+                   "CRYPTREC ciphers: table implementations, contiguous chunks); each runs the whole grid.")
+@click.option("--impl", "impls", type=Choices(("auto", *(i for c in CIPHERS for i in CIPHER_IMPLS[c]),
+                                                *(i for c in CRYPTREC_CIPHERS for i in CRYPTREC_IMPLS[c]), "all")),
               default="auto", show_default=True,
               help="Comma-separated implementations: auto, ttable, aesni, vaes, vaes512 (AES), sptable "
-                   "(Camellia), or 'all' (every one this CPU supports).")
+                   "(Camellia), table-11-10-11, table-6-10-10-6, table-6-5-5-5-5-6 (SC2000), table "
+                   "(Hierocrypt-3), or 'all' (every one this CPU supports).")
 @click.option("--strategy", "strategies", type=Choices(STRATEGIES), default="contiguous", show_default=True,
               help="Comma-separated: coarse, extended, contiguous.")
 @click.option("--block-bytes", type=Size(16, host_memory, multiple=16, many=True, why=_MEMORY), default="1024",
@@ -63,6 +66,7 @@ def native_cmd(threads, sizes, ciphers, impls, strategies, block_bytes, key_bits
     """Benchmark native CPU AES-CTR (or Camellia, SC2000, Hierocrypt-3 CTR) over threads x bytes x impl x strategy x block size."""
     from s2mc.analysis import records
     from s2mc.workloads import native
+    from s2mc.workloads.native import cryptrec
     from s2mc.workloads.native.grid import NativeGrid, format_summary, run_grid, summary_header, summary_legend
 
     if not native.available():
@@ -82,7 +86,12 @@ def native_cmd(threads, sizes, ciphers, impls, strategies, block_bytes, key_bits
             raise S2mcError(f"--vs-openssl: OpenSSL has no {cipher} (it compares aes and camellia)")
         if not multi and set(strategies) != {"contiguous"}:
             raise S2mcError(f"--strategy {','.join(strategies)}: {cipher} runs contiguous chunks only")
-        impl_lists[cipher] = ["table"]
+        mine = [i for i in impls if i in ("auto", "all") or i in CRYPTREC_IMPLS[cipher]]
+        if not mine:
+            raise S2mcError(f"--impl {','.join(impls)}: no implementation of {cipher} "
+                            f"(its implementations: auto, {', '.join(CRYPTREC_IMPLS[cipher])})")
+        impl_lists[cipher] = list(dict.fromkeys(n for i in mine for n in (
+            CRYPTREC_IMPLS[cipher] if i == "all" else [cryptrec.resolve_impl(cipher, i)])))
     for cipher in [c for c in cipher_list if c not in CRYPTREC_CIPHERS]:
         mine = [i for i in impls if i in ("auto", "all") or i in CIPHER_IMPLS[cipher]]
         if not mine:

@@ -46,10 +46,13 @@ SC2000_VECTORS = [
 ]
 
 
+@pytest.mark.parametrize("impl", cryptrec.IMPLS["sc2000"])
 @pytest.mark.parametrize("source,key,pt,ct", SC2000_VECTORS)
-def test_sc2000_published_vectors(source, key, pt, ct):
-    assert cryptrec.ecb_encrypt("sc2000", H(key), H(pt)).hex() == ct
-    assert cryptrec.ecb_decrypt("sc2000", H(key), H(ct)).hex() == pt
+def test_sc2000_published_vectors(source, key, pt, ct, impl):
+    assert cryptrec.ecb_encrypt("sc2000", H(key), H(pt), impl=impl).hex() == ct
+    assert cryptrec.ecb_decrypt("sc2000", H(key), H(ct), impl=impl).hex() == pt
+    # 5 blocks: the 4-block interleaved path and the single-block path
+    assert cryptrec.ecb_encrypt("sc2000", H(key), H(pt) * 5, impl=impl).hex() == ct * 5
 
 
 # [HC3]'s test data; NESSIE's Sets 1-3 (a key bit in each 64-bit key word, a plaintext bit, equal
@@ -113,12 +116,14 @@ def test_hierocrypt3_sbox_equals_its_algebraic_definition():
     assert cryptrec.hierocrypt3_sbox() == bytes(power(permute(x), 247) ^ 0x07 for x in range(256))
 
 
-# (cipher, key length) for the mode tests: every key length each cipher accepts.
-CIPHER_KEYS = [(c, n) for c in cryptrec.CIPHERS for n in cryptrec.KEY_BYTES[c]]
+# (cipher, implementation) and (cipher, implementation, key length) for the mode tests.
+CIPHER_IMPLS = [(c, i) for c in cryptrec.CIPHERS for i in cryptrec.IMPLS[c]]
+CIPHER_IMPL_KEYS = [(c, i, n) for c, i in CIPHER_IMPLS for n in cryptrec.KEY_BYTES[c]]
 
 
 def _one_block(cipher: str, key: bytes, block: bytes) -> bytes:
-    return cryptrec.ecb_encrypt(cipher, key, block)
+    """The oracle's block function: the cipher's slowest (smallest-table) implementation, one block."""
+    return cryptrec.ecb_encrypt(cipher, key, block, impl=cryptrec.IMPLS[cipher][-1])
 
 
 def _ctr_oracle(cipher: str, key: bytes, iv: bytes, data: bytes) -> bytes:
@@ -131,29 +136,29 @@ def _ctr_oracle(cipher: str, key: bytes, iv: bytes, data: bytes) -> bytes:
     return bytes(out)
 
 
-@pytest.mark.parametrize("cipher,key_len", CIPHER_KEYS)
+@pytest.mark.parametrize("cipher,impl,key_len", CIPHER_IMPL_KEYS)
 @pytest.mark.parametrize("threads", [1, 2, 3])
-def test_ecb_many_blocks_equal_single_blocks_and_decrypt(cipher, key_len, threads):
+def test_ecb_many_blocks_equal_single_blocks_and_decrypt(cipher, impl, key_len, threads):
     rng = random.Random(key_len * 10 + threads)
     key, data = rng.randbytes(key_len), rng.randbytes(16 * 37)
-    ct = cryptrec.ecb_encrypt(cipher, key, data, threads=threads)
+    ct = cryptrec.ecb_encrypt(cipher, key, data, threads=threads, impl=impl)
     assert ct == b"".join(_one_block(cipher, key, data[i:i + 16]) for i in range(0, len(data), 16))
-    assert cryptrec.ecb_decrypt(cipher, key, ct, threads=threads) == data
+    assert cryptrec.ecb_decrypt(cipher, key, ct, threads=threads, impl=impl) == data
 
 
-@pytest.mark.parametrize("cipher", cryptrec.CIPHERS)
+@pytest.mark.parametrize("cipher,impl", CIPHER_IMPLS)
 @pytest.mark.parametrize("nbytes", [0, 1, 15, 16, 17, 100, 16 * 33 + 5])
 @pytest.mark.parametrize("iv_hex", ["000102030405060708090a0b0c0d0e0f",
                                     "0000000000000000fffffffffffffffe",   # carry into the high 64 bits
                                     "fffffffffffffffffffffffffffffffd"])  # wraps at 2^128
-def test_ctr_equals_oracle_for_every_thread_count(cipher, nbytes, iv_hex):
+def test_ctr_equals_oracle_for_every_thread_count(cipher, impl, nbytes, iv_hex):
     rng = random.Random(nbytes)
     key, iv, data = rng.randbytes(cryptrec.KEY_BYTES[cipher][0]), H(iv_hex), rng.randbytes(nbytes)
     want = _ctr_oracle(cipher, key, iv, data)
     for threads in (1, 2, 3, 4):
-        got = cryptrec.ctr(cipher, key, iv, data, threads=threads)
+        got = cryptrec.ctr(cipher, key, iv, data, threads=threads, impl=impl)
         assert got == want, threads
-        assert cryptrec.ctr(cipher, key, iv, got, threads=threads) == data  # decryption = encryption
+        assert cryptrec.ctr(cipher, key, iv, got, threads=threads, impl=impl) == data  # decryption = encryption
 
 
 def test_in_place_into_out_buffer():
@@ -167,13 +172,13 @@ def test_in_place_into_out_buffer():
     assert bytes(blocks) == cryptrec.ecb_encrypt("sc2000", key, data)
 
 
-@pytest.mark.parametrize("cipher", cryptrec.CIPHERS)
-def test_bench_ctr_reports_the_run(cipher):
-    r = cryptrec.bench_ctr(cipher, 4096, threads=2, min_reps=2, min_seconds=0)
-    assert r["engine"] == "table" and r["bytes"] == 4096 and r["total_bytes"] == 4096
+@pytest.mark.parametrize("cipher,impl", CIPHER_IMPLS)
+def test_bench_ctr_reports_the_run(cipher, impl):
+    r = cryptrec.bench_ctr(cipher, 4096, threads=2, min_reps=2, min_seconds=0, impl=impl)
+    assert r["engine"] == impl and r["bytes"] == 4096 and r["total_bytes"] == 4096
     assert r["reps"] >= 2 and 0 < r["seconds_best"] <= r["seconds_median"]
     m = cryptrec.bench_ctr(cipher, 4096, threads=2, min_reps=1, min_seconds=0, multi=True)
-    assert m["total_bytes"] == 8192
+    assert m["total_bytes"] == 8192 and m["engine"] == cryptrec.IMPLS[cipher][0]  # "auto": the first
 
 
 @pytest.mark.parametrize("call,match", [
@@ -183,6 +188,8 @@ def test_bench_ctr_reports_the_run(cipher):
     (lambda: cryptrec.ecb_decrypt("cipherunicorn-a", bytes(16), bytes(16)), "unknown cipher 'cipherunicorn-a'"),
     (lambda: cryptrec.ecb_encrypt("hierocrypt3", bytes(20), bytes(16)), "hierocrypt3 key must be 16, 24 or 32 bytes"),
     (lambda: cryptrec.bench_ctr("hierocrypt3", 16, key_bits=64), "key_bits 64 is not one of hierocrypt3's"),
+    (lambda: cryptrec.ctr("sc2000", bytes(16), bytes(16), b"x", impl="table"), "unknown implementation 'table' of sc2000"),
+    (lambda: cryptrec.bench_ctr("sc2000", 16, impl="vaes"), "unknown implementation 'vaes' of sc2000"),
     (lambda: cryptrec.ctr("sc2000", bytes(16), bytes(16), b"x", threads=0), "threads must be >= 1"),
     (lambda: cryptrec.ctr("sc2000", bytes(16), bytes(16), b"xy", out=bytearray(3)), "same length"),
     (lambda: cryptrec.bench_ctr("sc2000", 0), "not positive"),
@@ -211,19 +218,25 @@ def test_native_command_runs_the_cryptrec_ciphers(tmp_path):
     assert res.exit_code == 0, res.output
     doc = json.loads(res.output[res.output.index("{"):])
     sc = [r for r in doc["results"] if r["cipher"] == "sc2000"]
-    assert [(r["impl"], r["strategy"], r["threads"]) for r in sc] == [("table", "contiguous", 1), ("table", "contiguous", 2)]
+    best = cryptrec.IMPLS["sc2000"][0]
+    assert [(r["impl"], r["strategy"], r["threads"]) for r in sc] == [(best, "contiguous", 1), (best, "contiguous", 2)]
     df = records.read(out)
     mine = df[df["cipher"] == "sc2000"]
-    assert set(mine["workload"]) == {"sc2000-128-ctr"} and set(mine["engine"]) == {"table"}
+    assert set(mine["workload"]) == {"sc2000-128-ctr"} and set(mine["engine"]) == {best}
+    res = _native("--cipher", "sc2000", "--impl", "all", "--threads", "1", "--bytes", "1K", "--json")
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.output[res.output.index("{"):])
+    assert [r["impl"] for r in doc["results"]] == list(cryptrec.IMPLS["sc2000"])
     res = _native("--cipher", "hierocrypt3", "--key-bits", "192", "--threads", "1", "--bytes", "1K", "--multi")
     assert res.exit_code == 0, res.output
-    assert "table" in res.output
+    assert "table" in res.output and "x" in res.output
 
 
 @pytest.mark.parametrize("args,match", [
     (["--cipher", "sc2000", "--vs-openssl"], "--vs-openssl: OpenSSL has no sc2000"),
     (["--cipher", "sc2000", "--strategy", "coarse"], "sc2000 runs contiguous chunks only"),
     (["--cipher", "cipherunicorn-a"], "cipherunicorn-a"),
+    (["--cipher", "sc2000", "--impl", "vaes"], "--impl vaes: no implementation of sc2000"),
 ])
 def test_native_command_errors_for_the_cryptrec_ciphers(args, match):
     res = _native("--bytes", "16", "--threads", "1", *args)

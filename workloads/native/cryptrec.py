@@ -28,6 +28,12 @@ else:
 #: The ciphers implemented here (seed 002's CRYPTREC list minus AES and Camellia, which live in
 #: the AES library and the Camellia code).
 CIPHERS: tuple[str, ...] = ("sc2000", "hierocrypt3")
+#: The implementations of each cipher, best first ("auto" = the first). SC2000's name how its F
+#: function's tables split the 32-bit input (seed 002 §3.7): 3, 4 or 6 lookups, 20 / 8.5 / 1 KB.
+IMPLS: dict[str, tuple[str, ...]] = {
+    "sc2000": ("table-11-10-11", "table-6-10-10-6", "table-6-5-5-5-5-6"),
+    "hierocrypt3": ("table",),
+}
 #: The key lengths (bytes) each cipher accepts.
 KEY_BYTES: dict[str, tuple[int, ...]] = {"sc2000": (16, 24, 32), "hierocrypt3": (16, 24, 32)}
 #: Seed 002's ciphers this project could not implement (no official test vector found): their
@@ -59,19 +65,29 @@ def _check_cipher(cipher: str) -> str:
     return cipher
 
 
-def ecb_encrypt(cipher: str, key: bytes, data, *, threads: int = 1, out=None):
+def resolve_impl(cipher: str, impl: str = "auto") -> str:
+    """The implementation `impl` names ("auto": the best); S2mcError when the cipher has no such one."""
+    names = IMPLS[_check_cipher(cipher)]
+    if impl == "auto":
+        return names[0]
+    if impl not in names:
+        raise S2mcError(f"unknown implementation '{impl}' of {cipher} (known: auto, {', '.join(names)})")
+    return impl
+
+
+def ecb_encrypt(cipher: str, key: bytes, data, *, threads: int = 1, out=None, impl: str = "auto"):
     """ECB encryption of whole 16-byte blocks; bytes, or into `out` (then None)."""
-    return _call(_lib().ecb, _check_cipher(cipher), bytes(key), data, False, int(threads), out)
+    return _call(_lib().ecb, _check_cipher(cipher), bytes(key), data, False, int(threads), out, impl)
 
 
-def ecb_decrypt(cipher: str, key: bytes, data, *, threads: int = 1, out=None):
+def ecb_decrypt(cipher: str, key: bytes, data, *, threads: int = 1, out=None, impl: str = "auto"):
     """ECB decryption of whole 16-byte blocks."""
-    return _call(_lib().ecb, _check_cipher(cipher), bytes(key), data, True, int(threads), out)
+    return _call(_lib().ecb, _check_cipher(cipher), bytes(key), data, True, int(threads), out, impl)
 
 
-def ctr(cipher: str, key: bytes, iv: bytes, data, *, threads: int = 1, out=None):
+def ctr(cipher: str, key: bytes, iv: bytes, data, *, threads: int = 1, out=None, impl: str = "auto"):
     """CTR of any length: block i is XORed with E(K, iv + i mod 2^128). Decryption is the same."""
-    return _call(_lib().ctr, _check_cipher(cipher), bytes(key), bytes(iv), data, int(threads), out)
+    return _call(_lib().ctr, _check_cipher(cipher), bytes(key), bytes(iv), data, int(threads), out, impl)
 
 
 def default_key_bits(cipher: str) -> int:
@@ -80,15 +96,15 @@ def default_key_bits(cipher: str) -> int:
 
 
 def bench_ctr(cipher: str, nbytes: int, *, key_bits: int | None = None, threads: int = 1, min_reps: int = 3,
-              min_seconds: float = 0.2, multi: bool = False) -> dict:
+              min_seconds: float = 0.2, multi: bool = False, impl: str = "auto") -> dict:
     """Time in-place CTR over an nbytes buffer inside C++ (the keys set up before timing, one
     untimed warm-up); the same keys as `native.bench_ctr`: seconds_best, seconds_median,
-    tsc_cycles_best, reps, engine ("table", the one implementation), bytes, total_bytes. key_bits: the cipher's
+    tsc_cycles_best, reps, engine (the implementation), bytes, total_bytes. key_bits: the cipher's
     smallest by default."""
     from s2mc.isa.units import human_size
     from s2mc.workloads.aes_host import host_memory
     from s2mc.workloads.native import MAX_MIN_SECONDS, MAX_REPS, MAX_THREADS
-    _check_cipher(cipher)
+    impl = resolve_impl(cipher, impl)
     if key_bits is None:
         key_bits = default_key_bits(cipher)
     nbuf = threads if multi else 1
@@ -106,7 +122,7 @@ def bench_ctr(cipher: str, nbytes: int, *, key_bits: int | None = None, threads:
         raise S2mcError(f"min_seconds {min_seconds} is not a number of seconds in 0..{MAX_MIN_SECONDS:g}")
     try:
         return dict(_call(_lib().bench_ctr, cipher, int(key_bits), int(nbytes), int(threads), int(min_reps),
-                          float(min_seconds), bool(multi)))
+                          float(min_seconds), bool(multi), impl))
     except MemoryError:
         raise S2mcError(f"cannot allocate {nbuf} x {human_size(nbytes)} bytes for the benchmark") from None
 
@@ -116,5 +132,5 @@ def hierocrypt3_sbox() -> bytes:
     return bytes(_lib().hierocrypt3_sbox())
 
 
-__all__ = ["CIPHERS", "NOT_IMPLEMENTED", "KEY_BYTES", "available", "default_key_bits", "ecb_encrypt",
+__all__ = ["CIPHERS", "IMPLS", "NOT_IMPLEMENTED", "KEY_BYTES", "available", "default_key_bits", "resolve_impl", "ecb_encrypt",
            "ecb_decrypt", "ctr", "bench_ctr", "hierocrypt3_sbox"]

@@ -43,8 +43,11 @@ class NativeGrid:
     def configs(self) -> list[tuple[str, str, int, int, int]]:
         """(impl, strategy, block_bytes, threads, bytes) of every measurement, in run order."""
         strategies, blocks = self.strategies, self.block_bytes
-        if self.cipher in cryptrec.CIPHERS:  # seed 002's other ciphers: one table implementation, contiguous chunks
-            impls, strategies = ["table"], ("contiguous",)
+        if self.cipher in cryptrec.CIPHERS:  # seed 002's other ciphers: their table implementations, contiguous chunks
+            impls = list(dict.fromkeys(n for i in self.impls
+                                       for n in (cryptrec.IMPLS[self.cipher] if i == "all"
+                                                 else [cryptrec.resolve_impl(self.cipher, i)])))
+            strategies = ("contiguous",)
         else:
             impls = list(dict.fromkeys(resolve_impl(i, self.cipher) for i in self.impls))
         if self.multi:
@@ -88,7 +91,7 @@ def run_grid(grid: NativeGrid, *, run_id: str, experiment: str = "native", progr
     def bench(engine, impl, strategy, t, n, bb):
         if grid.cipher in cryptrec.CIPHERS:
             return cryptrec.bench_ctr(grid.cipher, n, key_bits=grid.key_bits, threads=t, min_reps=grid.min_reps,
-                                      min_seconds=grid.min_seconds, multi=strategy == "multi")
+                                      min_seconds=grid.min_seconds, multi=strategy == "multi", impl=impl)
         return bench_ctr(n, key_bits=grid.key_bits, engine=engine, impl=impl,
                          strategy="contiguous" if strategy == "multi" else strategy, threads=t,
                          block_bytes=bb, min_reps=grid.min_reps, min_seconds=grid.min_seconds,

@@ -61,9 +61,14 @@ uint32_t matrix_m(uint32_t x) {
 }
 
 // M is linear, so M(S(x)) is the XOR of M applied to each S-box output in its field: six tables
-// (the software form of the F function's S and M layers, as the SP tables of Camellia).
+// (the software form of the F function's S and M layers, as the SP tables of Camellia). Adjacent
+// fields can share one table indexed by both (seed 002 §3.7): (6,5,5,5,5,6) = six lookups in 1 KB,
+// (6,10,10,6) = four in 8.5 KB, (11,10,11) = three in 20 KB. The implementation names say which.
+enum class MsLayout { Six, Four, Three };
 struct MsTables {
-  uint32_t hi6[64], mid[4][32], lo6[64];
+  uint32_t hi6[64], mid[4][32], lo6[64];  // (6,5,5,5,5,6)
+  uint32_t m10[2][1024];                  // (6,10,10,6): the two middle pairs of 5-bit fields
+  uint32_t e11[2][2048], c10[1024];       // (11,10,11): 6+5 bits, 5+5, 5+6
   MsTables() {
     for (uint32_t v = 0; v < 64; ++v) {
       hi6[v] = matrix_m(uint32_t(kS6[v]) << 26);
@@ -71,13 +76,28 @@ struct MsTables {
     }
     for (int f = 0; f < 4; ++f)  // the 5-bit fields at bits 21, 16, 11, 6 (from the least significant)
       for (uint32_t v = 0; v < 32; ++v) mid[f][v] = matrix_m(uint32_t(kS5[v]) << (21 - 5 * f));
+    for (uint32_t v = 0; v < 1024; ++v) {
+      m10[0][v] = mid[0][v >> 5] ^ mid[1][v & 31];
+      m10[1][v] = mid[2][v >> 5] ^ mid[3][v & 31];
+      c10[v] = mid[1][v >> 5] ^ mid[2][v & 31];
+    }
+    for (uint32_t v = 0; v < 2048; ++v) {
+      e11[0][v] = hi6[v >> 5] ^ mid[0][v & 31];
+      e11[1][v] = mid[3][v >> 6] ^ lo6[v & 63];
+    }
   }
 };
 const MsTables kMs;
 
+template <MsLayout L>
 inline uint32_t ms(uint32_t x) {
-  return kMs.hi6[x >> 26] ^ kMs.mid[0][(x >> 21) & 31] ^ kMs.mid[1][(x >> 16) & 31] ^
-         kMs.mid[2][(x >> 11) & 31] ^ kMs.mid[3][(x >> 6) & 31] ^ kMs.lo6[x & 63];
+  if constexpr (L == MsLayout::Three)
+    return kMs.e11[0][x >> 21] ^ kMs.c10[(x >> 11) & 1023] ^ kMs.e11[1][x & 2047];
+  else if constexpr (L == MsLayout::Four)
+    return kMs.hi6[x >> 26] ^ kMs.m10[0][(x >> 16) & 1023] ^ kMs.m10[1][(x >> 6) & 1023] ^ kMs.lo6[x & 63];
+  else
+    return kMs.hi6[x >> 26] ^ kMs.mid[0][(x >> 21) & 31] ^ kMs.mid[1][(x >> 16) & 31] ^
+           kMs.mid[2][(x >> 11) & 31] ^ kMs.mid[3][(x >> 6) & 31] ^ kMs.lo6[x & 63];
 }
 
 // The B function bit-sliced: output bit k of the 4-bit S-box as a polynomial over GF(2) in its
@@ -140,12 +160,13 @@ inline void bfunc(uint32_t& a, uint32_t& b, uint32_t& c, uint32_t& d) {
 
 // F(x, y) = L(M(S(x)), M(S(y))); R xor-s it into (a, b). A pair R x R with the cross connection
 // (a,b,c,d) -> (c,d,a,b) in between is its own inverse, so decryption uses it unchanged.
+template <MsLayout L>
 inline void rpair(uint32_t& a, uint32_t& b, uint32_t& c, uint32_t& d, uint32_t mask) {
-  uint32_t s = ms(c), t = ms(d);
+  uint32_t s = ms<L>(c), t = ms<L>(d);
   a ^= (s & mask) ^ t;
   b ^= (t & ~mask) ^ s;
-  s = ms(a);
-  t = ms(b);
+  s = ms<L>(a);
+  t = ms<L>(b);
   c ^= (s & mask) ^ t;
   d ^= (t & ~mask) ^ s;
   std::swap(a, c);
@@ -200,8 +221,9 @@ Sc2000Key sc2000_make_key(const uint8_t* key, int key_bits) {
   for (int i = words; i < 8; ++i) uk[i] = uk[i - words];
   uint32_t im[4][3];  // intermediate keys a_i, b_i, c_i, d_i
   for (int j = 0; j < 4; ++j) {
-    const uint32_t x = ms(uk[2 * j]), y = ms(uk[2 * j + 1]);
-    for (int i = 0; i < 3; ++i) im[j][i] = ms((x + ms(uint32_t(4 * i + j))) ^ (y * uint32_t(i + 1)));
+    const uint32_t x = ms<MsLayout::Six>(uk[2 * j]), y = ms<MsLayout::Six>(uk[2 * j + 1]);
+    for (int i = 0; i < 3; ++i)
+      im[j][i] = ms<MsLayout::Six>((x + ms<MsLayout::Six>(uint32_t(4 * i + j))) ^ (y * uint32_t(i + 1)));
   }
   const int nek = 8 * k.rounds + 8;
   for (int n = 0; n < nek; ++n) {
@@ -215,7 +237,7 @@ Sc2000Key sc2000_make_key(const uint8_t* key, int key_bits) {
 
 // N blocks at once: each step's N chains of table lookups are independent, so the core overlaps
 // them (one block alone is a chain of dependent loads).
-template <int N>
+template <int N, MsLayout L>
 inline void encrypt_n(const Sc2000Key& k, const uint8_t* in, uint8_t* out) {
   uint32_t a[N], b[N], c[N], d[N];
   for (int j = 0; j < N; ++j) {
@@ -232,7 +254,7 @@ inline void encrypt_n(const Sc2000Key& k, const uint8_t* in, uint8_t* out) {
       bfunc<kAnfB>(a[j], b[j], c[j], d[j]);
       ifunc(a[j], b[j], c[j], d[j], ek + 4);
     }
-    for (int j = 0; j < N; ++j) rpair(a[j], b[j], c[j], d[j], mask);
+    for (int j = 0; j < N; ++j) rpair<L>(a[j], b[j], c[j], d[j], mask);
   }
   for (int j = 0; j < N; ++j) {
     ifunc(a[j], b[j], c[j], d[j], ek);
@@ -246,9 +268,8 @@ inline void encrypt_n(const Sc2000Key& k, const uint8_t* in, uint8_t* out) {
 }
 constexpr int kLanes = 4;
 
-void sc2000_encrypt_block(const Sc2000Key& k, const uint8_t in[16], uint8_t out[16]) { encrypt_n<1>(k, in, out); }
-
-void sc2000_decrypt_block(const Sc2000Key& k, const uint8_t in[16], uint8_t out[16]) {
+template <MsLayout L>
+void decrypt_one(const Sc2000Key& k, const uint8_t in[16], uint8_t out[16]) {
   uint32_t a = load_be(in), b = load_be(in + 4), c = load_be(in + 8), d = load_be(in + 12);
   const uint32_t* ek = k.ek + 8 * k.rounds;
   ifunc(a, b, c, d, ek + 4);
@@ -256,7 +277,7 @@ void sc2000_decrypt_block(const Sc2000Key& k, const uint8_t in[16], uint8_t out[
   ifunc(a, b, c, d, ek);
   for (int r = k.rounds - 1; r >= 0; --r) {
     ek -= 8;
-    rpair(a, b, c, d, (r & 1) ? kMask3 : kMask5);
+    rpair<L>(a, b, c, d, (r & 1) ? kMask3 : kMask5);
     ifunc(a, b, c, d, ek + 4);
     bfunc<kAnfBInv>(a, b, c, d);
     ifunc(a, b, c, d, ek);
@@ -267,14 +288,54 @@ void sc2000_decrypt_block(const Sc2000Key& k, const uint8_t in[16], uint8_t out[
   store_be(out + 12, d);
 }
 
+void sc2000_encrypt_block(const Sc2000Key& k, const uint8_t in[16], uint8_t out[16]) {
+  encrypt_n<1, MsLayout::Six>(k, in, out);
+}
+void sc2000_decrypt_block(const Sc2000Key& k, const uint8_t in[16], uint8_t out[16]) {
+  decrypt_one<MsLayout::Six>(k, in, out);
+}
+
+namespace {
+// ECB / CTR over SC2000 with one table layout.
+template <MsLayout L>
+void sc2000_ecb(const Sc2000Key& k, bool decrypt, const uint8_t* in, uint8_t* out, size_t nblocks) {
+  size_t i = 0;
+  if (!decrypt)
+    for (; i + kLanes <= nblocks; i += kLanes) encrypt_n<kLanes, L>(k, in + 16 * i, out + 16 * i);
+  for (; i < nblocks; ++i) {
+    if (decrypt)
+      decrypt_one<L>(k, in + 16 * i, out + 16 * i);
+    else
+      encrypt_n<1, L>(k, in + 16 * i, out + 16 * i);
+  }
+}
+}  // namespace
+
+const std::vector<std::string>& impl_names(const std::string& cipher) {
+  static const std::vector<std::string> sc = {"table-11-10-11", "table-6-10-10-6", "table-6-5-5-5-5-6"};
+  static const std::vector<std::string> hc = {"table"};
+  static const std::vector<std::string> none;
+  return cipher == "sc2000" ? sc : cipher == "hierocrypt3" ? hc : none;
+}
+
 const std::vector<std::string>& cipher_names() {
   static const std::vector<std::string> names = {"sc2000", "hierocrypt3"};
   return names;
 }
 
-Cipher::Cipher(const std::string& name, const uint8_t* key, size_t key_len) : name_(name) {
+Cipher::Cipher(const std::string& name, const uint8_t* key, size_t key_len, const std::string& impl)
+    : name_(name) {
   if (name != "sc2000" && name != "hierocrypt3")
     throw std::invalid_argument("unknown cipher '" + name + "' (known: sc2000, hierocrypt3)");
+  const auto& impls = impl_names(name);
+  impl_ = impl == "auto" ? impls.front() : impl;
+  const auto it = std::find(impls.begin(), impls.end(), impl_);
+  if (it == impls.end()) {
+    std::string known;
+    for (const auto& i : impls) known += (known.empty() ? "" : ", ") + i;
+    throw std::invalid_argument("unknown implementation '" + impl + "' of " + name + " (known: auto, " + known + ")");
+  }
+  layout_ = int(it - impls.begin());
   if (key_len != 16 && key_len != 24 && key_len != 32)
     throw std::invalid_argument(name + " key must be 16, 24 or 32 bytes (got " + std::to_string(key_len) + ")");
   key_bits_ = int(key_len) * 8;
@@ -294,15 +355,12 @@ void Cipher::ecb(bool decrypt, const uint8_t* in, uint8_t* out, size_t nblocks) 
     }
     return;
   }
-  size_t i = 0;
-  if (!decrypt)
-    for (; i + kLanes <= nblocks; i += kLanes) encrypt_n<kLanes>(sc2000_, in + 16 * i, out + 16 * i);
-  for (; i < nblocks; ++i) {
-    if (decrypt)
-      sc2000_decrypt_block(sc2000_, in + 16 * i, out + 16 * i);
-    else
-      sc2000_encrypt_block(sc2000_, in + 16 * i, out + 16 * i);
-  }
+  if (layout_ == 0)
+    sc2000_ecb<MsLayout::Three>(sc2000_, decrypt, in, out, nblocks);
+  else if (layout_ == 1)
+    sc2000_ecb<MsLayout::Four>(sc2000_, decrypt, in, out, nblocks);
+  else
+    sc2000_ecb<MsLayout::Six>(sc2000_, decrypt, in, out, nblocks);
 }
 
 void Cipher::ctr(const uint8_t counter[16], const uint8_t* in, uint8_t* out, size_t nbytes) const {
@@ -316,8 +374,12 @@ void Cipher::ctr(const uint8_t counter[16], const uint8_t* in, uint8_t* out, siz
     }
     if (name_ == "hierocrypt3")
       for (int j = 0; j < kLanes; ++j) hc3_encrypt_block(hc3_, ctr + 16 * j, ks + 16 * j);
+    else if (layout_ == 0)
+      encrypt_n<kLanes, MsLayout::Three>(sc2000_, ctr, ks);
+    else if (layout_ == 1)
+      encrypt_n<kLanes, MsLayout::Four>(sc2000_, ctr, ks);
     else
-      encrypt_n<kLanes>(sc2000_, ctr, ks);
+      encrypt_n<kLanes, MsLayout::Six>(sc2000_, ctr, ks);
     const size_t n = std::min<size_t>(kLanes * 16, nbytes - off);
     for (size_t i = 0; i < n; ++i) out[off + i] = uint8_t(in[off + i] ^ ks[i]);
     std::memcpy(ctr, ctr + 16 * (kLanes - 1), 16);

@@ -31,9 +31,9 @@ View read_view(const py::buffer& b) {
   return {static_cast<const uint8_t*>(info.ptr), size_t(info.size) * size_t(info.itemsize)};
 }
 
-Cipher make_cipher(const std::string& name, const py::bytes& key) {
+Cipher make_cipher(const std::string& name, const py::bytes& key, const std::string& impl) {
   const std::string k = key;
-  return Cipher(name, reinterpret_cast<const uint8_t*>(k.data()), k.size());
+  return Cipher(name, reinterpret_cast<const uint8_t*>(k.data()), k.size(), impl);
 }
 
 // Into the caller's writable buffer (returns None) or a new bytes object.
@@ -61,13 +61,13 @@ py::object run_into(const View& in, const py::object& out, F&& fn) {
 // Times CTR in place on a buffer (split over `threads`, or with `multi` one buffer per thread, like
 // `openssl speed -multi`): a warm-up, then runs until min_reps and min_seconds are both met.
 py::dict bench_ctr(const std::string& name, int key_bits, size_t nbytes, int threads, int min_reps,
-                   double min_seconds, bool multi) {
+                   double min_seconds, bool multi, const std::string& impl) {
   if (threads < 1) throw std::invalid_argument("threads must be >= 1");
   if (key_bits != 128 && key_bits != 192 && key_bits != 256) throw std::invalid_argument("key_bits must be 128, 192 or 256");
   std::vector<uint8_t> key(size_t(key_bits / 8)), iv(16);
   for (size_t i = 0; i < key.size(); ++i) key[i] = uint8_t(i * 7 + 1);
   for (size_t i = 0; i < 16; ++i) iv[i] = uint8_t(0xf0 + i);
-  const Cipher c(name, key.data(), key.size());
+  const Cipher c(name, key.data(), key.size(), impl);
   const int nbuf = multi ? threads : 1;
   std::vector<std::vector<uint8_t>> bufs(static_cast<size_t>(nbuf), std::vector<uint8_t>(nbytes));
   for (auto& b : bufs)
@@ -111,7 +111,7 @@ py::dict bench_ctr(const std::string& name, int key_bits, size_t nbytes, int thr
   std::sort(sorted.begin(), sorted.end());
   const size_t best = size_t(std::min_element(secs.begin(), secs.end()) - secs.begin());
   py::dict d;
-  d["engine"] = "table";  // the implementation (the cipher is the caller's workload)
+  d["engine"] = c.impl();  // the implementation (the cipher is the caller's workload)
   d["bytes"] = nbytes;
   d["total_bytes"] = nbytes * size_t(nbuf);
   d["reps"] = secs.size() * size_t(inner);
@@ -126,6 +126,7 @@ py::dict bench_ctr(const std::string& name, int key_bits, size_t nbytes, int thr
 PYBIND11_MODULE(_cryptrec, m) {
   m.doc() = "Seed 002's other CRYPTREC block ciphers (SC2000, Hierocrypt-3): ECB and CTR with OpenMP";
   m.def("ciphers", [] { return cipher_names(); });
+  m.def("impls", [](const std::string& cipher) { return impl_names(cipher); });
   m.def("hierocrypt3_sbox", [] {
     uint8_t s[256];
     hc3_sbox(s);
@@ -134,8 +135,8 @@ PYBIND11_MODULE(_cryptrec, m) {
   m.def(
       "ecb",
       [](const std::string& name, const py::bytes& key, const py::buffer& data, bool decrypt, int threads,
-         const py::object& out) {
-        const Cipher c = make_cipher(name, key);
+         const py::object& out, const std::string& impl) {
+        const Cipher c = make_cipher(name, key, impl);
         const View in = read_view(data);
         if (in.len % 16 != 0)
           throw std::invalid_argument("ECB data length must be a multiple of 16 bytes (got " + std::to_string(in.len) + ")");
@@ -143,12 +144,12 @@ PYBIND11_MODULE(_cryptrec, m) {
         return run_into(in, out, [&](const uint8_t* s, uint8_t* d, size_t n) { ecb_parallel(c, decrypt, s, d, n, threads); });
       },
       py::arg("cipher"), py::arg("key"), py::arg("data"), py::arg("decrypt") = false, py::arg("threads") = 1,
-      py::arg("out") = py::none());
+      py::arg("out") = py::none(), py::arg("impl") = "auto");
   m.def(
       "ctr",
       [](const std::string& name, const py::bytes& key, const py::bytes& iv, const py::buffer& data, int threads,
-         const py::object& out) {
-        const Cipher c = make_cipher(name, key);
+         const py::object& out, const std::string& impl) {
+        const Cipher c = make_cipher(name, key, impl);
         const std::string v = iv;
         if (v.size() != 16) throw std::invalid_argument("IV/counter must be 16 bytes (got " + std::to_string(v.size()) + ")");
         if (threads < 1) throw std::invalid_argument("threads must be >= 1 (got " + std::to_string(threads) + ")");
@@ -158,7 +159,7 @@ PYBIND11_MODULE(_cryptrec, m) {
         });
       },
       py::arg("cipher"), py::arg("key"), py::arg("iv"), py::arg("data"), py::arg("threads") = 1,
-      py::arg("out") = py::none());
+      py::arg("out") = py::none(), py::arg("impl") = "auto");
   m.def("bench_ctr", &bench_ctr, py::arg("cipher"), py::arg("key_bits"), py::arg("nbytes"), py::arg("threads"),
-        py::arg("min_reps"), py::arg("min_seconds"), py::arg("multi") = false);
+        py::arg("min_reps"), py::arg("min_seconds"), py::arg("multi") = false, py::arg("impl") = "auto");
 }

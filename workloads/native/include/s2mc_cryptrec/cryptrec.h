@@ -46,11 +46,18 @@ void hc3_sbox(uint8_t out[256]);  // the S-box table, for the test that derives 
 // The cipher names this library knows ("sc2000", "hierocrypt3").
 const std::vector<std::string>& cipher_names();
 
-// A keyed cipher by name; throws std::invalid_argument for an unknown name or a bad key length.
+// The implementations of a cipher, best first ("auto" = the first). SC2000: its F function's
+// tables by how the 32-bit input is split ("table-11-10-11", "table-6-10-10-6",
+// "table-6-5-5-5-5-6"); Hierocrypt-3: "table". Empty for an unknown cipher.
+const std::vector<std::string>& impl_names(const std::string& cipher);
+
+// A keyed cipher by name and implementation; throws std::invalid_argument for an unknown name or
+// implementation or a bad key length.
 class Cipher {
  public:
-  Cipher(const std::string& name, const uint8_t* key, size_t key_len);
+  Cipher(const std::string& name, const uint8_t* key, size_t key_len, const std::string& impl = "auto");
   const std::string& name() const { return name_; }
+  const std::string& impl() const { return impl_; }  // the implementation "auto" resolved to
   int key_bits() const { return key_bits_; }
   // Whole blocks; in and out may be the same buffer.
   void ecb(bool decrypt, const uint8_t* in, uint8_t* out, size_t nblocks) const;
@@ -59,7 +66,8 @@ class Cipher {
   void ctr(const uint8_t counter[16], const uint8_t* in, uint8_t* out, size_t nbytes) const;
 
  private:
-  std::string name_;
+  std::string name_, impl_;
+  int layout_ = 0;  // SC2000: index into impl_names("sc2000")
   int key_bits_ = 0;
   Sc2000Key sc2000_;
   Hc3Key hc3_;
