@@ -260,12 +260,18 @@ def test_cipher_aes_is_s2mc_aes():
     (["--cipher", "camellia", "--key", "00" * 15], 2, "--key"),
 ])
 def test_cipher_command_errors_are_one_line(args, code, message):
-    proc = subprocess.run([sys.executable, "-m", "s2mc.cli", "cipher", "--cores", "1", "--bytes", "16", "-q", *args],
-                          capture_output=True, text=True, timeout=120)
-    assert proc.returncode == code
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("s2mc") and message in lines[0], proc.stderr
-    assert "Traceback" not in proc.stderr
+    res = _cli("cipher", "--cores", "1", "--bytes", "16", "-q", *args)
+    assert res.exit_code == code
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("s2mc") and message in lines[0], res.stderr
+    assert "Traceback" not in res.output
+
+
+def test_an_error_in_a_real_process_is_one_line_and_exit_1():
+    proc = subprocess.run([sys.executable, "-m", "s2mc.cli", "cipher", "--cipher", "camellia", "--style", "bytes",
+                           "--cores", "1", "--bytes", "16", "-q"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert proc.stderr == "s2mc: error: --style bytes: none of them is a style of camellia (choose sp)\n"
 
 
 def test_the_docs_cycles_per_block_are_what_the_simulator_counts():
