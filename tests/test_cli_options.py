@@ -222,7 +222,7 @@ def test_report_on_a_bad_records_file_names_file_column_and_row(tmp_path, row, n
     (["encrypt", "--in", "p.s", "--out", "o", "--key", KEY, "--iv", IV, "--threads", "0"],
      "'--threads': '0' is out of range (1..1024)"),
     (["encrypt", "--in", "p.s", "--out", "o", "--key", KEY, "--iv", IV, "--impl", "rot13"],
-     "'--impl': unknown value 'rot13' (choose auto, vaes512, vaes, aesni, ttable)"),
+     "'--impl': unknown value 'rot13' (choose auto, vaes512, vaes, aesni, ttable, sptable)"),
     (["gpu", "--threads", "48"], "'--threads': '48' is not a multiple of 32"),
     (["gpu", "--threads", "2048"], "'--threads': '2048' is out of range (32..1024)"),
     (["gpu", "--streams", "65"], "'--streams': '65' is out of range (1..64)"),
