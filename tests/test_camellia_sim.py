@@ -294,3 +294,12 @@ def test_the_camellia_experiment_spec_names_both_ciphers():
     (grid,) = experiments.get("camellia_scaling").grids_for()
     assert grid.ciphers == ("aes", "camellia") and grid.styles == ("ttable", "sp")
     assert {(c.get("cipher", "aes"), c["style"]) for c in grid.configs()} == {("aes", "ttable"), ("camellia", "sp")}
+
+
+def test_program_refuses_a_variant_camellia_does_not_have():
+    with pytest.raises(S2mcError, match="unknown key expansion 'all' \\(choose core0, per-core\\)"):
+        runner.program("sp", 1, "all")
+    with pytest.raises(S2mcError, match="calibration seed003 is fitted for the bytes style at -O0"):
+        runner.program("sp", 0, "per-core", "seed003")
+    with pytest.raises(S2mcError, match="unknown style 'rot13' \\(choose bytes, ttable, sp\\)"):
+        runner.program("rot13")
