@@ -20,7 +20,8 @@
 //        kw[0..3] = kw1..kw4 (whitening), k[0..23] = k1..k24 (round keys; k[18..23] unused with 18
 //        rounds), ke[0..5] = ke1..ke6 (FL/FL^-1 keys; ke[4..5] unused with 18 rounds).
 //   * decryption_subkeys(enc, &dec): decryption is the same encrypt_block with the subkeys
-//     reordered (RFC 3713 §2.3.3): kw1<->kw3, kw2<->kw4, k_i<->k_{R+1-i}, ke_i<->ke_{2R/6+1-i}.
+//     reordered (RFC 3713 §2.3.3): kw1<->kw3, kw2<->kw4, k_i<->k_{R+1-i}, ke_i<->ke_{N+1-i} with R the
+//     rounds and N the FL keys in use (4 for 18 rounds, 6 for 24).
 //   * SP tables: one array sp[4*256] of uint32_t, sp[t*256 + x], t = 0: SP1110, 1: SP0222,
 //     2: SP3033, 3: SP4404 (bytes, most significant first: SP1110[x] = (s1, s1, s1, 0) with
 //     s1 = SBOX1[x]; SP0222 = (0, s2, s2, s2); SP3033 = (s3, 0, s3, s3); SP4404 = (s4, s4, 0, s4)).
@@ -321,7 +322,7 @@ S2MC_CAM_HD inline void encrypt_block(const uint32_t* sp, const Subkeys& ks, con
 }
 
 // Decrypts one block with the ENCRYPTION subkeys (reorders them on every call: for bulk work
-// call decryption_subkeys once and encrypt_block with its result).
+// call decryption_subkeys once and encrypt_block with its result). Host only.
 inline void decrypt_block(const uint32_t* sp, const Subkeys& enc, const uint8_t* in, uint8_t* out) {
   Subkeys dec;
   decryption_subkeys(enc, &dec);
