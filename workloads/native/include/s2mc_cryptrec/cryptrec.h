@@ -26,10 +26,10 @@ Sc2000Key sc2000_make_key(const uint8_t* key, int key_bits);
 void sc2000_encrypt_block(const Sc2000Key& k, const uint8_t in[16], uint8_t out[16]);
 void sc2000_decrypt_block(const Sc2000Key& k, const uint8_t in[16], uint8_t out[16]);
 
-// Hierocrypt-3 (Toshiba), 128/192/256-bit keys: 6.5/7.5/8.5 rounds (rounds = 6/7/8 full ones);
-// ek[t] = round key t+1 as 8 big-endian words
-// (the XS function's two 128-bit halves), ek[8] the final whitening (first 4 words used); dk the
-// same with the second half passed through mdsL^-1 (decryption's order of operations).
+// Hierocrypt-3 (Toshiba), 128/192/256-bit keys: 6.5/7.5/8.5 rounds (rounds = 6/7/8 full ones).
+// ek[t] = round key t+1 as 8 big-endian words (the XS function's two 128-bit halves), ek[rounds]
+// the final whitening (first 4 words used); dk the same with the second half passed through
+// mdsL^-1 (decryption's order of operations).
 struct Hc3Key {
   int key_bits = 0;
   int rounds = 0;
