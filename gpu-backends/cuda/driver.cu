@@ -182,29 +182,24 @@ KParams make_params(Op op, bool cam, const uint8_t* key, int key_bits, const uin
   KParams p{};
   if (cam) {
     *nr_out = camellia_params(op, key, key_bits, p.rk);
-    if (iv) {
-      for (int i = 0; i < 8; ++i) p.iv_hi = (p.iv_hi << 8) | iv[i];
-      for (int i = 8; i < 16; ++i) p.iv_lo = (p.iv_lo << 8) | iv[i];
-    }
-    p.op = op;
-    return p;
+  } else {
+    uint32_t rk[aes::kMaxRoundKeyWords];
+    const int nr = aes::expand_key(key, key_bits, rk);
+    if (nr == 0)
+      throw std::invalid_argument("key must be 128, 192 or 256 bits, not " + std::to_string(key_bits));
+    uint32_t use[aes::kMaxRoundKeyWords];
+    if (op == Op::EcbDec)
+      aes::inverse_key_schedule(rk, nr, use);
+    else
+      std::memcpy(use, rk, sizeof(use));
+    for (int i = 0; i < 4 * (nr + 1); ++i) p.rk[i] = __builtin_bswap32(use[i]);
+    *nr_out = nr;
   }
-  uint32_t rk[aes::kMaxRoundKeyWords];
-  const int nr = aes::expand_key(key, key_bits, rk);
-  if (nr == 0)
-    throw std::invalid_argument("key must be 128, 192 or 256 bits, not " + std::to_string(key_bits));
-  uint32_t use[aes::kMaxRoundKeyWords];
-  if (op == Op::EcbDec)
-    aes::inverse_key_schedule(rk, nr, use);
-  else
-    std::memcpy(use, rk, sizeof(use));
-  for (int i = 0; i < 4 * (nr + 1); ++i) p.rk[i] = __builtin_bswap32(use[i]);
   if (iv) {
     for (int i = 0; i < 8; ++i) p.iv_hi = (p.iv_hi << 8) | iv[i];
     for (int i = 8; i < 16; ++i) p.iv_lo = (p.iv_lo << 8) | iv[i];
   }
   p.op = op;
-  *nr_out = nr;
   return p;
 }
 
