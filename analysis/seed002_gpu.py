@@ -128,9 +128,10 @@ def sentences(runs: pd.DataFrame) -> list[str]:
             part = [x for x in part if x]
             if part:
                 text.append(f"Ours, {c} on {p}: best " + ", ".join(part) + ".")
-        if "camellia" not in set(runs["cipher"]):
-            text.append("No Camellia CUDA records among the inputs: run `bash gpu-backends/run_on_gpu.sh` "
-                        "(or `s2mc gpu --cipher camellia --out ...`) on a GPU.")
+        for cipher, name in (("aes", "AES"), ("camellia", "Camellia")):
+            if cipher not in set(runs["cipher"]):
+                text.append(f"No {name} CUDA records among the inputs: run `bash gpu-backends/run_on_gpu.sh` "
+                            f"(or `s2mc gpu --cipher {cipher} --out ...`) on a GPU.")
     return text
 
 

@@ -120,3 +120,4 @@ def test_report_with_gpu_records(tmp_path, monkeypatch):
     png = tmp_path / "rep" / "seed002_gpu.png"
     assert png.read_bytes().startswith(b"\x89PNG") and "](seed002_gpu.png)" in md
     assert "No Camellia CUDA records" not in md
+    assert "No AES CUDA records among the inputs" in md
