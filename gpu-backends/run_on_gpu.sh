@@ -29,7 +29,7 @@
 #   6. with Python too (issue 15): file encryption side by side on a FILE_BYTES (default 2G)
 #      page-cached file in FILE_DIR (default /dev/shm): cp, openssl enc -aes-128-ctr, s2mc encrypt
 #      (native, every CPU) and s2mc encrypt --backend cuda, wall seconds of each, outputs compared;
-#      Camellia too: openssl enc -camellia-128-ctr beside s2mc.gpu.encrypt_file(cipher="camellia"),
+#      Camellia too: openssl enc -camellia-128-ctr beside s2mc encrypt --backend cuda --cipher camellia,
 #      outputs compared -> files.md; and seeds 001/004 measured on this host's CPUs (python -m
 #      s2mc.analysis.seeds_native) -> seeds_native.parquet, seeds_native.txt
 #   7. with Python too (issue 16, seed 004's question: the cost of portability): the OpenCL backend on
@@ -133,8 +133,8 @@ files_side_by_side() {
           s2mc-native) .venv/bin/s2mc encrypt -q --in "$d/in.bin" --out "$d/native.bin" --key $k --iv $iv ;;
           s2mc-cuda) .venv/bin/s2mc encrypt -q --backend cuda --in "$d/in.bin" --out "$d/cuda.bin" --key $k --iv $iv ;;
           openssl-camellia) openssl enc -camellia-128-ctr -K $k -iv $iv -in "$d/in.bin" -out "$d/openssl-camellia.bin" ;;
-          s2mc-cuda-camellia) .venv/bin/python -c "import sys; from s2mc import gpu; gpu.encrypt_file(sys.argv[1], sys.argv[2], bytes.fromhex('$k'), bytes.fromhex('$iv'), cipher='camellia')" \
-                                "$d/in.bin" "$d/cuda-camellia.bin" ;;
+          s2mc-cuda-camellia) .venv/bin/s2mc encrypt -q --backend cuda --cipher camellia --in "$d/in.bin" \
+                                --out "$d/cuda-camellia.bin" --key $k --iv $iv ;;
         esac || { echo "| $name | failed |"; continue 2; }
         secs=$(echo "$(date +%s.%N) - $t0" | bc)
         if [ -z "$best" ] || [ "$(echo "$secs < $best" | bc)" = 1 ]; then best=$secs; fi
