@@ -41,7 +41,7 @@ S2_HD void cam_fill(const u32* base, const KParams& p, u32* sm, u32 tid, u32 nth
   for (u32 i = tid; i < u32(kCamSubkeyWords); i += nthr) sm[1024 + i] = p.rk[i];
 }
 
-// F-function; (xh, xl) ^= nothing here: returns y in (yh, yl) for input (xh, xl) and subkey k[0..1].
+// F(x, k) with the SP-tables (see the header comment): y = (yh, yl) for x = (xh, xl), k = k[0..1].
 S2_HD void cam_f(const u32* sp, u32 xh, u32 xl, const u32* k, u32& yh, u32& yl) {
   const u32 a = xh ^ k[0];
   const u32 b = xl ^ k[1];
