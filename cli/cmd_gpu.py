@@ -31,7 +31,7 @@ _D = GpuGrid()
               help="cuda, or opencl (the portable kernels on any OpenCL device: PoCL on a CPU, a GPU's "
                    "OpenCL; measures device and host).")
 @click.option("--cipher", type=click.Choice(CIPHERS), default=_D.cipher, show_default=True,
-              help="Block cipher: aes, or camellia (RFC 3713; seed 002's coarse kernel only).")
+              help="Block cipher: aes, or camellia (RFC 3713; kernels coarse and optimised).")
 @click.option("--kernel", "kernel_text", type=Names(), default=None,
               help="Comma list of kernels: coarse, extended, optimised, optimised-<config>, or "
                    f"`all` (every optimised configuration too). [default: {','.join(_D.kernels)} "

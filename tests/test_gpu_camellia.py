@@ -35,6 +35,8 @@ S2MC = Path(sys.executable).with_name("s2mc")
 built = pytest.mark.skipif(not gpu.status()["built"], reason="CUDA backend not built")
 IV = bytes.fromhex("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff")
 EMU = dict(cipher="camellia", threads=64, max_grid=2)
+#: Seed 002's kernel and the optimised one (1024 threads x 2 blocks per CTA tile, whatever `threads`).
+KERNELS = ("coarse", "optimised")
 
 # RFC 3713 Appendix A: key 0123..3210 (+ 0011..ff for 192/256), plaintext 0123..3210.
 RFC_KEY = bytes.fromhex("0123456789abcdeffedcba987654321000112233445566778899aabbccddeeff")
@@ -72,75 +74,86 @@ def test_oracle_against_rfc3713():
 # -- the kernel through the CPU emulator (no GPU needed) --------------------------------------------
 
 @built
+@pytest.mark.parametrize("kernel", KERNELS)
 @pytest.mark.parametrize("n", sorted(RFC_CT))
-def test_emulated_kernel_rfc3713(n):
-    ct = gpu.emulate(RFC_KEY[:16], RFC_KEY[:n], op="ecb-enc", cipher="camellia")
+def test_emulated_kernel_rfc3713(n, kernel):
+    ct = gpu.emulate(RFC_KEY[:16], RFC_KEY[:n], op="ecb-enc", cipher="camellia", kernel=kernel)
     assert ct.hex() == RFC_CT[n]
-    assert gpu.emulate(ct, RFC_KEY[:n], op="ecb-dec", cipher="camellia") == RFC_KEY[:16]
+    assert gpu.emulate(ct, RFC_KEY[:n], op="ecb-dec", cipher="camellia", kernel=kernel) == RFC_KEY[:16]
 
 
 @built
+@pytest.mark.parametrize("kernel", KERNELS)
 @pytest.mark.parametrize("key_len", (16, 24, 32))
 @pytest.mark.parametrize("op", ["ctr", "ecb-enc", "ecb-dec"])
-def test_emulated_every_mode_key_direction(key_len, op):
+def test_emulated_every_mode_key_direction(key_len, op, kernel):
     key = rnd(key_len, key_len + 100)
-    for n in (16, 64 * 16, 3000 * 16):
+    # 6000 blocks: the optimised kernel's 2048-block tiles go round its 2 CTAs twice
+    for n in (16, 64 * 16, 6000 * 16):
         data = rnd(n, n + 1)
-        assert gpu.emulate(data, key, IV, op=op, **EMU) == ref(op, key, IV, data), (op, key_len, n)
+        assert gpu.emulate(data, key, IV, op=op, kernel=kernel, **EMU) == ref(op, key, IV, data), (op, key_len, n)
     if op == "ctr":  # decryption = the same operation
-        assert gpu.emulate(ref("ctr", key, IV, data), key, IV, **EMU) == data
+        assert gpu.emulate(ref("ctr", key, IV, data), key, IV, kernel=kernel, **EMU) == data
 
 
 @built
+@pytest.mark.parametrize("kernel", KERNELS)
 @pytest.mark.parametrize("n", [0, 1, 15, 17, 31, 1000, 4097, 70001])
-def test_emulated_ctr_tails_and_empty(n):
+def test_emulated_ctr_tails_and_empty(n, kernel):
     key, iv, data = rnd(16, 7), rnd(16, 8), rnd(n, n + 1)
-    assert gpu.emulate(data, key, iv, **EMU) == ref("ctr", key, iv, data)
+    assert gpu.emulate(data, key, iv, kernel=kernel, **EMU) == ref("ctr", key, iv, data)
 
 
 @built
 @pytest.mark.parametrize("iv_hex", ["00000000000000000ffffffffffffff0",   # low 32-bit word carry
                                     "0000000000000000fffffffffffffff8",   # into the high 64 bits
                                     "fffffffffffffffffffffffffffffffa"])  # 128-bit wrap
-def test_emulated_counter_carries(iv_hex):
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_emulated_counter_carries(iv_hex, kernel):
     key, iv, data = rnd(32, 3), bytes.fromhex(iv_hex), rnd(40000, 4)
-    assert gpu.emulate(data, key, iv, **EMU) == ref("ctr", key, iv, data)
+    assert gpu.emulate(data, key, iv, kernel=kernel, **EMU) == ref("ctr", key, iv, data)
 
 
 @built
 @pytest.mark.parametrize("streams", [1, 3])
 @pytest.mark.parametrize("op", ["ctr", "ecb-enc", "ecb-dec"])
-def test_emulated_many_chunks_and_streams(streams, op):
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_emulated_many_chunks_and_streams(streams, op, kernel):
     # 4 KB chunks over 1 or 3 stream lanes (methods C and B's host pipeline); counter past 2^64.
     key, iv = rnd(24, 5), bytes.fromhex("0000000000000000ffffffffffffff00")
     data = rnd(50000 if op == "ctr" else 49152, 6)
-    assert gpu.emulate(data, key, iv, op=op, streams=streams, chunk_bytes=4096, **EMU) == ref(op, key, iv, data)
+    got = gpu.emulate(data, key, iv, op=op, streams=streams, chunk_bytes=4096, kernel=kernel, **EMU)
+    assert got == ref(op, key, iv, data)
 
 
 @built
+@pytest.mark.parametrize("kernel", KERNELS)
 @pytest.mark.parametrize("n", [16, 1000, 100000])
-def test_emulated_keystream_fold(n):
+def test_emulated_keystream_fold(n, kernel):
     key = rnd(16, 11)
-    got = gpu.keystream_fold(key, IV, n, cipher="camellia", threads=64, emulated=True, max_grid=2)
+    got = gpu.keystream_fold(key, IV, n, cipher="camellia", kernel=kernel, threads=64, emulated=True,
+                             max_grid=2)
     assert got == ref_fold(key, IV, n)
 
 
 @built
-def test_emulated_full_launch_shape():
-    # The real launch shape (256 threads, grid as the data needs, no cap): every block once.
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_emulated_full_launch_shape(kernel):
+    # The real launch shape (grid as the data needs, no cap): every block once.
     key, data = rnd(16, 12), rnd(300000, 13)
-    assert gpu.emulate(data, key, IV, cipher="camellia", max_grid=0) == ref("ctr", key, IV, data)
+    assert gpu.emulate(data, key, IV, cipher="camellia", kernel=kernel, max_grid=0) == ref("ctr", key, IV, data)
 
 
 @built
 @needs_openssl
+@pytest.mark.parametrize("kernel", KERNELS)
 @pytest.mark.parametrize("key_len", (16, 24, 32))
-def test_emulated_encrypt_file_equals_openssl(tmp_path, key_len):
+def test_emulated_encrypt_file_equals_openssl(tmp_path, key_len, kernel):
     src, out, want = tmp_path / "in.bin", tmp_path / "out.bin", tmp_path / "openssl.bin"
     src.write_bytes(rnd(100003, key_len))
     key = rnd(key_len, 1)
     n = gpu.encrypt_file(src, out, key, IV, cipher="camellia", emulated=True, piece_bytes=32768,
-                         chunk_bytes=4096)
+                         chunk_bytes=4096, kernel=kernel)
     assert n == 100003
     subprocess.run([OPENSSL, "enc", f"-camellia-{key_len * 8}-ctr", "-K", key.hex(), "-iv", IV.hex(),
                     "-in", str(src), "-out", str(want)], check=True)
@@ -155,11 +168,13 @@ def test_api_errors():
         gpu.emulate(b"x" * 16, bytes(16), IV, cipher="des")
     with pytest.raises(S2mcError, match=r"Camellia-128/192/256\), not 5"):
         gpu.emulate(b"x" * 16, bytes(5), IV, cipher="camellia")
-    with pytest.raises(S2mcError, match="Camellia has one: coarse"):
-        gpu.emulate(b"x" * 16, bytes(16), IV, cipher="camellia", kernel="optimised")
+    with pytest.raises(S2mcError, match="Camellia has coarse and optimised"):
+        gpu.emulate(b"x" * 16, bytes(16), IV, cipher="camellia", kernel="optimised-t1b4")
+    with pytest.raises(S2mcError, match="Camellia has coarse and optimised"):
+        gpu.emulate(b"x" * 16, bytes(16), IV, cipher="camellia", kernel="extended")
     with pytest.raises(S2mcError, match="ECB needs a whole number"):
         gpu.emulate(b"x" * 17, bytes(16), op="ecb-enc", cipher="camellia")
-    assert gpu.kernels(cipher="camellia") == ["coarse"] and gpu.default_kernel("camellia") == "coarse"
+    assert gpu.kernels(cipher="camellia") == ["coarse", "optimised"] and gpu.default_kernel("camellia") == "coarse"
     with pytest.raises(S2mcError, match="key_bits must be"):
         gpu.occupancy("camellia", key_bits=64)
 
@@ -186,7 +201,7 @@ def test_api_without_gpu_one_line():
 
 @pytest.mark.parametrize("args, needle", [
     (["--cipher", "des"], "--cipher"),
-    (["--cipher", "camellia", "--kernel", "optimised"], "unknown kernel 'optimised' for camellia"),
+    (["--cipher", "camellia", "--kernel", "optimised-t1b4"], "unknown kernel 'optimised-t1b4' for camellia"),
     (["--cipher", "camellia", "--kernel", "extended"], "unknown kernel 'extended' for camellia"),
 ])
 def test_cli_argument_errors(args, needle):
@@ -206,14 +221,14 @@ def test_cli_camellia_grid_with_a_fake_gpu(monkeypatch, tmp_path):
     res = CliRunner().invoke(cli, ["gpu", "--cipher", "camellia", "--bytes", "1M", "--key-bits", "256",
                                    "--streams", "1,4", "--quiet", "--out", str(out)])
     assert res.exit_code == 0, res.output
-    # coarse only: keystream, device (method A), host serial (C) and overlapped over 4 streams (B)
-    assert calls == [("coarse", "keystream", 1 << 20, 1, "camellia"), ("coarse", "device", 1 << 20, 1, "camellia"),
-                     ("coarse", "host", 1 << 20, 1, "camellia"), ("coarse", "host", 1 << 20, 4, "camellia")]
+    # both kernels: keystream, device (method A), host serial (C) and overlapped over 4 streams (B)
+    assert calls == [(k, m, 1 << 20, s, "camellia") for k in ("coarse", "optimised")
+                     for m, s in (("keystream", 1), ("device", 1), ("host", 1), ("host", 4))]
     from s2mc.analysis import records
     df = records.read(out)
     assert set(df["workload"]) == {"camellia-256-ctr"}
-    assert set(df["variant"]) == {"coarse/keystream", "coarse/device-resident", "coarse/host-serial",
-                                  "coarse/host-overlap-s4"}
+    assert set(df["variant"]) == {f"{k}/{m}" for k in ("coarse", "optimised")
+                                  for m in ("keystream", "device-resident", "host-serial", "host-overlap-s4")}
     assert "Camellia-256" in res.stdout
 
 
@@ -241,23 +256,27 @@ def test_cli_occupancy_with_a_fake_gpu(monkeypatch, tmp_path):
 
 @pytest.mark.gpu
 @pytest.mark.skipif(not gpu.available(), reason=gpu.status()["reason"])
+@pytest.mark.parametrize("kernel", KERNELS)
 @pytest.mark.parametrize("key_len", (16, 24, 32))
 @pytest.mark.parametrize("op", ["ctr", "ecb-enc", "ecb-dec"])
 @pytest.mark.parametrize("streams", [1, 4])
-def test_gpu_every_mode_key_direction(key_len, op, streams):
+def test_gpu_every_mode_key_direction(key_len, op, streams, kernel):
     key = rnd(key_len, key_len)
     for n in (16, 4096, (1 << 20) + (5 if op == "ctr" else 0)):
         data = rnd(n, n)
-        got = gpu.crypt(data, key, IV, op=op, cipher="camellia", streams=streams, chunk_bytes=65536)
+        got = gpu.crypt(data, key, IV, op=op, cipher="camellia", streams=streams, chunk_bytes=65536,
+                        kernel=kernel)
         assert got == ref(op, key, IV, data), (op, key_len, n, streams)
 
 
 @pytest.mark.gpu
 @pytest.mark.skipif(not gpu.available(), reason=gpu.status()["reason"])
-def test_gpu_equals_emulator_and_keystream():
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_gpu_equals_emulator_and_keystream(kernel):
     key, data = rnd(16, 21), rnd(777777, 22)
-    assert gpu.crypt(data, key, IV, cipher="camellia") == gpu.emulate(data, key, IV, cipher="camellia", max_grid=0)
-    assert gpu.keystream_fold(key, IV, 4 << 20, cipher="camellia") == ref_fold(key, IV, 4 << 20)
+    got = gpu.crypt(data, key, IV, cipher="camellia", kernel=kernel)
+    assert got == gpu.emulate(data, key, IV, cipher="camellia", kernel=kernel, max_grid=0)
+    assert gpu.keystream_fold(key, IV, 4 << 20, cipher="camellia", kernel=kernel) == ref_fold(key, IV, 4 << 20)
 
 
 @pytest.mark.gpu
@@ -277,14 +296,16 @@ def test_gpu_encrypt_file_equals_openssl(tmp_path):
 @pytest.mark.skipif(not gpu.available(), reason=gpu.status()["reason"])
 def test_gpu_occupancy_and_bench():
     rows = gpu.occupancy("camellia", 256, 512)
-    assert [r["kernel"] for r in rows] == ["coarse"] and rows[0]["rounds"] == 24
+    assert [r["kernel"] for r in rows] == ["coarse", "optimised-t4b2"] and rows[0]["rounds"] == 24
+    assert rows[1]["dynamic_smem_bytes"] == 4 * 32768 and rows[1]["threads"] == 1024
     # the 4 SP-tables (4 KB) and 68 subkey words in shared memory, as seed 002 designed it
     assert rows[0]["static_smem_bytes"] == 4 * 1024 + 68 * 4
     assert rows[0]["registers"] > 0 and rows[0]["ctas_per_sm"] >= 1 and 0 < rows[0]["occupancy"] <= 1
     assert {r["kernel"] for r in gpu.occupancy("aes")} >= {"coarse", "extended"}
-    for measure in ("keystream", "device", "host"):
-        res = gpu.bench("coarse", measure, nbytes=1 << 20, reps=1, cipher="camellia")
-        assert res["seconds"] > 0 and res["bytes"] == 1 << 20
+    for kernel in KERNELS:
+        for measure in ("keystream", "device", "host"):
+            res = gpu.bench(kernel, measure, nbytes=1 << 20, reps=1, cipher="camellia")
+            assert res["seconds"] > 0 and res["bytes"] == 1 << 20
 
 
 # -- s2mc encrypt --backend cuda --cipher camellia ----------------------------------------------------
@@ -325,7 +346,7 @@ def test_encrypt_cli_cuda_camellia_without_gpu_one_line(tmp_path):
 def test_demo_spec_runs_camellia_too(tmp_path):
     from s2mc.analysis import specs
     spec = specs.load(specs.spec_dir() / "gpu_size_sweep.toml")
-    assert [(g.cipher, g.kernels) for g in spec.grids][-1] == ("camellia", ("coarse",))
+    assert [(g.cipher, g.kernels) for g in spec.grids][-1] == ("camellia", ("coarse", "optimised"))
     bad = tmp_path / "bad.toml"
     bad.write_text('title = "t"\n[[grid]]\nkind = "gpu"\ncipher = "des"\n')
     with pytest.raises(S2mcError, match=r"cipher: unknown value 'des' \(choose aes, camellia\)"):
@@ -344,6 +365,7 @@ def test_bench_gpu_script_writes_both_ciphers(tmp_path, monkeypatch, capsys):
     from s2mc.analysis import records
     assert set(records.read(tmp_path / "results" / "gpu.parquet")["cipher"]) == {"aes"}
     cam = records.read(tmp_path / "results" / "gpu-camellia.parquet")
-    assert set(cam["workload"]) == {"camellia-128-ctr"} and set(cam["variant"].str.split("/").str[0]) == {"coarse"}
-    assert sum(1 for c in calls if len(c) == 5) == 4 * 4   # Camellia: 4 sizes x 4 measurements
+    assert set(cam["workload"]) == {"camellia-128-ctr"}
+    assert set(cam["variant"].str.split("/").str[0]) == {"coarse", "optimised"}
+    assert sum(1 for c in calls if len(c) == 5) == 2 * 4 * 4   # Camellia: 2 kernels x 4 sizes x 4 measurements
     assert "Camellia-128, Gbps" in capsys.readouterr().out

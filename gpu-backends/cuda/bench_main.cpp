@@ -122,7 +122,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (cipher == "camellia" && (kernels.empty() || (kernels.size() == 1 && kernels[0] == "all"))) {
-    kernels = {"coarse"};  // seed 002's Camellia kernel is the only one
+    kernels = {"coarse", "optimised"};  // Camellia: seed 002's kernel and the optimised one
   } else if (kernels.empty() || (kernels.size() == 1 && kernels[0] == "all")) {
     kernels = {"coarse", "extended"};
     for (const auto& c : gpu::optimised_configs()) kernels.push_back("optimised-" + c);

@@ -130,6 +130,102 @@ S2_HD void cam_coarse_body(const KParams& p, const u32* sm, u32 tid, u32 bid, u3
   if (ks) p.out[gtid] = acc;
 }
 
+// ------------------------------------------------------------------------------------------------
+// The optimised Camellia kernel: the AES optimised kernel's techniques (kernels.cuh, family 3) on
+// seed 002's algorithm. Replicated, bank-conflict-free SP-tables (entry x of table t at word
+// t*8192 + x*32 + lane: lane L always reads bank L; 128 KB), several independent blocks per thread
+// in coalesced tiles, the CTR counter in registers, the subkeys from the kernel parameters
+// (constant bank; every subkey operand is uniform once the rounds are unrolled).
+// ------------------------------------------------------------------------------------------------
+
+constexpr u32 kCamOptSmemBytes = 4 * kRepBytes;
+
+S2_HD void cam_opt_fill(const u32* base, u32* sm, u32 tid, u32 nthr) {
+  for (u32 i = tid; i < 4 * kRepWords; i += nthr)
+    sm[i] = base[kCamBaseOffset + (i / kRepWords) * 256 + ((i / 32) & 255)];
+}
+
+// F with the replicated tables: byte r of a word (bits 8r..8r+7) is looked up at rep_off(w, r).
+S2_HD void cam_opt_f(const u32* sm, u32 xh, u32 xl, u32 k0, u32 k1, u32 lane4, u32& yh, u32& yl) {
+  const u32 a = xh ^ k0;
+  const u32 b = xl ^ k1;
+  const u32 d = rep_ld(sm, 0, rep_off(a, 3, lane4)) ^ rep_ld(sm, 1, rep_off(a, 2, lane4)) ^
+                rep_ld(sm, 2, rep_off(a, 1, lane4)) ^ rep_ld(sm, 3, rep_off(a, 0, lane4));
+  const u32 u = rep_ld(sm, 0, rep_off(b, 0, lane4)) ^ rep_ld(sm, 1, rep_off(b, 3, lane4)) ^
+                rep_ld(sm, 2, rep_off(b, 2, lane4)) ^ rep_ld(sm, 3, rep_off(b, 1, lane4));
+  yh = d ^ u;
+  yl = yh ^ rotl32(d, 24);
+}
+
+template <int NR, int BPT>
+S2_HD void cam_opt_body(const KParams& p, const u32* sm, u32 tid, u32 bid, u32 nthr, u32 ngrid) {
+  const bool ks = p.op == Op::Keystream;
+  const bool ctr = p.op == Op::Ctr;
+  const u32 lane4 = (tid & 31u) * 4u;
+  const u64 tile_blocks = u64(nthr) * BPT;
+  uint4 acc = make_uint4(0, 0, 0, 0);
+  for (u64 tile = bid; tile * tile_blocks < p.nblocks; tile += ngrid) {
+    const u64 g0 = tile * tile_blocks + tid;
+    u32 s[BPT][4];
+#pragma unroll
+    for (int b = 0; b < BPT; ++b) {
+      const u64 g = g0 + u64(b) * nthr;
+      if (ks || ctr) {
+        const u64 n = p.blk_off + g;
+        const u64 lo = p.iv_lo + n;
+        const u64 hi = p.iv_hi + (lo < n ? 1u : 0u);
+        s[b][0] = u32(hi >> 32); s[b][1] = u32(hi); s[b][2] = u32(lo >> 32); s[b][3] = u32(lo);
+      } else {
+        uint4 v = make_uint4(0, 0, 0, 0);
+        if (g < p.nblocks) v = ld_stream(p.in + g);
+        s[b][0] = bswap32(v.x); s[b][1] = bswap32(v.y); s[b][2] = bswap32(v.z); s[b][3] = bswap32(v.w);
+      }
+#pragma unroll
+      for (int j = 0; j < 4; ++j) s[b][j] ^= p.rk[j];
+    }
+    // The subkey walk of cam_rounds, with compile-time indices into p.rk.
+#pragma unroll
+    for (int grp = 0; grp < NR / 6; ++grp) {
+      const int base = 4 + grp * 16;  // pre-whitening 4 words, then 12 round words + 4 FL words per group
+      if (grp > 0) {
+#pragma unroll
+        for (int b = 0; b < BPT; ++b) {
+          cam_fl(s[b][0], s[b][1], p.rk + base - 4);
+          cam_flinv(s[b][2], s[b][3], p.rk + base - 2);
+        }
+      }
+#pragma unroll
+      for (int r = 0; r < 3; ++r) {
+        const int k = base + 4 * r;
+#pragma unroll
+        for (int b = 0; b < BPT; ++b) {
+          u32 yh, yl;
+          cam_opt_f(sm, s[b][0], s[b][1], p.rk[k], p.rk[k + 1], lane4, yh, yl);
+          s[b][2] ^= yh; s[b][3] ^= yl;
+          cam_opt_f(sm, s[b][2], s[b][3], p.rk[k + 2], p.rk[k + 3], lane4, yh, yl);
+          s[b][0] ^= yh; s[b][1] ^= yl;
+        }
+      }
+    }
+    constexpr int post = 4 + (NR / 6) * 16 - 4;  // kw3, kw4
+#pragma unroll
+    for (int b = 0; b < BPT; ++b) {
+      uint4 o = make_uint4(bswap32(s[b][2] ^ p.rk[post]), bswap32(s[b][3] ^ p.rk[post + 1]),
+                           bswap32(s[b][0] ^ p.rk[post + 2]), bswap32(s[b][1] ^ p.rk[post + 3]));
+      const u64 g = g0 + u64(b) * nthr;
+      if (g < p.nblocks) {
+        if (ks) {
+          acc = xor4(acc, o);
+        } else {
+          if (ctr) o = xor4(o, ld_stream(p.in + g));
+          st_stream(p.out + g, o);
+        }
+      }
+    }
+  }
+  if (ks) p.out[u64(bid) * nthr + tid] = acc;
+}
+
 }  // namespace gpu
 }  // namespace s2mc
 

@@ -97,11 +97,22 @@ KernelSpec parse_kernel(const Request& r) {
                                 std::to_string(r.threads));
   k.threads = r.threads;
   if (r.cipher == "camellia") {
-    // Seed 002's design only: SP-tables and subkeys in shared memory, 16 bytes per thread.
-    if (r.kernel != "coarse")
-      throw std::invalid_argument("unknown Camellia kernel '" + r.kernel + "' (Camellia has one: coarse)");
-    k.family = Family::Coarse;
+    // coarse: seed 002's design; optimised: its launch shape is AES's t4b2 (k_cam.cu), whose name
+    // (4 replicated tables, 2 blocks per thread) it takes.
     k.camellia = true;
+    const auto& cs = opt_configs();
+    const int t4b2 = int(std::find_if(cs.begin(), cs.end(), [](const OptConfig& c) {
+                           return std::string(c.name) == "t4b2";
+                         }) - cs.begin());
+    if (r.kernel == "coarse") {
+      k.family = Family::Coarse;
+    } else if (r.kernel == "optimised" || r.kernel == "optimised-t4b2") {
+      k.family = Family::Optimised;
+      k.opt = t4b2;
+    } else {
+      throw std::invalid_argument("unknown Camellia kernel '" + r.kernel +
+                                  "' (Camellia has coarse and optimised)");
+    }
     return k;
   }
   if (r.cipher != "aes")
@@ -670,7 +681,7 @@ std::vector<KernelInfo> kernel_info(const std::string& cipher, int key_bits, int
   r.threads = threads;
   std::vector<std::pair<std::string, Op>> runs;  // (kernel, op)
   if (cipher == "camellia") {
-    runs = {{"coarse", Op::Ctr}};
+    runs = {{"coarse", Op::Ctr}, {"optimised", Op::Ctr}};
   } else {
     std::vector<std::string> names = {"coarse", "extended"};
     for (const auto& c : opt_configs()) names.push_back(std::string("optimised-") + c.name);

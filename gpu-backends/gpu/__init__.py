@@ -14,9 +14,10 @@ what is missing, and the functions that need a GPU raise `S2mcError` with one cl
 
 Kernels: "coarse" (T-tables in shared memory, 16 bytes per thread), "extended" (E x 16 bytes per
 thread, `ext_bytes`), "optimised" (replicated bank-conflict-free tables, several blocks per
-thread; "optimised-<cfg>" picks one configuration, see `kernels()`). Camellia (RFC 3713) has one
-kernel, "coarse" (seed 002: SP-tables and subkeys in shared memory, 16 bytes per thread), the
-default when cipher="camellia".
+thread; "optimised-<cfg>" picks one configuration, see `kernels()`). Camellia (RFC 3713) has
+"coarse" (seed 002: SP-tables and subkeys in shared memory, 16 bytes per thread; the default when
+cipher="camellia") and "optimised" (replicated SP-tables, 2 blocks per thread, the launch shape of
+AES's optimised-t4b2).
 """
 from __future__ import annotations
 
@@ -33,8 +34,9 @@ __all__ = ["status", "available", "kernels", "occupancy", "crypt", "emulate", "k
 
 OPS = ("ctr", "ecb-enc", "ecb-dec")
 CIPHERS = ("aes", "camellia")
-#: Camellia's kernels: seed 002's design only (the AES-only kernels have no Camellia version).
-CAMELLIA_KERNELS = ("coarse",)
+#: Camellia's kernels: seed 002's design and the optimised one (no extended kernel, one optimised
+#: configuration).
+CAMELLIA_KERNELS = ("coarse", "optimised")
 MEASURES = ("keystream", "device", "host")
 #: Ranges the host driver accepts (driver.cu checks the same), for `s2mc gpu` to state before any
 #: work: threads per CTA (a multiple of 32 in 32..1024) and stream counts; timed repetitions are
@@ -114,7 +116,7 @@ def _call(fn, *args, **kwargs):
 
 def kernels(all_configs: bool = False, cipher: str = "aes") -> list[str]:
     """Kernel names: coarse, extended, optimised (+ every optimised-<cfg> with all_configs) for
-    AES; coarse for Camellia."""
+    AES; coarse and optimised for Camellia."""
     _check_cipher(cipher)
     ext = _require_built()
     if cipher == "camellia":
@@ -126,7 +128,8 @@ def kernels(all_configs: bool = False, cipher: str = "aes") -> list[str]:
 
 
 def default_kernel(cipher: str = "aes") -> str:
-    """The kernel used when none is named: optimised for AES, coarse (the only one) for Camellia."""
+    """The kernel used when none is named: optimised for AES; for Camellia seed 002's coarse
+    kernel, until a GPU run shows which is faster (docs/gpu.md)."""
     _check_cipher(cipher)
     return "coarse" if cipher == "camellia" else "optimised"
 
