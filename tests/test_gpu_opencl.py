@@ -391,3 +391,14 @@ def test_seed004_opencl_measure(tmp_path, monkeypatch):
     from s2mc.analysis import seeds_native
     df = seeds_native.measure_seed004_opencl([1024, 65536], min_seconds=0, min_reps=1)
     assert list(df["bytes"]) == [1024, 65536] and set(df["source"]) == {"opencl"} and (df["value"] > 0).all()
+
+
+@needs_device
+def test_file_errors_come_before_any_calibration(tmp_path, monkeypatch):
+    monkeypatch.setattr(opencl, "calibrate", lambda *a, **k: pytest.fail("calibrated before checking the input"))
+    with pytest.raises(S2mcError, match="input file does not exist"):
+        opencl.encrypt_file(tmp_path / "missing", tmp_path / "o", KEY[128], bytes(16))
+    (tmp_path / "odd").write_bytes(b"x" * 17)
+    with pytest.raises(S2mcError, match="not a multiple of 16"):
+        opencl.encrypt_file(tmp_path / "odd", tmp_path / "o", KEY[128], None, mode="ecb")
+    assert not (tmp_path / "o").exists()

@@ -31,7 +31,7 @@ from typing import Any, Callable
 
 from s2mc.isa.errors import S2mcError
 from s2mc.isa.units import human_size
-from s2mc.workloads.aes_host import counter_add, crypt_file
+from s2mc.workloads.aes_host import check_input, counter_add, crypt_file
 
 __all__ = ["status", "available", "devices", "crypt", "encrypt_file", "calibrate", "Calibration",
            "resolve_segment", "stored_segment", "cache_path", "bench", "run_grid", "OpenclGrid",
@@ -169,6 +169,11 @@ def encrypt_file(in_path, out_path, key: bytes, iv: bytes | None, decrypt: bool 
     _check(cipher, op, key, iv)
     if piece_bytes < 16 or piece_bytes % 16:
         raise S2mcError(f"opencl: piece_bytes must be a positive multiple of 16, not {piece_bytes}")
+    # the input's errors before a calibration's second of work (crypt_file checks them again)
+    src = check_input(in_path, out_path)
+    if op != "ctr" and os.path.isfile(src) and os.path.getsize(src) % 16:
+        raise S2mcError(f"{src}: input length {os.path.getsize(src)} bytes is not a multiple of 16 "
+                        "(ECB has no padding; pad the input or use --mode ctr)")
     seg = resolve_segment(segment, cipher=cipher, op=op, key_bits=len(key) * 8, device=device)
     key = bytes(key)
 
