@@ -30,8 +30,8 @@ STRATEGIES: tuple[str, ...] = ("coarse", "extended", "contiguous")
 CIPHERS: tuple[str, ...] = ("aes", "camellia")
 #: Every AES implementation name the library knows, best first ("auto" picks the best supported one).
 IMPLS: tuple[str, ...] = ("vaes512", "vaes", "aesni", "ttable")
-#: The implementations of each cipher (Camellia: AES-NI byte-sliced, the SP tables of s2mc_aes/camellia.h).
-CIPHER_IMPLS: dict[str, tuple[str, ...]] = {"aes": IMPLS, "camellia": ("aesni", "sptable")}
+#: The implementations of each cipher (Camellia: VAES and AES-NI byte-sliced, the SP tables of s2mc_aes/camellia.h).
+CIPHER_IMPLS: dict[str, tuple[str, ...]] = {"aes": IMPLS, "camellia": ("vaes", "aesni", "sptable")}
 #: Extended block sizes of seed 000 (bytes per task).
 SEED_BLOCK_BYTES: tuple[int, ...] = (512, 1024, 2048, 4096)
 #: The ranges `bench_ctr` (and `s2mc native`) accept: more threads than any machine has cores only

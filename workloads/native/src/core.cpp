@@ -17,6 +17,7 @@ extern const Impl kImplVaes;
 extern const Impl kImplVaes512;
 extern const Impl kImplCamelliaSp;
 extern const Impl kImplCamelliaAesni;
+extern const Impl kImplCamelliaVaes;
 
 Cipher parse_cipher(const std::string& name) {
   if (name == "aes") return Cipher::Aes;
@@ -60,7 +61,7 @@ void counter_add(const uint8_t counter[16], uint64_t n, uint8_t out[16]) {
 
 const std::vector<const Impl*>& all_impls(Cipher cipher) {
   static const std::vector<const Impl*> aes = {&kImplVaes512, &kImplVaes, &kImplAesni, &kImplTtable};
-  static const std::vector<const Impl*> camellia = {&kImplCamelliaAesni, &kImplCamelliaSp};
+  static const std::vector<const Impl*> camellia = {&kImplCamelliaVaes, &kImplCamelliaAesni, &kImplCamelliaSp};
   return cipher == Cipher::Camellia ? camellia : aes;
 }
 
