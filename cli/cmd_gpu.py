@@ -38,7 +38,8 @@ _D = GpuGrid()
                    f"for AES, {','.join(CAMELLIA_KERNELS)} for Camellia]")
 @click.option("--bytes", "sizes", type=Size(16, host_memory, many=True, why=_MEMORY),
               default=",".join(map(human_size, _D.sizes)), show_default=True,
-              help="Comma list of data sizes, 16 bytes up to this machine's memory.")
+              help="Comma list of data sizes, 16 bytes up to this machine's memory (--backend opencl: "
+                   "default 1M,16M,256M).")
 @click.option("--measure", "measures", type=Choices(MEASURES), default=",".join(_D.measures), show_default=True,
               help="keystream (cipher only, no data traffic), device (data resident in GPU "
                    "memory), host (host to host through PCIe).")
@@ -158,6 +159,8 @@ def _opencl(ctx, *, cipher, sizes, measures, key_bits, mode, reps, segment, cali
         if given(name):
             opt = "--kernel" if name == "kernel_text" else "--" + name.replace("_", "-")
             raise click.UsageError(f"{opt} is for --backend cuda")
+    if not given("sizes"):   # the OpenCL grid's own default: 1G is minutes on PoCL
+        sizes = list(opencl.OpenclGrid().sizes)
     if "keystream" in measures:
         if given("measures"):
             raise click.UsageError("--measure keystream is for --backend cuda (opencl: device, host)")
