@@ -261,6 +261,9 @@ def test_api_errors():
         opencl.crypt(b"x", KEY[128], bytes(16), segment=17)
     with pytest.raises(S2mcError, match="segment must be a size"):
         opencl.crypt(b"x", KEY[128], bytes(16), segment="big")
+    with pytest.raises(S2mcError, match="multiple of 16 for ECB"):
+        opencl.bench("aes", "device", nbytes=17, op="ecb-enc", reps=1)
+    assert opencl.bench("aes", "device", nbytes=17, reps=1)["bytes"] == 17   # CTR takes any length
     with pytest.raises(S2mcError, match="no OpenCL device 99"):
         opencl.crypt(b"x", KEY[128], bytes(16), device=99)
 

@@ -33,7 +33,8 @@ from s2mc.isa.errors import S2mcError
 from s2mc.isa.units import human_size
 from s2mc.workloads.aes_host import check_input, counter_add, crypt_file
 
-__all__ = ["status", "available", "devices", "crypt", "encrypt_file", "calibrate", "Calibration",
+__all__ = ["status", "available", "devices", "crypt", "encrypt_file", "calibrate", "Calibration", "choose",
+           "platform_info",
            "resolve_segment", "stored_segment", "cache_path", "bench", "run_grid", "OpenclGrid",
            "markdown_table", "CIPHERS", "OPS", "MEASURES", "SEGMENT_CHOICES", "MIN_SEGMENT",
            "MAX_SEGMENT", "CANDIDATES"]

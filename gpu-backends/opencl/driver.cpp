@@ -501,7 +501,8 @@ RunInfo crypt(const Request& r, const uint8_t* key, size_t key_len, const uint8_
 }
 
 std::vector<double> bench_device(const Request& r, int key_bits, size_t n, int reps, RunInfo* info) {
-  if (n == 0 || n % 16) throw Error("bench size must be a positive multiple of 16");
+  if (n == 0 || (r.op != "ctr" && n % 16))
+    throw Error("bench size must be positive" + std::string(r.op != "ctr" ? " and a multiple of 16 for ECB" : ""));
   if (reps < 1) throw Error("reps must be at least 1");
   RunInfo ri;
   ri.device = r.device >= 0 ? r.device : default_device();
