@@ -21,6 +21,7 @@ from aes_oracle import OPENSSL, needs_openssl, rnd
 from s2mc.cli.main import cli
 from s2mc.gpu import opencl
 from s2mc.isa.errors import S2mcError
+from s2mc.isa.units import human_size
 
 S2MC = Path(sys.executable).with_name("s2mc")
 KEY = {128: bytes(range(16)), 192: bytes(range(24)), 256: bytes(range(32))}
@@ -185,6 +186,10 @@ def test_choose_picks_the_smallest_near_best_rate_under_seed_004s_limit():
     assert seg == limit == int(best * 0.9) // 16 * 16 < 4 << 20
     with pytest.raises(S2mcError, match="measured nothing"):
         opencl.choose([])
+    # a choice capped by the limit is not a candidate: the table still shows it
+    cal = opencl.Calibration(device="d", cipher="aes", op="ctr", key_bits=128, budget_s=1, segment_bytes=seg,
+                             measured=measured, limit_bytes=limit)
+    assert cal.table().splitlines()[-1] == f"| {human_size(seg)}B **chosen** (seed 004's limit) | – | – |"
 
 
 def test_calibrate_stops_at_the_budget_and_stores(tmp_path, monkeypatch):

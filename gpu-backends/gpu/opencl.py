@@ -221,6 +221,8 @@ class Calibration:
         for n, s in self.measured:
             mark = " **chosen**" if n == self.segment_bytes else ""
             lines.append(f"| {human_size(n)}B{mark} | {s:.4f} | {n / s / 1e6 if s else 0:.0f} |")
+        if self.segment_bytes not in {n for n, _ in self.measured}:   # capped by seed 004's limit
+            lines.append(f"| {human_size(self.segment_bytes)}B **chosen** (seed 004's limit) | – | – |")
         return "\n".join(lines)
 
 
