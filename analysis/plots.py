@@ -242,7 +242,7 @@ def throughput_vs_size(df: pd.DataFrame, reference: pd.DataFrame, path) -> Path 
 
 def seed002_cpu_bars(ours: pd.DataFrame, reference: pd.DataFrame, path) -> Path | None:
     """Seed 002 Figure 10's layout on this host: Gbit/s of each (cipher, implementation) at each thread
-    count as grouped bars, with the paper's quoted CPU figures (seed002_text) as stars."""
+    count as grouped bars, with the paper's quoted CPU figures (seed002_text) as dotted lines."""
     d = ours[(ours["experiment"] == "seed002_cpu") & (ours["metric"] == "bytes_per_second")]
     if d.empty:
         return None

@@ -395,7 +395,7 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
                                                   else v))))
         fig(plots.seed002_cpu_bars(ours_d, ref, out / "seed002_cpu.png"),
             "Seed 002 Figure 10 on this host: Gbit/s per cipher and thread count (bars), the paper's "
-            "quoted figures (stars)", b, "no seed002_cpu records")
+            "quoted figures (dotted lines)", b, "no seed002_cpu records")
 
     # 5. references
     b.append(Block("h2", "5. Reference data"))
