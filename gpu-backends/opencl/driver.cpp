@@ -383,8 +383,8 @@ Launch prepare(Device& dev, const Request& r) {
 
 size_t launch(Device& dev, const Launch& l, cl_mem in, cl_mem out, cl_mem keys, size_t nbytes,
               uint64_t hi, uint64_t lo, int rounds, cl_event* ev) {
-  const size_t nblocks = (nbytes + 15) / 16;
-  const size_t groups = std::min(std::max<size_t>(1, (nblocks + l.local - 1) / l.local), l.max_groups);
+  const size_t nitems = (nbytes + 31) / 32;  // a work-item takes two blocks per turn (kernels.cl)
+  const size_t groups = std::min(std::max<size_t>(1, (nitems + l.local - 1) / l.local), l.max_groups);
   const size_t global = groups * l.local;
   const cl_ulong n64 = nbytes, h = hi, lw = lo;
   const cl_int rr = rounds;

@@ -12,7 +12,11 @@
 //   rounds        AES: Nr (10/12/14); Camellia: 18 or 24
 // Tables and keys are copied into __local memory by each work-group (seed 002's shared-memory
 // tables; the CUDA backend's coarse kernel); each work-item then does 16 bytes at a time, going
-// round a grid-stride loop so that a work-group fills its tables once for many blocks.
+// round a grid-stride loop so that a work-group fills its tables once for many blocks. A work-item
+// takes two adjacent blocks per turn (blocks 2j and 2j+1), and the encryptions interleave their
+// rounds: two independent chains of table lookups (ILP, like the CUDA optimised kernel's blocks per
+// thread); on PoCL, CTR on 16 MiB, this measured 1.2x faster for AES and 1.5x for Camellia than one
+// block per turn (three A/B alternations on the shared host). ECB decryption does its two in turn.
 // With S2MC_GLOBAL_TABLES=1 (the host sets it for CPU devices) the kernels read the tables from
 // __global memory instead: on a CPU __local is ordinary cached memory, so the copy and the barrier
 // only cost (about 30 % under PoCL), and without a barrier PoCL need not split the work-item loop.
@@ -97,27 +101,32 @@ inline void fill_local(__local uint* dst, __global const uint* src, const int n)
 
 #define TE(t, x) T[(t) * 256 + (x)]
 
-inline uint4 aes_encrypt(uint4 s, TSPACE const uint* T, TSPACE const uint* rk, const int rounds) {
-  s ^= (uint4)(rk[0], rk[1], rk[2], rk[3]);
+// Encryption of two blocks at once, their rounds interleaved (two independent dependency chains).
+// The last round has no MixColumns: Te2's top byte, Te3's second, Te0's third and Te1's low byte are
+// S[x].
+#define AES_LAST(s, j0, j1, j2, j3, kk)                                                         \
+  ((TE(2, s.j0 >> 24) & 0xff000000u) ^ (TE(3, (s.j1 >> 16) & 255) & 0x00ff0000u) ^            \
+   (TE(0, (s.j2 >> 8) & 255) & 0x0000ff00u) ^ (TE(1, s.j3 & 255) & 0x000000ffu) ^ (kk))
+#define AES_COL(s, j0, j1, j2, j3, kk)                                                          \
+  (TE(0, s.j0 >> 24) ^ TE(1, (s.j1 >> 16) & 255) ^ TE(2, (s.j2 >> 8) & 255) ^ TE(3, s.j3 & 255) ^ (kk))
+
+inline void aes_encrypt2(uint4* pa, uint4* pb, TSPACE const uint* T, TSPACE const uint* rk, const int rounds) {
+  const uint4 k0 = (uint4)(rk[0], rk[1], rk[2], rk[3]);
+  uint4 s = *pa ^ k0, u = *pb ^ k0;
   for (int r = 1; r < rounds; ++r) {
     TSPACE const uint* k = rk + 4 * r;
-    const uint t0 = TE(0, s.x >> 24) ^ TE(1, (s.y >> 16) & 255) ^ TE(2, (s.z >> 8) & 255) ^ TE(3, s.w & 255) ^ k[0];
-    const uint t1 = TE(0, s.y >> 24) ^ TE(1, (s.z >> 16) & 255) ^ TE(2, (s.w >> 8) & 255) ^ TE(3, s.x & 255) ^ k[1];
-    const uint t2 = TE(0, s.z >> 24) ^ TE(1, (s.w >> 16) & 255) ^ TE(2, (s.x >> 8) & 255) ^ TE(3, s.y & 255) ^ k[2];
-    const uint t3 = TE(0, s.w >> 24) ^ TE(1, (s.x >> 16) & 255) ^ TE(2, (s.y >> 8) & 255) ^ TE(3, s.z & 255) ^ k[3];
+    const uint t0 = AES_COL(s, x, y, z, w, k[0]), v0 = AES_COL(u, x, y, z, w, k[0]);
+    const uint t1 = AES_COL(s, y, z, w, x, k[1]), v1 = AES_COL(u, y, z, w, x, k[1]);
+    const uint t2 = AES_COL(s, z, w, x, y, k[2]), v2 = AES_COL(u, z, w, x, y, k[2]);
+    const uint t3 = AES_COL(s, w, x, y, z, k[3]), v3 = AES_COL(u, w, x, y, z, k[3]);
     s = (uint4)(t0, t1, t2, t3);
+    u = (uint4)(v0, v1, v2, v3);
   }
-  // Last round, no MixColumns: Te2's top byte, Te3's second, Te0's third and Te1's low byte are S[x].
   TSPACE const uint* k = rk + 4 * rounds;
-  return (uint4)(
-      (TE(2, s.x >> 24) & 0xff000000u) ^ (TE(3, (s.y >> 16) & 255) & 0x00ff0000u) ^
-          (TE(0, (s.z >> 8) & 255) & 0x0000ff00u) ^ (TE(1, s.w & 255) & 0x000000ffu) ^ k[0],
-      (TE(2, s.y >> 24) & 0xff000000u) ^ (TE(3, (s.z >> 16) & 255) & 0x00ff0000u) ^
-          (TE(0, (s.w >> 8) & 255) & 0x0000ff00u) ^ (TE(1, s.x & 255) & 0x000000ffu) ^ k[1],
-      (TE(2, s.z >> 24) & 0xff000000u) ^ (TE(3, (s.w >> 16) & 255) & 0x00ff0000u) ^
-          (TE(0, (s.x >> 8) & 255) & 0x0000ff00u) ^ (TE(1, s.y & 255) & 0x000000ffu) ^ k[2],
-      (TE(2, s.w >> 24) & 0xff000000u) ^ (TE(3, (s.x >> 16) & 255) & 0x00ff0000u) ^
-          (TE(0, (s.y >> 8) & 255) & 0x0000ff00u) ^ (TE(1, s.z & 255) & 0x000000ffu) ^ k[3]);
+  *pa = (uint4)(AES_LAST(s, x, y, z, w, k[0]), AES_LAST(s, y, z, w, x, k[1]), AES_LAST(s, z, w, x, y, k[2]),
+                AES_LAST(s, w, x, y, z, k[3]));
+  *pb = (uint4)(AES_LAST(u, x, y, z, w, k[0]), AES_LAST(u, y, z, w, x, k[1]), AES_LAST(u, z, w, x, y, k[2]),
+                AES_LAST(u, w, x, y, z, k[3]));
 }
 
 // The inverse S-box byte x, packed 4 to a word (byte 0 in bits 31..24).
@@ -156,29 +165,42 @@ inline uint4 aes_decrypt(uint4 s, TSPACE const uint* T, TSPACE const uint* rk, c
   const ulong nblocks = (nbytes + 15) / 16;
 #endif
 
+// Blocks 2j and 2j+1 per turn of work-item j's grid-stride loop.
+#define FOR_PAIRS(i) for (ulong i = 2 * get_global_id(0); i < nblocks; i += 2 * get_global_size(0))
+
 __kernel void aes_ecb_enc(__global const uchar* in, __global uchar* out, const ulong nbytes,
                           const ulong ctr_hi, const ulong ctr_lo, __global const uint* tables,
                           __global const uint* keys, const int rounds) {
   AES_PROLOGUE(AES_TABLE_WORDS)
-  for (ulong i = get_global_id(0); i < nblocks; i += get_global_size(0))
-    vstore16(block_bytes(aes_encrypt(load_block(in + 16 * i), T, rk, rounds)), 0, out + 16 * i);
+  FOR_PAIRS(i) {
+    const bool two = i + 1 < nblocks;
+    uint4 a = load_block(in + 16 * i), b = two ? load_block(in + 16 * (i + 1)) : (uint4)(0);
+    aes_encrypt2(&a, &b, T, rk, rounds);
+    vstore16(block_bytes(a), 0, out + 16 * i);
+    if (two) vstore16(block_bytes(b), 0, out + 16 * (i + 1));
+  }
 }
 
 __kernel void aes_ecb_dec(__global const uchar* in, __global uchar* out, const ulong nbytes,
                           const ulong ctr_hi, const ulong ctr_lo, __global const uint* tables,
                           __global const uint* keys, const int rounds) {
   AES_PROLOGUE(AES_TABLE_WORDS + AES_INV_SBOX_WORDS)
-  for (ulong i = get_global_id(0); i < nblocks; i += get_global_size(0))
+  FOR_PAIRS(i) {  // one block after the other (decryption has no interleaved form here)
     vstore16(block_bytes(aes_decrypt(load_block(in + 16 * i), T, rk, rounds)), 0, out + 16 * i);
+    if (i + 1 < nblocks)
+      vstore16(block_bytes(aes_decrypt(load_block(in + 16 * (i + 1)), T, rk, rounds)), 0, out + 16 * (i + 1));
+  }
 }
 
 __kernel void aes_ctr(__global const uchar* in, __global uchar* out, const ulong nbytes,
                       const ulong ctr_hi, const ulong ctr_lo, __global const uint* tables,
                       __global const uint* keys, const int rounds) {
   AES_PROLOGUE(AES_TABLE_WORDS)
-  for (ulong i = get_global_id(0); i < nblocks; i += get_global_size(0)) {
-    const uchar16 ks = block_bytes(aes_encrypt(counter_block(ctr_hi, ctr_lo, i), T, rk, rounds));
-    store_block(out, i, load_tail(in, i, nbytes) ^ ks, nbytes);
+  FOR_PAIRS(i) {
+    uint4 a = counter_block(ctr_hi, ctr_lo, i), b = counter_block(ctr_hi, ctr_lo, i + 1);
+    aes_encrypt2(&a, &b, T, rk, rounds);
+    store_block(out, i, load_tail(in, i, nbytes) ^ block_bytes(a), nbytes);
+    if (i + 1 < nblocks) store_block(out, i + 1, load_tail(in, i + 1, nbytes) ^ block_bytes(b), nbytes);
   }
 }
 
@@ -220,30 +242,35 @@ inline ulong cam_flinv(const ulong y, const ulong k) {
   return ((ulong)y1 << 32) | y2;
 }
 
-// One block. sk: kw1, kw2, k1..k_rounds, ke1..ke_(2*(rounds/6-1)), kw3, kw4 (decryption: the
-// same layout with the subkeys in the order RFC 3713 section 2.3.x gives for decryption, made by
-// the host). Six rounds, then FL/FL^-1, and so on.
-inline uint4 cam_crypt(const uint4 blk, TSPACE const uint* SP, SKSPACE const ulong* sk, const int rounds) {
-  ulong d1 = ((ulong)blk.x << 32 | blk.y) ^ sk[0];
-  ulong d2 = ((ulong)blk.z << 32 | blk.w) ^ sk[1];
+// Two blocks at once, their rounds interleaved. sk: kw1, kw2, k1..k_rounds, ke1..ke_(2*(rounds/6-1)),
+// kw3, kw4 (decryption: the same layout with the decryption subkeys of RFC 3713 section 2.3.3, made
+// by the host). Six rounds, then FL/FL^-1, and so on.
+inline void cam_crypt2(uint4* pa, uint4* pb, TSPACE const uint* SP, SKSPACE const ulong* sk, const int rounds) {
+  ulong a1 = ((ulong)pa->x << 32 | pa->y) ^ sk[0], a2 = ((ulong)pa->z << 32 | pa->w) ^ sk[1];
+  ulong b1 = ((ulong)pb->x << 32 | pb->y) ^ sk[0], b2 = ((ulong)pb->z << 32 | pb->w) ^ sk[1];
   SKSPACE const ulong* k = sk + 2;
   SKSPACE const ulong* ke = sk + 2 + rounds;
   for (int r = 0; r < rounds; r += 6) {
     if (r) {
-      d1 = cam_fl(d1, ke[0]);
-      d2 = cam_flinv(d2, ke[1]);
+      a1 = cam_fl(a1, ke[0]);
+      b1 = cam_fl(b1, ke[0]);
+      a2 = cam_flinv(a2, ke[1]);
+      b2 = cam_flinv(b2, ke[1]);
       ke += 2;
     }
-    d2 ^= cam_f(d1, k[r + 0], SP);
-    d1 ^= cam_f(d2, k[r + 1], SP);
-    d2 ^= cam_f(d1, k[r + 2], SP);
-    d1 ^= cam_f(d2, k[r + 3], SP);
-    d2 ^= cam_f(d1, k[r + 4], SP);
-    d1 ^= cam_f(d2, k[r + 5], SP);
+    for (int j = 0; j < 6; j += 2) {
+      a2 ^= cam_f(a1, k[r + j], SP);
+      b2 ^= cam_f(b1, k[r + j], SP);
+      a1 ^= cam_f(a2, k[r + j + 1], SP);
+      b1 ^= cam_f(b2, k[r + j + 1], SP);
+    }
   }
-  d2 ^= ke[0];  // kw3
-  d1 ^= ke[1];  // kw4
-  return (uint4)((uint)(d2 >> 32), (uint)d2, (uint)(d1 >> 32), (uint)d1);
+  a2 ^= ke[0];
+  b2 ^= ke[0];
+  a1 ^= ke[1];
+  b1 ^= ke[1];
+  *pa = (uint4)((uint)(a2 >> 32), (uint)a2, (uint)(a1 >> 32), (uint)a1);
+  *pb = (uint4)((uint)(b2 >> 32), (uint)b2, (uint)(b1 >> 32), (uint)b1);
 }
 
 #if S2MC_GLOBAL_TABLES
@@ -271,16 +298,23 @@ __kernel void camellia_ecb(__global const uchar* in, __global uchar* out, const 
                            const ulong ctr_hi, const ulong ctr_lo, __global const uint* tables,
                            __global const uint* keys, const int rounds) {
   CAM_PROLOGUE
-  for (ulong i = get_global_id(0); i < nblocks; i += get_global_size(0))
-    vstore16(block_bytes(cam_crypt(load_block(in + 16 * i), SP, sk, rounds)), 0, out + 16 * i);
+  FOR_PAIRS(i) {
+    const bool two = i + 1 < nblocks;
+    uint4 a = load_block(in + 16 * i), b = two ? load_block(in + 16 * (i + 1)) : (uint4)(0);
+    cam_crypt2(&a, &b, SP, sk, rounds);
+    vstore16(block_bytes(a), 0, out + 16 * i);
+    if (two) vstore16(block_bytes(b), 0, out + 16 * (i + 1));
+  }
 }
 
 __kernel void camellia_ctr(__global const uchar* in, __global uchar* out, const ulong nbytes,
                            const ulong ctr_hi, const ulong ctr_lo, __global const uint* tables,
                            __global const uint* keys, const int rounds) {
   CAM_PROLOGUE
-  for (ulong i = get_global_id(0); i < nblocks; i += get_global_size(0)) {
-    const uchar16 ks = block_bytes(cam_crypt(counter_block(ctr_hi, ctr_lo, i), SP, sk, rounds));
-    store_block(out, i, load_tail(in, i, nbytes) ^ ks, nbytes);
+  FOR_PAIRS(i) {
+    uint4 a = counter_block(ctr_hi, ctr_lo, i), b = counter_block(ctr_hi, ctr_lo, i + 1);
+    cam_crypt2(&a, &b, SP, sk, rounds);
+    store_block(out, i, load_tail(in, i, nbytes) ^ block_bytes(a), nbytes);
+    if (i + 1 < nblocks) store_block(out, i + 1, load_tail(in, i + 1, nbytes) ^ block_bytes(b), nbytes);
   }
 }
