@@ -50,7 +50,8 @@ struct RunInfo {
   int device = 0;
 };
 
-// in -> out (n bytes; out may not alias in). key: 16/24/32 bytes; iv: 16 bytes for CTR (the first
+// in -> out (n bytes). out may be in itself (the in-order queue copies segment k back before it
+// reads segment k+1), not a partial overlap. key: 16/24/32 bytes; iv: 16 bytes for CTR (the first
 // counter block), ignored for ECB. ECB needs n % 16 == 0.
 RunInfo crypt(const Request& r, const uint8_t* key, size_t key_len, const uint8_t* iv,
               const uint8_t* in, uint8_t* out, size_t n);

@@ -3,7 +3,7 @@
 // once per device and process; the source is embedded into the module at build time.
 //
 // Every kernel has the same arguments:
-//   in, out       the segment's bytes (out may not alias in)
+//   in, out       the segment's bytes in two device buffers
 //   nbytes        the segment's length (ECB: a multiple of 16; CTR: any length, the tail is cut)
 //   ctr_hi/lo     CTR: the segment's first counter block, the 128-bit big-endian counter of
 //                 NIST SP 800-38A as two 64-bit halves; block i uses (ctr_hi:ctr_lo) + i mod 2^128
@@ -11,9 +11,9 @@
 //   keys          the round keys (AES: 32-bit words; Camellia: 64-bit subkeys)
 //   rounds        AES: Nr (10/12/14); Camellia: 18 or 24
 // Tables and keys are copied into __local memory by each work-group (seed 002's shared-memory
-// tables; the CUDA backend's coarse kernel); each work-item then does 16 bytes at a time, going
-// round a grid-stride loop so that a work-group fills its tables once for many blocks. A work-item
-// takes two adjacent blocks per turn (blocks 2j and 2j+1), and the encryptions interleave their
+// tables; the CUDA backend's coarse kernel); each work-item then goes round a grid-stride loop, so
+// that a work-group fills its tables once for many blocks. A work-item takes two adjacent 16-byte
+// blocks per turn (blocks 2j and 2j+1), and the encryptions interleave their
 // rounds: two independent chains of table lookups (ILP, like the CUDA optimised kernel's blocks per
 // thread); on PoCL, CTR on 16 MiB, this measured 1.2x faster for AES and 1.5x for Camellia than one
 // block per turn (three A/B alternations on the shared host). ECB decryption does its two in turn.
