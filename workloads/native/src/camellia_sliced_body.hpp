@@ -206,3 +206,27 @@ S2MC_CAM_TARGET void ctr(const Key& k, const uint8_t counter[16], const uint8_t*
   }
 }
 
+// Each width defines these before including this file; clear them for the next one.
+#undef V
+#undef S2MC_CAM_TARGET
+#undef S2MC_CAM_INLINE
+#undef VXOR
+#undef VAND
+#undef VOR
+#undef VADD8
+#undef VSRLI16
+#undef VSHUF8
+#undef VAESLAST
+#undef VZERO
+#undef VSET1_8
+#undef VUNPACKLO8
+#undef VUNPACKHI8
+#undef VUNPACKLO16
+#undef VUNPACKHI16
+#undef VUNPACKLO32
+#undef VUNPACKHI32
+#undef VUNPACKLO64
+#undef VUNPACKHI64
+#undef VBCAST16
+#undef VLOADROW
+#undef VSTOREROW

@@ -182,30 +182,7 @@ constexpr int kLanes = 1;
 #define VBCAST16(p) _mm_load_si128(reinterpret_cast<const __m128i*>(p))
 #define VLOADROW(in, r) _mm_loadu_si128(reinterpret_cast<const __m128i*>((in) + 16 * (r)))
 #define VSTOREROW(out, r, v) _mm_storeu_si128(reinterpret_cast<__m128i*>((out) + 16 * (r)), (v))
-#include "camellia_sliced_body.hpp"
-#undef V
-#undef S2MC_CAM_TARGET
-#undef S2MC_CAM_INLINE
-#undef VXOR
-#undef VAND
-#undef VOR
-#undef VADD8
-#undef VSRLI16
-#undef VSHUF8
-#undef VAESLAST
-#undef VZERO
-#undef VSET1_8
-#undef VUNPACKLO8
-#undef VUNPACKHI8
-#undef VUNPACKLO16
-#undef VUNPACKHI16
-#undef VUNPACKLO32
-#undef VUNPACKHI32
-#undef VUNPACKLO64
-#undef VUNPACKHI64
-#undef VBCAST16
-#undef VLOADROW
-#undef VSTOREROW
+#include "camellia_sliced_body.hpp"  // it #undefs the macros above
 
 bool supported() {
   __builtin_cpu_init();
@@ -242,30 +219,7 @@ constexpr int kLanes = 2;
 #define VSTOREROW(out, r, v)                                                                          \
   _mm256_storeu2_m128i(reinterpret_cast<__m128i*>((out) + 16 * ((r) + 16)),                          \
                        reinterpret_cast<__m128i*>((out) + 16 * (r)), (v))
-#include "camellia_sliced_body.hpp"
-#undef V
-#undef S2MC_CAM_TARGET
-#undef S2MC_CAM_INLINE
-#undef VXOR
-#undef VAND
-#undef VOR
-#undef VADD8
-#undef VSRLI16
-#undef VSHUF8
-#undef VAESLAST
-#undef VZERO
-#undef VSET1_8
-#undef VUNPACKLO8
-#undef VUNPACKHI8
-#undef VUNPACKLO16
-#undef VUNPACKHI16
-#undef VUNPACKLO32
-#undef VUNPACKHI32
-#undef VUNPACKLO64
-#undef VUNPACKHI64
-#undef VBCAST16
-#undef VLOADROW
-#undef VSTOREROW
+#include "camellia_sliced_body.hpp"  // it #undefs the macros above
 
 bool supported() {
   __builtin_cpu_init();
