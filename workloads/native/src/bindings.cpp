@@ -20,6 +20,7 @@
 #include <tuple>
 #include <vector>
 
+#include "bench_timing.h"
 #include "s2mc_aes/aes.h"
 
 namespace py = pybind11;
@@ -119,64 +120,26 @@ py::dict bench_ctr(int key_bits, size_t nbytes, const std::string& engine, const
   RunConfig one = cfg;
   one.threads = 1;
   one.strategy = Strategy::Contiguous;
-  std::vector<double> secs, cycles;
-  long inner = 1;
-  {
-    py::gil_scoped_release nogil;
-    auto run_buf = [&](int i, const RunConfig& c) {
-      uint8_t* b = bufs[size_t(i)].data();
-      if (openssl)
-        ossl[size_t(i)]->run(iv.data(), b, b, nbytes);
-      else
-        ctr_parallel(c, k, iv.data(), b, b, nbytes);
-    };
-    auto sample = [&](long reps) {
-      if (!multi || threads == 1) {
-        for (long r = 0; r < reps; ++r) run_buf(0, multi ? one : cfg);
-        return;
-      }
+  auto run_buf = [&](int i, const RunConfig& c) {
+    uint8_t* b = bufs[size_t(i)].data();
+    if (openssl)
+      ossl[size_t(i)]->run(iv.data(), b, b, nbytes);
+    else
+      ctr_parallel(c, k, iv.data(), b, b, nbytes);
+  };
+  auto sample = [&](long reps) {
+    if (!multi || threads == 1) {
+      for (long r = 0; r < reps; ++r) run_buf(0, multi ? one : cfg);
+      return;
+    }
 #pragma omp parallel num_threads(threads)
-      {
-        const int id = omp_get_thread_num();
-        for (long r = 0; r < reps; ++r) run_buf(id, one);
-      }
-    };
-    auto timed = [&](long reps, double* s, double* c) {
-      const auto t0 = std::chrono::steady_clock::now();
-      const uint64_t c0 = __rdtsc();
-      sample(reps);
-      const uint64_t c1 = __rdtsc();
-      *s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      *c = double(c1 - c0);
-    };
-    double s0, c0;
-    timed(1, &s0, &c0);  // warm-up: page faults, thread pool start, caches
-    if (multi && threads > 1) {  // each sample repeats enough rounds to last ~1 ms (amortises fork/join)
-      timed(1, &s0, &c0);
-      inner = std::max(1L, long(0.001 / std::max(s0, 1e-9)));
+    {
+      const int id = omp_get_thread_num();
+      for (long r = 0; r < reps; ++r) run_buf(id, one);
     }
-    double total = 0;
-    while (int(secs.size()) < min_reps || total < min_seconds) {
-      double s, c;
-      timed(inner, &s, &c);
-      secs.push_back(s / double(inner));
-      cycles.push_back(c / double(inner));
-      total += s;
-      if (secs.size() >= 2000000) break;
-    }
-  }
-  std::vector<double> sorted = secs;
-  std::sort(sorted.begin(), sorted.end());
-  const size_t best_i = size_t(std::min_element(secs.begin(), secs.end()) - secs.begin());
-  py::dict d;
-  d["engine"] = openssl ? "openssl" : cfg.impl->name;
-  d["bytes"] = nbytes;
-  d["total_bytes"] = nbytes * size_t(nbuf);  // processed per timed round
-  d["reps"] = secs.size() * size_t(inner);
-  d["seconds_best"] = sorted.front();
-  d["seconds_median"] = sorted[sorted.size() / 2];
-  d["tsc_cycles_best"] = cycles[best_i];
-  return d;
+  };
+  return s2mc_bench::time_rounds(sample, multi && threads > 1, min_reps, min_seconds,
+                                 openssl ? "openssl" : cfg.impl->name, nbytes, size_t(nbuf));
 }
 
 #ifndef MADV_POPULATE_READ

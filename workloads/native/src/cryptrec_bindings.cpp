@@ -3,15 +3,14 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 #include <omp.h>
-#include <x86intrin.h>
 
 #include <algorithm>
-#include <chrono>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "bench_timing.h"
 #include "s2mc_cryptrec/cryptrec.h"
 
 namespace py = pybind11;
@@ -72,53 +71,19 @@ py::dict bench_ctr(const std::string& name, int key_bits, size_t nbytes, int thr
   std::vector<std::vector<uint8_t>> bufs(static_cast<size_t>(nbuf), std::vector<uint8_t>(nbytes));
   for (auto& b : bufs)
     for (size_t i = 0; i < nbytes; ++i) b[i] = uint8_t(i * 131 + 7);
-  std::vector<double> secs, cycles;
-  long inner = 1;
-  {
-    py::gil_scoped_release nogil;
-    auto sample = [&](long reps) {
-      if (!multi || threads == 1) {
-        for (long r = 0; r < reps; ++r) ctr_parallel(c, iv.data(), bufs[0].data(), bufs[0].data(), nbytes, multi ? 1 : threads);
-        return;
-      }
-#pragma omp parallel num_threads(threads)
-      {
-        uint8_t* b = bufs[size_t(omp_get_thread_num())].data();
-        for (long r = 0; r < reps; ++r) c.ctr(iv.data(), b, b, nbytes);
-      }
-    };
-    auto timed = [&](long reps, double* s, double* cy) {
-      const auto t0 = std::chrono::steady_clock::now();
-      const uint64_t c0 = __rdtsc();
-      sample(reps);
-      *cy = double(__rdtsc() - c0);
-      *s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    };
-    double s0, c0;
-    timed(1, &s0, &c0);  // warm-up: page faults, thread pool
-    if (multi && threads > 1) inner = std::max(1L, long(0.001 / std::max(s0, 1e-9)));
-    double total = 0;
-    while (int(secs.size()) < min_reps || total < min_seconds) {
-      double s, cy;
-      timed(inner, &s, &cy);
-      secs.push_back(s / double(inner));
-      cycles.push_back(cy / double(inner));
-      total += s;
-      if (secs.size() >= 2000000) break;
+  auto sample = [&](long reps) {
+    if (!multi || threads == 1) {
+      for (long r = 0; r < reps; ++r) ctr_parallel(c, iv.data(), bufs[0].data(), bufs[0].data(), nbytes, multi ? 1 : threads);
+      return;
     }
-  }
-  std::vector<double> sorted = secs;
-  std::sort(sorted.begin(), sorted.end());
-  const size_t best = size_t(std::min_element(secs.begin(), secs.end()) - secs.begin());
-  py::dict d;
-  d["engine"] = c.impl();  // the implementation (the cipher is the caller's workload)
-  d["bytes"] = nbytes;
-  d["total_bytes"] = nbytes * size_t(nbuf);
-  d["reps"] = secs.size() * size_t(inner);
-  d["seconds_best"] = sorted.front();
-  d["seconds_median"] = sorted[sorted.size() / 2];
-  d["tsc_cycles_best"] = cycles[best];
-  return d;
+#pragma omp parallel num_threads(threads)
+    {
+      uint8_t* b = bufs[size_t(omp_get_thread_num())].data();
+      for (long r = 0; r < reps; ++r) c.ctr(iv.data(), b, b, nbytes);
+    }
+  };
+  // engine: the implementation (the cipher is the caller's workload)
+  return s2mc_bench::time_rounds(sample, multi && threads > 1, min_reps, min_seconds, c.impl(), nbytes, size_t(nbuf));
 }
 
 }  // namespace
