@@ -9,7 +9,7 @@ from s2mc.workloads import native
 if not native.available():  # pragma: no cover - only with S2MC_WITH_NATIVE=OFF
     pytest.skip("native AES extension not built", allow_module_level=True)
 
-from s2mc.workloads.native.grid import NativeGrid, format_summary, run_grid  # noqa: E402
+from s2mc.workloads.native.grid import NativeGrid, format_summary, run_grid, summary_header  # noqa: E402
 
 FAST = dict(min_seconds=0, min_reps=1)
 
@@ -63,11 +63,14 @@ def test_multi_counts_every_threads_buffer():
 def test_summary_line():
     s = dict(impl="aesni", strategy="extended", block_bytes=1024, threads=4, bytes=16 << 20,
              gb_per_s=12.3456, cycles_per_byte=0.5)
-    assert format_summary(s) == ("aesni    extended/1024     4 thr        16M     12.35 GB/s    "
+    assert format_summary(s) == ("aesni             extended/1024     4 thr        16M     12.35 GB/s    "
                                  "0.500 c/B")
     s.update(strategy="multi", block_bytes=None, openssl_gb_per_s=10.0, ratio=0.81)
-    assert format_summary(s) == ("aesni    multi             4 x          16M     12.35 GB/s    "
+    assert format_summary(s) == ("aesni             multi             4 x          16M     12.35 GB/s    "
                                  "0.500 c/B  | openssl   10.00 GB/s  ratio 0.81x")
+    # the longest implementation name keeps the columns where the header puts them
+    s.update(impl="table-6-5-5-5-5-6")
+    assert format_summary(s).index("multi") == summary_header().index("strategy")
 
 
 @pytest.mark.parametrize("n,text", [(16384, "16K"), (1 << 20, "1M"), (3 << 30, "3G"), (1000, "1000"),

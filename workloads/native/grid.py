@@ -128,9 +128,13 @@ def run_grid(grid: NativeGrid, *, run_id: str, experiment: str = "native", progr
     return summaries, rows
 
 
+#: The longest implementation name (SC2000's table-6-5-5-5-5-6), so lines printed one by one stay aligned.
+_IMPL_WIDTH = 17
+
+
 def summary_header(vs_openssl: bool = False) -> str:
     """The column names above format_summary's lines, aligned with them."""
-    line = f"{'impl':<8} {'strategy':<15} {'threads':>7} {'bytes':>10}  {'throughput':>13}  {'cycles/B':>11}"
+    line = f"{'impl':<{_IMPL_WIDTH}} {'strategy':<15} {'threads':>7} {'bytes':>10}  {'throughput':>13}  {'cycles/B':>11}"
     return line + (f"  | {'OpenSSL throughput':>20}  {'ratio':>11}" if vs_openssl else "")
 
 
@@ -144,7 +148,7 @@ def format_summary(s: dict) -> str:
     """One measurement as a line: impl, strategy[/block], threads, size, GB/s, cycles per byte
     (and OpenSSL's GB/s and the ratio when measured)."""
     strat = s["strategy"] + (f"/{s['block_bytes']}" if s.get("block_bytes") else "")
-    line = (f"{s['impl']:<8} {strat:<15} {s['threads']:>3} thr {human_size(s['bytes']):>10}  "
+    line = (f"{s['impl']:<{_IMPL_WIDTH}} {strat:<15} {s['threads']:>3} thr {human_size(s['bytes']):>10}  "
             f"{s['gb_per_s']:8.2f} GB/s  {s['cycles_per_byte']:7.3f} c/B")
     if s["strategy"] == "multi":
         line = line.replace(" thr ", " x   ")
