@@ -21,31 +21,16 @@
 #include <vector>
 
 #include "bench_timing.h"
+#include "py_buffers.h"
 #include "s2mc_aes/aes.h"
 
 namespace py = pybind11;
 using namespace s2mc::aes;
+using s2mc_py::View;
+using s2mc_py::read_view;
+using s2mc_py::run_into;
 
 namespace {
-
-struct View {
-  const uint8_t* ptr;
-  size_t len;
-};
-
-View read_view(const py::buffer& b, const char* what) {
-  py::buffer_info info = b.request();
-  if (info.ndim > 1 && info.strides.back() != info.itemsize)
-    throw std::invalid_argument(std::string(what) + " must be a contiguous buffer");
-  return {static_cast<const uint8_t*>(info.ptr), size_t(info.size) * size_t(info.itemsize)};
-}
-
-uint8_t* write_view(const py::buffer& b, size_t need, const char* what) {
-  py::buffer_info info = b.request(true);
-  const size_t len = size_t(info.size) * size_t(info.itemsize);
-  if (len != need) throw std::invalid_argument(std::string(what) + " must have the same length as the input");
-  return static_cast<uint8_t*>(info.ptr);
-}
 
 Key key_from(const py::bytes& key, Cipher cipher) {
   const std::string k = key;
@@ -72,27 +57,6 @@ RunConfig config(const std::string& impl, Cipher cipher, const std::string& stra
     throw std::invalid_argument("block_bytes must be a positive multiple of 16 (got " + std::to_string(block_bytes) + ")");
   cfg.block_bytes = block_bytes;
   return cfg;
-}
-
-// Result buffer: either the caller's writable buffer (returns None) or a new bytes object.
-template <typename F>
-py::object run_into(const View& in, const py::object& out, F&& fn) {
-  if (!out.is_none()) {
-    uint8_t* dst = write_view(py::reinterpret_borrow<py::buffer>(out), in.len, "out");
-    {
-      py::gil_scoped_release nogil;
-      fn(in.ptr, dst, in.len);
-    }
-    return py::none();
-  }
-  py::object res = py::reinterpret_steal<py::object>(PyBytes_FromStringAndSize(nullptr, Py_ssize_t(in.len)));
-  if (!res) throw py::error_already_set();
-  uint8_t* dst = reinterpret_cast<uint8_t*>(PyBytes_AS_STRING(res.ptr()));
-  {
-    py::gil_scoped_release nogil;
-    fn(in.ptr, dst, in.len);
-  }
-  return res;
 }
 
 py::dict bench_ctr(int key_bits, size_t nbytes, const std::string& engine, const std::string& impl,

@@ -11,50 +11,20 @@
 #include <vector>
 
 #include "bench_timing.h"
+#include "py_buffers.h"
 #include "s2mc_cryptrec/cryptrec.h"
 
 namespace py = pybind11;
 using namespace s2mc::cryptrec;
+using s2mc_py::View;
+using s2mc_py::read_view;
+using s2mc_py::run_into;
 
 namespace {
-
-struct View {
-  const uint8_t* ptr;
-  size_t len;
-};
-
-View read_view(const py::buffer& b) {
-  py::buffer_info info = b.request();
-  if (info.ndim > 1 && info.strides.back() != info.itemsize)
-    throw std::invalid_argument("data must be a contiguous buffer");
-  return {static_cast<const uint8_t*>(info.ptr), size_t(info.size) * size_t(info.itemsize)};
-}
 
 Cipher make_cipher(const std::string& name, const py::bytes& key, const std::string& impl) {
   const std::string k = key;
   return Cipher(name, reinterpret_cast<const uint8_t*>(k.data()), k.size(), impl);
-}
-
-// Into the caller's writable buffer (returns None) or a new bytes object.
-template <typename F>
-py::object run_into(const View& in, const py::object& out, F&& fn) {
-  if (!out.is_none()) {
-    py::buffer_info info = py::reinterpret_borrow<py::buffer>(out).request(true);
-    if (size_t(info.size) * size_t(info.itemsize) != in.len)
-      throw std::invalid_argument("out must have the same length as the input");
-    uint8_t* dst = static_cast<uint8_t*>(info.ptr);
-    py::gil_scoped_release nogil;
-    fn(in.ptr, dst, in.len);
-    return py::none();
-  }
-  py::object res = py::reinterpret_steal<py::object>(PyBytes_FromStringAndSize(nullptr, Py_ssize_t(in.len)));
-  if (!res) throw py::error_already_set();
-  uint8_t* dst = reinterpret_cast<uint8_t*>(PyBytes_AS_STRING(res.ptr()));
-  {
-    py::gil_scoped_release nogil;
-    fn(in.ptr, dst, in.len);
-  }
-  return res;
 }
 
 // Times CTR in place on a buffer (split over `threads`, or with `multi` one buffer per thread, like
@@ -102,7 +72,7 @@ PYBIND11_MODULE(_cryptrec, m) {
       [](const std::string& name, const py::bytes& key, const py::buffer& data, bool decrypt, int threads,
          const py::object& out, const std::string& impl) {
         const Cipher c = make_cipher(name, key, impl);
-        const View in = read_view(data);
+        const View in = read_view(data, "data");
         if (in.len % 16 != 0)
           throw std::invalid_argument("ECB data length must be a multiple of 16 bytes (got " + std::to_string(in.len) + ")");
         if (threads < 1) throw std::invalid_argument("threads must be >= 1 (got " + std::to_string(threads) + ")");
@@ -118,7 +88,7 @@ PYBIND11_MODULE(_cryptrec, m) {
         const std::string v = iv;
         if (v.size() != 16) throw std::invalid_argument("IV/counter must be 16 bytes (got " + std::to_string(v.size()) + ")");
         if (threads < 1) throw std::invalid_argument("threads must be >= 1 (got " + std::to_string(threads) + ")");
-        const View in = read_view(data);
+        const View in = read_view(data, "data");
         return run_into(in, out, [&](const uint8_t* s, uint8_t* d, size_t n) {
           ctr_parallel(c, reinterpret_cast<const uint8_t*>(v.data()), s, d, n, threads);
         });
