@@ -50,15 +50,6 @@ Key make_key(const uint8_t* key, int key_bits, Cipher cipher) {
   return k;
 }
 
-void counter_add(const uint8_t counter[16], uint64_t n, uint8_t out[16]) {
-  uint64_t carry = n;
-  for (int i = 15; i >= 0; --i) {
-    const uint64_t v = uint64_t(counter[i]) + (carry & 0xff);
-    out[i] = uint8_t(v);
-    carry = (carry >> 8) + (v >> 8);
-  }
-}
-
 const std::vector<const Impl*>& all_impls(Cipher cipher) {
   static const std::vector<const Impl*> aes = {&kImplVaes512, &kImplVaes, &kImplAesni, &kImplTtable};
   static const std::vector<const Impl*> camellia = {&kImplCamelliaVaes, &kImplCamelliaAesni, &kImplCamelliaSp};

@@ -14,6 +14,7 @@
 //
 // Words are big-endian, bit 0 of a word in the specification is its most significant bit.
 #include "s2mc_cryptrec/cryptrec.h"
+#include "s2mc_aes/key_schedule.h"  // load_be32, store_be32, counter_add
 
 #include <omp.h>
 
@@ -25,6 +26,10 @@ namespace s2mc {
 namespace cryptrec {
 
 namespace {
+
+using s2mc::aes::counter_add;
+using s2mc::aes::load_be32;
+using s2mc::aes::store_be32;
 
 // [SPEC] 2.x: the 6-bit and 5-bit S-boxes of the S function.
 constexpr uint8_t kS6[64] = {
@@ -173,37 +178,11 @@ inline void rpair(uint32_t& a, uint32_t& b, uint32_t& c, uint32_t& d, uint32_t m
   std::swap(b, d);
 }
 
-inline uint32_t load_be(const uint8_t* p) {
-  return (uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) | (uint32_t(p[2]) << 8) | uint32_t(p[3]);
-}
-inline void store_be(uint8_t* p, uint32_t v) {
-  p[0] = uint8_t(v >> 24);
-  p[1] = uint8_t(v >> 16);
-  p[2] = uint8_t(v >> 8);
-  p[3] = uint8_t(v);
-}
-
 inline void ifunc(uint32_t& a, uint32_t& b, uint32_t& c, uint32_t& d, const uint32_t* k) {
   a ^= k[0];
   b ^= k[1];
   c ^= k[2];
   d ^= k[3];
-}
-
-// counter + n (mod 2^128), big-endian.
-void counter_add(const uint8_t counter[16], uint64_t n, uint8_t out[16]) {
-  uint64_t hi = 0, lo = 0;
-  for (int i = 0; i < 8; ++i) {
-    hi = (hi << 8) | counter[i];
-    lo = (lo << 8) | counter[8 + i];
-  }
-  const uint64_t nlo = lo + n;
-  if (nlo < lo) ++hi;
-  for (int i = 7; i >= 0; --i) {
-    out[i] = uint8_t(hi);
-    out[8 + i] = uint8_t(nlo >> (8 * (7 - i)));
-    hi >>= 8;
-  }
 }
 
 }  // namespace
@@ -217,7 +196,7 @@ Sc2000Key sc2000_make_key(const uint8_t* key, int key_bits) {
   // [SPEC] key schedule: a 128-bit key is repeated to 256 bits, a 192-bit key gets its first 64 bits again.
   uint32_t uk[8];
   const int words = key_bits / 32;
-  for (int i = 0; i < words; ++i) uk[i] = load_be(key + 4 * i);
+  for (int i = 0; i < words; ++i) uk[i] = load_be32(key + 4 * i);
   for (int i = words; i < 8; ++i) uk[i] = uk[i - words];
   uint32_t im[4][3];  // intermediate keys a_i, b_i, c_i, d_i
   for (int j = 0; j < 4; ++j) {
@@ -241,10 +220,10 @@ template <int N, MsLayout L>
 inline void encrypt_n(const Sc2000Key& k, const uint8_t* in, uint8_t* out) {
   uint32_t a[N], b[N], c[N], d[N];
   for (int j = 0; j < N; ++j) {
-    a[j] = load_be(in + 16 * j);
-    b[j] = load_be(in + 16 * j + 4);
-    c[j] = load_be(in + 16 * j + 8);
-    d[j] = load_be(in + 16 * j + 12);
+    a[j] = load_be32(in + 16 * j);
+    b[j] = load_be32(in + 16 * j + 4);
+    c[j] = load_be32(in + 16 * j + 8);
+    d[j] = load_be32(in + 16 * j + 12);
   }
   const uint32_t* ek = k.ek;
   for (int r = 0; r < k.rounds; ++r, ek += 8) {
@@ -260,17 +239,17 @@ inline void encrypt_n(const Sc2000Key& k, const uint8_t* in, uint8_t* out) {
     ifunc(a[j], b[j], c[j], d[j], ek);
     bfunc<kAnfB>(a[j], b[j], c[j], d[j]);
     ifunc(a[j], b[j], c[j], d[j], ek + 4);
-    store_be(out + 16 * j, a[j]);
-    store_be(out + 16 * j + 4, b[j]);
-    store_be(out + 16 * j + 8, c[j]);
-    store_be(out + 16 * j + 12, d[j]);
+    store_be32(out + 16 * j, a[j]);
+    store_be32(out + 16 * j + 4, b[j]);
+    store_be32(out + 16 * j + 8, c[j]);
+    store_be32(out + 16 * j + 12, d[j]);
   }
 }
 constexpr int kLanes = 4;
 
 template <MsLayout L>
 void decrypt_one(const Sc2000Key& k, const uint8_t in[16], uint8_t out[16]) {
-  uint32_t a = load_be(in), b = load_be(in + 4), c = load_be(in + 8), d = load_be(in + 12);
+  uint32_t a = load_be32(in), b = load_be32(in + 4), c = load_be32(in + 8), d = load_be32(in + 12);
   const uint32_t* ek = k.ek + 8 * k.rounds;
   ifunc(a, b, c, d, ek + 4);
   bfunc<kAnfBInv>(a, b, c, d);
@@ -282,10 +261,10 @@ void decrypt_one(const Sc2000Key& k, const uint8_t in[16], uint8_t out[16]) {
     bfunc<kAnfBInv>(a, b, c, d);
     ifunc(a, b, c, d, ek);
   }
-  store_be(out, a);
-  store_be(out + 4, b);
-  store_be(out + 8, c);
-  store_be(out + 12, d);
+  store_be32(out, a);
+  store_be32(out + 4, b);
+  store_be32(out + 8, c);
+  store_be32(out + 12, d);
 }
 
 void sc2000_encrypt_block(const Sc2000Key& k, const uint8_t in[16], uint8_t out[16]) {

@@ -18,6 +18,7 @@
 //                of its powers; M5E / MB3 of the key schedule are the same algebra (x5 | x14 and
 //                x11 | x3 on the two halves of 64 bits).
 #include "s2mc_cryptrec/cryptrec.h"
+#include "s2mc_aes/key_schedule.h"  // load_be32, store_be32
 
 #include <cstring>
 #include <stdexcept>
@@ -26,6 +27,9 @@ namespace s2mc {
 namespace cryptrec {
 
 namespace {
+
+using s2mc::aes::load_be32;
+using s2mc::aes::store_be32;
 
 // The S-box (specification, the s-function table). tests/test_cryptrec_ciphers.py derives it
 // independently from its algebraic definition (a bit permutation, x^247 in GF(2^8), + 0x07).
@@ -140,16 +144,6 @@ inline void mdsh(uint32_t x[4]) {
   }
 }
 
-inline uint32_t load_be(const uint8_t* p) {
-  return (uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) | (uint32_t(p[2]) << 8) | uint32_t(p[3]);
-}
-inline void store_be(uint8_t* p, uint32_t v) {
-  p[0] = uint8_t(v >> 24);
-  p[1] = uint8_t(v >> 16);
-  p[2] = uint8_t(v >> 8);
-  p[3] = uint8_t(v);
-}
-
 // Key schedule values: 64 bits as (hi, lo) 32-bit halves.
 struct H64 {
   uint32_t hi, lo;
@@ -189,7 +183,7 @@ Hc3Key hc3_make_key(const uint8_t* key, int key_bits) {
   const uint8_t* gseq = key_bits == 128 ? kGSeq128 : key_bits == 192 ? kGSeq192 : kGSeq256;
   // The key as four 64-bit words: K1 K2 K1 H3|H2 (128), K1 K2 K3 H2|H3 (192), K1 K2 K3 K4 (256).
   H64 z[4];
-  for (int i = 0; i < key_bits / 64; ++i) z[i] = {load_be(key + 8 * i), load_be(key + 8 * i + 4)};
+  for (int i = 0; i < key_bits / 64; ++i) z[i] = {load_be32(key + 8 * i), load_be32(key + 8 * i + 4)};
   if (key_bits == 128) z[2] = z[0], z[3] = {kH[3], kH[2]};
   if (key_bits == 192) z[3] = {kH[2], kH[3]};
   // Step 0 (pre-whitening): the sigma step without the P(32) mixing.
@@ -232,7 +226,7 @@ Hc3Key hc3_make_key(const uint8_t* key, int key_bits) {
 // 16-word state of several blocks no longer fitting in registers.
 void hc3_encrypt_block(const Hc3Key& k, const uint8_t in[16], uint8_t out[16]) {
   uint32_t x[4];
-  for (int i = 0; i < 4; ++i) x[i] = load_be(in + 4 * i);
+  for (int i = 0; i < 4; ++i) x[i] = load_be32(in + 4 * i);
   for (int t = 0; t < k.rounds; ++t) {
     const uint32_t* rk = k.ek[t];
     for (int i = 0; i < 4; ++i) {
@@ -241,12 +235,12 @@ void hc3_encrypt_block(const Hc3Key& k, const uint8_t in[16], uint8_t out[16]) {
     }
     if (t + 1 < k.rounds) mdsh<kMdsH>(x);
   }
-  for (int i = 0; i < 4; ++i) store_be(out + 4 * i, x[i] ^ k.ek[k.rounds][i]);
+  for (int i = 0; i < 4; ++i) store_be32(out + 4 * i, x[i] ^ k.ek[k.rounds][i]);
 }
 
 void hc3_decrypt_block(const Hc3Key& k, const uint8_t in[16], uint8_t out[16]) {
   uint32_t x[4];
-  for (int i = 0; i < 4; ++i) x[i] = load_be(in + 4 * i) ^ k.ek[k.rounds][i];
+  for (int i = 0; i < 4; ++i) x[i] = load_be32(in + 4 * i) ^ k.ek[k.rounds][i];
   for (int t = k.rounds - 1; t >= 0; --t) {
     if (t + 1 < k.rounds) mdsh<kMdsHInv>(x);
     const uint32_t* dk = k.dk[t];
@@ -256,7 +250,7 @@ void hc3_decrypt_block(const Hc3Key& k, const uint8_t in[16], uint8_t out[16]) {
                           kT.td[3][a & 255] ^ dk[4 + i]) ^ dk[i];
     }
   }
-  for (int i = 0; i < 4; ++i) store_be(out + 4 * i, x[i]);
+  for (int i = 0; i < 4; ++i) store_be32(out + 4 * i, x[i]);
 }
 
 void hc3_sbox(uint8_t out[256]) { std::memcpy(out, kS, 256); }

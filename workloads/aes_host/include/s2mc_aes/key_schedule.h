@@ -98,6 +98,17 @@ S2MC_AES_HD inline void store_be32(uint8_t* p, uint32_t v) {
   p[3] = uint8_t(v);
 }
 
+// The CTR counter block of block n: counter + n (mod 2^128), big-endian (NIST SP 800-38A), as every
+// backend's host code and reference computes it. out may alias counter.
+inline void counter_add(const uint8_t counter[16], uint64_t n, uint8_t out[16]) {
+  uint64_t carry = n;
+  for (int i = 15; i >= 0; --i) {
+    const uint64_t v = uint64_t(counter[i]) + (carry & 0xff);
+    out[i] = uint8_t(v);
+    carry = (carry >> 8) + (v >> 8);
+  }
+}
+
 // Rounds for a key size in bits (10/12/14), or 0 for an unsupported size.
 constexpr int rounds_for_key_bits(int key_bits) {
   return key_bits == 128 ? 10 : key_bits == 192 ? 12 : key_bits == 256 ? 14 : 0;

@@ -37,8 +37,7 @@ struct alignas(64) Key {
 // Throws std::invalid_argument when key_bits is not 128/192/256.
 Key make_key(const uint8_t* key, int key_bits, Cipher cipher = Cipher::Aes);
 
-// out = counter + n (mod 2^128), both 16-byte big-endian.
-void counter_add(const uint8_t counter[16], uint64_t n, uint8_t out[16]);
+// counter_add(counter, n, out): out = counter + n (mod 2^128) -- s2mc_aes/key_schedule.h.
 
 // One implementation: ECB over whole blocks, CTR over any byte count (a partial last block uses the
 // first bytes of its keystream block). `counter` is the counter block of the first block.
