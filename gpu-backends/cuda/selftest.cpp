@@ -75,36 +75,35 @@ RefKey ref_key(const Bytes& key) {
   return k;
 }
 
-void counter_add(const uint8_t* iv, uint64_t n, uint8_t* out) {
-  unsigned carry = 0;
-  for (int i = 15; i >= 0; --i) {
-    const unsigned add = (i >= 8 ? unsigned((n >> (8 * (15 - i))) & 0xff) : 0u) + carry;
-    const unsigned v = iv[i] + add;
-    out[i] = uint8_t(v);
-    carry = v >> 8;
-  }
-}
-
-Bytes reference(const std::string& op, const Bytes& key, const Bytes& iv, const Bytes& in) {
-  const RefKey k = ref_key(key);
+// ECB or CTR over `in` with one cipher's block functions enc(in, out) and dec(in, out), 16 bytes
+// at a time; CTR uses aes_host's counter (iv + block index).
+template <typename Enc, typename Dec>
+Bytes reference_mode(const std::string& op, const Bytes& iv, const Bytes& in, Enc&& enc, Dec&& dec) {
   Bytes out(in.size());
   for (size_t off = 0; off < in.size(); off += 16) {
     const size_t len = std::min<size_t>(16, in.size() - off);
     uint8_t blk[16] = {0}, res[16];
     if (op == "ctr") {
-      counter_add(iv.data(), off / 16, blk);
-      aes::encrypt_block(te(), k.rk, k.nr, blk, res);
+      aes::counter_add(iv.data(), off / 16, blk);
+      enc(blk, res);
       for (size_t i = 0; i < len; ++i) out[off + i] = in[off + i] ^ res[i];
     } else {
       std::memcpy(blk, &in[off], 16);
       if (op == "ecb-enc")
-        aes::encrypt_block(te(), k.rk, k.nr, blk, res);
+        enc(blk, res);
       else
-        aes::decrypt_block(td(), aes::kInvSbox, k.drk, k.nr, blk, res);
+        dec(blk, res);
       std::memcpy(&out[off], res, 16);
     }
   }
   return out;
+}
+
+Bytes reference(const std::string& op, const Bytes& key, const Bytes& iv, const Bytes& in) {
+  const RefKey k = ref_key(key);
+  return reference_mode(
+      op, iv, in, [&](const uint8_t* b, uint8_t* r) { aes::encrypt_block(te(), k.rk, k.nr, b, r); },
+      [&](const uint8_t* b, uint8_t* r) { aes::decrypt_block(td(), aes::kInvSbox, k.drk, k.nr, b, r); });
 }
 
 // Camellia: camellia.h's portable encrypt_block (RFC 3713), the same CTR counter.
@@ -112,21 +111,9 @@ Bytes cam_reference(const std::string& op, const Bytes& key, const Bytes& iv, co
   camellia::Subkeys enc, dec;
   camellia::expand_key(key.data(), int(key.size() * 8), &enc);
   camellia::decryption_subkeys(enc, &dec);
-  Bytes out(in.size());
-  for (size_t off = 0; off < in.size(); off += 16) {
-    const size_t len = std::min<size_t>(16, in.size() - off);
-    uint8_t blk[16] = {0}, res[16];
-    if (op == "ctr") {
-      counter_add(iv.data(), off / 16, blk);
-      camellia::encrypt_block(camellia::kSpTables.v, enc, blk, res);
-      for (size_t i = 0; i < len; ++i) out[off + i] = in[off + i] ^ res[i];
-    } else {
-      std::memcpy(blk, &in[off], 16);
-      camellia::encrypt_block(camellia::kSpTables.v, op == "ecb-enc" ? enc : dec, blk, res);
-      std::memcpy(&out[off], res, 16);
-    }
-  }
-  return out;
+  return reference_mode(
+      op, iv, in, [&](const uint8_t* b, uint8_t* r) { camellia::encrypt_block(camellia::kSpTables.v, enc, b, r); },
+      [&](const uint8_t* b, uint8_t* r) { camellia::encrypt_block(camellia::kSpTables.v, dec, b, r); });
 }
 
 Bytes reference_of(const std::string& cipher, const std::string& op, const Bytes& key, const Bytes& iv,
