@@ -8,7 +8,6 @@ import random
 import shutil
 import subprocess
 import sys
-import warnings
 from pathlib import Path
 
 import pytest
@@ -19,17 +18,9 @@ from s2mc.workloads import native
 if not native.available():  # pragma: no cover - only with S2MC_WITH_NATIVE=OFF
     pytest.skip("native library not built", allow_module_level=True)
 
-from aes_oracle import OPENSSL, needs_openssl  # noqa: E402
-from cryptography.hazmat.primitives.ciphers import Cipher, modes  # noqa: E402
+from aes_oracle import OPENSSL, Camellia, ctr_from_ecb, ecb_ref as _ecb_ref, needs_openssl  # noqa: E402
 from s2mc.cli.main import cli  # noqa: E402
 from s2mc.isa.errors import S2mcError  # noqa: E402
-
-try:  # cryptography >= 43 keeps Camellia under "decrepit"
-    from cryptography.hazmat.decrepit.ciphers.algorithms import Camellia
-except ImportError:  # pragma: no cover - older cryptography
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        from cryptography.hazmat.primitives.ciphers.algorithms import Camellia
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Every Camellia implementation this CPU runs (vaes, aesni: byte-sliced with AESENCLAST; sptable: tables).
@@ -48,18 +39,11 @@ RFC_VECTORS = {
 
 
 def ecb_ref(key: bytes, data: bytes, decrypt: bool = False) -> bytes:
-    c = Cipher(Camellia(key), modes.ECB())
-    op = c.decryptor() if decrypt else c.encryptor()
-    return op.update(data) + op.finalize()
+    return _ecb_ref(Camellia, key, data, decrypt)
 
 
 def ctr_ref(key: bytes, iv: bytes, data: bytes) -> bytes:
-    """SP 800-38A CTR from the oracle's ECB: block i is XORed with E(K, IV + i mod 2^128)."""
-    n = (len(data) + 15) // 16
-    c0 = int.from_bytes(iv, "big")
-    counters = b"".join(((c0 + i) % (1 << 128)).to_bytes(16, "big") for i in range(n))
-    ks = ecb_ref(key, counters)
-    return bytes(a ^ b for a, b in zip(data, ks))
+    return ctr_from_ecb(Camellia, key, iv, data)
 
 
 def test_the_oracle_itself_gives_the_rfc_vectors():

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from cryptography.hazmat.primitives.ciphers import Cipher, modes
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -27,13 +26,8 @@ from s2mc.workloads.aes.runner import AesMismatch, run_cipher
 from s2mc.workloads.camellia import reference as ref, tables
 from s2mc.workloads.camellia.runner import run_camellia
 
-from aes_oracle import OPENSSL, needs_openssl
+from aes_oracle import OPENSSL, Camellia, ctr_from_ecb, ecb_ref, needs_openssl
 from systemc_helpers import needs_systemc
-
-try:
-    from cryptography.hazmat.decrepit.ciphers.algorithms import Camellia
-except ImportError:            # cryptography < 43
-    from cryptography.hazmat.primitives.ciphers.algorithms import Camellia
 
 # RFC 3713, Appendix A: the plaintext is the first 16 bytes of the key in every case.
 PLAIN = bytes.fromhex("0123456789abcdeffedcba9876543210")
@@ -46,18 +40,12 @@ RFC = {
 
 def ecb(key: bytes, data: bytes, direction: str = "enc") -> bytes:
     """Independent of the runner: cryptography's Camellia-ECB called here directly."""
-    c = Cipher(Camellia(key), modes.ECB())
-    op = c.decryptor() if direction == "dec" else c.encryptor()
-    return op.update(data) + op.finalize()
+    return ecb_ref(Camellia, key, data, decrypt=direction == "dec")
 
 
 def ctr(key: bytes, counter: bytes, data: bytes) -> bytes:
-    """CTR from cryptography's ECB (cryptography has no Camellia-CTR): the counter blocks written out
-    here, then the XOR."""
-    n = -(-len(data) // 16)
-    c0 = int.from_bytes(counter, "big")
-    ks = ecb(key, b"".join(((c0 + i) & ((1 << 128) - 1)).to_bytes(16, "big") for i in range(n)))
-    return bytes(a ^ b for a, b in zip(data, ks))
+    """CTR from cryptography's ECB (cryptography has no Camellia-CTR)."""
+    return ctr_from_ecb(Camellia, key, counter, data)
 
 
 # -- the Python reference -------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """CUDA Camellia (issue 16): seed 002's kernel checked against independent oracles.
 
-Oracles: `cryptography`'s Camellia-ECB (OpenSSL underneath) for the block cipher; CTR is built here
-from it over counter blocks (the 128-bit big-endian counter), because `cryptography` has no
+Oracles: `cryptography`'s Camellia-ECB (OpenSSL underneath) for the block cipher; CTR is built from
+it (aes_oracle.ctr_from_ecb) over counter blocks (the 128-bit big-endian counter), because `cryptography` has no
 Camellia-CTR; `openssl enc -camellia-N-ctr` for whole files; the RFC 3713 Appendix A vectors.
 
 Most tests run without a GPU: the emulator runs the kernel's own __host__ __device__ code for every
@@ -11,25 +11,16 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import warnings
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from cryptography.hazmat.primitives.ciphers import Cipher, modes
 
-from aes_oracle import OPENSSL, needs_openssl, rnd
+from aes_oracle import OPENSSL, camellia_ref as ref, needs_openssl, ref_fold as _ref_fold, rnd
 from gpu_fakes import install_fake_gpu
 from s2mc import gpu
 from s2mc.cli.main import cli
 from s2mc.isa.errors import S2mcError
-
-try:  # moved to the "decrepit" module in cryptography 43
-    from cryptography.hazmat.decrepit.ciphers.algorithms import Camellia
-except ImportError:  # pragma: no cover - older cryptography
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        from cryptography.hazmat.primitives.ciphers.algorithms import Camellia
 
 S2MC = Path(sys.executable).with_name("s2mc")
 built = pytest.mark.skipif(not gpu.status()["built"], reason="CUDA backend not built")
@@ -44,26 +35,8 @@ RFC_CT = {16: "67673138549669730857065648eabe43", 24: "b4993401b3e996f84ee5cee7d
           32: "9acc237dff16d76c20ef7c919e3a7509"}
 
 
-def ref(op: str, key: bytes, iv: bytes, data: bytes) -> bytes:
-    """Camellia 'ecb-enc' / 'ecb-dec' from cryptography; 'ctr' = data ^ E(iv + i) over blocks i."""
-    if op == "ctr":
-        nb = (len(data) + 15) // 16
-        c0 = int.from_bytes(iv, "big")
-        ctrs = b"".join(((c0 + i) % (1 << 128)).to_bytes(16, "big") for i in range(nb))
-        ks = ref("ecb-enc", key, iv, ctrs)
-        return bytes(a ^ b for a, b in zip(data, ks))
-    c = Cipher(Camellia(key), modes.ECB())
-    x = c.decryptor() if op == "ecb-dec" else c.encryptor()
-    return x.update(data) + x.finalize()
-
-
 def ref_fold(key: bytes, iv: bytes, nbytes: int) -> bytes:
-    nb = (nbytes + 15) // 16
-    ks = ref("ctr", key, iv, bytes(16 * nb))
-    acc = 0
-    for i in range(nb):
-        acc ^= int.from_bytes(ks[16 * i:16 * i + 16], "little")
-    return acc.to_bytes(16, "little")
+    return _ref_fold(key, iv, nbytes, oracle=ref)
 
 
 def test_oracle_against_rfc3713():
