@@ -126,17 +126,7 @@ def gpu_cmd(ctx, backend, cipher, kernel_text, sizes, measures, key_bits, mode, 
               "key_bits": int(key_bits), "mode": mode, "streams": streams, "chunk_bytes": chunk,
               "ext_bytes": ext, "threads": threads, "reps": reps, "gpu": plat,
               "runs": summaries}
-    if out_path:
-        path = records.write(df, out_path, params=params)
-        click.echo(f"wrote {len(df)} records to {path}", err=True)
-    if md_path:
-        from s2mc.isa.outputs import write_output
-        write_output(md_path, table + "\n", what="Markdown table")
-    if as_json:
-        click.echo(json.dumps({"platform": plat, "results": summaries,
-                               "records": df.astype(object).to_dict("records")},
-                              indent=2, default=str))
-    else:
+    if not _write_grid(df, table, plat, summaries, params, out_path=out_path, md_path=md_path, as_json=as_json):
         click.echo(f"GPU: {plat['gpu']} ({plat['device']['sms']} SMs, peak "
                    f"{plat['device']['sm_clock_mhz']:.0f} MHz); {_NAMES[cipher]}-{key_bits}, "
                    "Gbps = 1e9 bit/s")
@@ -196,6 +186,20 @@ def _opencl(ctx, *, cipher, sizes, measures, key_bits, mode, reps, segment, cali
     params = {"command": "s2mc gpu --backend opencl", "cipher": cipher, "sizes": sizes, "measures": measures,
               "key_bits": key_bits, "mode": mode, "segment": plat["segment_bytes"], "reps": reps,
               "device": plat, "runs": summaries}
+    if not _write_grid(df, table, plat, summaries, params, out_path=out_path, md_path=md_path, as_json=as_json):
+        dev = plat["device"]
+        click.echo(f"OpenCL: {dev['name']} ({dev['platform']}, {dev['type']}, {dev['compute_units']} compute "
+                   f"units); {_NAMES[cipher]}-{key_bits}-{mode}, segment {human_size(plat['segment_bytes'])}B, "
+                   "Gbps = 1e9 bit/s")
+        click.echo(table)
+
+
+def _write_grid(df, table: str, plat: dict, summaries: list, params: dict, *, out_path, md_path,
+                as_json: bool) -> bool:
+    """What both backends' grids write: the records (--out), the Markdown table (--md) and, with --json,
+    everything on stdout. Returns whether it printed the JSON (the caller prints its summary otherwise)."""
+    from s2mc.analysis import records
+
     if out_path:
         path = records.write(df, out_path, params=params)
         click.echo(f"wrote {len(df)} records to {path}", err=True)
@@ -205,12 +209,7 @@ def _opencl(ctx, *, cipher, sizes, measures, key_bits, mode, reps, segment, cali
     if as_json:
         click.echo(json.dumps({"platform": plat, "results": summaries,
                                "records": df.astype(object).to_dict("records")}, indent=2, default=str))
-    else:
-        dev = plat["device"]
-        click.echo(f"OpenCL: {dev['name']} ({dev['platform']}, {dev['type']}, {dev['compute_units']} compute "
-                   f"units); {_NAMES[cipher]}-{key_bits}-{mode}, segment {human_size(plat['segment_bytes'])}B, "
-                   "Gbps = 1e9 bit/s")
-        click.echo(table)
+    return as_json
 
 
 def occupancy_table(rows: list[dict]) -> str:
