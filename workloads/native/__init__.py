@@ -151,14 +151,27 @@ def bench_ctr(nbytes: int, *, key_bits: int = 128, engine: str = "ours", impl: s
     `threads` buffers (total_bytes = threads x nbytes). Returns seconds_best, seconds_median,
     tsc_cycles_best (time-stamp counter ticks of the best run), reps, engine, bytes, total_bytes.
     """
+    from s2mc.isa.units import human_size
+    from s2mc.workloads.aes_host import host_memory
+    check_cipher(cipher)
+    if not 16 <= block_bytes <= host_memory() or block_bytes % 16:
+        raise S2mcError(f"block_bytes {block_bytes} is not a multiple of 16 in 16..{human_size(host_memory())}")
+    return run_bench(lambda: _lib().bench_ctr(int(key_bits), int(nbytes), engine, impl, strategy, int(threads),
+                                              int(block_bytes), int(min_reps), float(min_seconds), bool(multi),
+                                              cipher),
+                     nbytes, threads=threads, multi=multi, min_reps=min_reps, min_seconds=min_seconds)
+
+
+def run_bench(call, nbytes: int, *, threads: int, multi: bool, min_reps: int, min_seconds: float) -> dict:
+    """What every native bench_ctr (this module's, cryptrec's) does around its C++ timing loop: check
+    the arguments they share, so that no value reaches the binding as an overflowing int (pybind's
+    TypeError) or an allocation larger than the machine (bad_alloc), then call() and turn a failed
+    allocation into an S2mcError."""
     import math
 
     from s2mc.isa.units import human_size
     from s2mc.workloads.aes_host import host_memory
-    check_cipher(cipher)
     nbuf = threads if multi else 1
-    # Checked here, so that no value reaches the binding as an overflowing int (pybind's TypeError)
-    # or an allocation larger than the machine (bad_alloc).
     if not 1 <= threads <= MAX_THREADS:
         raise S2mcError(f"threads {threads} is out of range (1..{MAX_THREADS})")
     if nbytes < 1:
@@ -166,15 +179,12 @@ def bench_ctr(nbytes: int, *, key_bits: int = 128, engine: str = "ours", impl: s
     if nbytes * nbuf > host_memory():
         raise S2mcError(f"{nbuf} x {human_size(nbytes)} bytes do not fit in this machine's memory "
                         f"({human_size(host_memory())})")
-    if not 16 <= block_bytes <= host_memory() or block_bytes % 16:
-        raise S2mcError(f"block_bytes {block_bytes} is not a multiple of 16 in 16..{human_size(host_memory())}")
     if not 1 <= min_reps <= MAX_REPS:
         raise S2mcError(f"min_reps {min_reps} is out of range (1..{MAX_REPS})")
     if not (math.isfinite(min_seconds) and 0 <= min_seconds <= MAX_MIN_SECONDS):
         raise S2mcError(f"min_seconds {min_seconds} is not a number of seconds in 0..{MAX_MIN_SECONDS:g}")
     try:
-        return dict(_lib().bench_ctr(int(key_bits), int(nbytes), engine, impl, strategy, int(threads),
-                                     int(block_bytes), int(min_reps), float(min_seconds), bool(multi), cipher))
+        return dict(call())
     except MemoryError:
         raise S2mcError(f"cannot allocate {nbuf} x {human_size(nbytes)} bytes for the benchmark") from None
 
@@ -184,7 +194,7 @@ from s2mc.workloads.aes_host import counter_add, parse_iv_hex, parse_key_hex  # 
 from .files import decrypt_file, encrypt_file  # noqa: E402
 
 __all__ = [
-    "STRATEGIES", "CIPHERS", "CIPHER_IMPLS", "check_cipher", "camellia_selftest", "IMPLS", "SEED_BLOCK_BYTES", "MAX_THREADS", "MAX_REPS", "MAX_MIN_SECONDS", "available", "impls", "supported_impls", "best_impl",
+    "STRATEGIES", "CIPHERS", "CIPHER_IMPLS", "check_cipher", "camellia_selftest", "IMPLS", "SEED_BLOCK_BYTES", "MAX_THREADS", "MAX_REPS", "MAX_MIN_SECONDS", "available", "impls", "supported_impls", "best_impl", "run_bench",
     "resolve_impl", "max_threads", "info", "ctr", "ecb_encrypt", "ecb_decrypt", "openssl_ctr",
     "openssl_version", "counter_add", "bench_ctr", "encrypt_file", "decrypt_file", "parse_key_hex",
     "parse_iv_hex",

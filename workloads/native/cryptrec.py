@@ -13,8 +13,6 @@ searched and what is missing. Bad arguments raise S2mcError.
 """
 from __future__ import annotations
 
-import math
-
 from s2mc.isa.errors import S2mcError
 
 try:
@@ -101,30 +99,15 @@ def bench_ctr(cipher: str, nbytes: int, *, key_bits: int | None = None, threads:
     untimed warm-up); the same keys as `native.bench_ctr`: seconds_best, seconds_median,
     tsc_cycles_best, reps, engine (the implementation), bytes, total_bytes. key_bits: the cipher's
     smallest by default."""
-    from s2mc.isa.units import human_size
-    from s2mc.workloads.aes_host import host_memory
-    from s2mc.workloads.native import MAX_MIN_SECONDS, MAX_REPS, MAX_THREADS
+    from s2mc.workloads.native import run_bench
     impl = resolve_impl(cipher, impl)
     if key_bits is None:
         key_bits = default_key_bits(cipher)
-    nbuf = threads if multi else 1
-    if not 1 <= threads <= MAX_THREADS:
-        raise S2mcError(f"threads {threads} is out of range (1..{MAX_THREADS})")
-    if nbytes < 1:
-        raise S2mcError(f"size {nbytes} is not positive")
-    if nbytes * nbuf > host_memory():
-        raise S2mcError(f"{nbuf} x {human_size(nbytes)} bytes do not fit in this machine's memory")
     if key_bits not in [8 * n for n in KEY_BYTES[cipher]]:
         raise S2mcError(f"key_bits {key_bits} is not one of {cipher}'s ({', '.join(str(8 * n) for n in KEY_BYTES[cipher])})")
-    if not 1 <= min_reps <= MAX_REPS:
-        raise S2mcError(f"min_reps {min_reps} is out of range (1..{MAX_REPS})")
-    if not (math.isfinite(min_seconds) and 0 <= min_seconds <= MAX_MIN_SECONDS):
-        raise S2mcError(f"min_seconds {min_seconds} is not a number of seconds in 0..{MAX_MIN_SECONDS:g}")
-    try:
-        return dict(_call(_lib().bench_ctr, cipher, int(key_bits), int(nbytes), int(threads), int(min_reps),
-                          float(min_seconds), bool(multi), impl))
-    except MemoryError:
-        raise S2mcError(f"cannot allocate {nbuf} x {human_size(nbytes)} bytes for the benchmark") from None
+    return run_bench(lambda: _call(_lib().bench_ctr, cipher, int(key_bits), int(nbytes), int(threads), int(min_reps),
+                                   float(min_seconds), bool(multi), impl),
+                     nbytes, threads=threads, multi=multi, min_reps=min_reps, min_seconds=min_seconds)
 
 
 def hierocrypt3_sbox() -> bytes:
