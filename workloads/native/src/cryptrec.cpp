@@ -367,36 +367,39 @@ void Cipher::ctr(const uint8_t counter[16], const uint8_t* in, uint8_t* out, siz
   }
 }
 
-void ecb_parallel(const Cipher& c, bool decrypt, const uint8_t* in, uint8_t* out, size_t nbytes, int threads) {
+namespace {
+
+// Splits nblocks whole blocks into min(threads, nblocks) contiguous chunks, one per OpenMP thread,
+// and calls chunk(first block, block count) for each.
+template <typename Chunk>
+void for_each_chunk(size_t nblocks, int threads, Chunk&& chunk) {
   if (threads < 1) throw std::invalid_argument("threads must be >= 1 (got " + std::to_string(threads) + ")");
-  if (nbytes % 16 != 0) throw std::invalid_argument("ECB data length must be a multiple of 16 bytes");
-  const size_t nblocks = nbytes / 16;
   if (nblocks == 0) return;
   const int t = int(std::min<size_t>(size_t(threads), nblocks));
   const size_t per = (nblocks + size_t(t) - 1) / size_t(t);
 #pragma omp parallel for schedule(static) num_threads(t)
   for (int i = 0; i < t; ++i) {
     const size_t b0 = size_t(i) * per;
-    if (b0 < nblocks) c.ecb(decrypt, in + 16 * b0, out + 16 * b0, std::min(per, nblocks - b0));
+    if (b0 < nblocks) chunk(b0, std::min(per, nblocks - b0));
   }
+}
+
+}  // namespace
+
+void ecb_parallel(const Cipher& c, bool decrypt, const uint8_t* in, uint8_t* out, size_t nbytes, int threads) {
+  if (nbytes % 16 != 0) throw std::invalid_argument("ECB data length must be a multiple of 16 bytes");
+  for_each_chunk(nbytes / 16, threads,
+                 [&](size_t b0, size_t nb) { c.ecb(decrypt, in + 16 * b0, out + 16 * b0, nb); });
 }
 
 void ctr_parallel(const Cipher& c, const uint8_t iv[16], const uint8_t* in, uint8_t* out, size_t nbytes,
                   int threads) {
-  if (threads < 1) throw std::invalid_argument("threads must be >= 1 (got " + std::to_string(threads) + ")");
-  const size_t nblocks = (nbytes + 15) / 16;
-  if (nblocks == 0) return;
-  const int t = int(std::min<size_t>(size_t(threads), nblocks));
-  const size_t per = (nblocks + size_t(t) - 1) / size_t(t);
-#pragma omp parallel for schedule(static) num_threads(t)
-  for (int i = 0; i < t; ++i) {
-    const size_t b0 = size_t(i) * per;
-    if (b0 >= nblocks) continue;
+  for_each_chunk((nbytes + 15) / 16, threads, [&](size_t b0, size_t nb) {
     uint8_t ctr[16];
     counter_add(iv, uint64_t(b0), ctr);
     const size_t off = 16 * b0;
-    c.ctr(ctr, in + off, out + off, std::min(16 * per, nbytes - off));
-  }
+    c.ctr(ctr, in + off, out + off, std::min(16 * nb, nbytes - off));
+  });
 }
 
 }  // namespace cryptrec
