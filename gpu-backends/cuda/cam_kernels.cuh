@@ -101,10 +101,7 @@ S2_HD uint4 cam_block(const KParams& p, const u32* sm, u64 g) {
     const uint4 v = ld_stream(p.in + g);
     s[0] = bswap32(v.x); s[1] = bswap32(v.y); s[2] = bswap32(v.z); s[3] = bswap32(v.w);
   } else {  // the same 128-bit big-endian counter as AES (iv + blk_off + g), already big-endian
-    const u64 n = p.blk_off + g;
-    const u64 lo = p.iv_lo + n;
-    const u64 hi = p.iv_hi + (lo < n ? 1u : 0u);
-    s[0] = u32(hi >> 32); s[1] = u32(hi); s[2] = u32(lo >> 32); s[3] = u32(lo);
+    counter_be_words(p, g, s);
   }
   cam_rounds<NR>(sm, s);
   uint4 o = make_uint4(bswap32(s[0]), bswap32(s[1]), bswap32(s[2]), bswap32(s[3]));
@@ -112,22 +109,10 @@ S2_HD uint4 cam_block(const KParams& p, const u32* sm, u64 g) {
   return o;
 }
 
-// Seed 002 §5.4.1: 16 bytes per thread, a persistent grid; block g is handled by thread g mod
-// (grid size). Keystream: each thread XOR-folds its keystream blocks into out[its id].
+// Seed 002 §5.4.1: 16 bytes per thread, the AES coarse kernel's persistent grid (coarse_loop).
 template <int NR>
 S2_HD void cam_coarse_body(const KParams& p, const u32* sm, u32 tid, u32 bid, u32 nthr, u32 ngrid) {
-  const u64 gtid = u64(bid) * nthr + tid;
-  const u64 stride = u64(ngrid) * nthr;
-  const bool ks = p.op == Op::Keystream;
-  uint4 acc = make_uint4(0, 0, 0, 0);
-  for (u64 g = gtid; g < p.nblocks; g += stride) {
-    const uint4 o = cam_block<NR>(p, sm, g);
-    if (ks)
-      acc = xor4(acc, o);
-    else
-      st_stream(p.out + g, o);
-  }
-  if (ks) p.out[gtid] = acc;
+  coarse_loop(p, tid, bid, nthr, ngrid, p.op == Op::Keystream, [&](u64 g) { return cam_block<NR>(p, sm, g); });
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -171,10 +156,7 @@ S2_HD void cam_opt_body(const KParams& p, const u32* sm, u32 tid, u32 bid, u32 n
     for (int b = 0; b < BPT; ++b) {
       const u64 g = g0 + u64(b) * nthr;
       if (ks || ctr) {
-        const u64 n = p.blk_off + g;
-        const u64 lo = p.iv_lo + n;
-        const u64 hi = p.iv_hi + (lo < n ? 1u : 0u);
-        s[b][0] = u32(hi >> 32); s[b][1] = u32(hi); s[b][2] = u32(lo >> 32); s[b][3] = u32(lo);
+        counter_be_words(p, g, s[b]);
       } else {
         uint4 v = make_uint4(0, 0, 0, 0);
         if (g < p.nblocks) v = ld_stream(p.in + g);
@@ -210,17 +192,9 @@ S2_HD void cam_opt_body(const KParams& p, const u32* sm, u32 tid, u32 bid, u32 n
     constexpr int post = 4 + (NR / 6) * 16 - 4;  // kw3, kw4
 #pragma unroll
     for (int b = 0; b < BPT; ++b) {
-      uint4 o = make_uint4(bswap32(s[b][2] ^ p.rk[post]), bswap32(s[b][3] ^ p.rk[post + 1]),
-                           bswap32(s[b][0] ^ p.rk[post + 2]), bswap32(s[b][1] ^ p.rk[post + 3]));
-      const u64 g = g0 + u64(b) * nthr;
-      if (g < p.nblocks) {
-        if (ks) {
-          acc = xor4(acc, o);
-        } else {
-          if (ctr) o = xor4(o, ld_stream(p.in + g));
-          st_stream(p.out + g, o);
-        }
-      }
+      const uint4 o = make_uint4(bswap32(s[b][2] ^ p.rk[post]), bswap32(s[b][3] ^ p.rk[post + 1]),
+                                 bswap32(s[b][0] ^ p.rk[post + 2]), bswap32(s[b][1] ^ p.rk[post + 3]));
+      tile_emit(p, g0 + u64(b) * nthr, o, ks, ctr, acc);
     }
   }
   if (ks) p.out[u64(bid) * nthr + tid] = acc;

@@ -113,16 +113,54 @@ S2_HD uint4 xor4(uint4 a, uint4 b) {
   return make_uint4(a.x ^ b.x, a.y ^ b.y, a.z ^ b.z, a.w ^ b.w);
 }
 
-// The counter block of global block g as four little-endian column words, computed in registers:
-// a 128-bit big-endian add of (blk_off + g) to the IV, with the carry into the high half.
-S2_HD void counter_words(const KParams& p, u64 g, u32 w[4]) {
+// The counter block of global block g as four big-endian words (w[0] the most significant),
+// computed in registers: a 128-bit add of (blk_off + g) to the IV, with the carry into the high half.
+// Camellia works on these words as they are.
+S2_HD void counter_be_words(const KParams& p, u64 g, u32 w[4]) {
   const u64 n = p.blk_off + g;
   const u64 lo = p.iv_lo + n;
   const u64 hi = p.iv_hi + (lo < n ? 1u : 0u);
-  w[0] = bswap32(u32(hi >> 32));
-  w[1] = bswap32(u32(hi));
-  w[2] = bswap32(u32(lo >> 32));
-  w[3] = bswap32(u32(lo));
+  w[0] = u32(hi >> 32);
+  w[1] = u32(hi);
+  w[2] = u32(lo >> 32);
+  w[3] = u32(lo);
+}
+
+// The same counter block as four little-endian column words (what AES loads from memory).
+S2_HD void counter_words(const KParams& p, u64 g, u32 w[4]) {
+  counter_be_words(p, g, w);
+#pragma unroll
+  for (int j = 0; j < 4; ++j) w[j] = bswap32(w[j]);
+}
+
+// Block g's result o of a tile kernel (families 3 and the optimised Camellia): with `ks` folded into
+// acc, else stored (XORed with the input first for CTR). Blocks past the end are dropped.
+S2_HD void tile_emit(const KParams& p, u64 g, uint4 o, bool ks, bool ctr, uint4& acc) {
+  if (g >= p.nblocks) return;
+  if (ks) {
+    acc = xor4(acc, o);
+  } else {
+    if (ctr) o = xor4(o, ld_stream(p.in + g));
+    st_stream(p.out + g, o);
+  }
+}
+
+// The coarse-grain loop (seeds 000 and 002, AES and Camellia): a persistent grid whose threads go
+// back for the next block -- block g is handled by thread g mod (grid size); block(g) returns its
+// result. Keystream: each thread XOR-folds its keystream blocks into out[its id].
+template <typename Block>
+S2_HD void coarse_loop(const KParams& p, u32 tid, u32 bid, u32 nthr, u32 ngrid, bool ks, Block&& block) {
+  const u64 gtid = u64(bid) * nthr + tid;
+  const u64 stride = u64(ngrid) * nthr;
+  uint4 acc = make_uint4(0, 0, 0, 0);
+  for (u64 g = gtid; g < p.nblocks; g += stride) {
+    const uint4 o = block(g);
+    if (ks)
+      acc = xor4(acc, o);
+    else
+      st_stream(p.out + g, o);
+  }
+  if (ks) p.out[gtid] = acc;
 }
 
 // Column that supplies row r of output column j: j+r for encryption (ShiftRows), j-r for
@@ -217,18 +255,8 @@ S2_HD uint4 seed_block(const KParams& p, const u32* sm, u64 g) {
 // go back for the next block (seed 002 §5.4.1) -- block g is handled by thread g mod (grid size).
 template <int NR, bool DEC>
 S2_HD void coarse_body(const KParams& p, const u32* sm, u32 tid, u32 bid, u32 nthr, u32 ngrid) {
-  const u64 gtid = u64(bid) * nthr + tid;
-  const u64 stride = u64(ngrid) * nthr;
-  const bool ks = !DEC && p.op == Op::Keystream;
-  uint4 acc = make_uint4(0, 0, 0, 0);
-  for (u64 g = gtid; g < p.nblocks; g += stride) {
-    const uint4 o = seed_block<NR, DEC>(p, sm, g);
-    if (ks)
-      acc = xor4(acc, o);
-    else
-      st_stream(p.out + g, o);
-  }
-  if (ks) p.out[gtid] = acc;
+  coarse_loop(p, tid, bid, nthr, ngrid, !DEC && p.op == Op::Keystream,
+              [&](u64 g) { return seed_block<NR, DEC>(p, sm, g); });
 }
 
 // Extended blocks (seed 000 §5): thread t encrypts the E consecutive blocks [tE, tE+E) one after
@@ -378,16 +406,7 @@ S2_HD void opt_body(const KParams& p, const u32* sm, u32 tid, u32 bid, u32 nthr,
       u32 t[4];
 #pragma unroll
       for (int j = 0; j < 4; ++j) t[j] = opt_last<TBL, DEC>(sm, s[b], j, lane4, p.rk[4 * NR + j]);
-      uint4 o = make_uint4(t[0], t[1], t[2], t[3]);
-      const u64 g = g0 + u64(b) * nthr;
-      if (g < p.nblocks) {
-        if (ks) {
-          acc = xor4(acc, o);
-        } else {
-          if (ctr) o = xor4(o, ld_stream(p.in + g));
-          st_stream(p.out + g, o);
-        }
-      }
+      tile_emit(p, g0 + u64(b) * nthr, make_uint4(t[0], t[1], t[2], t[3]), ks, ctr, acc);
     }
   }
   if (ks) p.out[u64(bid) * nthr + tid] = acc;
