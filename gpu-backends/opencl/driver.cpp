@@ -416,6 +416,21 @@ struct Mem {
     if (m) clReleaseMemObject(m);
   }
 };
+// The key buffer (filled from kw) and an input and an output buffer of `bytes` each, as crypt and
+// bench_device use them; `what` names the input/output in the error messages ("segment", "buffer").
+struct Buffers {
+  Mem keys, in, out;
+  Buffers(Device& dev, const std::vector<uint32_t>& kw, size_t bytes, const std::string& what) {
+    cl_int e = CL_SUCCESS;
+    keys.m = clCreateBuffer(dev.ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, kw.size() * 4,
+                            const_cast<uint32_t*>(kw.data()), &e);
+    check(e, "allocating the key buffer");
+    in.m = clCreateBuffer(dev.ctx, CL_MEM_READ_ONLY, bytes, nullptr, &e);
+    check(e, ("allocating the input " + what).c_str());
+    out.m = clCreateBuffer(dev.ctx, CL_MEM_WRITE_ONLY, bytes, nullptr, &e);
+    check(e, ("allocating the output " + what).c_str());
+  }
+};
 struct Events {
   std::vector<cl_event> v;
   ~Events() {
@@ -468,15 +483,7 @@ RunInfo crypt(const Request& r, const uint8_t* key, size_t key_len, const uint8_
     throw Error("segment of " + std::to_string(seg) + " bytes is more than " + dev.info.name +
                 " can allocate at once (" + std::to_string(dev.info.max_alloc) + " bytes); use a smaller segment");
   info.segment_bytes = seg;
-  cl_int e = CL_SUCCESS;
-  Mem keys, bin, bout;
-  keys.m = clCreateBuffer(dev.ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, kw.size() * 4,
-                          const_cast<uint32_t*>(kw.data()), &e);
-  check(e, "allocating the key buffer");
-  bin.m = clCreateBuffer(dev.ctx, CL_MEM_READ_ONLY, seg, nullptr, &e);
-  check(e, "allocating the input segment");
-  bout.m = clCreateBuffer(dev.ctx, CL_MEM_WRITE_ONLY, seg, nullptr, &e);
-  check(e, "allocating the output segment");
+  const Buffers b(dev, kw, seg, "segment");
   const uint64_t hi0 = r.op == "ctr" ? be64(iv) : 0, lo0 = r.op == "ctr" ? be64(iv + 8) : 0;
   Events kev;
   // Seed 004's segments: copy one in, run the kernel on it, copy it back; the in-order queue
@@ -484,12 +491,12 @@ RunInfo crypt(const Request& r, const uint8_t* key, size_t key_len, const uint8_
   for (size_t off = 0; off < n; off += seg) {
     const size_t len = std::min(seg, n - off);
     const uint64_t blocks = off / 16, lo = lo0 + blocks, hi = hi0 + (lo < lo0 ? 1 : 0);
-    check(clEnqueueWriteBuffer(dev.queue, bin.m, CL_FALSE, 0, len, in + off, 0, nullptr, nullptr),
+    check(clEnqueueWriteBuffer(dev.queue, b.in.m, CL_FALSE, 0, len, in + off, 0, nullptr, nullptr),
           "copying a segment to the device");
     cl_event ev = nullptr;
-    info.global_size = launch(dev, l, bin.m, bout.m, keys.m, len, hi, lo, rounds, &ev);
+    info.global_size = launch(dev, l, b.in.m, b.out.m, b.keys.m, len, hi, lo, rounds, &ev);
     kev.v.push_back(ev);
-    check(clEnqueueReadBuffer(dev.queue, bout.m, CL_FALSE, 0, len, out + off, 0, nullptr, nullptr),
+    check(clEnqueueReadBuffer(dev.queue, b.out.m, CL_FALSE, 0, len, out + off, 0, nullptr, nullptr),
           "copying a segment back");
     ++info.segments;
     if (kev.v.size() % 64 == 0) check(clFlush(dev.queue), "clFlush");
@@ -516,21 +523,13 @@ std::vector<double> bench_device(const Request& r, int key_bits, size_t n, int r
   for (size_t i = 0; i < key.size(); ++i) key[i] = uint8_t(i);
   int rounds = 0;
   const std::vector<uint32_t> kw = key_words(r.cipher, r.op, key.data(), key.size(), &rounds);
-  cl_int e = CL_SUCCESS;
-  Mem keys, bin, bout;
-  keys.m = clCreateBuffer(dev.ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, kw.size() * 4,
-                          const_cast<uint32_t*>(kw.data()), &e);
-  check(e, "allocating the key buffer");
-  bin.m = clCreateBuffer(dev.ctx, CL_MEM_READ_ONLY, n, nullptr, &e);
-  check(e, "allocating the input");
-  bout.m = clCreateBuffer(dev.ctx, CL_MEM_WRITE_ONLY, n, nullptr, &e);
-  check(e, "allocating the output");
+  const Buffers b(dev, kw, n, "buffer");
   const cl_uchar zero = 0;
-  check(clEnqueueFillBuffer(dev.queue, bin.m, &zero, 1, 0, n, 0, nullptr, nullptr), "filling the input");
+  check(clEnqueueFillBuffer(dev.queue, b.in.m, &zero, 1, 0, n, 0, nullptr, nullptr), "filling the input");
   std::vector<double> secs;
   for (int i = 0; i <= reps; ++i) {  // the first launch warms up and is not counted
     cl_event ev = nullptr;
-    ri.global_size = launch(dev, l, bin.m, bout.m, keys.m, n, 0, 0, rounds, &ev);
+    ri.global_size = launch(dev, l, b.in.m, b.out.m, b.keys.m, n, 0, 0, rounds, &ev);
     const cl_int fe = clWaitForEvents(1, &ev);
     const double s = event_seconds(ev);
     clReleaseEvent(ev);
