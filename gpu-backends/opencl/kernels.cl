@@ -167,18 +167,30 @@ inline uint4 aes_decrypt(uint4 s, TSPACE const uint* T, TSPACE const uint* rk, c
 
 // Blocks 2j and 2j+1 per turn of work-item j's grid-stride loop.
 #define FOR_PAIRS(i) for (ulong i = 2 * get_global_id(0); i < nblocks; i += 2 * get_global_size(0))
+// The two loops of the AES and Camellia kernels: CRYPT2 is a call that encrypts (or decrypts) the
+// blocks a and b in place. ECB: blocks i and i+1 of the input (a zero block past the end); CTR: the
+// counter blocks i and i+1, XORed with the input, a partial last block cut to length.
+#define ECB_PAIRS(CRYPT2)                                                                            \
+  FOR_PAIRS(i) {                                                                                     \
+    const bool two = i + 1 < nblocks;                                                                \
+    uint4 a = load_block(in + 16 * i), b = two ? load_block(in + 16 * (i + 1)) : (uint4)(0);         \
+    CRYPT2;                                                                                          \
+    vstore16(block_bytes(a), 0, out + 16 * i);                                                       \
+    if (two) vstore16(block_bytes(b), 0, out + 16 * (i + 1));                                        \
+  }
+#define CTR_PAIRS(CRYPT2)                                                                            \
+  FOR_PAIRS(i) {                                                                                     \
+    uint4 a = counter_block(ctr_hi, ctr_lo, i), b = counter_block(ctr_hi, ctr_lo, i + 1);            \
+    CRYPT2;                                                                                          \
+    store_block(out, i, load_tail(in, i, nbytes) ^ block_bytes(a), nbytes);                          \
+    if (i + 1 < nblocks) store_block(out, i + 1, load_tail(in, i + 1, nbytes) ^ block_bytes(b), nbytes); \
+  }
 
 __kernel void aes_ecb_enc(__global const uchar* in, __global uchar* out, const ulong nbytes,
                           const ulong ctr_hi, const ulong ctr_lo, __global const uint* tables,
                           __global const uint* keys, const int rounds) {
   AES_PROLOGUE(AES_TABLE_WORDS)
-  FOR_PAIRS(i) {
-    const bool two = i + 1 < nblocks;
-    uint4 a = load_block(in + 16 * i), b = two ? load_block(in + 16 * (i + 1)) : (uint4)(0);
-    aes_encrypt2(&a, &b, T, rk, rounds);
-    vstore16(block_bytes(a), 0, out + 16 * i);
-    if (two) vstore16(block_bytes(b), 0, out + 16 * (i + 1));
-  }
+  ECB_PAIRS(aes_encrypt2(&a, &b, T, rk, rounds))
 }
 
 __kernel void aes_ecb_dec(__global const uchar* in, __global uchar* out, const ulong nbytes,
@@ -196,12 +208,7 @@ __kernel void aes_ctr(__global const uchar* in, __global uchar* out, const ulong
                       const ulong ctr_hi, const ulong ctr_lo, __global const uint* tables,
                       __global const uint* keys, const int rounds) {
   AES_PROLOGUE(AES_TABLE_WORDS)
-  FOR_PAIRS(i) {
-    uint4 a = counter_block(ctr_hi, ctr_lo, i), b = counter_block(ctr_hi, ctr_lo, i + 1);
-    aes_encrypt2(&a, &b, T, rk, rounds);
-    store_block(out, i, load_tail(in, i, nbytes) ^ block_bytes(a), nbytes);
-    if (i + 1 < nblocks) store_block(out, i + 1, load_tail(in, i + 1, nbytes) ^ block_bytes(b), nbytes);
-  }
+  CTR_PAIRS(aes_encrypt2(&a, &b, T, rk, rounds))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -298,23 +305,12 @@ __kernel void camellia_ecb(__global const uchar* in, __global uchar* out, const 
                            const ulong ctr_hi, const ulong ctr_lo, __global const uint* tables,
                            __global const uint* keys, const int rounds) {
   CAM_PROLOGUE
-  FOR_PAIRS(i) {
-    const bool two = i + 1 < nblocks;
-    uint4 a = load_block(in + 16 * i), b = two ? load_block(in + 16 * (i + 1)) : (uint4)(0);
-    cam_crypt2(&a, &b, SP, sk, rounds);
-    vstore16(block_bytes(a), 0, out + 16 * i);
-    if (two) vstore16(block_bytes(b), 0, out + 16 * (i + 1));
-  }
+  ECB_PAIRS(cam_crypt2(&a, &b, SP, sk, rounds))
 }
 
 __kernel void camellia_ctr(__global const uchar* in, __global uchar* out, const ulong nbytes,
                            const ulong ctr_hi, const ulong ctr_lo, __global const uint* tables,
                            __global const uint* keys, const int rounds) {
   CAM_PROLOGUE
-  FOR_PAIRS(i) {
-    uint4 a = counter_block(ctr_hi, ctr_lo, i), b = counter_block(ctr_hi, ctr_lo, i + 1);
-    cam_crypt2(&a, &b, SP, sk, rounds);
-    store_block(out, i, load_tail(in, i, nbytes) ^ block_bytes(a), nbytes);
-    if (i + 1 < nblocks) store_block(out, i + 1, load_tail(in, i + 1, nbytes) ^ block_bytes(b), nbytes);
-  }
+  CTR_PAIRS(cam_crypt2(&a, &b, SP, sk, rounds))
 }
