@@ -64,7 +64,7 @@ def test_the_readme_tour_runs_verbatim_from_an_empty_folder(tmp_path):
     assert "Compiled at -O0" in md                                     # the tour ran both levels
     assert sorted(p.name for p in (tmp_path / "results").glob("*.parquet")) == [
         "lock.parquet", "native.parquet", "scaling.parquet", "seed003.parquet", "seed003_model.parquet"]
-    assert "cycles 3.02 % and summed stalls 1.73 %" in md              # the model, report section 1b
+    assert "cycles 2.53 % and summed stalls 2.19 %" in md              # the model, report section 1b
 
 
 def test_the_tutorial_runs_verbatim_from_an_empty_folder(tmp_path):
