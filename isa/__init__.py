@@ -1,12 +1,24 @@
 """The S2 ISA: instruction table, assembler, disassembler and object format (docs/isa.md)."""
 import codecs
+import importlib
 from pathlib import Path
 
-from .assembler import AsmError, assemble
-from .disassembler import disassemble, disassemble_word
 from .errors import S2mcError
-from .instructions import INSTRUCTIONS, decode, encode
-from .program import Program, Segment, Stacks, Symbol
+
+# Loaded on first use (PEP 562): every component imports s2mc.isa.errors, and the instruction table
+# and assembler cost ~40 ms that commands like `s2mc encrypt` never need.
+_LAZY = {"AsmError": "assembler", "assemble": "assembler", "disassemble": "disassembler",
+         "disassemble_word": "disassembler", "INSTRUCTIONS": "instructions", "decode": "instructions",
+         "encode": "instructions", "Program": "program", "Segment": "program", "Stacks": "program",
+         "Symbol": "program"}
+
+
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    globals()[name] = value
+    return value
 
 
 def read_text(path, prefix: str = "") -> str:
@@ -20,13 +32,15 @@ def read_text(path, prefix: str = "") -> str:
         raise S2mcError(f"{path}:{line}: {prefix}not a text file (byte 0x{data[e.start]:02x} is not UTF-8)") from None
 
 
-def load_object(path) -> Program:
+def load_object(path) -> "Program":
     """Read a text object file (the format documented in isa/program.py and docs/isa.md)."""
+    from .program import Program
     return Program.from_text(read_text(path, "bad object file: "), str(path))
 
 
-def load_program(path) -> Program:
+def load_program(path) -> "Program":
     """Load a .s (assembled here) or .obj file."""
+    from .assembler import assemble
     path = str(path)
     if path.endswith(".obj"):
         return load_object(path)

@@ -29,7 +29,7 @@ import pandas as pd
 from click.testing import CliRunner
 from hypothesis import given, settings, strategies as st
 
-from s2mc.cli.main import cli
+from s2mc.cli.main import all_commands, cli
 from s2mc.isa import assemble
 from s2mc.isa.units import parse_size
 
@@ -342,7 +342,8 @@ test_examples_show_options = _test("examples show", 30)
 
 
 def _commands(group, prefix=""):
-    for name, command in group.commands.items():
+    commands = all_commands() if group is cli else group.commands
+    for name, command in commands.items():
         yield f"{prefix}{name}", command
         if hasattr(command, "commands"):
             yield from _commands(command, f"{prefix}{name} ")
