@@ -192,9 +192,17 @@ S2_HD void cam_opt_body(const KParams& p, const u32* sm, u32 tid, u32 bid, u32 n
     constexpr int post = 4 + (NR / 6) * 16 - 4;  // kw3, kw4
 #pragma unroll
     for (int b = 0; b < BPT; ++b) {
-      const uint4 o = make_uint4(bswap32(s[b][2] ^ p.rk[post]), bswap32(s[b][3] ^ p.rk[post + 1]),
-                                 bswap32(s[b][0] ^ p.rk[post + 2]), bswap32(s[b][1] ^ p.rk[post + 3]));
-      tile_emit(p, g0 + u64(b) * nthr, o, ks, ctr, acc);
+      uint4 o = make_uint4(bswap32(s[b][2] ^ p.rk[post]), bswap32(s[b][3] ^ p.rk[post + 1]),
+                           bswap32(s[b][0] ^ p.rk[post + 2]), bswap32(s[b][1] ^ p.rk[post + 3]));
+      const u64 g = g0 + u64(b) * nthr;
+      if (g < p.nblocks) {
+        if (ks) {
+          acc = xor4(acc, o);
+        } else {
+          if (ctr) o = xor4(o, ld_stream(p.in + g));
+          st_stream(p.out + g, o);
+        }
+      }
     }
   }
   if (ks) p.out[u64(bid) * nthr + tid] = acc;

@@ -128,21 +128,12 @@ S2_HD void counter_be_words(const KParams& p, u64 g, u32 w[4]) {
 
 // The same counter block as four little-endian column words (what AES loads from memory).
 S2_HD void counter_words(const KParams& p, u64 g, u32 w[4]) {
-  counter_be_words(p, g, w);
-#pragma unroll
-  for (int j = 0; j < 4; ++j) w[j] = bswap32(w[j]);
-}
-
-// Block g's result o of a tile kernel (families 3 and the optimised Camellia): with `ks` folded into
-// acc, else stored (XORed with the input first for CTR). Blocks past the end are dropped.
-S2_HD void tile_emit(const KParams& p, u64 g, uint4 o, bool ks, bool ctr, uint4& acc) {
-  if (g >= p.nblocks) return;
-  if (ks) {
-    acc = xor4(acc, o);
-  } else {
-    if (ctr) o = xor4(o, ld_stream(p.in + g));
-    st_stream(p.out + g, o);
-  }
+  u32 be[4];
+  counter_be_words(p, g, be);
+  w[0] = bswap32(be[0]);
+  w[1] = bswap32(be[1]);
+  w[2] = bswap32(be[2]);
+  w[3] = bswap32(be[3]);
 }
 
 // The coarse-grain loop (seeds 000 and 002, AES and Camellia): a persistent grid whose threads go
@@ -406,7 +397,16 @@ S2_HD void opt_body(const KParams& p, const u32* sm, u32 tid, u32 bid, u32 nthr,
       u32 t[4];
 #pragma unroll
       for (int j = 0; j < 4; ++j) t[j] = opt_last<TBL, DEC>(sm, s[b], j, lane4, p.rk[4 * NR + j]);
-      tile_emit(p, g0 + u64(b) * nthr, make_uint4(t[0], t[1], t[2], t[3]), ks, ctr, acc);
+      uint4 o = make_uint4(t[0], t[1], t[2], t[3]);
+      const u64 g = g0 + u64(b) * nthr;
+      if (g < p.nblocks) {
+        if (ks) {
+          acc = xor4(acc, o);
+        } else {
+          if (ctr) o = xor4(o, ld_stream(p.in + g));
+          st_stream(p.out + g, o);
+        }
+      }
     }
   }
   if (ks) p.out[u64(bid) * nthr + tid] = acc;
