@@ -63,22 +63,24 @@ void check(cl_int e, const char* what) {
   if (e != CL_SUCCESS) fail(e, what);
 }
 
-std::string str_info(cl_device_id d, cl_device_info p) {
+// A string query: get(size, value, size_ret) is clGetDeviceInfo or clGetPlatformInfo bound to its
+// object and parameter. The size first, then the string, without trailing NULs and blanks.
+template <class Get>
+std::string info_string(Get&& get) {
   size_t n = 0;
-  if (clGetDeviceInfo(d, p, 0, nullptr, &n) != CL_SUCCESS || n == 0) return "";
+  if (get(0, nullptr, &n) != CL_SUCCESS || n == 0) return "";
   std::string s(n, '\0');
-  clGetDeviceInfo(d, p, n, &s[0], nullptr);
+  get(n, &s[0], nullptr);
   while (!s.empty() && (s.back() == '\0' || s.back() == ' ')) s.pop_back();
   return s;
 }
 
+std::string str_info(cl_device_id d, cl_device_info p) {
+  return info_string([&](size_t n, void* v, size_t* r) { return clGetDeviceInfo(d, p, n, v, r); });
+}
+
 std::string str_info(cl_platform_id p, cl_platform_info what) {
-  size_t n = 0;
-  if (clGetPlatformInfo(p, what, 0, nullptr, &n) != CL_SUCCESS || n == 0) return "";
-  std::string s(n, '\0');
-  clGetPlatformInfo(p, what, n, &s[0], nullptr);
-  while (!s.empty() && (s.back() == '\0' || s.back() == ' ')) s.pop_back();
-  return s;
+  return info_string([&](size_t n, void* v, size_t* r) { return clGetPlatformInfo(p, what, n, v, r); });
 }
 
 template <class T>
