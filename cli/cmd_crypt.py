@@ -170,11 +170,12 @@ def _file_command(name: str, verb: str):
                        f"-> {'stdout' if out_path == STDOUT else out_path}", err=True)
 
     d = '-d ' if name == 'decrypt' else ''
-    cmd.__doc__ = (f"{verb.capitalize()} a file with AES or Camellia, CTR or ECB (streaming, on every CPU by "
-                   f"default; output identical to `openssl enc {d}-aes-N-ctr -K KEY -iv IV` or "
-                   f"`openssl enc {d}-camellia-N-ecb -nopad -K KEY`).\n\n"
-                   "Give the key with --key-file or --key-env rather than --key: a command line is "
-                   "visible to every user (ps, /proc/PID/cmdline) and kept in shell history.")
+    # `cmd` is already a click command here: its help text, not its __doc__, is what --help shows.
+    cmd.help = (f"{verb.capitalize()} a file with AES or Camellia, CTR or ECB (streaming, on every CPU by "
+                f"default; output identical to `openssl enc {d}-aes-N-ctr -K KEY -iv IV` or "
+                f"`openssl enc {d}-camellia-N-ecb -nopad -K KEY`).\n\n"
+                "Give the key with --key-file or --key-env rather than --key: a command line is "
+                "visible to every user (ps, /proc/PID/cmdline) and kept in shell history.")
     return cmd
 
 

@@ -63,3 +63,10 @@ def test_nothing_below_the_cli_imports_it():
 def test_the_components_do_not_import_the_analysis(folder):
     # they return plain records rows; s2mc.analysis.records validates them one layer up
     assert _importers([folder], "s2mc.analysis") == []
+
+
+def test_every_command_says_what_it_does():
+    """`s2mc --help` gives each command a line (encrypt and decrypt once showed none: their help was
+    set on __doc__ after click had read it)."""
+    for name, command in main.all_commands().items():
+        assert command.get_short_help_str(), f"s2mc {name} has no help text"
