@@ -171,7 +171,7 @@ def _file_command(name: str, verb: str):
 
     d = '-d ' if name == 'decrypt' else ''
     # `cmd` is already a click command here: its help text, not its __doc__, is what --help shows.
-    cmd.help = (f"{verb.capitalize()} a file with AES or Camellia, CTR or ECB (streaming, on every CPU by "
+    cmd.help = (f"{name.capitalize()} a file with AES or Camellia, CTR or ECB (streaming, on every CPU by "
                 f"default; output identical to `openssl enc {d}-aes-N-ctr -K KEY -iv IV` or "
                 f"`openssl enc {d}-camellia-N-ecb -nopad -K KEY`).\n\n"
                 "Give the key with --key-file or --key-env rather than --key: a command line is "
