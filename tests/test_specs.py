@@ -96,3 +96,10 @@ def test_a_good_spec_and_its_defaults(tmp_path):
 def test_a_missing_spec_file(tmp_path):
     with pytest.raises(S2mcError, match=f"^{tmp_path}/nope.toml: no such spec file$"):
         specs.load(tmp_path / "nope.toml")
+
+
+def test_the_seed003_model_spec_is_the_preset():
+    """The demo's model run (analysis/experiments/seed003_model.toml) is `s2mc aes --preset seed003`."""
+    from s2mc.workloads.aes.grid import preset
+    (grid,) = specs.load(SPECS / "seed003_model.toml").grids
+    assert grid == preset("seed003")
