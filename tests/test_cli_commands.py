@@ -29,10 +29,11 @@ def test_every_command_is_registered_once_under_its_module():
 
 
 def test_a_command_loads_only_its_own_module():
-    """`s2mc encrypt` starts without the compiler, the simulator or pandas: the other commands'
-    modules are loaded only when asked for."""
+    """`s2mc encrypt` starts without the compiler, the assembler or pandas: the other commands'
+    modules are loaded only when asked for, and s2mc.isa loads its assembler on first use."""
     code = ("import sys; from s2mc.cli.main import cli; cli.get_command(None, 'encrypt'); "
-            "print(sorted(m for m in sys.modules if m.startswith('s2mc.cli.cmd_') or m in ('pandas', 's2mc.compiler')))")
+            "print(sorted(m for m in sys.modules if m.startswith('s2mc.cli.cmd_') or "
+            "m in ('pandas', 's2mc.compiler', 's2mc.isa.assembler', 's2mc.isa.instructions')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "['s2mc.cli.cmd_crypt']"
 
