@@ -148,17 +148,8 @@ def program(style: str, opt: int = 1, key_expansion: str = "core0", calibration=
     if style not in ALL_STYLES:
         raise S2mcError(f"unknown style {style!r} (choose {', '.join(ALL_STYLES)})")
     from s2mc.compiler import compile as rz_compile
-    if style in SOURCES:
-        text, path = variants.source(style, key_expansion, calibration, opt), SOURCES[style]
-    else:    # another cipher's program: the same //@per-core line, no calibration (it is AES's)
-        path = next(c.sources[style] for c in CIPHERS.values() if style in c.sources)
-        cal = variants.calibration(calibration)
-        if cal is not None:
-            cal.check(style, opt, key_expansion)
-        if key_expansion not in KEY_EXPANSIONS:
-            raise S2mcError(f"unknown key expansion {key_expansion!r} (choose {', '.join(KEY_EXPANSIONS)})")
-        text = variants.apply(path.read_text(encoding="utf-8"),
-                              {"per-core"} if key_expansion == "per-core" else set(), {}, str(path))
+    path = next(c.sources[style] for c in CIPHERS.values() if style in c.sources)
+    text = variants.source(style, key_expansion, calibration, opt, path)
     return rz_compile(text, opt=opt, filename=str(path)).program
 
 

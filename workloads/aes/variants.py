@@ -124,9 +124,11 @@ def pad(ops: int, mem: int, arrangement: str = "interleaved") -> str:
 
 
 def source(style: str, key_expansion: str = "core0", calibration: str | Calibration | None = None,
-           opt: int = 0) -> str:
-    """The Rz source of a program variant (the file itself for the defaults)."""
-    if style not in SOURCES:
+           opt: int = 0, path: Path | None = None) -> str:
+    """The Rz source of a program variant (the file itself for the defaults); `path` is another
+    cipher's program of that style (Camellia's: the same //@per-core line; the calibration is AES's)."""
+    path = path or SOURCES.get(style)
+    if path is None:
         raise S2mcError(f"unknown style {style!r} (choose {', '.join(SOURCES)})")
     if key_expansion not in KEY_EXPANSIONS:
         raise S2mcError(f"unknown key expansion {key_expansion!r} (choose {', '.join(KEY_EXPANSIONS)})")
@@ -136,8 +138,8 @@ def source(style: str, key_expansion: str = "core0", calibration: str | Calibrat
     tags = {"per-core"} if key_expansion == "per-core" else set()
     if cal is not None:
         tags.add("calibrate")
-    return apply(SOURCES[style].read_text(encoding="utf-8"), tags, cal.sites() if cal else {},
-                 str(SOURCES[style]), cal.arrangement if cal else "interleaved")
+    return apply(path.read_text(encoding="utf-8"), tags, cal.sites() if cal else {},
+                 str(path), cal.arrangement if cal else "interleaved")
 
 
 def apply(text: str, tags: set[str], sites: dict[str, list[tuple[int, int]]], filename: str = "<rz>",
