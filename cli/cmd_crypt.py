@@ -14,7 +14,7 @@ import click
 from s2mc.isa.errors import S2mcError
 from s2mc.isa.outputs import STDOUT
 from s2mc.isa.units import human_size
-from s2mc.workloads.aes_host import MAX_CHUNK_BYTES
+from s2mc.workloads.aes_host import MAX_CHUNK_BYTES, cipher_title
 from s2mc.workloads.native import CIPHER_IMPLS, CIPHERS, MAX_THREADS
 
 from .options import Choices, Integer, OutputFile, Size, Text
@@ -103,7 +103,8 @@ def _file_command(name: str, verb: str):
                   "[default: auto].")
     @click.option("--impl", type=Choices(("auto", *dict.fromkeys(i for c in CIPHERS for i in CIPHER_IMPLS[c])),
                                          many=False), default="auto", show_default=True,
-                  help="Native implementation (AES: vaes512, vaes, aesni, ttable; Camellia: sptable).")
+                  help="Native implementation (" + "; ".join(f"{cipher_title(c)}: {', '.join(CIPHER_IMPLS[c])}"
+                                                             for c in CIPHERS) + ").")
     @click.option("--threads", type=Integer(1, MAX_THREADS), default=None,
                   help=f"Native threads, 1..{MAX_THREADS} [default: every CPU available to the process].")
     @click.option("--chunk-bytes", type=Size(16, MAX_CHUNK_BYTES, multiple=16),

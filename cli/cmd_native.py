@@ -38,7 +38,7 @@ _MEMORY = "this machine's memory"
 @click.option("--impl", "impls", type=Choices(("auto", *(i for c in CIPHERS for i in CIPHER_IMPLS[c]),
                                                 *(i for c in CRYPTREC_CIPHERS for i in CRYPTREC_IMPLS[c]), "all")),
               default="auto", show_default=True,
-              help="Comma-separated implementations: auto, ttable, aesni, vaes, vaes512 (AES), sptable "
+              help="Comma-separated implementations: auto, ttable, aesni, vaes, vaes512 (AES), vaes, aesni, sptable "
                    "(Camellia), table-11-10-11, table-6-10-10-6, table-6-5-5-5-5-6 (SC2000), table "
                    "(Hierocrypt-3), or 'all' (every one this CPU supports).")
 @click.option("--strategy", "strategies", type=Choices(STRATEGIES), default="contiguous", show_default=True,
