@@ -17,7 +17,7 @@ from typing import Callable
 from s2mc.isa.errors import S2mcError
 from s2mc.isa.units import human_size
 
-from . import bench_ctr, cryptrec, info, resolve_impl
+from . import CIPHER_IMPLS, bench_ctr, cryptrec, info, resolve_impl
 
 
 @dataclass(frozen=True)
@@ -129,7 +129,7 @@ def run_grid(grid: NativeGrid, *, run_id: str, experiment: str = "native", progr
 
 
 #: The longest implementation name (SC2000's table-6-5-5-5-5-6), so lines printed one by one stay aligned.
-_IMPL_WIDTH = 17
+_IMPL_WIDTH = max(len(n) for names in (*CIPHER_IMPLS.values(), *cryptrec.IMPLS.values()) for n in names)
 
 
 def summary_header(vs_openssl: bool = False) -> str:
