@@ -2,6 +2,7 @@
 binary and Python `cryptography`), on the regular-file fast path (native threads, pread/mmap + pwrite)
 and on the ordered pipeline (stdin, FIFOs), across sizes around the chunk and segment boundaries,
 odd sizes, the empty file and 1..3 threads; ECB's length rule; --json and --records."""
+import errno
 import json
 import os
 import random
@@ -280,3 +281,28 @@ def test_signal_during_a_large_regular_file_encrypt_leaves_no_part_file(sig):
         assert sorted(os.listdir(d)) == ["in", "out"]
         with open(out, "rb") as f:
             assert f.read() == b"previous ciphertext"
+
+
+@pytest.mark.parametrize("result,message", [
+    ((0, errno.EIO, "read"), "p: cannot read input (Input/output error)"),
+    ((0, errno.ENOSPC, "write"), "o: cannot write output (No space left on device)"),
+    ((0, errno.ENOMEM, "alloc"), "p: cannot allocate a 1048576-byte buffer per thread (Cannot allocate memory)"),
+    ((0, 0, "eof"), "p: input file shrank while it was being read"),
+])
+def test_native_range_failures_are_one_line_errors(tmp_path, monkeypatch, result, message):
+    """Each (errno, stage) the regular-file primitive reports becomes an error naming the file, no output."""
+    src, out = tmp_path / "p", tmp_path / "o"
+    src.write_bytes(bytes(4096))
+    lib = native._lib()
+
+    class Failing:
+        def __getattr__(self, name):
+            return getattr(lib, name)
+
+        def crypt_fds(self, *a, **kw):
+            return result
+
+    monkeypatch.setattr(native, "_lib", lambda: Failing())
+    r = run("encrypt", "--in", src, "--out", out, "--key", KEYS[128], "--iv", "00" * 16)
+    assert r.exit_code == 1 and r.output == f"s2mc: error: {tmp_path}/{message}\n", r.output
+    assert not out.exists()

@@ -9,7 +9,6 @@ buffer, take chunks in turn and pread, transform in place and pwrite them, with 
 """
 from __future__ import annotations
 
-import errno as _errno
 import os
 
 from s2mc.isa.errors import S2mcError
@@ -59,10 +58,10 @@ def crypt_file_native(src, dst, key: bytes, iv: bytes | None, *, mode: str = "ct
                                       length, impl, threads, fast_chunk, cipher)
         if stage == "eof":
             raise S2mcError(f"{src}: input file shrank while it was being read")
-        if stage:
-            what = "cannot read input" if stage == "read" else "cannot write output"
-            name = src if stage == "read" else dst
-            raise S2mcError(f"{name}: {what} ({os.strerror(err) if err else _errno.errorcode.get(err, err)})")
+        if stage:   # read, write or alloc, each with its errno
+            name, what = {"read": (src, "cannot read input"), "write": (dst, "cannot write output"),
+                          "alloc": (src, f"cannot allocate a {fast_chunk}-byte buffer per thread")}[stage]
+            raise S2mcError(f"{name}: {what} ({os.strerror(err)})")
 
     def transform(view: memoryview, offset: int) -> None:
         if mode == "ctr":
