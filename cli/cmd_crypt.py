@@ -37,11 +37,20 @@ def _encrypt(backend: str, in_path, out_path, key: bytes, iv: bytes | None, *, i
     if backend == "cuda":
         if mode != "ctr":
             raise S2mcError(f"--backend cuda does CTR only (got --mode {mode}); use --backend native")
+        import inspect
+
         from s2mc import gpu
+        # Camellia on CUDA exists once the backend's encrypt_file takes a cipher.
+        extra = {}
+        if cipher != "aes":
+            if "cipher" not in inspect.signature(gpu.encrypt_file).parameters:
+                raise S2mcError(f"--backend cuda: --cipher {cipher} is not available in the CUDA backend; "
+                                "use --backend native")
+            extra["cipher"] = cipher
         st = gpu.status()
         if not st["gpu_present"]:
             raise S2mcError(f"--backend cuda: {st['reason']}")
-        return gpu.encrypt_file(in_path, out_path, key, iv, piece_bytes=chunk, progress=progress, cipher=cipher)
+        return gpu.encrypt_file(in_path, out_path, key, iv, piece_bytes=chunk, progress=progress, **extra)
     from s2mc.workloads import native
     fn = native.decrypt_file if decrypt else native.encrypt_file
     return fn(in_path, out_path, key, iv, mode=mode, impl=impl, threads=threads, chunk_bytes=chunk,
