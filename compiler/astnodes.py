@@ -131,38 +131,44 @@ BUILTINS = {"cid": 0, "ncore": 0, "sync": 0, "asm": 1}
 VALUELESS_BUILTINS = {"sync", "asm"}
 
 
+def children(n) -> list:
+    """The AST children one level below n (what walk() and the recursive passes descend into)."""
+    if isinstance(n, Program):
+        return [*n.globals, *n.functions]
+    if isinstance(n, Global):
+        return [*([n.size_expr] if n.size_expr is not None else []), *(n.init_exprs or [])]
+    if isinstance(n, Function):
+        return n.body
+    if isinstance(n, If):
+        return [n.cond, *n.then, *(n.else_ or [])]
+    if isinstance(n, While):
+        return [n.cond, *n.body]
+    if isinstance(n, Assign):
+        return [n.target, n.value]
+    if isinstance(n, Return):
+        return [n.value] if n.value is not None else []
+    if isinstance(n, Print):
+        return n.args
+    if isinstance(n, ExprStmt):
+        return [n.expr]
+    if isinstance(n, Index):
+        return [n.base, n.index]
+    if isinstance(n, Call):
+        return n.args
+    if isinstance(n, Unary):
+        return [n.operand]
+    if isinstance(n, Binary):
+        return [n.left, n.right]
+    return []
+
+
 def walk(node):
     """Every node under `node` (itself included), parents before children."""
     stack = [node]
     while stack:
         n = stack.pop()
         yield n
-        kids = []
-        if isinstance(n, Program):
-            kids = [*n.globals, *n.functions]
-        elif isinstance(n, Function):
-            kids = n.body
-        elif isinstance(n, Assign):
-            kids = [n.target, n.value]
-        elif isinstance(n, If):
-            kids = [n.cond, *n.then, *(n.else_ or [])]
-        elif isinstance(n, While):
-            kids = [n.cond, *n.body]
-        elif isinstance(n, Return):
-            kids = [n.value] if n.value is not None else []
-        elif isinstance(n, Print):
-            kids = n.args
-        elif isinstance(n, ExprStmt):
-            kids = [n.expr]
-        elif isinstance(n, Index):
-            kids = [n.base, n.index]
-        elif isinstance(n, Call):
-            kids = n.args
-        elif isinstance(n, Unary):
-            kids = [n.operand]
-        elif isinstance(n, Binary):
-            kids = [n.left, n.right]
-        stack.extend(reversed(kids))
+        stack.extend(reversed(children(n)))
 
 
 def clone(node):

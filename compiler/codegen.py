@@ -27,7 +27,7 @@ from .errors import CompileError
 from .ir import (ALL_O0, ARG_REGS, FP, RADS, RETVAL, SAVED_O1, SCRATCH_O1, SP, SPECIAL, FrameSlot,
                  Ins)
 from .layout import DATA_BASE, MemoryMap, layout
-from .nesting import children, deep
+from .nesting import deep
 from .semantic import ASM_REF
 
 ALU = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "mod", "&": "and", "|": "or",
@@ -60,10 +60,10 @@ def has_call(e) -> bool:
         n = stack.pop()
         if n not in _HAS_CALL:
             order.append(n)
-            stack.extend(children(n))
+            stack.extend(A.children(n))
     for n in reversed(order):                  # every child before its parent
         _HAS_CALL[n] = ((isinstance(n, A.Call) and not n.builtin)
-                        or any(_HAS_CALL[c] for c in children(n)))
+                        or any(_HAS_CALL[c] for c in A.children(n)))
     return _HAS_CALL[e]
 
 

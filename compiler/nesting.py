@@ -44,46 +44,15 @@ def too_deep(filename: str, line: int, col: int) -> CompileError:
     return CompileError(filename, line, col, f"nesting too deep (limit {MAX_NESTING})")
 
 
-def children(n) -> list:
-    """The AST children one pass level below n (what the recursive passes descend into)."""
-    if isinstance(n, A.Program):
-        return [*n.globals, *n.functions]
-    if isinstance(n, A.Global):
-        return [*([n.size_expr] if n.size_expr is not None else []), *(n.init_exprs or [])]
-    if isinstance(n, A.Function):
-        return n.body
-    if isinstance(n, A.If):
-        return [n.cond, *n.then, *(n.else_ or [])]
-    if isinstance(n, A.While):
-        return [n.cond, *n.body]
-    if isinstance(n, A.Assign):
-        return [n.target, n.value]
-    if isinstance(n, A.Return):
-        return [n.value] if n.value is not None else []
-    if isinstance(n, A.Print):
-        return n.args
-    if isinstance(n, A.ExprStmt):
-        return [n.expr]
-    if isinstance(n, A.Index):
-        return [n.base, n.index]
-    if isinstance(n, A.Call):
-        return n.args
-    if isinstance(n, A.Unary):
-        return [n.operand]
-    if isinstance(n, A.Binary):
-        return [n.left, n.right]
-    return []
-
-
 def check_depth(prog: A.Program, filename: str) -> A.Program:
     """Refuse an AST deeper than MAX_NESTING levels below its function (or global), at the first
     node in source order that is too deep. Iterative, so it is safe before any recursive pass."""
-    stack = [(n, 0) for n in reversed(children(prog))]
+    stack = [(n, 0) for n in reversed(A.children(prog))]
     while stack:
         node, depth = stack.pop()
         if depth > MAX_NESTING:
             raise too_deep(filename, node.line, node.col)
-        stack.extend((c, depth + 1) for c in reversed(children(node)))
+        stack.extend((c, depth + 1) for c in reversed(A.children(node)))
     return prog
 
 
@@ -93,7 +62,7 @@ def height(node) -> int:
     while stack:
         n, d = stack.pop()
         best = max(best, d)
-        stack.extend((c, d + 1) for c in children(n))
+        stack.extend((c, d + 1) for c in A.children(n))
     return best
 
 
