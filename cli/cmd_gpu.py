@@ -102,9 +102,9 @@ def gpu_cmd(ctx, backend, cipher, kernel_text, sizes, measures, key_bits, mode, 
         raise S2mcError(f"gpu: {st['reason']}")
     kernels = list(kernel_text) if kernel_text else list(
         _D.kernels if cipher == "aes" else CAMELLIA_KERNELS)
-    known = set(gpu.kernels(all_configs=True)) if cipher == "aes" else set(CAMELLIA_KERNELS)
+    known = set(gpu.kernels(all_configs=True, cipher=cipher))
     if kernels == ["all"]:
-        kernels = gpu.kernels(all_configs=True) if cipher == "aes" else list(CAMELLIA_KERNELS)
+        kernels = gpu.kernels(all_configs=True, cipher=cipher)
     for k in kernels:
         if k not in known:
             raise S2mcError(f"--kernel: unknown kernel {k!r} for {cipher} (known: {', '.join(sorted(known))}, all)")

@@ -31,7 +31,7 @@ DEVICE_MEMORY_SHARE = 0.85
 class GpuGrid:
     """One grid of CUDA measurements (every field that is a tuple is swept; the stream counts only
     for the host measure). The defaults are those of `s2mc gpu`."""
-    kernels: tuple[str, ...] = ("coarse", "extended", "optimised")   # AES; Camellia has coarse only
+    kernels: tuple[str, ...] = ("coarse", "extended", "optimised")   # AES; Camellia: s2mc.gpu.CAMELLIA_KERNELS
     sizes: tuple[int, ...] = (1 << 20, 16 << 20, 256 << 20, 1 << 30)
     measures: tuple[str, ...] = ("keystream", "device", "host")
     key_bits: int = 128

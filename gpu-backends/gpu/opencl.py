@@ -212,9 +212,6 @@ class Calibration:
     spent_s: float = 0.0
     calibrated_at: str = ""
 
-    def rates(self) -> list[tuple[int, float]]:
-        return [(n, n / s) for n, s in self.measured if s > 0]
-
     def table(self) -> str:
         """The candidates in Markdown, the chosen one marked."""
         lines = ["| segment | seconds | MB/s |", "|---:|---:|---:|"]
