@@ -62,7 +62,7 @@ SOURCES: tuple[str, ...] = ("sim", "native", "cuda", "opencl", "reference")
 #: Defaults `make_records` fills in for columns a row leaves out (unit comes from the metric).
 DEFAULTS: dict[str, object] = {
     "experiment": "", "platform": "", "workload": "", "variant": "", "engine": "",
-    "cores": 1, "core": -1, "bytes": 0, "cipher": "",
+    "cores": 1, "core": -1, "bytes": 0, "cipher": None,    # None: from the workload (cipher_of_workloads)
 }
 
 #: Ciphers a `cipher` value may name (besides "" for runs that are not a cipher).
@@ -245,15 +245,13 @@ def make_records(rows: Iterable[Mapping[str, object]]) -> pd.DataFrame:
                 raise S2mcError(f"records: row {i}: column {col!r} is required")
         full = dict(DEFAULTS)
         full.update({k: v for k, v in row.items() if v is not None})
-        if row.get("cipher") is None:     # not given: the workload's first word when it names a cipher
-            first = str(full["workload"]).split("-", 1)[0]
-            full["cipher"] = first if first in CIPHERS else ""
         if "unit" not in full:
             full["unit"] = unit_of(str(full["metric"]))
         out.append(full)
     if not out:
         return empty()
-    return validate(pd.DataFrame(out, columns=list(COLUMNS)))
+    df = pd.DataFrame(out, columns=list(COLUMNS))
+    return validate(df.assign(cipher=df["cipher"].fillna(cipher_of_workloads(df["workload"]))))
 
 
 def _first_outside_int64(num: pd.Series) -> int | None:

@@ -26,6 +26,15 @@ def test_make_records_fills_defaults_and_units():
     assert str(df["cores"].dtype) == "int64" and str(df["value"].dtype) == "float64"
 
 
+
+def test_cipher_comes_from_the_workload_unless_given():
+    rows = [dict(_rows(1)[0], workload=w, **extra) for w, extra in
+            (("aes-128-ecb-enc", {}), ("camellia-256-ctr-enc", {}), ("hello", {}), ("", {}),
+             ("aes-128-ecb-enc", {"cipher": ""}), ("aes-128-ecb-enc", {"cipher": "camellia"}))]
+    assert records.make_records(rows)["cipher"].tolist() == ["aes", "camellia", "", "", "", "camellia"]
+    old = records.make_records(_rows()).drop(columns="cipher")        # records written before the column
+    assert records.validate(old)["cipher"].tolist() == ["aes", "aes"]
+
 @pytest.mark.parametrize("change, column", [
     ({"source": "gpu"}, "source"),
     ({"metric": "furlongs"}, "metric"),
