@@ -146,9 +146,9 @@ class AesGrid:
 #: reproduces seed 003's Tables 3 and 4 (docs/aes-on-s2.md, "Seed 003 reproduced"): the paper's grid
 #: and configuration (AES-128 ECB encryption, byte-oriented, interleaved blocks, L = 2), our program
 #: compiled at -O0 like the original Rz compiler, every core expanding the key itself before the
-#: barrier, fixed-priority arbitration (the lowest core id wins the bus), and the extra work per
-#: block and per run that the paper's 1-core cells imply (the calibration, fitted to those cells
-#: only: s2mc.analysis.fidelity). Its multi-core cells are predictions.
+#: barrier, burst4 arbitration (the lowest core id wins the bus, but a core granted 4 times in a row
+#: goes last), and the extra work per block and per run that the paper's 1-core cells imply (the
+#: calibration, fitted to those cells only: s2mc.analysis.fidelity). Its multi-core cells are predictions.
 PRESETS: dict[str, dict] = {
     "seed003": dict(cores=(1, 2, 3, 4), sizes=(32, 64, 128, 256), key_bits=(128,), modes=("ecb",),
                     directions=("enc",), styles=("bytes",), partitions=("interleaved",),
