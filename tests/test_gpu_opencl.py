@@ -206,6 +206,24 @@ def test_calibrate_stops_at_the_budget_and_stores(tmp_path, monkeypatch):
     assert entry["segment_bytes"] == 1 << 20 and entry["cipher"] == "aes"
 
 
+def test_argument_errors_before_any_device():
+    """What the Python side checks itself, each one line naming the backend (no device needed)."""
+    timer = lambda n: 1.0   # noqa: E731 - never reached
+    for cipher, op, bits in [("aes", "ctr", 100), ("des", "ctr", 128), ("aes", "cbc", 128)]:
+        with pytest.raises(S2mcError, match=f"opencl: cannot calibrate {cipher}-{bits}-{op}"):
+            opencl.calibrate(cipher, op, bits, timer=timer, store=False)
+    with pytest.raises(S2mcError, match="opencl: the calibration budget must be positive, not 0"):
+        opencl.calibrate("aes", "ctr", 128, budget_s=0, timer=timer, store=False)
+    with pytest.raises(S2mcError, match=r"opencl: unknown measure 'keystream' \(expected device, host\)"):
+        opencl.bench("aes", "keystream", nbytes=16)
+    with pytest.raises(S2mcError, match="opencl: unknown cipher or op 'aes' 'cbc'"):
+        opencl.bench("aes", "device", nbytes=16, op="cbc")
+    with pytest.raises(S2mcError, match=r"opencl: unknown op 'cbc' \(expected ctr, ecb-enc, ecb-dec\)"):
+        opencl.crypt(b"x", KEY[128], bytes(16), op="cbc")
+    with pytest.raises(S2mcError, match="opencl: piece_bytes must be a positive multiple of 16, not 100"):
+        opencl.encrypt_file("in", "out", KEY[128], bytes(16), piece_bytes=100)
+
+
 @needs_device
 def test_calibration_on_the_device_is_reused(tmp_path, monkeypatch):
     monkeypatch.setenv("S2MC_CACHE_DIR", str(tmp_path))
