@@ -77,3 +77,11 @@ def test_summary_line():
                                     (1536, "1536"), (0, "0")])
 def test_human_size(n, text):
     assert human_size(n) == text
+
+
+def test_run_grid_refuses_openssl_for_a_cipher_it_lacks():
+    """The API's own guard (the CLI refuses earlier): OpenSSL has no SC2000, so nothing is measured."""
+    from s2mc.isa.errors import S2mcError
+    grid = NativeGrid(threads=(1,), sizes=(4096,), cipher="sc2000", vs_openssl=True, **FAST)
+    with pytest.raises(S2mcError, match="OpenSSL has no sc2000: --vs-openssl is for aes and camellia"):
+        run_grid(grid, run_id="r")
