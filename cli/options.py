@@ -337,14 +337,10 @@ class TimelineFile(OutputFile):
     def __init__(self):
         super().__init__("timeline", stdout=False)
 
-    def convert(self, value, param, ctx) -> str:
+    def _check(self, text: str) -> None:
         from s2mc.simulator.timeline import timeline_format
-        text = super().convert(value, param, ctx)
-        try:
-            timeline_format(text)
-        except S2mcError as exc:
-            self.fail(excerpt(str(exc), 300), param, ctx)
-        return text
+        super()._check(text)
+        timeline_format(text)
 
 
 def timeline_options(what: str):
@@ -368,5 +364,8 @@ def timeline_options(what: str):
 def check_timeline_window(timeline: str | None, from_cycle: int, to_cycle: int | None) -> None:
     if timeline is None and (from_cycle or to_cycle is not None):
         raise click.UsageError("--from-cycle and --to-cycle choose the cycles of a --timeline; give --timeline FILE")
-    if to_cycle is not None and to_cycle <= from_cycle:
-        raise click.UsageError(f"--to-cycle {to_cycle} must be greater than --from-cycle {from_cycle}")
+    from s2mc.simulator.timeline import check_window
+    try:
+        check_window(from_cycle, to_cycle, ("--from-cycle", "--to-cycle"))
+    except S2mcError as exc:
+        raise click.UsageError(str(exc)) from None
