@@ -64,7 +64,8 @@ def test_tiny_measurement_and_report_section(tmp_path):
     assert set(df[df["experiment"] == "seed001_ours"]["variant"]) == {
         "sequential/total", "openmp/total", "sequential/encryption-only", "openmp/encryption-only"}
     assert (df["value"] > 0).all() and (df["metric"] == "seconds").all()
-    records.write(df, tmp_path / "res" / "s.parquet") if (tmp_path / "res").mkdir() is None else None
+    (tmp_path / "res").mkdir()
+    records.write(df, tmp_path / "res" / "s.parquet")
     out = report.build([tmp_path / "res"], tmp_path / "rep")
     md = out["md"].read_text()
     assert "Seed 004 crossover" in md and "Seed 004 Table 2 (system 1) beside this host" in md
