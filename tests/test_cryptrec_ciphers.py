@@ -116,6 +116,13 @@ def test_hierocrypt3_sbox_equals_its_algebraic_definition():
     assert cryptrec.hierocrypt3_sbox() == bytes(power(permute(x), 247) ^ 0x07 for x in range(256))
 
 
+def test_python_names_equal_the_compiled_ones():
+    """cryptrec.CIPHERS / IMPLS are written out in Python (the CLI's choices exist without the
+    extension); the library's own lists must say the same, best implementation first."""
+    assert tuple(cryptrec._lib().ciphers()) == cryptrec.CIPHERS
+    assert {c: tuple(cryptrec._lib().impls(c)) for c in cryptrec.CIPHERS} == cryptrec.IMPLS
+
+
 # (cipher, implementation) and (cipher, implementation, key length) for the mode tests.
 CIPHER_IMPLS = [(c, i) for c in cryptrec.CIPHERS for i in cryptrec.IMPLS[c]]
 CIPHER_IMPL_KEYS = [(c, i, n) for c, i in CIPHER_IMPLS for n in cryptrec.KEY_BYTES[c]]
