@@ -64,6 +64,9 @@ def test_rfc3713_vectors_both_ways(bits, impl):
 
 def test_both_implementations_are_there():
     assert native.CIPHER_IMPLS["camellia"] == ("vaes", "aesni", "sptable") and "sptable" in IMPLS
+    # the Python names (the CLI's choices) are the compiled library's, in its order
+    for c in native.CIPHERS:
+        assert tuple(d["name"] for d in native.impls(c)) == native.CIPHER_IMPLS[c], c
     assert native.best_impl("camellia") == IMPLS[0]
 
 
