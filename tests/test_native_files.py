@@ -19,6 +19,7 @@ from aes_oracle import OPENSSL, needs_openssl  # noqa: E402
 from s2mc.cli.main import cli  # noqa: E402
 from s2mc.isa import outputs  # noqa: E402
 from s2mc.workloads import aes_host  # noqa: E402
+from s2mc.workloads.aes_host import files as host_files  # noqa: E402
 
 KEYS = {128: "000102030405060708090a0b0c0d0e0f",
         192: "8e73b0f7da0e6452c810f32b809079e562f8ead2522c6b7b",
@@ -106,7 +107,6 @@ def test_failed_run_leaves_no_partial_output(tmp_path, monkeypatch, path):
     dst = tmp_path / "c"
     calls = {"n": 0}
     if path == "fast":
-        from s2mc.workloads.aes_host import files as host_files
         monkeypatch.setattr(host_files, "RANGE_SEGMENT_BYTES", 4096)
         lib = native._lib()
 
@@ -122,7 +122,7 @@ def test_failed_run_leaves_no_partial_output(tmp_path, monkeypatch, path):
 
         monkeypatch.setattr(native, "_lib", lambda: Failing())
     else:
-        monkeypatch.setattr(host_files_mod(), "_regular_at_start", lambda f, writing: False)
+        monkeypatch.setattr(host_files, "_regular_at_start", lambda f, writing: False)
         real_ctr = native.ctr
 
         def failing_ctr(*a, **kw):
@@ -144,11 +144,6 @@ def test_failed_run_leaves_no_partial_output(tmp_path, monkeypatch, path):
         native.encrypt_file(src, dst, bytes(16), bytes(16), chunk_bytes=4096)
     assert dst.read_bytes() == b"keep me"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c", "p"]
-
-
-def host_files_mod():
-    from s2mc.workloads.aes_host import files
-    return files
 
 
 def test_write_failure_mid_stream(tmp_path):
