@@ -1,5 +1,6 @@
 """Native CPU AES (OpenMP): T-table, AES-NI and VAES implementations chosen at run time, and
-Camellia (RFC 3713, SP tables) through the same strategies, modes and file pipeline.
+Camellia (RFC 3713: byte-sliced with AES-NI / VAES S-boxes, or SP tables) through the same
+strategies, modes and file pipeline.
 
     from s2mc.workloads import native
     native.best_impl()                        # 'vaes' on a CPU with AVX2 VAES
