@@ -1,8 +1,9 @@
 // api.h -- the CUDA AES backend as the Python binding (and any C++ caller) sees it. Plain C++ types
 // only; everything CUDA stays in the .cu files.
 //
-// Ciphers: "aes" (every kernel below) and "camellia" (RFC 3713, 128/192/256-bit keys; the kernel
-// "coarse" only: seed 002's SP-tables and subkeys in shared memory, 16 bytes per thread).
+// Ciphers: "aes" (every kernel below) and "camellia" (RFC 3713, 128/192/256-bit keys; the kernels
+// "coarse", seed 002's SP-tables and subkeys in shared memory, 16 bytes per thread, and
+// "optimised" = "optimised-t4b2", replicated SP-tables, 2 blocks per thread).
 // Kernels are named by strings:
 //   "coarse"            T-tables in shared memory, 16 bytes per thread (seeds 000, 002)
 //   "extended"          E blocks per thread, E = ext_bytes / 16 (seed 000); default 4096 bytes
@@ -90,8 +91,8 @@ struct BenchResult {
 BenchResult bench(const Request& r, const std::string& measure, int key_bits, size_t n, int reps);
 
 // Seed 002's Table 2 for our kernels: for every kernel of `cipher` (AES: coarse, extended, each
-// optimised configuration, encryption and decryption; Camellia: coarse, one kernel for both
-// directions) with `key_bits` keys, what cudaFuncGetAttributes and
+// optimised configuration, encryption and decryption; Camellia: coarse and optimised, one kernel
+// each for both directions) with `key_bits` keys, what cudaFuncGetAttributes and
 // cudaOccupancyMaxActiveBlocksPerMultiprocessor report on the current GPU. grid = the persistent
 // grid the driver launches for a large input (CTAs per SM x SMs); occupancy = resident threads per
 // SM / the SM's maximum. `threads`: coarse/extended threads per CTA. Needs a GPU.

@@ -76,7 +76,7 @@ py::bytes run(bool emulated, const py::buffer& data, const std::string& key, con
 }  // namespace
 
 PYBIND11_MODULE(_cuda, m) {
-  m.doc() = "CUDA AES kernels (coarse, extended, optimised), the Camellia kernel (coarse) and their host driver";
+  m.doc() = "CUDA AES kernels (coarse, extended, optimised), the Camellia kernels (coarse, optimised) and their host driver";
 
   m.def("device_count", [] {
     std::string reason;

@@ -31,7 +31,7 @@ int opt_default();  // index of the configuration "optimised" means when none is
 // (configuration `opt`).
 struct KernelSpec {
   Family family = Family::Optimised;
-  bool camellia = false; // Camellia (k_cam.cu: coarse only) instead of AES
+  bool camellia = false; // Camellia (k_cam.cu: coarse and optimised-t4b2) instead of AES
   int threads = 256;     // coarse/extended: threads per CTA (optimised: fixed by the config)
   int ext_blocks = 64;   // extended: blocks per thread (64 x 16 B = 1 KB, the seed's best CPU size)
   int opt = 0;           // optimised: index into opt_configs()
