@@ -15,7 +15,6 @@ import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from s2mc.isa.errors import S2mcError
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import html
 import json
-import math
 import os
 from dataclasses import dataclass
 from importlib import resources

@@ -7,8 +7,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent                 # the virtual environment's bin/, where s2mc is
 
