@@ -219,7 +219,7 @@ std::tuple<size_t, int, std::string> crypt_fds(const py::bytes& key, const py::b
 }  // namespace
 
 PYBIND11_MODULE(_native, m) {
-  m.doc() = "Native CPU AES (T-table, AES-NI, VAES) and Camellia (SP tables) with OpenMP strategies, and OpenSSL EVP for comparison";
+  m.doc() = "Native CPU AES (T-table, AES-NI, VAES) and Camellia (SP tables, AES-NI, VAES) with OpenMP strategies, and OpenSSL EVP for comparison";
 
   m.def("impls", [](const std::string& cipher) {
     py::list out;

@@ -52,7 +52,7 @@ struct Impl {
 };
 
 // Every implementation of a cipher compiled in, in preference order (best first). AES: "vaes512",
-// "vaes", "aesni", "ttable"; Camellia: "sptable". Whether the CPU can run one: impl->supported().
+// "vaes", "aesni", "ttable"; Camellia: "vaes", "aesni", "sptable". Whether the CPU can run one: impl->supported().
 const std::vector<const Impl*>& all_impls(Cipher cipher = Cipher::Aes);
 // By name; "auto" gives the best supported one. Throws std::invalid_argument for an unknown name and
 // std::runtime_error for a known one the CPU cannot run.
