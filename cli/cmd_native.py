@@ -80,27 +80,22 @@ def native_cmd(threads, sizes, ciphers, impls, strategies, block_bytes, key_bits
                                f"do not fit in this machine's memory ({human_size(host_memory())})")
     cipher_list = list(dict.fromkeys(ciphers))
     impl_lists = {}   # per cipher: the names that belong to it ("auto" and "all" to every one)
-    for cipher in [c for c in cipher_list if c in CRYPTREC_CIPHERS]:
-        # seed 002's other ciphers (s2mc.workloads.native.cryptrec): one implementation, no OpenSSL
-        if vs_openssl:
+    # seed 002's other ciphers (s2mc.workloads.native.cryptrec) first: no OpenSSL, contiguous chunks
+    for cipher in sorted(cipher_list, key=lambda c: c not in CRYPTREC_CIPHERS):
+        other = cipher in CRYPTREC_CIPHERS
+        if other and vs_openssl:
             raise S2mcError(f"--vs-openssl: OpenSSL has no {cipher} (it compares aes and camellia)")
-        if not multi and set(strategies) != {"contiguous"}:
+        if other and not multi and set(strategies) != {"contiguous"}:
             raise S2mcError(f"--strategy {','.join(strategies)}: {cipher} runs contiguous chunks only")
-        mine = [i for i in impls if i in ("auto", "all") or i in CRYPTREC_IMPLS[cipher]]
+        names = CRYPTREC_IMPLS[cipher] if other else CIPHER_IMPLS[cipher]
+        mine = [i for i in impls if i in ("auto", "all") or i in names]
         if not mine:
             raise S2mcError(f"--impl {','.join(impls)}: no implementation of {cipher} "
-                            f"(its implementations: auto, {', '.join(CRYPTREC_IMPLS[cipher])})")
+                            f"(its implementations: auto, {', '.join(names)})")
+        every = names if other else native.supported_impls(cipher)
         impl_lists[cipher] = list(dict.fromkeys(n for i in mine for n in (
-            CRYPTREC_IMPLS[cipher] if i == "all" else [cryptrec.resolve_impl(cipher, i)])))
-    for cipher in [c for c in cipher_list if c not in CRYPTREC_CIPHERS]:
-        mine = [i for i in impls if i in ("auto", "all") or i in CIPHER_IMPLS[cipher]]
-        if not mine:
-            raise S2mcError(f"--impl {','.join(impls)}: no implementation of {cipher} "
-                            f"(its implementations: auto, {', '.join(CIPHER_IMPLS[cipher])})")
-        found = []
-        for item in mine:
-            found += native.supported_impls(cipher) if item == "all" else [native.resolve_impl(item, cipher)]
-        impl_lists[cipher] = list(dict.fromkeys(found))
+            every if i == "all" else
+            [cryptrec.resolve_impl(cipher, i) if other else native.resolve_impl(i, cipher)])))
     impl_list = [i for c in cipher_list for i in impl_lists[c]]
     strat_list = list(strategies)
     bb_list = list(block_bytes)
