@@ -153,12 +153,11 @@ class _Formatter:
         return "".join(self.line(e, bus) + "\n" for e in held)
 
     def line(self, e: tuple, bus: str) -> str:
-        cycle, core, pc, event, wait = e[:5]
+        cycle, core, pc, event, wait, address, before, after = e
         ins = self.ins.text(pc)
         if event == "grant":
             note = f"bus grant (waited {wait})"
-            if len(e) > 5:
-                ins = f"{ins}  {self.ins.access(pc, *e[5:8])}"
+            ins = f"{ins}  {self.ins.access(pc, address, before, after)}"
         elif event == "resume":
             note = f"barrier released (waited {wait})"
         else:
