@@ -81,7 +81,7 @@ def demo(results_dir, report_dir, full, skip, quiet):
         log(f"    {n} records in {time.monotonic() - t1:.1f} s -> {path}")
         ran.append(path)
     if "native" not in skip and "native" not in why_not:
-        log("s2mc demo: seeds 001 and 004 on this host (s2mc.analysis.seeds_native)")
+        log("s2mc demo: seeds 001, 002 (Figure 10) and 004 on this host (s2mc.analysis.seeds_native)")
         t1 = time.monotonic()
         try:
             from s2mc.analysis import records, seeds_native
