@@ -155,8 +155,6 @@ Op parse_op(const std::string& s) {
   throw std::invalid_argument("unknown op '" + s + "' (expected ecb-enc, ecb-dec, ctr, keystream)");
 }
 
-// Round keys (little-endian column words), base tables, counter: everything KParams needs that
-// does not depend on the buffers.
 // Camellia's subkeys as the kernel walks them (cam_kernels.cuh): pre-whitening, six rounds, FL
 // pair, six rounds, ..., post-whitening; each 64-bit subkey as (hi, lo). Decryption walks the
 // decryption subkeys (RFC 3713 §2.3.3), so one kernel does both directions.
@@ -188,6 +186,8 @@ int camellia_params(Op op, const uint8_t* key, int key_bits, u32* w) {
   return nr;
 }
 
+// Round keys (little-endian column words), base tables, counter: everything KParams needs that
+// does not depend on the buffers.
 KParams make_params(Op op, bool cam, const uint8_t* key, int key_bits, const uint8_t* iv,
                     int* nr_out) {
   KParams p{};
