@@ -13,6 +13,7 @@ import sys
 import click
 
 from s2mc.gpu import CAMELLIA_KERNELS, CIPHERS, CTA_THREADS, MAX_REPS, MAX_STREAMS, MEASURES
+from s2mc.gpu.opencl import MAX_SEGMENT, MIN_SEGMENT, SEGMENT_CHOICES
 from s2mc.gpu.grid import GpuGrid, markdown_table, run_grid
 from s2mc.isa.errors import S2mcError
 from s2mc.isa.units import human_size
@@ -68,7 +69,7 @@ _D = GpuGrid()
 @click.option("--occupancy", is_flag=True,
               help="Instead of timing: each kernel's registers, shared memory, CTAs per SM and "
                    "occupancy on this GPU (seed 002's Table 2), for --cipher and --key-bits.")
-@click.option("--segment", type=Size(16, 1 << 30, multiple=16, words=("auto", "calibrate")), default="auto",
+@click.option("--segment", type=Size(MIN_SEGMENT, MAX_SEGMENT, multiple=16, words=SEGMENT_CHOICES), default="auto",
               show_default=True, help="OpenCL host measure: bytes per segment copied to the device at once "
               "(a multiple of 16 up to 1G), auto (seed 004's calibrated size, stored per device, "
               "calibrated when there is none) or calibrate (calibrate again).")
