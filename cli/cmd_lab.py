@@ -6,10 +6,22 @@ import sys
 
 import click
 
+from s2mc.isa.errors import S2mcError
+
 
 @click.group("lab")
 def lab_cmd():
     """The lab notebooks: a predict-then-measure worksheet, its answers, an auto-check."""
+    import importlib.util
+    try:
+        import nbclient  # noqa: F401
+        import nbformat  # noqa: F401
+        missing = [] if importlib.util.find_spec("ipykernel") else ["ipykernel"]
+    except ImportError as exc:
+        missing = [exc.name]
+    if missing:
+        raise S2mcError(f"s2mc lab: the Python package {missing[0]} is not installed (`make setup` installs "
+                        "it, or pip install 's2mc[lab]')")
 
 
 @lab_cmd.command("write")

@@ -132,3 +132,14 @@ def test_write_command(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert json.loads((tmp_path / "worksheet.ipynb").read_text())["cells"]
     assert predictions(nbformat.read(tmp_path / "answers.ipynb", as_version=4))["s3_cycles_fixed"] == 528
+
+
+@pytest.mark.parametrize("package", ["nbclient", "nbformat"])
+def test_lab_without_its_packages_is_one_line(tmp_path, package):
+    # the package made unimportable, as on a pip install without the [lab] extra
+    code = (f"import sys; sys.modules[{package!r}] = None; from s2mc.cli.main import main; "
+            f"sys.argv = ['s2mc', 'lab', 'write', '--to', {str(tmp_path)!r}]; main()")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 1 and not list(tmp_path.iterdir()), proc.stderr
+    assert proc.stderr == (f"s2mc: error: s2mc lab: the Python package {package} is not installed "
+                           "(`make setup` installs it, or pip install 's2mc[lab]')\n")
