@@ -273,25 +273,3 @@ def format_marks(marks: list[Mark]) -> str:
     lines.append(f"{right}/{checked} measurements right; {len(guessed)} predictions"
                  + (f", median {sorted(guessed)[len(guessed) // 2]:.0%} off" if guessed else ""))
     return "\n".join(lines)
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) == 2 and args[0] == "write":
-        for p in write(args[1]):
-            print(f"wrote {p}", file=sys.stderr)
-        return 0
-    if len(args) == 2 and args[0] == "check":
-        marks = check(args[1])
-        print(format_marks(marks))
-        return 0 if all(k.right is not False for k in marks) else 1
-    print("usage: python -m s2mc.analysis.lab write FOLDER | check NOTEBOOK.ipynb", file=sys.stderr)
-    return 2
-
-
-if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except S2mcError as exc:
-        print(f"lab: error: {exc}", file=sys.stderr)
-        sys.exit(1)

@@ -63,7 +63,7 @@ def predictions(nb) -> dict:
 def test_the_committed_worksheet_is_the_generated_one():
     committed = nbformat.read(LAB / "worksheet.ipynb", as_version=4)
     assert [c.source for c in committed.cells] == [c.source for c in lab.notebook(answers=False).cells], \
-        "regenerate: python -m s2mc.analysis.lab write docs/lab"
+        "regenerate: s2mc lab write --to docs/lab"
     every = {q.name for _, q in lab.quantities()}
     assert predictions(committed) == dict.fromkeys(every)               # every prediction left to the student
     sections = [c.source for c in committed.cells if c.cell_type == "markdown" and c.source.startswith("## ")]
