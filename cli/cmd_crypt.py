@@ -106,6 +106,8 @@ def _file_command(name: str, verb: str):
                   help="CTR (any length; the IV is the first counter block) or ECB (no IV, no padding: the "
                   "length must be a multiple of 16, = openssl enc -CIPHER-N-ecb -nopad).")
     @click.option("--backend", type=click.Choice(["native", "cuda", "opencl"]), default="native", show_default=True)
+    # s2mc.gpu.opencl's MIN_SEGMENT, MAX_SEGMENT and SEGMENT_CHOICES, written out: importing it costs
+    # ~70 ms at every start of encrypt (tests/test_gpu_opencl.py checks the two agree).
     @click.option("--segment", type=Size(16, 1 << 30, multiple=16, words=("auto", "calibrate")), default=None,
                   help="--backend opencl: bytes copied to the device at once (a multiple of 16 up to 1G), auto "
                   "(seed 004's calibrated size, stored per device; calibrated on first use) or calibrate "

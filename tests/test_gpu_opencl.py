@@ -421,3 +421,13 @@ def test_file_errors_come_before_any_calibration(tmp_path, monkeypatch):
     with pytest.raises(S2mcError, match="not a multiple of 16"):
         opencl.encrypt_file(tmp_path / "odd", tmp_path / "o", KEY[128], None, mode="ecb")
     assert not (tmp_path / "o").exists()
+
+
+def test_encrypt_segment_option_states_the_backend_limits():
+    """s2mc encrypt writes --segment's range out (importing s2mc.gpu.opencl would slow its start):
+    it must be the backend's own."""
+    from s2mc.cli.main import all_commands
+    for name in ("encrypt", "decrypt"):
+        (seg,) = [p for p in all_commands()[name].params if p.name == "segment"]
+        assert (seg.type.lo, seg.type.hi, seg.type.words) == (opencl.MIN_SEGMENT, opencl.MAX_SEGMENT,
+                                                              opencl.SEGMENT_CHOICES)
