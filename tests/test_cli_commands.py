@@ -71,3 +71,9 @@ def test_every_command_says_what_it_does():
     set on __doc__ after click had read it)."""
     for name, command in main.all_commands().items():
         assert command.get_short_help_str(), f"s2mc {name} has no help text"
+
+
+def test_an_error_line_cuts_a_huge_word_and_escapes_control_characters():
+    word = "7" * 60 + "8" * 4920 + "9" * 20
+    assert main._line(f"bad value {word}: no\nway") == f"bad value {'7' * 60}...(5001 characters)...{'9' * 19}:" + " no\\nway"
+    assert main._line("x" * 200) == "x" * 200          # up to 200 characters a word stays whole
