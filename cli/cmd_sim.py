@@ -13,7 +13,7 @@ import click
 
 from s2mc.isa import assemble, disassemble, disassemble_word, load_program, read_text
 from s2mc.isa.errors import S2mcError
-from s2mc.isa.outputs import STDOUT, write_output
+from s2mc.isa.outputs import STDOUT, check_distinct, write_output
 from s2mc.simulator import Machine, SimFault
 from s2mc.simulator.records import result_rows, variant_parts
 
@@ -108,6 +108,7 @@ def asm(source, output, listing):
     prog = assemble(text, source)
     # a bundled example's object goes into this folder, never into the package
     out = output or str(Path(example.name if example else source).with_suffix(".obj"))
+    check_distinct([("the object file", out)], [("SOURCE", example.path if example else source)])
     write_output(out, prog.to_text(), what="object file")
     if listing:
         for seg in prog.segments:

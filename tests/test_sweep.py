@@ -135,10 +135,13 @@ def test_a_second_sweep_into_the_same_file_is_refused(tmp_path):
     exp = _exp(_spec(tmp_path))
     parts = sweep.parts_dir(tmp_path / "r.parquet")
     parts.mkdir()
-    with open(parts / ".lock", "a") as held:
+    held = os.open(parts, os.O_RDONLY)   # what a running sweep holds: a kernel lock on the folder
+    try:
         fcntl.flock(held, fcntl.LOCK_EX)
         with pytest.raises(S2mcError, match="another s2mc sweep is writing this output now"):
             sweep.run(exp, tmp_path / "r.parquet")
+    finally:
+        os.close(held)
     assert not list(parts.glob("*.parquet"))
 
 
