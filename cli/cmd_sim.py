@@ -104,11 +104,11 @@ def asm(source, output, listing):
     """Assemble an S2 assembly file (or a bundled example by name) into a text object file."""
     from s2mc.workloads.examples import bundled
     example = bundled(source)
-    text = read_text(example.path if example else source)
-    prog = assemble(text, source)
     # a bundled example's object goes into this folder, never into the package
     out = output or str(Path(example.name if example else source).with_suffix(".obj"))
     check_distinct([("the object file", out)], [("SOURCE", example.path if example else source)])
+    text = read_text(example.path if example else source)
+    prog = assemble(text, source)
     write_output(out, prog.to_text(), what="object file")
     if listing:
         for seg in prog.segments:

@@ -34,7 +34,7 @@ def _spec_path(spec: str) -> Path:
 
 
 @click.command("sweep")
-@click.argument("spec")
+@click.argument("spec", type=click.Path())
 @click.option("--out", "out_path", required=True, type=OutputFile("records", stdout=False),
               help="The records file (Parquet, or CSV when it ends in .csv). Each finished "
                    "configuration is kept in FILE.parts/, so that the same command again skips it.")

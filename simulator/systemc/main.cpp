@@ -24,6 +24,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -375,6 +376,9 @@ void die_with_parent() {
 
 int sc_main(int argc, char* argv[]) {
   die_with_parent();
+  // A write past the file size limit fails with EFBIG, reported like a full disk, instead of
+  // killing the process (the host's subprocess restores SIGXFSZ to its default).
+  std::signal(SIGXFSZ, SIG_IGN);
   try {
     return run(argc, argv);
   } catch (const bad_input& e) {
