@@ -215,7 +215,7 @@ class checked_vcd {
   // `fifo` (ending in .vcd) is created; `path` is the file the waveform goes to.
   checked_vcd(const std::string& fifo, const std::string& path) : m_fifo(fifo), m_path(path) {
     if (mkfifo(fifo.c_str(), 0600) != 0) throw std::runtime_error("cannot create " + fifo + ": " + std::strerror(errno));
-    m_out = open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+    m_out = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (m_out < 0) throw bad_input("cannot write the VCD file " + path + ": " + std::strerror(errno));
     // Our own write end (opened after a non-blocking read end, so neither open blocks) keeps the
     // reader from seeing the end of the stream before SystemC has opened the FIFO.
