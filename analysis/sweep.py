@@ -354,9 +354,10 @@ def run(exp: Experiment, out: str | os.PathLike, *, executor: str = "local", sch
                         data, secs = result
                         try:
                             check = _check_record(data)
-                            # the part, then its check (both atomic): a part without one is redone
-                            write_output(part(task), data, what="records")
+                            # its check, then the part (both atomic): a part always has its check
+                            # (a check alone, when killed between, is overwritten by the rerun)
                             write_output(_check_path(part(task)), json.dumps(check), what="records check")
+                            write_output(part(task), data, what="records")
                             outcome.ran += 1
                             outcome.task_seconds += secs
                         except S2mcError as exc:
