@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Callable, Union
 
 from s2mc.gpu.grid import GpuGrid
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 from s2mc.workloads.aes.grid import AesGrid
 from s2mc.workloads.native.grid import NativeGrid
 

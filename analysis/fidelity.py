@@ -26,7 +26,7 @@ import functools
 import random
 from dataclasses import dataclass, replace
 
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 from s2mc.simulator.params import DEFAULTS
 from s2mc.workloads.aes.runner import run_aes
 from s2mc.workloads.aes.variants import CALIBRATIONS, Calibration

@@ -16,7 +16,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 
 
 # -- what the measurement cells call ------------------------------------------------------------------
@@ -181,7 +181,7 @@ def notebook(answers: bool = False, truths: dict | None = None):
 def write(folder: str | Path) -> list[Path]:
     """worksheet.ipynb and answers.ipynb (unexecuted) into `folder`."""
     import nbformat
-    from s2mc.isa.outputs import write_output
+    from s2mc.common.outputs import write_output
     out = []
     for name, answers in (("worksheet.ipynb", False), ("answers.ipynb", True)):
         path = Path(folder) / name

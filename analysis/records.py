@@ -32,8 +32,8 @@ from typing import Iterable, Mapping
 
 import pandas as pd
 
-from s2mc.isa.errors import S2mcError, excerpt
-from s2mc.isa.outputs import check as check_output, open_output, write_output
+from s2mc.common.errors import S2mcError, excerpt
+from s2mc.common.outputs import check as check_output, open_output, write_output
 
 # --------------------------------------------------------------------------------------------------
 # Columns
@@ -373,7 +373,7 @@ def write(df: pd.DataFrame, path: str | os.PathLike, params: Mapping[str, object
     """Validate and write `df`: CSV when `path` ends in .csv, Parquet (pyarrow) otherwise.
 
     With `params`, also writes the run manifest next to it (see `write_manifest`) when `path` is a
-    regular file (not beside a device such as /dev/null). Outputs follow s2mc.isa.outputs: the
+    regular file (not beside a device such as /dev/null). Outputs follow s2mc.common.outputs: the
     folder must exist (nothing creates it), a file appears whole or not at all.
     """
     df = validate(df)

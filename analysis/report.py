@@ -20,8 +20,8 @@ import pandas as pd
 
 from s2mc.analysis import derive, fidelity, model, plots, records, seeds, summaries
 from s2mc.analysis.seed003 import SEED003_BYTES, SEED003_VARIANT, SEED003_WORKLOAD
-from s2mc.isa.errors import S2mcError
-from s2mc.isa.outputs import make_folder, write_output
+from s2mc.common.errors import S2mcError
+from s2mc.common.outputs import make_folder, write_output
 
 
 @dataclass

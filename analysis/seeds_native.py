@@ -342,7 +342,7 @@ def _ratio(a, b):
 
 def summary_sentences(ours: pd.DataFrame, ref: pd.DataFrame) -> list[str]:
     """The takeaways the report prints above the tables."""
-    from s2mc.isa.units import human_size
+    from s2mc.common.units import human_size
     out = []
     if (ours["experiment"] == "seed004_ours").any():
         c = seed004_crossovers(ours, ref)

@@ -32,8 +32,8 @@ from pathlib import Path
 
 from s2mc.gpu import CIPHERS, MEASURES, OPS
 from s2mc.gpu.grid import GpuGrid
-from s2mc.isa.errors import S2mcError
-from s2mc.isa.units import parse_size
+from s2mc.common.errors import S2mcError
+from s2mc.common.units import parse_size
 from s2mc.simulator.params import PARAMS
 from s2mc.workloads.aes.grid import AesGrid
 from s2mc.workloads.aes.runner import (ALL_STYLES, CIPHERS as SIM_CIPHERS, DIRECTIONS, KEY_BITS, MODES, PARTITIONS,

@@ -11,7 +11,7 @@ OpenSSL baseline is measured once per slice as the library does) or one GPU meas
 one task, identified by a stable hash of what it computes (`Task.key`: the experiment, the
 configuration and, for AES, a digest of its data, key and counter).
 
-How it is stored: every finished configuration is written, atomically (s2mc.isa.outputs), to
+How it is stored: every finished configuration is written, atomically (s2mc.common.outputs), to
 FILE.parts/<key>.parquet by the process that runs the sweep (the workers return rows, so they need
 no shared file system); at the end the parts of this sweep's configurations are merged, in
 configuration order, into FILE (also atomic) with a manifest. A re-run skips every configuration
@@ -34,9 +34,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
-from s2mc.isa.errors import S2mcError
-from s2mc.isa.outputs import write_output
-from s2mc.isa.units import human_size
+from s2mc.common.errors import S2mcError
+from s2mc.common.outputs import write_output
+from s2mc.common.units import human_size
 
 from .experiments import Experiment, unavailable
 from .specs import KINDS

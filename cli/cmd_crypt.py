@@ -11,9 +11,9 @@ import time
 
 import click
 
-from s2mc.isa.errors import S2mcError
-from s2mc.isa.outputs import STDOUT
-from s2mc.isa.units import human_size
+from s2mc.common.errors import S2mcError
+from s2mc.common.outputs import STDOUT
+from s2mc.common.units import human_size
 from s2mc.workloads.aes_host import MAX_CHUNK_BYTES, cipher_title
 from s2mc.workloads.native import CIPHER_IMPLS, CIPHERS, MAX_THREADS
 

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import click
 
-from s2mc.isa.errors import S2mcError
-from s2mc.isa.outputs import make_folder
+from s2mc.common.errors import S2mcError
+from s2mc.common.outputs import make_folder
 
 from .options import OutputFolder
 

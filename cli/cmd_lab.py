@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 
 
 @click.group("lab")

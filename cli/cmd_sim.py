@@ -12,8 +12,8 @@ from pathlib import Path
 import click
 
 from s2mc.isa import assemble, disassemble, disassemble_word, load_program, read_text
-from s2mc.isa.errors import S2mcError
-from s2mc.isa.outputs import STDOUT, write_output
+from s2mc.common.errors import S2mcError
+from s2mc.common.outputs import STDOUT, write_output
 from s2mc.simulator import Machine, SimFault
 from s2mc.simulator.records import result_rows, variant_parts
 

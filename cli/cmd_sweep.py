@@ -15,7 +15,7 @@ from pathlib import Path
 
 import click
 
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 
 
 def _spec_path(spec: str) -> Path:

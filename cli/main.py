@@ -12,7 +12,7 @@ import sys
 
 import click
 
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 
 #: Every command and the module (cli/cmd_<module>.py) that defines it, in the order of the data flow
 #: (`s2mc --help` sorts them by name). A module is imported only when one of its commands runs, or

@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from s2mc.analysis import records, seed003
 from s2mc.cli.main import cli
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 from s2mc.workloads.aes.grid import AesGrid, format_tables, run_grid
 
 

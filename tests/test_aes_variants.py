@@ -6,7 +6,7 @@ import os
 import pytest
 
 from s2mc.compiler import compile as rz_compile
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 from s2mc.workloads.aes import runner, variants
 from s2mc.workloads.aes.grid import AesGrid, run_grid
 from s2mc.workloads.aes.runner import AesConfig, run_aes

@@ -20,7 +20,7 @@ if not native.available():  # pragma: no cover - only with S2MC_WITH_NATIVE=OFF
 
 from aes_oracle import OPENSSL, Camellia, ctr_from_ecb, ecb_ref as _ecb_ref, needs_openssl  # noqa: E402
 from s2mc.cli.main import cli  # noqa: E402
-from s2mc.isa.errors import S2mcError  # noqa: E402
+from s2mc.common.errors import S2mcError  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Every Camellia implementation this CPU runs (vaes, aesni: byte-sliced with AESENCLAST; sptable: tables).

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from s2mc.cli.main import cli
 from s2mc.compiler import compile as rz_compile, interpret_source
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 from s2mc.simulator import Machine
 from s2mc.workloads import camellia
 from s2mc.workloads.aes import runner

@@ -56,11 +56,11 @@ def _importers(folders: list[str], prefix: str) -> list[str]:
 
 
 def test_nothing_below_the_cli_imports_it():
-    below = ["isa", "compiler", "simulator", "workloads", "gpu-backends", "analysis", "bench"]
+    below = ["common", "isa", "compiler", "simulator", "workloads", "gpu-backends", "analysis", "bench"]
     assert _importers(below, "s2mc.cli") == []
 
 
-@pytest.mark.parametrize("folder", ["isa", "compiler", "simulator", "workloads", "gpu-backends"])
+@pytest.mark.parametrize("folder", ["common", "isa", "compiler", "simulator", "workloads", "gpu-backends"])
 def test_the_components_do_not_import_the_analysis(folder):
     # they return plain records rows; s2mc.analysis.records validates them one layer up
     assert _importers([folder], "s2mc.analysis") == []

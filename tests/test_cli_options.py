@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from s2mc.analysis import records
 from s2mc.cli.main import cli
 from s2mc.cli.options import Choices, Integer, OutputFile, OutputFolder, Seconds, Size, Text
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 from s2mc.workloads.aes.runner import max_bytes, words_needed
 from s2mc.workloads.aes_host import host_memory
 

@@ -17,7 +17,7 @@ import random
 
 import pytest
 
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 from s2mc.workloads.native import cryptrec
 
 pytestmark = pytest.mark.skipif(not cryptrec.available(), reason="native CRYPTREC library not built")

@@ -11,7 +11,7 @@ from s2mc.analysis import experiments, records, seeds
 from s2mc.analysis.experiments import ALL_THREADS, Experiment
 from s2mc.cli.main import cli
 from s2mc.gpu.grid import GpuGrid
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 from s2mc.workloads import native
 from s2mc.workloads.aes.grid import AesGrid, preset
 from s2mc.workloads.native.grid import NativeGrid

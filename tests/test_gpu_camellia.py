@@ -20,7 +20,7 @@ from aes_oracle import OPENSSL, camellia_ref as ref, needs_openssl, ref_fold as 
 from gpu_fakes import install_fake_gpu
 from s2mc import gpu
 from s2mc.cli.main import cli
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 
 S2MC = Path(sys.executable).with_name("s2mc")
 built = pytest.mark.skipif(not gpu.status()["built"], reason="CUDA backend not built")

@@ -19,8 +19,8 @@ from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from aes_oracle import OPENSSL, Camellia, ctr_from_ecb, ecb_ref, needs_openssl, rnd
 from s2mc.cli.main import cli
 from s2mc.gpu import opencl
-from s2mc.isa.errors import S2mcError
-from s2mc.isa.units import human_size
+from s2mc.common.errors import S2mcError
+from s2mc.common.units import human_size
 
 S2MC = Path(sys.executable).with_name("s2mc")
 KEY = {128: bytes(range(16)), 192: bytes(range(24)), 256: bytes(range(32))}

@@ -17,7 +17,7 @@ if not native.available():  # pragma: no cover - only with S2MC_WITH_NATIVE=OFF
 
 from aes_oracle import OPENSSL, needs_openssl  # noqa: E402
 from s2mc.cli.main import cli  # noqa: E402
-from s2mc.isa import outputs  # noqa: E402
+from s2mc.common import outputs  # noqa: E402
 from s2mc.workloads import aes_host  # noqa: E402
 from s2mc.workloads.aes_host import files as host_files  # noqa: E402
 

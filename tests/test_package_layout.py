@@ -14,7 +14,7 @@ import pytest
 import s2mc
 
 REPO = Path(__file__).resolve().parent.parent
-COMPONENTS = {"isa": "isa", "compiler": "compiler", "simulator": "simulator", "workloads": "workloads",
+COMPONENTS = {"common": "common", "isa": "isa", "compiler": "compiler", "simulator": "simulator", "workloads": "workloads",
               "analysis": "analysis", "cli": "cli", "gpu": "gpu-backends/gpu"}
 
 

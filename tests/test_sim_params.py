@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from s2mc.cli.main import cli
 from s2mc.isa import assemble
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 from s2mc.simulator import Config, Machine, _fast, systemc_engine
 from s2mc.simulator.gen_params import render
 from s2mc.simulator.params import DEFAULTS, PARAMS, check

@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 
 from s2mc.analysis import experiments, seed003, specs
-from s2mc.isa.errors import S2mcError
-from s2mc.isa.units import parse_size
+from s2mc.common.errors import S2mcError
+from s2mc.common.units import parse_size
 from s2mc.workloads.aes.grid import AesGrid
 from s2mc.workloads.native.grid import NativeGrid
 

@@ -22,7 +22,7 @@ from distributed import LocalCluster   # before any dask.config.set: it adds dis
 
 from s2mc.analysis import experiments, records, specs, sweep
 from s2mc.cli.main import cli
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 from s2mc.simulator import systemc_engine
 from s2mc.gpu.grid import GpuGrid
 from gpu_fakes import install_fake_gpu

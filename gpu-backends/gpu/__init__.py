@@ -25,7 +25,7 @@ import shutil
 import subprocess
 from typing import Any
 
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 from s2mc.workloads.aes_host import counter_add, crypt_file
 
 __all__ = ["status", "available", "kernels", "occupancy", "crypt", "emulate", "keystream_fold",
@@ -216,7 +216,7 @@ def encrypt_file(in_path, out_path, key: bytes, iv: bytes, decrypt: bool = False
     documents intent. The file streams through s2mc.workloads.aes_host.crypt_file in pieces of
     `piece_bytes` (a multiple of 16: the counter of each piece is iv + offset/16; two pieces in
     flight, so reading and writing overlap the GPU work); each piece goes through the chunked
-    multi-stream pipeline. The output follows s2mc.isa.outputs (atomic replace of a regular file,
+    multi-stream pipeline. The output follows s2mc.common.outputs (atomic replace of a regular file,
     devices and FIFOs written through, `-` = stdout). `progress`: True for a tqdm bar on stderr, or
     a callable given the number of bytes done after every piece. Returns the byte count.
     emulated=True runs the kernels on the CPU emulator (for tests).

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from s2mc.isa.units import human_size
+from s2mc.common.units import human_size
 
 #: What each measure times (the `variant` column says it after the kernel name).
 MEASURE_LABEL = {

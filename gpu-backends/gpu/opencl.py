@@ -29,8 +29,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from s2mc.isa.errors import S2mcError
-from s2mc.isa.units import human_size
+from s2mc.common.errors import S2mcError
+from s2mc.common.units import human_size
 from s2mc.workloads.aes_host import check_input, counter_add, crypt_file
 
 __all__ = ["status", "available", "devices", "crypt", "encrypt_file", "calibrate", "Calibration", "choose",
@@ -319,7 +319,7 @@ def _read_cache() -> dict:
 
 def _store(cal: Calibration) -> bool:
     """Keep `cal` in the cache file; False when it cannot be written (the run goes on)."""
-    from s2mc.isa.outputs import write_output
+    from s2mc.common.outputs import write_output
     data = _read_cache()
     data[_cache_key(cal.device, cal.cipher, cal.op, cal.key_bits)] = asdict(cal)
     path = cache_path()

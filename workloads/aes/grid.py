@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from itertools import groupby
 from typing import Callable
 
-from s2mc.isa.errors import S2mcError
-from s2mc.isa.units import human_size
+from s2mc.common.errors import S2mcError
+from s2mc.common.units import human_size
 from s2mc.simulator.params import DEFAULTS, PARAMS
 
 from .runner import (CIPHERS, DEFAULT_EXT_BLOCKS, AesConfig, AesRun, cipher_of, max_bytes, record_rows, run_aes,

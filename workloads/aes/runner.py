@@ -24,7 +24,7 @@ import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 from s2mc.simulator import DEFAULT_MAX_CYCLES, Machine, Result
 from s2mc.simulator.params import DEFAULTS, PARAMS, check as check_machine
 from s2mc.simulator.records import result_rows, variant_parts

@@ -36,7 +36,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 
 HERE = Path(__file__).resolve().parent
 SOURCES = {"bytes": HERE / "aes_bytes.rz", "ttable": HERE / "aes_ttable.rz"}

@@ -10,7 +10,7 @@ include/s2mc_aes/key_schedule.h (the FIPS-197 key schedule and T-tables both lib
     aes_host.hex_from_options("key", None, "k.hex", None, key=True)   # --key / --key-file / --key-env
     aes_host.crypt_file("in", "out", transform)  # streaming, atomic output, = openssl enc -aes-*-ctr
 
-Output files follow s2mc.isa.outputs (atomic replace, devices and FIFOs written through, `-` = stdout).
+Output files follow s2mc.common.outputs (atomic replace, devices and FIFOs written through, `-` = stdout).
 """
 from __future__ import annotations
 

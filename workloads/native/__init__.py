@@ -24,7 +24,7 @@ except ImportError as exc:  # pragma: no cover - only when the C++ extension was
 else:
     _IMPORT_ERROR = None
 
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 
 STRATEGIES: tuple[str, ...] = ("coarse", "extended", "contiguous")
 #: The block ciphers (128-bit blocks, 128/192/256-bit keys); "aes" is every function's default.
@@ -152,7 +152,7 @@ def bench_ctr(nbytes: int, *, key_bits: int = 128, engine: str = "ours", impl: s
     `threads` buffers (total_bytes = threads x nbytes). Returns seconds_best, seconds_median,
     tsc_cycles_best (time-stamp counter ticks of the best run), reps, engine, bytes, total_bytes.
     """
-    from s2mc.isa.units import human_size
+    from s2mc.common.units import human_size
     from s2mc.workloads.aes_host import host_memory
     check_cipher(cipher)
     if not 16 <= block_bytes <= host_memory() or block_bytes % 16:
@@ -170,7 +170,7 @@ def run_bench(call, nbytes: int, *, threads: int, multi: bool, min_reps: int, mi
     allocation into an S2mcError."""
     import math
 
-    from s2mc.isa.units import human_size
+    from s2mc.common.units import human_size
     from s2mc.workloads.aes_host import host_memory
     nbuf = threads if multi else 1
     if not 1 <= threads <= MAX_THREADS:

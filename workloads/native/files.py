@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 from s2mc.workloads.aes_host import check_key_iv, counter_add, crypt_file
 
 MODES = ("ctr", "ecb")

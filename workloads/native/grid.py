@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from s2mc.isa.errors import S2mcError
-from s2mc.isa.units import human_size
+from s2mc.common.errors import S2mcError
+from s2mc.common.units import human_size
 
 from . import CIPHER_IMPLS, bench_ctr, cryptrec, info, resolve_impl
 
