@@ -77,7 +77,7 @@ COLUMN_DOCS: dict[str, str] = {
               "measurement, one transcribed table). `new_run_id()` makes one. The run's JSON "
               "manifest lists it.",
     "experiment": "Name of the experiment the run belongs to: a key of the experiment registry "
-                  "(`s2mc.analysis.experiments`, e.g. `seed003_grid`) or, for reference rows, the "
+                  "(`s2mc.experiments.registry`, e.g. `seed003_grid`) or, for reference rows, the "
                   "table, e.g. `seed003_table3`. Empty for ad-hoc runs.",
     "source": "Where the number comes from: `sim` (S2 simulator), `native` (host CPU), `cuda`, "
               "`opencl`, or `reference` (transcribed from a seed paper).",
@@ -91,7 +91,7 @@ COLUMN_DOCS: dict[str, str] = {
                "`kernel-ttable-shared/device-resident`. For reference rows: the paper's own label "
                "of the column (`sequential`, `openmp`, `gpu`, `total`, `encryption-only`, ...).",
     "engine": "Simulator engine (`fast`, `systemc`; `replay`: a traced run replayed on a bus the engines "
-              "lack, s2mc.analysis.fidelity), native runtime (`openmp`, `openssl`), GPU "
+              "lack, s2mc.experiments.fidelity), native runtime (`openmp`, `openssl`), GPU "
               "runtime (`cuda`, `opencl`); empty when not applicable.",
     "cores": "Number of simulated cores, CPU threads, or GPU devices used by the run.",
     "core": "The core/thread the row describes, 0-based; -1 for the whole run.",

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from s2mc.analysis import derive, fidelity, model, plots, records, seeds, summaries
+from s2mc.analysis import derive, model, plots, records, seeds, summaries
+from s2mc.experiments import fidelity
 from s2mc.analysis.seed003 import SEED003_BYTES, SEED003_VARIANT, SEED003_WORKLOAD
 from s2mc.common.errors import S2mcError
 from s2mc.common.outputs import make_folder, write_output
@@ -385,7 +386,7 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
 
     _seeds_native_blocks(b, ours_d, ref)
     if (ours_d["experiment"] == "seed002_cpu").any() if len(ours_d) else False:   # issue 16
-        from s2mc.analysis import seeds_native as sn
+        from s2mc.experiments import seeds_native as sn
         b.append(Block("p", "**Seed 002 Figure 10 (ciphers x threads on a Core i7-2600K) beside this host**"))
         for text in sn.seed002_sentences(ours_d, ref):
             b.append(Block("p", text))
@@ -422,13 +423,13 @@ def _fmt_table(t: pd.DataFrame) -> pd.DataFrame:
 
 
 def _seeds_native_blocks(b: list, ours_d: pd.DataFrame, ref: pd.DataFrame) -> None:
-    """Seeds 001 and 004 measured on this host beside the papers (s2mc.analysis.seeds_native)."""
-    from s2mc.analysis import seeds_native as sn
+    """Seeds 001 and 004 measured on this host beside the papers (s2mc.experiments.seeds_native)."""
+    from s2mc.experiments import seeds_native as sn
 
     have = set(ours_d["experiment"].unique()) & {"seed001_ours", "seed004_ours"} if len(ours_d) else set()
     if not have:
         b.append(Block("p", "Seeds 001 and 004 on this host beside the papers: run "
-                            "`python -m s2mc.analysis.seeds_native --out results/seeds_native.parquet` "
+                            "`python -m s2mc.experiments.seeds_native --out results/seeds_native.parquet` "
                             "and report that folder."))
         return
     for text in sn.summary_sentences(ours_d, ref):

@@ -3,11 +3,11 @@
 1. the seed 003 grid, a core-scaling sweep to 64 cores (both AES styles), and memory-latency and
    arbitration sweeps on the simulator;
 2. native AES thread scaling and seed 000's block sizes on this host, and seeds 001, 002 (Figure 10) and 004
-   (s2mc.analysis.seeds_native: sequential vs threads, total and encryption-only, the crossover);
+   (s2mc.experiments.seeds_native: sequential vs threads, total and encryption-only, the crossover);
 3. the GPU size sweep when a GPU is present;
 4. the report (`s2mc report`) under report/, with every plot and the seed tables.
 
-The experiments are data (s2mc.analysis.experiments.DEMO, their `quick` forms unless --full); this
+The experiments are data (s2mc.experiments.registry.DEMO, their `quick` forms unless --full); this
 command runs them in this process through the libraries and writes the report. A part that cannot
 run here (no GPU, say) is skipped with a message saying why; the report is written from whatever ran.
 """
@@ -45,7 +45,7 @@ def demo(results_dir, report_dir, full, skip, quiet):
     Simulated seed 003 grid and core scaling, native thread scaling, the GPU when present; then
     the report with the seed papers' tables beside ours.
     """
-    from s2mc.analysis import experiments
+    from s2mc.experiments import registry as experiments
     from s2mc.analysis import report as rep
 
     def log(msg: str) -> None:
@@ -81,10 +81,11 @@ def demo(results_dir, report_dir, full, skip, quiet):
         log(f"    {n} records in {time.monotonic() - t1:.1f} s -> {path}")
         ran.append(path)
     if "native" not in skip and "native" not in why_not:
-        log("s2mc demo: seeds 001, 002 (Figure 10) and 004 on this host (s2mc.analysis.seeds_native)")
+        log("s2mc demo: seeds 001, 002 (Figure 10) and 004 on this host (s2mc.experiments.seeds_native)")
         t1 = time.monotonic()
         try:
-            from s2mc.analysis import records, seeds_native
+            from s2mc.analysis import records
+            from s2mc.experiments import seeds_native
             df = seeds_native.measure() if full else seeds_native.measure_quick()
             # seed 002 Figure 10: ciphers x threads (issue 16)
             df = records.concat([df, seeds_native.measure_seed002() if full else

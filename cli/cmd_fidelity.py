@@ -1,4 +1,4 @@
-"""`s2mc fidelity`: which machine and program reproduce seed 003's Tables 3-4 (s2mc.analysis.fidelity).
+"""`s2mc fidelity`: which machine and program reproduce seed 003's Tables 3-4 (s2mc.experiments.fidelity).
 
     s2mc fidelity --out results/fidelity.parquet        # every hypothesis, two to three minutes
     s2mc fidelity --only model,fifo                     # some of them
@@ -20,7 +20,7 @@ from .options import Choices, OutputFile
 
 
 def _ids() -> tuple[str, ...]:
-    from s2mc.analysis.fidelity import HYPOTHESES
+    from s2mc.experiments.fidelity import HYPOTHESES
     return tuple(h.id for h in HYPOTHESES)
 
 
@@ -34,7 +34,8 @@ def _ids() -> tuple[str, ...]:
 def fidelity_cmd(only, out_path, as_json, quiet):
     """Seed 003 fidelity: each hypothesis about the paper's machine and program, calibrated to its
     1-core cells and scored on its 14 cycle and 14 stall cells (docs/aes-on-s2.md)."""
-    from s2mc.analysis import fidelity, records
+    from s2mc.analysis import records
+    from s2mc.experiments import fidelity
 
     chosen = [fidelity.BY_ID[i] for i in only] if only else list(fidelity.HYPOTHESES)
     t0 = time.perf_counter()

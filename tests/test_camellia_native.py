@@ -261,10 +261,11 @@ def test_native_command_records_camellia(tmp_path):
     assert res.exit_code == 1 and "no implementation of camellia" in res.output
 
 
-# -- seed 002 Figure 10 on this host (analysis.seeds_native) ---------------------------------------------
+# -- seed 002 Figure 10 on this host (experiments.seeds_native) ---------------------------------------------
 
 def test_seed002_cpu_records_table_and_report(tmp_path):
-    from s2mc.analysis import records, report, seeds, seeds_native as sn
+    from s2mc.analysis import records, report, seeds
+    from s2mc.experiments import seeds_native as sn
 
     ours = sn.measure_seed002(4096, threads=(1, 2), min_seconds=0, min_reps=1)
     # (other ciphers of the native library may join the measurement: SEED002_CPU_CIPHERS)

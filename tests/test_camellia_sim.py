@@ -278,7 +278,7 @@ def test_the_docs_cycles_per_block_are_what_the_simulator_counts():
 
 
 def test_the_camellia_experiment_spec_names_both_ciphers():
-    from s2mc.analysis import experiments
+    from s2mc.experiments import registry as experiments
     (grid,) = experiments.get("camellia_scaling").grids_for()
     assert grid.ciphers == ("aes", "camellia") and grid.styles == ("ttable", "sp")
     assert {(c.get("cipher", "aes"), c["style"]) for c in grid.configs()} == {("aes", "ttable"), ("camellia", "sp")}

@@ -56,7 +56,7 @@ def _importers(folders: list[str], prefix: str) -> list[str]:
 
 
 def test_nothing_below_the_cli_imports_it():
-    below = ["common", "isa", "compiler", "simulator", "workloads", "gpu-backends", "analysis", "bench"]
+    below = ["common", "isa", "compiler", "simulator", "workloads", "gpu-backends", "analysis", "experiments", "bench"]
     assert _importers(below, "s2mc.cli") == []
 
 

@@ -6,8 +6,9 @@ import pytest
 from click.testing import CliRunner
 from test_seed003_model import PRESET_CELLS
 
-from s2mc.analysis import fidelity, records, seed003
-from s2mc.analysis.fidelity import Bus, replay
+from s2mc.analysis import records, seed003
+from s2mc.experiments import fidelity
+from s2mc.experiments.fidelity import Bus, replay
 from s2mc.cli.main import cli
 from s2mc.workloads.aes import variants
 

@@ -229,7 +229,8 @@ class _FakeReport:
 @contextmanager
 def _no_gpu_no_plots():
     from s2mc import gpu
-    from s2mc.analysis import experiments, report
+    from s2mc.analysis import report
+    from s2mc.experiments import registry as experiments
     from s2mc.gpu import opencl
     absent = {"built": True, "gpu_present": False, "devices": [], "reason": "no NVIDIA GPU (fuzz test)"}
     no_opencl = {"built": True, "devices": [], "device": None, "reason": "no OpenCL device (fuzz test)"}

@@ -317,7 +317,7 @@ def test_encrypt_cli_cuda_camellia_without_gpu_one_line(tmp_path):
 
 
 def test_demo_spec_runs_camellia_too(tmp_path):
-    from s2mc.analysis import specs
+    from s2mc.experiments import specs
     spec = specs.load(specs.spec_dir() / "gpu_size_sweep.toml")
     assert [(g.cipher, g.kernels) for g in spec.grids][-1] == ("camellia", ("coarse", "optimised"))
     bad = tmp_path / "bad.toml"

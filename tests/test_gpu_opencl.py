@@ -383,10 +383,11 @@ def test_info_lists_the_devices():
     assert any(line.startswith("OpenCL") and devs[0]["name"] in line for line in run.stdout.splitlines())
 
 
-# -- seed 004's GPU column beside our OpenCL kernels (s2mc.analysis.seeds_native) --------------------
+# -- seed 004's GPU column beside our OpenCL kernels (s2mc.experiments.seeds_native) --------------------
 
 def test_seed004_table_has_the_opencl_column():
-    from s2mc.analysis import records, seeds, seeds_native
+    from s2mc.analysis import records, seeds
+    from s2mc.experiments import seeds_native
     ref = seeds.load_reference()
     rows = [dict(run_id="r", experiment="seed004_ours", source=src, platform="dev", workload="aes-128-ecb-enc",
                  variant=v, engine=src, cores=1, bytes=1024, metric="seconds", value=secs)
@@ -407,7 +408,7 @@ def test_seed004_table_has_the_opencl_column():
 def test_seed004_opencl_measure(tmp_path, monkeypatch):
     monkeypatch.setenv("S2MC_CACHE_DIR", str(tmp_path))
     opencl.calibrate("aes", "ecb-enc", 128, budget_s=0.2, candidates=(4096, 16384))
-    from s2mc.analysis import seeds_native
+    from s2mc.experiments import seeds_native
     df = seeds_native.measure_seed004_opencl([1024, 65536], min_seconds=0, min_reps=1)
     assert list(df["bytes"]) == [1024, 65536] and set(df["source"]) == {"opencl"} and (df["value"] > 0).all()
 

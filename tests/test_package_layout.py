@@ -15,7 +15,7 @@ import s2mc
 
 REPO = Path(__file__).resolve().parent.parent
 COMPONENTS = {"common": "common", "isa": "isa", "compiler": "compiler", "simulator": "simulator", "workloads": "workloads",
-              "analysis": "analysis", "cli": "cli", "gpu": "gpu-backends/gpu"}
+              "analysis": "analysis", "experiments": "experiments", "cli": "cli", "gpu": "gpu-backends/gpu"}
 
 
 def _repo_modules() -> dict[str, Path]:

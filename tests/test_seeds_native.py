@@ -1,10 +1,10 @@
-"""Seeds 001 and 004 on this host beside the papers (s2mc.analysis.seeds_native, issue 15): the
+"""Seeds 001 and 004 on this host beside the papers (s2mc.experiments.seeds_native, issue 15): the
 crossover rule by hand, the tables against the reference rows, a tiny real measurement, and the
 report's section."""
 import pytest
 
 from s2mc.analysis import records, seeds
-from s2mc.analysis import seeds_native as sn
+from s2mc.experiments import seeds_native as sn
 from s2mc.workloads import native
 
 KB, MB = 1 << 10, 1 << 20
@@ -76,4 +76,4 @@ def test_report_without_the_runs_says_how():
     from s2mc.analysis import report
     b = []
     report._seeds_native_blocks(b, records.empty(), seeds.load_reference())
-    assert "python -m s2mc.analysis.seeds_native --out results/seeds_native.parquet" in b[0].text
+    assert "python -m s2mc.experiments.seeds_native --out results/seeds_native.parquet" in b[0].text

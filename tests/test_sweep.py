@@ -1,4 +1,4 @@
-"""s2mc sweep (s2mc.analysis.sweep): an experiment spec run one configuration per task, locally or
+"""s2mc sweep (s2mc.experiments.sweep): an experiment spec run one configuration per task, locally or
 on a real Dask cluster of two worker processes, stored configuration by configuration and resumed.
 
 Oracles: the AES grid library run directly (run_grid), the local executor against Dask, the part
@@ -20,7 +20,8 @@ import pytest
 from click.testing import CliRunner
 from distributed import LocalCluster   # before any dask.config.set: it adds distributed's defaults
 
-from s2mc.analysis import experiments, records, specs, sweep
+from s2mc.analysis import records
+from s2mc.experiments import registry as experiments, specs, sweep
 from s2mc.cli.main import cli
 from s2mc.common.errors import S2mcError
 from s2mc.simulator import systemc_engine

@@ -7,7 +7,7 @@ runs and records rows (docs/records.md).
     runs, rows = run_grid(grid, new_run_id=lambda: "aes-1")
     print(format_tables(runs))
 
-`s2mc aes` and `s2mc demo` (through s2mc.analysis.experiments) run this. The rows are plain dicts
+`s2mc aes` and `s2mc demo` (through s2mc.experiments.registry) run this. The rows are plain dicts
 with the records' columns (data flows one way: this module does not import s2mc.analysis); the
 caller validates them with `records.make_records(rows)`. Every run gets its own run id.
 """
@@ -148,7 +148,7 @@ class AesGrid:
 #: compiled at -O0 like the original Rz compiler, every core expanding the key itself before the
 #: barrier, burst4 arbitration (the lowest core id wins the bus, but a core granted 4 times in a row
 #: goes last), and the extra work per block and per run that the paper's 1-core cells imply (the
-#: calibration, fitted to those cells only: s2mc.analysis.fidelity). Its multi-core cells are predictions.
+#: calibration, fitted to those cells only: s2mc.experiments.fidelity). Its multi-core cells are predictions.
 PRESETS: dict[str, dict] = {
     "seed003": dict(cores=(1, 2, 3, 4), sizes=(32, 64, 128, 256), key_bits=(128,), modes=("ecb",),
                     directions=("enc",), styles=("bytes",), partitions=("interleaved",),

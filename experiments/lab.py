@@ -3,8 +3,8 @@ prediction before the measurement, the instructor's answers with the exact numbe
 auto-check that runs a student's notebook and says, per section, whether the measured values are
 right and how far the predictions were.
 
-    python -m s2mc.analysis.lab write docs/lab          # worksheet.ipynb and answers.ipynb
-    python -m s2mc.analysis.lab check student.ipynb     # or: s2mc lab check student.ipynb
+    python -m s2mc.experiments.lab write docs/lab          # worksheet.ipynb and answers.ipynb
+    python -m s2mc.experiments.lab check student.ipynb     # or: s2mc lab check student.ipynb
 
 The truth is computed here, fresh, from the simulator (deterministic to the cycle), never stored.
 A quantity measured on real hardware (timing) is reported but not marked right or wrong.

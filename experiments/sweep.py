@@ -1,8 +1,8 @@
 """Sweeps: an experiment's grids as independent configurations, run here or on a Dask cluster, stored
 one configuration at a time so that an interrupted sweep resumes where it stopped (docs/sweeps.md).
 
-    from s2mc.analysis import experiments, specs, sweep
-    exp = experiments.from_spec(specs.load("analysis/experiments/seed003.toml"))
+    from s2mc.experiments import registry as experiments, specs, sweep
+    exp = experiments.from_spec(specs.load("experiments/studies/seed003.toml"))
     out = sweep.run(exp, "r.parquet", executor="dask", workers=2)     # or executor="local"
 
 A configuration is one simulator run (AES: cores x bytes x the other fields), one native
@@ -38,7 +38,7 @@ from s2mc.common.errors import S2mcError
 from s2mc.common.outputs import write_output
 from s2mc.common.units import human_size
 
-from .experiments import Experiment, unavailable
+from .registry import Experiment, unavailable
 from .specs import KINDS
 
 EXECUTORS = ("local", "dask")
@@ -117,7 +117,7 @@ def run_task(task: Task) -> tuple[bytes, float]:
 
     What the machine lacks (the SystemC engine, the native library, a GPU) is an S2mcError here,
     so that a cluster of mixed machines reports it per configuration."""
-    from . import records
+    from s2mc.analysis import records
     t0 = time.perf_counter()
     why = unavailable(KINDS[task.kind][1])
     if why:
@@ -259,7 +259,7 @@ def run(exp: Experiment, out: str | os.PathLike, *, executor: str = "local", sch
         raise S2mcError(f"--executor: unknown value {executor!r} (choose {', '.join(EXECUTORS)})")
     from tqdm import tqdm
 
-    from . import records
+    from s2mc.analysis import records
     log = log or (lambda msg: None)
     t0 = time.perf_counter()
     out = Path(out)
@@ -340,7 +340,7 @@ def _merge(paths: list[Path]):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from . import records
+    from s2mc.analysis import records
     tables = []
     for p in paths:
         try:

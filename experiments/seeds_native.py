@@ -15,7 +15,7 @@ in the temporary folder into another (page-cached; the fast path). Sequential = 
 kernels, both host to host in segments (seed 004's calibrated size), AES-128-ECB; on this host
 that device is PoCL on the CPU, on a GPU machine the GPU.
 
-    from s2mc.analysis import seeds_native
+    from s2mc.experiments import seeds_native
     df = seeds_native.measure()                 # records (experiment seed001_ours / seed004_ours)
     seeds_native.seed004_beside(df, ref)        # a table: size, paper and ours, ratios
     seeds_native.crossover(table_rows)          # the smallest size from which parallel stays faster
@@ -30,7 +30,7 @@ AES (the paper's Figure 10 AES was OpenSSL's table code), AES with this CPU's be
 (against the paper's AES-NI figure), Camellia with SP tables (seed 002's approach) and Camellia with
 this CPU's best (AES-NI S-boxes where it has them).
 
-    python -m s2mc.analysis.seeds_native --out results/seeds_native.parquet [--quick]
+    python -m s2mc.experiments.seeds_native --out results/seeds_native.parquet [--quick]
 """
 from __future__ import annotations
 
@@ -369,7 +369,7 @@ def summary_sentences(ours: pd.DataFrame, ref: pd.DataFrame) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     from s2mc.analysis import records, seeds
-    ap = argparse.ArgumentParser(prog="python -m s2mc.analysis.seeds_native", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m s2mc.experiments.seeds_native", description=__doc__.splitlines()[0])
     ap.add_argument("--out", default="results/seeds_native.parquet")
     ap.add_argument("--quick", action="store_true", help="sizes up to 16 MB only")
     args = ap.parse_args(argv)

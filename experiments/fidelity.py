@@ -1,7 +1,7 @@
 """The seed 003 fidelity experiment (issue 14): which machine and program reproduce the paper's
 Tables 3 and 4, scored cell by cell.
 
-    from s2mc.analysis import fidelity
+    from s2mc.experiments import fidelity
     rows = fidelity.run()                       # records rows of every hypothesis (14 cells each)
     table = fidelity.hypothesis_table(records.make_records(rows))
 
@@ -31,7 +31,7 @@ from s2mc.simulator.params import DEFAULTS
 from s2mc.workloads.aes.runner import run_aes
 from s2mc.workloads.aes.variants import CALIBRATIONS, Calibration
 
-from . import seed003
+from s2mc.analysis import seed003
 
 EXPERIMENT = "seed003_fidelity"
 WORKLOAD = seed003.SEED003_WORKLOAD
@@ -623,7 +623,7 @@ def report_parts(df, reference, out_dir) -> list[tuple]:
     else from the fidelity experiment's `model` hypothesis; the hypotheses from the experiment."""
     from pathlib import Path
 
-    from . import plots
+    from s2mc.analysis import plots
     parts: list[tuple] = []
     sim = df[df["source"] == "sim"]
     model_runs = sim[(sim["variant"] == seed003.SEED003_MODEL_VARIANT) & (sim["workload"] == WORKLOAD)]
