@@ -27,7 +27,7 @@ from pathlib import Path
 
 from s2mc.analysis import records
 from s2mc.experiments import registry as experiments, sweep
-from s2mc.workloads.aes.grid import AesGrid
+from s2mc.workloads.cipher_sim.grid import AesGrid
 
 GRID = AesGrid(cores=(1, 2, 4, 8, 16), sizes=(16, 32, 48, 64, 80), mem_latencies=(1, 2, 3, 4, 5),
                arbitrations=("fifo", "fixed"), styles=("bytes", "ttable"))

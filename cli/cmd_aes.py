@@ -19,8 +19,8 @@ import click
 from click.core import ParameterSource
 
 from s2mc.simulator.params import PARAMS
-from s2mc.workloads.aes.grid import PRESETS, AesGrid, format_tables, run_grid
-from s2mc.workloads.aes.runner import DIRECTIONS, KEY_EXPANSIONS, MODES, PARTITIONS, STYLES
+from s2mc.workloads.cipher_sim.grid import PRESETS, AesGrid, format_tables, run_grid
+from s2mc.workloads.cipher_sim.runner import DIRECTIONS, KEY_EXPANSIONS, MODES, PARTITIONS, STYLES
 
 from .options import (AesKey, Choices, Integer, OutputFile, Size, Text, check_timeline_window, machine_option,
                       timeline_options)
@@ -120,7 +120,7 @@ def run_command(ctx, command, ciphers, *, cores, sizes, key_bits, modes, directi
                 experiment, out_path, as_json, timeline, from_cycle, to_cycle, quiet):
     """The body of `s2mc aes` and `s2mc cipher`: the grid of `ciphers`, run, printed, recorded."""
     from s2mc.analysis import records, seed003
-    from s2mc.workloads import aes
+    from s2mc.workloads import cipher_sim as aes
 
     check_timeline_window(timeline, from_cycle, to_cycle)
     bits_list = [int(b) for b in key_bits]
@@ -154,7 +154,7 @@ def run_command(ctx, command, ciphers, *, cores, sizes, key_bits, modes, directi
                f"({sim_s:.2g} s simulating, {float(f'{instr / max(sim_s, 1e-9) / 1e6:.2g}'):g} MIPS)",
                err=True)
     if timeline and len(runs) > 1:
-        from s2mc.workloads.aes.grid import timeline_files
+        from s2mc.workloads.cipher_sim.grid import timeline_files
         for name, r in zip(timeline_files(grid, timeline), runs):
             click.echo(f"timeline {name}: {r.config.workload} {r.config.variant}, {r.config.cores} cores, "
                        f"{r.nbytes} bytes", err=True)

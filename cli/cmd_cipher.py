@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import click
 
-from s2mc.workloads.aes.runner import ALL_STYLES, CIPHERS
+from s2mc.workloads.cipher_sim.runner import ALL_STYLES, CIPHERS
 
 from .cmd_aes import grid_options, run_command
 from .options import Choices

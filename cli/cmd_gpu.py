@@ -17,7 +17,7 @@ from s2mc.gpu.opencl import MAX_SEGMENT, MIN_SEGMENT, SEGMENT_CHOICES
 from s2mc.gpu.grid import GpuGrid, markdown_table, run_grid
 from s2mc.common.errors import S2mcError
 from s2mc.common.units import human_size
-from s2mc.workloads.aes_host import host_memory
+from s2mc.workloads.cipher_host import host_memory
 
 from .options import Choices, Integer, Names, OutputFile, Seconds, Size
 

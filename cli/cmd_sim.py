@@ -54,7 +54,7 @@ def info(as_json):
 
 def info_rows(facts: dict) -> list[tuple[str, str]]:
     """`s2mc info` as (label, text) rows a person reads: each component built or not, and why."""
-    from s2mc.workloads.aes_host import cipher_title
+    from s2mc.workloads.cipher_host import cipher_title
     yes = lambda ok: "yes" if ok else "no"  # noqa: E731
     nat, cuda = facts["native"], facts["cuda"]
     rows = [("s2mc", f"{facts['s2mc']} (Python {facts['python']})"),

@@ -278,14 +278,14 @@ class OutputFolder(_OutputPath):
 
 
 class AesKey(click.ParamType):
-    """An AES key as 32, 48 or 64 hex digits (s2mc.workloads.aes_host.parse_key_hex) -> bytes."""
+    """An AES key as 32, 48 or 64 hex digits (s2mc.workloads.cipher_host.parse_key_hex) -> bytes."""
 
     name = "hex"
 
     def convert(self, value, param, ctx) -> bytes:
         if isinstance(value, bytes):
             return value
-        from s2mc.workloads.aes_host import parse_key_hex
+        from s2mc.workloads.cipher_host import parse_key_hex
         try:
             return parse_key_hex(str(value), "key")
         except S2mcError as exc:

@@ -44,7 +44,7 @@ def ceiling(one_core_result, mem_latency: int = 2) -> float:
 
 def aes_cycles(cores: int, nbytes: int = 256, opt: int = 1) -> int:
     """Cycles of seed 003's configuration (AES-128-ECB, byte-oriented, interleaved) on our simulator."""
-    from s2mc.workloads.aes.grid import AesGrid, run_grid
+    from s2mc.workloads.cipher_sim.grid import AesGrid, run_grid
     runs, _ = run_grid(AesGrid(cores=(cores,), sizes=(nbytes,), opts=(opt,)), new_run_id=lambda: "lab")
     return runs[0].result.cycles
 

@@ -2,7 +2,7 @@
 
 Each experiment is a spec file in experiments/studies/ (s2mc.experiments.specs reads them): a name,
 a title, the grids that produce it (the libraries' own grid specs:
-s2mc.workloads.aes.grid.AesGrid, s2mc.workloads.native.grid.NativeGrid, s2mc.gpu.grid.GpuGrid), a
+s2mc.workloads.cipher_sim.grid.AesGrid, s2mc.workloads.native.grid.NativeGrid, s2mc.gpu.grid.GpuGrid), a
 `quick` form for `s2mc demo` (sized to run in seconds on a 2-core machine) and the seed reference
 tables it is compared with. `run` runs one through those libraries and writes its records, the
 `experiment` column set to the experiment's name, with a manifest.
@@ -22,7 +22,7 @@ from typing import Callable, Union
 
 from s2mc.gpu.grid import GpuGrid
 from s2mc.common.errors import S2mcError
-from s2mc.workloads.aes.grid import AesGrid
+from s2mc.workloads.cipher_sim.grid import AesGrid
 from s2mc.workloads.native.grid import NativeGrid
 
 from . import specs
@@ -114,7 +114,7 @@ def _run_grid(grid: Grid, experiment: str, progress: bool) -> tuple[list[dict], 
     """One grid through its library: (records rows, what the manifest says about it)."""
     from s2mc.analysis import records
     if isinstance(grid, AesGrid):
-        from s2mc.workloads.aes.grid import run_grid
+        from s2mc.workloads.cipher_sim.grid import run_grid
         _, rows = run_grid(grid, new_run_id=lambda: records.new_run_id("aes"), experiment=experiment,
                            progress=progress)
         return rows, {"grid": "AesGrid", **grid.params()}

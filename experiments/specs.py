@@ -2,7 +2,7 @@
 
 A spec names an experiment and the grids that produce it, in the libraries' own terms: every
 [[grid]] table is one grid (`kind` = "aes", "native" or "gpu") whose other keys are the fields of
-s2mc.workloads.aes.grid.AesGrid, s2mc.workloads.native.grid.NativeGrid or s2mc.gpu.grid.GpuGrid,
+s2mc.workloads.cipher_sim.grid.AesGrid, s2mc.workloads.native.grid.NativeGrid or s2mc.gpu.grid.GpuGrid,
 with the same names and defaults. [[quick]] tables, when present, are the smaller grids `s2mc demo`
 runs. The registry (s2mc.experiments.registry) is read from the files shipped in the package, and
 `s2mc sweep SPEC` runs any file (docs/sweeps.md).
@@ -35,8 +35,8 @@ from s2mc.gpu.grid import GpuGrid
 from s2mc.common.errors import S2mcError
 from s2mc.common.units import parse_size
 from s2mc.simulator.params import PARAMS
-from s2mc.workloads.aes.grid import AesGrid
-from s2mc.workloads.aes.runner import (ALL_STYLES, CIPHERS as SIM_CIPHERS, DIRECTIONS, KEY_BITS, MODES, PARTITIONS,
+from s2mc.workloads.cipher_sim.grid import AesGrid
+from s2mc.workloads.cipher_sim.runner import (ALL_STYLES, CIPHERS as SIM_CIPHERS, DIRECTIONS, KEY_BITS, MODES, PARTITIONS,
                                      words_needed)
 from s2mc.workloads.native import IMPLS, STRATEGIES
 from s2mc.workloads.native.grid import NativeGrid

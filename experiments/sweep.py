@@ -123,7 +123,7 @@ def run_task(task: Task) -> tuple[bytes, float]:
     if why:
         raise S2mcError(why)
     if task.kind == "aes":
-        from s2mc.workloads.aes.runner import record_rows, run_aes
+        from s2mc.workloads.cipher_sim.runner import record_rows, run_aes
         data, key, counter = task.args
         cfg = {k: v for k, v in task.point.items() if k not in ("cores", "bytes")}
         run = run_aes(data, key, counter, cores=task.point["cores"], **cfg)

@@ -1,4 +1,4 @@
-"""Camellia on the native CPU backend (issue 16): the header-only core (s2mc_aes/camellia.h) against
+"""Camellia on the native CPU backend (issue 16): the header-only core (s2mc_cipher/camellia.h) against
 RFC 3713's Appendix A vectors, in C++ and through Python; the OpenMP strategies against the
 `cryptography` package's Camellia (ECB; CTR built from its ECB over the counter blocks, since
 `cryptography` has no Camellia-CTR); whole files against the `openssl` binary both ways; the
@@ -25,7 +25,7 @@ from s2mc.common.errors import S2mcError  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 #: Every Camellia implementation this CPU runs (vaes, aesni: byte-sliced with AESENCLAST; sptable: tables).
 IMPLS = native.supported_impls("camellia")
-HEADER_DIR = ROOT / "workloads" / "aes_host" / "include"
+HEADER_DIR = ROOT / "workloads" / "cipher_host" / "include"
 
 # RFC 3713 Appendix A: key 0123456789abcdeffedcba9876543210 (+ 0011223344556677 [8899aabbccddeeff]),
 # plaintext 0123456789abcdeffedcba9876543210.
@@ -78,7 +78,7 @@ def test_cpp_selftest_through_the_module():
 def test_header_compiles_alone_and_its_selftest_passes(tmp_path):
     # The header is what the CUDA and OpenCL ports start from: it must build on its own, warning-free.
     src = tmp_path / "t.cpp"
-    src.write_text('#include "s2mc_aes/camellia.h"\n'
+    src.write_text('#include "s2mc_cipher/camellia.h"\n'
                    "int main() { return s2mc::camellia::selftest() ? 0 : 1; }\n")
     exe = tmp_path / "t"
     subprocess.run(["c++", "-std=c++17", "-Wall", "-Wextra", "-Werror", "-O1", f"-I{HEADER_DIR}", str(src),

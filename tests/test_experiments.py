@@ -14,7 +14,7 @@ from s2mc.cli.main import cli
 from s2mc.gpu.grid import GpuGrid
 from s2mc.common.errors import S2mcError
 from s2mc.workloads import native
-from s2mc.workloads.aes.grid import AesGrid, preset
+from s2mc.workloads.cipher_sim.grid import AesGrid, preset
 from s2mc.workloads.native.grid import NativeGrid
 
 needs_native = pytest.mark.skipif(not native.available(), reason="native AES extension not built")

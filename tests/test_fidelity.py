@@ -10,7 +10,7 @@ from s2mc.analysis import records, seed003
 from s2mc.experiments import fidelity
 from s2mc.experiments.fidelity import Bus, replay
 from s2mc.cli.main import cli
-from s2mc.workloads.aes import variants
+from s2mc.workloads.cipher_sim import variants
 
 # --------------------------------------------------------------------------------------------------
 # the replay: hand-computed streams, then the engines' own runs

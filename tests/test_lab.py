@@ -13,7 +13,7 @@ from s2mc.experiments import lab
 from s2mc.compiler import compile as compile_rz
 from s2mc.isa import assemble
 from s2mc.simulator import Machine
-from s2mc.workloads.aes.grid import AesGrid, run_grid
+from s2mc.workloads.cipher_sim.grid import AesGrid, run_grid
 
 ROOT = Path(__file__).resolve().parents[1]
 LAB = ROOT / "docs" / "lab"

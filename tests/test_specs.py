@@ -8,7 +8,7 @@ from s2mc.analysis import seed003
 from s2mc.experiments import registry as experiments, specs
 from s2mc.common.errors import S2mcError
 from s2mc.common.units import parse_size
-from s2mc.workloads.aes.grid import AesGrid
+from s2mc.workloads.cipher_sim.grid import AesGrid
 from s2mc.workloads.native.grid import NativeGrid
 
 REPO = Path(__file__).resolve().parent.parent
@@ -101,6 +101,6 @@ def test_a_missing_spec_file(tmp_path):
 
 def test_the_seed003_model_spec_is_the_preset():
     """The demo's model run (experiments/studies/seed003_model.toml) is `s2mc aes --preset seed003`."""
-    from s2mc.workloads.aes.grid import preset
+    from s2mc.workloads.cipher_sim.grid import preset
     (grid,) = specs.load(SPECS / "seed003_model.toml").grids
     assert grid == preset("seed003")

@@ -29,7 +29,7 @@ from s2mc.gpu.grid import GpuGrid
 from gpu_fakes import install_fake_gpu
 from s2mc.gpu.grid import run_grid as gpu_run_grid
 from s2mc.workloads import native
-from s2mc.workloads.aes.grid import run_grid
+from s2mc.workloads.cipher_sim.grid import run_grid
 from s2mc.workloads.native.grid import NativeGrid
 from s2mc.workloads.native.grid import run_grid as native_run_grid
 

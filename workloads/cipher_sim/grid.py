@@ -2,7 +2,7 @@
 every combination of the swept parameters, each run checked against `cryptography`, returned as
 runs and records rows (docs/records.md).
 
-    from s2mc.workloads.aes.grid import AesGrid, run_grid, format_tables
+    from s2mc.workloads.cipher_sim.grid import AesGrid, run_grid, format_tables
     grid = AesGrid(cores=(1, 2, 4), sizes=(64, 256), styles=("bytes", "ttable"))
     runs, rows = run_grid(grid, new_run_id=lambda: "aes-1")
     print(format_tables(runs))

@@ -1,6 +1,6 @@
 """Variants of the AES Rz programs: where the key is expanded, and the seed 003 calibration.
 
-    from s2mc.workloads.aes.variants import source, CALIBRATIONS
+    from s2mc.workloads.cipher_sim.variants import source, CALIBRATIONS
     text = source("bytes", key_expansion="per-core", calibration="seed003")
 
 The variants are written into the .rz files themselves, as comments, so the default programs are
@@ -37,9 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from s2mc.common.errors import S2mcError
-
-HERE = Path(__file__).resolve().parent
-SOURCES = {"bytes": HERE / "aes_bytes.rz", "ttable": HERE / "aes_ttable.rz"}
+from s2mc.workloads.aes import SOURCES
 KEY_EXPANSIONS = ("core0", "per-core")
 
 #: AES-128 multiplicities of the calibration sites (the cipher's nine middle rounds, its 40 key words).
