@@ -161,7 +161,7 @@ def notebook(answers: bool = False, truths: dict | None = None):
         truths = {q.name: q.truth() for _, q in quantities()}
     title = "s2mc lab: instructor's answers" if answers else "s2mc lab: why does a shared bus stop helping?"
     cells = [new_markdown_cell(HEADER.format(title=title)),
-             new_code_cell("from s2mc.analysis import lab\npredict, measured = {}, {}")]
+             new_code_cell("from s2mc.experiments import lab\npredict, measured = {}, {}")]
     for sec in SECTIONS:
         cells.append(new_markdown_cell(f"## {sec.title}\n\n{sec.text}"))
         for q in sec.quantities:
