@@ -9,7 +9,7 @@ same tables from records (s2mc.analysis.report).
 """
 from __future__ import annotations
 
-from s2mc.workloads.cipher_sim.grid import text_table
+from s2mc.common.text import text_table
 
 from .seeds import load_reference
 

@@ -590,7 +590,7 @@ def hypothesis_table(df) -> "pd.DataFrame":
 
 def format_table(t) -> str:
     """The hypothesis table as text (what `s2mc fidelity` prints)."""
-    from s2mc.workloads.cipher_sim.grid import text_table
+    from s2mc.common.text import text_table
     rows = [[r["hypothesis"], r["engine"], f"{100 * r['cycles, multi-core']:.1f}%",
              f"{100 * r['stalls, multi-core']:.1f}%", f"{100 * r['cycles, all 14']:.1f}%",
              f"{100 * r['stalls, all 14']:.1f}%", r["verdict"], r["assumes"]] for _, r in t.iterrows()]

@@ -20,6 +20,7 @@ from itertools import groupby
 from typing import Callable
 
 from s2mc.common.errors import S2mcError
+from s2mc.common.text import text_table
 from s2mc.common.units import human_size
 from s2mc.simulator.params import DEFAULTS, PARAMS
 
@@ -230,13 +231,6 @@ def run_grid(grid: AesGrid, *, new_run_id: Callable[[], str], experiment: str = 
         if bar:
             bar.close()
     return runs, rows
-
-
-def text_table(headers: list[str], rows: list[list[str]]) -> str:
-    """A plain-text table with right-aligned columns and a rule under the header."""
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
-    line = lambda cells: "  ".join(c.rjust(w) for c, w in zip(cells, widths))  # noqa: E731
-    return "\n".join([line(headers), line(["-" * w for w in widths])] + [line(r) for r in rows])
 
 
 def format_tables(runs: list[AesRun]) -> str:
