@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from s2mc.analysis import derive, model, plots, records, seeds, summaries
-from s2mc.experiments import fidelity
+from s2mc.analysis import fidelity
 from s2mc.analysis.seed003 import SEED003_BYTES, SEED003_VARIANT, SEED003_WORKLOAD
 from s2mc.common.errors import S2mcError
 from s2mc.common.outputs import make_folder, write_output

@@ -13,6 +13,9 @@ from s2mc.common.text import text_table
 
 from .seeds import load_reference
 
+#: Seed 003's timing model: a data-memory access takes 2 cycles, the second of which a single core
+#: counts as a stall (the simulator's default memory latency is this one: docs/aes-on-s2.md).
+PAPER_MEM_LATENCY = 2
 #: The data sizes of the paper's tables (bytes); the tables go up to four cores.
 SEED003_BYTES = (32, 64, 128, 256)
 SEED003_MAX_CORES = 4

@@ -253,7 +253,7 @@ def run_cipher(data: bytes, key: bytes, counter: bytes | None = None, *, check: 
     a result that differs from the reference (AesMismatch). `vcd` (systemc engine only) names
     a VCD waveform file to write; `timeline` a timeline file (.html, .json, .png or .svg) of the
     cycles in `timeline_window` (s2mc.simulator.timeline); `trace` keeps the event log in
-    result.trace (small runs: s2mc.experiments.fidelity replays it).
+    result.trace (small runs: s2mc.simulator.replay_bus replays it).
     """
     data, key = bytes(data), bytes(key)
     ciph = cipher_of(config.cipher if config else options.get("cipher", "aes"))
