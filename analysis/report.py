@@ -386,7 +386,7 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
 
     _seeds_native_blocks(b, ours_d, ref)
     if (ours_d["experiment"] == "seed002_cpu").any() if len(ours_d) else False:   # issue 16
-        from s2mc.experiments import seeds_native as sn
+        from s2mc.analysis import seeds_native as sn
         b.append(Block("p", "**Seed 002 Figure 10 (ciphers x threads on a Core i7-2600K) beside this host**"))
         for text in sn.seed002_sentences(ours_d, ref):
             b.append(Block("p", text))
@@ -423,8 +423,8 @@ def _fmt_table(t: pd.DataFrame) -> pd.DataFrame:
 
 
 def _seeds_native_blocks(b: list, ours_d: pd.DataFrame, ref: pd.DataFrame) -> None:
-    """Seeds 001 and 004 measured on this host beside the papers (s2mc.experiments.seeds_native)."""
-    from s2mc.experiments import seeds_native as sn
+    """Seeds 001 and 004 measured on this host beside the papers (s2mc.analysis.seeds_native)."""
+    from s2mc.analysis import seeds_native as sn
 
     have = set(ours_d["experiment"].unique()) & {"seed001_ours", "seed004_ours"} if len(ours_d) else set()
     if not have:

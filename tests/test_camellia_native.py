@@ -261,13 +261,14 @@ def test_native_command_records_camellia(tmp_path):
     assert res.exit_code == 1 and "no implementation of camellia" in res.output
 
 
-# -- seed 002 Figure 10 on this host (experiments.seeds_native) ---------------------------------------------
+# -- seed 002 Figure 10 on this host (experiments.seeds_native, analysis.seeds_native) ---------------------
 
 def test_seed002_cpu_records_table_and_report(tmp_path):
     from s2mc.analysis import records, report, seeds
-    from s2mc.experiments import seeds_native as sn
+    from s2mc.analysis import seeds_native as sn
+    from s2mc.experiments.seeds_native import measure_seed002
 
-    ours = sn.measure_seed002(4096, threads=(1, 2), min_seconds=0, min_reps=1)
+    ours = measure_seed002(4096, threads=(1, 2), min_seconds=0, min_reps=1)
     # (other ciphers of the native library may join the measurement: SEED002_CPU_CIPHERS)
     assert set(ours["experiment"]) == {"seed002_cpu"} and set(ours["cipher"]) >= {"aes", "camellia"}
     assert set(ours["workload"]) >= {"aes-128-ctr-enc", "camellia-128-ctr-enc"}

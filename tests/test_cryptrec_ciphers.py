@@ -257,7 +257,7 @@ def test_seed002_sentences_compare_sc2000_with_the_paper_and_say_what_is_not_bui
     stands beside the paper's 7.1 Gbit/s at 8 threads (paper / ours = 7.1 / 8); CIPHERUNICORN-A is
     named as reference only."""
     from s2mc.analysis import records, seeds
-    from s2mc.experiments import seeds_native
+    from s2mc.analysis import seeds_native
     rows = [dict(run_id="t", experiment="seed002_cpu", source="native", platform="p",
                  workload="sc2000-128-ctr-enc", variant="contiguous", engine="table", cores=t,
                  bytes=1 << 20, metric="bytes_per_second", value=1e9) for t in (1, 8)]

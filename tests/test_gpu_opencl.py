@@ -383,11 +383,10 @@ def test_info_lists_the_devices():
     assert any(line.startswith("OpenCL") and devs[0]["name"] in line for line in run.stdout.splitlines())
 
 
-# -- seed 004's GPU column beside our OpenCL kernels (s2mc.experiments.seeds_native) --------------------
+# -- seed 004's GPU column beside our OpenCL kernels (s2mc.analysis.seeds_native) -----------------------
 
 def test_seed004_table_has_the_opencl_column():
-    from s2mc.analysis import records, seeds
-    from s2mc.experiments import seeds_native
+    from s2mc.analysis import records, seeds, seeds_native
     ref = seeds.load_reference()
     rows = [dict(run_id="r", experiment="seed004_ours", source=src, platform="dev", workload="aes-128-ecb-enc",
                  variant=v, engine=src, cores=1, bytes=1024, metric="seconds", value=secs)

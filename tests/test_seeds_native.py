@@ -4,7 +4,8 @@ report's section."""
 import pytest
 
 from s2mc.analysis import records, seeds
-from s2mc.experiments import seeds_native as sn
+from s2mc.analysis import seeds_native as sn
+from s2mc.experiments import seeds_native as measure
 from s2mc.workloads import native
 
 KB, MB = 1 << 10, 1 << 20
@@ -59,7 +60,7 @@ def test_seed001_beside_speedups():
 @pytest.mark.skipif(not native.available(), reason="native AES extension not built")
 def test_tiny_measurement_and_report_section(tmp_path):
     from s2mc.analysis import report
-    df = sn.measure([256 * KB], [KB, 16 * KB], min_seconds=0.0, min_reps=1)
+    df = measure.measure([256 * KB], [KB, 16 * KB], min_seconds=0.0, min_reps=1)
     assert set(df["experiment"]) == {"seed001_ours", "seed004_ours"}
     assert set(df[df["experiment"] == "seed001_ours"]["variant"]) == {
         "sequential/total", "openmp/total", "sequential/encryption-only", "openmp/encryption-only"}
