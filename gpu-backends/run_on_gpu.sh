@@ -32,7 +32,7 @@
 #      (native, every CPU) and s2mc encrypt --backend cuda and --backend opencl, wall seconds of each
 #      and its speed against cp and openssl, outputs compared; Camellia too (openssl enc
 #      -camellia-128-ctr beside the cuda and opencl backends) -> files.md; and seeds 001/004 measured on this host's CPUs (python -m
-#      s2mc.analysis.seeds_native) -> seeds_native.parquet, seeds_native.txt
+#      s2mc.experiments.seeds_native) -> seeds_native.parquet, seeds_native.txt
 #   7. with Python too (issue 16, seed 004's question: the cost of portability): the OpenCL backend on
 #      this GPU's OpenCL (NVIDIA's ICD; `make setup` adds the loader and PoCL): its tests on the GPU,
 #      seed 004's segment calibration, then `s2mc gpu --backend opencl` and `s2mc gpu --backend cuda
@@ -251,7 +251,7 @@ if [ "$PYTHON" = 1 ]; then
     FILE_DIR=${FILE_DIR:-$( [ -d /dev/shm ] && echo /dev/shm || echo /tmp )}
     log "6. files side by side ($FILE_BYTES in $FILE_DIR) and seeds 001/004 on this host's CPUs"
     files_side_by_side "$FILE_DIR" "$(numfmt --from=iec "$FILE_BYTES")" && cat "$OUT/files.md" >&2
-    $py -m s2mc.analysis.seeds_native --out "$OUT/seeds_native.parquet" >"$OUT/seeds_native.txt" 2>&1 ||
+    $py -m s2mc.experiments.seeds_native --out "$OUT/seeds_native.parquet" >"$OUT/seeds_native.txt" 2>&1 ||
       { log "seeds_native failed"; tail -3 "$OUT/seeds_native.txt" >&2; }
     cuda_vs_opencl
   else
