@@ -24,8 +24,8 @@ from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
 from s2mc.isa import assemble
 from s2mc.isa.program import Program
-from s2mc.isa import outputs
-from s2mc.isa.errors import S2mcError
+from s2mc.common import outputs
+from s2mc.common.errors import S2mcError
 from s2mc.simulator import systemc_engine
 from systemc_helpers import needs_systemc
 
@@ -403,14 +403,15 @@ sizes = [32]
 
 
 def _sweep(tmp_path):
-    from s2mc.analysis import experiments, specs
+    from s2mc.experiments import registry as experiments, specs
     (tmp_path / "s.toml").write_text(SPEC)
     return experiments.from_spec(specs.load(tmp_path / "s.toml"))
 
 
 @pytest.mark.parametrize("damage", ["truncate", "append", "no-check", "swap"])
 def test_a_damaged_part_is_run_again_not_merged(tmp_path, damage):
-    from s2mc.analysis import records, sweep
+    from s2mc.analysis import records
+    from s2mc.experiments import sweep
     exp, out = _sweep(tmp_path), tmp_path / "r.parquet"
     first = sweep.run(exp, out)
     good = records.read(out)
@@ -438,7 +439,7 @@ def test_a_damaged_part_is_run_again_not_merged(tmp_path, damage):
 
 
 def test_a_part_changed_during_the_merge_is_refused(tmp_path, monkeypatch):
-    from s2mc.analysis import sweep
+    from s2mc.experiments import sweep
     exp, out = _sweep(tmp_path), tmp_path / "r.parquet"
     sweep.run(exp, out)
     part = sorted(sweep.parts_dir(out).glob("*.parquet"))[0]
@@ -456,7 +457,7 @@ def test_a_part_changed_during_the_merge_is_refused(tmp_path, monkeypatch):
 
 
 def test_removing_the_lock_file_does_not_let_a_second_sweep_in(tmp_path):
-    from s2mc.analysis import sweep
+    from s2mc.experiments import sweep
     exp, out = _sweep(tmp_path), tmp_path / "r.parquet"
     parts = sweep.parts_dir(out)
     parts.mkdir()
@@ -468,7 +469,7 @@ def test_removing_the_lock_file_does_not_let_a_second_sweep_in(tmp_path):
 
 
 def test_sweep_error_lines_are_one_line_and_cut():
-    from s2mc.analysis import sweep
+    from s2mc.experiments import sweep
     msg = sweep._message(ValueError("bad value\n" + "x" * 5000 + "\nmore\tlines"))
     assert "\n" not in msg and len(msg) <= sweep.MESSAGE_CHARS + 40 and msg.startswith("ValueError: bad value")
 
@@ -477,7 +478,7 @@ def test_sweep_error_lines_are_one_line_and_cut():
 
 def test_a_key_file_with_a_byte_order_mark_is_accepted(sandbox):
     (sandbox / "bom.key").write_bytes(b"\xef\xbb\xbf" + KEY.hex().encode() + b"\r\n")
-    from s2mc.workloads.aes_host import hex_from_options
+    from s2mc.workloads.cipher_host import hex_from_options
     assert hex_from_options("key", None, str(sandbox / "bom.key"), None, key=True) == KEY
     (sandbox / "bom2.key").write_bytes(b"\xef\xbb\xbf\xef\xbb\xbf" + KEY.hex().encode())   # only one mark
     with pytest.raises(S2mcError, match="not text|not a hex"):
