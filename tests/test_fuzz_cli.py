@@ -153,6 +153,11 @@ SPECS["debug"] = dict(args=["{prog_s}"], base={"--mem-words": "1024"}, flags=[],
     "--max-cycles": ["5", "4611686018427387904", "4611686018427387905"],
     "--mem-words": ["1", "16", "4096", "67108865"], "-O": ["0", "1", "2"]})
 
+# Every command that writes files takes --force (replace a read-only output: cli/options.py).
+for _name in ("asm", "compile", "run", "aes", "cipher", "fidelity", "native", "encrypt", "decrypt", "gpu", "sweep"):
+    if "--force" not in SPECS[_name]["flags"]:
+        SPECS[_name]["flags"] = SPECS[_name]["flags"] + ["--force"]
+
 
 def too_slow(option: str | None, value: str) -> bool:
     """Valid values that would make the run long (their ranges are unit-tested instead)."""
