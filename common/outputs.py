@@ -119,10 +119,11 @@ def pid_alive(pid: int) -> bool:
 
 
 def remove_stale(folder: str | os.PathLike, prefix: str, suffix: str = "") -> list[str]:
-    """Remove the entries of `folder` named PREFIX<pid>-<anything>SUFFIX whose process <pid> is
+    """Remove the entries of `folder` named PREFIX<pid>-XXXXXXXX SUFFIX whose process <pid> is
     gone (what a run killed by SIGKILL leaves: temporary files, temporary folders). Entries of
     live processes are left alone. Returns the removed paths."""
-    pat = re.compile(re.escape(prefix) + r"(\d+)-[^/]*" + re.escape(suffix) + r"\Z")
+    # <anything> is the 8 characters mkstemp and mkdtemp add: a longer name is another output's
+    pat = re.compile(re.escape(prefix) + r"(\d+)-[a-z0-9_]{8}" + re.escape(suffix) + r"\Z")
     removed = []
     try:
         names = os.listdir(folder)

@@ -514,3 +514,15 @@ def test_object_words_split_unlike_the_assembler_and_a_missing_newline_are_refus
         Program.from_text("\n".join(resplit))
     with pytest.raises(S2mcError, match="the last line has no newline"):
         Program.from_text(GOOD_OBJECT.rstrip("\n"))
+
+
+def test_only_dead_runs_temporary_files_of_that_output_are_removed(tmp_path):
+    dead = int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                              text=True).stdout)
+    other = tmp_path / f".a.{dead}-xyz.part.{dead}-abcd1234.part"     # output 'a.<dead>-xyz.part'
+    mine = tmp_path / f".a.{dead}-abcd1234.part"                       # output 'a'
+    longer = tmp_path / f".a.{dead}-abcd12345.part"                    # not mkstemp's 8 characters
+    for p in (other, mine, longer):
+        p.write_text("x")
+    assert outputs.remove_stale(tmp_path, ".a.", ".part") == [str(mine)]
+    assert other.exists() and longer.exists()
