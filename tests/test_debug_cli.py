@@ -77,7 +77,7 @@ def test_scripted_session_agrees_with_a_plain_run_and_the_reference_model(tmp_pa
 def test_steps_to_the_end_give_the_plain_runs_cycles(tmp_path):
     prog = bundled("spin_lock.s")
     plain = Machine(prog, cores=3, mem_latency=3, arbitration="round_robin").run()
-    script = "step 7\nuntil 50\nwatch counter\ncontinue\ncontinue\ndelete 1\nstep 1000\ncontinue\ncycle\n"
+    script = "tick 7\nuntil 50\nwatch counter\ncontinue\ncontinue\ndelete 1\ntick 1000\ncontinue\ncycle\n"
     proc = debug(script, "spin_lock.s", "--cores", 3, "--mem-latency", 3, "--arbitration", "round_robin",
                  cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
@@ -98,17 +98,17 @@ def test_bad_commands_are_one_line_and_the_session_goes_on(tmp_path):
     assert proc.returncode == 0
     assert proc.stderr.splitlines() == [
         "unknown command 'frobnicate' (help lists the commands)",
-        "break: usage: break LABEL|PC [core N]",
+        "break: usage: break LINE|FILE:LINE|FUNCTION|LABEL|*PC [core N]",
         "break: no code label 'nowhere' in the program",
         "break: core 9 does not exist (0..1)",
-        "break: usage: break LABEL|PC [core N]",
+        "break: usage: break LINE|FILE:LINE|FUNCTION|LABEL|*PC [core N]",
         "step: N must be at least 1, not -1",
         "step: N must be a number, not 'x'",
         "until: cycle 0 is not after the current cycle 0",
         "mem: data address 99999999 is outside the memory (0..1048575)",
         "regs: core 5 does not exist (0..1)",
         "delete: no breakpoint or watch number 3",
-        "watch: usage: watch ADDR|SYMBOL",
+        "watch: usage: watch ADDR|SYMBOL|VARIABLE",
         "step: too many arguments (usage: step [N])",
     ]
     assert proc.stdout.startswith("cycle 0\ncommands")

@@ -72,6 +72,21 @@ FastEngine::CoreView FastEngine::core_view(int id) const {
   return {names[static_cast<int>(c.status)], c.pc, c.t, c.req_addr, &c.s};
 }
 
+void FastEngine::rewind(const Snapshot& s, uint64_t cycle, uint64_t break_from) {
+  restore(s);
+  pause_ = cycle;
+  break_from_ = break_from;
+  hit_ = ~0ull;
+  write_hit_ = WriteHit{};
+}
+
+size_t FastEngine::Snapshot::bytes() const {
+  size_t n = sizeof(Snapshot) + cores.size() * sizeof(Core) + mem.size() * sizeof(int32_t) +
+             req.size() * sizeof(uint64_t);
+  for (const PrintEvent& e : output) n += sizeof(PrintEvent) + e.text.size();
+  return n;
+}
+
 FastEngine::Snapshot FastEngine::save() const {
   return Snapshot{cores_, mem_, output_, std::vector<uint64_t>(req_, req_ + MAX_CORES), bus_free_, limit_,
                   last_grant_, burst_streak_, fault_};

@@ -129,8 +129,10 @@ class FastEngine {
   }
   void note_write(int id, uint32_t pc, uint32_t addr, int32_t before, uint64_t g);
   // What advance() puts back when a breakpoint turns out to lie behind a core that already ran
-  // past it (the cores run out of cycle order): every member a run changes, but the trace (off
-  // while breaking). A new such member belongs here too.
+  // past it (the cores run out of cycle order), and what reverse stepping keeps (checkpoint(),
+  // rewind()): every member a run changes, but the trace (off while breaking). A new such member
+  // belongs here too.
+ public:
   struct Snapshot {
     std::vector<Core> cores;
     std::vector<int32_t> mem;
@@ -139,7 +141,14 @@ class FastEngine {
     uint64_t bus_free, limit;
     int last_grant, burst_streak;
     Fault fault;
+    size_t bytes() const;          // about what it holds in memory
   };
+  // Reverse stepping (s2mc.simulator.stepping): the state at a pause, and back to one saved at
+  // `cycle`; the next advance counts breakpoints from `break_from`.
+  Snapshot checkpoint() const { return save(); }
+  void rewind(const Snapshot& s, uint64_t cycle, uint64_t break_from);
+
+ private:
   Snapshot save() const;
   void restore(const Snapshot& s);
 };
