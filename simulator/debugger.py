@@ -429,8 +429,7 @@ class Debugger:
     def _frame(self, core: int) -> tuple:
         """What identifies the line a core is in: the line, the function, the frame pointer."""
         pc = self.s.core(core).pc
-        func = self.debug.func_at(pc)
-        return self.debug.line_at(pc), func, self.s.registers(core)[SPECIAL_REGS["fp"]]
+        return self.debug.line_at(pc), self.debug.func_at(pc), self.s.registers(core)[SPECIAL_REGS["fp"]]
 
     def _at_statement(self, core: int) -> bool:
         """A core stands at the start of a line's instructions, past any function's entry code."""
@@ -439,20 +438,26 @@ class Debugger:
         return (c.state == "running" and self.debug.row_start(c.pc)
                 and (func is None or c.pc >= func.body))
 
+    def _enters_line(self, core: int, before: tuple) -> bool:
+        """Where a line step stops, going forward or back: a core about to issue the first
+        instruction of a line when its previous instruction was of another line (or function, or
+        frame). So a jump within one line (a loop on one line, a while's test) is no new line."""
+        return self._at_statement(core) and self._frame(core) != before
+
     def _step_line(self, core: int, over: bool) -> Stop:
-        start = self._frame(core)
         while True:
             c = self.s.core(core)
+            before = self._frame(core)
             call = c.state == "running" and self.s.is_call(c.pc)
             stop = self.s.step_instruction(core)
             if not self._stepped(stop, core):
                 return stop
-            here = self.s.core(core).pc
-            if call and (over or self.debug.line_at(here) is None):
+            if call and (over or self.debug.line_at(self.s.core(core).pc) is None):
                 stop = self.s.finish_call(core)      # over it, or into code without lines
                 if not self._stepped(stop, core):
                     return stop
-            if self._at_statement(core) and self._frame(core) != start:
+                before = (None, None, None)         # back in the line of the call, mid-line
+            if self._enters_line(core, before):
                 return stop
 
     def _lines_or_instructions(self, args, usage: str, over: bool):
@@ -492,7 +497,8 @@ class Debugger:
             raise S2mcError("at cycle 0, the start of the run: there is nothing before it")
 
     def _issue_scan(self, core: int, value):
-        """A scan (Stepper.last_before) that stops wherever `core` is about to issue."""
+        """A scan (Stepper.last_before) that stops wherever `core` is about to issue; `value(c,
+        first)` says what a stop holds (first: the window's start, nothing before it known)."""
         def scan(limit):
             c = self.s.core(core)
             if limit is not None:
@@ -500,7 +506,9 @@ class Debugger:
                     return None
                 self.s.step_instruction(core, limit)
                 c = self.s.core(core)
-            return value(c) if c.state == "running" and self.s.cycle < (limit or NEVER) else None
+            if c.state != "running" or self.s.cycle >= (limit or NEVER):
+                return None
+            return value(c, limit is None)
         return scan
 
     def _reverse(self, scan, pick=None, what: str = "") -> None:
@@ -517,50 +525,49 @@ class Debugger:
 
     def do_reverse_stepi(self, args):
         self._args(args, 0, "reverse-stepi")
-        self._reverse(self._issue_scan(self.current, lambda c: c.pc), what="issued no instruction")
+        self._reverse(self._issue_scan(self.current, lambda c, first: c.pc), what="issued no instruction")
+
+    def _line_scan(self, core: int):
+        """A scan of every issue point of `core`: (call depth before it, counted from the window's
+        start; whether it enters a line), and the depth at the scan's end (a list of one)."""
+        depth, before = [0], [None]
+
+        def value(c, first):
+            if first:
+                depth[0] = 0
+            here = (depth[0], not first and self._enters_line(core, before[0]))
+            before[0] = self._frame(core)
+            kind = self.s._kinds[c.pc]
+            depth[0] += 1 if kind == "jal" else -1 if kind == "ret" else 0
+            return here
+        return self._issue_scan(core, value), depth
 
     def do_reverse_step(self, args):
         self._args(args, 0, "reverse-step")
         if self.debug is None or not self.debug.rows:
             return self.do_reverse_stepi(args)
-        core = self.current
-        self._reverse(self._issue_scan(core, lambda c: c.pc if self._at_statement(core) else None),
-                      what="started no source line")
+        scan, _ = self._line_scan(self.current)
+
+        def pick(stops):
+            return next(((cycle, v) for cycle, v in reversed(stops) if v[1]), None)
+        self._reverse(scan, pick, what="entered no source line")
 
     def do_reverse_next(self, args):
         self._args(args, 0, "reverse-next")
         if self.debug is None or not self.debug.rows:
             return self.do_reverse_stepi(args)
-        core = self.current
-        depth = [0]
-
-        def value(c):
-            # every issue point, with the call depth (relative to the window's start) before it
-            here = (depth[0], self._at_statement(core))
-            if self.s.is_call(c.pc):
-                depth[0] += 1
-            elif self.s._kinds[c.pc] == "ret":
-                depth[0] -= 1
-            return here
+        scan, depth = self._line_scan(self.current)
 
         def pick(stops):
-            """The last line start in this frame or an outer one: not inside a call that has
-            returned since (whose depth the path later drops below)."""
-            at_end = depth[0]
-            lowest = at_end
-            for cycle, (d, statement) in reversed(stops):
-                if statement and d <= at_end and lowest >= d:
+            """The last line entered in this frame or an outer one: not inside a call that has
+            returned since (the path after it drops below its depth)."""
+            at_end = lowest = depth[0]
+            for cycle, (d, enters) in reversed(stops):
+                if enters and d <= at_end and lowest >= d:
                     return cycle, d
                 lowest = min(lowest, d)
             return None
-
-        scan = self._issue_scan(core, value)
-
-        def reset_scan(limit):
-            if limit is None:
-                depth[0] = 0
-            return scan(limit)
-        self._reverse(reset_scan, pick, what="started no source line in this function")
+        self._reverse(scan, pick, what="entered no source line in this function")
 
     def do_reverse_continue(self, args):
         self._args(args, 0, "reverse-continue")

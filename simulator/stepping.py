@@ -110,7 +110,7 @@ class Stop:
 class Stepper:
     """A machine (Machine's options; the fast engine) that runs in steps. See the module's doc."""
 
-    def __init__(self, program: Program, history: int = 0, **config):
+    def __init__(self, program: Program, history: int = 0, checkpoint_every: int = FIRST_SPACING, **config):
         if config.get("engine", "fast") != "fast":
             raise S2mcError("the systemc engine cannot step (it runs in a child process from start to end); "
                             "debug with the fast engine, which gives the same cycles")
@@ -135,7 +135,7 @@ class Stepper:
         self._suppressed = False               # inside no_breaks()
         self.history = history                 # bytes of checkpoints for going back (0: none)
         self._checkpoints: dict[int, object] = {}
-        self._spacing = FIRST_SPACING
+        self._spacing = checkpoint_every
         self._kinds = [_mnemonic(w) for w in program.code_image]    # for calls and returns
 
     # -- places ---------------------------------------------------------------------------------
