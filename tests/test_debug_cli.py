@@ -178,10 +178,16 @@ def test_in_a_real_terminal(tmp_path):
     assert child.exitstatus == 0
 
 
-def test_the_session_in_the_docs_is_what_it_prints(tmp_path):
-    """docs/debugger.md's spin_lock session, run again ('...' in the docs stands for lines left out)."""
+def _doc_sessions():
     text = (Path(__file__).resolve().parents[1] / "docs" / "debugger.md").read_text()
-    block = text.split("$ printf '", 1)[1].split("```", 1)[0]
+    blocks = [b.split("```", 1)[0] for b in text.split("$ printf '")[1:]]
+    return [pytest.param(b, id=b.split("| s2mc debug ", 1)[1].split()[0]) for b in blocks]
+
+
+@pytest.mark.parametrize("block", _doc_sessions())
+def test_the_sessions_in_the_docs_are_what_they_print(tmp_path, block):
+    """docs/debugger.md's sessions (spin_lock.s, sum.rz), run again ('...' in the docs stands for
+    lines left out)."""
     script, shown = block.split("' \\\n", 1)
     args = shown.split("| s2mc debug ", 1)[1].split("\n", 1)
     proc = debug(script.encode().decode("unicode_escape"), *args[0].split(), cwd=tmp_path)
@@ -196,3 +202,33 @@ def test_the_session_in_the_docs_is_what_it_prints(tmp_path):
         assert got[i] == line
         i += 1
     assert i == len(got)
+
+
+def test_enter_repeats_the_last_step_in_a_real_terminal(tmp_path):
+    # sum.rz: core 0 fills data[] in the loop of lines 11-13; `next` from line 12 goes to 13, Enter to
+    # the loop's test (11), Enter again to 12 with i one larger; `p i` shows it.
+    child = pexpect.spawn(sys.executable, ["-m", "s2mc.cli", "debug", "sum.rz"], cwd=str(tmp_path),
+                          encoding="utf-8", timeout=60, dimensions=(40, 120),
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    try:
+        child.expect_exact("(s2mc) ")
+        child.sendline("break 12")
+        child.expect_exact("(s2mc) ")
+        child.sendline("continue")
+        child.expect_exact("sum.rz:12 in main(): data[i] = i + 1")
+        child.expect_exact("(s2mc) ")
+        for line in (13, 11, 12):
+            child.sendline("" if line != 13 else "next")
+            child.expect_exact(f"sum.rz:{line} in main(): ")
+            child.expect_exact("(s2mc) ")
+        child.sendline("p i")
+        child.expect_exact("i = 1")
+        child.expect_exact("(s2mc) ")
+        child.sendline("reverse-step")
+        child.expect_exact("sum.rz:11 in main(): while (i < N)")
+        child.expect_exact("(s2mc) ")
+        child.sendeof()
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
