@@ -580,7 +580,7 @@ class Debugger:
                 return Stop(self.s.cycle, ("break",), here) if here and self.s.cycle < start else None
             stop = self.s._advance(limit)
             return stop if (stop.breaks or stop.watches) and stop.cycle < limit else None
-        got = self.s.last_before(scan, start, window=4096)
+        got = self.s.last_before(scan, start)
         self._back()
         if got is None:
             self.s.goto(0)

@@ -48,7 +48,7 @@ from s2mc.isa.instructions import decode
 from . import Machine, Result, SimFault, build_result, code_label
 
 NEVER = (1 << 64) - 1    # the engine's "no pause"
-FIRST_SPACING = 1 << 16  # cycles between checkpoints at first (doubles as the history fills)
+FIRST_SPACING = 1 << 16  # cycles between checkpoints at first, at least (doubles as the history fills)
 MIN_CHECKPOINTS = 4      # kept whatever the history's size
 def _mnemonic(word: int) -> str:
     ins = decode(word).ins       # None for data in the code image
@@ -110,7 +110,7 @@ class Stop:
 class Stepper:
     """A machine (Machine's options; the fast engine) that runs in steps. See the module's doc."""
 
-    def __init__(self, program: Program, history: int = 0, checkpoint_every: int = FIRST_SPACING, **config):
+    def __init__(self, program: Program, history: int = 0, checkpoint_every: int | None = None, **config):
         if config.get("engine", "fast") != "fast":
             raise S2mcError("the systemc engine cannot step (it runs in a child process from start to end); "
                             "debug with the fast engine, which gives the same cycles")
@@ -135,7 +135,9 @@ class Stepper:
         self._suppressed = False               # inside no_breaks()
         self.history = history                 # bytes of checkpoints for going back (0: none)
         self._checkpoints: dict[int, object] = {}
-        self._spacing = checkpoint_every
+        # A checkpoint copies the memory: a cycle of spacing per word keeps the copies' share of
+        # a recorded run small whatever the memory's size (bench/bench_stepping.py).
+        self._spacing = checkpoint_every or max(FIRST_SPACING, self.config.mem_words)
         self._kinds = [_mnemonic(w) for w in program.code_image]    # for calls and returns
 
     # -- places ---------------------------------------------------------------------------------
