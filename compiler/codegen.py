@@ -185,7 +185,7 @@ class FunctionGen:
         saved = [] if self.save_nothing else sorted(self.used_saved, key=lambda r: int(r[1:]))
         self.frame_regs = saved
         m, k = self.n_spill, len(saved)
-        size = m + k + 1
+        size = self.frame_size = m + k + 1
         pro, epi = [], []
         for i, r in enumerate(saved):
             pro.append(Ins("st", [r, f"@{1 + m + i}", FP]))  # old fp: fp has not moved yet
@@ -604,6 +604,7 @@ class CodeGen:
         self.map: MemoryMap = layout(prog.globals)
         self.labels = 0
         self.homes: dict[str, dict[str, str]] = {}   # function -> local -> "rN" or "@D" (from fp)
+        self.frames: dict[str, int] = {}             # function -> words its entry code moves fp up
         self.main_is_called = any(isinstance(n, A.Call) and n.name == "main" for n in A.walk(prog))
 
     def new_label(self) -> str:
@@ -618,6 +619,7 @@ class CodeGen:
                 gen = FunctionGen(self, fn, n)
                 code = gen.generate()
                 self.homes[fn.name] = {name: str(h) for name, h in gen.home.items()}
+                self.frames[fn.name] = gen.frame_size if gen.moves_fp else 0
                 return code
             except _OutOfRegisters:
                 self.labels = start
@@ -685,7 +687,7 @@ class Generated:
             if not debug:
                 lines += [i.render() for i in code]
                 continue
-            lines.append(f".func {fn.name} {fn.line}")
+            lines.append(f".func {fn.name} {fn.line} {cg.frames[fn.name]} {len(fn.params)}")
             lines += [f"  .var {name} {home}" for name, home in cg.homes[fn.name].items()]
             line, entry = ..., True
             for ins in code:

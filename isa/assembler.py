@@ -7,7 +7,8 @@
                        simulator faults stack_overflow on a core's access to another's (docs/isa.md)
     .end               end of source
     .file "NAME"       debug information (compile -g; isa/debuginfo.py, docs/isa.md): the source
-    .func NAME LINE    file, a function from here (declared at LINE) to the next .func or the
+    .func NAME LINE F P  file, a function from here (declared at LINE; its entry code moves fp up
+                       F words, 0: none; its first P .vars are its parameters) to the next .func or the
     .body              segment's end, where its body starts, the source line of the instructions
     .line N            from here on (0: none), and a variable's place: in a .func a register or
     .var NAME PLACE    @D (the word at fp + D), outside one a data label and its size in words
@@ -178,10 +179,13 @@ class Assembler:
         if section != "code":
             raise self.error(line, f"{toks[0]} outside .code")
         if toks[0] == ".func":
-            if len(toks) != 3 or not _NAME.fullmatch(toks[1]):
-                raise self.error(line, ".func takes a name and its source line")
+            if len(toks) != 5 or not _NAME.fullmatch(toks[1]):
+                raise self.error(line, ".func takes a name, its source line, its frame's size and "
+                                       "its number of parameters")
             self._close_func(loc)
-            self.funcs.append([toks[1], self.number(line, toks[2], 0, ADDRESSES, "line"), loc, None, None])
+            self.funcs.append([toks[1], self.number(line, toks[2], 0, ADDRESSES, "line"), loc, None, None,
+                               self.number(line, toks[3], 0, ADDRESSES, "frame size"),
+                               self.number(line, toks[4], 0, ADDRESSES, "parameters")])
         elif toks[0] == ".body":
             if len(toks) != 1 or not self.funcs or self.funcs[-1][4] is not None or self.funcs[-1][3] is not None:
                 raise self.error(line, ".body once in each .func, without operands")

@@ -9,7 +9,9 @@ a .rz, a .s and a .obj. A program without it has program.debug None and loads as
     rows    the line table: (pc, line) sorted by pc, each the start of a run of instructions from
             one source line (line 0: code of no statement, like an epilogue: stepping passes it)
     funcs   each function: its name, declaration line, first pc, the pc where its body starts
-            (after the entry code that saves registers and takes the parameters), one past its last
+            (after the entry code that saves registers and takes the parameters), one past its last,
+            how far its entry code moves fp (then its return address is at fp + 0 in its body), and
+            how many parameters it takes (its first variables)
     vars    each variable: its function (None: a global), name and place: a register ("reg", n),
             a word at fp + n ("frame", n), or words of memory ("mem", address, words)
 """
@@ -26,6 +28,8 @@ class Func:
     lo: int          # its first pc (its label)
     body: int        # the first pc of its body
     hi: int          # one past its last pc
+    frame: int = 0   # words its entry code moves fp up (0: it keeps the caller's fp and rads)
+    params: int = 0  # its first `params` variables are its parameters
 
 
 @dataclass(frozen=True)

@@ -147,7 +147,9 @@ speaks Rz on a `.rz`, on its `.s` and on its `.obj` alike. They change no instru
 .file "prog.rz"         ; the source file's name (quoted; no " or ; in it)
 .var table table 4      ; outside a .func: a global, its data label and its size in words
 .code 0
-.func weigh 5           ; a function from here (declared at line 5) to the next .func or the end
+.func weigh 5 0 2       ; a function from here (declared at line 5; its entry code moves fp up 0
+                        ; words: a leaf keeps its caller's; 2 parameters, its first 2 .vars) to
+                        ; the next .func or the end
   .var v r20            ;   a local in a register, or in the word at fp + D: .var s @-2
 :weigh
   .body                 ; its body starts here (after the entry code that saves registers)
@@ -158,7 +160,8 @@ In the object file they come last, only when present (so a program without them 
 it always did):
 ```
 source prog.rz                ; the file name (the rest of the line)
-func weigh 5 6 6 10           ; name, line, first pc, the body's first pc, one past the last pc
+func weigh 5 6 6 10 0 2       ; name, line, first pc, body's first pc, one past the last, frame,
+                              ; parameters
 var - table mem 257 4         ; function (- for a global), name, reg N | frame D | mem ADDRESS WORDS
 var weigh v reg 20
 line 6 6                      ; the line table: from pc 6 on, line 6 (increasing pcs)

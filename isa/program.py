@@ -11,7 +11,7 @@ The object file is line oriented and human readable:
     data <addr>                   ; a segment of the shared data memory, starting at addr
     <word> <word> ...             ; segment contents, 8-digit hex words, at most 8 per line
     source <file name>            ; optional debug information (isa/debuginfo.py, compile -g):
-    func <name> <line> <lo> <body> <hi>     ; a function's code and where its body starts,
+    func <name> <line> <lo> <body> <hi> <frame> <params> ; a function's code, body, frame, parameters,
     var <function|-> <name> reg|frame|mem <n> [<words>]   ; a variable's place,
     line <pc> <line>              ; and the line table, one row per run of a line's instructions
 
@@ -164,7 +164,7 @@ class Program:
         if self.debug is not None:
             d = self.debug
             out.append(f"source {d.file}")
-            out += [f"func {f.name} {f.line} {f.lo} {f.body} {f.hi}" for f in d.funcs]
+            out += [f"func {f.name} {f.line} {f.lo} {f.body} {f.hi} {f.frame} {f.params}" for f in d.funcs]
             out += [f"var {v.scope or '-'} {v.name} {v.kind} {v.where}" + (f" {v.words}" if v.kind == "mem" else "")
                     for v in d.vars]
             out += [f"line {pc} {line}" for pc, line in d.rows]
@@ -251,13 +251,14 @@ def _debug_line(prog: Program, parts: list[str], fail, number) -> None:
     if d is None:
         raise fail("debug information before its 'source' line")
     head = parts[0]
-    if head == "func" and len(parts) == 6:
+    if head == "func" and len(parts) == 8:
         if not is_symbol_name(parts[1], "code"):
             raise fail(f"'{excerpt(parts[1])}' is not a function name")
-        line, lo, body, hi = (number(t, 0, ADDRESSES, w) for t, w in zip(parts[2:], ("line", "pc", "pc", "pc")))
+        line, lo, body, hi, frame, params = (number(t, 0, ADDRESSES, w) for t, w in
+                                             zip(parts[2:], ("line", "pc", "pc", "pc", "frame", "params")))
         if not lo <= body <= hi:
             raise fail("a function's pcs must be first <= body <= end")
-        d.funcs.append(Func(parts[1], line, lo, body, hi))
+        d.funcs.append(Func(parts[1], line, lo, body, hi, frame, params))
     elif head == "var" and len(parts) in (5, 6):
         scope, name, kind = parts[1:4]
         if kind not in VAR_KINDS or (kind == "mem") != (len(parts) == 6):

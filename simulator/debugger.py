@@ -54,6 +54,7 @@ COMMANDS = [
     Command("reverse-stepi", ("rsi",), "reverse-stepi", "back one instruction of the current core", True),
     Command("reverse-continue", ("rc",), "reverse-continue", "back to the previous breakpoint or watch stop", True),
     Command("core", ("thread",), "core [N]", "the core the stepping commands and p follow (gdb's thread)"),
+    Command("backtrace", ("bt", "where"), "backtrace", "the calls the current core is in, innermost first"),
     Command("print", ("p",), "print[/x|d|u|t|c] EXPR", "a variable, $register, ARRAY[i], *ADDR, &VAR, sums"),
     Command("x", (), "x[/NFMT] ADDR", "N words of memory from ADDR, FMT x d u t c, or i: instructions", True),
     Command("list", ("l",), "list [LINE|FUNCTION]", "the source around the current line (again: the next lines)", True),
@@ -600,6 +601,41 @@ class Debugger:
         rz = self._rz_line(c.pc)
         if rz:
             self.out(f"  {rz}")
+
+    def do_backtrace(self, args):
+        self._args(args, 0, "backtrace")
+        self._need_debug("backtrace")
+        core = self.current
+        regs = self.s.registers(core)
+        pc, fp, top = self.s.core(core).pc, regs[SPECIAL_REGS["fp"]], self.config_mem()
+        for depth in range(64):
+            func = self.debug.func_at(pc)
+            if func is None:
+                if depth == 0:
+                    self.out(f"#0  pc {pc} ({self.s.where(pc)}): outside the program's functions")
+                return
+            line = self.debug.line_at(pc)
+            args = ""
+            if depth == 0:
+                params = self.debug.locals(func)[:func.params]
+                args = ", ".join(f"{v.name}={self._name(v.name)}" for v in params)
+            self.out(f"#{depth}  {func.name} ({args}) at {self._file}:{line or func.line}")
+            if pc < func.body or line is None:       # entry or exit code: fp and rads are moving
+                self.out("(the calls above are not known while a function enters or leaves)")
+                return
+            if func.frame:     # its return address at fp + 0; its caller's fp below its frame
+                ra = self.s.read(fp, 1)[0] if 0 <= fp < top else -1
+                fp -= func.frame
+            elif depth == 0:   # a leaf keeps the return address in rads
+                ra = regs[SPECIAL_REGS["rads"]]
+            else:
+                return
+            pc = ra - 1        # the call
+            if not 0 <= pc < self.program.top("code") or not self.s.is_call(pc):
+                return
+
+    def config_mem(self) -> int:
+        return self.s.config.mem_words
 
     def do_regs(self, args):
         self._args(args, 1, "regs [CORE]")

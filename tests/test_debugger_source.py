@@ -70,7 +70,9 @@ def test_the_line_table_of_a_small_program_read_by_hand():
     assert d.file == "prog.rz"
     assert d.rows == [(6, 6), (7, 7), (9, 0), (10, 9), (12, 10), (13, 11), (17, 12), (18, 13), (19, 14),
                       (21, 15), (22, 13), (24, 16), (27, 0)]
-    assert [(f.name, f.line, f.lo, f.body, f.hi) for f in d.funcs] == [("weigh", 5, 6, 6, 10), ("main", 9, 10, 12, 31)]
+    # weigh keeps main's fp; main moves fp up one word (rads's)
+    assert [(f.name, f.line, f.lo, f.body, f.hi, f.frame, f.params) for f in d.funcs] == [
+        ("weigh", 5, 6, 6, 10, 0, 2), ("main", 9, 10, 12, 31, 1, 0)]
     assert d.lines() == [6, 7, 9, 10, 11, 12, 13, 14, 15, 16]
     assert d.locations(13) == (13, [18, 22]) and d.locations(8) == (9, [10]) and d.locations(17) == (0, [])
     assert d.line_at(3) is None and d.line_at(8) == 7 and d.line_at(28) is None
@@ -119,7 +121,7 @@ def test_the_object_file_carries_the_debug_information():
     ("line 5 6", "line table rows must come in increasing pc order"),
     ("var main x reg 40", "reg place out of range 0..31"),
     ("var main x stack 1", "a variable's place is reg N, frame N or mem ADDRESS WORDS"),
-    ("func main 9 12 10 31", "a function's pcs must be first <= body <= end"),
+    ("func main 9 12 10 31 1 0", "a function's pcs must be first <= body <= end"),
     ("source again.rz", "source named twice"),
 ])
 def test_bad_debug_lines_in_an_object_file_are_one_line(line, message):
@@ -135,7 +137,8 @@ def test_bad_debug_lines_in_an_object_file_are_one_line(line, message):
     (".code 0\n  .body\n", ".body once in each .func, without operands"),
     (".data 0\n  .line 3\n", ".line outside .code"),
     ('.file prog.rz\n', ".file takes one quoted name"),
-    (".code 0\n.func f 1\n  .var a sp\n  nop\n", "'sp' is not a register"),
+    (".code 0\n.func f 1 0 0\n  .var a sp\n  nop\n", "'sp' is not a register"),
+    (".code 0\n.func f 1\n  nop\n", ".func takes a name, its source line, its frame's size and its number"),
     (".data 0\n:g 1\n.var g h 1\n.code 0\n nop\n", ".var outside a .func takes a data label and a size in words"),
 ])
 def test_bad_debug_directives_are_one_line(source, message):
@@ -396,3 +399,37 @@ def test_the_rz_the_assembly_and_the_object_debug_alike(tmp_path):
         assert proc.returncode == 0 and proc.stderr == ""
         assert "prog.rz:6 in weigh(): t = v * w" in proc.stdout and "v = 7    (r20)" in proc.stdout
     assert runs[0].stdout == runs[1].stdout == runs[2].stdout
+
+
+def test_locals_in_registers_and_in_the_frame_have_their_values():
+    # tests/rz/spill.rz: many(p) sets a = p + 1, b = a + 1, ... ee = dd + 1 (30 locals after p):
+    # more than the registers hold, so s .. ee live in the frame (fp - D). Called first with p = 0.
+    source = (ROOT / "tests" / "rz" / "spill.rz").read_text()
+    d = Debugger.for_program(compile_rz(source, filename="spill.rz", debug=True).program, source=source,
+                             mem_words=MEM)
+    d.execute("break 33")
+    assert "spill.rz:33 in many()" in d.execute("continue")
+    got = {m[1]: (int(m[2]), m[3]) for m in re.finditer(r"^(\w+) = (-?\d+)    \((.+)\)$", d.execute("info locals"), re.M)}
+    names = [c for c in "abcdefghijklmnoqrstuvwxyz"] + ["aa", "bb", "cc", "dd", "ee"]
+    assert {n: v for n, (v, _) in got.items()} == {"p": 0} | {n: i + 1 for i, n in enumerate(names)}
+    assert got["r"][1] == "r18" and got["ee"][1] == "fp-20"
+    fp = d.s.registers(0)[29]
+    assert d.execute("p &ee") == f"&ee = {fp - 20}\n" and d.execute("p *(&ee) - s") == "*(&ee) - s = 12\n"
+
+
+def test_backtrace_through_recursion():
+    # fib.rz on one core: fib(20) from main's line 9, then fib(19) and fib(18) from line 5 (fib(n - 1))
+    source = (ROOT / "workloads" / "rz" / "fib.rz").read_text()
+    d = Debugger.for_program(compile_rz(source, filename="fib.rz", debug=True).program, source=source,
+                             mem_words=MEM)
+    d.execute("break fib")
+    for _ in range(3):
+        d.execute("continue")
+    assert lines_of(d.execute("bt")) == ["#0  fib (n=18) at fib.rz:4", "#1  fib () at fib.rz:5",
+                                         "#2  fib () at fib.rz:5", "#3  main () at fib.rz:9"]
+    d.execute("delete 1")         # else fib(17) stops the finish at the breakpoint
+    out = lines_of(d.execute("finish"))
+    # fib(18) = 2584 returns into fib(19)'s line 5, mid-line
+    assert out[1] == "value returned: retval = 2584"
+    assert lines_of(d.execute("bt"))[:2] == ["#0  fib (n=19) at fib.rz:5", "#1  fib () at fib.rz:5"]
+    assert d.execute("up") == "unknown command 'up' (help lists the commands)\n"
