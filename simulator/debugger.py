@@ -482,7 +482,10 @@ class Debugger:
     def do_finish(self, args):
         self._args(args, 0, "finish")
         core = self._going()
-        func = self.debug.func_at(self.s.core(core).pc) if self.debug else None
+        pc = self.s.core(core).pc
+        func = self.debug.func_at(pc) if self.debug else None
+        if self.debug is not None and func is None:
+            raise S2mcError(f"core {core} is at pc {pc} ({self.s.where(pc)}), in no function to return from")
         self.out(f"run till {func.name}() returns on core {core}" if func else
                  f"run till the current function returns on core {core}")
         stop = self.s.finish_call(core)

@@ -339,6 +339,12 @@ def test_bad_requests_are_one_line(command, message):
     assert d.execute(command) == message + "\n" and d.last_error == message
 
 
+def test_finish_outside_every_function_is_one_line():
+    d = session()
+    assert d.execute("finish") == "finish: core 0 is at pc 0 (__start), in no function to return from\n"
+    assert d.s.cycle == 0
+
+
 def test_without_debug_information_the_source_commands_say_so():
     with open(resolve("spin_lock.s")) as f:
         d = Debugger.for_program(assemble(f.read()), cores=2)
@@ -433,3 +439,20 @@ def test_backtrace_through_recursion():
     assert out[1] == "value returned: retval = 2584"
     assert lines_of(d.execute("bt"))[:2] == ["#0  fib (n=19) at fib.rz:5", "#1  fib () at fib.rz:5"]
     assert d.execute("up") == "unknown command 'up' (help lists the commands)\n"
+
+
+_NAMES = sorted({c.name for c in __import__("s2mc.simulator.debugger", fromlist=["COMMANDS"]).COMMANDS} - {"quit"})
+_WORDS = st.sampled_from(["x", "y", "i", "n", "v", "table", "scale", "main", "weigh", "prog.rz:7", "0", "3", "14",
+                          "-2", "99", "0x10", "*6", "$pc", "$r40", "&x", "&table", "table[9]", "(", ")", "[", "*",
+                          "core", "1", "+", "x + 1", ":", "prog.rz:", "locals", "#", "/", "$", "\x00", "é"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(_NAMES), st.sampled_from(["", "/x", "/4d", "/i", "/0", "/q", "/s"]),
+                          st.lists(_WORDS, max_size=3)), min_size=1, max_size=12))
+def test_any_command_line_prints_lines_and_never_raises(commands):
+    d = session(cores=2)
+    for name, fmt, args in commands:
+        out = d.execute(" ".join([name + fmt, *args]))
+        assert out == "" or out.endswith("\n")
+        assert d.last_error is None or "\n" not in d.last_error
