@@ -219,9 +219,9 @@ class Assembler:
                 else:
                     out.append(Var(scope, toks[0], "reg", self.register(line, toks[1])))
                 continue
-            if len(toks) != 3 or self.labels.get(toks[1], (0, ""))[1] != "data":
-                raise self.error(line, ".var outside a .func takes a data label and a size in words")
-            out.append(Var(None, toks[0], "mem", self.labels[toks[1]][0],
+            if len(toks) != 3 or (toks[1] in self.labels and self.labels[toks[1]][1] != "data"):
+                raise self.error(line, ".var outside a .func takes a data label (or address) and a size in words")
+            out.append(Var(None, toks[0], "mem", self.number(line, toks[1], 0, ADS_MAX, "address"),
                            self.number(line, toks[2], 1, ADDRESSES, "words")))
         return DebugInfo(self.file or "", list(self.rows), [Func(*f) for f in self.funcs], out)
 

@@ -139,7 +139,9 @@ def test_bad_debug_lines_in_an_object_file_are_one_line(line, message):
     ('.file prog.rz\n', ".file takes one quoted name"),
     (".code 0\n.func f 1 0 0\n  .var a sp\n  nop\n", "'sp' is not a register"),
     (".code 0\n.func f 1\n  nop\n", ".func takes a name, its source line, its frame's size and its number"),
-    (".data 0\n:g 1\n.var g h 1\n.code 0\n nop\n", ".var outside a .func takes a data label and a size in words"),
+    (".data 0\n:g 1\n.var g h 1\n.code 0\n nop\n", "undefined symbol 'h'"),
+    (".data 0\n:g 1\n.var g 0\n.code 0\n nop\n", ".var outside a .func takes a data label (or address) and a size"),
+    (".code 0\n:f nop\n.var g f 1\n", ".var outside a .func takes a data label (or address) and a size"),
 ])
 def test_bad_debug_directives_are_one_line(source, message):
     with pytest.raises(Exception) as err:
@@ -456,3 +458,11 @@ def test_any_command_line_prints_lines_and_never_raises(commands):
         out = d.execute(" ".join([name + fmt, *args]))
         assert out == "" or out.endswith("\n")
         assert d.last_error is None or "\n" not in d.last_error
+
+
+@pytest.mark.parametrize("opt", [0, 1])
+def test_the_disassembly_keeps_the_debug_information(opt):
+    from s2mc.isa import disassemble
+    prog = compiled(opt).program
+    again = assemble(disassemble(prog))
+    assert again.debug == prog.debug and again.segments == prog.segments
