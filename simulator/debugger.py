@@ -422,9 +422,10 @@ class Debugger:
     def _next_instruction(self, core: int) -> Stop:
         c = self.s.core(core)
         call = c.state == "running" and self.s.is_call(c.pc)
+        back = (c.pc + 1, self.s.registers(core)[SPECIAL_REGS["fp"]])
         stop = self.s.step_instruction(core)
         if call and self._stepped(stop, core):
-            stop = self.s.finish_call(core)
+            stop = self.s.run_to_return(core, *back)
         return stop
 
     def _frame(self, core: int) -> tuple:
@@ -450,11 +451,12 @@ class Debugger:
             c = self.s.core(core)
             before = self._frame(core)
             call = c.state == "running" and self.s.is_call(c.pc)
+            back = (c.pc + 1, self.s.registers(core)[SPECIAL_REGS["fp"]])
             stop = self.s.step_instruction(core)
             if not self._stepped(stop, core):
                 return stop
             if call and (over or self.debug.line_at(self.s.core(core).pc) is None):
-                stop = self.s.finish_call(core)      # over it, or into code without lines
+                stop = self.s.run_to_return(core, *back)   # over it, or into code without lines
                 if not self._stepped(stop, core):
                     return stop
                 before = (None, None, None)         # back in the line of the call, mid-line
@@ -488,7 +490,8 @@ class Debugger:
             raise S2mcError(f"core {core} is at pc {pc} ({self.s.where(pc)}), in no function to return from")
         self.out(f"run till {func.name}() returns on core {core}" if func else
                  f"run till the current function returns on core {core}")
-        stop = self.s.finish_call(core)
+        back = self._return_point(core, func)
+        stop = self.s.run_to_return(core, *back) if back else self.s.finish_call(core)
         if self._stepped(stop, core):
             self.out(f"value returned: retval = {self.s.registers(core)[SPECIAL_REGS['retval']]}")
         self._show_core(stop, core)
@@ -531,20 +534,44 @@ class Debugger:
         self._args(args, 0, "reverse-stepi")
         self._reverse(self._issue_scan(self.current, lambda c, first: c.pc), what="issued no instruction")
 
-    def _line_scan(self, core: int):
+    def _line_scan(self, core: int, over: bool = False):
         """A scan of every issue point of `core`: (call depth before it, counted from the window's
-        start; whether it enters a line), and the depth at the scan's end (a list of one)."""
-        depth, before = [0], [None]
+        start; whether it enters a line), and the depth at the scan's end (a list of one). `over`:
+        a call that returns before the scan's limit is run through at once, its insides unseen
+        (they are deeper than any stop reverse-next takes); one that does not is stepped into."""
+        depth, before, inside = [0], [None], set()
 
         def value(c, first):
             if first:
                 depth[0] = 0
+                inside.clear()
             here = (depth[0], not first and self._enters_line(core, before[0]))
             before[0] = self._frame(core)
             kind = self.s._kinds[c.pc]
             depth[0] += 1 if kind == "jal" else -1 if kind == "ret" else 0
             return here
-        return self._issue_scan(core, value), depth
+        steps = self._issue_scan(core, value)
+
+        def scan(limit):
+            c = self.s.core(core)
+            start = self.s.cycle
+            if not (over and limit is not None and c.state == "running" and self.s.is_call(c.pc)
+                    and start not in inside):
+                return steps(limit)
+            back = (c.pc + 1, self.s.registers(core)[SPECIAL_REGS["fp"]])
+            saved = (depth[0], before[0])
+            self.s.step_instruction(core, limit)
+            if self.s.cycle < limit:
+                self.s.run_to_return(core, *back, limit)
+            c = self.s.core(core)
+            if self.s.cycle < limit and c.state == "running" and c.pc == back[0]:
+                depth[0] -= 1                       # back in the frame of the call
+                return value(c, False)
+            inside.add(start)                       # `limit` lies inside it: step through it
+            self.s.goto(start)
+            depth[0], before[0] = saved
+            return steps(limit)
+        return scan, depth
 
     def do_reverse_step(self, args):
         self._args(args, 0, "reverse-step")
@@ -560,7 +587,7 @@ class Debugger:
         self._args(args, 0, "reverse-next")
         if self.debug is None or not self.debug.rows:
             return self.do_reverse_stepi(args)
-        scan, depth = self._line_scan(self.current)
+        scan, depth = self._line_scan(self.current, over=True)
 
         def pick(stops):
             """The last line entered in this frame or an outer one: not inside a call that has
@@ -636,6 +663,20 @@ class Debugger:
             pc = ra - 1        # the call
             if not 0 <= pc < self.program.top("code") or not self.s.is_call(pc):
                 return
+
+    def _return_point(self, core: int, func) -> tuple[int, int] | None:
+        """Where a function returns to and the caller's fp, from its frame (in its body), or
+        None where that is not known (no debug information, entry or exit code)."""
+        pc = self.s.core(core).pc
+        if func is None or pc < func.body or self.debug.line_at(pc) is None:
+            return None
+        regs = self.s.registers(core)
+        fp = regs[SPECIAL_REGS["fp"]]
+        if not func.frame:
+            return regs[SPECIAL_REGS["rads"]], fp
+        if not 0 <= fp < self.config_mem():
+            return None
+        return self.s.read(fp, 1)[0], fp - func.frame
 
     def config_mem(self) -> int:
         return self.s.config.mem_words

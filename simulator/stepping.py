@@ -133,6 +133,7 @@ class Stepper:
         self._numbers = 0
         self._temps: dict[int, int] = {}       # temporary breakpoints of an advance: pc -> core mask
         self._suppressed = False               # inside no_breaks()
+        self._return: tuple[int, int, int] | None = None   # run_to_return's (core, pc, fp)
         self.history = history                 # bytes of checkpoints for going back (0: none)
         self._checkpoints: dict[int, object] = {}
         # A checkpoint copies the memory: a cycle of spacing per word keeps the copies' share of
@@ -280,6 +281,11 @@ class Stepper:
             self._keep_checkpoint()
 
     def _standing_on_temp(self) -> bool:
+        if self._return is not None:
+            core, pc, fp = self._return
+            c = self.core(core)
+            if c.state == "running" and c.pc == pc and self.registers(core)[29] == fp:
+                return True
         return any(c.state == "running" and (self._temps.get(c.pc, 0) >> c.core) & 1 for c in self.cores())
 
     def _advance_once(self, bound: int, target: int) -> Stop:
@@ -340,6 +346,20 @@ class Stepper:
             if stop.interrupted or self.cycle >= limit:
                 return stop
             c = self.core(core)
+
+    def run_to_return(self, core: int, pc: int, fp: int, limit: int = NEVER) -> Stop:
+        """Advances until `core` is about to issue at `pc` with r29 (its frame pointer) = `fp`: back
+        from a call into the frame that made it (a deeper frame of a recursion has another fp, as
+        the Rz calling convention keeps it), or to an earlier breakpoint, watch, `limit` or the end."""
+        self._core(core)
+        self._check_going()
+        self._return = (core, pc, fp)
+        self._engine.set_return_trap(core, pc, fp)
+        try:
+            return self._advance(limit)
+        finally:
+            self._return = None
+            self._engine.set_return_trap(-1, 0, 0)
 
     def finish_call(self, core: int) -> Stop:
         """Advances until the function `core` is in has returned: past the `ret` that leaves it

@@ -466,3 +466,25 @@ def test_the_disassembly_keeps_the_debug_information(opt):
     prog = compiled(opt).program
     again = assemble(disassemble(prog))
     assert again.debug == prog.debug and again.segments == prog.segments
+
+
+def test_next_and_reverse_next_over_a_deep_recursion():
+    # fib.rz: `next` over line 9, f = fib(20), runs the 21,891 calls of the recursion at once and
+    # stops where a breakpoint on line 10 stops the run; reverse-next comes back to line 9's state.
+    source = (ROOT / "workloads" / "rz" / "fib.rz").read_text()
+    program = compile_rz(source, filename="fib.rz", debug=True).program
+    d = Debugger.for_program(program, source=source, mem_words=MEM)
+    d.execute("break 9")
+    d.execute("continue")
+    d.execute("delete 1")
+    at9 = machine_state(d)
+    out = d.execute("next")
+    assert "fib.rz:10 in main(): turn = 0" in out and d.s.registers(0)[2] == 6765     # f = fib(20)
+    other = Debugger.for_program(program, source=source, mem_words=MEM)
+    other.execute("break 10")
+    other.execute("continue")
+    assert machine_state(d) == machine_state(other)
+    d.execute("reverse-next")
+    assert machine_state(d) == at9
+    out = d.execute("reverse-step")         # before line 9 comes line 8 (me = cid())
+    assert "fib.rz:8 in main(): me = cid()" in out

@@ -149,6 +149,7 @@ PYBIND11_MODULE(_fast, m) {
       .def("result", [](FastEngine& e) { return result_to_dict(e.result()); })
       .def("set_break", &FastEngine::set_break, py::arg("pc"), py::arg("cores"))
       .def("set_watch", &FastEngine::set_watch, py::arg("address"), py::arg("on"))
+      .def("set_return_trap", &FastEngine::set_return_trap, py::arg("core"), py::arg("pc"), py::arg("fp"))
       .def("write_hit", [](const FastEngine& e) -> py::object {
              const auto& h = e.write_hit();
              if (h.core < 0) return py::none();

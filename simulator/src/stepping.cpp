@@ -54,7 +54,7 @@ void FastEngine::set_break(uint32_t pc, uint64_t cores) {
   if (pc >= prog_.size()) throw std::out_of_range("breakpoint outside the program");
   brk_.resize(prog_.size(), 0);
   brk_[pc] = cores;
-  breaking_ = !watch_.empty() || std::any_of(brk_.begin(), brk_.end(), [](uint64_t m) { return m != 0; });
+  update_breaking();
 }
 
 void FastEngine::set_watch(uint32_t address, bool on) {
@@ -63,7 +63,17 @@ void FastEngine::set_watch(uint32_t address, bool on) {
   watch_.erase(std::remove(watch_.begin(), watch_.end(), address), watch_.end());
   if (on) watch_.push_back(address);
   brk_.resize(prog_.size(), 0);
-  breaking_ = !watch_.empty() || std::any_of(brk_.begin(), brk_.end(), [](uint64_t m) { return m != 0; });
+  update_breaking();
+}
+
+void FastEngine::set_return_trap(int core, uint32_t pc, int32_t fp) {
+  if (tracing_) throw std::logic_error("return traps need the trace off");
+  if (core >= cfg_.cores) throw std::out_of_range("return trap for a core that does not exist");
+  ret_core_ = core < 0 ? -1 : core;
+  ret_pc_ = pc;
+  ret_fp_ = fp;
+  brk_.resize(prog_.size(), 0);
+  update_breaking();
 }
 
 FastEngine::CoreView FastEngine::core_view(int id) const {
