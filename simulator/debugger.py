@@ -294,7 +294,7 @@ class Debugger:
             raise S2mcError(f"usage: {usage}")
         core = _number(args[2], "core") if len(args) == 3 else None
         if core is not None:
-            self.s._core(core)
+            self.s.check_core(core)
         pcs, where = self._break_pcs(args[0])
         who = f"core {core}" if core is not None else "every core"
         for pc in pcs:
@@ -374,7 +374,7 @@ class Debugger:
         core = self.current
         c = self.s.core(core)
         if self.s.done:
-            self.s._check_going()
+            self.s.check_going()
         if c.state in ("halted", "stopped"):
             raise S2mcError(f"core {core} has halted (in cycle {c.since}); `core N` picks another")
         return core
@@ -500,7 +500,7 @@ class Debugger:
     def _history(self) -> None:
         if not self.s.history:
             raise S2mcError("this session keeps no history to go back in")
-        if not self.s._started or self.s.cycle == 0:
+        if not self.s.started or self.s.cycle == 0:
             raise S2mcError("at cycle 0, the start of the run: there is nothing before it")
 
     def _issue_scan(self, core: int, value):
@@ -547,7 +547,7 @@ class Debugger:
                 inside.clear()
             here = (depth[0], not first and self._enters_line(core, before[0]))
             before[0] = self._frame(core)
-            kind = self.s._kinds[c.pc]
+            kind = self.s.mnemonic(c.pc)
             depth[0] += 1 if kind == "jal" else -1 if kind == "ret" else 0
             return here
         steps = self._issue_scan(core, value)
@@ -609,7 +609,7 @@ class Debugger:
             if limit is None:
                 here = self.s.standing()
                 return Stop(self.s.cycle, ("break",), here) if here and self.s.cycle < start else None
-            stop = self.s._advance(limit)
+            stop = self.s.run_until(limit)
             return stop if (stop.breaks or stop.watches) and stop.cycle < limit else None
         got = self.s.last_before(scan, start)
         self._back()
@@ -625,7 +625,7 @@ class Debugger:
     def do_core(self, args):
         self._args(args, 1, "core [N]")
         if args:
-            self.current = self.s._core(_number(args[0], "N"))
+            self.current = self.s.check_core(_number(args[0], "N"))
         c = self.s.core(self.current)
         self.out(f"core {self.current}: {c.state} at pc {c.pc} ({self.s.where(c.pc)}): {self.ins.text(c.pc)}")
         rz = self._rz_line(c.pc)

@@ -314,8 +314,25 @@ class Stepper:
         return Stop(cycle, reasons, breaks, watches)
 
     # -- instructions -----------------------------------------------------------------------------
+    def mnemonic(self, pc: int) -> str:
+        """The mnemonic of the instruction at pc ("" for a word that is none, or outside)."""
+        return self._kinds[pc] if 0 <= pc < len(self._kinds) else ""
+
     def is_call(self, pc: int) -> bool:
-        return 0 <= pc < len(self._kinds) and self._kinds[pc] == "jal"
+        return self.mnemonic(pc) == "jal"
+
+    @property
+    def started(self) -> bool:
+        """Some advance has happened."""
+        return self._started
+
+    def check_core(self, core: int) -> int:
+        """The core, when it exists; else S2mcError."""
+        return self._core(core)
+
+    def check_going(self) -> None:
+        """S2mcError when the run has ended (an advance cannot go on)."""
+        self._check_going()
 
     def step_instruction(self, core: int, limit: int = NEVER) -> Stop:
         """Advances until `core` is about to issue its next instruction (it is `running` at a
