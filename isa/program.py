@@ -30,8 +30,9 @@ import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from s2mc.common.errors import S2mcError, excerpt
+
 from .debuginfo import VAR_KINDS, DebugInfo, Func, Var
-from .errors import S2mcError, excerpt
 from .instructions import ADS_MAX
 
 MAGIC = "s2obj"

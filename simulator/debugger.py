@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 
 from . import SimFault
 from .stepping import NEVER, Stop, Stepper

@@ -42,7 +42,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from s2mc.isa import Program
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 from s2mc.isa.instructions import decode
 
 from . import Machine, Result, SimFault, build_result, code_label
