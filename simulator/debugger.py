@@ -306,9 +306,13 @@ class Debugger:
         if len(args) != 1:
             raise S2mcError("usage: watch ADDR|SYMBOL|VARIABLE")
         var = self._variable(args[0], quiet=True)
-        if var is not None and var.kind != "mem":
+        if var is not None and var.kind == "reg":
             raise S2mcError(f"'{args[0]}' lives in {var.place()}, not in memory: a watch needs a word of memory")
-        n = self.s.add_watch(var.where if var is not None else args[0])
+        if var is not None and var.kind == "frame":      # this call's word of it
+            where = self.s.registers(self.current)[SPECIAL_REGS["fp"]] + var.where
+        else:
+            where = var.where if var is not None else args[0]
+        n = self.s.add_watch(where)
         a = self.s.watches[n]
         self.out(f"watch {n} on writes to address {a} ({self.ins.symbols.data(a)})")
 

@@ -488,3 +488,17 @@ def test_next_and_reverse_next_over_a_deep_recursion():
     assert machine_state(d) == at9
     out = d.execute("reverse-step")         # before line 9 comes line 8 (me = cid())
     assert "fib.rz:8 in main(): me = cid()" in out
+
+
+def test_a_watch_on_a_local_in_the_frame():
+    # spill.rz: s = r + 1 (line 20) is the first local kept in the frame; with p = 0 it is 18
+    source = (ROOT / "tests" / "rz" / "spill.rz").read_text()
+    d = Debugger.for_program(compile_rz(source, filename="spill.rz", debug=True).program, source=source,
+                             mem_words=MEM)
+    d.execute("break 20")
+    d.execute("continue")
+    fp = d.s.registers(0)[29]
+    assert d.execute("watch s").startswith(f"watch 2 on writes to address {fp - 32} ")
+    out = lines_of(d.execute("continue"))
+    assert out[0].startswith(f"watch 2: core 0 wrote 18 to address {fp - 32} ")
+    assert d.execute("p s") == "s = 18\n"
