@@ -127,7 +127,8 @@ class Debugger:
         self.last_error: str | None = None
         self._last: str | None = None        # the last repeatable command line
         self._lines: list[str] = []
-        self._list_next: int | None = None   # where `list` goes on
+        self._list_next: int | None = None   # where `list` goes on (right after a `list`)
+        self._previous: str | None = None    # the command before this one
         self._x_next: tuple[int, str, int] | None = None   # where `x` goes on: address, format, count
         self.source = source.splitlines() if source is not None else self._find_source(source_dir)
         self._file = os.path.basename(self.debug.file) if self.debug else ""   # as lines name it
@@ -199,6 +200,7 @@ class Debugger:
             self._last = "x"                 # Enter goes on after the words shown
         if cmd.name == "list":
             self._last = "list"
+        self._previous = cmd.name
         return self._text()
 
     def _text(self) -> str:
@@ -891,7 +893,7 @@ class Debugger:
                     raise S2mcError(f"line {line} is outside {self._file} (1..{len(self.source)})")
                 center = line
             first = max(1, center - 5)
-        elif self._last == "list" and self._list_next is not None:
+        elif self._previous == "list" and self._list_next is not None:
             first = self._list_next
         else:
             line = self.debug.line_at(self.s.core(self.current).pc)

@@ -502,3 +502,16 @@ def test_a_watch_on_a_local_in_the_frame():
     out = lines_of(d.execute("continue"))
     assert out[0].startswith(f"watch 2: core 0 wrote 18 to address {fp - 32} ")
     assert d.execute("p s") == "s = 18\n"
+
+
+def test_list_centres_on_the_current_line_and_goes_on():
+    d = session()
+    d.execute("break 14")
+    d.execute("continue")
+    out = lines_of(d.execute("list"))
+    assert out[0] == "9    main()" and out[-1] == "16     print(y)" and len(out) == 8   # 9 .. the last line
+    assert d.execute("list") == "list: line 17 is past the end of prog.rz (16 lines)\n"
+    d.execute("next")                       # line 15: a list after a step starts again around it
+    assert lines_of(d.execute("list"))[0] == "10     x = 7"
+    assert lines_of(d.execute("list 2"))[0] == "1    // a program for the debugger's tests"
+    assert lines_of(d.execute(""))[0] == "11     y = weigh(x, 2)"
