@@ -63,7 +63,11 @@ def debug(program, cores, mem_latency, arbitration, engine, max_cycles, mem_word
             continue
         if not tty and not line:    # the end of the script
             break
-        d.execute(line)
+        try:
+            d.execute(line)
+        except KeyboardInterrupt:   # Ctrl-C during a long command: the machine stays where it paused
+            click.echo(f"interrupted; at cycle {stepper.cycle}", err=True)
+            continue
         if d.finished:
             break
 
