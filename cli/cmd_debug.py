@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
 
 import click
@@ -46,7 +47,6 @@ def debug(program, cores, mem_latency, arbitration, engine, max_cycles, mem_word
                  source_dir=os.path.dirname(os.path.abspath(path)), repeat_empty=tty)
     if tty:
         import readline  # noqa: F401  (line editing and history for input())
-        import signal
         # A shell that starts us in the background (cmd &, some CI runners) leaves SIGINT ignored and Python
         # then never raises KeyboardInterrupt; at an interactive prompt Ctrl-C must always give a new prompt.
         signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -63,11 +63,14 @@ def debug(program, cores, mem_latency, arbitration, engine, max_cycles, mem_word
             continue
         if not tty and not line:    # the end of the script
             break
+        if tty:                     # Ctrl-C during a command: the stepper stops at its next pause, whole
+            stepper.interruptible = True
+            signal.signal(signal.SIGINT, lambda *_: stepper.request_stop())
         try:
             d.execute(line)
-        except KeyboardInterrupt:   # Ctrl-C during a long command: the machine stays where it paused
-            click.echo(f"interrupted; at cycle {stepper.cycle}", err=True)
-            continue
+        finally:
+            if tty:
+                signal.signal(signal.SIGINT, signal.default_int_handler)
         if d.finished:
             break
 

@@ -345,6 +345,9 @@ class Debugger:
 
     def _show_stop(self, stop: Stop) -> None:
         self._show_output(final="end" in stop.reasons)
+        if "request" in stop.reasons:
+            self.out(f"interrupted at cycle {stop.cycle}")
+            return
         if "end" in stop.reasons:
             res = self.s.result
             self.out(f"the program ended at cycle {res.cycles}: {res.instructions} instructions, "

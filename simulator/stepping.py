@@ -95,7 +95,7 @@ class Write:
 @dataclass(frozen=True)
 class Stop:
     """Where an advance stopped: the cycle, and why (any of "cycle": the target cycle, "break",
-    "watch", "end": the run ended). `breaks` lists (breakpoint number, core, pc) a core stands on."""
+    "watch", "end": the run ended, "request": Stepper.request_stop). `breaks` lists (breakpoint number, core, pc) a core stands on."""
     cycle: int
     reasons: tuple[str, ...]
     breaks: tuple[tuple[int, int, int], ...] = ()
@@ -103,8 +103,8 @@ class Stop:
 
     @property
     def interrupted(self) -> bool:
-        """It stopped for a breakpoint, a watch or the end (not only for its target)."""
-        return bool(self.breaks or self.watches or "end" in self.reasons)
+        """It stopped for a breakpoint, a watch, the end or a request (not only for its target)."""
+        return bool(self.breaks or self.watches or "end" in self.reasons or "request" in self.reasons)
 
 
 class Stepper:
@@ -133,6 +133,8 @@ class Stepper:
         self._numbers = 0
         self._temps: dict[int, int] = {}       # temporary breakpoints of an advance: pc -> core mask
         self._suppressed = False               # inside no_breaks()
+        self.interruptible = False             # pause now and then to see request_stop()
+        self._stop_requested = False
         self._return: tuple[int, int, int] | None = None   # run_to_return's (core, pc, fp)
         self.history = history                 # bytes of checkpoints for going back (0: none)
         self._checkpoints: dict[int, object] = {}
@@ -272,13 +274,22 @@ class Stepper:
         self._started = True
         while True:
             bound = target
-            if self.history:      # pause at least every `spacing` cycles to keep a checkpoint
-                bound = min(target, max(self.cycle + 1, self._last_checkpoint() + self._spacing))
+            if self.history or self.interruptible:
+                # pause every `spacing` cycles: to keep a checkpoint, to see a request to stop
+                last = self._last_checkpoint() if self.history else self.cycle
+                bound = min(target, max(self.cycle + 1, last + self._spacing))
             stop = self._advance_once(bound, target)
-            if bound == target or stop.cycle < bound or stop.interrupted or self._standing_on_temp():
-                self._keep_checkpoint()
-                return stop
             self._keep_checkpoint()
+            if bound == target or stop.cycle < bound or stop.interrupted or self._standing_on_temp():
+                return stop
+            if self._stop_requested:
+                self._stop_requested = False
+                return Stop(stop.cycle, ("request",))
+
+    def request_stop(self) -> None:
+        """Asks a running advance to stop at its next pause (every `spacing` cycles when history
+        or `interruptible` is on): safe from a signal handler (Ctrl-C), the state stays whole."""
+        self._stop_requested = True
 
     def _standing_on_temp(self) -> bool:
         if self._return is not None:

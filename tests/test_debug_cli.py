@@ -5,6 +5,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pexpect
@@ -226,6 +227,35 @@ def test_enter_repeats_the_last_step_in_a_real_terminal(tmp_path):
         child.expect_exact("(s2mc) ")
         child.sendline("reverse-step")
         child.expect_exact("sum.rz:11 in main(): while (i < N)")
+        child.expect_exact("(s2mc) ")
+        child.sendeof()
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
+
+
+def test_ctrl_c_stops_a_long_continue_with_the_state_whole(tmp_path):
+    # A loop of add and jmp, one cycle each: at cycle C the add has run ceil(C / 2) times.
+    (tmp_path / "spin.s").write_text(".code 0\n:top\n  add r1 r1 #1\n  jmp top\n")
+    child = pexpect.spawn(sys.executable, ["-m", "s2mc.cli", "debug", "spin.s", "--max-cycles", str(10 ** 12)],
+                          cwd=str(tmp_path), encoding="utf-8", timeout=60, dimensions=(40, 120),
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    try:
+        child.expect_exact("(s2mc) ")
+        child.sendline("continue")
+        child.expect_exact("continue")
+        time.sleep(1)
+        child.sendintr()
+        child.expect(r"interrupted at cycle (\d+)")
+        cycle = int(child.match.group(1))
+        child.expect_exact("(s2mc) ")
+        child.sendline("p $r1")
+        child.expect(r"\$r1 = (\d+)")
+        assert int(child.match.group(1)) == (cycle + 1) // 2 and cycle > 0
+        child.expect_exact("(s2mc) ")
+        child.sendline("reverse-stepi")
+        child.expect_exact(f"cycle {cycle - 1}")
         child.expect_exact("(s2mc) ")
         child.sendeof()
         child.expect(pexpect.EOF)
