@@ -218,7 +218,7 @@ class Debugger:
     def state(self) -> dict:
         """The machine now, as plain data (json.dumps takes it): cycle, whether the run ended (and
         its fault), the current core, each core's state, pc, where, instruction, registers, source
-        line and function (None without debug information), the breakpoints and watches."""
+        line and function (None without debug information), the bus, the breakpoints and watches."""
         s = self.s
         cores = []
         for c in s.cores():
@@ -232,7 +232,10 @@ class Debugger:
         for n, (pc, core) in sorted(s.breakpoints.items()):
             breaks.append({"number": n, "pc": pc, "where": s.where(pc), "core": core,
                            "line": self.debug.line_at(pc) if self.debug else None})
-        return {"cycle": s.cycle, "ended": s.done,
+        b = s.bus()
+        bus = {"holder": b.holder, "granted": b.granted, "free_at": b.free_at,
+               "waiting": [{"core": c, "since": t, "address": a} for c, t, a in b.waiting]}
+        return {"cycle": s.cycle, "ended": s.done, "bus": bus,
                 "fault": str(s.fault) if s.fault is not None else None,
                 "current_core": self.current, "file": self._file or None,
                 "cores": cores, "breakpoints": breaks,

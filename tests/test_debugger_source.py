@@ -371,6 +371,9 @@ def test_state_is_plain_data_that_follows_the_machine():
     assert core1["registers"] == d.s.registers(1) and core1["instruction"] == "ld r22 @table r3"
     assert st_["breakpoints"] == [{"number": 1, "pc": 19, "where": "main+9", "core": 1, "line": 14}]
     assert st_["ended"] is False and st_["fault"] is None and st_["history"] is True
+    bus = d.s.bus()
+    assert st_["bus"] == {"holder": bus.holder, "granted": bus.granted, "free_at": bus.free_at,
+                          "waiting": [{"core": c, "since": t, "address": a} for c, t, a in bus.waiting]}
     d.execute("delete 1")
     d.execute("continue")
     st_ = d.state()
