@@ -216,7 +216,8 @@ class Assembler:
                 if len(toks) != 2:
                     raise self.error(line, ".var in a .func takes a register or @D")
                 if toks[1].startswith("@"):
-                    out.append(Var(scope, toks[0], "frame", self.number(line, toks[1][1:], IMM_MIN, IMM_MAX, "displacement")))
+                    disp = self.number(line, toks[1][1:], IMM_MIN, IMM_MAX, "displacement")
+                    out.append(Var(scope, toks[0], "frame", disp))
                 else:
                     out.append(Var(scope, toks[0], "reg", self.register(line, toks[1])))
                 continue

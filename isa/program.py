@@ -15,7 +15,8 @@ The object file is line oriented and human readable:
     var <function|-> <name> reg|frame|mem <n> [<words>]   ; a variable's place,
     line <pc> <line>              ; and the line table, one row per run of a line's instructions
 
-The debug lines come last and only when the program has debug information. The stacks line is written only when the program declares its stacks (`.stacks`), so the object of
+The debug lines come last and only when the program has debug information. The stacks line is
+written only when the program declares its stacks (`.stacks`), so the object of
 a program that declares none is unchanged. Symbols come sorted by name, segments in the order they
 were assembled. write() emits exactly this canonical layout, so load(write(p)) == p and
 write(load(text)) == text for any canonical text.

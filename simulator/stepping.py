@@ -95,7 +95,8 @@ class Write:
 @dataclass(frozen=True)
 class Stop:
     """Where an advance stopped: the cycle, and why (any of "cycle": the target cycle, "break",
-    "watch", "end": the run ended, "request": Stepper.request_stop). `breaks` lists (breakpoint number, core, pc) a core stands on."""
+    "watch", "end": the run ended, "request": Stepper.request_stop). `breaks` lists (breakpoint
+    number, core, pc) a core stands on."""
     cycle: int
     reasons: tuple[str, ...]
     breaks: tuple[tuple[int, int, int], ...] = ()

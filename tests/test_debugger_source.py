@@ -420,7 +420,8 @@ def test_locals_in_registers_and_in_the_frame_have_their_values():
                              mem_words=MEM)
     d.execute("break 33")
     assert "spill.rz:33 in many()" in d.execute("continue")
-    got = {m[1]: (int(m[2]), m[3]) for m in re.finditer(r"^(\w+) = (-?\d+)    \((.+)\)$", d.execute("info locals"), re.M)}
+    listing = d.execute("info locals")
+    got = {m[1]: (int(m[2]), m[3]) for m in re.finditer(r"^(\w+) = (-?\d+)    \((.+)\)$", listing, re.M)}
     names = [c for c in "abcdefghijklmnoqrstuvwxyz"] + ["aa", "bb", "cc", "dd", "ee"]
     assert {n: v for n, (v, _) in got.items()} == {"p": 0} | {n: i + 1 for i, n in enumerate(names)}
     assert got["r"][1] == "r18" and got["ee"][1] == "fp-20"
