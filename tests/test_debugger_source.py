@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from s2gen import configs, programs
@@ -290,7 +290,6 @@ def test_reverse_after_the_end_and_back_to_the_start():
     assert d.execute("reverse-stepi") == "reverse-stepi: at cycle 0, the start of the run: there is nothing before it\n"
 
 
-@settings(max_examples=25, deadline=None)
 @given(programs(), configs, st.lists(st.integers(1, 40), min_size=1, max_size=8), st.data())
 def test_goto_gives_the_state_the_forward_run_had(src, cfg, gaps, data):
     prog = assemble(src)
@@ -453,7 +452,6 @@ _WORDS = st.sampled_from(["x", "y", "i", "n", "v", "table", "scale", "main", "we
                           "core", "1", "+", "x + 1", ":", "prog.rz:", "locals", "#", "/", "$", "\x00", "é"])
 
 
-@settings(max_examples=150, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(_NAMES), st.sampled_from(["", "/x", "/4d", "/i", "/0", "/q", "/s"]),
                           st.lists(_WORDS, max_size=3)), min_size=1, max_size=12))
 def test_any_command_line_prints_lines_and_never_raises(commands):
