@@ -222,8 +222,7 @@ def test_output_and_the_end_of_the_run_while_stepping():
 def machine_state(d):
     s = d.s
     return (s.cycle, [(c.state, c.pc, c.since) for c in s.cores()], [s.registers(i) for i in range(s.config.cores)],
-            [c.counters for c in s.cores()], s.read(0, 1024), s.read(256 + 4096 * 0, 4096 * s.config.cores),
-            s.events)
+            [c.counters for c in s.cores()], s.read(0, s.config.mem_words), s.events)
 
 
 def assert_reference_agrees(d):
@@ -517,3 +516,18 @@ def test_list_centres_on_the_current_line_and_goes_on():
     assert lines_of(d.execute("list"))[0] == "10     x = 7"
     assert lines_of(d.execute("list 2"))[0] == "1    // a program for the debugger's tests"
     assert lines_of(d.execute(""))[0] == "11     y = weigh(x, 2)"
+
+
+def test_reverse_continue_stops_after_the_previous_watched_write():
+    # spin_lock.s on 3 cores, each adding to counter under the lock: the states after each write
+    with open(resolve("spin_lock.s")) as f:
+        d = Debugger.for_program(assemble(f.read()), cores=3, mem_words=4096)
+    d.execute("watch counter")
+    seen = []
+    for _ in range(4):
+        out = d.execute("continue")
+        seen.append((machine_state(d), out))
+    for back in (2, 3, 4):
+        out = d.execute("reverse-continue")
+        assert (machine_state(d), out) == seen[-back]
+    assert d.execute("p counter") == "counter = 1\n"      # after the first write: 0 + 1
