@@ -79,7 +79,7 @@ def help_text() -> str:
     lines = ["commands (a cycle is the machine's state before anything of that cycle happens):"]
     lines += [f"  {c.usage:<{width}}{c.help}" for c in COMMANDS]
     lines.append("short forms: " + ", ".join(f"{a} ({c.name})" for c in COMMANDS for a in c.aliases))
-    lines.append("Enter repeats step, next, stepi, nexti, continue, tick, x, list and the reverse commands")
+    lines.append("Enter on an empty line repeats " + ", ".join(c.name for c in COMMANDS if c.repeats))
     return "\n".join(lines)
 
 
