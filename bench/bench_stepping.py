@@ -11,7 +11,8 @@ steps the fast engine rather than the cycle-stepped reference model.
   machine's state first, so it costs about one copy of the memory: 4 MiB by default);
 - going back (the debugger's history: 64 MiB of checkpoints, the default 1M-word memory): a whole
   run recorded against one not recorded, `goto` to the middle of the run, and from the end
-  `reverse-stepi` and `reverse-continue` to a breakpoint in the middle.
+  `reverse-stepi` and `reverse-continue` to a breakpoint in the middle; `next` over the call
+  f = fib(20) of fib.rz (21,891 calls: one engine run to a return trap) and `reverse-next` back.
 
 Run: make bench   (or .venv/bin/python bench/bench_stepping.py)
 """
@@ -140,6 +141,24 @@ def history(prog, cycles: int) -> None:
     out = d.execute("reverse-continue")
     print(f"reverse-continue from the end to a breakpoint of every loop turn: "
           f"{(time.process_time() - t0) * 1e3:.1f} ms ({out.splitlines()[-1]})")
+
+    from s2mc.compiler import compile as compile_rz
+    from s2mc.workloads.examples import resolve
+    with open(resolve("fib.rz")) as f:
+        source = f.read()
+    fib = compile_rz(source, filename="fib.rz", debug=True).program
+
+    def over():
+        d = Debugger.for_program(fib, source=source)
+        for line in ("break 9", "continue", "delete 1"):
+            d.execute(line)
+        t0 = time.process_time()
+        d.execute("next")
+        t1 = time.process_time()
+        d.execute("reverse-next")
+        return t1 - t0, time.process_time() - t1
+    forward, back = min(over() for _ in range(3))
+    print(f"fib.rz: next over f = fib(20): {forward * 1e3:.1f} ms; reverse-next back over it: {back * 1e3:.1f} ms")
 
 
 if __name__ == "__main__":
