@@ -142,9 +142,11 @@ class Debugger:
         return cls(Stepper(program, history=history, **machine), source=source)
 
     def _find_source(self, folder: str | None) -> list[str] | None:
-        if self.debug is None or not self.debug.file:
+        """The source file the debug information names, read only when a folder to look in is
+        given (the terminal): a server passes the text instead and reads no file a program names."""
+        if self.debug is None or not self.debug.file or folder is None:
             return None
-        for path in (self.debug.file, os.path.join(folder or ".", os.path.basename(self.debug.file))):
+        for path in (self.debug.file, os.path.join(folder, os.path.basename(self.debug.file))):
             try:
                 with open(path, encoding="utf-8") as f:
                     return f.read().splitlines()
@@ -887,7 +889,7 @@ class Debugger:
         self._args(args, 1, "list [LINE|FUNCTION]")
         self._need_debug("list")
         if self.source is None:
-            raise S2mcError(f"cannot read the source file '{self._file}'")
+            raise S2mcError(f"cannot read the source file '{self._file}' (no source was given)")
         if args:
             spec = args[0]
             func = self.debug.function(spec)

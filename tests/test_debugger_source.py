@@ -531,3 +531,11 @@ def test_reverse_continue_stops_after_the_previous_watched_write():
         out = d.execute("reverse-continue")
         assert (machine_state(d), out) == seen[-back]
     assert d.execute("p counter") == "counter = 1\n"      # after the first write: 0 + 1
+
+
+def test_the_page_s_debugger_reads_no_file_a_program_names(tmp_path):
+    secret = tmp_path / "secret.rz"
+    secret.write_text("a line nobody may see\n" * 20)
+    prog = compile_rz(PROG, filename=str(secret), debug=True).program
+    d = Debugger.for_program(prog, mem_words=MEM)                 # no source given, no folder
+    assert d.execute("list 1") == "list: cannot read the source file 'secret.rz' (no source was given)\n"
