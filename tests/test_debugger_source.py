@@ -539,3 +539,11 @@ def test_the_page_s_debugger_reads_no_file_a_program_names(tmp_path):
     prog = compile_rz(PROG, filename=str(secret), debug=True).program
     d = Debugger.for_program(prog, mem_words=MEM)                 # no source given, no folder
     assert d.execute("list 1") == "list: cannot read the source file 'secret.rz' (no source was given)\n"
+
+
+def test_going_back_needs_a_history():
+    d = Debugger(Stepper(compiled().program, mem_words=MEM))       # a stepper that keeps none
+    d.execute("tick 5")
+    for command in ("reverse-step", "reverse-next", "reverse-stepi", "reverse-continue"):
+        assert d.execute(command) == f"{command}: this session keeps no history to go back in\n"
+    assert d.execute("until 2") == "until: cycle 2 is not after the current cycle 5\n"
