@@ -47,9 +47,9 @@ def _whole(df: pd.DataFrame, source: str | tuple, metric: str) -> pd.DataFrame:
 
 def _lines(ax, d: pd.DataFrame, x="cores", y="value", marker="o", ls="-",
            prefix="", **kw) -> str:
-    """One line per configuration (workload, variant, bytes), labelled with what differs between
-    them (style, L, policy, data size); returns the legend title naming those things."""
-    keys = ["workload", "variant", "bytes"]
+    """One line per configuration (workload, variant, bytes, engine), labelled with what differs between
+    them (style, L, policy, data size, implementation); returns the legend title naming those things."""
+    keys = ["workload", "variant", "bytes", "engine"]
     groups = list(d.groupby(keys, sort=True))
     labels, title = summaries.legend_labels([k for k, _ in groups])
     for (_, g), text in zip(groups, labels):
@@ -168,8 +168,9 @@ def sim_vs_native(df: pd.DataFrame, path) -> Path | None:
         size = int(sim["bytes"].max())
         _lines(ax, sim[sim["bytes"] == size], prefix="simulated S2: ")
     if not nat.empty:
-        for size in sorted(nat["bytes"].unique())[-2:]:
-            _lines(ax, nat[nat["bytes"] == size], marker="s", ls="--", prefix="native CPU: ")
+        # the two largest sizes in one legend, so that their labels name the size and never repeat
+        _lines(ax, nat[nat["bytes"].isin(sorted(nat["bytes"].unique())[-2:])], marker="s", ls="--",
+               prefix="native CPU: ")
     nmax = int(sp["cores"].max())
     xs = np.arange(1, max(nmax, 2) + 1)
     ax.plot(xs, xs, ls=":", color="grey", label="ideal")
@@ -209,15 +210,15 @@ def throughput_vs_size(df: pd.DataFrame, reference: pd.DataFrame, path) -> Path 
         return None
     fig, ax = plt.subplots(figsize=(11.5, 5))
     if not ours.empty:
-        # per source, the best thread count per (variant, bytes), and one thread
-        for (src, variant), g in ours.groupby(["source", "variant"]):
+        # per configuration (backend, cipher/key size/mode, implementation, strategy), never folded
+        # together: the best thread count per size, and one thread
+        for (src, wl, engine, variant), g in ours.groupby(["source", "workload", "engine", "variant"]):
+            name = f"ours: {src} {wl}, {engine}" + (f" ({variant})" if variant else "")
             best = g.groupby("bytes", as_index=False)["value"].max()
-            ax.plot(best["bytes"], best["value"], marker="o", lw=2.5, ms=6,
-                    label=f"ours: {src} {variant} (best threads)")
+            ax.plot(best["bytes"], best["value"], marker="o", lw=2.5, ms=6, label=f"{name}, best threads")
             one = g[g["cores"] == 1].groupby("bytes", as_index=False)["value"].median()
             if not one.empty and g["cores"].nunique() > 1:
-                ax.plot(one["bytes"], one["value"], marker="o", lw=1, ls="--",
-                        label=f"ours: {src} {variant}, 1 thread")
+                ax.plot(one["bytes"], one["value"], marker="o", lw=1, ls="--", label=f"{name}, 1 thread")
     for exp, variant, label in _REF_CURVES:
         g = ref[(ref["experiment"] == exp) & (ref["variant"] == variant)].sort_values("bytes")
         if not g.empty:
@@ -225,11 +226,16 @@ def throughput_vs_size(df: pd.DataFrame, reference: pd.DataFrame, path) -> Path 
             ax.plot(g["bytes"], g["value"], lw=1, ls="--", alpha=0.8, marker="^", mfc="none", ms=5,
                     label=label)
     pts = ref[ref["experiment"].isin(["seed000_text", "seed002_text"]) & (ref["bytes"] > 0)]
-    for _, r in pts.iterrows():
-        ax.scatter([r["bytes"]], [r["value"]], marker="*", s=60, zorder=3)
-        ax.annotate(f"{r['platform'].split(' (')[0]} {r['variant']}", (r["bytes"], r["value"]),
-                    fontsize=6, xytext=(3, 3), textcoords="offset points")
     ax.set_xscale("log", base=2)
+    xs = pd.concat([ours["bytes"], ref["bytes"][ref["bytes"] > 0]])
+    mid = float(np.sqrt(xs.min() * xs.max())) if len(xs) else 0.0
+    for _, r in pts.iterrows():
+        ax.scatter([r["bytes"]], [r["value"]], marker="*", s=60, zorder=3, color="black")
+        # the label on the side of the star that faces the middle, so it never runs off the plot
+        right = r["bytes"] > mid
+        ax.annotate(f"{r['platform'].split(' (')[0]} {r['variant']}", (r["bytes"], r["value"]),
+                    fontsize=6, xytext=(-4 if right else 4, 3), textcoords="offset points",
+                    ha="right" if right else "left")
     ax.set_yscale("log")
     ax.set_xlabel("data size (bytes)")
     ax.set_ylabel("throughput (Gbit/s)")
@@ -321,7 +327,7 @@ def model_vs_points(points: pd.DataFrame, path, title: str = "", max_cores: int 
         ax.plot(g["cores"], g["value"], ls="none", color=c, **style,
                 label=f"measured ({measured_by}), {summaries.label(dict(cfg))}")
         ax.plot(xs, [m.speedup(int(n)) for n in xs], "-", color=c, alpha=0.7,
-                label=f"MVA model, Z={m.think:.2f}, L={m.service:g}")
+                label=f"MVA model, {summaries.label(dict(cfg))}: Z={m.think:.2f}, L={m.service:g}")
     m = max(models.values(), key=lambda mm: mm.accesses)
     ax.plot(xs, [m.speedup_bound(int(n)) for n in xs], ":", color="black",
             label=f"bound min(N, (Z+L)/L) = {m.saturation_speedup:.2f}")

@@ -47,6 +47,20 @@ _PRESET_OPTIONS = {"cores": "cores", "sizes": "sizes", "key_bits": "key_bits", "
                    "key_expansions": "key_expansions"}
 
 
+def _left_paper_setting(preset: str, ctx, fields: dict) -> list[str]:
+    """The options given beside a preset that take its runs out of the paper's configuration (another
+    mode, key size, direction, style, partition or memory latency: seed003.comparison finds no run of the
+    paper's setting then), as they were typed (['--mode ctr', '--mem-latency 4'])."""
+    paper = {"modes", "key_bits", "directions", "styles", "partitions", "mem_latencies"}
+    out = []
+    for option, field in _PRESET_OPTIONS.items():
+        if field in paper and ctx.get_parameter_source(option) is not ParameterSource.DEFAULT \
+                and set(fields[field]) != set(PRESETS[preset][field]):
+            param = next(p for p in ctx.command.params if p.name == option)
+            out.append(f"{param.opts[0]} {','.join(str(v) for v in fields[field])}")
+    return out
+
+
 def grid_options(styles: tuple[str, ...], style_default: str | None, style_help: str, experiment: str = "aes"):
     """The grid options of `s2mc aes` and `s2mc cipher`, in order (only --style and the
     experiment's default name differ)."""
@@ -141,6 +155,10 @@ def run_command(ctx, command, ciphers, *, cores, sizes, key_bits, modes, directi
         if fixed_key is not None:
             given.add("key_bits")
         fields.update({f: v for f, v in PRESETS[preset].items() if f not in given})
+        left = _left_paper_setting(preset, ctx, fields)
+        if left:
+            click.echo(f"s2mc {command} --preset {preset}: {', '.join(left)} leave{'s' if len(left) == 1 else ''} "
+                       "the paper's setting, so no comparison with the paper is printed for these runs", err=True)
     grid = AesGrid(**fields)
     t0 = time.perf_counter()
     runs, rows = run_grid(grid, new_run_id=lambda: records.new_run_id(command), experiment=experiment,
@@ -153,11 +171,16 @@ def run_command(ctx, command, ciphers, *, cores, sizes, key_bits, modes, directi
     click.echo(f"s2mc {command}: {len(runs)} runs checked against cryptography in {wall:.1f} s "
                f"({sim_s:.2g} s simulating, {float(f'{instr / max(sim_s, 1e-9) / 1e6:.2g}'):g} MIPS)",
                err=True)
-    if timeline and len(runs) > 1:
+    # like every other output: say where each file went (and, for several, which run it holds)
+    if timeline:
         from s2mc.workloads.aes.grid import timeline_files
         for name, r in zip(timeline_files(grid, timeline), runs):
-            click.echo(f"timeline {name}: {r.config.workload} {r.config.variant}, {r.config.cores} cores, "
-                       f"{r.nbytes} bytes", err=True)
+            click.echo(f"wrote {name}" + (f": {r.config.workload} {r.config.variant}, {r.config.cores} cores, "
+                                          f"{r.nbytes} bytes" if len(runs) > 1 else ""), err=True)
+    if vcd:
+        from s2mc.workloads.aes.grid import vcd_files
+        for name in vcd_files(grid, vcd):
+            click.echo(f"wrote {name}", err=True)
 
     seed_text, seed_rows = seed003.comparison(runs)
     if out_path:

@@ -497,9 +497,12 @@ def _figure(tl: Timeline):
                 if spans:
                     ax.broken_barh(spans, (y(c + 1), h), facecolors=STATE_COLOURS[k], linewidth=0)
         bus = tl.bus()
+        # White edges part the boxes while they are wide; with many narrow boxes (16 cores) the edges
+        # would cover the fill and the busy bus would look empty, so then there are none.
+        edges = dict(edgecolor="white", linewidth=0.3) if len(bus) <= 60 else dict(linewidth=0)
         for c in sorted({iv.core for iv in bus}):
             ax.broken_barh([(iv.start, iv.end - iv.start) for iv in bus if iv.core == c], (y(0), h),
-                           facecolors=CORE_COLOURS[c % len(CORE_COLOURS)], edgecolor="white", linewidth=0.3)
+                           facecolors=CORE_COLOURS[c % len(CORE_COLOURS)], **edges)
         if len(bus) <= 60:   # the owner's number in each box, while they are wide enough to read
             for iv in bus:
                 ax.text((iv.start + iv.end) / 2, y(0) + h / 2, str(iv.core), ha="center", va="center",

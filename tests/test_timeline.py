@@ -438,7 +438,7 @@ def test_aes_writes_a_timeline_per_run(tmp_path):
         page = (tmp_path / f"aes-{i}.html").read_text()
         data = json.loads(re.search(r'<script type="application/json" id="data">(.*?)</script>', page, re.S).group(1))
         assert (data["cores"], data["start"], data["end"]) == (n, 0, 500)
-        assert f"timeline {tmp_path / f'aes-{i}.html'}: " in proc.stderr
+        assert f"wrote {tmp_path / f'aes-{i}.html'}: " in proc.stderr
     one = s2mc("aes", "--cores", "2", "--bytes", "16", "--style", "ttable", "--mode", "ctr",
                "--timeline", tmp_path / "one.svg", "--quiet")
     assert one.returncode == 0 and (tmp_path / "one.svg").exists(), one.stderr
