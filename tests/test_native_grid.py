@@ -63,10 +63,10 @@ def test_multi_counts_every_threads_buffer():
 def test_summary_line():
     s = dict(cipher="aes", key_bits=128, impl="aesni", strategy="extended", block_bytes=1024, threads=4,
              bytes=16 << 20, gb_per_s=12.3456, cycles_per_byte=0.5)
-    assert format_summary(s) == ("aes-128          aesni             extended/1024     4 thr        16M     "
+    assert format_summary(s) == ("aes-128         aesni             extended/1024     4 thr        16M     "
                                  "12.35 GB/s    0.500 c/B")
     s.update(strategy="multi", block_bytes=None, openssl_gb_per_s=10.0, ratio=0.81)
-    assert format_summary(s) == ("aes-128          aesni             multi             4 x          16M     "
+    assert format_summary(s) == ("aes-128         aesni             multi             4 x          16M     "
                                  "12.35 GB/s    0.500 c/B  | openssl   10.00 GB/s  ratio 0.81x")
     # the longest implementation and cipher names keep the columns where the header puts them
     s.update(impl="table-6-5-5-5-5-6", cipher="hierocrypt3")
