@@ -666,12 +666,16 @@ def selection_holdout(df) -> list[dict]:
     return rows
 
 
+def _count(n: int, what: str) -> str:
+    return f"{n:,} {what}{'s' if n != 1 else ''}"
+
+
 def fitted_text() -> str:
     """Which parameters of the seed 003 preset are fitted, and on which of the paper's cells."""
     cal = CALIBRATIONS["seed003"]
     return ("**What is fitted, on which cells.** The calibration (the extra work per block, "
-            f"{cal.block_ops} nops and {cal.block_mem} loads, and per run, {cal.run_ops} nops and "
-            f"{cal.run_mem} loads) is fitted to the paper's four 1-core cells (Tables 3 and 4 at "
+            f"{_count(cal.block_ops, 'nop')} and {_count(cal.block_mem, 'load')}, and per run, "
+            f"{_count(cal.run_ops, 'nop')} and {_count(cal.run_mem, 'load')}) is fitted to the paper's four 1-core cells (Tables 3 and 4 at "
             f"{', '.join(map(str, ONE_CORE))} bytes), so the 1-core errors below are in-sample. The "
             f"machine and program assumptions (burst4 arbitration, the key expanded per core, -O0) were "
             f"chosen by scoring the {len(HYPOTHESES)} hypotheses of `s2mc fidelity` on all "
@@ -683,7 +687,7 @@ def holdout_parts(df) -> list[tuple]:
     """The report's held-out checks: the calibration (leave one size out) and, with the fidelity
     experiment's records, the choice of hypothesis (leave one core count out)."""
     import pandas as pd
-    pct = lambda v: f"{100 * v:+.1f} %"   # noqa: E731
+    pct = lambda v: f"{100 * v:+.2f} %"   # noqa: E731
     cal = calibration_holdout()
     parts: list[tuple] = [("p", "**Held out: the calibration.** The paper's 1-core line fitted on three of its "
                                 "four sizes predicts the fourth (the calibrated model's 1-core cells are that "
