@@ -261,8 +261,9 @@ class Machine:
         except BaseException:
             sink.close(keep=False)
             raise
-        # the simulation ends here: writing the timeline picture or page (sink.close) is not simulating
-        self._engine_seconds = time.perf_counter() - t0
+        # the simulation ends here: building the timeline as the events come (its sink's own time) and
+        # writing its picture or page (sink.close) are not simulating
+        self._engine_seconds = time.perf_counter() - t0 - (self._timeline.seconds if self._timeline else 0.0)
         sink.close(keep=True)
         if isinstance(sink.sinks[0], TraceList):
             raw["trace"] = sink.sinks[0].events
