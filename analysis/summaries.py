@@ -410,7 +410,7 @@ def native_runs(df: pd.DataFrame, skip=SEED_NATIVE_EXPERIMENTS) -> pd.DataFrame:
             w[m] = float("nan")
     w = w.groupby(index, as_index=False, observed=True).median(numeric_only=True)
     parts = pd.DataFrame([workload_parts(x) for x in w["workload"]], index=w.index)
-    w = pd.concat([w, parts], axis=1)
+    w = pd.concat([w.drop(columns=[c for c in parts.columns if c in w]), parts], axis=1)
     w["backend"] = w["source"]
     w["implementation"] = w["engine"]
     w["strategy"] = w["variant"]
