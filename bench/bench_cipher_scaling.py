@@ -1,94 +1,86 @@
 """Why one cipher scales worse than another from 1 to 2 threads (figures go to docs/benchmarks.md,
 "Thread scaling: AES against Camellia").
 
-For each (cipher, implementation), on one buffer of --bytes, best of repeats timed in C++
-(native.bench_ctr), the 1 -> 2 thread speedup measured four ways, in interleaved rounds so that every
-way sees the same background load:
-  split     one buffer split in two contiguous halves (OpenMP): what `s2mc native` measures
-  multi     each thread its own buffer (no output chunk shares a cache line with another thread's)
-  pinned    two separate processes, one thread each, pinned to CPU 0 and CPU 1, started together: no
-            OpenMP at all; their summed throughput against one alone is what the hardware gives
-  memory    split on a buffer 16x larger (more memory traffic per unit of work, same code)
-If `multi` scaled better than `split`, false sharing of the output halves would be the cause; if
-`pinned` scaled like `split`, the cause is in the hardware the two threads share, not in OpenMP's
-scheduling; `memory` against `split` shows how much the memory system costs.
+For each (cipher, implementation), in-place CTR timed in C++ (native.bench_ctr, best of repeats), the
+1 -> 2 thread change measured three ways, in interleaved rounds so that every way sees the same
+background load:
+  split     one buffer of --bytes split in two contiguous halves (OpenMP): what `s2mc native` measures
+  multi     each thread its own buffer of --bytes (no output line shared between the threads)
+  memory    split, on a buffer 16x larger (far more memory traffic per unit of work, same code)
+and two numbers for each:
+  wall      the speedup of the best run (wall clock): what a user sees, and what other processes on a
+            shared host take away (a thread that waits for a CPU)
+  CPU/byte  the CPU time one byte costs with 2 threads against 1 (getrusage of this process, all runs;
+            OpenMP threads wait passively, so waiting costs no CPU). It does not count time spent
+            waiting for a CPU, so it is the hardware's answer even on a loaded host: 1.00 = the second
+            thread does its half as cheaply as one thread does all; above 1 = the threads slow each
+            other down (memory bandwidth, false sharing, a shared physical core).
+If multi's CPU/byte were lower than split's, false sharing of the halves would be the cause; if memory's
+were higher, memory bandwidth.
 
-Usage: .venv/bin/python bench/bench_cipher_scaling.py [--bytes 16M] [--rounds 5]
+Usage: .venv/bin/python bench/bench_cipher_scaling.py [--bytes 4M] [--rounds 3]
 """
 from __future__ import annotations
 
-import argparse
-import multiprocessing as mp
 import os
-import statistics
-import time
 
-from s2mc.isa.units import human_size, parse_size
-from s2mc.workloads import native
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")   # before the native library loads libgomp
+
+import argparse  # noqa: E402
+import resource  # noqa: E402
+import statistics  # noqa: E402
+import time  # noqa: E402
+
+from s2mc.isa.units import human_size, parse_size  # noqa: E402
+from s2mc.workloads import native  # noqa: E402
 
 PAIRS = (("aes", "auto"), ("camellia", "auto"), ("camellia", "sptable"))
 
 
-def gbps(cipher: str, impl: str, nbytes: int, threads: int, multi: bool = False) -> float:
+def measure(cipher: str, impl: str, nbytes: int, threads: int, multi: bool = False) -> tuple[float, float]:
+    """(GB/s of the best run, CPU seconds per byte over every run) of one bench_ctr call."""
+    before = resource.getrusage(resource.RUSAGE_SELF)
     r = native.bench_ctr(nbytes, cipher=cipher, impl=impl, threads=threads, multi=multi, min_reps=5,
-                         min_seconds=0.2)
-    return r["total_bytes"] / r["seconds_best"] / 1e9
-
-
-def _pinned(cpu: int, cipher: str, impl: str, nbytes: int, start, out) -> None:
-    os.sched_setaffinity(0, {cpu})
-    os.environ["OMP_NUM_THREADS"] = "1"
-    start.wait()
-    out.put((cpu, gbps(cipher, impl, nbytes, 1)))
-
-
-def pinned_pair(cipher: str, impl: str, nbytes: int) -> float:
-    """Summed GB/s of two one-thread processes on CPUs 0 and 1 at the same time."""
-    ctx = mp.get_context("fork")
-    start, out = ctx.Barrier(2), ctx.Queue()
-    procs = [ctx.Process(target=_pinned, args=(cpu, cipher, impl, nbytes, start, out)) for cpu in (0, 1)]
-    for p in procs:
-        p.start()
-    got = [out.get(timeout=300) for _ in procs]
-    for p in procs:
-        p.join()
-    return sum(v for _, v in got)
+                         min_seconds=0.3)
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return r["total_bytes"] / r["seconds_best"] / 1e9, cpu / (r["total_bytes"] * (r["reps"] + 1))
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--bytes", default="16M")
-    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--bytes", default="4M")
+    ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
     n = parse_size(args.bytes)
     if (os.cpu_count() or 1) < 2:
         raise SystemExit("needs two CPUs")
-    scal: dict = {}
+    got: dict = {}
     loads = []
     for rnd in range(args.rounds):
         loads.append(os.getloadavg()[0])
         for cipher, impl in PAIRS:
-            one = gbps(cipher, impl, n, 1)
-            got = {"split": gbps(cipher, impl, n, 2) / one,
-                   "multi": gbps(cipher, impl, n, 2, multi=True) / one,
-                   "pinned": pinned_pair(cipher, impl, n) / one,
-                   "memory": gbps(cipher, impl, 16 * n, 2) / gbps(cipher, impl, 16 * n, 1)}
-            for k, v in got.items():
-                scal.setdefault((cipher, impl, k), []).append(v)
-            scal.setdefault((cipher, impl, "1 thread GB/s"), []).append(one)
+            for way, size, multi in (("split", n, False), ("multi", n, True), ("memory", 16 * n, False)):
+                g1, c1 = measure(cipher, impl, size, 1)
+                g2, c2 = measure(cipher, impl, size, 2, multi)
+                got.setdefault((cipher, impl, way, "wall"), []).append(g2 / g1)
+                got.setdefault((cipher, impl, way, "cpu"), []).append(c2 / c1)
+                if way == "split":
+                    got.setdefault((cipher, impl, "one"), []).append(g1)
         print(f"round {rnd + 1}/{args.rounds} done, load average {loads[-1]:.1f}", flush=True)
-    print(f"\n{human_size(n)} buffer ({human_size(16 * n)} for memory), {args.rounds} rounds, "
-          f"load average {min(loads):.1f}-{max(loads):.1f} on {os.cpu_count()} CPUs; "
-          "1 -> 2 thread speedup, best / median of the rounds:\n")
-    print("| cipher (impl) | 1 thread GB/s | split | multi | pinned processes | memory (16x buffer) |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print(f"\n{human_size(n)} buffer ({human_size(16 * n)} for memory), {args.rounds} rounds, load average "
+          f"{min(loads):.1f}-{max(loads):.1f} on {os.cpu_count()} CPUs ({native.info().get('cpu', '?')}, "
+          f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}). Wall: 1 -> 2 thread speedup, best / median "
+          "of the rounds; CPU/byte: 2 threads against 1, median of the rounds.\n")
+    print("| cipher (impl) | 1 thread GB/s (best) | split wall | split CPU/byte | multi wall | multi CPU/byte "
+          "| memory wall | memory CPU/byte |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for cipher, impl in PAIRS:
-        cells = []
-        for k in ("1 thread GB/s", "split", "multi", "pinned", "memory"):
-            v = scal[(cipher, impl, k)]
-            cells.append(f"{max(v):.2f} / {statistics.median(v):.2f}")
+        cells = [f"{max(got[(cipher, impl, 'one')]):.2f}"]
+        for way in ("split", "multi", "memory"):
+            w, c = got[(cipher, impl, way, "wall")], got[(cipher, impl, way, "cpu")]
+            cells += [f"{max(w):.2f} / {statistics.median(w):.2f}", f"{statistics.median(c):.2f}"]
         print(f"| {cipher} ({impl}) | " + " | ".join(cells) + " |")
-    print(f"\n(run at {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {native.info().get('cpu', '?')})")
 
 
 if __name__ == "__main__":

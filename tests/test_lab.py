@@ -177,3 +177,18 @@ def test_lab_without_its_packages_is_one_line(tmp_path, package):
     assert proc.returncode == 1 and not list(tmp_path.iterdir()), proc.stderr
     assert proc.stderr == (f"s2mc: error: s2mc lab: the Python package {package} is not installed "
                            "(`make setup` installs it, or pip install 's2mc[lab]')\n")
+
+
+def test_the_lab_readme_runs_only_what_setup_installs():
+    """Every command of docs/lab/README.md's command block is a program of the virtual environment that
+    `make setup` makes (a notebook editor it does not install is named in the text, with how to add it)."""
+    import re
+    import shutil
+    text = (LAB / "README.md").read_text()
+    block = re.search(r"```\n(.*?)```", text, re.S).group(1)
+    progs = {line.split()[0] for line in block.splitlines() if line.strip()}
+    venv_bin = Path(sys.executable).parent
+    assert progs and all((venv_bin / p).exists() for p in progs), progs
+    # what the text names outside the block is installed where it says, or says how to install it
+    if "jupyter notebook" in text:
+        assert "pip install notebook" in text or shutil.which("jupyter", path=str(venv_bin))
