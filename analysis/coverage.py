@@ -45,7 +45,7 @@ _GPU = "ours needs an NVIDIA GPU (CUDA records: run_on_gpu.sh, docs/gpu.md)"
 _SEED003 = ("s2mc aes --cores 1,2,3,4 --bytes 32,64,128,256 --style bytes --mode ecb --opt 1,0 "
             "--out results/seed003.parquet")
 _SEED000 = "s2mc sweep seed000_block_sizes --out results/seed000.parquet"
-_NATIVE = "python -m s2mc.analysis.seeds_native --out results/seeds_native.parquet"
+_NATIVE = "python -m s2mc.experiments.seeds_native --out results/seeds_native.parquet"
 
 ITEMS: tuple[Item, ...] = (
     # seed 000: Tran et al., AES-CTR on a 4-core CPU and a GeForce 8800 GT

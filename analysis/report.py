@@ -21,8 +21,8 @@ import pandas as pd
 
 from s2mc.analysis import coverage, derive, fidelity, model, plots, records, seeds, summaries
 from s2mc.analysis.seed003 import SEED003_BYTES, SEED003_VARIANT, SEED003_WORKLOAD
-from s2mc.isa.errors import S2mcError
-from s2mc.isa.outputs import make_folder, write_output
+from s2mc.common.errors import S2mcError
+from s2mc.common.outputs import make_folder, write_output
 
 
 @dataclass
@@ -455,7 +455,7 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
             "quoted figures (dotted lines)", b, "no seed002_cpu records")
     else:
         b.append(Block("p", "No seed002_cpu records in these results: add them with "
-                            + hint("python -m s2mc.analysis.seeds_native", "seeds_native") + "."))
+                            + hint("python -m s2mc.experiments.seeds_native", "seeds_native") + "."))
     b.append(Block("h3", f"{coverage.SECTIONS['seed002-gpu']}: AES and Camellia (Figs. 11-16, Table 2)", anchor="seed002-gpu"))
     _seed002_gpu_blocks(b, ours_d, out, fig)
     _seed004_blocks(b, ours_d, ref, host, hint)
@@ -500,11 +500,11 @@ def _seeds_native_blocks(b: list, ours_d: pd.DataFrame, ref: pd.DataFrame, host:
     """Seed 001 measured on this host beside the paper (s2mc.analysis.seeds_native)."""
     from s2mc.analysis import seeds_native as sn
 
-    b.append(Block("h3", f"{coverage.SECTIONS['seed001']}: sequential against threads, with and without file I/O (Tables 1-3)",
-                   anchor="seed001"))
+    b.append(Block("h3", f"{coverage.SECTIONS['seed001']}: sequential against threads, with and without "
+                         "file I/O (Tables 1-3)", anchor="seed001"))
     if not (len(ours_d) and (ours_d["experiment"] == "seed001_ours").any()):
         b.append(Block("p", "No seed001_ours records in these results: add them with "
-                            + hint("python -m s2mc.analysis.seeds_native", "seeds_native") + "."))
+                            + hint("python -m s2mc.experiments.seeds_native", "seeds_native") + "."))
         return
     for text in sn.seed001_sentences(ours_d, ref, host):
         b.append(Block("p", text))
@@ -523,7 +523,7 @@ def _seed004_blocks(b: list, ours_d: pd.DataFrame, ref: pd.DataFrame, host: str,
     b.append(Block("h3", f"{coverage.SECTIONS['seed004']}: CPU sequential against parallel, 1 KB-1 GB (Table 2)", anchor="seed004"))
     if not (len(ours_d) and (ours_d["experiment"] == "seed004_ours").any()):
         b.append(Block("p", "No seed004_ours records in these results: add them with "
-                            + hint("python -m s2mc.analysis.seeds_native", "seeds_native") + "."))
+                            + hint("python -m s2mc.experiments.seeds_native", "seeds_native") + "."))
         return
     for text in sn.seed004_sentences(ours_d, ref, host):
         b.append(Block("p", text))

@@ -31,7 +31,7 @@ import resource  # noqa: E402
 import statistics  # noqa: E402
 import time  # noqa: E402
 
-from s2mc.isa.units import human_size, parse_size  # noqa: E402
+from s2mc.common.units import human_size, parse_size  # noqa: E402
 from s2mc.workloads import native  # noqa: E402
 
 PAIRS = (("aes", "auto"), ("camellia", "auto"), ("camellia", "sptable"))

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from s2mc.analysis import coverage, plots, records, report, summaries
-from s2mc.workloads.aes.grid import AesGrid, run_grid
+from s2mc.workloads.cipher_sim.grid import AesGrid, run_grid
 
 ROOT = Path(__file__).resolve().parents[1]
 SEEDS = Path("/work/shared/seeds")

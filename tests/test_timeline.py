@@ -17,7 +17,7 @@ from hypothesis import given, settings, strategies as st
 
 from s2gen import configs, programs
 from s2mc.isa import assemble
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 from s2mc.simulator import Machine, SimFault
 from s2mc.simulator.reference import ReferenceMachine, RefFault
 from s2mc.simulator.timeline import (BUCKETS, CORE_COLOURS, HALTED, MAX_INTERVALS, STATE_COLOURS, STATES, Interval, TimelineBuilder,
@@ -482,7 +482,7 @@ def test_a_busy_bus_row_looks_busy_at_16_cores(tmp_path, program, cores, kw):
     """The bus row's painted share is the run's bus utilisation (the engine's counter): white box edges
     or blended thin bands must not make a busy bus look empty."""
     if program == "aes":
-        from s2mc.workloads.aes import run_aes
+        from s2mc.workloads.cipher_sim import run_aes
         res = run_aes(bytes(256), bytes(16), mode="ecb", cores=cores, style="bytes",
                       timeline=str(tmp_path / "t.png")).result
     else:

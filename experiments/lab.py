@@ -21,7 +21,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 
 
 # -- what the measurement cells call ------------------------------------------------------------------
@@ -49,7 +49,7 @@ def ceiling(one_core_result, mem_latency: int = 2) -> float:
 
 def aes_cycles(cores: int, nbytes: int = 256, opt: int = 1) -> int:
     """Cycles of seed 003's configuration (AES-128-ECB, byte-oriented, interleaved) on our simulator."""
-    from s2mc.workloads.aes.grid import AesGrid, run_grid
+    from s2mc.workloads.cipher_sim.grid import AesGrid, run_grid
     runs, _ = run_grid(AesGrid(cores=(cores,), sizes=(nbytes,), opts=(opt,)), new_run_id=lambda: "lab")
     return runs[0].result.cycles
 
@@ -166,7 +166,7 @@ def notebook(answers: bool = False, truths: dict | None = None):
         truths = {q.name: q.truth() for _, q in quantities()}
     title = "s2mc lab: instructor's answers" if answers else "s2mc lab: why does a shared bus stop helping?"
     cells = [new_markdown_cell(HEADER.format(title=title)),
-             new_code_cell("from s2mc.analysis import lab\npredict, measured = {}, {}")]
+             new_code_cell("from s2mc.experiments import lab\npredict, measured = {}, {}")]
     for sec in SECTIONS:
         cells.append(new_markdown_cell(f"## {sec.title}\n\n{sec.text}"))
         for q in sec.quantities:
@@ -186,7 +186,7 @@ def notebook(answers: bool = False, truths: dict | None = None):
 def write(folder: str | Path) -> list[Path]:
     """worksheet.ipynb and answers.ipynb (unexecuted) into `folder`."""
     import nbformat
-    from s2mc.isa.outputs import write_output
+    from s2mc.common.outputs import write_output
     out = []
     for name, answers in (("worksheet.ipynb", False), ("answers.ipynb", True)):
         path = Path(folder) / name
