@@ -177,16 +177,16 @@ def run_command(ctx, command, ciphers, *, cores, sizes, key_bits, modes, directi
         if fixed_key is not None:
             given.add("key_bits")
         fields.update({f: v for f, v in PRESETS[preset].items() if f not in given})
-        left = _left_paper_setting(preset, ctx, fields)
-        if left:
-            click.echo(f"s2mc {command} --preset {preset}: {', '.join(left)} leave{'s' if len(left) == 1 else ''} "
-                       "the paper's setting, so no comparison with the paper is printed for these runs", err=True)
     grid = AesGrid(**fields)
     t0 = time.perf_counter()
     runs, rows = run_grid(grid, new_run_id=lambda: records.new_run_id(command), experiment=experiment,
                           progress=not quiet and sys.stderr.isatty(), vcd=vcd, timeline=timeline,
                           timeline_window=(from_cycle, to_cycle), desc=f"s2mc {command}")
     wall = time.perf_counter() - t0
+    left = _left_paper_setting(preset, ctx, fields) if preset else []
+    if left:   # after the runs: a preset that cannot run at all says only why
+        click.echo(f"s2mc {command} --preset {preset}: {', '.join(left)} leave{'s' if len(left) == 1 else ''} "
+                   "the paper's setting, so no comparison with the paper is printed for these runs", err=True)
     sim_s = sum(r.sim_seconds for r in runs)
     instr = sum(r.result.instructions for r in runs)
     # Two significant digits: a short SystemC run simulates well under 1 MIPS, never "0 MIPS".

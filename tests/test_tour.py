@@ -135,6 +135,6 @@ def test_the_reports_hints_work_verbatim(tmp_path):
     run_in_order(["mkdir results", "s2mc report results --out report"], tmp_path)
     md = (tmp_path / "report" / "report.md").read_text()
     hints = re.findall(r"`(s2mc [^`]+--out results/\w+\.parquet)`, then `(s2mc report results --out report)`", md)
-    assert len(hints) == 3, md[:3000]                # seed 003, simulated scaling, native
+    assert len(hints) == 4, md[:3000]                # seed 003, simulated scaling, native, seed 000
     run_in_order([h[0] for h in hints] + [hints[0][1]], tmp_path)
     check_complete_report(tmp_path)
