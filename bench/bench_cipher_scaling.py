@@ -18,7 +18,11 @@ and two numbers for each:
 If multi's CPU/byte were lower than split's, false sharing of the halves would be the cause; if memory's
 were higher, memory bandwidth.
 
-Usage: .venv/bin/python bench/bench_cipher_scaling.py [--bytes 4M] [--rounds 3]
+With --run-length: the split 1 -> 2 thread wall speedup of runs of different lengths (AES 16 and 256 MiB,
+Camellia 1 and 16 MiB; best of 20 repeats, interleaved rounds): on a shared host a longer run is more
+often caught by another process taking one of the CPUs.
+
+Usage: .venv/bin/python bench/bench_cipher_scaling.py [--bytes 4M] [--rounds 3] [--run-length]
 """
 from __future__ import annotations
 
@@ -47,11 +51,34 @@ def measure(cipher: str, impl: str, nbytes: int, threads: int, multi: bool = Fal
     return r["total_bytes"] / r["seconds_best"] / 1e9, cpu / (r["total_bytes"] * (r["reps"] + 1))
 
 
+def run_length(rounds: int) -> None:
+    """The wall speedup against the length of one run (see the module's docstring)."""
+    got: dict = {}
+    cases = (("aes", "auto", 16 << 20), ("camellia", "auto", 1 << 20), ("camellia", "auto", 16 << 20),
+             ("aes", "auto", 256 << 20))
+    loads = []
+    for _ in range(rounds):
+        loads.append(os.getloadavg()[0])
+        for cipher, impl, n in cases:
+            one, two = (native.bench_ctr(n, cipher=cipher, impl=impl, threads=t, min_reps=20, min_seconds=0.3)
+                        for t in (1, 2))
+            got.setdefault((cipher, n), []).append((one["seconds_best"] / two["seconds_best"], one["seconds_best"]))
+    print(f"load average {min(loads):.1f}-{max(loads):.1f}; split wall speedup, best / median of {rounds} rounds\n")
+    print("| cipher | buffer | 1 -> 2 threads | one 1-thread run |")
+    print("|---|---:|---:|---:|")
+    for (cipher, n), v in got.items():
+        print(f"| {cipher} | {human_size(n)} | {max(x[0] for x in v):.2f} / {statistics.median(x[0] for x in v):.2f} "
+              f"| {1e3 * min(x[1] for x in v):.2f} ms |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bytes", default="4M")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--run-length", action="store_true", help="the speedup against the length of one run")
     args = ap.parse_args()
+    if args.run_length:
+        return run_length(args.rounds)
     n = parse_size(args.bytes)
     if (os.cpu_count() or 1) < 2:
         raise SystemExit("needs two CPUs")
