@@ -11,7 +11,6 @@ from __future__ import annotations
 import datetime as _dt
 import html
 import json
-import math
 import os
 import re
 from dataclasses import dataclass
@@ -38,17 +37,7 @@ class Block:
 # rendering
 # --------------------------------------------------------------------------------------------------
 
-def fixed(v: float, digits: int = 3) -> str:
-    """A number in plain decimal notation, never 1.2e-05 or 8.3e+05: whole from 10^(digits-1) on (with
-    thousands separators), else `digits` significant digits with as many decimals as that needs."""
-    if v != v:
-        return "–"
-    if v == 0:
-        return "0"
-    mag = math.floor(math.log10(abs(v)))
-    if mag >= digits - 1:
-        return f"{v:,.0f}"
-    return f"{v:.{digits - 1 - mag}f}"
+fixed = summaries.fixed   # numbers in plain decimal notation (tables and sentences alike)
 
 
 def _fmt(v) -> str:

@@ -15,6 +15,8 @@ import pandas as pd
 
 from s2mc.common.units import human_size
 
+from .summaries import fixed
+
 
 def host_phrase(cpu_count: int | None = None, cpu: str | None = None) -> str:
     """'this host's 2 CPUs (AMD EPYC 7B13)': the run's own machine, from its manifest (records.environment()
@@ -197,8 +199,8 @@ def seed004_sentences(ours: pd.DataFrame, ref: pd.DataFrame, host: str | None = 
         r = t.dropna(subset=["paper GPU/ours OpenCL"])
         dev = ours.loc[(ours["experiment"] == "seed004_ours") & (ours["variant"] == "opencl"), "platform"].iloc[0]
         out.append(f"Seed 004's GPU column (GTX 480, C++ AMP) beside our portable OpenCL kernels on {dev}, "
-                   f"both host to host in segments: paper/ours {r['paper GPU/ours OpenCL'].min():.2g}-"
-                   f"{r['paper GPU/ours OpenCL'].max():.2g}x ({human_size(int(r['bytes'].min()))}-"
+                   f"both host to host in segments: paper/ours {fixed(r['paper GPU/ours OpenCL'].min(), 2)}-"
+                   f"{fixed(r['paper GPU/ours OpenCL'].max(), 2)}x ({human_size(int(r['bytes'].min()))}-"
                    f"{human_size(int(r['bytes'].max()))}; above 1 = ours faster).")
     return out
 

@@ -8,6 +8,7 @@ and words ("14% slower", "saturates at 4 cores") come from the data they describ
 """
 from __future__ import annotations
 
+import math
 import re
 
 import pandas as pd
@@ -25,6 +26,19 @@ def compare_phrase(value: float, base: float, slower: str = "slower", faster: st
     if abs(change) < 0.01:
         return "the same (within 1%)"
     return f"{abs(change):.0%} {slower if change > 0 else faster}"
+
+
+def fixed(v: float, digits: int = 3) -> str:
+    """A number in plain decimal notation, never 1.2e-05 or 8.3e+05: whole from 10^(digits-1) on (with
+    thousands separators), else `digits` significant digits with as many decimals as that needs."""
+    if v != v:
+        return "–"
+    if v == 0:
+        return "0"
+    mag = math.floor(math.log10(abs(v)))
+    if mag >= digits - 1:
+        return f"{v:,.0f}"
+    return f"{v:.{digits - 1 - mag}f}"
 
 
 def num(v: float) -> str:

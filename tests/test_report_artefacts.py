@@ -285,3 +285,46 @@ def test_figures_have_no_duplicate_legend_entries_and_no_clipped_text(figures, t
     ours = {t for t in tv["legends"][0] if t.startswith("ours:")}
     assert ours == {"ours: native AES-128-CTR, vaes (best threads)", "ours: native AES-128-CTR, ttable (best threads)",
                     "ours: native AES-256-CTR, vaes (best threads)"}
+
+
+def seed_rows() -> pd.DataFrame:
+    """Hand-made records of the seeds measured on a host: seed 001 (encryption only), seed 004 and seed
+    002's Figure 10 at 1, 2, 4 and 8 threads."""
+    rows = []
+
+    def add(exp, variant, cores, n, metric, value, workload="aes-128-ecb-enc", engine="native"):
+        rows.append(dict(run_id=f"{exp}-{variant}-{cores}-{n}", experiment=exp, source="native", platform="Test CPU",
+                         workload=workload, variant=variant, engine=engine, cores=cores, core=-1, bytes=n,
+                         metric=metric, value=value))
+    for n in (256 << 10, 1 << 20):
+        add("seed001_ours", "sequential/encryption-only", 1, n, "seconds", n / 2e9)
+        add("seed001_ours", "openmp/encryption-only", 16, n, "seconds", n / 8e9)
+    for n in (1 << 10, 1 << 20):
+        add("seed004_ours", "sequential", 1, n, "seconds", n / 2e9)
+        add("seed004_ours", "parallel", 16, n, "seconds", n / 6e9)
+        add("seed004_ours", "opencl", 1, n, "seconds", n / 1e5, engine="opencl")   # slow: a ratio in the hundreds
+    for t in (1, 2, 4, 8):
+        add("seed002_cpu", "contiguous", t, 16 << 20, "bytes_per_second", 1e9 * min(t, 2),
+            workload="camellia-128-ctr-enc", engine="sptable")
+    return records.make_records(rows)
+
+
+@pytest.mark.parametrize("cpus", [16, 2])
+def test_host_sentences_come_from_the_manifest(tmp_path, cpus):
+    """The same records reported from a 16-CPU and a 2-CPU manifest: every sentence about the host says
+    what the manifest says (never '2 shared vCPUs' as fixed text), and only the threads beyond its CPUs
+    are called oversubscribed."""
+    (tmp_path / "res").mkdir()
+    records.write(seed_rows(), tmp_path / "res" / "seeds.parquet", params={"command": "test"})
+    man = next((tmp_path / "res").glob("*manifest.json"))
+    m = json.loads(man.read_text())
+    m.update(host_cpu="Test CPU 9000", host_cpu_count=cpus)
+    man.write_text(json.dumps(m))
+    text = report.build([tmp_path / "res"], tmp_path / "rep")["html"].read_text()
+    host = f"this host&#x27;s {cpus} CPUs (Test CPU 9000)"
+    for anchor in ("seed001", "seed002-cpu", "seed004"):
+        assert host in section(text, anchor), anchor
+    assert "vCPU" not in text and "OpenCL kernels on Test CPU" in text
+    assert not re.search(r"\d\.?\d*e[+-]\d+", re.sub(r"<[^>]+>", " ", text))     # no scientific notation
+    oversubscribed = "so 4 and 8 threads are oversubscribed" in section(text, "seed002-cpu")
+    assert oversubscribed == (cpus == 2)
