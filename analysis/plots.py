@@ -158,7 +158,10 @@ def stall_breakdown(df: pd.DataFrame, path) -> Path | None:
 
 def sim_vs_native(df: pd.DataFrame, path) -> Path | None:
     """Simulated speedup against real OpenMP speedup on this host, with the bus model."""
-    sp = derive.speedup(df[df["source"].isin(["sim", "native"])])
+    # thread scaling only: the seeds' own native runs (sequential and parallel as separate variants,
+    # in the report's 4.1-4.5) are not
+    sp = derive.speedup(df[df["source"].isin(["sim", "native"])
+                           & ~df["experiment"].isin(summaries.SEED_NATIVE_EXPERIMENTS)])
     sp = sp[sp["metric"] == "speedup"]
     sim, nat = sp[sp["source"] == "sim"], sp[sp["source"] == "native"]
     if sim.empty and nat.empty:

@@ -102,6 +102,12 @@ def legend_labels(keys: list[tuple]) -> tuple[list[str], str]:
              "engine": lambda v: v}
     labels = [", ".join(shown.get(n, lambda v, n=n: f"{n} {v}")(p[n]) for n in varying if p[n]) or "all"
               for p in parts]
+    # variants the parts above do not read (sequential/total against sequential/encryption-only) would
+    # give two lines one label: those name their whole variant
+    for i, text in enumerate(labels):
+        if labels.count(text) > 1:
+            labels = [f"{t} ({keys[j][1]})" if t == text else t for j, t in enumerate(labels)]
+    labels = [t if labels.count(t) == 1 else f"{t} #{labels[:i + 1].count(t)}" for i, t in enumerate(labels)]
     title = ", ".join({"size": "data size", "opt": "optimisation", "engine": "implementation"}.get(n, n)
                       for n in varying)
     return labels, title

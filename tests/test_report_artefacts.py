@@ -269,6 +269,7 @@ def figures(monkeypatch):
 def test_figures_have_no_duplicate_legend_entries_and_no_clipped_text(figures, tmp_path):
     (tmp_path / "res").mkdir()
     records.write(native_rows(), tmp_path / "res" / "native.parquet")
+    records.write(seed_rows(), tmp_path / "res" / "seeds.parquet")      # seeds' own runs: sequential/parallel
     ids = iter(range(10 ** 6))
     _, rows = run_grid(AesGrid(cores=(1, 2), sizes=(32, 64), styles=("bytes", "ttable")),
                        new_run_id=lambda: f"f-{next(ids)}", experiment="core_scaling")
@@ -284,7 +285,9 @@ def test_figures_have_no_duplicate_legend_entries_and_no_clipped_text(figures, t
     tv = next(f for f in figures if f["path"] == "throughput_vs_size.png")
     ours = {t for t in tv["legends"][0] if t.startswith("ours:")}
     assert ours == {"ours: native AES-128-CTR, vaes (best threads)", "ours: native AES-128-CTR, ttable (best threads)",
-                    "ours: native AES-256-CTR, vaes (best threads)"}
+                    "ours: native AES-256-CTR, vaes (best threads)",
+                    "ours: native AES-128-ECB, native (best threads)",      # the seeds' runs (engine native)
+                    "ours: native AES-128-ECB, opencl (best threads)"}      # and seed 004's OpenCL column
 
 
 def seed_rows() -> pd.DataFrame:

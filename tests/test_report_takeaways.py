@@ -40,6 +40,11 @@ def test_legends_name_what_varies():
     assert summaries.describe_variant("aes-128-ecb-enc", "bytes/interleaved/L4/round_robin/O0") == \
         "bytes, L = 4, round_robin, -O0"
     assert summaries.describe_variant("spin_lock", "") == "spin_lock"
+    # variants the parts do not read still get labels of their own
+    labels, _ = summaries.legend_labels([("aes-128-ecb-enc", "sequential/total", 8 << 20, "vaes"),
+                                         ("aes-128-ecb-enc", "sequential/encryption-only", 8 << 20, "vaes"),
+                                         ("aes-128-ctr", "contiguous", 8 << 20, "ttable")])
+    assert len(set(labels)) == 3 and "sequential/total" in labels[0] and "ttable" in labels[2]
 
 
 def lock_records(policies=("fifo", "fixed", "round_robin"), cores=(1, 2, 4)):
