@@ -411,7 +411,8 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
         "Throughput against data size: this host (thick solid lines) beside the seeds' curves (thin dashed "
         "lines, stars)", b, "no data")
     # 4.1-4.5: the seeds measured on real hardware, one heading each (coverage.SECTIONS)
-    b.append(Block("h3", f"{coverage.SECTIONS['seed000']}: coarse-grain against extended blocks (Table 1)", anchor="seed000"))
+    b.append(Block("h3", f"{coverage.SECTIONS['seed000']}: coarse-grain against extended blocks (Table 1)",
+                   anchor="seed000"))
     s000 = ours_d[ours_d["experiment"] == "seed000_block_sizes"] if len(ours_d) else ours_d
     t = derive.compare(s000, ref[ref["experiment"] == "seed000_table1"], "seconds",
                        on=("variant", "cores", "bytes")) if len(s000) else pd.DataFrame()
@@ -429,7 +430,8 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
                             + hint("s2mc sweep seed000_block_sizes", "seed000") + "."))
     host = _host_phrase(mans)
     _seeds_native_blocks(b, ours_d, ref, host, hint)
-    b.append(Block("h3", f"{coverage.SECTIONS['seed002-cpu']}: ciphers x threads (Figure 10)", anchor="seed002-cpu"))
+    b.append(Block("h3", f"{coverage.SECTIONS['seed002-cpu']}: ciphers x threads (Figure 10)",
+                   anchor="seed002-cpu"))
     if (ours_d["experiment"] == "seed002_cpu").any() if len(ours_d) else False:
         from s2mc.analysis import seeds_native as sn
         b.append(Block("p", "**Seed 002 Figure 10 (ciphers x threads on a Core i7-2600K) beside this host**"))
