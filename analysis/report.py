@@ -286,7 +286,8 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
         return f"`{command} --out {hint_dir}/{name}.parquet`, then `s2mc report {hint_dir} --out {out_dir}`"
 
     # 1. seed 003
-    b.append(Block("h2", f"{coverage.SECTIONS['seed003']} reproduced: AES on the S2 multicore (Tables 3 and 4)", anchor="seed003"))
+    b.append(Block("h2", f"{coverage.SECTIONS['seed003']} reproduced: AES on the S2 multicore (Tables 3 and 4)",
+                   anchor="seed003"))
     grid_all = _seed003_ours(ours_d, both_levels=True)
     grid = grid_all[~grid_all["variant"].str.endswith("/O0")] if len(grid_all) else grid_all
     main = seed003_main_table(grid, ref)
@@ -447,7 +448,8 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
     else:
         b.append(Block("p", "No seed002_cpu records in these results: add them with "
                             + hint("python -m s2mc.experiments.seeds_native", "seeds_native") + "."))
-    b.append(Block("h3", f"{coverage.SECTIONS['seed002-gpu']}: AES and Camellia (Figs. 11-16, Table 2)", anchor="seed002-gpu"))
+    b.append(Block("h3", f"{coverage.SECTIONS['seed002-gpu']}: AES and Camellia (Figs. 11, 12 and 16, Table 2)",
+                   anchor="seed002-gpu"))
     _seed002_gpu_blocks(b, ours_d, out, fig)
     _seed004_blocks(b, ours_d, ref, host, hint)
 
@@ -511,7 +513,8 @@ def _seed004_blocks(b: list, ours_d: pd.DataFrame, ref: pd.DataFrame, host: str,
     """Seed 004 measured on this host beside the paper (s2mc.analysis.seeds_native)."""
     from s2mc.analysis import seeds_native as sn
 
-    b.append(Block("h3", f"{coverage.SECTIONS['seed004']}: CPU sequential against parallel, 1 KB-1 GB (Table 2)", anchor="seed004"))
+    b.append(Block("h3", f"{coverage.SECTIONS['seed004']}: CPU sequential against parallel, 1 KB-1 GB (Table 2)",
+                   anchor="seed004"))
     if not (len(ours_d) and (ours_d["experiment"] == "seed004_ours").any()):
         b.append(Block("p", "No seed004_ours records in these results: add them with "
                             + hint("python -m s2mc.experiments.seeds_native", "seeds_native") + "."))

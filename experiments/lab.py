@@ -307,8 +307,9 @@ def format_marks(marks: list[Mark]) -> str:
     head = ["section", "quantity", "expected", "measured", "", "predicted", "off by"]
     rows = []
     for k in marks:
-        rows.append([k.section.split(".")[0], k.name, f"{k.expected:g}", "-" if k.measured is None else f"{k.measured:g}",
-                     k.verdict, "no prediction" if k.predicted is None else f"{k.predicted:g}",
+        rows.append([k.section.split(".")[0], k.name, f"{k.expected:g}",
+                     "-" if k.measured is None else f"{k.measured:g}", k.verdict,
+                     "no prediction" if k.predicted is None else f"{k.predicted:g}",
                      "-" if k.error is None else f"{k.error:.0%}"])
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in [head, *rows]]
