@@ -188,6 +188,10 @@ _METRIC_LIST: tuple[Metric, ...] = (
            "(two transfers)."),
     Metric("acquisitions_per_second", "acquisitions/s",
            "Spin lock: lock acquisitions (each with one critical section) per second, summed over threads."),
+    Metric("thread_concurrency", "fraction",
+           "The threads' CPU time over a native run / (threads x wall time): 1 when every thread held its "
+           "CPU throughout; lower when the machine was shared and they took turns (so they contended less "
+           "than the thread count says)."),
     # -- ratios ----------------------------------------------------------------------------------
     Metric("speedup", "x",
            "Baseline time (or cycles) / this run's time (or cycles); the baseline is the 1-core / "

@@ -54,7 +54,8 @@ def test_padded_counters_are_a_line_apart_and_count_exactly(threads, increment):
     assert len({a // line for a in addrs}) == threads            # every counter in a line of its own
     assert r["counters"] == [10_000] * threads and sum(r["counters"]) == threads * 10_000
     assert r["stride_bytes"] == line and r["cpus"] == CPUS[:threads]
-    assert 0 < r["seconds_best"] <= r["seconds_median"]
+    assert len(r["seconds"]) == 2 and r["seconds_best"] == min(r["seconds"]) and r["seconds_best"] <= r["seconds_median"]
+    assert len(r["concurrency"]) == 2 and all(0 < c <= 1 for c in r["concurrency"])
 
 
 @pytest.mark.parametrize("increment", coherence.INCREMENTS)
@@ -80,7 +81,8 @@ def test_ping_pong_hands_the_line_back_every_time():
 def test_every_lock_loses_no_increment(kind, threads):
     r = coherence.lock(kind, threads, 5000, reps=2)
     assert r["counter"] == threads * 5000
-    assert r["acquisitions_per_second"] == pytest.approx(threads * 5000 / r["seconds_best"])
+    assert r["acquisitions_per_second"] == pytest.approx(threads * 5000 / r["seconds_median"])
+    assert sorted(r["seconds"])[1] == r["seconds_median"] and all(0 < c <= 1 for c in r["concurrency"])
 
 
 @pytest.mark.parametrize("call, needle", [
@@ -155,7 +157,7 @@ def test_cli_json_has_results_and_records():
     assert res.exit_code == 0, res.output
     doc = json.loads(res.stdout)
     assert [r["counter"] for r in doc["results"]] == [500]
-    assert {r["metric"] for r in doc["records"]} == {"seconds", "acquisitions_per_second"}
+    assert {r["metric"] for r in doc["records"]} == {"seconds", "acquisitions_per_second", "thread_concurrency"}
 
 
 @pytest.mark.parametrize("args, needle", [

@@ -76,9 +76,10 @@ def false_sharing(threads: int, iterations: int, layout: str, *, increment: str 
     """Each of `threads` pinned threads increments its own 8-byte counter `iterations` times, the
     counters packed side by side (`layout="packed"`, one line for up to line/8 threads) or one per
     line ("padded"), with a plain load and store (`increment="plain"`) or an atomic add ("atomic").
-    Returns seconds_best / seconds_median (wall time of the increment loop over `reps`
-    repetitions), counters (final values, each = iterations), addresses, stride_bytes, line_bytes
-    and the cpus used."""
+    Returns seconds (wall time of the increment loop, each repetition), seconds_best /
+    seconds_median, concurrency / concurrency_median (the threads' CPU time / (threads x wall):
+    below 1 they took turns on a shared machine), counters (final values of the last repetition,
+    each = iterations), addresses, stride_bytes, line_bytes and the cpus used."""
     return _call(_lib().false_sharing, int(threads), int(iterations), layout, increment, int(reps))
 
 
@@ -91,12 +92,14 @@ def ping_pong(round_trips: int, *, batch: int = 100) -> dict:
 
 def lock(kind: str, threads: int, acquisitions: int, *, reps: int = 3) -> dict:
     """`threads` pinned threads each take spin lock `kind` (tas, ttas, ticket) `acquisitions` times
-    around one increment of a shared counter. Returns seconds_best / seconds_median,
-    acquisitions_per_second (all threads, best repetition) and counter (= threads x acquisitions)."""
+    around one increment of a shared counter. Returns the timing fields of false_sharing,
+    acquisitions_per_second (all threads, the median repetition) and counter (= threads x
+    acquisitions, last repetition)."""
     return _call(_lib().lock, kind, int(threads), int(acquisitions), int(reps))
 
 
-def _platform() -> str:
+def platform_name() -> str:
+    """The CPU model the records name as their platform."""
     from . import info   # the AES module reads the CPU's brand string; the same name as `s2mc native`
     return info().get("cpu") or platform.processor() or "unknown"
 
@@ -140,11 +143,14 @@ def run_grid(grid: CoherenceGrid, *, run_id: str, experiment: str = "coherence_n
 
     A summary: bench, variant, threads and the figure (ns_per_increment, false_sharing_ratio,
     round_trip_ns or acquisitions_per_second) with what proves the run did its work (final counts).
+    Timings are the median of the repetitions, not the best: on a shared machine the fastest
+    repetition of a contended run is the one where the threads happened not to run at once.
+    Each timing comes with its concurrency (thread_concurrency in the records).
     """
     for b in grid.benches:
         if b not in BENCHES:
             raise S2mcError(f"unknown coherence benchmark {b!r} (known: {', '.join(BENCHES)})")
-    plat = _platform()
+    plat = platform_name()
     configs = grid.configs()
     bar = None
     if progress:
@@ -166,10 +172,12 @@ def run_grid(grid: CoherenceGrid, *, run_id: str, experiment: str = "coherence_n
             if bench == "false-sharing":
                 layout, inc = variant.split("/")
                 r = false_sharing(t, grid.iterations, layout, increment=inc, reps=grid.reps)
-                ns = r["seconds_best"] * 1e9 / grid.iterations
-                emit(dict(bench=bench, variant=variant, threads=t, ns_per_increment=ns,
-                          seconds=r["seconds_best"], increments=sum(r["counters"]), stride_bytes=r["stride_bytes"]),
-                     {"seconds": r["seconds_best"], "ns_per_increment": ns})
+                ns = r["seconds_median"] * 1e9 / grid.iterations
+                emit(dict(bench=bench, variant=variant, threads=t, ns_per_increment=ns, seconds=r["seconds_median"],
+                          concurrency=r["concurrency_median"], increments=sum(r["counters"]),
+                          stride_bytes=r["stride_bytes"]),
+                     {"seconds": r["seconds_median"], "ns_per_increment": ns,
+                      "thread_concurrency": r["concurrency_median"]})
                 if layout == "padded":
                     padded_ns[(inc, t)] = ns
                 else:
@@ -183,9 +191,10 @@ def run_grid(grid: CoherenceGrid, *, run_id: str, experiment: str = "coherence_n
             else:
                 r = lock(variant, t, grid.acquisitions, reps=grid.reps)
                 emit(dict(bench=bench, variant=variant, threads=t,
-                          acquisitions_per_second=r["acquisitions_per_second"], seconds=r["seconds_best"],
-                          counter=r["counter"]),
-                     {"seconds": r["seconds_best"], "acquisitions_per_second": r["acquisitions_per_second"]})
+                          acquisitions_per_second=r["acquisitions_per_second"], seconds=r["seconds_median"],
+                          concurrency=r["concurrency_median"], counter=r["counter"]),
+                     {"seconds": r["seconds_median"], "acquisitions_per_second": r["acquisitions_per_second"],
+                      "thread_concurrency": r["concurrency_median"]})
             if bar:
                 bar.update(1)
     finally:
@@ -199,10 +208,11 @@ def format_summary(s: dict) -> str:
     head = f"{s['bench']:<14} {s['variant']:<24} {s['threads']:>2} thr  "
     if "ns_per_increment" in s:
         return head + f"{s['ns_per_increment']:9.2f} ns/increment  ({s['increments']} increments, " \
-                      f"counters {s['stride_bytes']} B apart)"
+                      f"counters {s['stride_bytes']} B apart; concurrency {s['concurrency']:.2f})"
     if "false_sharing_ratio" in s:
         return head + f"{s['false_sharing_ratio']:9.2f}x  packed / padded ns per increment"
     if "round_trip_ns" in s:
         return head + f"{s['round_trip_ns']:9.1f} ns/round trip (median; best batch {s['min_ns']:.1f}) " \
                       f"on CPUs {s['cpus'][0]} and {s['cpus'][1]}"
-    return head + f"{s['acquisitions_per_second'] / 1e6:9.3f} M acquisitions/s  (counter {s['counter']})"
+    return head + f"{s['acquisitions_per_second'] / 1e6:9.3f} M acquisitions/s  (counter {s['counter']}; " \
+                  f"concurrency {s['concurrency']:.2f})"

@@ -15,6 +15,7 @@
 #include <immintrin.h>
 #include <pthread.h>
 #include <sched.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -124,6 +125,58 @@ void parallel_pinned(int threads, const std::vector<int>& cpus, Body&& body) {
     throw std::runtime_error("OpenMP gave " + std::to_string(got) + " threads, not " + std::to_string(threads));
 }
 
+double median(std::vector<double> v);
+
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
+}
+
+// One timed run: wall seconds from the start barrier to the end barrier, and concurrency: the
+// threads' CPU time over their work / (threads x wall). Near 1 every thread held its CPU all along;
+// well below 1 the machine was shared and the threads took turns, so they contended less than
+// the thread count says (the figure to read beside every timing on a busy machine).
+struct Sample {
+  double seconds;
+  double concurrency;
+};
+
+template <typename Work>
+Sample timed_parallel(int threads, const std::vector<int>& cpus, Work&& work) {
+  Clock::time_point t0;
+  double elapsed = 0;
+  std::vector<double> cpu(static_cast<size_t>(threads), 0.0);
+  parallel_pinned(threads, cpus, [&](int id) {
+#pragma omp barrier
+#pragma omp master
+    t0 = Clock::now();
+    const double c0 = thread_cpu_seconds();
+    work(id);
+    cpu[size_t(id)] = thread_cpu_seconds() - c0;
+#pragma omp barrier
+#pragma omp master
+    elapsed = seconds_since(t0);
+  });
+  double sum = 0;
+  for (double c : cpu) sum += c;
+  return {elapsed, std::min(1.0, sum / (double(threads) * elapsed))};
+}
+
+// Fills the timing fields every result shares from the repetitions' samples.
+void put_samples(py::dict& d, const std::vector<Sample>& samples) {
+  std::vector<double> secs, conc;
+  for (const Sample& x : samples) {
+    secs.push_back(x.seconds);
+    conc.push_back(x.concurrency);
+  }
+  d["seconds"] = secs;
+  d["seconds_best"] = *std::min_element(secs.begin(), secs.end());
+  d["seconds_median"] = median(secs);
+  d["concurrency"] = conc;
+  d["concurrency_median"] = median(conc);
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
@@ -144,19 +197,14 @@ py::dict false_sharing(int threads, long iterations, const std::string& layout, 
   const size_t stride = padded ? line : sizeof(std::atomic<uint64_t>);
   Aligned mem(stride * size_t(threads));
   auto counter = [&](int i) { return reinterpret_cast<std::atomic<uint64_t>*>(mem.get() + stride * size_t(i)); };
-  std::vector<double> secs;
+  std::vector<Sample> samples;
   std::vector<uint64_t> finals(static_cast<size_t>(threads));
   {
     py::gil_scoped_release nogil;
     for (int r = 0; r < reps; ++r) {
       for (int i = 0; i < threads; ++i) counter(i)->store(0, std::memory_order_relaxed);
-      Clock::time_point t0;
-      double elapsed = 0;
-      parallel_pinned(threads, cpus, [&](int id) {
+      samples.push_back(timed_parallel(threads, cpus, [&](int id) {
         std::atomic<uint64_t>* c = counter(id);
-#pragma omp barrier
-#pragma omp master
-        t0 = Clock::now();
         // plain: a load and a store (no lock prefix); each counter has one writer, so the count is
         // exact. A core may keep forwarding its own pending stores to its loads, so it needs the
         // line only when the stores drain. atomic: a locked read-modify-write, which needs the
@@ -165,11 +213,7 @@ py::dict false_sharing(int threads, long iterations, const std::string& layout, 
           for (long k = 0; k < iterations; ++k) c->fetch_add(1, std::memory_order_relaxed);
         else
           for (long k = 0; k < iterations; ++k) c->store(c->load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-#pragma omp barrier
-#pragma omp master
-        elapsed = seconds_since(t0);
-      });
-      secs.push_back(elapsed);
+      }));
       for (int i = 0; i < threads; ++i) finals[size_t(i)] = counter(i)->load();
     }
   }
@@ -181,8 +225,7 @@ py::dict false_sharing(int threads, long iterations, const std::string& layout, 
   d["threads"] = threads;
   d["iterations"] = iterations;
   d["reps"] = reps;
-  d["seconds_best"] = *std::min_element(secs.begin(), secs.end());
-  d["seconds_median"] = median(secs);
+  put_samples(d, samples);
   d["counters"] = finals;  // of the last repetition
   d["addresses"] = addresses;
   d["stride_bytes"] = stride;
@@ -282,19 +325,14 @@ py::dict lock(const std::string& kind, int threads, long acquisitions, int reps)
   check_threads(threads, cpus, "lock");
   auto locks = std::make_unique<Locks>();
   auto counter = std::make_unique<Word>();   // the protected data, in a line of its own
-  std::vector<double> secs;
+  std::vector<Sample> samples;
   uint64_t final_count = 0;
   {
     py::gil_scoped_release nogil;
     for (int r = 0; r < reps; ++r) {
       for (Word* w : {&locks->flag, &locks->next, &locks->serving}) w->v.store(0);
       counter->v.store(0);
-      Clock::time_point t0;
-      double elapsed = 0;
-      parallel_pinned(threads, cpus, [&](int) {
-#pragma omp barrier
-#pragma omp master
-        t0 = Clock::now();
+      samples.push_back(timed_parallel(threads, cpus, [&](int) {
         for (long k = 0; k < acquisitions; ++k) {
           uint64_t ticket = 0;
           acquire(kind, *locks, &ticket);
@@ -302,23 +340,17 @@ py::dict lock(const std::string& kind, int threads, long acquisitions, int reps)
           counter->v.store(counter->v.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
           release(kind, *locks, ticket);
         }
-#pragma omp barrier
-#pragma omp master
-        elapsed = seconds_since(t0);
-      });
-      secs.push_back(elapsed);
+      }));
       final_count = counter->v.load();
     }
   }
-  const double best = *std::min_element(secs.begin(), secs.end());
   py::dict d;
   d["lock"] = kind;
   d["threads"] = threads;
   d["acquisitions"] = acquisitions;
   d["reps"] = reps;
-  d["seconds_best"] = best;
-  d["seconds_median"] = median(secs);
-  d["acquisitions_per_second"] = double(acquisitions) * threads / best;
+  put_samples(d, samples);
+  d["acquisitions_per_second"] = double(acquisitions) * threads / d["seconds_median"].cast<double>();
   d["counter"] = final_count;  // of the last repetition
   d["cpus"] = std::vector<int>(cpus.begin(), cpus.begin() + threads);
   return d;
