@@ -1,5 +1,6 @@
-; False sharing: every core increments its own counter `rounds` times; the counters lie `stride`
-; words apart from a line-aligned base. Core 0 prints the sum after a barrier: cores x rounds.
+; False sharing: every core increments its own counter, `stride` words from the next core's.
+; Each core adds 1 to its counter `rounds` times; the counters start at a line-aligned base.
+; Core 0 prints the sum after a barrier: cores x rounds.
 ; No core ever reads another's counter, so the result is the same for any stride; with caches on,
 ; only the layout changes the cost. With a stride below line_words two cores' counters share a
 ; line and every store invalidates the other's copy (false sharing); a stride of line_words or more
