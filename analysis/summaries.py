@@ -402,3 +402,73 @@ def native_takeaways(nat: pd.DataFrame, cpu_count: int | None) -> list[str]:
     text += (". Each core has its own caches and AES tables fit in them, so there is no shared bus to "
              "saturate; with so few CPUs the curve cannot show where memory bandwidth would stop it.")
     return [text]
+
+
+# -- 4b. cache coherence on this CPU (s2mc coherence-native) ----------------------------------------------
+
+def _concurrency_note(c: float) -> str:
+    """What a run's thread concurrency says about its figure, in words (empty when they ran together)."""
+    if c >= 0.8:
+        return ""
+    return (f" (the threads were on their CPUs together only {c:.0%} of the time: the machine was busy, so "
+            "they contended less than their number says)")
+
+
+def coherence_native(df: pd.DataFrame) -> tuple[list[str], dict[str, pd.DataFrame]]:
+    """The records of `s2mc coherence-native` as sentences and tables (false sharing, ping-pong,
+    locks), each cell the median over repeated runs of its configuration; ([], {}) when there are none."""
+    from s2mc.workloads.native.coherence import INCREMENTS, LAYOUTS, LOCKS, WORKLOADS
+    nat = df[(df["source"] == "native") & df["workload"].isin(list(WORKLOADS.values())) & (df["core"] == -1)]
+    if nat.empty:
+        return [], {}
+    med = nat.groupby(["workload", "variant", "cores", "metric"])["value"].median()
+
+    def get(workload, variant, cores, metric):
+        return med.get((workload, variant, cores, metric), float("nan"))
+
+    def cell(v, fmt):
+        return "–" if pd.isna(v) else format(v, fmt)
+
+    text, tables = [], {}
+    fs = nat[nat["workload"] == WORKLOADS["false-sharing"]]
+    if len(fs):
+        rows = []
+        for inc in INCREMENTS:
+            for t in sorted(fs["cores"].unique()):
+                ns = [get(WORKLOADS["false-sharing"], f"{layout}/{inc}", t, "ns_per_increment") for layout in LAYOUTS]
+                if all(pd.isna(v) for v in ns):
+                    continue
+                ratio = get(WORKLOADS["false-sharing"], f"packed-vs-padded/{inc}", t, "false_sharing_ratio")
+                conc = get(WORKLOADS["false-sharing"], f"packed/{inc}", t, "thread_concurrency")
+                rows.append({"increment": inc, "threads": int(t),
+                             **{f"{layout} ns": cell(v, ".2f") for layout, v in zip(LAYOUTS, ns)},
+                             "packed / padded": cell(ratio, ".2f"), "concurrency (packed)": cell(conc, ".2f")})
+                if t == fs["cores"].max() and t > 1 and pd.notna(ratio):
+                    text.append(f"False sharing, {inc} increments: {int(t)} threads whose counters share one cache "
+                                f"line take {ratio:.2f}x as long per increment as with the counters a line apart"
+                                + _concurrency_note(conc) + ".")
+        tables["false_sharing"] = pd.DataFrame(rows)
+    pp = nat[(nat["workload"] == WORKLOADS["ping-pong"]) & (nat["metric"] == "round_trip_ns")]
+    if len(pp):
+        rt = float(pp["value"].median())
+        text.append(f"A cache line handed back and forth between two cores: {rt:.1f} ns per round trip "
+                    f"(median of {pp['run_id'].nunique()} run{'s' if pp['run_id'].nunique() != 1 else ''}), "
+                    f"about {rt / 2:.0f} ns per transfer.")
+    lk = nat[nat["workload"] == WORKLOADS["locks"]]
+    if len(lk):
+        kinds = [k for k in LOCKS if (lk["variant"] == k).any()]
+        rows = []
+        for t in sorted(lk["cores"].unique()):
+            rate = {k: get(WORKLOADS["locks"], k, t, "acquisitions_per_second") for k in kinds}
+            conc = {k: get(WORKLOADS["locks"], k, t, "thread_concurrency") for k in kinds}
+            rows.append({"threads": int(t), **{f"{k} M/s": cell(rate[k] / 1e6, ".1f") for k in kinds},
+                         **{f"{k} concurrency": cell(conc[k], ".2f") for k in kinds}})
+        tables["locks"] = pd.DataFrame(rows)
+        top = int(lk["cores"].max())
+        if top > 1:
+            rates = ", ".join(f"{k} {get(WORKLOADS['locks'], k, top, 'acquisitions_per_second') / 1e6:.1f}"
+                              for k in kinds)
+            low = min(get(WORKLOADS["locks"], k, top, "thread_concurrency") for k in kinds)
+            text.append(f"Spin locks with {top} threads, million acquisitions per second: {rates}"
+                        + _concurrency_note(low) + ".")
+    return text, tables

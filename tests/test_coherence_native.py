@@ -188,3 +188,32 @@ def test_cli_ping_pong_on_one_cpu_says_why():
     assert proc.returncode != 0 and "Traceback" not in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
     assert "--bench ping-pong needs 2 CPUs; this process may use 1" in proc.stderr, proc.stderr
+
+
+def test_report_section_is_computed_from_the_records(tmp_path):
+    from s2mc.analysis import report
+    benches = coherence.BENCHES if len(CPUS) >= 2 else ("false-sharing", "locks")
+    grid = coherence.CoherenceGrid(benches=benches, threads=tuple(THREADS), iterations=2000, acquisitions=300,
+                                   round_trips=200, reps=1)
+    frames = [records.make_records(coherence.run_grid(grid, run_id=f"coh-{i}")[1]) for i in range(2)]
+    df = records.concat(frames)
+    (tmp_path / "res").mkdir()
+    records.write(df, tmp_path / "res" / "coh.parquet")
+    md = report.build([tmp_path / "res"], tmp_path / "rep")["md"].read_text()
+    assert "**Cache coherence on this CPU**" in md
+    top = max(THREADS)
+    for inc in coherence.INCREMENTS:   # the table's cells: medians over the two runs, recomputed here
+        for t in THREADS:
+            cells = [df[(df["variant"] == f"{layout}/{inc}") & (df["cores"] == t) & (df["metric"] == "ns_per_increment")]
+                     ["value"].median() for layout in coherence.LAYOUTS]
+            ratio = df[(df["variant"] == f"packed-vs-padded/{inc}") & (df["cores"] == t)]["value"].median()
+            assert f"| {inc} | {t} | {cells[0]:.2f} | {cells[1]:.2f} | {ratio:.2f} |" in md
+        if top > 1:
+            ratio = df[(df["variant"] == f"packed-vs-padded/{inc}") & (df["cores"] == top)]["value"].median()
+            assert f"False sharing, {inc} increments: {top} threads whose counters share one cache line take " \
+                   f"{ratio:.2f}x" in md
+    if len(CPUS) >= 2:
+        rt = df[df["metric"] == "round_trip_ns"]["value"].median()
+        assert f"{rt:.1f} ns per round trip (median of 2 runs)" in md
+    # the AES thread-scaling tables stay empty: these rows are no AES run
+    assert "native tas" not in md and "No native or GPU results" in md
