@@ -16,7 +16,7 @@ from s2mc.isa.errors import S2mcError
 from s2mc.isa.instructions import ADS_MAX
 from s2mc.isa.program import Stacks, stacks_problem
 
-from .params import DEFAULTS, PARAMS
+from .params import DEFAULTS, PARAMS, check
 from .trace import Fanout, TraceFile, TraceList, format_trace
 
 # Shorthands derived from the one declaration of the machine parameters (simulator/params.toml).
@@ -27,6 +27,10 @@ MAX_MEM_WORDS = PARAMS["mem_words"].max
 MAX_LATENCY = PARAMS["mem_latency"].max
 DEFAULT_MAX_CYCLES = PARAMS["max_cycles"].default
 DEFAULT_MEM_WORDS = PARAMS["mem_words"].default
+
+# The cache parameters: in a run's description only when caches are on, so that a cacheless run is
+# described exactly as before they existed.
+CACHE_PARAMS = ("cache", "cache_lines", "cache_ways", "line_words", "cache_hit_latency")
 
 # Per-core counters, in the order the CLI and the records print them. A core's `cycles` is its
 # finish cycle (also named `finish_cycle`); `idle_cycles` the cycles from then to the end of the run
@@ -53,10 +57,19 @@ class Config:
     max_cycles: int = DEFAULTS["max_cycles"]
     mem_words: int = DEFAULTS["mem_words"]
     engine: str = DEFAULTS["engine"]
+    cache: str = DEFAULTS["cache"]
+    cache_lines: int = DEFAULTS["cache_lines"]
+    cache_ways: int = DEFAULTS["cache_ways"]
+    line_words: int = DEFAULTS["line_words"]
+    cache_hit_latency: int = DEFAULTS["cache_hit_latency"]
 
     def check(self) -> None:
-        for name, p in PARAMS.items():
-            p.check(getattr(self, name))
+        check(**{name: getattr(self, name) for name in PARAMS})
+
+    @property
+    def cached(self) -> bool:
+        """Whether the cores have private caches (any protocol but `none`)."""
+        return self.cache != "none"
 
 
 @dataclass
@@ -105,7 +118,8 @@ class Result:
             "bus_busy_cycles": self.bus_busy_cycles,
             "bus_utilisation": round(self.bus_utilisation, 6),
             "stall_cycles": self.stall_cycles,
-            "config": {k: getattr(self.config, k) for k in ("cores", "mem_latency", "arbitration", "engine")},
+            "config": {k: getattr(self.config, k) for k in ("cores", "mem_latency", "arbitration", "engine")
+                       + (CACHE_PARAMS if self.config.cached else ())},
             "cores": self.cores,
         }
 
@@ -189,10 +203,15 @@ class Machine:
                  max_cycles: int = DEFAULTS["max_cycles"], mem_words: int = DEFAULTS["mem_words"],
                  engine: str = DEFAULTS["engine"], trace: bool = False, trace_file=None,
                  timeline=None, timeline_window: tuple[int, int | None] = (0, None),
-                 **engine_options):
+                 cache: str = DEFAULTS["cache"], cache_lines: int = DEFAULTS["cache_lines"],
+                 cache_ways: int = DEFAULTS["cache_ways"], line_words: int = DEFAULTS["line_words"],
+                 cache_hit_latency: int = DEFAULTS["cache_hit_latency"], **engine_options):
         self.program = program
-        self.config = Config(cores, mem_latency, arbitration, max_cycles, mem_words, engine)
+        self.config = Config(cores, mem_latency, arbitration, max_cycles, mem_words, engine,
+                             cache, cache_lines, cache_ways, line_words, cache_hit_latency)
         self.config.check()
+        if self.config.cached:   # the engines learn the caches next (docs/timing-model.md, "Caches")
+            raise S2mcError(f"cache {cache}: the {engine} engine does not simulate caches yet")
         # Sizes and the entry are checked before any image is built: a Program made in Python can
         # name any address, and a list of that many words would exhaust memory first.
         if not 0 <= program.entry <= ADS_MAX:
