@@ -2,7 +2,8 @@
 false_sharing.rz) and the three spin locks (spin_lock.s = test-and-set, ttas_lock.s, ticket_lock.s)
 give exact counts on 1-8 cores, the fast engine and the cycle-stepped reference model agree on
 every counter, the per-core bus counts match hand counts, and the Rz version agrees with the
-interpreter. Each lock loses increments once its atomic step is taken out."""
+interpreter. Each lock loses increments once its atomic step is taken out; ping_pong.s hands a word
+back and forth between two cores."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -131,3 +132,20 @@ def test_false_sharing_rz_agrees_with_the_interpreter_and_the_reference(stride):
             assert res.output == f"sum = {ROUNDS_FS * cores}  expected = {ROUNDS_FS * cores}\n"
             assert m.read("counters", stride * (cores - 1) + 1)[::stride] == [ROUNDS_FS] * cores
         agree_with_reference(Machine(program, cores=2).run(), program, 2)
+
+
+@pytest.mark.parametrize("cores", [1, 2, 3, 4, 8])
+def test_ping_pong_hands_the_word_back_every_round(cores):
+    program = assemble((ASM / "ping_pong.s").read_text(), "ping_pong.s")
+    m = Machine(program, cores=cores)
+    res = m.run()
+    rounds = 10
+    if cores == 1:                       # nobody to answer: core 0 never starts
+        assert res.output == "0\n" and res.cores[0]["mem_writes"] == 0
+        return
+    assert res.output == f"{2 * rounds}\n" and m.read("flag", 1) == [2 * rounds]
+    # cores 0 and 1 store once per round each; every other core touches nothing but the barrier
+    assert [c["mem_writes"] for c in res.cores] == [rounds, rounds] + [0] * (cores - 2)
+    assert all(c["mem_reads"] >= rounds for c in res.cores[:2])
+    assert all(c["mem_reads"] == 0 for c in res.cores[2:])
+    agree_with_reference(res, program, cores)
