@@ -70,9 +70,9 @@ def test_packed_counters_share_one_line_and_count_exactly(threads, increment):
 
 @two_cpus
 def test_ping_pong_hands_the_line_back_every_time():
-    r = coherence.ping_pong(1000, batch=50)
+    r = coherence.ping_pong(300, batch=50)   # few: on a busy machine a hand-over may wait for a time slice
     # Thread 0 writes 1, 3, 5, ...; thread 1 answers 2, 4, 6, ...: the last answer is 2 x round trips.
-    assert r["round_trips"] == 1000 and r["answered"] == 1000 and r["final_flag"] == 2000
+    assert r["round_trips"] == 300 and r["answered"] == 300 and r["final_flag"] == 600
     assert 0 < r["min_ns"] <= r["median_ns"] and r["cpus"] == CPUS[:2]
 
 
