@@ -93,7 +93,9 @@ def test_every_lock_loses_no_increment(kind, threads):
     (lambda: coherence.lock("mcs", 1, 10), "lock must be 'tas', 'ttas' or 'ticket'"),
     (lambda: coherence.lock("tas", 0, 10), "threads must be >= 1"),
     (lambda: coherence.lock("tas", 1, 10, reps=0), "reps must be >= 1"),
-    (lambda: coherence.ping_pong(10, batch=20), "batch must be <= round trips"),
+    (lambda: coherence.ping_pong(10, batch=20), r"round trips \(10\) must be a multiple of the batch \(20\)"),
+    (lambda: coherence.ping_pong(150, batch=100), "must be a multiple of the batch"),
+    (lambda: coherence.ping_pong(0), "round trips must be >= 1"),
 ])
 def test_bad_arguments_are_one_clear_error(call, needle):
     from s2mc.isa.errors import S2mcError

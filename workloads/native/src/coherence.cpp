@@ -237,7 +237,9 @@ py::dict false_sharing(int threads, long iterations, const std::string& layout, 
 py::dict ping_pong(long round_trips, long batch) {
   check_positive(round_trips, "round trips");
   check_positive(batch, "batch");
-  if (batch > round_trips) throw std::invalid_argument("batch must be <= round trips");
+  if (round_trips % batch != 0)
+    throw std::invalid_argument("round trips (" + std::to_string(round_trips) + ") must be a multiple of the batch (" +
+                                std::to_string(batch) + ")");
   const std::vector<int> cpus = allowed_cpus();
   if (cpus.size() < 2)
     throw std::invalid_argument("line ping-pong needs 2 CPUs; this process may run on " + std::to_string(cpus.size()));
