@@ -219,3 +219,17 @@ def test_report_section_is_computed_from_the_records(tmp_path):
         assert f"{rt:.1f} ns per round trip (median of 2 runs)" in md
     # the AES thread-scaling tables stay empty: these rows are no AES run
     assert "native tas" not in md and "No native or GPU results" in md
+
+
+def test_info_says_what_the_benchmarks_pin_to():
+    from s2mc.cli.cmd_sim import info_rows
+    base = {"s2mc": "0", "python": "3", "platform": "Linux", "cpu": "x86_64", "cpu_features": [], "cpu_count": 2,
+            "engines": {"fast": True, "systemc": True}, "native": {"built": False, "error": "x"},
+            "cuda": {"built": False, "gpu_present": False, "devices": [], "reason": "no"}}
+    rows = dict(info_rows(base | {"coherence": {"built": True, "cpus": [0, 3], "line_bytes": 64}}))
+    assert rows["coherence"] == "built; threads pinned to CPUs 0, 3; cache line 64 bytes"
+    rows = dict(info_rows(base | {"coherence": {"built": False, "error": "no module"}}))
+    assert rows["coherence"] == "not built (no module)"
+    assert coherence.info() == {"built": True, "cpus": CPUS, "line_bytes": coherence.line_bytes()}
+    res = CliRunner().invoke(cli, ["info", "--json"], catch_exceptions=False)
+    assert json.loads(res.stdout)["coherence"]["cpus"] == CPUS

@@ -72,6 +72,13 @@ def cpus() -> list[int]:
     return list(_lib().allowed_cpus())
 
 
+def info() -> dict:
+    """Facts for `s2mc info`: built or not (and why), the CPUs threads are pinned to, the line size."""
+    if _coherence is None:
+        return {"built": False, "error": str(_IMPORT_ERROR)}
+    return {"built": True, "cpus": cpus(), "line_bytes": line_bytes()}
+
+
 def false_sharing(threads: int, iterations: int, layout: str, *, increment: str = "plain", reps: int = 3) -> dict:
     """Each of `threads` pinned threads increments its own 8-byte counter `iterations` times, the
     counters packed side by side (`layout="packed"`, one line for up to line/8 threads) or one per
