@@ -233,3 +233,12 @@ def test_info_says_what_the_benchmarks_pin_to():
     assert coherence.info() == {"built": True, "cpus": CPUS, "line_bytes": coherence.line_bytes()}
     res = CliRunner().invoke(cli, ["info", "--json"], catch_exceptions=False)
     assert json.loads(res.stdout)["coherence"]["cpus"] == CPUS
+
+
+@pytest.mark.skipif(shutil.which("taskset") is None, reason="needs taskset")
+def test_cli_on_one_cpu_runs_what_it_can_by_default():
+    proc = subprocess.run(["taskset", "-c", str(CPUS[0]), str(S2MC), "coherence-native", *SMALL],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "# ping-pong left out: it needs 2 CPUs and this process may use 1" in proc.stderr
+    assert "ping-pong" not in proc.stdout and "false-sharing" in proc.stdout and "locks" in proc.stdout
