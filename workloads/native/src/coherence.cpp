@@ -6,8 +6,8 @@
 //   ping_pong:     two threads on two CPUs hand one line back and forth (a flag each waits for);
 //   lock:          threads take a test-and-set, test-and-test-and-set or ticket spin lock around
 //                  a shared counter increment.
-// Every thread is pinned to one CPU of the process's affinity mask (round robin) for the run and
-// unpinned afterwards, so "two threads" means two cores, not one core time-slicing. Work runs with
+// Thread i is pinned to the i-th CPU of the process's affinity mask for the run and unpinned
+// afterwards, so "two threads" means two cores, not one core time-slicing. Work runs with
 // the GIL released; the results carry what the tests check (final counts, counter addresses).
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -125,7 +125,11 @@ void parallel_pinned(int threads, const std::vector<int>& cpus, Body&& body) {
     throw std::runtime_error("OpenMP gave " + std::to_string(got) + " threads, not " + std::to_string(threads));
 }
 
-double median(std::vector<double> v);
+// The middle value (the upper of the two middle ones for an even count).
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
 
 double thread_cpu_seconds() {
   timespec ts{};
@@ -175,11 +179,6 @@ void put_samples(py::dict& d, const std::vector<Sample>& samples) {
   d["seconds_median"] = median(secs);
   d["concurrency"] = conc;
   d["concurrency_median"] = median(conc);
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 py::dict false_sharing(int threads, long iterations, const std::string& layout, const std::string& increment, int reps) {
