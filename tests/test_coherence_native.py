@@ -242,3 +242,13 @@ def test_cli_on_one_cpu_runs_what_it_can_by_default():
     assert proc.returncode == 0, proc.stderr
     assert "# ping-pong left out: it needs 2 CPUs and this process may use 1" in proc.stderr
     assert "ping-pong" not in proc.stdout and "false-sharing" in proc.stdout and "locks" in proc.stdout
+
+
+@two_cpus
+def test_cli_when_openmp_gives_fewer_threads_says_so():
+    env = dict(os.environ, OMP_THREAD_LIMIT="1")
+    proc = subprocess.run([str(S2MC), "coherence-native", "--bench", "locks", "--threads", "2", *SMALL],
+                          capture_output=True, text=True, timeout=60, env=env)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert proc.stderr.strip().splitlines()[-1] == \
+        "s2mc: error: OpenMP gave 1 thread(s), not 2 (OMP_THREAD_LIMIT or OMP_DYNAMIC in the environment?)"

@@ -122,7 +122,8 @@ void parallel_pinned(int threads, const std::vector<int>& cpus, Body&& body) {
     }
   }
   if (got != threads)
-    throw std::runtime_error("OpenMP gave " + std::to_string(got) + " threads, not " + std::to_string(threads));
+    throw std::runtime_error("OpenMP gave " + std::to_string(got) + " thread(s), not " + std::to_string(threads) +
+                             " (OMP_THREAD_LIMIT or OMP_DYNAMIC in the environment?)");
 }
 
 // The middle value (the upper of the two middle ones for an even count).
