@@ -149,3 +149,19 @@ def test_ping_pong_hands_the_word_back_every_round(cores):
     assert all(c["mem_reads"] >= rounds for c in res.cores[:2])
     assert all(c["mem_reads"] == 0 for c in res.cores[2:])
     agree_with_reference(res, program, cores)
+
+
+@pytest.mark.parametrize("cores", [2, 4, 8])
+@pytest.mark.parametrize("arbitration", ["fifo", "fixed", "round_robin"])
+def test_ticket_lock_serves_cores_in_ticket_order(cores, arbitration):
+    # From the event log alone: a successful dispenser xchg turns a ticket t >= 0 into -1 (a load
+    # leaves the word as it was, the hand-back store writes t + 1 over -1); a core enters the
+    # critical section with its `ld counter`. FIFO: the n-th core to enter holds ticket n.
+    program = assemble((ASM / "ticket_lock.s").read_text(), "ticket_lock.s")
+    res = Machine(program, cores=cores, arbitration=arbitration, trace=True).run()
+    nxt, counter = program.symbols["next"].value, program.symbols["counter"].value
+    grants = [e for e in res.trace if e[3] == "grant"]
+    tickets = [(e[6], e[1]) for e in grants if e[5] == nxt and e[6] >= 0 and e[7] == -1]
+    entries = [e[1] for e in grants if e[5] == counter and e[6] == e[7]][:cores * ROUNDS_LOCK]  # not the final print
+    assert sorted(t for t, _ in tickets) == list(range(cores * ROUNDS_LOCK))   # every ticket once
+    assert entries == [core for _, core in sorted(tickets)]
