@@ -416,12 +416,16 @@ def _concurrency_note(c: float) -> str:
 
 def coherence_native(df: pd.DataFrame) -> tuple[list[str], dict[str, pd.DataFrame]]:
     """The records of `s2mc coherence-native` as sentences and tables (false sharing, ping-pong,
-    locks), each cell the median over repeated runs of its configuration; ([], {}) when there are none."""
-    from s2mc.workloads.native.coherence import INCREMENTS, LAYOUTS, LOCKS, WORKLOADS
-    nat = df[(df["source"] == "native") & df["workload"].isin(list(WORKLOADS.values())) & (df["core"] == -1)]
+    locks), each cell the median over repeated runs of its configuration; ([], {}) when there are none.
+
+    The experiments are recognised by their metrics (ns_per_increment and false_sharing_ratio,
+    round_trip_ns, acquisitions_per_second), and the layouts, increment kinds and locks are read
+    from the variants as the records spell them (LAYOUT/INCREMENT, packed-vs-padded/INCREMENT,
+    the lock's name), in the order the runs wrote them."""
+    nat = df[(df["source"] == "native") & (df["core"] == -1)]
     if nat.empty:
         return [], {}
-    med = nat.groupby(["workload", "variant", "cores", "metric"])["value"].median()
+    med = nat.groupby(["workload", "variant", "cores", "metric"], sort=False)["value"].median()
 
     def get(workload, variant, cores, metric):
         return med.get((workload, variant, cores, metric), float("nan"))
@@ -429,46 +433,50 @@ def coherence_native(df: pd.DataFrame) -> tuple[list[str], dict[str, pd.DataFram
     def cell(v, fmt):
         return "–" if pd.isna(v) else format(v, fmt)
 
+    def rows_of(metric):
+        return nat[nat["metric"] == metric]
+
     text, tables = [], {}
-    fs = nat[nat["workload"] == WORKLOADS["false-sharing"]]
-    if len(fs):
+    per_inc = rows_of("ns_per_increment")
+    if len(per_inc):
+        wl = per_inc["workload"].iloc[0]
+        layouts = list(dict.fromkeys(v.split("/")[0] for v in per_inc["variant"]))
+        incs = list(dict.fromkeys(v.split("/")[-1] for v in per_inc["variant"]))
         rows = []
-        for inc in INCREMENTS:
-            for t in sorted(fs["cores"].unique()):
-                ns = [get(WORKLOADS["false-sharing"], f"{layout}/{inc}", t, "ns_per_increment") for layout in LAYOUTS]
+        for inc in incs:
+            for t in sorted(per_inc["cores"].unique()):
+                ns = [get(wl, f"{layout}/{inc}", t, "ns_per_increment") for layout in layouts]
                 if all(pd.isna(v) for v in ns):
                     continue
-                ratio = get(WORKLOADS["false-sharing"], f"packed-vs-padded/{inc}", t, "false_sharing_ratio")
-                conc = get(WORKLOADS["false-sharing"], f"packed/{inc}", t, "thread_concurrency")
+                ratio = get(wl, f"packed-vs-padded/{inc}", t, "false_sharing_ratio")
+                conc = get(wl, f"packed/{inc}", t, "thread_concurrency")
                 rows.append({"increment": inc, "threads": int(t),
-                             **{f"{layout} ns": cell(v, ".2f") for layout, v in zip(LAYOUTS, ns)},
+                             **{f"{layout} ns": cell(v, ".2f") for layout, v in zip(layouts, ns)},
                              "packed / padded": cell(ratio, ".2f"), "concurrency (packed)": cell(conc, ".2f")})
-                if t == fs["cores"].max() and t > 1 and pd.notna(ratio):
+                if t == per_inc["cores"].max() and t > 1 and pd.notna(ratio):
                     text.append(f"False sharing, {inc} increments: {int(t)} threads whose counters share one cache "
                                 f"line take {ratio:.2f}x as long per increment as with the counters a line apart"
                                 + _concurrency_note(conc) + ".")
         tables["false_sharing"] = pd.DataFrame(rows)
-    pp = nat[(nat["workload"] == WORKLOADS["ping-pong"]) & (nat["metric"] == "round_trip_ns")]
+    pp = rows_of("round_trip_ns")
     if len(pp):
-        rt = float(pp["value"].median())
+        rt, n = float(pp["value"].median()), pp["run_id"].nunique()
         text.append(f"A cache line handed back and forth between two cores: {rt:.1f} ns per round trip "
-                    f"(median of {pp['run_id'].nunique()} run{'s' if pp['run_id'].nunique() != 1 else ''}), "
-                    f"about {rt / 2:.0f} ns per transfer.")
-    lk = nat[nat["workload"] == WORKLOADS["locks"]]
-    if len(lk):
-        kinds = [k for k in LOCKS if (lk["variant"] == k).any()]
+                    f"(median of {n} run{'s' if n != 1 else ''}), about {rt / 2:.0f} ns per transfer.")
+    acq = rows_of("acquisitions_per_second")
+    if len(acq):
+        wl, kinds = acq["workload"].iloc[0], list(dict.fromkeys(acq["variant"]))
         rows = []
-        for t in sorted(lk["cores"].unique()):
-            rate = {k: get(WORKLOADS["locks"], k, t, "acquisitions_per_second") for k in kinds}
-            conc = {k: get(WORKLOADS["locks"], k, t, "thread_concurrency") for k in kinds}
+        for t in sorted(acq["cores"].unique()):
+            rate = {k: get(wl, k, t, "acquisitions_per_second") for k in kinds}
+            conc = {k: get(wl, k, t, "thread_concurrency") for k in kinds}
             rows.append({"threads": int(t), **{f"{k} M/s": cell(rate[k] / 1e6, ".1f") for k in kinds},
                          **{f"{k} concurrency": cell(conc[k], ".2f") for k in kinds}})
         tables["locks"] = pd.DataFrame(rows)
-        top = int(lk["cores"].max())
+        top = int(acq["cores"].max())
         if top > 1:
-            rates = ", ".join(f"{k} {get(WORKLOADS['locks'], k, top, 'acquisitions_per_second') / 1e6:.1f}"
-                              for k in kinds)
-            low = min(get(WORKLOADS["locks"], k, top, "thread_concurrency") for k in kinds)
+            rates = ", ".join(f"{k} {get(wl, k, top, 'acquisitions_per_second') / 1e6:.1f}" for k in kinds)
+            low = min(get(wl, k, top, "thread_concurrency") for k in kinds)
             text.append(f"Spin locks with {top} threads, million acquisitions per second: {rates}"
                         + _concurrency_note(low) + ".")
     return text, tables

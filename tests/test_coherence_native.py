@@ -98,7 +98,7 @@ def test_every_lock_loses_no_increment(kind, threads):
     (lambda: coherence.ping_pong(0), "round trips must be >= 1"),
 ])
 def test_bad_arguments_are_one_clear_error(call, needle):
-    from s2mc.isa.errors import S2mcError
+    from s2mc.common.errors import S2mcError
     with pytest.raises(S2mcError, match=needle):
         call()
 

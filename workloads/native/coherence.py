@@ -19,7 +19,7 @@ import platform
 from dataclasses import dataclass
 from typing import Callable
 
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 
 try:
     from . import _coherence
