@@ -132,14 +132,15 @@ def disasm(objfile):
     click.echo(disassemble(load_program(objfile)), nl=False)
 
 
-def load_any(path: str, opt: int):
-    """A Program from .rz (compiled), .s (assembled) or .obj; a bundled example by name too."""
+def load_any(path: str, opt: int, debug: bool = False):
+    """A Program from .rz (compiled; with debug information when `debug`), .s (assembled) or .obj;
+    a bundled example by name too."""
     from s2mc.workloads.examples import resolve
     path = resolve(path)
     if path.endswith(".rz"):
         source = read_text(path)
         from s2mc.compiler import compile as compile_rz
-        return compile_rz(source, opt=opt, filename=path).program
+        return compile_rz(source, opt=opt, filename=path, debug=debug).program
     if not path.endswith((".s", ".obj")):
         raise S2mcError(f"{path}: expected a .rz, .s or .obj file")
     if not Path(path).exists():
@@ -222,7 +223,7 @@ def run(program, cores, mem_latency, arbitration, engine, max_cycles, mem_words,
         raise S2mcError("--vcd needs --engine systemc")
     sweep = len(cores) > 1
     from tqdm import tqdm
-    results, t0 = [], time.perf_counter()
+    results, written, t0 = [], [], time.perf_counter()
     with tqdm(total=len(cores), desc="s2mc run", unit="run", leave=False,
               disable=not sweep or quiet or not sys.stderr.isatty()) as bar:
         for n in cores:
@@ -239,7 +240,12 @@ def run(program, cores, mem_latency, arbitration, engine, max_cycles, mem_words,
             results.append(res)
             bar.set_postfix_str(f"{n} cores")
             bar.update(1)
+            for f in (trace_n, vcd_n, timeline_n):
+                if f and f != STDOUT:
+                    written.append(f)
     wall = time.perf_counter() - t0
+    for f in written:   # like every other output: say where it went
+        click.echo(f"wrote {f}", err=True)
     if out_path:
         _write_records(results, program, out_path, experiment, opt, wall)
     if as_json:

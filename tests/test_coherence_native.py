@@ -202,7 +202,7 @@ def test_report_section_is_computed_from_the_records(tmp_path):
     (tmp_path / "res").mkdir()
     records.write(df, tmp_path / "res" / "coh.parquet")
     md = report.build([tmp_path / "res"], tmp_path / "rep")["md"].read_text()
-    assert "**Cache coherence on this CPU**" in md
+    assert "4.6 Cache coherence on this CPU" in md
     top = max(THREADS)
     for inc in coherence.INCREMENTS:   # the table's cells: medians over the two runs, recomputed here
         for t in THREADS:
