@@ -21,7 +21,7 @@ from s2mc.isa.errors import S2mcError
 COMMANDS = {"examples": "examples", "info": "sim", "asm": "sim", "disasm": "sim", "run": "sim", "debug": "debug",
             "compile": "compile", "aes": "aes", "cipher": "cipher", "fidelity": "fidelity", "native": "native",
             "encrypt": "crypt", "decrypt": "crypt", "gpu": "gpu", "report": "report", "sweep": "sweep",
-            "demo": "demo", "lab": "lab"}
+            "demo": "demo", "lab": "lab", "serve": "serve"}
 #: The command modules' names, each once.
 MODULES = tuple(dict.fromkeys(f"cmd_{m}" for m in COMMANDS.values()))
 

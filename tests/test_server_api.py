@@ -1,0 +1,153 @@
+"""The JSON API of `s2mc serve` (docs/server.md), in-process: every answer checked against an
+independent path to the same fact (the `s2mc` commands, the assembler's symbols, the declaration
+of the parameters, the lab's own marking)."""
+import json
+import subprocess
+
+import pytest
+
+from s2mc.isa import assemble
+from s2mc.simulator.params import PARAMS
+
+from serve_helpers import S2MC, client, example
+
+pytest.importorskip("fastapi")
+
+
+@pytest.fixture(scope="module")
+def api():
+    with client(workers=2) as c:
+        yield c
+
+
+def _cli_json(*args: str):
+    out = subprocess.run([S2MC, "run", *args, "--json"], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def test_params_are_every_declared_parameter(api):
+    got = api.get("/api/params").json()
+    assert [p["name"] for p in got["params"]] == list(PARAMS)
+    by = {p["name"]: p for p in got["params"]}
+    assert by["arbitration"]["choices"] == list(PARAMS["arbitration"].choices)
+    assert by["mem_latency"]["max"] == PARAMS["mem_latency"].max
+    # the server's caps are tighter than the declaration, and the page's defaults within them
+    assert by["max_cycles"]["max"] < PARAMS["max_cycles"].max
+    assert by["max_cycles"]["default"] <= by["max_cycles"]["max"]
+
+
+def test_examples_are_the_bundled_ones(api):
+    from s2mc.workloads.examples import all_examples
+    got = api.get("/api/examples").json()
+    assert [e["name"] for e in got] == [e.name for e in all_examples()]
+    assert {e["language"] for e in got} == {"asm", "rz"}
+    assert next(e for e in got if e["name"] == "fib.rz")["source"] == example("fib.rz")
+
+
+@pytest.mark.parametrize("name, params, flags", [
+    ("parallel_sum.s", {"cores": 4, "mem_latency": 3}, ["--cores", "4", "--mem-latency", "3"]),
+    ("spinlock.rz", {"cores": 2, "arbitration": "round_robin"}, ["--cores", "2", "--arbitration", "round_robin"]),
+])
+def test_run_answers_what_s2mc_run_json_prints(api, name, params, flags):
+    language = "rz" if name.endswith(".rz") else "asm"
+    got = api.post("/api/run", json={"source": example(name), "language": language, "params": params})
+    assert got.status_code == 200, got.text
+    assert got.json() == _cli_json(name, *flags)
+
+
+def test_run_at_O0_is_the_cli_at_O0(api):
+    got = api.post("/api/run", json={"source": example("fib.rz"), "language": "rz", "opt": 0}).json()
+    assert got == _cli_json("fib.rz", "-O", "0")
+
+
+def test_compile_lists_the_programs_instructions(api):
+    source = example("spin_lock.s")
+    got = api.post("/api/compile", json={"source": source, "language": "asm"}).json()
+    program = assemble(source, "x.s")
+    assert len(got["instructions"]) == program.top("code")
+    assert got["labels"]["acquire"] == program.symbols["acquire"].value
+    # the listing `s2mc asm --listing` prints for the same words
+    listing = subprocess.run([S2MC, "asm", "spin_lock.s", "-o", "-", "--listing"], capture_output=True,
+                             text=True, check=True).stdout
+    code = [line.split(None, 3) for line in listing.splitlines() if line.startswith("code")]
+    assert [(int(c[1]), c[3]) for c in code] == [(i["pc"], i["text"]) for i in got["instructions"]]
+
+
+def test_compile_of_rz_gives_the_assembly_s2mc_compile_writes(api):
+    got = api.post("/api/compile", json={"source": example("sum.rz"), "language": "rz"}).json()
+    text = subprocess.run([S2MC, "compile", "sum.rz", "-o", "-"], capture_output=True, text=True,
+                          check=True).stdout
+    # the same instructions (the page's assembly may carry the line table's directives besides)
+    program = assemble(text, "sum.s")
+    assert [i["pc"] for i in got["instructions"]] == list(range(program.top("code")))
+
+
+def test_sweep_is_one_run_per_core_count(api):
+    source = example("parallel_sum.s")
+    got = api.post("/api/sweep", json={"source": source, "language": "asm", "cores": [1, 2, 4],
+                                       "params": {"mem_latency": 2}}).json()
+    every = _cli_json("parallel_sum.s", "--cores", "1,2,4")
+    assert [r["cores"] for r in got["runs"]] == [1, 2, 4]
+    assert [(r["cycles"], r["stall_cycles"]) for r in got["runs"]] == [(e["cycles"], e["stall_cycles"]) for e in every]
+
+
+def test_timeline_is_the_page_s2mc_run_writes(api, tmp_path):
+    page = tmp_path / "t.html"
+    subprocess.run([S2MC, "run", "barrier.s", "--cores", "2", "--timeline", str(page)], capture_output=True,
+                   check=True)
+    got = api.post("/api/timeline", json={"source": example("barrier.s"), "language": "asm",
+                                          "params": {"cores": 2}}).json()
+    assert got["html"] == page.read_text(encoding="utf-8")
+
+
+def test_a_compile_error_names_the_line(api):
+    got = api.post("/api/run", json={"source": "x = ;\n", "language": "rz"})
+    assert got.status_code == 422
+    assert got.json()["error"].startswith("program.rz:1:")
+
+
+def test_a_debug_session_steps_and_stops_at_a_breakpoint(api):
+    source = example("spin_lock.s")
+    acquire = assemble(source, "x.s").symbols["acquire"].value
+    first = api.post("/api/debug", json={"source": source, "language": "asm", "params": {"cores": 2}})
+    assert first.status_code == 200, first.text
+    sid, st = first.json()["id"], first.json()["state"]
+    assert st["cycle"] == 0 and len(st["cores"]) == 2 and len(st["registers"]) == 32
+
+    def cmd(line):
+        r = api.post(f"/api/debug/{sid}", json={"command": line})
+        assert r.status_code == 200, r.text
+        return r.json()
+
+    stepped = cmd("step 3")
+    assert stepped["state"]["cycle"] == 3
+    hit = cmd("break acquire core 1")
+    assert any("breakpoint 1" in line["text"] for line in hit["output"])
+    assert hit["state"]["breakpoints"][0]["pc"] == acquire
+    stop = cmd("continue")
+    assert stop["state"]["cores"][1]["pc"] == acquire
+    assert stop["state"]["current"] == 1
+    bad = cmd("frobnicate")
+    assert bad["output"][0]["stream"] == "err" and "frobnicate" in bad["output"][0]["text"]
+    assert api.delete(f"/api/debug/{sid}").status_code == 200
+    gone = api.post(f"/api/debug/{sid}", json={"command": "step"})
+    assert gone.status_code == 404 and "session" in gone.json()["error"]
+
+
+def test_exercises_are_the_labs_and_a_blank_answer_fails(api):
+    from s2mc.analysis import lab
+    listing = api.get("/api/exercises").json()["sections"]
+    assert [q["name"] for s in listing for q in s["quantities"]] == [q.name for _, q in lab.quantities()]
+    blank = {q.name: {"predict": None, "measured": None} for _, q in lab.quantities()}
+    got = api.post("/api/exercises/check", json={"answers": blank}).json()
+    assert got["passed"] is False and got["right"] == 0
+    empty = api.post("/api/exercises/check", json={"answers": {}}).json()
+    assert empty["passed"] is False
+    # the right answers, measured by the lab itself, pass
+    right = {q.name: {"predict": None, "measured": q.truth()} for _, q in lab.quantities() if q.exact}
+    good = api.post("/api/exercises/check", json={"answers": right}).json()
+    assert good["passed"] is True and good["right"] == good["checked"] == len(right)
+    # one wrong measurement fails the whole
+    name = next(iter(right))
+    wrong = {**right, name: {"predict": None, "measured": right[name]["measured"] + 1}}
+    assert api.post("/api/exercises/check", json={"answers": wrong}).json()["passed"] is False

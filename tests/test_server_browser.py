@@ -1,0 +1,105 @@
+"""The page of `s2mc serve` in a real browser: headless Chromium (Debian's) driven by selenium
+through chromedriver, against a real server on a free port. A student's path through it: open the
+page, load an example, run it, read the output and the counters, step the debugger, submit a blank
+exercise and see it fail. The expected values come from `s2mc run --json`, not from the page.
+
+S2MC_SERVE_SCREENSHOT=docs/img/serve-page.png also saves a picture of the page (docs/server.md).
+"""
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from serve_helpers import S2MC, example, live_server
+
+pytest.importorskip("fastapi")
+selenium = pytest.importorskip("selenium")
+from selenium import webdriver  # noqa: E402
+from selenium.webdriver.chrome.options import Options  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+
+CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
+pytestmark = pytest.mark.skipif(not (CHROMIUM and DRIVER), reason="needs Debian's chromium and chromium-driver "
+                                                                   "(make setup installs them)")
+
+
+@pytest.fixture(scope="module")
+def page():
+    with live_server("--workers", "2") as url:
+        opts = Options()
+        opts.binary_location = CHROMIUM
+        for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1500,1000"):
+            opts.add_argument(arg)
+        driver = webdriver.Chrome(service=Service(DRIVER), options=opts)
+        try:
+            driver.get(url + "/")
+            _wait(driver, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "yes")
+            yield driver
+        finally:
+            driver.quit()
+
+
+def _wait(driver, condition, seconds=120):
+    return WebDriverWait(driver, seconds).until(condition)
+
+
+def _text(driver, element_id):
+    return driver.find_element(By.ID, element_id).text
+
+
+def test_a_students_path_through_the_page(page):
+    # one test, in order, so that a parallel run never splits the path between two browsers
+    assert "codemirror" in page.find_element(By.TAG_NAME, "body").get_attribute("class")
+    assert page.find_elements(By.CSS_SELECTOR, ".CodeMirror-linenumber")
+    _run_an_example(page)
+    _step_the_debugger(page)
+    _check_a_blank_exercise(page)
+    path = os.environ.get("S2MC_SERVE_SCREENSHOT")
+    if path:
+        page.find_element(By.CSS_SELECTOR, "#tabs [data-tab=debug]").click()
+        assert page.save_screenshot(path)
+
+
+def _run_an_example(page):
+    Select(page.find_element(By.ID, "example")).select_by_value("parallel_sum.s")
+    assert page.execute_script("return document.querySelector('.CodeMirror').CodeMirror.getValue()") == \
+        example("parallel_sum.s")
+    cores = page.find_element(By.ID, "param-cores")
+    cores.clear()
+    cores.send_keys("4")
+    page.find_element(By.ID, "run").click()
+    _wait(page, lambda d: _text(d, "totals"))
+    want = json.loads(subprocess.run([S2MC, "run", "parallel_sum.s", "--cores", "4", "--json"],
+                                     capture_output=True, text=True, check=True).stdout)
+    assert _text(page, "output") == want["output"].strip()
+    rows = page.find_elements(By.CSS_SELECTOR, "#counters tr")
+    head = [c.text for c in rows[0].find_elements(By.TAG_NAME, "th")]
+    assert len(rows) == 1 + 4
+    cycles = head.index("cycles")
+    assert [int(r.find_elements(By.TAG_NAME, "td")[cycles].text) for r in rows[1:]] == \
+        [c["cycles"] for c in want["cores"]]
+    assert _text(page, "totals").startswith(f"{want['cycles']} cycles")
+
+
+def _step_the_debugger(page):
+    page.find_element(By.CSS_SELECTOR, "#tabs [data-tab=debug]").click()
+    page.find_element(By.ID, "dbg-start").click()
+    _wait(page, lambda d: _text(d, "dbg-where").startswith("cycle 0"))
+    page.find_element(By.ID, "dbg-step").click()
+    _wait(page, lambda d: _text(d, "dbg-where").startswith("cycle 1"))
+    assert len(page.find_elements(By.CSS_SELECTOR, "#dbg-cores tr")) == 1 + 4
+    page.find_element(By.ID, "dbg-command").send_keys("regs 2\n")
+    _wait(page, lambda d: "core 2, cycle 1" in _text(d, "dbg-log"))
+
+
+def _check_a_blank_exercise(page):
+    page.find_element(By.CSS_SELECTOR, "#tabs [data-tab=exercises]").click()
+    page.find_element(By.ID, "check").click()
+    _wait(page, lambda d: _text(d, "grade"), seconds=300)
+    assert _text(page, "grade").startswith("Not passed: 0/")
+    verdicts = [v.text for v in page.find_elements(By.CSS_SELECTOR, ".verdict")]
+    assert "missing" in verdicts and "right" not in verdicts
