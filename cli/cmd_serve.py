@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import socket
 
 import click
 
@@ -45,7 +46,12 @@ def serve(host, port, workers, queue, token, executor, scheduler, wall_seconds, 
     Students open the page (http://127.0.0.1:8000/ by default) and edit, run, sweep, step and check
     the lab's exercises; every run happens in a worker process with caps on its size, cycles, time
     and memory."""
-    import uvicorn
+    try:
+        import fastapi  # noqa: F401
+        import uvicorn
+    except ImportError as exc:
+        raise S2mcError(f"s2mc serve: the Python package {exc.name} is not installed (`make setup` installs it, "
+                        "or pip install 's2mc[serve]')") from None
 
     from s2mc.server.app import Settings, create_app, token_from_env
     from s2mc.server.limits import Limits
@@ -63,12 +69,23 @@ def serve(host, port, workers, queue, token, executor, scheduler, wall_seconds, 
     limits = Limits().replace(**caps)
     app = create_app(Settings(workers=workers, limits=limits, token=token, executor=executor,
                               scheduler=scheduler))
-    click.echo(f"s2mc serve: http://{host}:{port}/{'?token=' + token if token else ''} "
+    # the socket is bound here, so that a port in use is one error line and --port 0 tells its port
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise S2mcError(f"--host {host} --port {port}: {exc.strerror or exc}") from None
+    port = sock.getsockname()[1]
+    shown = f"[{host}]" if family == socket.AF_INET6 else host
+    click.echo(f"s2mc serve: http://{shown}:{port}/{'?token=' + token if token else ''} "
                f"({workers} worker{'s' if workers > 1 else ''}, {executor}); Ctrl-C stops it", err=True)
     # uvicorn's own cap on connections at once (503 beyond): far above what the queue admits
-    uvicorn.run(app, host=host, port=port, log_level="warning",
-                limit_concurrency=max(256, 4 * (workers + limits.queue + limits.sessions)),
-                timeout_graceful_shutdown=5)
+    config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=5,
+                            limit_concurrency=max(256, 4 * (workers + limits.queue + limits.sessions)))
+    uvicorn.Server(config).run(sockets=[sock])
 
 
 COMMANDS = [serve]

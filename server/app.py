@@ -129,13 +129,13 @@ PROGRAM_FIELDS = ("source", "language", "params", "opt")
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     limits = settings.limits
-    state: dict = {}
+    # made here, so that a scheduler out of reach is one error line before the server starts
+    pool = (DaskPool(settings.workers, limits, settings.scheduler) if settings.executor == "dask"
+            else LocalPool(settings.workers, limits))
+    state: dict = {"pool": pool, "sessions": Sessions(pool.ctx, limits), "truths": None}
 
     @asynccontextmanager
     async def lifespan(app):
-        pool = (DaskPool(settings.workers, limits, settings.scheduler) if settings.executor == "dask"
-                else LocalPool(settings.workers, limits))
-        state.update(pool=pool, sessions=Sessions(pool.ctx, limits), truths=None)
         try:
             yield
         finally:

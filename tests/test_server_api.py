@@ -60,15 +60,15 @@ def test_run_at_O0_is_the_cli_at_O0(api):
     assert got == _cli_json("fib.rz", "-O", "0")
 
 
-def test_compile_lists_the_programs_instructions(api):
+def test_compile_lists_the_programs_instructions(api, tmp_path):
     source = example("spin_lock.s")
     got = api.post("/api/compile", json={"source": source, "language": "asm"}).json()
     program = assemble(source, "x.s")
     assert len(got["instructions"]) == program.top("code")
     assert got["labels"]["acquire"] == program.symbols["acquire"].value
     # the listing `s2mc asm --listing` prints for the same words
-    listing = subprocess.run([S2MC, "asm", "spin_lock.s", "-o", "-", "--listing"], capture_output=True,
-                             text=True, check=True).stdout
+    listing = subprocess.run([S2MC, "asm", "spin_lock.s", "-o", str(tmp_path / "x.obj"), "--listing"],
+                             capture_output=True, text=True, check=True).stdout
     code = [line.split(None, 3) for line in listing.splitlines() if line.startswith("code")]
     assert [(int(c[1]), c[3]) for c in code] == [(i["pc"], i["text"]) for i in got["instructions"]]
 

@@ -9,7 +9,7 @@ from serve_helpers import S2MC, client, example
 
 pytest.importorskip("fastapi")
 
-LOOP = "loop: jmp loop\n"              # an S2 program that never halts
+LOOP = ".code 0\n:loop\n  jmp loop\n"              # an S2 program that never halts
 SUM = example("parallel_sum.s")
 
 
@@ -94,8 +94,8 @@ def test_a_run_past_the_wall_time_is_killed():
 
 
 def test_a_run_past_the_memory_cap_fails_alone():
-    with client(workers=1, memory_mib=64) as c:
-        r = c.post("/api/run", json={"source": SUM, "language": "asm", "params": {"mem_words": 1 << 22}})
+    with client(workers=1, memory_mib=64, max_mem_words=1 << 26) as c:
+        r = c.post("/api/run", json={"source": SUM, "language": "asm", "params": {"mem_words": 1 << 25}})
         _one_line(r, 422, "memory")
         _serves(c)
 
