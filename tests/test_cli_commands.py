@@ -56,8 +56,14 @@ def _importers(folders: list[str], prefix: str) -> list[str]:
 
 
 def test_nothing_below_the_cli_imports_it():
-    below = ["isa", "compiler", "simulator", "workloads", "gpu-backends", "analysis", "bench"]
+    below = ["isa", "compiler", "simulator", "workloads", "gpu-backends", "analysis", "server", "bench"]
     assert _importers(below, "s2mc.cli") == []
+
+
+def test_only_the_cli_imports_the_server():
+    # the server sits on the analysis (the lab's exercises) and under the CLI (s2mc serve)
+    below = ["isa", "compiler", "simulator", "workloads", "gpu-backends", "analysis", "bench"]
+    assert _importers(below, "s2mc.server") == []
 
 
 @pytest.mark.parametrize("folder", ["isa", "compiler", "simulator", "workloads", "gpu-backends"])

@@ -15,7 +15,7 @@ import s2mc
 
 REPO = Path(__file__).resolve().parent.parent
 COMPONENTS = {"isa": "isa", "compiler": "compiler", "simulator": "simulator", "workloads": "workloads",
-              "analysis": "analysis", "cli": "cli", "gpu": "gpu-backends/gpu"}
+              "analysis": "analysis", "server": "server", "cli": "cli", "gpu": "gpu-backends/gpu"}
 
 
 def _repo_modules() -> dict[str, Path]:
