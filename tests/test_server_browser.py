@@ -56,6 +56,7 @@ def test_a_students_path_through_the_page(page):
     assert "codemirror" in page.find_element(By.TAG_NAME, "body").get_attribute("class")
     assert page.find_elements(By.CSS_SELECTOR, ".CodeMirror-linenumber")
     _run_an_example(page)
+    _the_other_views(page)
     _step_the_debugger(page)
     _check_a_blank_exercise(page)
     path = os.environ.get("S2MC_SERVE_SCREENSHOT")
@@ -83,6 +84,40 @@ def _run_an_example(page):
     assert [int(r.find_elements(By.TAG_NAME, "td")[cycles].text) for r in rows[1:]] == \
         [c["cycles"] for c in want["cores"]]
     assert _text(page, "totals").startswith(f"{want['cycles']} cycles")
+
+
+def _the_other_views(page):
+    """The assembly view, the timeline and the sweep of the loaded example (4 cores)."""
+    page.find_element(By.CSS_SELECTOR, "#tabs [data-tab=asm]").click()
+    page.find_element(By.ID, "compile").click()
+    _wait(page, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#asm-view tr")) > 1)
+    listing = subprocess.run([S2MC, "asm", "parallel_sum.s", "-o", os.devnull, "--listing"], capture_output=True,
+                             text=True, check=True).stdout
+    code = [line.split(None, 3)[3] for line in listing.splitlines() if line.startswith("code")]
+    rows = page.find_elements(By.CSS_SELECTOR, "#asm-view tr")[1:]
+    assert [r.find_elements(By.TAG_NAME, "td")[3].text for r in rows] == code
+
+    page.find_element(By.CSS_SELECTOR, "#tabs [data-tab=timeline]").click()
+    page.find_element(By.ID, "timeline-go").click()
+    _wait(page, lambda d: d.find_element(By.ID, "timeline-frame").get_attribute("srcdoc"))
+    page.switch_to.frame("timeline-frame")
+    try:
+        # the page simulator/timeline.py writes, its plot drawn by its own script
+        assert page.find_element(By.ID, "plot").size["height"] > 0
+    finally:
+        page.switch_to.default_content()
+
+    page.find_element(By.CSS_SELECTOR, "#tabs [data-tab=sweep]").click()
+    top = page.find_element(By.ID, "sweep-max")
+    top.clear()
+    top.send_keys("4")
+    page.find_element(By.ID, "sweep-go").click()
+    _wait(page, lambda d: d.find_elements(By.CSS_SELECTOR, "#sweep-svg circle"))
+    every = json.loads(subprocess.run([S2MC, "run", "parallel_sum.s", "--cores", "1,2,3,4", "--json"],
+                                      capture_output=True, text=True, check=True).stdout)
+    points = page.find_elements(By.CSS_SELECTOR, "#sweep-svg circle title")
+    assert [p.get_attribute("textContent") for p in points] == \
+        [f"{r['config']['cores']} cores: {r['stall_cycles']} stall cycles" for r in every]
 
 
 def _step_the_debugger(page):

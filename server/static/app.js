@@ -151,11 +151,9 @@ async function compile() {
     tr.insertCell().textContent = ins.text;
     if (ins.line) tr.dataset.line = ins.line;
   }
-  if (!res.line_table) {
-    const tr = view.insertRow();
-    tr.insertCell().colSpan = 4;
-    tr.cells[0].textContent = $("language").value === "rz"
-      ? "this compiler keeps no line table: the instructions without their Rz lines" : "";
+  if (!res.line_table && $("language").value === "rz") {
+    const note = view.createCaption();
+    note.textContent = "the compiler kept no line table: the instructions without their Rz lines";
   }
 }
 
