@@ -182,9 +182,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         except ApiError as exc:   # raised while the body was read (BodyLimit)
             return _error(exc.status, str(exc), exc.headers)
 
-    def pool() -> LocalPool:
-        return state["pool"]
-
     # -- the page -------------------------------------------------------------------------------
     @app.get("/", response_class=HTMLResponse)
     async def page():
@@ -221,13 +218,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.post("/api/run")
     async def run(request: Request):
         data = _program(await _body(request, ("source",), PROGRAM_FIELDS[1:]), limits)
-        return await pool().submit("run", data)
+        return await pool.submit("run", data)
 
     @app.post("/api/compile")
     async def compile_(request: Request):
         data = _program(await _body(request, ("source",), ("language", "opt")), limits)
         del data["params"]
-        return await pool().submit("compile", data)
+        return await pool.submit("compile", data)
 
     @app.post("/api/sweep")
     async def sweep(request: Request):
@@ -239,7 +236,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise ApiError(400, f"cores must be a list of 1..{limits.sweep_points} core counts, each "
                                 f"1..{limits.max_cores}")
         data = _program(body, limits)
-        return await pool().submit("sweep", {**data, "cores": cores})
+        return await pool.submit("sweep", {**data, "cores": cores})
 
     @app.post("/api/timeline")
     async def timeline(request: Request):
@@ -249,14 +246,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 0):
                 raise ApiError(400, f"{k} must be a cycle number (0 or more)")
         data = _program(body, limits)
-        return await pool().submit("timeline", {**data, **window})
+        return await pool.submit("timeline", {**data, **window})
 
     # -- debugging ------------------------------------------------------------------------------
     @app.post("/api/debug")
     async def debug_open(request: Request):
         data = _program(await _body(request, ("source",), PROGRAM_FIELDS[1:]), limits)
         sessions = state["sessions"]
-        return await pool().blocking(lambda: sessions.open(**data))
+        return await pool.blocking(lambda: sessions.open(**data))
 
     @app.post("/api/debug/{sid}")
     async def debug_command(sid: str, request: Request):
@@ -266,7 +263,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise ApiError(400, "command must be one line of text (at most 1000 characters)")
         sessions = state["sessions"]
         sessions.get(sid)      # 404 at once, before taking a worker
-        return await pool().blocking(sessions.command, sid, line)
+        return await pool.blocking(sessions.command, sid, line)
 
     @app.delete("/api/debug/{sid}")
     async def debug_close(sid: str):
@@ -288,7 +285,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         except S2mcError as exc:
             raise ApiError(400, str(exc)) from None
         if state["truths"] is None:    # measured once, in a worker like any run, then kept
-            state["truths"] = await pool().submit("truths", {}, seconds=max(120.0, limits.wall_seconds))
+            state["truths"] = await pool.submit("truths", {}, seconds=max(120.0, limits.wall_seconds))
         return exercises.grade(body["answers"], state["truths"])
 
     return app

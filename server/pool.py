@@ -1,11 +1,13 @@
 """Where the server's jobs run: each in a worker process with caps, behind a bounded queue.
 
 Python 3.11 cannot stop a job running in a ProcessPoolExecutor (cancelling its future does not stop
-the worker), so every job gets its own process, forked from a forkserver that has already imported
-the simulator and the compiler (a few milliseconds). The process limits its own address space
-(RLIMIT_AS: what it has at the start plus `Limits.memory_mib`) and is killed when it runs past
-`Limits.wall_seconds`. At most `workers` jobs run at once and at most `Limits.queue` wait; one
-more is refused at once with Busy (the API answers 429 with Retry-After) instead of piling up.
+the worker), so the pool is ours: `workers` processes, forked from a forkserver that has already
+imported the simulator and the compiler, each running one job at a time. A worker limits its own
+address space (RLIMIT_AS: what it has at the start plus `Limits.memory_mib`); one that runs past
+`Limits.wall_seconds` is killed and replaced, and so is one that dies (the memory cap, a crash), so a
+runaway costs its own request only. At most `workers` jobs run at once and at most `Limits.queue`
+wait; one more is refused at once with Busy (the API answers 429 with Retry-After) instead of
+piling up.
 
     pool = LocalPool(workers=2, limits=Limits())
     value = await pool.submit("run", {"source": ..., "language": "asm", "params": {...}})
@@ -20,6 +22,7 @@ import asyncio
 import contextlib
 import multiprocessing
 import os
+import queue
 import resource
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -59,18 +62,56 @@ def cap_memory(extra_mib: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
 
 
-def _child(conn, name: str, kwargs: dict, memory_mib: int) -> None:
+def _serve(conn, memory_mib: int) -> None:
+    """A worker: one job at a time from the pipe, until the pipe closes."""
     from . import jobs
     cap_memory(memory_mib)
-    try:
-        outcome = jobs.call(name, kwargs)
-    except MemoryError:
-        outcome = ("error", 422, "the run needed more memory than this server allows a run")
-    try:
-        conn.send(outcome)
-    except MemoryError:
-        conn.send(("error", 422, "the answer needed more memory than this server allows a run"))
-    conn.close()
+    while True:
+        try:
+            name, kwargs = conn.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            outcome = jobs.call(name, kwargs)
+        except MemoryError:
+            outcome = ("error", 422, "the run needed more memory than this server allows a run")
+        try:
+            conn.send(outcome)
+        except MemoryError:
+            conn.send(("error", 422, "the answer needed more memory than this server allows a run"))
+
+
+class Worker:
+    """One worker process and its pipe."""
+
+    def __init__(self, ctx, memory_mib: int):
+        self.conn, child = ctx.Pipe()
+        self.proc = ctx.Process(target=_serve, args=(child, memory_mib), daemon=True)
+        self.proc.start()
+        child.close()
+
+    def call(self, name: str, kwargs: dict, seconds: float):
+        """The job's outcome; JobError 408 (the worker killed) past `seconds`, 422 when it died."""
+        self.conn.send((name, kwargs))
+        if not self.conn.poll(seconds):
+            self.kill()
+            raise JobError(408, f"the {name} ran longer than this server's limit of {seconds:g} s and was stopped")
+        try:
+            return self.conn.recv()
+        except (EOFError, OSError):
+            self.kill()
+            raise JobError(422, f"the {name} ended its worker without an answer (exit code {self.proc.exitcode}): "
+                                "it probably needed more memory than this server allows") from None
+
+    @property
+    def alive(self) -> bool:
+        return self.proc.is_alive()
+
+    def kill(self) -> None:
+        self.conn.close()
+        if self.proc.is_alive():
+            self.proc.kill()
+        self.proc.join(5)
 
 
 def context():
@@ -78,28 +119,6 @@ def context():
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(["s2mc.server.jobs", "s2mc.server.sessions"])
     return ctx
-
-
-def wait_process(proc, conn, seconds: float, what: str):
-    """The message a child sends, or JobError 408 after killing it when it takes longer than
-    `seconds`; JobError 422 when it died without answering (the memory cap, a crash)."""
-    try:
-        if not conn.poll(seconds):
-            proc.kill()
-            raise JobError(408, f"{what} ran longer than this server's limit of {seconds:g} s and was stopped")
-        try:
-            return conn.recv()
-        except (EOFError, OSError):
-            proc.join(1)
-            code = proc.exitcode
-            raise JobError(422, f"{what} ended without an answer (exit code {code}): it probably needed "
-                                "more memory than this server allows") from None
-    finally:
-        conn.close()
-        proc.join(1)
-        if proc.is_alive():
-            proc.kill()
-            proc.join()
 
 
 class Gate:
@@ -136,6 +155,9 @@ class LocalPool:
         self.workers, self.limits = workers, limits
         self.gate = Gate(workers, limits)
         self.ctx = context()
+        self._idle: queue.SimpleQueue = queue.SimpleQueue()
+        for _ in range(workers):
+            self._idle.put(None)
         # threads only wait on the children; each admitted request holds one while it waits
         self._threads = ThreadPoolExecutor(max_workers=workers + limits.queue + limits.sessions,
                                            thread_name_prefix="s2mc-job")
@@ -154,17 +176,26 @@ class LocalPool:
         return await loop.run_in_executor(self._threads, admitted)
 
     def _run(self, name: str, kwargs: dict, seconds: float):
-        parent, child = self.ctx.Pipe(duplex=False)
-        proc = self.ctx.Process(target=_child, args=(child, name, kwargs, self.limits.memory_mib), daemon=True)
-        proc.start()
-        child.close()
-        outcome = wait_process(proc, parent, seconds, f"the {name}")
+        worker = self._idle.get()      # the gate lets at most `workers` jobs here at once
+        try:
+            if worker is None or not worker.alive:
+                worker = Worker(self.ctx, self.limits.memory_mib)   # started on first use
+            outcome = worker.call(name, kwargs, seconds)
+        except JobError:
+            worker = None              # killed: a fresh one next time
+            raise
+        finally:
+            self._idle.put(worker)
         if outcome[0] == "ok":
             return outcome[1]
         raise JobError(outcome[1], outcome[2])
 
     def close(self) -> None:
         self._threads.shutdown(wait=False, cancel_futures=True)
+        while not self._idle.empty():
+            worker = self._idle.get_nowait()
+            if worker is not None:
+                worker.kill()
 
 
 class DaskPool(LocalPool):
