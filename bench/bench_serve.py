@@ -31,8 +31,8 @@ PROGRAMS = ("parallel_sum.s", "spin_lock.s", "barrier.s", "sum.rz", "fib.rz", "s
 
 
 class Student:
-    def __init__(self, client: httpx.AsyncClient, examples: dict, stats, statuses, think: float, rng):
-        self.c, self.examples, self.stats, self.statuses = client, examples, stats, statuses
+    def __init__(self, client: httpx.AsyncClient, examples: dict, stats, statuses, errors, think: float, rng):
+        self.c, self.examples, self.stats, self.statuses, self.errors = client, examples, stats, statuses, errors
         self.think, self.rng = think, rng
 
     async def call(self, kind: str, method: str, path: str, body=None):
@@ -44,6 +44,8 @@ class Student:
                 self.statuses[f"{kind} {type(exc).__name__}"] += 1
                 return None
             self.statuses[f"{kind} {r.status_code}"] += 1
+            if r.status_code not in (200, 429):
+                self.errors.setdefault(f"{kind} {r.status_code}", r.text[:300])
             if r.status_code == 429:
                 await asyncio.sleep(float(r.headers.get("retry-after", "1")))
                 continue
@@ -78,15 +80,15 @@ def _free_port() -> int:
 
 
 async def lesson(url: str, students: int, seconds: float, think: float, seed: int):
-    stats, statuses = defaultdict(list), Counter()
+    stats, statuses, errors = defaultdict(list), Counter(), {}
     limits = httpx.Limits(max_connections=students + 10, max_keepalive_connections=students + 10)
     async with httpx.AsyncClient(base_url=url, timeout=60, limits=limits) as client:
         examples = {e["name"]: e["source"] for e in (await client.get("/api/examples")).json()}
         until = time.monotonic() + seconds
         rngs = [random.Random(seed + i) for i in range(students)]
-        await asyncio.gather(*(Student(client, examples, stats, statuses, think, rngs[i]).lesson(until)
+        await asyncio.gather(*(Student(client, examples, stats, statuses, errors, think, rngs[i]).lesson(until)
                                for i in range(students)))
-    return stats, statuses
+    return stats, statuses, errors
 
 
 def _pct(xs: list[float], q: float) -> float:
@@ -116,9 +118,10 @@ def main() -> int:
                 break
             except httpx.TransportError:
                 time.sleep(0.1)
+    load_before = os.getloadavg()
     try:
         t0 = time.monotonic()
-        stats, statuses = asyncio.run(lesson(url, args.students, args.seconds, args.think, args.seed))
+        stats, statuses, errors = asyncio.run(lesson(url, args.students, args.seconds, args.think, args.seed))
         wall = time.monotonic() - t0
     finally:
         if server is not None:
@@ -139,9 +142,13 @@ def main() -> int:
         print(f"{'all':<12}{len(every):>8}{1000 * _pct(every, 50):>9.0f}{1000 * _pct(every, 95):>9.0f}"
               f"{1000 * max(every):>9.0f}")
     print("statuses: " + ", ".join(f"{k}: {v}" for k, v in sorted(statuses.items())))
-    errors = sum(v for k, v in statuses.items() if not k.split()[-1].isdigit() or k.split()[-1].startswith("5"))
-    print(f"server errors (5xx or broken connections): {errors}")
-    return 1 if errors or not every else 0
+    for k, text in sorted(errors.items()):
+        print(f"first {k}: {text}")
+    failed = sum(v for k, v in statuses.items() if not k.split()[-1].isdigit() or k.split()[-1].startswith("5"))
+    print(f"server errors (5xx or broken connections): {failed}")
+    print(f"load average (1 min) before {load_before[0]:.1f}, after {os.getloadavg()[0]:.1f}: the machine's, "
+          "other work on it included")
+    return 1 if failed or not every else 0
 
 
 if __name__ == "__main__":

@@ -31,20 +31,26 @@ OUTPUT_TAIL = 4096
 
 
 def state(d) -> dict:
-    """The machine under the debugger `d`, as the page draws it."""
-    from .jobs import line_of
-    s = d.s
-    lines = line_of(s.program)
-    cores = [{"core": c.core, "state": c.state, "pc": c.pc, "where": s.where(c.pc),
-              "instruction": d.ins.text(c.pc), "line": lines(c.pc) if lines else None} for c in s.cores()]
-    current = d.current if 0 <= d.current < len(cores) else 0
-    return {"cycle": s.cycle, "done": s.done, "current": current, "registers": s.registers(current),
-            "cores": cores,
-            "breakpoints": [{"number": n, "pc": pc, "where": s.where(pc), "core": core,
-                             "line": lines(pc) if lines else None}
-                            for n, (pc, core) in sorted(s.breakpoints.items())],
-            "watches": [{"number": n, "address": a} for n, a in sorted(s.watches.items())],
-            "output": s.output[-OUTPUT_TAIL:]}
+    """The machine under the debugger `d` as the page draws it: the interpreter's own state()
+    where it has one, with the program's output cut to its last OUTPUT_TAIL characters."""
+    if hasattr(d, "state"):
+        st = d.state()
+    else:   # an interpreter without state(): the same fields, from the stepper
+        from .jobs import line_of
+        s = d.s
+        lines = line_of(s.program)
+        st = {"cycle": s.cycle, "ended": s.done, "fault": str(s.fault) if s.fault is not None else None,
+              "current_core": d.current if 0 <= d.current < s.config.cores else 0,
+              "cores": [{"core": c.core, "state": c.state, "pc": c.pc, "where": s.where(c.pc),
+                         "instruction": d.ins.text(c.pc), "registers": s.registers(c.core),
+                         "line": lines(c.pc) if lines else None} for c in s.cores()],
+              "breakpoints": [{"number": n, "pc": pc, "where": s.where(pc), "core": core,
+                               "line": lines(pc) if lines else None}
+                              for n, (pc, core) in sorted(s.breakpoints.items())],
+              "watches": [{"number": n, "address": a, "where": d.ins.symbols.data(a)}
+                          for n, a in sorted(s.watches.items())],
+              "output": s.output}
+    return {**st, "output": st["output"][-OUTPUT_TAIL:]}
 
 
 def _main(conn, source: str, language: str, params: dict, opt: int, memory_mib: int) -> None:
@@ -74,7 +80,10 @@ def _main(conn, source: str, language: str, params: dict, opt: int, memory_mib: 
         printed.clear()
         try:
             going = d.execute(line)
-            answer = ("ok", {"output": list(printed), "state": state(d), "ended": not going})
+            # `quit`: the interpreter says so by returning False, or by its `finished`
+            ended = going is False or getattr(d, "finished", False)
+            answer = ("ok", {"output": list(printed), "state": state(d), "ended": ended})
+            going = not ended
         except MemoryError:
             answer = ("error", 422, "the command needed more memory than this server allows a run")
             going = False

@@ -112,7 +112,7 @@ def test_a_debug_session_steps_and_stops_at_a_breakpoint(api):
     first = api.post("/api/debug", json={"source": source, "language": "asm", "params": {"cores": 2}})
     assert first.status_code == 200, first.text
     sid, st = first.json()["id"], first.json()["state"]
-    assert st["cycle"] == 0 and len(st["cores"]) == 2 and len(st["registers"]) == 32
+    assert st["cycle"] == 0 and len(st["cores"]) == 2 and len(st["cores"][1]["registers"]) == 32
 
     def cmd(line):
         r = api.post(f"/api/debug/{sid}", json={"command": line})
@@ -126,7 +126,7 @@ def test_a_debug_session_steps_and_stops_at_a_breakpoint(api):
     assert hit["state"]["breakpoints"][0]["pc"] == acquire
     stop = cmd("continue")
     assert stop["state"]["cores"][1]["pc"] == acquire
-    assert stop["state"]["current"] == 1
+    assert stop["state"]["current_core"] == 1
     bad = cmd("frobnicate")
     assert bad["output"][0]["stream"] == "err" and "frobnicate" in bad["output"][0]["text"]
     assert api.delete(f"/api/debug/{sid}").status_code == 200

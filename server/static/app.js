@@ -2,7 +2,7 @@
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-const state = { params: [], examples: [], session: null, breaks: new Set(), marks: [], lineMarks: [] };
+const state = { params: [], examples: [], session: null, breakpoints: [], lineMarks: [] };
 
 // -- the API ---------------------------------------------------------------------------------------
 // The class token arrives once in the address (?token=...) and is kept for this tab only.
@@ -205,8 +205,12 @@ async function sweep() {
 }
 
 // -- the debugger: the interpreter of `s2mc debug`, one command at a time ------------------------------
-function lineSpec(line) {
-  return `${$("language").value === "rz" ? "program.rz" : "program.s"}:${line}`;
+// A click on a line: in Rz the line itself (the compiler's line table); in assembly the label
+// defined there (an assembly program has no line table).
+function breakSpec(line) {
+  if ($("language").value === "rz") return `program.rz:${line}`;
+  const m = /^\s*(?::([A-Za-z_.][\w.]*)|([A-Za-z_.][\w.]*):)/.exec(editor.getValue().split("\n")[line - 1] || "");
+  return m ? (m[1] || m[2]) : null;
 }
 
 function log(lines) {
@@ -221,22 +225,24 @@ function log(lines) {
 }
 
 function showState(s) {
-  const here = s.cores[s.current];
-  $("dbg-where").textContent = `cycle ${s.cycle}${s.done ? " (the run has ended)" : ""}; core ${s.current} at pc ` +
-    `${here.pc} (${here.where}): ${here.instruction}` + (here.line ? `; line ${here.line}` : "");
+  const here = s.cores[s.current_core];
+  $("dbg-where").textContent = `cycle ${s.cycle}${s.ended ? " (the run has ended)" : ""}; core ${s.current_core} at pc ` +
+    `${here.pc} (${here.where}): ${here.instruction}` + (here.line ? `; line ${here.line}` : "") +
+    (s.fault ? `; ${s.fault}` : "");
   table($("dbg-cores"), s.cores, ["core", "state", "pc", "where", "instruction", "line"]);
   const regs = $("dbg-regs");
   regs.textContent = "";
   for (let row = 0; row < 32; row += 8) {
     const tr = regs.insertRow();
-    for (let i = row; i < row + 8; i++) tr.insertCell().innerHTML = `<b>r${i}</b> ${s.registers[i]}`;
+    for (let i = row; i < row + 8; i++) tr.insertCell().innerHTML = `<b>r${i}</b> ${here.registers[i]}`;
   }
   for (const n of state.lineMarks) editor.removeLineClass(n - 1, "background", "current-line");
   state.lineMarks = [...new Set(s.cores.filter((c) => c.line && c.state !== "halted").map((c) => c.line))];
   for (const n of state.lineMarks) editor.addLineClass(n - 1, "background", "current-line");
+  // the breakpoints as the debugger has them (a line a click asked for that it refused is not marked)
+  state.breakpoints = s.breakpoints;
   editor.clearGutter("breakpoints");
   for (const b of s.breakpoints) if (b.line) editor.setGutterMarker(b.line - 1, "breakpoints", marker());
-  for (const n of state.breaks) if (!s.breakpoints.length) editor.setGutterMarker(n - 1, "breakpoints", marker());
 }
 
 function marker() {
@@ -253,7 +259,6 @@ async function debugStart() {
   const res = await busy("starting the debugger", () => api("POST", "/api/debug", { ...program(), params: machine() }));
   state.session = res.id;
   showState(res.state);
-  for (const line of state.breaks) await command(`break ${lineSpec(line)}`);
 }
 
 async function command(line) {
@@ -282,15 +287,12 @@ async function debugStop() {
 }
 
 async function toggleBreak(line) {
-  if (state.breaks.has(line)) {
-    state.breaks.delete(line);
-    editor.setGutterMarker(line - 1, "breakpoints", null);
-    if (state.session) await command(`clear ${lineSpec(line)}`);
-  } else {
-    state.breaks.add(line);
-    editor.setGutterMarker(line - 1, "breakpoints", marker());
-    if (state.session) await command(`break ${lineSpec(line)}`);
-  }
+  if (!state.session) await debugStart();
+  const have = (state.breakpoints || []).find((b) => b.line === line);
+  if (have) return command(`delete ${have.number}`);
+  const spec = breakSpec(line);
+  if (!spec) return status(`line ${line} defines no label: in assembly click a label's line, or type break *PC`, true);
+  return command(`break ${spec}`);
 }
 
 // -- exercises ----------------------------------------------------------------------------------------
@@ -347,7 +349,6 @@ function loadExample(name) {
   if (!ex) return;
   setLanguage(ex.language);
   editor.setValue(ex.source);
-  state.breaks.clear();
   editor.clearGutter("breakpoints");
 }
 
