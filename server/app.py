@@ -27,8 +27,10 @@ from .limits import Limits
 from .pool import Busy, DaskPool, JobError, LocalPool
 from .sessions import Sessions
 
-#: Debian's libjs-codemirror (the page's editor); without it the page falls back to a textarea.
-CODEMIRROR = Path("/usr/share/javascript/codemirror")
+#: Debian's libjs-codemirror (the page's editor), or where S2MC_CODEMIRROR says; without it the
+#: page falls back to a textarea.
+CODEMIRROR_ENV = "S2MC_CODEMIRROR"
+CODEMIRROR = "/usr/share/javascript/codemirror"
 #: The environment variable that may hold the class token instead of --token.
 TOKEN_ENV = "S2MC_SERVE_TOKEN"
 
@@ -188,8 +190,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return HTMLResponse(static.joinpath("index.html").read_text(encoding="utf-8"))
 
     app.mount("/static", StaticFiles(directory=str(static)), name="static")
-    if CODEMIRROR.is_dir():
-        app.mount("/vendor/codemirror", StaticFiles(directory=str(CODEMIRROR), follow_symlink=True),
+    codemirror = Path(os.environ.get(CODEMIRROR_ENV, CODEMIRROR))
+    if codemirror.is_dir():
+        app.mount("/vendor/codemirror", StaticFiles(directory=str(codemirror), follow_symlink=True),
                   name="codemirror")
 
     # -- what the page shows --------------------------------------------------------------------

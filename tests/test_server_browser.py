@@ -5,6 +5,7 @@ exercise and see it fail. The expected values come from `s2mc run --json`, not f
 
 S2MC_SERVE_SCREENSHOT=docs/img/serve-page.png also saves a picture of the page (docs/server.md).
 """
+import contextlib
 import json
 import os
 import shutil
@@ -27,20 +28,25 @@ pytestmark = pytest.mark.skipif(not (CHROMIUM and DRIVER), reason="needs Debian'
                                                                    "(make setup installs them)")
 
 
+@contextlib.contextmanager
+def browser(url):
+    opts = Options()
+    opts.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1500,1000"):
+        opts.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(DRIVER), options=opts)
+    try:
+        driver.get(url + "/")
+        _wait(driver, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "yes")
+        yield driver
+    finally:
+        driver.quit()
+
+
 @pytest.fixture(scope="module")
 def page():
-    with live_server("--workers", "2") as url:
-        opts = Options()
-        opts.binary_location = CHROMIUM
-        for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1500,1000"):
-            opts.add_argument(arg)
-        driver = webdriver.Chrome(service=Service(DRIVER), options=opts)
-        try:
-            driver.get(url + "/")
-            _wait(driver, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "yes")
-            yield driver
-        finally:
-            driver.quit()
+    with live_server("--workers", "2") as url, browser(url) as driver:
+        yield driver
 
 
 def _wait(driver, condition, seconds=120):
@@ -138,3 +144,16 @@ def _check_a_blank_exercise(page):
     assert _text(page, "grade").startswith("Not passed: 0/")
     verdicts = [v.text for v in page.find_elements(By.CSS_SELECTOR, ".verdict")]
     assert "missing" in verdicts and "right" not in verdicts
+
+
+def test_without_codemirror_the_page_is_a_textarea(monkeypatch, tmp_path):
+    monkeypatch.setenv("S2MC_CODEMIRROR", str(tmp_path / "none"))
+    with live_server("--workers", "1") as url, browser(url) as page:
+        assert "plain" in page.find_element(By.TAG_NAME, "body").get_attribute("class")
+        Select(page.find_element(By.ID, "example")).select_by_value("fib.rz")
+        assert page.find_element(By.ID, "source").get_attribute("value") == example("fib.rz")
+        page.find_element(By.ID, "run").click()
+        _wait(page, lambda d: _text(d, "totals"))
+        want = json.loads(subprocess.run([S2MC, "run", "fib.rz", "--json"], capture_output=True, text=True,
+                                         check=True).stdout)
+        assert _text(page, "output") == want["output"].strip()
