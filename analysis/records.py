@@ -118,33 +118,19 @@ class Metric:
     derived: bool = False  # computed by s2mc.analysis.derive rather than measured
 
 
+def _simulator_counters() -> tuple[Metric, ...]:
+    """The simulator's counters as metrics, from their one declaration, simulator/counters.toml.
+    Read as data: analysis reads records and imports no engine."""
+    import tomllib
+    from importlib.resources import files
+    table = tomllib.loads(files("s2mc").joinpath("simulator").joinpath("counters.toml").read_text(encoding="utf-8"))
+    return tuple(Metric(c["name"], c["unit"], c["help"]) for c in table["counter"])
+
+
 _METRIC_LIST: tuple[Metric, ...] = (
-    # -- simulator counters (docs/timing-model.md) --------------------------------------------------------
-    Metric("cycles", "cycles",
-           "Simulated clock cycles. Whole run (core -1): total cycles, the largest finish cycle. "
-           "Per core: that core's finish cycle."),
-    Metric("instructions", "instructions",
-           "Instructions issued (per core, or summed over cores for core -1)."),
-    Metric("stall_cycles", "cycles",
-           "Stall cycles in the seed-003 sense: bus wait + (L-1) x memory accesses "
-           "(counted even on one core: the second cycle of every access when L = 2)."),
-    Metric("bus_wait_cycles", "cycles",
-           "Cycles spent waiting for the bus to be granted (grant cycle - request cycle, summed)."),
-    Metric("bus_busy_cycles", "cycles",
-           "Cycles the shared bus was occupied (L per access); per core: by that core's accesses."),
-    Metric("sync_wait_cycles", "cycles", "Cycles spent waiting at `sync` barriers."),
-    Metric("mem_reads", "accesses", "Data-memory reads (ld, pop, the string of trap #3; xchg counts as a read)."),
-    Metric("mem_writes", "accesses", "Data-memory writes (st, push; xchg counts as a write)."),
-    Metric("mem_accesses", "accesses",
-           "Bus transactions, the simulator's own count: ld, st, push, pop, xchg and trap #3 are one "
-           "each (an xchg is one access but one read and one write, so this is not reads + writes)."),
-    Metric("finish_cycle", "cycles",
-           "Per core: the cycle it finished (its halting trap's cycle + 1), the same as its `cycles`. "
-           "Whole run (core -1): the first core's finish; `cycles` is the last one's."),
-    Metric("idle_cycles", "cycles",
-           "Per core: cycles from its finish to the end of the run (total cycles - finish_cycle), "
-           "spent neither working, stalled nor at a barrier. Whole run: summed over the cores."),
-    Metric("mem_latency", "cycles", "The memory latency L the run used (bus busy cycles per access)."),
+    # -- simulator counters (docs/timing-model.md; declared in simulator/counters.toml) -------------
+    *_simulator_counters(),
+    Metric("mem_latency", "cycles", "The memory latency L the run used (bus busy cycles per uncached access)."),
     Metric("bus_utilisation", "fraction",
            "Bus busy cycles / total cycles of the run (0..1)."),
     Metric("sim_seconds", "s", "Host wall-clock seconds the simulator took for the run."),

@@ -14,10 +14,10 @@ import click
 from s2mc.isa import assemble, disassemble, disassemble_word, load_program, read_text
 from s2mc.isa.errors import S2mcError
 from s2mc.isa.outputs import STDOUT, write_output
-from s2mc.simulator import Machine, SimFault
+from s2mc.simulator import CACHE_PARAMS, Machine, SimFault
 from s2mc.simulator.records import result_rows, variant_parts
 
-from .options import OutputFile, Text, check_timeline_window, machine_option, timeline_options
+from .options import OutputFile, Text, cache_options, check_timeline_window, machine_option, timeline_options
 
 
 def _cpu_features() -> list[str]:
@@ -190,6 +190,7 @@ def _per_run(path: str | None, cores: int, sweep: bool) -> str | None:
 @machine_option("engine")
 @machine_option("max_cycles")
 @machine_option("mem_words")
+@cache_options
 @click.option("-O", "opt", default=1, show_default=True, type=click.IntRange(0, 1), help="Rz optimisation level.")
 @click.option("--trace", "trace_file", type=OutputFile("trace"),
               help="Write a per-event log here (FILE-<n>c.EXT for each core count of a sweep).")
@@ -203,7 +204,7 @@ def _per_run(path: str | None, cores: int, sweep: bool) -> str | None:
 @timeline_options("FILE-<n>c.EXT for each core count of a sweep")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def run(program, cores, mem_latency, arbitration, engine, max_cycles, mem_words, opt, trace_file, vcd, as_json,
-        out_path, experiment, timeline, from_cycle, to_cycle, quiet):
+        out_path, experiment, timeline, from_cycle, to_cycle, quiet, **cache):
     """Run a .rz, .s or .obj program on the simulated multicore, once per core count.
 
     One run prints the program's output on stdout and the per-core counters on stderr; several
@@ -221,7 +222,7 @@ def run(program, cores, mem_latency, arbitration, engine, max_cycles, mem_words,
             trace_n, vcd_n, timeline_n = (_per_run(f, n, sweep) for f in (trace_file, vcd, timeline))
             m = Machine(prog, cores=n, mem_latency=mem_latency, arbitration=arbitration, max_cycles=max_cycles,
                         mem_words=mem_words, engine=engine, trace_file=trace_n, timeline=timeline_n,
-                        timeline_window=(from_cycle, to_cycle), **({"vcd": vcd_n} if vcd_n else {}))
+                        timeline_window=(from_cycle, to_cycle), **cache, **({"vcd": vcd_n} if vcd_n else {}))
             try:
                 res = m.run()
             except SimFault as fault:
@@ -263,7 +264,8 @@ def _write_records(results, program: str, out_path: str, experiment: str, opt: i
     params = dict(command="run", program=program, cores=[r.config.cores for r in results],
                   mem_latency=cfg.mem_latency, arbitration=cfg.arbitration, engine=cfg.engine,
                   max_cycles=cfg.max_cycles, mem_words=cfg.mem_words, experiment=experiment,
-                  wall_seconds=wall, **({"opt": opt} if rz else {}))
+                  wall_seconds=wall, **({"opt": opt} if rz else {}),
+                  **({k: getattr(cfg, k) for k in CACHE_PARAMS} if cfg.cached else {}))
     path = records.write(df, out_path, params=params)
     click.echo(f"wrote {len(df)} records to {path}", err=True)
 

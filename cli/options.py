@@ -331,6 +331,15 @@ def machine_option(name: str, *, many: bool = False, default=None, dest: str | N
                         help=f"{text} {help}".strip())
 
 
+def cache_options(f):
+    """--cache, --cache-lines, --cache-ways, --line-words and --cache-hit-latency (the caches of
+    docs/timing-model.md), passed on to the command as keyword arguments of those names."""
+    from s2mc.simulator import CACHE_PARAMS
+    for name in reversed(CACHE_PARAMS):
+        f = machine_option(name)(f)
+    return f
+
+
 class TimelineFile(OutputFile):
     """--timeline FILE: an output file whose name ends in .html, .json, .png or .svg."""
 

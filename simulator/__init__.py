@@ -16,7 +16,8 @@ from s2mc.isa.errors import S2mcError
 from s2mc.isa.instructions import ADS_MAX
 from s2mc.isa.program import Stacks, stacks_problem
 
-from .params import DEFAULTS, PARAMS
+from .counters import core_counters
+from .params import DEFAULTS, PARAMS, check
 from .trace import Fanout, TraceFile, TraceList, format_trace
 
 # Shorthands derived from the one declaration of the machine parameters (simulator/params.toml).
@@ -28,11 +29,15 @@ MAX_LATENCY = PARAMS["mem_latency"].max
 DEFAULT_MAX_CYCLES = PARAMS["max_cycles"].default
 DEFAULT_MEM_WORDS = PARAMS["mem_words"].default
 
-# Per-core counters, in the order the CLI and the records print them. A core's `cycles` is its
-# finish cycle (also named `finish_cycle`); `idle_cycles` the cycles from then to the end of the run
-# (total cycles - finish), in which it is neither working nor stalled nor waiting at a barrier.
-CORE_COUNTERS = ("instructions", "cycles", "stall_cycles", "bus_wait_cycles", "bus_busy_cycles",
-                 "mem_reads", "mem_writes", "mem_accesses", "sync_wait_cycles", "finish_cycle", "idle_cycles")
+# The cache parameters: in a run's description only when caches are on, so that a cacheless run is
+# described exactly as before they existed.
+CACHE_PARAMS = ("cache", "cache_lines", "cache_ways", "line_words", "cache_hit_latency")
+
+# Per-core counters of a run without caches, in the order the CLI and the records print them
+# (declared in simulator/counters.toml). A core's `cycles` is its finish cycle (also named
+# `finish_cycle`); `idle_cycles` the cycles from then to the end of the run (total cycles - finish),
+# in which it is neither working nor stalled nor waiting at a barrier.
+CORE_COUNTERS = core_counters(cached=False)
 
 
 class SimFault(S2mcError):
@@ -53,10 +58,19 @@ class Config:
     max_cycles: int = DEFAULTS["max_cycles"]
     mem_words: int = DEFAULTS["mem_words"]
     engine: str = DEFAULTS["engine"]
+    cache: str = DEFAULTS["cache"]
+    cache_lines: int = DEFAULTS["cache_lines"]
+    cache_ways: int = DEFAULTS["cache_ways"]
+    line_words: int = DEFAULTS["line_words"]
+    cache_hit_latency: int = DEFAULTS["cache_hit_latency"]
 
     def check(self) -> None:
-        for name, p in PARAMS.items():
-            p.check(getattr(self, name))
+        check(**{name: getattr(self, name) for name in PARAMS})
+
+    @property
+    def cached(self) -> bool:
+        """Whether the cores have private caches (any protocol but `none`)."""
+        return self.cache != "none"
 
 
 @dataclass
@@ -94,7 +108,7 @@ class Result:
     def stats_frame(self):
         """Per-core counters as a pandas DataFrame, one row per core."""
         import pandas as pd
-        return pd.DataFrame(self.cores, columns=["core", *CORE_COUNTERS]).set_index("core")
+        return pd.DataFrame(self.cores, columns=["core", *core_counters(self.config.cached)]).set_index("core")
 
     def to_json(self) -> dict:
         """The object `s2mc run --json` prints (docs/architecture.md)."""
@@ -105,7 +119,8 @@ class Result:
             "bus_busy_cycles": self.bus_busy_cycles,
             "bus_utilisation": round(self.bus_utilisation, 6),
             "stall_cycles": self.stall_cycles,
-            "config": {k: getattr(self.config, k) for k in ("cores", "mem_latency", "arbitration", "engine")},
+            "config": {k: getattr(self.config, k) for k in ("cores", "mem_latency", "arbitration", "engine")
+                       + (CACHE_PARAMS if self.config.cached else ())},
             "cores": self.cores,
         }
 
@@ -115,12 +130,14 @@ def build_result(raw: dict, program: Program, cfg: Config) -> Result:
     if raw["fault"] is not None:
         raise SimFault(fault_message(raw["fault"], cfg, program), raw["fault"], raw.get("trace"))
     cores = []
+    names = core_counters(cfg.cached)
     for i, c in enumerate(raw["cores"]):
-        row = {"core": i, "cycles": c["finish_cycle"], "idle_cycles": raw["cycles"] - c["finish_cycle"],
-               "finish_cycle": c["finish_cycle"],
-               "stall_cycles": c["bus_wait_cycles"] + (cfg.mem_latency - 1) * c["mem_accesses"]}
-        row.update({k: c[k] for k in CORE_COUNTERS if k not in row})
-        cores.append({"core": i, **{k: row[k] for k in CORE_COUNTERS}})
+        # The derived counters (simulator/counters.toml): every bus cycle of a transaction beyond its
+        # first is a stall, so without caches stall_cycles is seed 003's bus wait + (L-1) x accesses.
+        row = {"cycles": c["finish_cycle"], "idle_cycles": raw["cycles"] - c["finish_cycle"],
+               "stall_cycles": c["bus_wait_cycles"] + c["bus_busy_cycles"] - c["mem_accesses"]
+               + c.get("hit_stall_cycles", 0), **c}
+        cores.append({"core": i, **{k: row[k] for k in names}})
     events = [(cyc, core, text.decode("latin-1") if isinstance(text, bytes) else text)
               for cyc, core, text in raw["output"]]
     return Result(cycles=raw["cycles"], instructions=sum(c["instructions"] for c in cores),
@@ -189,10 +206,15 @@ class Machine:
                  max_cycles: int = DEFAULTS["max_cycles"], mem_words: int = DEFAULTS["mem_words"],
                  engine: str = DEFAULTS["engine"], trace: bool = False, trace_file=None,
                  timeline=None, timeline_window: tuple[int, int | None] = (0, None),
-                 **engine_options):
+                 cache: str = DEFAULTS["cache"], cache_lines: int = DEFAULTS["cache_lines"],
+                 cache_ways: int = DEFAULTS["cache_ways"], line_words: int = DEFAULTS["line_words"],
+                 cache_hit_latency: int = DEFAULTS["cache_hit_latency"], **engine_options):
         self.program = program
-        self.config = Config(cores, mem_latency, arbitration, max_cycles, mem_words, engine)
+        self.config = Config(cores, mem_latency, arbitration, max_cycles, mem_words, engine,
+                             cache, cache_lines, cache_ways, line_words, cache_hit_latency)
         self.config.check()
+        if self.config.cached:   # the engines learn the caches next (docs/timing-model.md, "Caches")
+            raise S2mcError(f"cache {cache}: the {engine} engine does not simulate caches yet")
         # Sizes and the entry are checked before any image is built: a Program made in Python can
         # name any address, and a list of that many words would exhaust memory first.
         if not 0 <= program.entry <= ADS_MAX:

@@ -1,4 +1,5 @@
-"""The machine parameters (cores, mem_latency, arbitration, max_cycles, mem_words, engine), read from
+"""The machine parameters (cores, mem_latency, arbitration, max_cycles, mem_words, engine and the
+caches: cache, cache_lines, cache_ways, line_words, cache_hit_latency), read from
 simulator/params.toml, their one declaration: name, type, default, range or choices, unit, help.
 
     from s2mc.simulator.params import PARAMS, check
@@ -86,14 +87,33 @@ PARAMS: dict[str, Param] = _load()
 DEFAULTS: dict[str, int | str] = {p.name: p.default for p in PARAMS.values()}
 
 
+def cache_problem(cache_lines: int, cache_ways: int, line_words: int, mem_words: int) -> str | None:
+    """Why a cache shape cannot be built (each size a power of two, ways <= lines, a line no larger
+    than memory), or None. Only checked when caches are on: with `cache none` the sizes are unused."""
+    for name, value in (("cache-lines", cache_lines), ("cache-ways", cache_ways), ("line-words", line_words)):
+        if value & (value - 1):
+            return f"{name} {value} is not a power of two"
+    if cache_ways > cache_lines:
+        return f"cache-ways {cache_ways} is more than cache-lines {cache_lines}"
+    if line_words > mem_words:
+        return f"line-words {line_words} is more than mem-words {mem_words}"
+    return None
+
+
 def check(**values) -> None:
-    """Check the given parameters (by name) against the declaration, in declaration order."""
+    """Check the given parameters (by name) against the declaration, in declaration order, then
+    the cache shape when caches are on (cache_problem)."""
     unknown = set(values) - set(PARAMS)
     if unknown:
         raise S2mcError(f"unknown machine parameter {sorted(unknown)[0]!r} (known: {', '.join(PARAMS)})")
     for name, p in PARAMS.items():
         if name in values:
             p.check(values[name])
+    if values.get("cache", DEFAULTS["cache"]) != "none":
+        shape = {k: values.get(k, DEFAULTS[k]) for k in ("cache_lines", "cache_ways", "line_words", "mem_words")}
+        problem = cache_problem(**shape)
+        if problem:
+            raise S2mcError(problem)
 
 
 def doc_table() -> str:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from s2mc.isa.instructions import decode
 
+from .counters import engine_counters
 from .params import DEFAULTS, check
 
 #: burst4: grants in a row after which the last grantee goes last (the C++ engines' BURST_LIMIT).
@@ -71,8 +72,7 @@ class _Core:
         self.state = "run"            # run | request | sync | halted
         self.request_cycle = 0
         self.request = None           # decoded memory instruction waiting for the bus
-        self.stats = dict(instructions=0, finish_cycle=0, mem_reads=0, mem_writes=0, mem_accesses=0,
-                          bus_wait_cycles=0, bus_busy_cycles=0, sync_wait_cycles=0)
+        self.stats = dict.fromkeys(engine_counters(cached=False), 0)   # simulator/counters.toml
 
     def set(self, reg: int, value: int) -> None:
         if reg:
@@ -83,10 +83,16 @@ class ReferenceMachine:
     def __init__(self, code: list[int], data: list[int], entry: int = 0, cores: int = DEFAULTS["cores"],
                  mem_latency: int = DEFAULTS["mem_latency"], arbitration: str = DEFAULTS["arbitration"],
                  max_cycles: int = DEFAULTS["max_cycles"], mem_words: int = DEFAULTS["mem_words"],
-                 trace: bool = False, stacks: tuple[int, int, int] | None = None):
+                 trace: bool = False, stacks: tuple[int, int, int] | None = None,
+                 cache: str = DEFAULTS["cache"], cache_lines: int = DEFAULTS["cache_lines"],
+                 cache_ways: int = DEFAULTS["cache_ways"], line_words: int = DEFAULTS["line_words"],
+                 cache_hit_latency: int = DEFAULTS["cache_hit_latency"]):
         """stacks: the program's declared stack regions (base, words, count), or None."""
         check(cores=cores, mem_latency=mem_latency, arbitration=arbitration, max_cycles=max_cycles,
-              mem_words=mem_words)
+              mem_words=mem_words, cache=cache, cache_lines=cache_lines, cache_ways=cache_ways,
+              line_words=line_words, cache_hit_latency=cache_hit_latency)
+        if cache != "none":   # the caches' rules: docs/timing-model.md, "Caches and coherence"
+            raise NotImplementedError("the reference model does not model caches yet")
         self.code = [w & 0xFFFFFFFF for w in code]
         self.mem = [0] * mem_words
         self.mem[:len(data)] = [_s32(w) for w in data]

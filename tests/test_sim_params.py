@@ -32,13 +32,18 @@ HALT = ".code 0\n  trap r0 #0\n"
 RANGES = {"cores": (1, 64), "mem_latency": (1, 1000), "max_cycles": (1, 1 << 62), "mem_words": (1, 1 << 26)}
 CHOICES = {"arbitration": ("fifo", "fixed", "round_robin", "burst4"), "engine": ("fast", "systemc")}
 BOUNDS = [(name, lo, hi) for name, (lo, hi) in RANGES.items()]
+# The cache parameters (docs/timing-model.md, "Caches and coherence"), by hand likewise.
+CACHE_RANGES = {"cache_lines": (1, 1 << 16), "cache_ways": (1, 1 << 16), "line_words": (1, 1024),
+                "cache_hit_latency": (1, 100)}
+CACHE_CHOICES = {"cache": ("none", "msi", "mesi", "moesi", "dragon")}
 
 
 def test_the_declaration_has_the_agreed_limits_and_defaults():
-    assert {n: (p.min, p.max) for n, p in PARAMS.items() if p.type == "int"} == RANGES
-    assert {n: p.choices for n, p in PARAMS.items() if p.type == "choice"} == CHOICES
+    assert {n: (p.min, p.max) for n, p in PARAMS.items() if p.type == "int"} == RANGES | CACHE_RANGES
+    assert {n: p.choices for n, p in PARAMS.items() if p.type == "choice"} == CHOICES | CACHE_CHOICES
     assert DEFAULTS == {"cores": 1, "mem_latency": 2, "arbitration": "fifo", "max_cycles": 100_000_000,
-                        "mem_words": 1 << 20, "engine": "fast"}
+                        "mem_words": 1 << 20, "engine": "fast", "cache": "none", "cache_lines": 64,
+                        "cache_ways": 2, "line_words": 4, "cache_hit_latency": 1}
     assert all(p.help for p in PARAMS.values())
 
 
@@ -47,6 +52,21 @@ def test_config_is_derived_from_the_declaration():
     assert dataclasses.asdict(Config()) == DEFAULTS
     # the compiler lays out one stack per core the simulator allows
     assert importlib.import_module("s2mc.compiler.layout").MAX_CORES == PARAMS["cores"].max
+
+
+@pytest.mark.parametrize("shape,problem", [
+    (dict(cache_lines=6), "cache-lines 6 is not a power of two"),
+    (dict(cache_ways=3), "cache-ways 3 is not a power of two"),
+    (dict(line_words=12), "line-words 12 is not a power of two"),
+    (dict(cache_lines=4, cache_ways=8), "cache-ways 8 is more than cache-lines 4"),
+    (dict(line_words=8, mem_words=4), "line-words 8 is more than mem-words 4"),
+])
+def test_a_cache_shape_that_cannot_work_is_one_line(shape, problem):
+    with pytest.raises(S2mcError, match=f"^{problem}$"):
+        check(cache="mesi", **shape)
+    with pytest.raises(S2mcError, match=f"^{problem}$"):
+        Config(cache="msi", **shape).check()
+    check(cache="none", **shape)     # without caches the sizes are unused, so never refused
 
 
 def out_of_range(name, value):
@@ -188,7 +208,7 @@ def test_s2mc_run_malformed_values(tmp_path, args, message):
     ("aes", ["cores", "mem_latency", "arbitration", "engine", "mem_words"]),  # it sizes max_cycles itself
 ])
 def test_the_options_are_derived_from_the_declaration(command, names):
-    cmd = cli.commands[command]
+    cmd = cli.get_command(None, command)   # the commands load on demand
     opts = {p.opts[0]: p for p in cmd.params if p.opts[0].startswith("--")}
     for name in names:
         p = PARAMS[name]
@@ -252,10 +272,10 @@ def header_constants(text: str) -> dict[str, str]:
 def test_the_generated_header_equals_the_declaration():
     consts = header_constants(render((REPO / "simulator" / "params.toml").read_text(encoding="utf-8")))
     expected = {}
-    for name, (lo, hi) in RANGES.items():
+    for name, (lo, hi) in (RANGES | CACHE_RANGES).items():
         up = name.upper()
         expected.update({f"{up}_MIN": f"{lo}ull", f"{up}_MAX": f"{hi}ull", f"{up}_DEFAULT": f"{DEFAULTS[name]}ull"})
-    for name, choices in CHOICES.items():
+    for name, choices in (CHOICES | CACHE_CHOICES).items():
         up = name.upper()
         expected.update({f"{up}_COUNT": str(len(choices)),
                          f"{up}_CHOICES": "{" + ", ".join(f'"{c}"' for c in choices) + "}",
