@@ -61,6 +61,9 @@ def test_a_students_path_through_the_page(page):
     # one test, in order, so that a parallel run never splits the path between two browsers
     assert "codemirror" in page.find_element(By.TAG_NAME, "body").get_attribute("class")
     assert page.find_elements(By.CSS_SELECTOR, ".CodeMirror-linenumber")
+    # a field for every declared machine parameter, whatever params.toml holds
+    from s2mc.simulator.params import PARAMS
+    assert [e.get_attribute("name") for e in page.find_elements(By.CSS_SELECTOR, "#params [name]")] == list(PARAMS)
     _run_an_example(page)
     _the_other_views(page)
     _step_the_debugger(page)

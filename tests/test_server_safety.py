@@ -163,3 +163,17 @@ def test_serve_beyond_loopback_without_a_token_refuses_to_start():
 def test_serve_with_dask_needs_a_scheduler():
     r = subprocess.run([S2MC, "serve", "--executor", "dask"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 1 and "--scheduler" in r.stderr
+
+
+def test_an_idle_debugging_session_is_closed():
+    with client(idle_seconds=0.0) as c:
+        first = c.post("/api/debug", json={"source": SUM, "language": "asm"}).json()["id"]
+        second = c.post("/api/debug", json={"source": SUM, "language": "asm"})   # reaps the idle one
+        assert second.status_code == 200
+        _one_line(c.post(f"/api/debug/{first}", json={"command": "step"}), 404, "idle")
+
+
+def test_a_session_the_debugger_cannot_make_is_one_line(api):
+    r = api.post("/api/debug", json={"source": SUM, "language": "asm", "params": {"engine": "systemc"}})
+    _one_line(r, 422, "systemc")
+    _serves(api)
