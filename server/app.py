@@ -89,6 +89,8 @@ async def _body(request: Request, required: tuple, optional: tuple = ()) -> dict
         data = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:
         raise ApiError(400, f"malformed JSON in the request body: {exc}") from None
+    except RecursionError:
+        raise ApiError(400, "malformed JSON in the request body: nested too deeply") from None
     if not isinstance(data, dict):
         raise ApiError(400, "the request body must be a JSON object")
     known = (*required, *optional)

@@ -56,6 +56,8 @@ def test_a_huge_body_is_413_by_length_and_by_bytes(api):
 @pytest.mark.parametrize("body, words", [
     (b"{not json", ["malformed JSON"]),
     (b"[1, 2]", ["JSON object"]),
+    (b"[" * 15000, ["nested too deeply"]),
+    (b"\xff\xfe", ["malformed JSON"]),
     (b'{"source": "halt", "colour": 1}', ["unknown field 'colour'"]),
     (b'{"language": "asm"}', ["missing field 'source'"]),
     (b'{"source": 5}', ["source must be a string"]),
