@@ -19,7 +19,7 @@ PY_DEPS := scikit-build-core pybind11 click tqdm pandas pyarrow matplotlib crypt
            fastapi uvicorn httpx selenium
 
 # Everything the build reads: when one changes, the package is rebuilt (incrementally).
-SOURCES := $(shell find isa compiler simulator workloads gpu-backends analysis server cli \
+SOURCES := $(shell find common isa compiler simulator workloads gpu-backends analysis experiments server cli \
              -type f \( -name '*.py' -o -name '*.cpp' -o -name '*.h' -o -name '*.hpp' -o -name '*.cu' -o -name '*.cuh' \
              -o -name 'CMakeLists.txt' -o -name '*.s' -o -name '*.rz' -o -name '*.csv' -o -name '*.json' -o -name '*.toml' \
              -o -name '*.html' -o -name '*.cl' -o -name '*.js' -o -name '*.css' \) 2>/dev/null) \

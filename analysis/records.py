@@ -32,8 +32,8 @@ from typing import Iterable, Mapping
 
 import pandas as pd
 
-from s2mc.isa.errors import S2mcError, excerpt
-from s2mc.isa.outputs import check as check_output, open_output, write_output
+from s2mc.common.errors import S2mcError, excerpt
+from s2mc.common.outputs import check as check_output, open_output, write_output
 
 # --------------------------------------------------------------------------------------------------
 # Columns
@@ -77,7 +77,7 @@ COLUMN_DOCS: dict[str, str] = {
               "measurement, one transcribed table). `new_run_id()` makes one. The run's JSON "
               "manifest lists it.",
     "experiment": "Name of the experiment the run belongs to: a key of the experiment registry "
-                  "(`s2mc.analysis.experiments`, e.g. `seed003_grid`) or, for reference rows, the "
+                  "(`s2mc.experiments.registry`, e.g. `seed003_grid`) or, for reference rows, the "
                   "table, e.g. `seed003_table3`. Empty for ad-hoc runs.",
     "source": "Where the number comes from: `sim` (S2 simulator), `native` (host CPU), `cuda`, "
               "`opencl`, or `reference` (transcribed from a seed paper).",
@@ -91,7 +91,7 @@ COLUMN_DOCS: dict[str, str] = {
                "`kernel-ttable-shared/device-resident`. For reference rows: the paper's own label "
                "of the column (`sequential`, `openmp`, `gpu`, `total`, `encryption-only`, ...).",
     "engine": "Simulator engine (`fast`, `systemc`; `replay`: a traced run replayed on a bus the engines "
-              "lack, s2mc.analysis.fidelity), native runtime (`openmp`, `openssl`), GPU "
+              "lack, s2mc.experiments.fidelity), native runtime (`openmp`, `openssl`), GPU "
               "runtime (`cuda`, `opencl`); empty when not applicable.",
     "cores": "Number of simulated cores, CPU threads, or GPU devices used by the run.",
     "core": "The core/thread the row describes, 0-based; -1 for the whole run.",
@@ -359,7 +359,7 @@ def write(df: pd.DataFrame, path: str | os.PathLike, params: Mapping[str, object
     """Validate and write `df`: CSV when `path` ends in .csv, Parquet (pyarrow) otherwise.
 
     With `params`, also writes the run manifest next to it (see `write_manifest`) when `path` is a
-    regular file (not beside a device such as /dev/null). Outputs follow s2mc.isa.outputs: the
+    regular file (not beside a device such as /dev/null). Outputs follow s2mc.common.outputs: the
     folder must exist (nothing creates it), a file appears whole or not at all.
     """
     df = validate(df)

@@ -7,7 +7,7 @@ import socket
 
 import click
 
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 
 from .options import Integer
 

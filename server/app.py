@@ -20,7 +20,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 
 from . import exercises, jobs
 from .limits import Limits

@@ -1,12 +1,12 @@
-"""The lab's exercises (s2mc.analysis.lab: the tutorial's sections as predict-then-measure
+"""The lab's exercises (s2mc.experiments.lab: the tutorial's sections as predict-then-measure
 questions) as the page shows and checks them. The questions, their right values and the marking
 rule are the lab's own; this module only turns them into JSON and a student's form into the
 {"predict": ..., "measured": ...} the lab marks.
 """
 from __future__ import annotations
 
-from s2mc.analysis import lab
-from s2mc.isa.errors import S2mcError
+from s2mc.experiments import lab
+from s2mc.common.errors import S2mcError
 
 
 def listing() -> list[dict]:

@@ -8,7 +8,7 @@ The answers reuse the library's own objects: `run` returns Result.to_json(), the
 from __future__ import annotations
 
 from s2mc.isa import Program, assemble, disassemble_word
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 
 #: The languages a request may name: (what the page calls it, the file name a message uses).
 LANGUAGES = {"rz": ("Rz", "program.rz"), "asm": ("S2 assembly", "program.s")}
@@ -111,5 +111,5 @@ def call(name: str, kwargs: dict):
 
 
 def _one_line(text: str) -> str:
-    from s2mc.isa.errors import excerpt
+    from s2mc.common.errors import excerpt
     return excerpt(" ".join(text.split()), 500)

@@ -203,7 +203,7 @@ class DaskPool(LocalPool):
 
     def __init__(self, workers: int, limits: Limits, scheduler: str):
         super().__init__(workers, limits)
-        from s2mc.isa.errors import S2mcError
+        from s2mc.common.errors import S2mcError
         try:
             from distributed import Client
         except ImportError:

@@ -21,7 +21,7 @@ import secrets
 import threading
 import time
 
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 
 from .limits import Limits
 from .pool import Busy, JobError, cap_memory

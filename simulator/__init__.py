@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field
 
 from s2mc.isa import Program, disassemble_word
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 from s2mc.isa.instructions import ADS_MAX
 from s2mc.isa.program import Stacks, stacks_problem
 

@@ -20,7 +20,7 @@ from aes_oracle import OPENSSL, camellia_ref as ref, needs_openssl, ref_fold as 
 from gpu_fakes import install_fake_gpu
 from s2mc import gpu
 from s2mc.cli.main import cli
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 
 S2MC = Path(sys.executable).with_name("s2mc")
 built = pytest.mark.skipif(not gpu.status()["built"], reason="CUDA backend not built")
@@ -319,7 +319,7 @@ def test_encrypt_cli_cuda_camellia_without_gpu_one_line(tmp_path):
 
 
 def test_demo_spec_runs_camellia_too(tmp_path):
-    from s2mc.analysis import specs
+    from s2mc.experiments import specs
     spec = specs.load(specs.spec_dir() / "gpu_size_sweep.toml")
     assert [(g.cipher, g.kernels) for g in spec.grids][-1] == ("camellia", ("coarse", "optimised"))
     bad = tmp_path / "bad.toml"

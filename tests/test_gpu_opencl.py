@@ -19,8 +19,8 @@ from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from aes_oracle import OPENSSL, Camellia, ctr_from_ecb, ecb_ref, needs_openssl, rnd
 from s2mc.cli.main import cli
 from s2mc.gpu import opencl
-from s2mc.isa.errors import S2mcError
-from s2mc.isa.units import human_size
+from s2mc.common.errors import S2mcError
+from s2mc.common.units import human_size
 
 S2MC = Path(sys.executable).with_name("s2mc")
 KEY = {128: bytes(range(16)), 192: bytes(range(24)), 256: bytes(range(32))}
@@ -398,7 +398,7 @@ def test_info_lists_the_devices():
     assert any(line.startswith("OpenCL") and devs[0]["name"] in line for line in run.stdout.splitlines())
 
 
-# -- seed 004's GPU column beside our OpenCL kernels (s2mc.analysis.seeds_native) --------------------
+# -- seed 004's GPU column beside our OpenCL kernels (s2mc.analysis.seeds_native) -----------------------
 
 def test_seed004_table_has_the_opencl_column():
     from s2mc.analysis import records, seeds, seeds_native
@@ -422,7 +422,7 @@ def test_seed004_table_has_the_opencl_column():
 def test_seed004_opencl_measure(tmp_path, monkeypatch):
     monkeypatch.setenv("S2MC_CACHE_DIR", str(tmp_path))
     opencl.calibrate("aes", "ecb-enc", 128, budget_s=0.2, candidates=(4096, 16384))
-    from s2mc.analysis import seeds_native
+    from s2mc.experiments import seeds_native
     df = seeds_native.measure_seed004_opencl([1024, 65536], min_seconds=0, min_reps=1)
     assert list(df["bytes"]) == [1024, 65536] and set(df["source"]) == {"opencl"} and (df["value"] > 0).all()
 

@@ -135,7 +135,7 @@ def test_a_debug_session_steps_and_stops_at_a_breakpoint(api):
 
 
 def test_exercises_are_the_labs_and_a_blank_answer_fails(api):
-    from s2mc.analysis import lab
+    from s2mc.experiments import lab
     listing = api.get("/api/exercises").json()["sections"]
     assert [q["name"] for s in listing for q in s["quantities"]] == [q.name for _, q in lab.quantities()]
     blank = {q.name: {"predict": None, "measured": None} for _, q in lab.quantities()}

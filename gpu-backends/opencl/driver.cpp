@@ -20,8 +20,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "s2mc_aes/camellia.h"
-#include "s2mc_aes/key_schedule.h"
+#include "s2mc_cipher/camellia.h"
+#include "s2mc_cipher/key_schedule.h"
 
 #ifndef CL_PLATFORM_NOT_FOUND_KHR
 #define CL_PLATFORM_NOT_FOUND_KHR -1001
