@@ -45,8 +45,15 @@ let editor;
 function setupEditor(keywords) {
   const area = $("source");
   if (window.CodeMirror) {
-    CodeMirror.defineMIME("text/x-rz", { name: "clike", keywords: Object.fromEntries(keywords.map((k) => [k, true])),
-                                         types: {}, blockKeywords: { if: true, else: true, while: true } });
+    // Rz: indentation-structured, // comments, the lexer's keywords (from the server)
+    CodeMirror.defineSimpleMode("rz", { start: [
+      { regex: /\/\/.*/, token: "comment" },
+      { regex: /"(?:[^\\"]|\\.)*"/, token: "string" },
+      { regex: new RegExp(`\\b(?:${keywords.join("|")})\\b`), token: "keyword" },
+      { regex: /0x[0-9a-fA-F]+|\d+/, token: "number" },
+      { regex: /[A-Za-z_]\w*(?=\s*\()/, token: "def" },
+      { regex: /[A-Za-z_]\w*/, token: "variable" },
+    ] });
     CodeMirror.defineSimpleMode("s2asm", { start: [
       { regex: /;.*/, token: "comment" },
       { regex: /"(?:[^\\"]|\\.)*"/, token: "string" },
@@ -70,7 +77,7 @@ function setupEditor(keywords) {
 
 function setLanguage(language) {
   $("language").value = language;
-  editor.setOption("mode", language === "rz" ? "text/x-rz" : "s2asm");
+  editor.setOption("mode", language === "rz" ? "rz" : "s2asm");
 }
 
 // -- the machine's parameters: one field per declared parameter (simulator/params.toml) ---------------
