@@ -68,6 +68,8 @@ def test_a_students_path_through_the_page(page):
     _the_other_views(page)
     _step_the_debugger(page)
     _check_a_blank_exercise(page)
+    # no script error and no failed request on the way
+    assert [e["message"] for e in page.get_log("browser") if e["level"] == "SEVERE"] == []
     path = os.environ.get("S2MC_SERVE_SCREENSHOT")
     if path:
         page.find_element(By.CSS_SELECTOR, "#tabs [data-tab=debug]").click()
