@@ -9,7 +9,11 @@ import click
 
 from s2mc.common.errors import S2mcError
 
+from s2mc.server.limits import Limits
+
 from .options import Integer
+
+DEFAULT = Limits()
 
 
 def _loopback(host: str) -> bool:
@@ -27,19 +31,19 @@ def _loopback(host: str) -> bool:
 @click.option("--port", default=8000, show_default=True, type=Integer(0, 65535), help="Port (0: any free one).")
 @click.option("--workers", default=os.cpu_count() or 1, show_default="the CPUs", type=Integer(1, 256),
               help="Jobs that run at once, each in its own capped process.")
-@click.option("--queue", default=None, type=Integer(0, 10_000),
-              help="Jobs that may wait for a worker; beyond, 'busy, try again' (429). [default: 16]")
+@click.option("--queue", default=DEFAULT.queue, show_default=True, type=Integer(0, 10_000),
+              help="Jobs that may wait for a worker; beyond, 'busy, try again' (429).")
 @click.option("--token", default=None, help="The class token the API requires (or the environment "
               "variable S2MC_SERVE_TOKEN). Students open http://HOST:PORT/?token=TOKEN.")
 @click.option("--executor", default="local", show_default=True, type=click.Choice(["local", "dask"]),
               help="Where runs happen: worker processes here, or an existing Dask cluster.")
 @click.option("--scheduler", default=None, help="The Dask scheduler's address (with --executor dask).")
-@click.option("--wall-seconds", default=None, type=click.FloatRange(0.1, 3600),
-              help="Seconds one run, sweep or debugger command may take. [default: 10]")
-@click.option("--max-cycles", default=None, type=Integer(1, 1 << 62),
-              help="The cycle limit of every run (a request's own is clamped to it). [default: 20000000]")
-@click.option("--memory-mib", default=None, type=Integer(16, 1 << 20),
-              help="Memory one worker may add (MiB, RLIMIT_AS). [default: 512]")
+@click.option("--wall-seconds", default=DEFAULT.wall_seconds, show_default=True, type=click.FloatRange(0.1, 3600),
+              help="Seconds one run, sweep or debugger command may take.")
+@click.option("--max-cycles", default=DEFAULT.max_cycles, show_default=True, type=Integer(1, 1 << 62),
+              help="The cycle limit of every run (a request's own is clamped to it).")
+@click.option("--memory-mib", default=DEFAULT.memory_mib, show_default=True, type=Integer(16, 1 << 20),
+              help="Memory one worker may add (MiB, RLIMIT_AS).")
 def serve(host, port, workers, queue, token, executor, scheduler, wall_seconds, max_cycles, memory_mib):
     """Serve the browser lab: the page and its JSON API, for a whole class at once.
 
@@ -54,7 +58,6 @@ def serve(host, port, workers, queue, token, executor, scheduler, wall_seconds, 
                         "or pip install 's2mc[serve]')") from None
 
     from s2mc.server.app import Settings, create_app, token_from_env
-    from s2mc.server.limits import Limits
 
     token = token or token_from_env()
     if not _loopback(host) and not token:
@@ -64,9 +67,7 @@ def serve(host, port, workers, queue, token, executor, scheduler, wall_seconds, 
         raise S2mcError("--executor dask needs --scheduler ADDR (an existing Dask cluster)")
     if scheduler and executor != "dask":
         raise S2mcError("--scheduler needs --executor dask")
-    caps = {k: v for k, v in dict(queue=queue, wall_seconds=wall_seconds, max_cycles=max_cycles,
-                                  memory_mib=memory_mib).items() if v is not None}
-    limits = Limits().replace(**caps)
+    limits = DEFAULT.replace(queue=queue, wall_seconds=wall_seconds, max_cycles=max_cycles, memory_mib=memory_mib)
     app = create_app(Settings(workers=workers, limits=limits, token=token, executor=executor,
                               scheduler=scheduler))
     # the socket is bound here, so that a port in use is one error line and --port 0 tells its port

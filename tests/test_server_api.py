@@ -3,6 +3,7 @@ independent path to the same fact (the `s2mc` commands, the assembler's symbols,
 of the parameters, the lab's own marking)."""
 import json
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -151,3 +152,22 @@ def test_exercises_are_the_labs_and_a_blank_answer_fails(api):
     name = next(iter(right))
     wrong = {**right, name: {"predict": None, "measured": right[name]["measured"] + 1}}
     assert api.post("/api/exercises/check", json={"answers": wrong}).json()["passed"] is False
+
+
+def test_the_docs_give_the_limits_the_server_has():
+    from s2mc.server.limits import Limits
+    text = (Path(__file__).resolve().parent.parent / "docs" / "server.md").read_text(encoding="utf-8")
+    table = text[text.index("| cap | default |"):]
+    table = table[:table.index("\n\n")]
+    rows = {line.split("|")[1].strip(): line.split("|")[2].strip() for line in table.splitlines()[2:]}
+    d = Limits()
+    assert rows["request body"] == f"{d.body_bytes // 1024} KiB"
+    assert rows["program text"] == f"{d.source_bytes // 1024} KiB"
+    assert rows["cores"].startswith(f"{d.max_cores} ")
+    assert rows["cycles"] == f"{d.max_cycles:,}"
+    assert rows["simulated memory"] == f"2^{d.max_mem_words.bit_length() - 1} words ({d.max_mem_words * 4 >> 20} MiB)"
+    assert rows["wall time of a run, sweep, timeline or debugger command"] == f"{d.wall_seconds:g} s"
+    assert rows["memory a worker may add"] == f"{d.memory_mib} MiB"
+    assert rows["jobs waiting"] == f"{d.queue}"
+    assert rows["debugging sessions"] == f"{d.sessions}"
+    assert f"Retry-After: {d.retry_after}" in table and f"idle for {d.idle_seconds / 60:g} minutes" in table
