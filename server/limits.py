@@ -25,6 +25,7 @@ class Limits:
     retry_after: int = 2                   # seconds a busy answer asks the client to wait
     sessions: int = 64                     # debugging sessions open at once
     idle_seconds: float = 900.0            # a debugging session nobody used for this long is closed
+    history_mib: int = 32                  # a session's checkpoints for reverse stepping (within memory_mib)
     sweep_points: int = 16                 # core counts in one sweep
 
     def replace(self, **changes) -> "Limits":

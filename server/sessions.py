@@ -53,7 +53,19 @@ def state(d) -> dict:
     return {**st, "output": st["output"][-OUTPUT_TAIL:]}
 
 
-def _main(conn, source: str, language: str, params: dict, opt: int, memory_mib: int) -> None:
+def _history(stepper_class, mib: int) -> dict:
+    """The stepper's checkpoints for reverse stepping, where it keeps them."""
+    import inspect
+    return {"history": mib << 20} if "history" in inspect.signature(stepper_class).parameters else {}
+
+
+def _source(debugger_class, source: str) -> dict:
+    """The program's text for `list` and the source lines (never a file the server would look for)."""
+    import inspect
+    return {"source": source} if "source" in inspect.signature(debugger_class).parameters else {}
+
+
+def _main(conn, source: str, language: str, params: dict, opt: int, memory_mib: int, history_mib: int) -> None:
     """The session's process: build the debugger, then answer one command line at a time."""
     from s2mc.simulator.debugger import Debugger
     from s2mc.simulator.stepping import Stepper
@@ -63,8 +75,9 @@ def _main(conn, source: str, language: str, params: dict, opt: int, memory_mib: 
     printed: list[dict] = []
     try:
         program, _ = load(source, language, opt)
-        d = Debugger(Stepper(program, **params), out=lambda t: printed.append({"stream": "out", "text": t}),
-                     err=lambda t: printed.append({"stream": "err", "text": t}))
+        d = Debugger(Stepper(program, **_history(Stepper, history_mib), **params),
+                     out=lambda t: printed.append({"stream": "out", "text": t}),
+                     err=lambda t: printed.append({"stream": "err", "text": t}), **_source(Debugger, source))
         conn.send(("ok", {"output": [], "state": state(d)}))
     except S2mcError as exc:
         conn.send(("error", 422, _one_line(str(exc))))
@@ -101,7 +114,8 @@ class DebugSession:
         self.used = time.monotonic()
         self._lock = threading.Lock()
         self._conn, child = ctx.Pipe()
-        self._proc = ctx.Process(target=_main, args=(child, source, language, params, opt, limits.memory_mib),
+        self._proc = ctx.Process(target=_main, args=(child, source, language, params, opt, limits.memory_mib,
+                                                             limits.history_mib),
                                  daemon=True)
         self._proc.start()
         child.close()

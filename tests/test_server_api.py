@@ -170,4 +170,5 @@ def test_the_docs_give_the_limits_the_server_has():
     assert rows["memory a worker may add"] == f"{d.memory_mib} MiB"
     assert rows["jobs waiting"] == f"{d.queue}"
     assert rows["debugging sessions"] == f"{d.sessions}"
+    assert rows["a session's checkpoints for reverse stepping"] == f"{d.history_mib} MiB"
     assert f"Retry-After: {d.retry_after}" in table and f"idle for {d.idle_seconds / 60:g} minutes" in table
