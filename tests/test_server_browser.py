@@ -13,6 +13,8 @@ import subprocess
 
 import pytest
 
+from s2mc.isa import assemble
+
 from serve_helpers import S2MC, example, live_server
 
 pytest.importorskip("fastapi")
@@ -140,6 +142,20 @@ def _step_the_debugger(page):
     assert len(page.find_elements(By.CSS_SELECTOR, "#dbg-cores tr")) == 1 + 4
     page.find_element(By.ID, "dbg-command").send_keys("regs 2\n")
     _wait(page, lambda d: "core 2, cycle 1" in _text(d, "dbg-log"))
+    # a click on the line number of `:done` (line 18) sets a breakpoint on that label
+    loop = assemble(example("parallel_sum.s"), "x.s").symbols["done"].value
+    _gutter(page, 18).click()
+    _wait(page, lambda d: f"breakpoint 1 at pc {loop}" in _text(d, "dbg-log"))
+    assert page.find_elements(By.CSS_SELECTOR, ".breakpoint")
+    page.find_element(By.ID, "dbg-cont").click()
+    _wait(page, lambda d: f"at pc {loop} (done)" in _text(d, "dbg-where"))
+    # a second click clears it
+    _gutter(page, 18).click()
+    _wait(page, lambda d: "deleted 1" in _text(d, "dbg-log") and not d.find_elements(By.CSS_SELECTOR, ".breakpoint"))
+
+
+def _gutter(page, line):
+    return next(e for e in page.find_elements(By.CSS_SELECTOR, ".CodeMirror-linenumber") if e.text == str(line))
 
 
 def _check_a_blank_exercise(page):

@@ -216,7 +216,7 @@ async function sweep() {
 // defined there (an assembly program has no line table).
 function breakSpec(line) {
   if ($("language").value === "rz") return `program.rz:${line}`;
-  const m = /^\s*(?::([A-Za-z_.][\w.]*)|([A-Za-z_.][\w.]*):)/.exec(editor.getValue().split("\n")[line - 1] || "");
+  const m = LABEL.exec(editor.getValue().split("\n")[line - 1] || "");
   return m ? (m[1] || m[2]) : null;
 }
 
@@ -249,7 +249,23 @@ function showState(s) {
   // the breakpoints as the debugger has them (a line a click asked for that it refused is not marked)
   state.breakpoints = s.breakpoints;
   editor.clearGutter("breakpoints");
-  for (const b of s.breakpoints) if (b.line) editor.setGutterMarker(b.line - 1, "breakpoints", marker());
+  const labels = labelLines();
+  for (const b of s.breakpoints) {
+    b.line = b.line || labels[b.where];   // assembly: the line that defines the label
+    if (b.line) editor.setGutterMarker(b.line - 1, "breakpoints", marker());
+  }
+}
+
+// The editor line (1-based) that defines each label of an assembly program.
+const LABEL = /^\s*(?::([A-Za-z_.][\w.]*)|([A-Za-z_.][\w.]*):)/;
+function labelLines() {
+  const out = {};
+  if ($("language").value !== "asm") return out;
+  editor.getValue().split("\n").forEach((text, i) => {
+    const m = LABEL.exec(text);
+    if (m) out[m[1] || m[2]] = i + 1;
+  });
+  return out;
 }
 
 function marker() {
