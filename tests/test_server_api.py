@@ -172,3 +172,22 @@ def test_the_docs_give_the_limits_the_server_has():
     assert rows["debugging sessions"] == f"{d.sessions}"
     assert rows["a session's checkpoints for reverse stepping"] == f"{d.history_mib} MiB"
     assert f"Retry-After: {d.retry_after}" in table and f"idle for {d.idle_seconds / 60:g} minutes" in table
+
+
+def test_the_rz_to_assembly_view_maps_each_line_to_its_instructions(api):
+    source = example("sum.rz")
+    got = api.post("/api/compile", json={"source": source, "language": "rz"}).json()
+    if not got["line_table"]:
+        pytest.skip("this compiler keeps no line table")
+    lines = source.splitlines()
+    mapped = [i for i in got["instructions"] if i["line"]]
+    assert mapped and all(1 <= i["line"] <= len(lines) and lines[i["line"] - 1].strip() for i in mapped)
+    # `data[i] = i + 1` (line 12) is the one store into data; `print(...)` (line 28) traps
+    store = [i["text"] for i in got["instructions"] if i["line"] == 12]
+    assert any(t.startswith("st ") and "@" in t for t in store), store
+    assert any(t.startswith("trap") for t in (i["text"] for i in got["instructions"] if i["line"] == 28))
+    # the same instructions as without the line table (s2mc compile)
+    plain = subprocess.run([S2MC, "compile", "sum.rz", "-o", "-"], capture_output=True, text=True, check=True).stdout
+    program = assemble(plain, "sum.s")
+    from s2mc.isa import disassemble_word
+    assert [i["text"] for i in got["instructions"]] == [disassemble_word(w) for w in program.code_image]
