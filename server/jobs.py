@@ -19,12 +19,9 @@ def load(source: str, language: str, opt: int = 1):
     program.rz:LINE:COL or program.s:LINE."""
     filename = LANGUAGES[language][1]
     if language == "rz":
-        import inspect
-
         from s2mc.compiler import compile as compile_rz
-        # with the line table (compile -g) where the compiler has one: the same instructions
-        debug = {"debug": True} if "debug" in inspect.signature(compile_rz).parameters else {}
-        compiled = compile_rz(source, opt=opt, filename=filename, **debug)
+        # with the line table and the variables' places (compile -g): the same instructions
+        compiled = compile_rz(source, opt=opt, filename=filename, debug=True)
         return compiled.program, compiled
     return assemble(source, filename), None
 
@@ -37,9 +34,8 @@ def run(source: str, language: str, params: dict, opt: int = 1) -> dict:
 
 def line_of(program: Program):
     """pc -> the source line of that instruction (None where it has none), when the program
-    carries a line table (s2mc.isa.debuginfo); else None."""
-    info = getattr(program, "debug", None)
-    return getattr(info, "line_at", None)
+    carries debug information (s2mc.isa.debuginfo: an Rz program here); else None."""
+    return program.debug.line_at if program.debug is not None else None
 
 
 def compile(source: str, language: str, opt: int = 1) -> dict:  # noqa: A001

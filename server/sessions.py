@@ -31,38 +31,10 @@ OUTPUT_TAIL = 4096
 
 
 def state(d) -> dict:
-    """The machine under the debugger `d` as the page draws it: the interpreter's own state()
-    where it has one, with the program's output cut to its last OUTPUT_TAIL characters."""
-    if hasattr(d, "state"):
-        st = d.state()
-    else:   # an interpreter without state(): the same fields, from the stepper
-        from .jobs import line_of
-        s = d.s
-        lines = line_of(s.program)
-        st = {"cycle": s.cycle, "ended": s.done, "fault": str(s.fault) if s.fault is not None else None,
-              "current_core": d.current if 0 <= d.current < s.config.cores else 0,
-              "cores": [{"core": c.core, "state": c.state, "pc": c.pc, "where": s.where(c.pc),
-                         "instruction": d.ins.text(c.pc), "registers": s.registers(c.core),
-                         "line": lines(c.pc) if lines else None} for c in s.cores()],
-              "breakpoints": [{"number": n, "pc": pc, "where": s.where(pc), "core": core,
-                               "line": lines(pc) if lines else None}
-                              for n, (pc, core) in sorted(s.breakpoints.items())],
-              "watches": [{"number": n, "address": a, "where": d.ins.symbols.data(a)}
-                          for n, a in sorted(s.watches.items())],
-              "output": s.output}
+    """The machine under the debugger `d` as the page draws it: the interpreter's own state(), with
+    the program's output cut to its last OUTPUT_TAIL characters."""
+    st = d.state()
     return {**st, "output": st["output"][-OUTPUT_TAIL:]}
-
-
-def _history(stepper_class, mib: int) -> dict:
-    """The stepper's checkpoints for reverse stepping, where it keeps them."""
-    import inspect
-    return {"history": mib << 20} if "history" in inspect.signature(stepper_class).parameters else {}
-
-
-def _source(debugger_class, source: str) -> dict:
-    """The program's text for `list` and the source lines (never a file the server would look for)."""
-    import inspect
-    return {"source": source} if "source" in inspect.signature(debugger_class).parameters else {}
 
 
 def _main(conn, source: str, language: str, params: dict, opt: int, memory_mib: int, history_mib: int) -> None:
@@ -75,9 +47,10 @@ def _main(conn, source: str, language: str, params: dict, opt: int, memory_mib: 
     printed: list[dict] = []
     try:
         program, _ = load(source, language, opt)
-        d = Debugger(Stepper(program, **_history(Stepper, history_mib), **params),
+        # the program's text is given: the interpreter reads no file a program names
+        d = Debugger(Stepper(program, history=history_mib << 20, **params),
                      out=lambda t: printed.append({"stream": "out", "text": t}),
-                     err=lambda t: printed.append({"stream": "err", "text": t}), **_source(Debugger, source))
+                     err=lambda t: printed.append({"stream": "err", "text": t}), source=source)
         conn.send(("ok", {"output": [], "state": state(d)}))
     except S2mcError as exc:
         conn.send(("error", 422, _one_line(str(exc))))
@@ -92,11 +65,9 @@ def _main(conn, source: str, language: str, params: dict, opt: int, memory_mib: 
             return
         printed.clear()
         try:
-            going = d.execute(line)
-            # `quit`: the interpreter says so by returning False, or by its `finished`
-            ended = going is False or getattr(d, "finished", False)
-            answer = ("ok", {"output": list(printed), "state": state(d), "ended": ended})
-            going = not ended
+            d.execute(line)
+            answer = ("ok", {"output": list(printed), "state": state(d), "ended": d.finished})
+            going = not d.finished
         except MemoryError:
             answer = ("error", 422, "the command needed more memory than this server allows a run")
             going = False
