@@ -22,6 +22,7 @@ selenium = pytest.importorskip("selenium")
 from selenium import webdriver  # noqa: E402
 from selenium.webdriver.chrome.options import Options  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
@@ -52,7 +53,8 @@ def page():
 
 
 def _wait(driver, condition, seconds=120):
-    return WebDriverWait(driver, seconds).until(condition)
+    # the page redraws its tables as answers come: an element read mid-redraw is read again
+    return WebDriverWait(driver, seconds, ignored_exceptions=[StaleElementReferenceException]).until(condition)
 
 
 def _text(driver, element_id):
@@ -69,6 +71,7 @@ def test_a_students_path_through_the_page(page):
     _run_an_example(page)
     _the_other_views(page)
     _step_the_debugger(page)
+    _debug_rz_by_its_lines(page)
     _check_a_blank_exercise(page)
     # no script error and no failed request on the way
     assert [e["message"] for e in page.get_log("browser") if e["level"] == "SEVERE"] == []
@@ -76,6 +79,37 @@ def test_a_students_path_through_the_page(page):
     if path:
         page.find_element(By.CSS_SELECTOR, "#tabs [data-tab=debug]").click()
         assert page.save_screenshot(path)
+
+
+def _cycle(page) -> int:
+    return int(_text(page, "dbg-where").split(";")[0].split()[1])
+
+
+def _debug_rz_by_its_lines(page):
+    """sum.rz on 2 cores: its lines beside their instructions, a breakpoint by a click on line 12
+    (`data[i] = i + 1`), continue to it, the line marked, and one step back."""
+    Select(page.find_element(By.ID, "example")).select_by_value("sum.rz")
+    cores = page.find_element(By.ID, "param-cores")
+    cores.clear()
+    cores.send_keys("2")
+    page.find_element(By.CSS_SELECTOR, "#tabs [data-tab=asm]").click()
+    page.find_element(By.ID, "compile").click()
+    _wait(page, lambda d: any(r.text.startswith("12 data[i] = i + 1")
+                              for r in d.find_elements(By.CSS_SELECTOR, "#asm-view tr")))
+    page.find_element(By.CSS_SELECTOR, "#tabs [data-tab=debug]").click()
+    page.find_element(By.ID, "dbg-start").click()
+    _wait(page, lambda d: _text(d, "dbg-where").startswith("cycle 0"))
+    _gutter(page, 12).click()
+    _wait(page, lambda d: "breakpoint 1 at" in _text(d, "dbg-log") and d.find_elements(By.CSS_SELECTOR, ".breakpoint"))
+    page.find_element(By.ID, "dbg-cont").click()
+    _wait(page, lambda d: "; line 12" in _text(d, "dbg-where"))
+    marked = page.execute_script("const cm = document.querySelector('.CodeMirror').CodeMirror; "
+                                 "return [...Array(cm.lineCount()).keys()].filter("
+                                 "(n) => (cm.lineInfo(n).bgClass || '').includes('current-line')).map((n) => n + 1)")
+    assert 12 in marked
+    there = _cycle(page)
+    page.find_element(By.ID, "dbg-rstep").click()
+    _wait(page, lambda d: _cycle(d) < there)
 
 
 def _run_an_example(page):

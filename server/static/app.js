@@ -396,7 +396,8 @@ async function start() {
   $("dbg-start").onclick = quiet(debugStart);
   $("dbg-stop").onclick = quiet(debugStop);
   const buttons = { "dbg-step": "step", "dbg-next": "next", "dbg-cont": "continue", "dbg-rstep": "reverse-step",
-                    "dbg-rcont": "reverse-continue", "bus-go": "bus", "regs-go": "regs" };
+                    "dbg-rcont": "reverse-continue", "bus-go": "bus", "regs-go": "regs",
+                    "locals-go": "info locals" };
   for (const [id, cmd] of Object.entries(buttons)) $(id).onclick = quiet(() => command(cmd));
   $("mem-go").onclick = quiet(() => command(`mem ${$("mem-addr").value.trim() || "0"} ${$("mem-count").value || 1}`));
   $("dbg-form").onsubmit = (e) => { e.preventDefault(); quiet(command)($("dbg-command").value); $("dbg-command").value = ""; };
