@@ -191,3 +191,28 @@ def test_the_rz_to_assembly_view_maps_each_line_to_its_instructions(api):
     program = assemble(plain, "sum.s")
     from s2mc.isa import disassemble_word
     assert [i["text"] for i in got["instructions"]] == [disassemble_word(w) for w in program.code_image]
+
+
+def test_a_debug_session_stops_at_an_rz_line_and_steps_back(api):
+    source = example("sum.rz")
+    rows = api.post("/api/compile", json={"source": source, "language": "rz"}).json()["instructions"]
+    line12 = {i["pc"] for i in rows if i["line"] == 12}
+    sid = api.post("/api/debug", json={"source": source, "language": "rz", "params": {"cores": 2}}).json()["id"]
+
+    def cmd(line):
+        r = api.post(f"/api/debug/{sid}", json={"command": line})
+        assert r.status_code == 200, r.text
+        return r.json()
+
+    cmd("break program.rz:12")
+    stop = cmd("continue")["state"]
+    core = stop["cores"][stop["current_core"]]
+    assert core["line"] == 12 and core["pc"] in line12 and core["function"] == "main"
+    back = cmd("reverse-step")["state"]
+    assert back["cycle"] < stop["cycle"] and back["cores"][back["current_core"]]["line"] != 12
+    again = cmd("")["state"]          # an empty line repeats the last command, as Enter does
+    assert again["cycle"] < back["cycle"]
+    listing = cmd("list 12")["output"]
+    assert any("data[i] = i + 1" in line["text"] for line in listing)   # the text sent, not a file
+    assert cmd("quit")["ended"] is True
+    assert api.post(f"/api/debug/{sid}", json={"command": "step"}).status_code == 404

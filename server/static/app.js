@@ -236,7 +236,7 @@ function showState(s) {
   $("dbg-where").textContent = `cycle ${s.cycle}${s.ended ? " (the run has ended)" : ""}; core ${s.current_core} at pc ` +
     `${here.pc} (${here.where}): ${here.instruction}` + (here.line ? `; line ${here.line}` : "") +
     (s.fault ? `; ${s.fault}` : "");
-  table($("dbg-cores"), s.cores, ["core", "state", "pc", "where", "instruction", "line"]);
+  table($("dbg-cores"), s.cores, ["core", "state", "pc", "where", "instruction", "line", "function"]);
   const regs = $("dbg-regs");
   regs.textContent = "";
   for (let row = 0; row < 32; row += 8) {
