@@ -161,6 +161,8 @@ class LocalPool:
         # threads only wait on the children; each admitted request holds one while it waits
         self._threads = ThreadPoolExecutor(max_workers=workers + limits.queue + limits.sessions,
                                            thread_name_prefix="s2mc-job")
+        # what must never wait behind the jobs nor block the event loop: closing a session
+        self.closer = ThreadPoolExecutor(max_workers=4, thread_name_prefix="s2mc-close")
 
     async def submit(self, name: str, kwargs: dict, seconds: float | None = None):
         return await self.blocking(self._run, name, kwargs, seconds or self.limits.wall_seconds)
@@ -192,6 +194,7 @@ class LocalPool:
 
     def close(self) -> None:
         self._threads.shutdown(wait=False, cancel_futures=True)
+        self.closer.shutdown(wait=False, cancel_futures=True)
         while not self._idle.empty():
             worker = self._idle.get_nowait()
             if worker is not None:

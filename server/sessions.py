@@ -83,6 +83,7 @@ class DebugSession:
         self.limits = limits
         self.id = secrets.token_urlsafe(16)
         self.used = time.monotonic()
+        self.closed = False
         self._lock = threading.Lock()
         self._conn, child = ctx.Pipe()
         self._proc = ctx.Process(target=_main, args=(child, source, language, params, opt, limits.memory_mib,
@@ -94,17 +95,23 @@ class DebugSession:
 
     @property
     def alive(self) -> bool:
-        return self._proc.is_alive()
+        return not self.closed and self._proc.is_alive()
 
     def _answer(self, what: str) -> dict:
         seconds = self.limits.wall_seconds
-        if not self._conn.poll(seconds):
+        try:
+            ready = self._conn.poll(seconds)
+        except OSError:     # closed meanwhile (DELETE)
+            raise JobError(410, "this debugging session was closed; start a new one") from None
+        if not ready:
             self.close()
             raise JobError(408, f"{what} ran longer than this server's limit of {seconds:g} s; "
                                 "the session was ended (start a new one)")
         try:
             outcome = self._conn.recv()
         except (EOFError, OSError):
+            if self.closed:
+                raise JobError(410, "this debugging session was closed; start a new one") from None
             self.close()
             raise JobError(422, f"{what} ended the session without an answer: it probably needed more "
                                 "memory than this server allows") from None
@@ -116,20 +123,27 @@ class DebugSession:
     def command(self, line: str) -> dict:
         with self._lock:
             self.used = time.monotonic()
-            if not self.alive:
-                raise JobError(410, "this debugging session has ended; start a new one")
-            self._conn.send(line)
+            try:
+                if not self.alive:
+                    raise OSError
+                self._conn.send(line)
+            except OSError:
+                raise JobError(410, "this debugging session has ended; start a new one") from None
             answer = self._answer(f"the command {line.strip()[:40]!r}")
             self.used = time.monotonic()
             if answer.get("ended"):
                 self.close()
             return answer
 
-    def close(self) -> None:
+    def close(self, wait: bool = False) -> None:
+        """Kill the session's process. Its exit is collected by the forkserver, its parent, so a
+        request never waits for it; the server's shutdown does (`wait`)."""
+        self.closed = True
         self._conn.close()
         if self._proc.is_alive():
             self._proc.kill()
-        self._proc.join(5)
+        if wait:
+            self._proc.join(5)
 
 
 class Sessions:
@@ -195,4 +209,4 @@ class Sessions:
         with self._lock:
             every, self._open = list(self._open.values()), {}
         for s in every:
-            s.close()
+            s.close(wait=True)

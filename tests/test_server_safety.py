@@ -2,6 +2,7 @@
 and the server goes on serving the others (docs/server.md, "Limits")."""
 import concurrent.futures
 import subprocess
+import time
 
 import pytest
 
@@ -179,3 +180,18 @@ def test_a_session_the_debugger_cannot_make_is_one_line(api):
     r = api.post("/api/debug", json={"source": SUM, "language": "asm", "params": {"engine": "systemc"}})
     _one_line(r, 422, "systemc")
     _serves(api)
+
+
+def test_a_session_closes_while_every_worker_is_busy():
+    with client(workers=1, queue=0, max_cycles=1 << 60, wall_seconds=3.0) as c:
+        sid = c.post("/api/debug", json={"source": SUM, "language": "asm"}).json()["id"]
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            for _ in range(20):     # until the runaway holds the one worker
+                runaway = pool.submit(c.post, "/api/run", json={"source": LOOP, "language": "asm"})
+                time.sleep(0.5)
+                if not runaway.done():
+                    break
+            assert c.post("/api/run", json={"source": SUM, "language": "asm"}).status_code == 429
+            closed = c.delete(f"/api/debug/{sid}")
+            assert closed.status_code == 200 and closed.json() == {"closed": sid}
+            assert runaway.result().status_code == 408
