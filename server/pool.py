@@ -99,19 +99,23 @@ class Worker:
         try:
             return self.conn.recv()
         except (EOFError, OSError):
+            self.proc.join(1)       # it ended by itself: its exit code says how
+            code = self.proc.exitcode
             self.kill()
-            raise JobError(422, f"the {name} ended its worker without an answer (exit code {self.proc.exitcode}): "
+            raise JobError(422, f"the {name} ended its worker without an answer (exit code {code}): "
                                 "it probably needed more memory than this server allows") from None
 
     @property
     def alive(self) -> bool:
         return self.proc.is_alive()
 
-    def kill(self) -> None:
+    def kill(self, wait: bool = False) -> None:
+        """Kill the worker; the forkserver, its parent, collects it (the shutdown waits for it)."""
         self.conn.close()
         if self.proc.is_alive():
             self.proc.kill()
-        self.proc.join(5)
+        if wait:
+            self.proc.join(5)
 
 
 def context():
@@ -198,7 +202,7 @@ class LocalPool:
         while not self._idle.empty():
             worker = self._idle.get_nowait()
             if worker is not None:
-                worker.kill()
+                worker.kill(wait=True)
 
 
 class DaskPool(LocalPool):
