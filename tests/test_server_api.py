@@ -145,12 +145,14 @@ def test_exercises_are_the_labs_and_a_blank_answer_fails(api):
     empty = api.post("/api/exercises/check", json={"answers": {}}).json()
     assert empty["passed"] is False
     # the right answers, measured by the lab itself, pass
-    right = {q.name: {"predict": None, "measured": q.truth()} for _, q in lab.quantities() if q.exact}
+    right = {q.name: {"predict": q.truth(), "measured": q.truth()} for _, q in lab.quantities()}
     good = api.post("/api/exercises/check", json={"answers": right}).json()
-    assert good["passed"] is True and good["right"] == good["checked"] == len(right)
+    exact = sum(q.exact for _, q in lab.quantities())
+    assert good["passed"] is True and good["right"] == good["checked"] == exact
+    assert good["summary"] == f"{exact}/{exact} measurements right; {len(right)}/{len(right)} predictions made"
     # one wrong measurement fails the whole
-    name = next(iter(right))
-    wrong = {**right, name: {"predict": None, "measured": right[name]["measured"] + 1}}
+    name = next(q.name for _, q in lab.quantities() if q.exact)
+    wrong = {**right, name: {"predict": 1, "measured": right[name]["measured"] + 1}}
     assert api.post("/api/exercises/check", json={"answers": wrong}).json()["passed"] is False
 
 
