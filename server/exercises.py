@@ -45,31 +45,14 @@ def answers(form: dict) -> dict:
 
 
 def grade(form: dict, right: dict) -> dict:
-    """Marks a student's form with the lab's rule; `right` is truths() (computed once by the server)."""
-    got = answers(form)
-    if hasattr(lab, "grade"):      # the lab's own marking, the one `s2mc lab check` applies
-        marks = lab.grade(got, truths=right)
-        passed = lab.passed(marks)
-    else:
-        marks = _marks(got, right)
-        passed = any(k.right is not None for k in marks) and all(k.right is not False for k in marks)
+    """Marks a student's form with the lab's own marking (the one `s2mc lab check` applies);
+    `right` is truths() (computed once by the server)."""
+    marks = lab.grade(answers(form), truths=right)
     checked = [k for k in marks if k.right is not None]
     right_now = sum(k.right is True for k in marks)
     made = sum(k.predicted is not None for k in marks)
-    return {"passed": passed, "right": right_now, "checked": len(checked),
+    return {"passed": lab.passed(marks), "right": right_now, "checked": len(checked),
             "marks": [{"section": k.section, "name": k.name, "expected": k.expected, "measured": k.measured,
-                       "right": k.right, "predicted": k.predicted, "error": k.error} for k in marks],
+                       "right": k.right, "predicted": k.predicted, "error": k.error, "verdict": k.verdict}
+                      for k in marks],
             "summary": f"{right_now}/{len(checked)} measurements right; {made}/{len(marks)} predictions made"}
-
-
-def _marks(got: dict, right: dict) -> list:
-    """Until the lab marks answers without a notebook (lab.grade): lab.check's rule, on a form."""
-    out = []
-    for sec, q in lab.quantities():
-        expected = right[q.name]
-        m, p = lab._number(got["measured"].get(q.name)), lab._number(got["predict"].get(q.name))
-        ok = None if not q.exact else (m is not None and abs(m - expected) <= 0.5 * 10 ** -q.digits)
-        ref = expected if q.exact or m is None else m
-        error = None if p is None else abs(p - ref) / abs(ref) if ref else abs(p - ref)
-        out.append(lab.Mark(sec.title, q.name, expected, m, ok, p, error))
-    return out

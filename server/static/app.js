@@ -354,7 +354,7 @@ async function check() {
                          () => api("POST", "/api/exercises/check", { answers }));
   for (const m of res.marks) {
     const v = document.querySelector(`.question[data-name="${m.name}"] .verdict`);
-    v.textContent = m.right === null ? "timing" : m.right ? "right" : m.measured === null ? "missing" : "wrong";
+    v.textContent = m.verdict + (m.predicted === null ? ", no prediction" : "");
     v.className = "verdict " + (m.right === false ? "bad" : "good");
   }
   $("grade").textContent = `${res.passed ? "Passed" : "Not passed"}: ${res.summary}`;
