@@ -218,3 +218,11 @@ def test_a_debug_session_stops_at_an_rz_line_and_steps_back(api):
     assert any("data[i] = i + 1" in line["text"] for line in listing)   # the text sent, not a file
     assert cmd("quit")["ended"] is True
     assert api.post(f"/api/debug/{sid}", json={"command": "step"}).status_code == 404
+
+
+def test_the_docs_example_answers_what_the_docs_say(api):
+    text = (Path(__file__).resolve().parent.parent / "docs" / "server.md").read_text(encoding="utf-8")
+    body = json.loads(text.split("-d '", 1)[1].split("'", 1)[0])
+    said = text.split("answers `", 1)[1].split(", ...}`", 1)[0] + "}"
+    got = api.post("/api/run", json=body).json()
+    assert {k: got[k] for k in json.loads(said)} == json.loads(said)
