@@ -22,7 +22,7 @@ COMMANDS = {"examples": "examples", "info": "sim", "asm": "sim", "disasm": "sim"
             "compile": "compile", "aes": "cipher", "cipher": "cipher", "fidelity": "fidelity", "native": "native",
             "coherence-native": "native",
             "encrypt": "crypt", "decrypt": "crypt", "gpu": "gpu", "report": "report", "sweep": "sweep",
-            "demo": "demo", "lab": "lab"}
+            "demo": "demo", "lab": "lab", "serve": "serve"}
 #: The command modules' names, each once.
 MODULES = tuple(dict.fromkeys(f"cmd_{m}" for m in COMMANDS.values()))
 
