@@ -31,7 +31,7 @@ from typing import Any, Callable
 
 from s2mc.common.errors import S2mcError
 from s2mc.common.units import human_size
-from s2mc.workloads.cipher_host import check_input, counter_add, crypt_file
+from s2mc.workloads.cipher_host import MAX_CHUNK_BYTES, check_input, counter_add, crypt_file
 
 __all__ = ["status", "available", "devices", "crypt", "encrypt_file", "calibrate", "Calibration", "choose",
            "platform_info",
@@ -159,29 +159,61 @@ def crypt(data, key: bytes, iv: bytes | None = None, *, cipher: str = "aes", op:
     return bytes(out)
 
 
+#: The file path's ring (see encrypt_file): host buffers in flight, queues beside each other, and
+#: the range one call covers between progress updates (the ring drains at the end of each).
+FILE_SLOTS = 8
+FILE_QUEUES = 2
+FILE_SEGMENT_BYTES = 1 << 30
+
+
 def encrypt_file(in_path, out_path, key: bytes, iv: bytes | None, decrypt: bool = False, *,
                  cipher: str = "aes", mode: str = "ctr", segment: int | str = "auto",
-                 piece_bytes: int = 64 << 20, device: int | None = None, progress=None) -> int:
+                 piece_bytes: int = 64 << 20, slots: int = FILE_SLOTS, queues: int = FILE_QUEUES,
+                 device: int | None = None, progress=None) -> int:
     """A whole file through the OpenCL backend; output identical to `openssl enc -<cipher>-N-ctr`
-    (or `-<cipher>-N-ecb -nopad`). The file streams through s2mc.workloads.cipher_host.crypt_file (the
-    pipeline of every backend) in pieces of piece_bytes (reading and writing overlap the device's
-    work); each piece goes to the device in segments. Returns the byte count."""
+    (or `-<cipher>-N-ecb -nopad`). One FileRing per file allocates `slots` host buffers (mapped
+    CL_MEM_ALLOC_HOST_PTR buffers) and each of `queues` queues' device buffers once; a piece is one
+    of seed 004's segments (`segment`; all of `piece_bytes` when segment is 0). Between regular
+    files a reader thread preads into free buffers, the device copies each in, transforms it
+    (counter iv + offset/16) and copies it back into the same buffer on queue (piece mod queues),
+    and a writer thread pwrites it: reading, the device and writing overlap with up to `slots`
+    pieces in flight, and nothing passes through Python. Other inputs and outputs (FIFOs, stdout)
+    stream through s2mc.workloads.cipher_host's pipeline into the same buffers. Returns the byte
+    count."""
     op = "ctr" if mode == "ctr" else ("ecb-dec" if decrypt else "ecb-enc")
     _check(cipher, op, key, iv)
     if piece_bytes < 16 or piece_bytes % 16:
         raise S2mcError(f"opencl: piece_bytes must be a positive multiple of 16, not {piece_bytes}")
+    if not 1 <= slots <= 256:
+        raise S2mcError(f"opencl: slots must be in 1..256, not {slots}")
+    if not 1 <= queues <= 64:
+        raise S2mcError(f"opencl: queues must be in 1..64, not {queues}")
     # the input's errors before a calibration's second of work (crypt_file checks them again)
     src = check_input(in_path, out_path)
     if op != "ctr" and os.path.isfile(src) and os.path.getsize(src) % 16:
         raise S2mcError(f"{src}: input length {os.path.getsize(src)} bytes is not a multiple of 16 "
                         "(ECB has no padding; pad the input or use --mode ctr)")
     seg = resolve_segment(segment, cipher=cipher, op=op, key_bits=len(key) * 8, device=device)
-    key = bytes(key)
+    ext = _require()
+    piece = seg or piece_bytes
+    ring = _call(ext.FileRing, bytes(key), bytes(iv or b""), cipher=cipher, op=op,
+                 device=-1 if device is None else int(device), slot_bytes=piece, slots=slots, queues=queues)
+
+    def range_transform(in_fd: int, out_fd: int, offset: int, length: int) -> None:
+        _, err, stage, message = ring.crypt_fds(in_fd, out_fd, offset, length)
+        if stage == "eof":
+            raise S2mcError(f"{src}: input file shrank while it was being read")
+        if stage == "device":
+            raise S2mcError(f"opencl: {message}")
+        if stage:
+            name, what = (src, "cannot read input") if stage == "read" else (out_path, "cannot write output")
+            raise S2mcError(f"{name}: {what} ({os.strerror(err)})")
 
     def transform(view: memoryview, offset: int) -> None:
-        # in place: the driver's in-order queue copies segment k back before segment k+1 is read
-        _run(view, view, key, counter_add(iv, offset // 16) if op == "ctr" else None, cipher=cipher,
-             op=op, segment=seg, device=device)
+        if op != "ctr" and len(view) % 16:
+            raise S2mcError(f"{src}: input length is not a multiple of 16 "
+                            "(ECB has no padding; pad the input or use --mode ctr)")
+        _call(ring.crypt_buffer, view, offset)
 
     report = progress
     if callable(progress):
@@ -192,8 +224,10 @@ def encrypt_file(in_path, out_path, key: bytes, iv: bytes | None, decrypt: bool 
             progress(done[0])
     elif progress is not True:
         report = False
-    return crypt_file(in_path, out_path, transform, chunk_bytes=max(piece_bytes, seg), nbuffers=2,
-                      progress=report, multiple=1 if op == "ctr" else 16)
+    segment_bytes = max(piece, FILE_SEGMENT_BYTES // piece * piece)
+    return crypt_file(src, out_path, transform, chunk_bytes=min(max(piece_bytes, piece), MAX_CHUNK_BYTES),
+                      nbuffers=2, progress=report, multiple=1 if op == "ctr" else 16,
+                      range_transform=range_transform, segment_bytes=segment_bytes)
 
 
 # -- seed 004's adaptive segment size ------------------------------------------------------------

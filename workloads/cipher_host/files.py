@@ -189,12 +189,12 @@ def _regular_at_start(f, *, writing: bool) -> bool:
 
 
 def _range_run(fin, fout, size: int, range_transform: RangeTransform,
-               progress: Callable[[int], None] | None) -> int:
+               progress: Callable[[int], None] | None, segment_bytes: int = RANGE_SEGMENT_BYTES) -> int:
     """Run range_transform over [0, size) a segment at a time; returns the bytes."""
     ifd, ofd = fin.fileno(), fout.fileno()
     done = 0
     while done < size:
-        n = min(RANGE_SEGMENT_BYTES, size - done)
+        n = min(segment_bytes, size - done)
         range_transform(ifd, ofd, done, n)
         done += n
         if progress:
@@ -204,10 +204,13 @@ def _range_run(fin, fout, size: int, range_transform: RangeTransform,
 
 def crypt_file(src, dst, transform: Transform, *, chunk_bytes: int = DEFAULT_CHUNK_BYTES,
                nbuffers: int = 3, progress: bool | Callable[[int], None] = False,
-               range_transform: RangeTransform | None = None, multiple: int = 1) -> int:
+               range_transform: RangeTransform | None = None, multiple: int = 1,
+               segment_bytes: int = RANGE_SEGMENT_BYTES) -> int:
     """Stream file `src` through `transform` into `dst` (s2mc.common.outputs rules; `-` is stdout).
     progress: True for a tqdm bar on stderr, or a callable given the bytes of every chunk.
-    range_transform: used instead when both files are regular (no pipeline, no copies in Python).
+    range_transform: used instead when both files are regular (no pipeline, no copies in Python),
+    called on ranges of segment_bytes (a multiple of 16; a pipelined transform drains between
+    calls, so one that keeps many pieces in flight wants large segments).
     multiple: the input's length must be a multiple of it (ECB: 16), else S2mcError and no output.
     Returns the byte count."""
     src = check_input(src, dst)
@@ -231,7 +234,7 @@ def crypt_file(src, dst, transform: Transform, *, chunk_bytes: int = DEFAULT_CHU
                 size = os.fstat(fin.fileno()).st_size
                 if multiple > 1 and size % multiple:   # changed since the check above
                     raise S2mcError(f"{src}: input length {size} bytes is not a multiple of {multiple}")
-                return _range_run(fin, fout, size, range_transform, progress or None)
+                return _range_run(fin, fout, size, range_transform, progress or None, segment_bytes)
             return stream_transform(_Input(fin, src), fout, transform, chunk_bytes=chunk_bytes,
                                     nbuffers=nbuffers, progress=progress or None)
     finally:
@@ -239,5 +242,5 @@ def crypt_file(src, dst, transform: Transform, *, chunk_bytes: int = DEFAULT_CHU
             bar.close()
 
 
-__all__ = ["DEFAULT_CHUNK_BYTES", "MAX_CHUNK_BYTES", "host_memory", "Transform", "RangeTransform", "check_input",
+__all__ = ["DEFAULT_CHUNK_BYTES", "MAX_CHUNK_BYTES", "RANGE_SEGMENT_BYTES", "host_memory", "Transform", "RangeTransform", "check_input",
            "stream_transform", "crypt_file"]
