@@ -369,7 +369,12 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
     fig(plots.throughput_vs_size(ours_d, ref, out / "throughput_vs_size.png"),
         "Throughput against data size: this host (thick solid lines) beside the seeds' curves (thin dashed "
         "lines, stars)", b, "no data")
-    _seed002_gpu_blocks(b, ours_d, out, fig)   # seed 002 Figs. 11-16 and Table 2
+    gpu_elsewhere = gpu_measured_records()
+    # seed 002 Figs. 11-16 and Table 2: this host's CUDA runs and the AES-128/Camellia-128 ones
+    # measured elsewhere (the paper used 128-bit keys)
+    _seed002_gpu_blocks(b, records.concat([ours_d, gpu_elsewhere[gpu_elsewhere["workload"].str.contains("-128-")]]),
+                        out, fig)
+    _measured_gpu_blocks(b, ref, gpu_elsewhere)
     s000 = ours_d[ours_d["experiment"] == "seed000_block_sizes"]
     if len(s000):
         t = derive.compare(s000, ref[ref["experiment"] == "seed000_table1"], "seconds",
@@ -471,3 +476,111 @@ def _seed002_gpu_blocks(b: list, ours_d: pd.DataFrame, out: Path, fig) -> None:
                         "cudaFuncGetAttributes and the occupancy API on a GPU (run_on_gpu.sh: "
                         "occupancy.md)."))
     b.append(Block("table", table=s2.table2()))
+
+
+# --------------------------------------------------------------------------------------------------
+# our GPU figures measured elsewhere (analysis/gpu_measurements/)
+# --------------------------------------------------------------------------------------------------
+
+def _gbps_of(d: pd.DataFrame) -> pd.DataFrame:
+    """bytes_per_second rows as (platform, cipher, kernel, measure, bytes, gbps)."""
+    d = d[d["metric"] == "bytes_per_second"]
+    return pd.DataFrame({"platform": d["platform"].astype(str), "cipher": d["cipher"].astype(str),
+                         "backend": d["source"].astype(str), "bits": d["workload"].str.split("-").str[1],
+                         "kernel": d["variant"].str.split("/").str[0], "measure": d["variant"].str.split("/").str[1],
+                         "bytes": d["bytes"].astype("int64"), "gbps": d["value"].astype(float) * 8 / 1e9})
+
+
+def gpu_measured_records() -> pd.DataFrame:
+    """The checked-in GPU runs (s2mc.analysis.gpu_measured), or no records when they cannot be read."""
+    from s2mc.analysis import gpu_measured
+    try:
+        return gpu_measured.load()
+    except S2mcError:
+        return records.empty()
+
+
+def _measured_gpu_blocks(b: list, ref: pd.DataFrame, measured: pd.DataFrame) -> None:
+    """Where our GPU figures come from, then seed 000's Figs. 12-14, seed 004's GPU column, CUDA
+    against OpenCL and the file path, each from the checked-in runs beside the papers."""
+    from s2mc.analysis import gpu_measured
+
+    b.append(Block("p", "**Our GPU figures measured elsewhere** (analysis/gpu_measurements/; records "
+                        "with experiment `measured:<file>`, not runs of this host):"))
+    src = pd.DataFrame([{"file": s["file"], "GPU": s["gpu"], "date": s["date"], "commit": s["commit"],
+                         "command": s["command"]} for s in gpu_measured.sources()])
+    b.append(Block("table", table=src))
+    g = _gbps_of(measured)
+    if g.empty:
+        return
+    cuda = g[(g["backend"] == "cuda") & (g["bits"] == "128")]
+    # seed 000, §6.2 and Figs. 12-14: coarse-grain against extended blocks on a GPU
+    s0 = ref[(ref["experiment"] == "seed000_text") & (ref["engine"] == "cuda")]
+    paper = {v: float(x) for v, x in zip(s0["variant"], s0["value"])}
+    rows = []
+    for (plat, n), d in cuda[(cuda["cipher"] == "aes") & (cuda["measure"] == "device-resident")].groupby(
+            ["platform", "bytes"]):
+        k = dict(zip(d["kernel"], d["gbps"]))
+        opt = max((v for kk, v in k.items() if kk.startswith("optimised")), default=None)
+        if "coarse" in k and "extended-4096" in k:
+            rows.append({"GPU": plat, "size": summaries.human_bytes(int(n)), "coarse": f"{k['coarse']:.0f}",
+                         "extended-4096": f"{k['extended-4096']:.0f}",
+                         "extended/coarse": f"{k['extended-4096'] / k['coarse']:.2f}",
+                         "optimised (best)": "–" if opt is None else f"{opt:.0f}"})
+    if rows and paper:
+        b.append(Block("p", f"Seed 000 §6.2 and Figs. 12-14 (GeForce 8800 GT, 32 MB): coarse-grain "
+                            f"{paper.get('coarse', float('nan')):.0f} Gbit/s, 4 KB extended blocks "
+                            f"{paper.get('extended-4096', float('nan')):.0f} Gbit/s, "
+                            f"{paper.get('extended-4096-vs-coarse', float('nan')):.2f}x. Ours, AES-128 "
+                            f"device-resident (the kernel alone), Gbit/s:"))
+        b.append(Block("table", table=pd.DataFrame(rows)))
+    # seed 004's GPU column: its GPU seconds per size beside our host-to-host runs
+    s4 = ref[(ref["experiment"] == "seed004_table2") & (ref["variant"] == "gpu") & (ref["metric"] == "seconds")]
+    p4 = dict(zip(s4["bytes"].astype("int64"), s4["value"].astype(float)))
+    host = cuda[(cuda["cipher"] == "aes") & cuda["measure"].str.startswith("host")
+                & cuda["kernel"].str.startswith("optimised")]
+    rows = []
+    for n in sorted(set(host["bytes"]) & set(p4)):
+        row = {"size": summaries.human_bytes(int(n)), "seed 004 GTX 480 ms": f"{p4[n] * 1e3:.3g}"}
+        for (plat, meas), d in host[host["bytes"] == n].groupby(["platform", "measure"]):
+            ms = n * 8 / d["gbps"].max() / 1e9 * 1e3
+            row[f"ours {plat} {meas} ms"] = f"{ms:.3g} ({p4[n] * 1e3 / ms:.0f}x)"
+        rows.append(row)
+    if rows:
+        b.append(Block("p", "Seed 004's GPU column (Table 2, GTX 480, C++ AMP, host to host, ECB) beside our "
+                            "CUDA kernels host to host (CTR, the same work per block), milliseconds "
+                            "(paper/ours in brackets; the best optimised configuration at each size):"))
+        b.append(Block("table", table=pd.DataFrame(rows).fillna("–")))
+    # CUDA against OpenCL on the same GPU
+    # the runs that measured OpenCL, with the CUDA kernels they ran beside it
+    ex = set(measured.loc[measured["source"] == "opencl", "experiment"])
+    if ex:
+        d = _gbps_of(measured[measured["experiment"].isin(ex)])
+        rows = []
+        for (plat, cipher, kind), part in d.assign(
+                kind=d["measure"].map(lambda m: "device-resident" if m == "device-resident" else "host to host")
+        ).groupby(["platform", "cipher", "kind"]):
+            cl = part.loc[part["backend"] == "opencl", "gbps"]
+            if cl.empty:
+                continue
+            row = {"GPU": plat, "cipher": cipher, "measure": kind, "OpenCL": f"{cl.iloc[0]:.0f}"}
+            for _, r in part[part["backend"] == "cuda"].iterrows():
+                row[f"CUDA {r['kernel']}"] = f"{r['gbps']:.0f} ({r['gbps'] / cl.iloc[0]:.2f}x)"
+            rows.append(row)
+        if rows:
+            b.append(Block("p", "CUDA against OpenCL on the same GPU, 1 GiB, Gbit/s (CUDA/OpenCL in brackets):"))
+            b.append(Block("table", table=pd.DataFrame(rows).fillna("–")))
+    ft, fsrc = gpu_measured.files_table()
+    if fsrc is not None and len(ft):
+        cp = ft.loc[ft["command"] == "cp", "best_s"]
+        cu = ft.loc[ft["command"] == "s2mc encrypt --backend cuda", "best_s"]
+        words = (f" The CUDA file path's best run took {float(cu.iloc[0]):.2f} s against cp's "
+                 f"{float(cp.iloc[0]):.2f} s: {float(cp.iloc[0]) / float(cu.iloc[0]):.0%} of the copy bound."
+                 if len(cp) and len(cu) else "")
+        b.append(Block("p", f"Files on {fsrc['gpu']} ({fsrc['date']}, commit {fsrc['commit']}): wall seconds "
+                            f"of each run on a page-cached file.{words}"))
+        show = ft.copy()
+        for c in show.columns:
+            if c.endswith("_s") or c in ("GB/s", "cp best / best"):
+                show[c] = show[c].map(lambda v: f"{v:.2f}")
+        b.append(Block("table", table=show))
