@@ -24,6 +24,10 @@
 #                                            -> gpu-bench-camellia.md, gpu-bench-camellia.csv
 #   4d. seed 002's Table 2 for our kernels: registers, shared memory, CTAs per SM, occupancy of
 #       every AES and Camellia kernel (cudaFuncGetAttributes + the occupancy API) -> occupancy.md
+#   4e. the 1 MB host-serial question (docs/gpu.md, "The 1 MB host-serial oddity"): host-serial
+#       and host-overlap at 1M alone in fresh processes, 30 repetitions each kept in order with
+#       their stage breakdown, under warm-up 0 / 1 / 20, S2MC_CUDA_SYNC spin / yield / blocking,
+#       and right after a 1 GB device-resident run (the grid's order) -> host1m-*.csv, host1m.md
 #   5. if the Python environment is usable (.venv from `make setup`): the gpu-marked pytest suite
 #      and `s2mc gpu --kernel all` (records in the tidy schema + manifest)  -> pytest-gpu.txt,
 #      gpu.parquet, gpu.manifest.json, gpu-cli.md
@@ -229,6 +233,26 @@ log "4c. benchmark grid, Camellia-$KEY_BITS (seed 002's coarse kernel and the op
 log "4d. registers, shared memory and occupancy of every kernel (seed 002's Table 2)"
 { for c in aes camellia; do "$BUILD_DIR/s2mc-gpu-bench" --occupancy --cipher $c --key-bits "$KEY_BITS" || fail=1; echo; done
 } >"$OUT/occupancy.md" 2>"$OUT/occupancy.log"
+
+log "4e. host-serial at 1 MB: repetitions in order, stage breakdown, warm-up and sync modes"
+{
+  h1m() {  # NAME [env...] -- bench args
+    local name=$1; shift
+    env "$@" "$BUILD_DIR/s2mc-gpu-bench" --kernels optimised --sizes 1M --reps 30 --streams 1,4 \
+      --csv "$OUT/host1m-$name.csv" --markdown "$OUT/host1m-$name.md" ${H1M_ARGS:-} >/dev/null 2>&1 \
+      || echo "($name: the benchmark reported errors)"
+    echo "### $name"; echo; sed -n '/^Host measures/,$p' "$OUT/host1m-$name.md"; echo
+    echo "times (s, in order): "; grep -E "host-(serial|overlap)" "$OUT/host1m-$name.csv" | cut -d, -f2,14; echo
+  }
+  H1M_ARGS="--warmup 0" h1m warmup0 S2MC_CUDA_SYNC=auto
+  H1M_ARGS="--warmup 1" h1m warmup1 S2MC_CUDA_SYNC=auto
+  H1M_ARGS="--warmup 20" h1m warmup20 S2MC_CUDA_SYNC=auto
+  for m in spin yield blocking; do H1M_ARGS="--warmup 1" h1m "sync-$m" S2MC_CUDA_SYNC=$m; done
+  # the grid's order: device-resident 1 MB and 1 GB, then the host runs (1 MB first)
+  "$BUILD_DIR/s2mc-gpu-bench" --kernels optimised --sizes 1M,1G --reps 30 --streams 1,4 \
+    --csv "$OUT/host1m-after-1g.csv" --markdown "$OUT/host1m-after-1g.md" >/dev/null 2>&1
+  echo "### after-1g (host rows: 1M is the first host run, after device-resident 1G)"; echo; sed -n '/^Host measures/,$p' "$OUT/host1m-after-1g.md"
+} >"$OUT/host1m.md" 2>&1
 
 if [ "$PYTHON" = 1 ]; then
   log "5. Python: pytest -m gpu and s2mc gpu (records)"
