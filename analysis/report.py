@@ -372,8 +372,7 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
     gpu_elsewhere = gpu_measured_records()
     # seed 002 Figs. 11-16 and Table 2: this host's CUDA runs and the AES-128/Camellia-128 ones
     # measured elsewhere (the paper used 128-bit keys)
-    _seed002_gpu_blocks(b, records.concat([ours_d, gpu_elsewhere[gpu_elsewhere["workload"].str.contains("-128-")]]),
-                        out, fig)
+    _seed002_gpu_blocks(b, records.concat([ours_d, _gpu_grids(gpu_elsewhere)]), out, fig)
     _measured_gpu_blocks(b, ref, gpu_elsewhere)
     s000 = ours_d[ours_d["experiment"] == "seed000_block_sizes"]
     if len(s000):
@@ -485,10 +484,18 @@ def _seed002_gpu_blocks(b: list, ours_d: pd.DataFrame, out: Path, fig) -> None:
 def _gbps_of(d: pd.DataFrame) -> pd.DataFrame:
     """bytes_per_second rows as (platform, cipher, kernel, measure, bytes, gbps)."""
     d = d[d["metric"] == "bytes_per_second"]
-    return pd.DataFrame({"platform": d["platform"].astype(str), "cipher": d["cipher"].astype(str),
+    return pd.DataFrame({"experiment": d["experiment"].astype(str),
+                         "platform": d["platform"].astype(str), "cipher": d["cipher"].astype(str),
                          "backend": d["source"].astype(str), "bits": d["workload"].str.split("-").str[1],
                          "kernel": d["variant"].str.split("/").str[0], "measure": d["variant"].str.split("/").str[1],
                          "bytes": d["bytes"].astype("int64"), "gbps": d["value"].astype(float) * 8 / 1e9})
+
+
+def _gpu_grids(measured: pd.DataFrame) -> pd.DataFrame:
+    """The benchmark grids among the runs measured elsewhere (not the CUDA-against-OpenCL runs,
+    one size each), with 128-bit keys as seed 002 used."""
+    cl = set(measured.loc[measured["source"] == "opencl", "experiment"])
+    return measured[~measured["experiment"].isin(cl) & measured["workload"].str.contains("-128-")]
 
 
 def gpu_measured_records() -> pd.DataFrame:
@@ -513,7 +520,10 @@ def _measured_gpu_blocks(b: list, ref: pd.DataFrame, measured: pd.DataFrame) -> 
     g = _gbps_of(measured)
     if g.empty:
         return
-    cuda = g[(g["backend"] == "cuda") & (g["bits"] == "128")]
+    # the runs that measured OpenCL, with the CUDA kernels they ran beside it (at one size)
+    ex = set(measured.loc[measured["source"] == "opencl", "experiment"])
+    # the benchmark grids: CUDA, AES-128 and Camellia-128, every size
+    cuda = g[(g["backend"] == "cuda") & (g["bits"] == "128") & ~g["experiment"].isin(ex)]
     # seed 000, §6.2 and Figs. 12-14: coarse-grain against extended blocks on a GPU
     s0 = ref[(ref["experiment"] == "seed000_text") & (ref["engine"] == "cuda")]
     paper = {v: float(x) for v, x in zip(s0["variant"], s0["value"])}
@@ -552,8 +562,6 @@ def _measured_gpu_blocks(b: list, ref: pd.DataFrame, measured: pd.DataFrame) -> 
                             "(paper/ours in brackets; the best optimised configuration at each size):"))
         b.append(Block("table", table=pd.DataFrame(rows).fillna("–")))
     # CUDA against OpenCL on the same GPU
-    # the runs that measured OpenCL, with the CUDA kernels they ran beside it
-    ex = set(measured.loc[measured["source"] == "opencl", "experiment"])
     if ex:
         d = _gbps_of(measured[measured["experiment"].isin(ex)])
         rows = []

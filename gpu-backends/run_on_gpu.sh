@@ -35,7 +35,8 @@
 #      page-cached file in FILE_DIR (default /dev/shm): cp, openssl enc -aes-128-ctr, s2mc encrypt
 #      (native, every CPU) and s2mc encrypt --backend cuda and --backend opencl, wall seconds of each
 #      and its speed against cp and openssl, outputs compared; Camellia too (openssl enc
-#      -camellia-128-ctr beside the cuda and opencl backends) -> files.md; and seeds 001/004 measured on this host's CPUs (python -m
+#      -camellia-128-ctr beside the cuda and opencl backends) -> files.md; the GPU file path
+#      before the ring and with it, side by side (bench/bench_gpu_files.py) -> files-ring.md; and seeds 001/004 measured on this host's CPUs (python -m
 #      s2mc.experiments.seeds_native) -> seeds_native.parquet, seeds_native.txt
 #   7. with Python too (seed 004's question: the cost of portability): the OpenCL backend on
 #      this GPU's OpenCL (NVIDIA's ICD; `make setup` adds the loader and PoCL): its tests on the GPU,
@@ -275,6 +276,9 @@ if [ "$PYTHON" = 1 ]; then
     FILE_DIR=${FILE_DIR:-$( [ -d /dev/shm ] && echo /dev/shm || echo /tmp )}
     log "6. files side by side ($FILE_BYTES in $FILE_DIR) and seeds 001/004 on this host's CPUs"
     files_side_by_side "$FILE_DIR" "$(numfmt --from=iec "$FILE_BYTES")" && cat "$OUT/files.md" >&2
+    # the file path before the ring (the Python pipeline in pieces) and the ring, side by side
+    FILE_DIR="$FILE_DIR" $py bench/bench_gpu_files.py --backend cuda,opencl --size "$FILE_BYTES" --rounds 3 \
+      >"$OUT/files-ring.md" 2>&1 || log "bench_gpu_files failed (see $OUT/files-ring.md)"
     $py -m s2mc.experiments.seeds_native --out "$OUT/seeds_native.parquet" >"$OUT/seeds_native.txt" 2>&1 ||
       { log "seeds_native failed"; tail -3 "$OUT/seeds_native.txt" >&2; }
     cuda_vs_opencl

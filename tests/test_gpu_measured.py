@@ -56,10 +56,10 @@ def test_report_shows_them_without_any_gpu_results(tmp_path):
     assert "Ours, aes on NVIDIA H200: best A 5088 Gbps" in md
     assert "| gpu-h200-2026-11-26.csv | NVIDIA H200 | 2026-11-26 | 03f1f4e |" in md
     # seed 000: extended/coarse on the H200 at 1 GB = 1785 / 2228
-    assert f"| NVIDIA H200 | 1 GB | 2228 | 1785 | {1785 / 2228:.2f} |" in md
+    assert f"| NVIDIA H200 | 1 GiB | 2228 | 1785 | {1785 / 2228:.2f} | 5088 |" in md
     # seed 004's GPU column at 1 MB: the paper's 24.2 ms beside the H200's host-overlap 123 Gbit/s
     ms = (1 << 20) * 8 / 123e9 * 1e3
-    assert f"| 1 MB | 24.2 |" in md and f"{ms:.3g} ({24.2 / ms:.0f}x)" in md
+    assert "| 1 MiB | 24.2 |" in md and f"{ms:.3g} ({24.2 / ms:.0f}x)" in md
     # CUDA against OpenCL: 5083 / 1407
     assert f"5083 ({5083 / 1407:.2f}x)" in md
     # the file path: cp's best 0.837 s, the CUDA path's best 3.035 s
