@@ -155,7 +155,8 @@ for (w, v), row in t.iterrows():
 print()
 # every CUDA kernel's row (optimised is recorded under its configuration's name, optimised-t4b2)
 # against the OpenCL row that measures the same thing
-same = {"device-resident": "opencl/device-resident", "host-serial": "opencl/host-segmented"}
+same = {"device-resident": "opencl/device-resident", "host-serial": "opencl/host-segmented",
+        "host-overlap-s4": "opencl/host-overlap-q2"}
 for w, cu in t.index:
     ocl = same.get(cu.split("/", 1)[-1])
     if not cu.startswith("opencl/") and ocl and (w, ocl) in t.index:

@@ -256,7 +256,7 @@ def test_cli_grid_records(tmp_path, monkeypatch):
     assert run.exit_code == 0, run.output
     import pandas as pd
     df = pd.read_csv(out)
-    assert set(df["variant"]) == {"opencl/device-resident", "opencl/host-segmented"}
+    assert set(df["variant"]) == {"opencl/device-resident", "opencl/host-segmented", "opencl/host-overlap-q2"}
     assert set(df["source"]) == {"opencl"} and set(df["workload"]) == {"camellia-128-ctr"}
     assert (df.loc[df.metric == "bytes_per_second", "value"] > 0).all()
 

@@ -411,9 +411,11 @@ def resolve_segment(segment: int | str, *, cipher: str, op: str, key_bits: int,
 def bench(cipher: str, measure: str, *, key_bits: int = 128, nbytes: int, reps: int = 5,
           op: str = "ctr", segment: int | str = 0, device: int | None = None) -> dict:
     """Time one measure: device (the kernel alone on data in device memory, profiling events;
-    seed 002's method A) or host (host to host in segments, host clock). Returns seconds (median),
-    best_seconds and the launch shape."""
-    if measure not in MEASURES:
+    seed 002's method A), host (host to host in seed 004's segments, one after another on one
+    queue, host clock) or overlap (host to host through the file path's ring: the segments staged
+    in mapped host buffers, FILE_SLOTS in flight over FILE_QUEUES queues; seed 002's method B).
+    Returns seconds (median), best_seconds and the launch shape."""
+    if measure not in MEASURES + ("overlap",):
         raise S2mcError(f"opencl: unknown measure {measure!r} (expected {', '.join(MEASURES)})")
     if cipher not in CIPHERS or op not in OPS:
         raise S2mcError(f"opencl: unknown cipher or op {cipher!r} {op!r}")
@@ -422,6 +424,21 @@ def bench(cipher: str, measure: str, *, key_bits: int = 128, nbytes: int, reps: 
     if measure == "device":
         res = _call(ext.bench_device, cipher, op, key_bits, int(nbytes), reps=reps, device=dev)
         times = sorted(res.pop("kernel_seconds_each"))
+    elif measure == "overlap":
+        seg = resolve_segment(segment, cipher=cipher, op=op, key_bits=key_bits, device=device)
+        piece = min(seg or (64 << 20), (int(nbytes) + 15) // 16 * 16)
+        ring = _call(ext.FileRing, bytes(range(key_bits // 8)), bytes(16), cipher=cipher, op=op, device=dev,
+                     slot_bytes=piece, slots=FILE_SLOTS, queues=FILE_QUEUES)
+        buf = bytearray(nbytes)
+        _call(ring.crypt_buffer, buf, 0)   # warm-up
+        times = []
+        for _ in range(reps):
+            t0 = time.perf_counter()
+            _call(ring.crypt_buffer, buf, 0)
+            times.append(time.perf_counter() - t0)
+        times.sort()
+        res = {"segment_bytes": piece, "segments": -(-int(nbytes) // piece), "slots": ring.slots,
+               "queues": ring.queues, "global_size": 0, "local_size": 0}
     else:
         seg = resolve_segment(segment, cipher=cipher, op=op, key_bits=key_bits, device=device)
         key, iv = bytes(range(key_bits // 8)), bytes(16)
@@ -458,14 +475,17 @@ def platform_info(device: int | None = None) -> dict:
 def run_grid(grid: OpenclGrid, *, run_id: str, experiment: str = "opencl", progress: bool = False,
              log: Callable[[str], None] | None = None) -> tuple[list[dict], list[dict], dict]:
     """Measure the grid: (summaries, records rows, platform). Rows: source and engine `opencl`,
-    platform the device name, workload <cipher>-<bits>-<op>, variant opencl/device-resident or
-    opencl/host-segmented."""
+    platform the device name, workload <cipher>-<bits>-<op>, variant opencl/device-resident,
+    opencl/host-segmented or opencl/host-overlap-q<queues> (measured with host)."""
     plat = platform_info(grid.device)
     seg = resolve_segment(grid.segment, cipher=grid.cipher, op=grid.op, key_bits=grid.key_bits,
                           device=grid.device) if "host" in grid.measures else 0
     plat["segment_bytes"] = seg
     mem = int(plat["device"]["max_alloc_bytes"])
-    configs = [(m, n) for m in grid.measures for n in grid.sizes]
+    # host comes with overlap: seed 004's segments one after another, then the same segments
+    # through the ring of the file path (several in flight), side by side
+    measures = [m for ms in grid.measures for m in ((ms, "overlap") if ms == "host" else (ms,))]
+    configs = [(m, n) for m in measures for n in grid.sizes]
     bar = None
     if progress:
         from tqdm import tqdm
@@ -479,19 +499,23 @@ def run_grid(grid: OpenclGrid, *, run_id: str, experiment: str = "opencl", progr
                 continue
             res = bench(grid.cipher, measure, key_bits=grid.key_bits, nbytes=n, reps=grid.reps, op=grid.op,
                         segment=seg, device=grid.device)
-            what = "device-resident" if measure == "device" else "host-segmented"
+            what = {"device": "device-resident", "host": "host-segmented",
+                    "overlap": f"host-overlap-q{FILE_QUEUES}"}[measure]
             variant = f"opencl/{what}"
             base = dict(run_id=run_id, experiment=experiment, source="opencl", platform=plat["gpu"],
                         workload=f"{grid.cipher}-{grid.key_bits}-{grid.op}", variant=variant,
                         engine="opencl", cores=1, core=-1, bytes=n)
             secs = res["seconds"]
-            rows.append(dict(base, metric="seconds" if measure == "host" else "kernel_seconds", value=secs))
+            rows.append(dict(base, metric="kernel_seconds" if measure == "device" else "seconds", value=secs))
             rows.append(dict(base, metric="bytes_per_second", value=n / secs))
             summaries.append(dict(res, variant=variant, what=what, kernel="opencl",
                                   gbps=n * 8 / secs / 1e9, best_gbps=n * 8 / res["best_seconds"] / 1e9))
             if log:
                 log(f"{variant:28s} {human_size(n):>5s}B  {summaries[-1]['gbps']:8.2f} Gbps "
-                    f"(global {res['global_size']} x local {res['local_size']}, {res['segments']} segment(s))")
+                    f"(global {res['global_size']} x local {res['local_size']}, {res['segments']} segment(s))"
+                    if measure != "overlap" else
+                    f"{variant:28s} {human_size(n):>5s}B  {summaries[-1]['gbps']:8.2f} Gbps "
+                    f"({res['segments']} piece(s) of {human_size(res['segment_bytes'])}B, {res['slots']} in flight)")
             if bar:
                 bar.update(1)
     finally:
