@@ -125,14 +125,15 @@ def disasm(objfile):
     click.echo(disassemble(load_program(objfile)), nl=False)
 
 
-def load_any(path: str, opt: int):
-    """A Program from .rz (compiled), .s (assembled) or .obj; a bundled example by name too."""
+def load_any(path: str, opt: int, debug: bool = False):
+    """A Program from .rz (compiled; with debug information when `debug`), .s (assembled) or .obj;
+    a bundled example by name too."""
     from s2mc.workloads.examples import resolve
     path = resolve(path)
     if path.endswith(".rz"):
         source = read_text(path)
         from s2mc.compiler import compile as compile_rz
-        return compile_rz(source, opt=opt, filename=path).program
+        return compile_rz(source, opt=opt, filename=path, debug=debug).program
     if not path.endswith((".s", ".obj")):
         raise S2mcError(f"{path}: expected a .rz, .s or .obj file")
     if not Path(path).exists():
