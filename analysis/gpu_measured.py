@@ -11,6 +11,7 @@ as measured elsewhere: `source` cuda (or opencl), `platform` the GPU's name, `ex
     gpu_measured.load()          # records (bytes_per_second, and seconds where the file has them)
     gpu_measured.sources()       # [{file, gpu, date, commit, command, machine, ...}]
     gpu_measured.files_table()   # the file-encryption wall times side by side
+    gpu_measured.occupancy_table()   # seed 002 Table 2's columns for our kernels
 """
 from __future__ import annotations
 
@@ -73,9 +74,13 @@ def _rows(src: dict) -> list[dict]:
     return out
 
 
+#: Layouts that are tables, not records: the file runs and the occupancy rows (seed 002's Table 2).
+TABLE_LAYOUTS = ("files", "occupancy")
+
+
 def load() -> pd.DataFrame:
-    """Every checked-in GPU run as records (the file table excepted)."""
-    rows = [row for src in sources() if src["layout"] != "files" for row in _rows(src)]
+    """Every checked-in GPU run as records (the tables of TABLE_LAYOUTS excepted)."""
+    rows = [row for src in sources() if src["layout"] not in TABLE_LAYOUTS for row in _rows(src)]
     return records.make_records(rows) if rows else records.empty()
 
 
@@ -94,4 +99,10 @@ def files_table() -> tuple[pd.DataFrame, dict | None]:
     return d.drop(columns=["bytes"]).fillna({"cipher": ""}), src
 
 
-__all__ = ["MEASURED_DIR", "PREFIX", "sources", "experiment_of", "load", "files_table"]
+def occupancy_table() -> list[tuple[pd.DataFrame, dict]]:
+    """Seed 002 Table 2's columns for our kernels, one (table, source) per checked-in run."""
+    return [(pd.read_csv(MEASURED_DIR / s["file"], dtype=str), s) for s in sources() if s["layout"] == "occupancy"]
+
+
+__all__ = ["MEASURED_DIR", "PREFIX", "TABLE_LAYOUTS", "sources", "experiment_of", "load", "files_table",
+           "occupancy_table"]

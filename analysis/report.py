@@ -517,6 +517,10 @@ def _measured_gpu_blocks(b: list, ref: pd.DataFrame, measured: pd.DataFrame) -> 
     src = pd.DataFrame([{"file": s["file"], "GPU": s["gpu"], "date": s["date"], "commit": s["commit"],
                          "command": s["command"]} for s in gpu_measured.sources()])
     b.append(Block("table", table=src))
+    for t, s in gpu_measured.occupancy_table():
+        b.append(Block("p", f"Seed 002 Table 2's columns for our kernels on {s['gpu']} ({s['date']}, commit "
+                            f"{s['commit']}; cudaFuncGetAttributes and the occupancy API):"))
+        b.append(Block("table", table=t))
     g = _gbps_of(measured)
     if g.empty:
         return

@@ -18,6 +18,7 @@ def test_every_source_names_its_gpu_commit_and_command_and_exists():
     assert {s["file"] for s in srcs} == {p.name for p in DATA.glob("*.csv")}
     for s in srcs:
         assert s["gpu"].startswith("NVIDIA ") and re.fullmatch(r"[0-9a-f]{7,40}", s["commit"])
+        assert "run_on_gpu.sh" in s["command"] and s["layout"] in ("bench", "gbps", "backends", "files", "occupancy")
         assert "run_on_gpu.sh" in s["command"] and re.fullmatch(r"\d{4}-\d\d-\d\d", s["date"])
 
 
@@ -60,6 +61,8 @@ def test_report_shows_them_without_any_gpu_results(tmp_path):
     # seed 004's GPU column at 1 MB: the paper's 24.2 ms beside the H200's host-overlap 123 Gbit/s
     ms = (1 << 20) * 8 / 123e9 * 1e3
     assert "| 1 MiB | 24.2 |" in md and f"{ms:.3g} ({24.2 / ms:.0f}x)" in md
+    # seed 002 Table 2 beside ours
+    assert "| aes | optimised-t4b2 | enc | 1024 | 32 | 128 KB | 1 | 0.50 |" in md
     # CUDA against OpenCL: 5083 / 1407
     assert f"5083 ({5083 / 1407:.2f}x)" in md
     # the file path: cp's best 0.837 s, the CUDA path's best 3.035 s
