@@ -139,3 +139,14 @@ def test_bad_arguments_are_one_line(tmp_path):
         gpu._call(gpu._load().FileCipher(bytes(16), bytes(16), emulated=True, slot_bytes=64).crypt_buffer,
                   bytearray(16), 8)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in"]   # nothing written
+
+
+def test_ring_slots_stay_within_an_eighth_of_memory(monkeypatch):
+    from s2mc.workloads.cipher_host import files
+    monkeypatch.setattr(files, "host_memory", lambda: 64 << 30)            # 8 GiB for the ring
+    assert files.ring_slots(8, 16 << 20) == 8
+    assert files.ring_slots(8, 1 << 30) == 8
+    assert files.ring_slots(8, 3 << 30) == 2                                # 8 GiB // 3 GiB
+    monkeypatch.setattr(files, "host_memory", lambda: 256 << 20)           # the 128 MiB floor
+    assert files.ring_slots(8, 16 << 20) == 8 and files.ring_slots(8, 64 << 20) == 2
+    assert files.ring_slots(8, 1 << 30) == 1

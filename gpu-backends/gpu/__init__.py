@@ -27,7 +27,7 @@ import subprocess
 from typing import Any
 
 from s2mc.common.errors import S2mcError
-from s2mc.workloads.cipher_host import MAX_CHUNK_BYTES, check_input, counter_add, crypt_file
+from s2mc.workloads.cipher_host import MAX_CHUNK_BYTES, check_input, counter_add, crypt_file, ring_slots
 
 __all__ = ["status", "available", "kernels", "occupancy", "crypt", "emulate", "keystream_fold",
            "encrypt_file", "bench", "platform_info", "counter_add", "OPS", "MEASURES", "CTA_THREADS",
@@ -223,9 +223,10 @@ def encrypt_file(in_path, out_path, key: bytes, iv: bytes, decrypt: bool = False
 
     The key length picks 128/192/256. CTR decryption is the same operation, so `decrypt` only
     documents intent. One FileCipher per file allocates `slots` pinned buffers of `piece_bytes`
-    (a multiple of 16, default FILE_SLOT_BYTES) and each stream's device buffers once. A regular
-    file into a regular file: a reader thread preads straight into free pinned buffers, the GPU
-    copies each in, encrypts it with counter iv + offset/16 and copies it back into the same
+    (a multiple of 16, default FILE_SLOT_BYTES; fewer slots when they would take more than an
+    eighth of this machine's memory, cipher_host.ring_slots) and each stream's device buffers
+    once. A regular file into a regular file: a reader thread preads straight into free pinned
+    buffers, the GPU copies each in, encrypts it with counter iv + offset/16 and copies it back into the same
     buffer on stream (piece mod `streams`), and a writer thread pwrites it, all overlapped with up
     to `slots` pieces in flight and no copy through Python. Other inputs and outputs (FIFOs,
     stdout) stream through s2mc.workloads.cipher_host's pipeline, each chunk copied into the same
@@ -246,7 +247,7 @@ def encrypt_file(in_path, out_path, key: bytes, iv: bytes, decrypt: bool = False
         raise S2mcError(f"gpu: slots must be in 1..256, not {slots}")
     src = check_input(in_path, out_path)
     fc = _call(ext.FileCipher, bytes(key), bytes(iv), cipher=cipher, kernel=kernel, streams=streams,
-               slot_bytes=piece_bytes, slots=slots, emulated=emulated, max_grid=max_grid)
+               slot_bytes=piece_bytes, slots=ring_slots(slots, piece_bytes), emulated=emulated, max_grid=max_grid)
 
     def range_transform(in_fd: int, out_fd: int, offset: int, length: int) -> None:
         _, err, stage, message = fc.crypt_fds(in_fd, out_fd, offset, length)

@@ -31,7 +31,7 @@ from typing import Any, Callable
 
 from s2mc.common.errors import S2mcError
 from s2mc.common.units import human_size
-from s2mc.workloads.cipher_host import MAX_CHUNK_BYTES, check_input, counter_add, crypt_file
+from s2mc.workloads.cipher_host import MAX_CHUNK_BYTES, check_input, counter_add, crypt_file, ring_slots
 
 __all__ = ["status", "available", "devices", "crypt", "encrypt_file", "calibrate", "Calibration", "choose",
            "platform_info",
@@ -179,7 +179,8 @@ def encrypt_file(in_path, out_path, key: bytes, iv: bytes | None, decrypt: bool 
     and a writer thread pwrites it: reading, the device and writing overlap with up to `slots`
     pieces in flight, and nothing passes through Python. Other inputs and outputs (FIFOs, stdout)
     stream through s2mc.workloads.cipher_host's pipeline into the same buffers. Returns the byte
-    count."""
+    count. Fewer slots when they would take more than an eighth of this machine's memory
+    (cipher_host.ring_slots)."""
     op = "ctr" if mode == "ctr" else ("ecb-dec" if decrypt else "ecb-enc")
     _check(cipher, op, key, iv)
     if piece_bytes < 16 or piece_bytes % 16:
@@ -197,7 +198,8 @@ def encrypt_file(in_path, out_path, key: bytes, iv: bytes | None, decrypt: bool 
     ext = _require()
     piece = seg or piece_bytes
     ring = _call(ext.FileRing, bytes(key), bytes(iv or b""), cipher=cipher, op=op,
-                 device=-1 if device is None else int(device), slot_bytes=piece, slots=slots, queues=queues)
+                 device=-1 if device is None else int(device), slot_bytes=piece, slots=ring_slots(slots, piece),
+                 queues=queues)
 
     def range_transform(in_fd: int, out_fd: int, offset: int, length: int) -> None:
         _, err, stage, message = ring.crypt_fds(in_fd, out_fd, offset, length)

@@ -36,6 +36,14 @@ def host_memory() -> int:
     except (ValueError, OSError, AttributeError):   # not POSIX: a bound that still stops typos
         return 1 << 40
 
+def ring_slots(slots: int, piece_bytes: int, floor_bytes: int = 128 << 20) -> int:
+    """How many of `slots` pinned pieces of piece_bytes a file ring may hold: all of them while
+    they take at most an eighth of this machine's memory (or floor_bytes, whichever is more), else
+    fewer, at least one."""
+    budget = max(floor_bytes, host_memory() // 8)
+    return max(1, min(slots, budget // max(piece_bytes, 1)))
+
+
 #: range_transform(in_fd, out_fd, offset, length): transform bytes [offset, offset + length) of the
 #: regular file in_fd into the same range of the regular file out_fd (pread, in place, pwrite), on as
 #: many threads as it likes; raises S2mcError. The fast path for a regular file into a regular file.
@@ -242,5 +250,5 @@ def crypt_file(src, dst, transform: Transform, *, chunk_bytes: int = DEFAULT_CHU
             bar.close()
 
 
-__all__ = ["DEFAULT_CHUNK_BYTES", "MAX_CHUNK_BYTES", "RANGE_SEGMENT_BYTES", "host_memory", "Transform", "RangeTransform", "check_input",
+__all__ = ["DEFAULT_CHUNK_BYTES", "MAX_CHUNK_BYTES", "RANGE_SEGMENT_BYTES", "host_memory", "ring_slots", "Transform", "RangeTransform", "check_input",
            "stream_transform", "crypt_file"]
