@@ -303,6 +303,7 @@ def test_resource_limits_are_one_line():
     (["gpu", "--backend", "opencl", "--segment", "huge"], "or auto, calibrate"),
     (["gpu", "--backend", "opencl", "--budget", "0"], "out of range"),
     (["gpu", "--backend", "opencl", "--threads", "64"], "--threads is for --backend cuda"),
+    (["gpu", "--backend", "opencl", "--warmup", "2"], "--warmup is for --backend cuda"),
     (["gpu", "--backend", "opencl", "--measure", "keystream"], "keystream is for --backend cuda"),
     (["gpu", "--calibrate"], "--calibrate is for --backend opencl"),
     (["encrypt", "--in", "x", "--out", "y", "--key", "00" * 16, "--iv", "00" * 16, "--segment", "1M"],
