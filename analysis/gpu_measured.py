@@ -42,10 +42,10 @@ def experiment_of(src: dict) -> str:
     return PREFIX + Path(src["file"]).stem
 
 
-def _read(src: dict) -> pd.DataFrame:
+def _read(src: dict, dtype=None) -> pd.DataFrame:
     path = MEASURED_DIR / src["file"]
     try:
-        return pd.read_csv(path, dtype={"kernel": str, "measure": str})
+        return pd.read_csv(path, dtype=dtype or {"kernel": str, "measure": str})
     except (OSError, ValueError) as exc:
         raise S2mcError(f"{path}: cannot read ({exc})") from None
 
@@ -101,7 +101,7 @@ def files_table() -> tuple[pd.DataFrame, dict | None]:
 
 def occupancy_table() -> list[tuple[pd.DataFrame, dict]]:
     """Seed 002 Table 2's columns for our kernels, one (table, source) per checked-in run."""
-    return [(pd.read_csv(MEASURED_DIR / s["file"], dtype=str), s) for s in sources() if s["layout"] == "occupancy"]
+    return [(_read(s, dtype=str), s) for s in sources() if s["layout"] == "occupancy"]
 
 
 __all__ = ["MEASURED_DIR", "PREFIX", "TABLE_LAYOUTS", "sources", "experiment_of", "load", "files_table",
