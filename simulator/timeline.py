@@ -25,6 +25,7 @@ from __future__ import annotations
 import html
 import json
 import os
+import time
 from dataclasses import dataclass
 from importlib import resources
 from typing import NamedTuple
@@ -337,9 +338,12 @@ class TimelineSink:
         self._decode = _Decoder()
         self._build = TimelineBuilder(cores, mem_latency, from_cycle, to_cycle)
         self.timeline: Timeline | None = None
+        self.seconds = 0.0    # host time spent building the timeline during the run (not simulating)
 
     def __call__(self, chunk: bytes) -> None:
+        t0 = time.perf_counter()
         self._build.add_records(self._decode.whole(chunk))
+        self.seconds += time.perf_counter() - t0
 
     def close(self, keep: bool) -> None:
         if not keep:
@@ -497,9 +501,12 @@ def _figure(tl: Timeline):
                 if spans:
                     ax.broken_barh(spans, (y(c + 1), h), facecolors=STATE_COLOURS[k], linewidth=0)
         bus = tl.bus()
+        # White edges part the boxes while they are wide; with many narrow boxes (16 cores) the edges
+        # would cover the fill and the busy bus would look empty, so then there are none.
+        edges = dict(edgecolor="white", linewidth=0.3) if len(bus) <= 60 else dict(linewidth=0, antialiased=False)
         for c in sorted({iv.core for iv in bus}):
             ax.broken_barh([(iv.start, iv.end - iv.start) for iv in bus if iv.core == c], (y(0), h),
-                           facecolors=CORE_COLOURS[c % len(CORE_COLOURS)], edgecolor="white", linewidth=0.3)
+                           facecolors=CORE_COLOURS[c % len(CORE_COLOURS)], **edges)
         if len(bus) <= 60:   # the owner's number in each box, while they are wide enough to read
             for iv in bus:
                 ax.text((iv.start + iv.end) / 2, y(0) + h / 2, str(iv.core), ha="center", va="center",
@@ -516,7 +523,9 @@ def _figure(tl: Timeline):
         base = [y(0)] * len(widths)
         for c in range(tl.cores):
             top = [b + h * tl.counts[i][c][BUS_HOLD] / widths[i] for i, b in enumerate(base)]
-            ax.stairs(top, edges, baseline=base, fill=True, color=CORE_COLOURS[c % len(CORE_COLOURS)], linewidth=0)
+            # not antialiased: sixteen thin bands, each blended with white at its edges, read as an empty row
+            ax.stairs(top, edges, baseline=base, fill=True, color=CORE_COLOURS[c % len(CORE_COLOURS)], linewidth=0,
+                      antialiased=False)
             base = top
     ax.set_yticks([rows - 1 - r for r in range(rows)], ["bus"] + [f"core {c}" for c in range(tl.cores)])
     ax.set_ylim(-0.6, rows - 0.4)
@@ -526,9 +535,17 @@ def _figure(tl: Timeline):
     how = (f"aggregated: each bar a bucket of {tl.bucket} cycles, its height the share of each state"
            if tl.aggregated else "one box per instruction; the bus row in the colour of the core that holds it")
     ax.set_title(f"s2mc timeline: {_title(tl)}, cycles {tl.start}..{tl.end - 1} of {tl.run_end} ({how})", fontsize=9)
-    ax.legend(handles=[Patch(color=col, label=s) for s, col in zip(STATES, STATE_COLOURS)],
-              loc="upper center", bbox_to_anchor=(0.5, -0.6 / (0.4 + 0.32 * rows)), ncol=len(STATES),
-              frameon=False, fontsize=8)
+    # The key: the core states, and under it whose colour the bus row shows (repeating after ten cores)
+    inch = 1 / (0.4 + 0.32 * rows)      # one inch of the figure's height, in axes fractions
+    states = ax.legend(handles=[Patch(color=col, label=s) for s, col in zip(STATES, STATE_COLOURS)],
+                       loc="upper center", bbox_to_anchor=(0.5, -0.6 * inch), ncol=len(STATES), frameon=False,
+                       fontsize=8, title="core states", title_fontsize=8)
+    ax.add_artist(states)
+    owners = [Patch(color=CORE_COLOURS[c], label=f"core {c}" + (f", {c + len(CORE_COLOURS)}, ..." if tl.cores >
+                                                                 c + len(CORE_COLOURS) else ""))
+              for c in range(min(tl.cores, len(CORE_COLOURS)))]
+    ax.legend(handles=owners, loc="upper center", bbox_to_anchor=(0.5, -1.1 * inch), ncol=len(owners),
+              frameon=False, fontsize=8, title="the bus row: held by", title_fontsize=8)
     return fig
 
 
