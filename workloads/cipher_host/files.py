@@ -197,8 +197,10 @@ def _regular_at_start(f, *, writing: bool) -> bool:
 
 
 def _range_run(fin, fout, size: int, range_transform: RangeTransform,
-               progress: Callable[[int], None] | None, segment_bytes: int = RANGE_SEGMENT_BYTES) -> int:
-    """Run range_transform over [0, size) a segment at a time; returns the bytes."""
+               progress: Callable[[int], None] | None, segment_bytes: int | None = None) -> int:
+    """Run range_transform over [0, size) a segment at a time (RANGE_SEGMENT_BYTES unless given);
+    returns the bytes."""
+    segment_bytes = segment_bytes or RANGE_SEGMENT_BYTES
     ifd, ofd = fin.fileno(), fout.fileno()
     done = 0
     while done < size:
@@ -213,12 +215,12 @@ def _range_run(fin, fout, size: int, range_transform: RangeTransform,
 def crypt_file(src, dst, transform: Transform, *, chunk_bytes: int = DEFAULT_CHUNK_BYTES,
                nbuffers: int = 3, progress: bool | Callable[[int], None] = False,
                range_transform: RangeTransform | None = None, multiple: int = 1,
-               segment_bytes: int = RANGE_SEGMENT_BYTES) -> int:
+               segment_bytes: int | None = None) -> int:
     """Stream file `src` through `transform` into `dst` (s2mc.common.outputs rules; `-` is stdout).
     progress: True for a tqdm bar on stderr, or a callable given the bytes of every chunk.
     range_transform: used instead when both files are regular (no pipeline, no copies in Python),
-    called on ranges of segment_bytes (a multiple of 16; a pipelined transform drains between
-    calls, so one that keeps many pieces in flight wants large segments).
+    called on ranges of segment_bytes (a multiple of 16, default RANGE_SEGMENT_BYTES; a pipelined
+    transform drains between calls, so one that keeps many pieces in flight wants large segments).
     multiple: the input's length must be a multiple of it (ECB: 16), else S2mcError and no output.
     Returns the byte count."""
     src = check_input(src, dst)
