@@ -150,3 +150,35 @@ def test_ring_slots_stay_within_an_eighth_of_memory(monkeypatch):
     monkeypatch.setattr(files, "host_memory", lambda: 256 << 20)           # the 128 MiB floor
     assert files.ring_slots(8, 16 << 20) == 8 and files.ring_slots(8, 64 << 20) == 2
     assert files.ring_slots(8, 1 << 30) == 1
+
+
+@pytest.mark.parametrize("stage,err,needle", [
+    ("device", 0, r"^gpu: CUDA: cudaMemcpyAsync H2D: an illegal memory access was encountered$"),
+    ("read", 5, r"/in: cannot read input \(Input/output error\)$"),
+    ("write", 28, r"/out: cannot write output \(No space left on device\)$"),
+    ("eof", 0, r"/in: input file shrank while it was being read$"),
+])
+def test_ring_failures_are_one_line_and_leave_no_output(tmp_path, monkeypatch, stage, err, needle):
+    """Each way the ring can end badly (its stage and errno) becomes one line naming the file or the
+    GPU's error, and the atomic output leaves nothing behind."""
+    real = gpu._load()
+
+    class Ring:
+        def __init__(self, *a, **kw):
+            self._fc = real.FileCipher(*a, **kw)
+
+        def crypt_fds(self, *a):
+            self._fc.crypt_fds(*a)
+            return 0, err, stage, "CUDA: cudaMemcpyAsync H2D: an illegal memory access was encountered"
+
+    class Ext:
+        FileCipher = Ring
+
+        def __getattr__(self, name):
+            return getattr(real, name)
+
+    monkeypatch.setattr(gpu, "_load", lambda: Ext())
+    src = _file(tmp_path, rnd(3000, 61))
+    with pytest.raises(S2mcError, match=needle):
+        gpu.encrypt_file(src, tmp_path / "out", bytes(16), bytes(16), piece_bytes=PIECE, **EMU)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in"]

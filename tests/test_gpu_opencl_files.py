@@ -108,3 +108,33 @@ def test_bad_arguments_are_one_line(tmp_path):
     with pytest.raises(S2mcError, match="opencl: stream offset must be a multiple of 16"):
         opencl._call(opencl._require().FileRing(bytes(16), bytes(16), slot_bytes=64).crypt_buffer, bytearray(16), 8)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in"]
+
+
+@pytest.mark.parametrize("stage,err,needle", [
+    ("device", 0, r"^opencl: running a piece failed \(CL_OUT_OF_RESOURCES, -5\)$"),
+    ("read", 5, r"/in: cannot read input \(Input/output error\)$"),
+    ("write", 28, r"/out: cannot write output \(No space left on device\)$"),
+    ("eof", 0, r"/in: input file shrank while it was being read$"),
+])
+def test_ring_failures_are_one_line_and_leave_no_output(tmp_path, monkeypatch, stage, err, needle):
+    real = opencl._require()
+
+    class Ring:
+        def __init__(self, *a, **kw):
+            self._r = real.FileRing(*a, **kw)
+
+        def crypt_fds(self, *a):
+            self._r.crypt_fds(*a)
+            return 0, err, stage, "running a piece failed (CL_OUT_OF_RESOURCES, -5)"
+
+    class Ext:
+        FileRing = Ring
+
+        def __getattr__(self, name):
+            return getattr(real, name)
+
+    monkeypatch.setattr(opencl, "_require", lambda: Ext())
+    (tmp_path / "in").write_bytes(rnd(3000, 62))
+    with pytest.raises(S2mcError, match=needle):
+        opencl.encrypt_file(tmp_path / "in", tmp_path / "out", bytes(16), bytes(16), segment=PIECE)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in"]
