@@ -20,6 +20,7 @@ import statistics
 import subprocess
 import tempfile
 import time
+from typing import Callable
 
 from s2mc.common.units import human_size, parse_size
 from s2mc.workloads.cipher_host import counter_add, crypt_file
@@ -53,7 +54,7 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=5)
     args = ap.parse_args()
     n = parse_size(args.size)
-    rows: dict[str, callable] = {}
+    rows: dict[str, Callable[[str, str], object]] = {}
     cp = shutil.which("cp")
     for backend in args.backend.split(","):
         if backend == "opencl":
