@@ -458,6 +458,17 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
     _measured_gpu_blocks(b, gpu_elsewhere)
     _seed004_blocks(b, ours_d, ref, host, hint)
     _seed004_gpu_blocks(b, ref, gpu_elsewhere)
+    coh_text, coh_tables = summaries.coherence_native(ours_d)
+    if coh_text or coh_tables:   # s2mc coherence-native: the caches lab's real-hardware half
+        b.append(Block("h3", "4.6 Cache coherence on this CPU: false sharing, line ping-pong, spin locks",
+                       anchor="coherence-native"))
+        b.append(Block("p", "Measured by `s2mc coherence-native` (docs/caches-lab.md): counters packed in one "
+                            "line against a line apart, a line handed between two cores, and spin locks. Each "
+                            "figure is the median of its runs."))
+        for text in coh_text:
+            b.append(Block("p", text))
+        for t in coh_tables.values():
+            b.append(Block("table", table=t))
 
     # 5. references
     b.append(Block("h2", "5. Reference data", anchor="reference"))

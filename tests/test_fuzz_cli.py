@@ -10,13 +10,14 @@ stderr line starting `s2mc`, no traceback, the runner's exception a SystemExit (
 and for a usage error (exit 2) nothing created at all.
 
 Values that would make a valid run long (native buffers over 64K, --min-seconds over 10 ms, a
-256 MiB simulated memory, huge pipeline chunks) are left out; their range checks are unit-tested in
+256 MiB simulated memory, huge pipeline chunks, coherence-native counts over 100,000) are left out; their range checks are unit-tested in
 tests/test_cli_options.py. `s2mc gpu` runs with the GPU and every OpenCL device reported absent, so no CUDA or OpenCL runs here;
 `report` and `demo` run with the report builder replaced by one that reads the records and creates
 the folder as the real one does (the real one draws plots for seconds: tests/test_analysis_report.py).
 
 Counts are per test at the default (ci) profile; HYPOTHESIS_PROFILE=thorough multiplies them by 16.
 """
+import contextlib
 import os
 import shutil
 import stat
@@ -103,6 +104,13 @@ SPECS = {
         "--min-seconds": ["0.001", "3600", "3601"], "--reps": ["5", "1000001"],
         "--experiment": ["e1"], "--out": ["r.parquet"], "--cipher": ["camellia", "aes,camellia", "des", "sc2000",
                                                                     "hierocrypt3", "sc2000,camellia"]}),
+    "coherence-native": dict(base={"--iterations": "100", "--acquisitions": "100", "--round-trips": "100",
+                                   "--reps": "1"}, flags=["-q", "--json"], options={
+        "--bench": ["locks", "ping-pong,locks", "false-sharing", "cache"], "--threads": ["2", "all", "1,all", "3", "0"],
+        "--increment": ["atomic", "plain,atomic", "cas"], "--lock": ["tas", "ttas,ticket", "mcs"],
+        "--iterations": ["1", "1000", "1000000001"], "--acquisitions": ["1", "1000000001"],
+        "--round-trips": ["200", "150", "99"], "--reps": ["2", "1000", "1001"], "--experiment": ["e1"],
+        "--out": ["r.parquet", "r.csv"]}),
     "encrypt": dict(base={"--in": "{file}", "--out": "o.bin", "--key": KEY, "--iv": IV}, flags=["-q", "--json"],
                     options={
         "--in": ["{file}", "{prog_s}"], "--out": ["o.bin", "-", "{file}"], "--key": [KEY, KEY * 2, "-", "zz"],
@@ -152,6 +160,20 @@ SPECS["debug"] = dict(args=["{prog_s}"], base={"--mem-words": "1024"}, flags=[],
     "--arbitration": ["fifo", "round_robin", "lottery"], "--engine": ["fast", "systemc"],
     "--max-cycles": ["5", "4611686018427387904", "4611686018427387905"],
     "--mem-words": ["1", "16", "4096", "67108865"], "-O": ["0", "1", "2"]})
+# serve: the server is built (its socket bound, on --port 0 by default) but never started (tests/
+# test_server_*.py start real ones); a scheduler never connects
+SPECS["serve"] = dict(base={"--port": "0"}, flags=[], options={
+    "--host": ["127.0.0.1", "0.0.0.0", "::1", "localhost", "no.such.host.invalid"],
+    "--port": ["0", "65536", "-1"], "--workers": ["1", "256", "257", "0"], "--queue": ["0", "10000", "10001"],
+    "--token": ["t", ""], "--executor": ["local", "dask"], "--scheduler": ["nonsense"],
+    "--wall-seconds": ["0.1", "3600", "0.05", "3601"],
+    "--max-cycles": ["1", "4611686018427387904", "4611686018427387905"],
+    "--memory-mib": ["16", "15", "1048576", "1048577"]})
+
+# Every command that writes files takes --force (replace a read-only output: cli/options.py).
+for _name in ("asm", "compile", "run", "aes", "cipher", "fidelity", "native", "encrypt", "decrypt", "gpu", "sweep"):
+    if "--force" not in SPECS[_name]["flags"]:
+        SPECS[_name]["flags"] = SPECS[_name]["flags"] + ["--force"]
 
 
 def too_slow(option: str | None, value: str) -> bool:
@@ -175,6 +197,8 @@ def too_slow(option: str | None, value: str) -> bool:
             return 0.01 < float(value) <= 3600
         except ValueError:
             return False
+    if option in ("--iterations", "--acquisitions", "--round-trips"):   # s2mc coherence-native's counts
+        return (number() or 0) > 100_000 and number() <= 10 ** 9
     if option == "--reps":
         return (number() or 0) > 1000 and number() <= 10 ** 6
     return False
@@ -243,6 +267,9 @@ def _no_gpu_no_plots():
         stack.enter_context(mock.patch.object(gpu, "kernels", lambda all_configs=False, cipher="aes": (
             list(gpu.CAMELLIA_KERNELS) if cipher == "camellia" else ["coarse", "extended", "optimised", "optimised-0"])))
         stack.enter_context(mock.patch.object(report, "build", _FakeReport.build))
+        with contextlib.suppress(ImportError):   # s2mc serve: everything but the serving
+            import uvicorn
+            stack.enter_context(mock.patch.object(uvicorn.Server, "run", lambda self, sockets=None: None))
         experiments.DEMO   # noqa: B018 - loads the registry, so that the patch below can restore it
         stack.enter_context(mock.patch.object(experiments, "DEMO", ()))
         yield
@@ -331,6 +358,7 @@ test_aes_options = _test("aes", 150)
 test_cipher_options = _test("cipher", 60)
 test_fidelity_options = _test("fidelity", 20)
 test_native_options = _test("native", 120)
+test_coherence_native_options = _test("coherence-native", 30)
 test_encrypt_options = _test("encrypt", 150)
 test_decrypt_options = _test("decrypt", 50)
 test_gpu_options = _test("gpu", 150)
@@ -343,6 +371,7 @@ test_lab_write_options = _test("lab write", 12)
 test_lab_check_options = _test("lab check", 30)
 test_examples_copy_options = _test("examples copy", 50)
 test_examples_show_options = _test("examples show", 30)
+test_serve_options = _test("serve", 40)
 
 
 def _commands(group, prefix=""):
