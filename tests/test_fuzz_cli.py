@@ -127,7 +127,8 @@ SPECS = {
         "--ext-bytes": ["16", "24", "4K"], "--threads": ["32", "1024", "48", "2048"],
         "--reps": ["10000", "10001"], "--out": ["r.parquet"], "--markdown": ["t.md", "-"],
         "--cipher": ["aes", "camellia", "des"], "--backend": ["cuda", "opencl", "rocm"],
-        "--segment": ["auto", "calibrate", "1M", "24", "2G"], "--budget": ["0.05", "0.01", "600", "601"]}),
+        "--segment": ["auto", "calibrate", "1M", "24", "2G"], "--budget": ["0.05", "0.01", "600", "601"],
+        "--warmup": ["0", "3", "10001"], "--min-seconds": ["0", "0.5", "3601"]}),
     "report": dict(args=["{records}"], base={"--out": "rep"}, flags=["--json"], options={
         None: ["{records}", "{bad_records}", "{folder}", "{prog_s}", "missing.csv"], "--out": ["rep", "{folder}"],
         "--title": ["T", "x" * 300]}),
