@@ -17,6 +17,7 @@ from s2mc.isa.instructions import ADS_MAX
 from s2mc.isa.program import Stacks, stacks_problem
 
 from .params import DEFAULTS, PARAMS, check
+from .reference import CACHE_STATS
 from .trace import Fanout, TraceFile, TraceList, format_trace
 
 # Shorthands derived from the one declaration of the machine parameters (simulator/params.toml).
@@ -37,6 +38,15 @@ CACHE_PARAMS = ("cache", "cache_lines", "cache_ways", "line_words", "cache_hit_l
 # (total cycles - finish), in which it is neither working nor stalled nor waiting at a barrier.
 CORE_COUNTERS = ("instructions", "cycles", "stall_cycles", "bus_wait_cycles", "bus_busy_cycles",
                  "mem_reads", "mem_writes", "mem_accesses", "sync_wait_cycles", "finish_cycle", "idle_cycles")
+
+#: Per-core counters of the caches (docs/timing-model.md, "Counters"): in a run's counters only when
+#: caches are on, after CORE_COUNTERS, so that a cacheless run reports exactly what it did before.
+CACHE_COUNTERS = CACHE_STATS
+
+
+def core_counters(cfg: "Config") -> tuple[str, ...]:
+    """The per-core counters a run with this configuration reports, in order."""
+    return CORE_COUNTERS + (CACHE_COUNTERS if cfg.cached else ())
 
 
 class SimFault(S2mcError):
@@ -107,7 +117,7 @@ class Result:
     def stats_frame(self):
         """Per-core counters as a pandas DataFrame, one row per core."""
         import pandas as pd
-        return pd.DataFrame(self.cores, columns=["core", *CORE_COUNTERS]).set_index("core")
+        return pd.DataFrame(self.cores, columns=["core", *core_counters(self.config)]).set_index("core")
 
     def to_json(self) -> dict:
         """The object `s2mc run --json` prints (docs/architecture.md)."""
@@ -128,13 +138,17 @@ def build_result(raw: dict, program: Program, cfg: Config) -> Result:
     """Turns an engine's raw result (fast binding or SystemC child) into a Result, or raises SimFault."""
     if raw["fault"] is not None:
         raise SimFault(fault_message(raw["fault"], cfg, program), raw["fault"], raw.get("trace"))
-    cores = []
+    cores, names = [], core_counters(cfg)
     for i, c in enumerate(raw["cores"]):
+        if cfg.cached:   # bus_wait + Σ(D − 1) + hits × (H − 1): every cycle before the finish that
+            # is neither an instruction's first nor a barrier wait (docs/timing-model.md, "Counters")
+            stall = c["finish_cycle"] - c["instructions"] - c["sync_wait_cycles"]
+        else:
+            stall = c["bus_wait_cycles"] + (cfg.mem_latency - 1) * c["mem_accesses"]
         row = {"core": i, "cycles": c["finish_cycle"], "idle_cycles": raw["cycles"] - c["finish_cycle"],
-               "finish_cycle": c["finish_cycle"],
-               "stall_cycles": c["bus_wait_cycles"] + (cfg.mem_latency - 1) * c["mem_accesses"]}
-        row.update({k: c[k] for k in CORE_COUNTERS if k not in row})
-        cores.append({"core": i, **{k: row[k] for k in CORE_COUNTERS}})
+               "finish_cycle": c["finish_cycle"], "stall_cycles": stall}
+        row.update({k: c[k] for k in names if k not in row})
+        cores.append({"core": i, **{k: row[k] for k in names}})
     events = [(cyc, core, text.decode("latin-1") if isinstance(text, bytes) else text)
               for cyc, core, text in raw["output"]]
     return Result(cycles=raw["cycles"], instructions=sum(c["instructions"] for c in cores),
@@ -299,4 +313,4 @@ def run(program: Program, **config) -> Result:
     return Machine(program, **config).run()
 
 
-__all__ = ["format_trace", "ARBITRATIONS", "CORE_COUNTERS", "Config", "ENGINES", "Machine", "Result", "SimFault", "run"]
+__all__ = ["format_trace", "ARBITRATIONS", "CACHE_COUNTERS", "CORE_COUNTERS", "Config", "ENGINES", "Machine", "Result", "SimFault", "run"]

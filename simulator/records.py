@@ -10,23 +10,55 @@ the simulator does not import s2mc.analysis, so these are plain dicts with the s
 """
 from __future__ import annotations
 
-from .params import DEFAULTS
+import re
+
+from .params import DEFAULTS, PARAMS
+from .reference import CACHE_STATS
 
 #: Counters recorded for every core and, summed over the cores, for the whole run (core -1).
 #: The whole run's cycles are the largest finish cycle, its finish_cycle the smallest (a core's
-#: finish_cycle is its cycles), and its bus busy cycles the bus's own count.
+#: finish_cycle is its cycles), and its bus busy cycles the bus's own count. A run with caches
+#: also records CACHE_STATS (the cache counters), summed over the cores for the whole run.
 COUNTERS = ("cycles", "instructions", "stall_cycles", "bus_wait_cycles", "bus_busy_cycles",
             "sync_wait_cycles", "mem_reads", "mem_writes", "mem_accesses", "finish_cycle", "idle_cycles")
 
+#: A cached run's variant part: protocol-<lines>x<ways>-w<line words>, then -h<hit latency> when it
+#: is not the default (`mesi-64x2-w4`, `dragon-1x1-w2-h3`).
+CACHE_PART = re.compile(r"(?P<cache>%s)-(?P<cache_lines>\d+)x(?P<cache_ways>\d+)-w(?P<line_words>\d+)"
+                        r"(?:-h(?P<cache_hit_latency>\d+))?" % "|".join(c for c in PARAMS["cache"].choices if c != "none"))
 
-def variant_parts(mem_latency: int, arbitration: str) -> list[str]:
+
+def cache_part(cache: str, cache_lines: int, cache_ways: int, line_words: int, cache_hit_latency: int) -> str:
+    """The variant part naming a cache configuration (CACHE_PART); empty for `none`."""
+    if cache == "none":
+        return ""
+    h = f"-h{cache_hit_latency}" if cache_hit_latency != DEFAULTS["cache_hit_latency"] else ""
+    return f"{cache}-{cache_lines}x{cache_ways}-w{line_words}{h}"
+
+
+def parse_cache_part(part: str) -> dict | None:
+    """The cache parameters a variant part names ({'cache': 'mesi', 'cache_lines': 64, ...}), or None."""
+    m = CACHE_PART.fullmatch(part)
+    if m is None:
+        return None
+    got = {k: (v if k == "cache" else int(v)) for k, v in m.groupdict().items() if v is not None}
+    got.setdefault("cache_hit_latency", DEFAULTS["cache_hit_latency"])
+    return got
+
+
+def variant_parts(mem_latency: int, arbitration: str, cache: str = DEFAULTS["cache"],
+                  cache_lines: int = DEFAULTS["cache_lines"], cache_ways: int = DEFAULTS["cache_ways"],
+                  line_words: int = DEFAULTS["line_words"],
+                  cache_hit_latency: int = DEFAULTS["cache_hit_latency"]) -> list[str]:
     """The timing parameters that differ from their defaults, as a records `variant` names them
-    (`L4`, `round_robin`): runs that differ only in them are different configurations."""
+    (`L4`, `round_robin`, `mesi-64x2-w4`): runs that differ only in them are different configurations."""
     parts = []
     if mem_latency != DEFAULTS["mem_latency"]:
         parts.append(f"L{mem_latency}")
     if arbitration != DEFAULTS["arbitration"]:
         parts.append(arbitration)
+    if cache != "none":
+        parts.append(cache_part(cache, cache_lines, cache_ways, line_words, cache_hit_latency))
     return parts
 
 
@@ -39,17 +71,18 @@ def result_rows(result, run_id: str, *, experiment: str = "", workload: str = ""
     and its speed in MIPS (when the time is known). Per core: the counters.
     """
     cfg = result.config
+    counters = COUNTERS + (CACHE_STATS if cfg.cached else ())
     base = dict(run_id=run_id, experiment=experiment, source="sim", platform="s2", workload=workload,
                 variant=variant, engine=cfg.engine, cores=cfg.cores, bytes=nbytes, cipher=cipher)
-    total = {k: sum(c[k] for c in result.cores) for k in COUNTERS}
+    total = {k: sum(c[k] for c in result.cores) for k in counters}
     total["cycles"] = result.cycles
     total["finish_cycle"] = min(c["finish_cycle"] for c in result.cores)
     total["bus_busy_cycles"] = result.bus_busy_cycles
-    whole = [*((k, total[k]) for k in COUNTERS), ("mem_latency", cfg.mem_latency),
+    whole = [*((k, total[k]) for k in counters), ("mem_latency", cfg.mem_latency),
              ("bus_utilisation", result.bus_utilisation), ("sim_seconds", result.sim_seconds)]
     if result.sim_seconds > 0:
         whole.append(("sim_mips", result.instructions / result.sim_seconds / 1e6))
     rows = [dict(base, core=-1, metric=k, value=v) for k, v in whole]
     for c in result.cores:
-        rows += [dict(base, core=c["core"], metric=k, value=c[k]) for k in COUNTERS]
+        rows += [dict(base, core=c["core"], metric=k, value=c[k]) for k in counters]
     return rows

@@ -13,6 +13,9 @@ simulator/include/s2mc/trace.h), already in order; they hold only a bounded numb
 An event is the tuple (cycle, core, pc, event, wait, address, before, after): `address` is the data
 address of a bus request or grant, `before` and `after` the word at that address before and after a
 granted access (what a load read, what a store or xchg wrote); all three are 0 for other events.
+With caches there are also `hit` (like a grant), `grant <T> <D>` (a coherence transaction and its
+bus time) and `state <cause>` (wait: the core that caused it, address: the line's base, before and
+after: the state names); docs/timing-model.md, "The event log with caches".
 """
 from __future__ import annotations
 
@@ -149,6 +152,8 @@ class _Formatter:
         for e in held:
             if e[3] == "grant":
                 self._owner, self._busy_until = e[1], cycle + self._latency
+            elif e[3].startswith("grant "):      # a cache transaction: `grant <T> <D>`
+                self._owner, self._busy_until = e[1], cycle + int(e[3].rsplit(" ", 1)[1])
         bus = str(self._owner) if cycle < self._busy_until else "-"
         return "".join(self.line(e, bus) + "\n" for e in held)
 
@@ -158,6 +163,18 @@ class _Formatter:
         if event == "grant":
             note = f"bus grant (waited {wait})"
             ins = f"{ins}  {self.ins.access(pc, address, before, after)}"
+        elif event.startswith("grant "):
+            _, kind, bus_time = event.split(" ")
+            note = f"bus grant {kind} (waited {wait}, {bus_time} cycle{'s' if bus_time != '1' else ''})"
+            ins = f"{ins}  {self.ins.access(pc, address, before, after)}"
+        elif event == "hit":
+            note = "cache hit"
+            ins = f"{ins}  {self.ins.access(pc, address, before, after)}"
+        elif event.startswith("state "):
+            # a line's state change: `wait` is the core whose access caused it, `address` the line's base
+            cause = event.split(" ", 1)[1]
+            why = cause if cause in ("evict", "PrWr") else f"{cause} by core {wait}"
+            note, ins = f"line {address}: {before} -> {after} ({why})", ""
         elif event == "resume":
             note = f"barrier released (waited {wait})"
         else:
