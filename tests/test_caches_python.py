@@ -1,0 +1,206 @@
+"""The caches as the Python side shows them, on the reference model (simulator/reference.py): its
+invariants on random programs, the Result built from its counters (stall_cycles derived, the cache
+counters only when caches are on), the records rows and variant names, the per-core table of
+`s2mc run` and the text log."""
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from s2gen import programs
+from s2mc.cli import cmd_sim
+from s2mc.isa import assemble
+from s2mc.isa.errors import S2mcError
+from s2mc.simulator import CACHE_COUNTERS, CORE_COUNTERS, Config, build_result, format_trace
+from s2mc.simulator.records import cache_part, parse_cache_part, result_rows, variant_parts
+from s2mc.simulator.reference import DIRTY, ReferenceMachine, RefFault
+from test_caches_hand import HANDOVER, UPGRADE_LOST
+
+MEM = 1024
+SHAPES = [dict(cache_lines=1, cache_ways=1, line_words=1), dict(cache_lines=2, cache_ways=1, line_words=2),
+          dict(cache_lines=4, cache_ways=2, line_words=4), dict(cache_lines=8, cache_ways=8, line_words=2),
+          dict(cache_lines=64, cache_ways=2, line_words=4, cache_hit_latency=2)]
+caches = st.fixed_dictionaries({"cache": st.sampled_from(["msi", "mesi", "moesi", "dragon"]),
+                                "shape": st.sampled_from(SHAPES)})
+
+
+class Checked(ReferenceMachine):
+    """The reference model, checking the protocols' invariants after every cycle: at most one dirty
+    copy of a line; an M or E copy is the only one; each protocol's own states only."""
+    STATES = {"msi": {"M", "S"}, "mesi": {"M", "E", "S"}, "moesi": {"M", "O", "E", "S"},
+              "dragon": {"M", "Sm", "E", "Sc"}}
+
+    def step(self):
+        going = super().step()
+        held: dict[int, list[str]] = {}
+        for cache in self.caches or ():
+            for ways in cache.sets:
+                for w in ways:
+                    if w.line is not None:
+                        assert w.state in self.STATES[self.protocol], w.state
+                        held.setdefault(w.line, []).append(w.state)
+        for line, copies in held.items():
+            assert sum(s in DIRTY for s in copies) <= 1, (line, copies)
+            assert len(copies) == 1 or not {"M", "E"} & set(copies), (line, copies)
+        return going
+
+
+def reference(src, cores=1, **cfg):
+    prog = assemble(src)
+    m = Checked(prog.code_image, prog.data_image, prog.entry, cores=cores, mem_words=MEM, max_cycles=20_000,
+                trace=True, **cfg)
+    return prog, m
+
+
+def config(cores, cache, shape):
+    return Config(cores=cores, mem_words=MEM, cache=cache, **shape)
+
+
+@settings(max_examples=100)
+@given(programs(), st.integers(1, 4), caches)
+def test_random_programs_keep_the_invariants_and_the_derived_stalls(src, cores, c):
+    """On random programs the protocols' invariants hold every cycle, and the Result's stall_cycles
+    (derived from the finish cycle) equals the reference's own count by the formula."""
+    prog, m = reference(src, cores, cache=c["cache"], **c["shape"])
+    try:
+        raw = m.run()
+    except RefFault:
+        return
+    res = build_result(dict(raw, fault=None), prog, config(cores, c["cache"], c["shape"]))
+    for core, want in zip(res.cores, raw["cores"]):
+        assert list(core) == ["core", *CORE_COUNTERS, *CACHE_COUNTERS]
+        assert core["stall_cycles"] == want["stall_cycles"]
+        assert {k: core[k] for k in CACHE_COUNTERS} == {k: want[k] for k in CACHE_COUNTERS}
+        assert core["cache_hits"] + core["cache_misses"] <= core["mem_reads"] + core["mem_writes"]
+        assert core["mem_accesses"] >= core["cache_misses"]
+        assert core["false_sharing_misses"] <= core["coherence_misses"] <= core["cache_misses"]
+
+
+@settings(max_examples=100)
+@given(programs(), caches)
+def test_one_core_computes_the_same_with_and_without_caches(src, c):
+    """On one core the interleaving cannot change: every protocol and shape leaves the memory,
+    registers, output and instruction counts of the cacheless machine; only the timing differs."""
+    prog, plain = reference(src)
+    _, cached = reference(src, cache=c["cache"], **c["shape"])
+    try:
+        want = plain.run()
+    except RefFault as f:
+        with pytest.raises(RefFault) as got:
+            cached.run()
+        assert (got.value.kind, got.value.pc) == (f.kind, f.pc)
+        return
+    got = cached.run()
+    assert [t for _, _, t in got["output"]] == [t for _, _, t in want["output"]]
+    assert cached.mem == plain.mem and cached.cores[0].r == plain.cores[0].r
+    for k in ("instructions", "mem_reads", "mem_writes"):
+        assert got["cores"][0][k] == want["cores"][0][k]
+    s = got["cores"][0]
+    # every cached access is one hit or one transaction of the log
+    assert s["cache_hits"] + s["cache_misses"] == sum(1 for e in cached.trace
+                                                      if e[3] == "hit" or e[3].startswith("grant "))
+    assert s["coherence_misses"] == s["invalidations_received"] == 0
+
+
+def test_a_cacheless_result_is_what_it_was():
+    """cache none: the counters of before, stall_cycles by the seed's formula."""
+    prog, m = reference(HANDOVER, 2)
+    raw = m.run()
+    res = build_result(dict(raw, fault=None), prog, Config(cores=2, mem_words=MEM))
+    assert list(res.cores[0]) == ["core", *CORE_COUNTERS]
+    for core, want in zip(res.cores, raw["cores"]):
+        assert core["stall_cycles"] == want["bus_wait_cycles"] + (2 - 1) * want["mem_accesses"]
+    assert "cache" not in res.to_json()["config"]
+    names = {r["metric"] for r in result_rows(res, "run-x")}
+    assert not names & set(CACHE_COUNTERS)
+
+
+def _cached_result(src=UPGRADE_LOST, cache="mesi"):
+    prog, m = reference(src, 2, cache=cache)
+    raw = m.run()
+    return prog, m, build_result(dict(raw, fault=None), prog, Config(cores=2, mem_words=MEM, cache=cache))
+
+
+def test_json_and_records_carry_the_cache_counters():
+    _, m, res = _cached_result()
+    doc = res.to_json()
+    assert doc["config"]["cache"] == "mesi" and doc["config"]["line_words"] == 4
+    assert doc["cores"][1]["bus_rdx"] == 1 and doc["cores"][1]["coherence_misses"] == 1
+    rows = result_rows(res, "run-x", variant="/".join(variant_parts(2, "fifo", cache="mesi", cache_lines=64,
+                                                                    cache_ways=2, line_words=4,
+                                                                    cache_hit_latency=1)))
+    whole = {r["metric"]: r["value"] for r in rows if r["core"] == -1}
+    for k in CACHE_COUNTERS:   # the whole run sums the cores
+        assert whole[k] == sum(c[k] for c in res.cores), k
+    assert whole["invalidations_received"] == 2 and whole["bus_upgr"] == 1
+    assert rows[0]["variant"] == "mesi-64x2-w4"
+
+
+@pytest.mark.parametrize("shape", [("msi", 64, 2, 4, 1), ("dragon", 1, 1, 2, 3), ("moesi", 65536, 65536, 1024, 100)])
+def test_the_cache_variant_part_names_the_shape_and_reads_back(shape):
+    part = cache_part(*shape)
+    assert parse_cache_part(part) == dict(zip(("cache", "cache_lines", "cache_ways", "line_words",
+                                               "cache_hit_latency"), shape))
+    assert ("-h" in part) == (shape[4] != 1)
+    assert cache_part("none", 64, 2, 4, 1) == "" and parse_cache_part("round_robin") is None
+
+
+def test_the_run_table_shows_the_cache_counters(capsys):
+    _, _, res = _cached_result()
+    cmd_sim._print_table(res)
+    err = capsys.readouterr().err.splitlines()
+    at = next(i for i, ln in enumerate(err) if ln.startswith("MESI caches: 64 lines x 4 words, 2-way"))
+    head = err[at + 1].split()
+    assert head[:3] == ["core", "hits", "misses"]
+    rows = [dict(zip(["core", *CACHE_COUNTERS], map(int, ln.split()))) for ln in err[at + 2:at + 4]]
+    assert rows == [{"core": c["core"], **{k: c[k] for k in CACHE_COUNTERS}} for c in res.cores]
+    assert "D-1 cycles per bus transaction" in err[-1]
+
+
+def test_the_cacheless_run_table_has_no_cache_rows(capsys):
+    prog, m = reference(HANDOVER, 2)
+    res = build_result(dict(m.run(), fault=None), prog, Config(cores=2, mem_words=MEM))
+    cmd_sim._print_table(res)
+    err = capsys.readouterr().err
+    assert "caches" not in err and "BusRd" not in err and "L-1 = 1 cycle" in err
+
+
+def test_the_text_log_of_an_upgrade_turned_busrdx():
+    """The lines of cycles 12 and 13 of the upgrade test (test_caches_hand.py), by hand."""
+    prog, m, _ = _cached_result()
+    text = format_trace(m.trace, prog, 2).splitlines()
+    at = [ln for ln in text if ln.split()[0] in ("12", "13")]
+    assert [" ".join(ln.split()) for ln in at] == [
+        "12 0 0 3 st r2 x bus request",
+        "12 0 0 3 st r2 x <- 0 bus grant BusUpgr (waited 0, 1 cycle)",
+        "12 0 0 3 line 0: S -> M (BusUpgr by core 0)",
+        "12 1 0 3 st r2 x bus request",
+        "12 1 0 3 line 0: S -> I (BusUpgr by core 0)",
+        "13 0 1 4 trap r0 #0 halt",              # core 0's issue of cycle 13 comes before the grant
+        "13 0 1 3 line 0: M -> I (BusRdX by core 1)",
+        "13 1 1 3 st r2 x <- 1 bus grant BusRdX (waited 1, 4 cycles)",
+        "13 1 1 3 line 0: I -> M (BusRdX by core 1)",
+    ]
+    # the bus column follows each transaction's own bus time: core 1 holds it 13..16
+    assert [ln.split()[2] for ln in text[1:] if ln.split()[0] == "17"] == ["-"]
+
+
+def test_the_text_log_of_a_hit_and_a_silent_upgrade():
+    prog, m = reference("""
+.code 0
+  ld r1 x
+  st r1 x
+  trap r0 #0
+.data 0
+:x
+  5
+.end
+""", cache="mesi")
+    m.run()
+    text = [" ".join(ln.split()) for ln in format_trace(m.trace, prog, 2).splitlines()]
+    assert "5 0 - 1 st r1 x <- 5 cache hit" in text
+    assert "5 0 - 1 line 0: E -> M (PrWr)" in text
+
+
+def test_an_impossible_cache_shape_is_one_error():
+    with pytest.raises(S2mcError, match="power of two"):
+        ReferenceMachine([0], [], cache="mesi", cache_lines=3)
