@@ -12,8 +12,8 @@ from pathlib import Path
 import click
 
 from s2mc.isa import assemble, disassemble, disassemble_word, load_program, read_text
-from s2mc.isa.errors import S2mcError
-from s2mc.isa.outputs import STDOUT, write_output
+from s2mc.common.errors import S2mcError
+from s2mc.common.outputs import STDOUT, write_output
 from s2mc.simulator import CACHE_COUNTERS, CACHE_PARAMS, Machine, SimFault
 from s2mc.simulator.records import result_rows, variant_parts
 
@@ -54,7 +54,7 @@ def info(as_json):
 
 def info_rows(facts: dict) -> list[tuple[str, str]]:
     """`s2mc info` as (label, text) rows a person reads: each component built or not, and why."""
-    from s2mc.workloads.aes_host import cipher_title
+    from s2mc.workloads.cipher_host import cipher_title
     yes = lambda ok: "yes" if ok else "no"  # noqa: E731
     nat, cuda = facts["native"], facts["cuda"]
     rows = [("s2mc", f"{facts['s2mc']} (Python {facts['python']})"),
@@ -159,7 +159,7 @@ def _print_table(res) -> None:
 _CACHE_HEADS = {"cache_hits": "hits", "cache_misses": "misses", "coherence_misses": "coher",
                 "false_sharing_misses": "false sh", "bus_rd": "BusRd", "bus_rdx": "BusRdX", "bus_upgr": "BusUpgr",
                 "bus_upd": "BusUpd", "cache_to_cache": "c2c", "writebacks": "wbacks",
-                "invalidations_received": "inval rx"}
+                "invalidations_received": "inval rx", "hit_stall_cycles": "hit stall"}
 
 
 def _print_cache_table(res) -> None:

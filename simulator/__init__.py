@@ -12,12 +12,12 @@ import time
 from dataclasses import dataclass, field
 
 from s2mc.isa import Program, disassemble_word
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 from s2mc.isa.instructions import ADS_MAX
 from s2mc.isa.program import Stacks, stacks_problem
 
+from .counters import core_counters
 from .params import DEFAULTS, PARAMS, check
-from .reference import CACHE_STATS
 from .trace import Fanout, TraceFile, TraceList, format_trace
 
 # Shorthands derived from the one declaration of the machine parameters (simulator/params.toml).
@@ -33,20 +33,13 @@ DEFAULT_MEM_WORDS = PARAMS["mem_words"].default
 # described exactly as before they existed.
 CACHE_PARAMS = ("cache", "cache_lines", "cache_ways", "line_words", "cache_hit_latency")
 
-# Per-core counters, in the order the CLI and the records print them. A core's `cycles` is its
-# finish cycle (also named `finish_cycle`); `idle_cycles` the cycles from then to the end of the run
-# (total cycles - finish), in which it is neither working nor stalled nor waiting at a barrier.
-CORE_COUNTERS = ("instructions", "cycles", "stall_cycles", "bus_wait_cycles", "bus_busy_cycles",
-                 "mem_reads", "mem_writes", "mem_accesses", "sync_wait_cycles", "finish_cycle", "idle_cycles")
-
-#: Per-core counters of the caches (docs/timing-model.md, "Counters"): in a run's counters only when
-#: caches are on, after CORE_COUNTERS, so that a cacheless run reports exactly what it did before.
-CACHE_COUNTERS = CACHE_STATS
-
-
-def core_counters(cfg: "Config") -> tuple[str, ...]:
-    """The per-core counters a run with this configuration reports, in order."""
-    return CORE_COUNTERS + (CACHE_COUNTERS if cfg.cached else ())
+# Per-core counters of a run without caches, in the order the CLI and the records print them
+# (declared in simulator/counters.toml). A core's `cycles` is its finish cycle (also named
+# `finish_cycle`); `idle_cycles` the cycles from then to the end of the run (total cycles - finish),
+# in which it is neither working nor stalled nor waiting at a barrier.
+CORE_COUNTERS = core_counters(cached=False)
+#: The per-core counters only runs with caches report (after CORE_COUNTERS).
+CACHE_COUNTERS = tuple(k for k in core_counters(cached=True) if k not in CORE_COUNTERS)
 
 
 class SimFault(S2mcError):
@@ -117,7 +110,7 @@ class Result:
     def stats_frame(self):
         """Per-core counters as a pandas DataFrame, one row per core."""
         import pandas as pd
-        return pd.DataFrame(self.cores, columns=["core", *core_counters(self.config)]).set_index("core")
+        return pd.DataFrame(self.cores, columns=["core", *core_counters(self.config.cached)]).set_index("core")
 
     def to_json(self) -> dict:
         """The object `s2mc run --json` prints (docs/architecture.md)."""
@@ -138,16 +131,14 @@ def build_result(raw: dict, program: Program, cfg: Config) -> Result:
     """Turns an engine's raw result (fast binding or SystemC child) into a Result, or raises SimFault."""
     if raw["fault"] is not None:
         raise SimFault(fault_message(raw["fault"], cfg, program), raw["fault"], raw.get("trace"))
-    cores, names = [], core_counters(cfg)
+    cores = []
+    names = core_counters(cfg.cached)
     for i, c in enumerate(raw["cores"]):
-        if cfg.cached:   # bus_wait + Σ(D − 1) + hits × (H − 1): every cycle before the finish that
-            # is neither an instruction's first nor a barrier wait (docs/timing-model.md, "Counters")
-            stall = c["finish_cycle"] - c["instructions"] - c["sync_wait_cycles"]
-        else:
-            stall = c["bus_wait_cycles"] + (cfg.mem_latency - 1) * c["mem_accesses"]
-        row = {"core": i, "cycles": c["finish_cycle"], "idle_cycles": raw["cycles"] - c["finish_cycle"],
-               "finish_cycle": c["finish_cycle"], "stall_cycles": stall}
-        row.update({k: c[k] for k in names if k not in row})
+        # The derived counters (simulator/counters.toml): every bus cycle of a transaction beyond its
+        # first is a stall, so without caches stall_cycles is seed 003's bus wait + (L-1) x accesses.
+        row = {"cycles": c["finish_cycle"], "idle_cycles": raw["cycles"] - c["finish_cycle"],
+               "stall_cycles": c["bus_wait_cycles"] + c["bus_busy_cycles"] - c["mem_accesses"]
+               + c.get("hit_stall_cycles", 0), **c}
         cores.append({"core": i, **{k: row[k] for k in names}})
     events = [(cyc, core, text.decode("latin-1") if isinstance(text, bytes) else text)
               for cyc, core, text in raw["output"]]

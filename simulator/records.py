@@ -12,15 +12,14 @@ from __future__ import annotations
 
 import re
 
+from .counters import core_counters
 from .params import DEFAULTS, PARAMS
-from .reference import CACHE_STATS
 
-#: Counters recorded for every core and, summed over the cores, for the whole run (core -1).
+#: Counters recorded for every core and, summed over the cores, for the whole run (core -1), as
+#: simulator/counters.toml declares them (the cache counters join them in runs with caches).
 #: The whole run's cycles are the largest finish cycle, its finish_cycle the smallest (a core's
-#: finish_cycle is its cycles), and its bus busy cycles the bus's own count. A run with caches
-#: also records CACHE_STATS (the cache counters), summed over the cores for the whole run.
-COUNTERS = ("cycles", "instructions", "stall_cycles", "bus_wait_cycles", "bus_busy_cycles",
-            "sync_wait_cycles", "mem_reads", "mem_writes", "mem_accesses", "finish_cycle", "idle_cycles")
+#: finish_cycle is its cycles), and its bus busy cycles the bus's own count.
+COUNTERS = core_counters(cached=False)
 
 #: A cached run's variant part: protocol-<lines>x<ways>-w<line words>, then -h<hit latency> when it
 #: is not the default (`mesi-64x2-w4`, `dragon-1x1-w2-h3`).
@@ -71,9 +70,9 @@ def result_rows(result, run_id: str, *, experiment: str = "", workload: str = ""
     and its speed in MIPS (when the time is known). Per core: the counters.
     """
     cfg = result.config
-    counters = COUNTERS + (CACHE_STATS if cfg.cached else ())
     base = dict(run_id=run_id, experiment=experiment, source="sim", platform="s2", workload=workload,
                 variant=variant, engine=cfg.engine, cores=cfg.cores, bytes=nbytes, cipher=cipher)
+    counters = core_counters(cfg.cached)
     total = {k: sum(c[k] for c in result.cores) for k in counters}
     total["cycles"] = result.cycles
     total["finish_cycle"] = min(c["finish_cycle"] for c in result.cores)

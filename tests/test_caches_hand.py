@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from s2mc.isa import assemble
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 from s2mc.simulator import Machine
 from s2mc.simulator.reference import CACHE_STATS, ReferenceMachine
 
@@ -33,7 +33,8 @@ def observe(src: str, engine: str, **cfg) -> dict:
     if engine == "reference":
         m = ReferenceMachine(prog.code_image, prog.data_image, prog.entry, mem_words=MEM, trace=True, **cfg)
         raw = m.run()
-        return {"cycles": raw["cycles"], "cores": raw["cores"], "trace": m.trace}
+        cores = [dict(c, stall_cycles=stall) for c, stall in zip(raw["cores"], raw["stall_cycles"])]
+        return {"cycles": raw["cycles"], "cores": cores, "trace": m.trace}
     if engine == "systemc":
         from s2mc.simulator import systemc_engine
         if not systemc_engine.available():
@@ -57,6 +58,8 @@ def check(got: dict, cycles: int, *cores: dict) -> None:
         want = {**dict.fromkeys(CACHE_STATS, 0), **want}
         have = {k: got["cores"][i][k] for k in want}
         assert have == want, f"core {i}"
+        c = got["cores"][i]   # every cycle before the finish: an instruction's first, a stall or a barrier wait
+        assert c["stall_cycles"] == c["finish_cycle"] - c["instructions"] - c["sync_wait_cycles"]
 
 
 def states(got: dict) -> list[tuple]:
@@ -114,7 +117,7 @@ def test_hit_latency_adds_its_stall(engine):
     extra cycles are stalls: 4 (the fill) + 2 = 6."""
     got = observe(READ_WRITE, engine, cache="mesi", cache_hit_latency=3)
     check(got, 9, dict(finish_cycle=9, mem_accesses=1, bus_busy_cycles=5, stall_cycles=6,
-                       cache_hits=1, cache_misses=1, bus_rd=1))
+                       cache_hits=1, cache_misses=1, bus_rd=1, hit_stall_cycles=2))
 
 
 # -- two cores hand a line back and forth across barriers ------------------------------------------

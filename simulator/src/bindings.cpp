@@ -35,16 +35,13 @@ void check_range(const char* name, T v, uint64_t lo, uint64_t hi) {
 
 }  // namespace
 
-py::dict stats_to_dict(const CoreStats& s) {
+// The counters of simulator/counters.toml under their names; the cache group only with caches on.
+py::dict stats_to_dict(const CoreStats& s, bool cached) {
   py::dict c;
-  c["instructions"] = s.instructions;
-  c["finish_cycle"] = s.finish_cycle;
-  c["mem_reads"] = s.mem_reads;
-  c["mem_writes"] = s.mem_writes;
-  c["mem_accesses"] = s.mem_accesses;
-  c["bus_wait_cycles"] = s.bus_wait_cycles;
-  c["bus_busy_cycles"] = s.bus_busy_cycles;
-  c["sync_wait_cycles"] = s.sync_wait_cycles;
+#define S2_COUNTER_ITEM(name) c[#name] = s.name;
+  S2_BASE_COUNTERS(S2_COUNTER_ITEM)
+  if (cached) { S2_CACHE_COUNTERS(S2_COUNTER_ITEM) }
+#undef S2_COUNTER_ITEM
   return c;
 }
 
@@ -60,7 +57,7 @@ py::dict result_to_dict(const RunResult& r) {
   d["cycles"] = r.cycles;
   d["bus_busy_cycles"] = r.bus_busy_cycles;
   py::list cores;
-  for (const CoreStats& s : r.cores) cores.append(stats_to_dict(s));
+  for (const CoreStats& s : r.cores) cores.append(stats_to_dict(s, false));  // no caches yet
   d["cores"] = cores;
   d["output"] = output_to_list(r.output);
   if (r.fault.kind == FaultKind::NONE) {
@@ -153,7 +150,7 @@ PYBIND11_MODULE(_fast, m) {
            })
       .def("core_view", [](const FastEngine& e, int core) {
              const auto v = e.core_view(core);
-             return py::make_tuple(v.status, v.pc, v.t, v.req_addr, stats_to_dict(*v.stats));
+             return py::make_tuple(v.status, v.pc, v.t, v.req_addr, stats_to_dict(*v.stats, false));
            })
       .def("paused_at", &FastEngine::paused_at)
       .def("bus", [](const FastEngine& e) { return py::make_tuple(e.bus_free(), e.last_grant()); })
