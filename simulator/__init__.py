@@ -237,7 +237,7 @@ class Machine:
         if timeline is not None and timeline is not False:
             from .timeline import TimelineSink
             self._timeline = TimelineSink(program, cores, mem_latency, None if timeline is True else timeline,
-                                          *timeline_window)
+                                          *timeline_window, cache=cache, hit_latency=cache_hit_latency)
             sinks.append(self._timeline)
         self._trace = Fanout(sinks) if sinks else None
         if engine == "fast":

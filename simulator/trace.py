@@ -27,13 +27,26 @@ from s2mc.isa import Program, decode, disassemble_word
 from s2mc.common.errors import S2mcError
 from s2mc.common.outputs import Output
 
-# s2::TraceEvent: cycle u64, pc u32, core u16, kind u8, one padding byte, wait u64, address u32,
-# before i32, after i32, four padding bytes.
-RECORD = struct.Struct("=QIHBxQIii4x")
-KINDS = ("issue", "request", "grant", "sync", "resume", "halt")   # s2::TraceKind, in order
+# s2::TraceEvent: cycle u64, pc u32, core u16, kind u8, xact u8, wait u64, address u32, before i32,
+# after i32, span u32.
+RECORD = struct.Struct("=QIHBBQIiiI")
+KINDS = ("issue", "request", "grant", "sync", "resume", "halt", "hit", "xgrant", "state")   # s2::TraceKind
+# s2::Xact (a coherence transaction, or the cause of a state change) and s2::LineState, in order.
+XACTS = ("", "BusRd", "BusRdX", "BusUpgr", "BusUpd", "BusRd+BusUpd", "evict", "PrWr")
+STATES = ("I", "S", "E", "O", "M", "Sc", "Sm")
 
 INSTRUCTION_WIDTH = 36
 HEADER = f"{'cycle':>8}  {'core':>4}  {'bus':>3}  {'pc':>6}  {'instruction':<{INSTRUCTION_WIDTH}}event"
+
+
+def _event(cycle, pc, core, kind, xact, wait, address, before, after, span) -> tuple:
+    """The tuple of one record (docs/timing-model.md, "The event log with caches")."""
+    name = KINDS[kind]
+    if name == "xgrant":
+        return (cycle, core, pc, f"grant {XACTS[xact]} {span}", wait, address, before, after)
+    if name == "state":
+        return (cycle, core, pc, f"state {XACTS[xact]}", wait, address, STATES[before], STATES[after])
+    return (cycle, core, pc, name, wait, address, before, after)
 
 
 class _Decoder:
@@ -52,8 +65,7 @@ class _Decoder:
         return memoryview(chunk)[:whole]
 
     def __call__(self, chunk: bytes) -> list[tuple]:
-        return [(cycle, core, pc, KINDS[kind], wait, address, before, after)
-                for cycle, pc, core, kind, wait, address, before, after in RECORD.iter_unpack(self.whole(chunk))]
+        return [_event(*r) for r in RECORD.iter_unpack(self.whole(chunk))]
 
     def check_done(self) -> None:
         if self._rest:

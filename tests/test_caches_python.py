@@ -204,3 +204,69 @@ def test_the_text_log_of_a_hit_and_a_silent_upgrade():
 def test_an_impossible_cache_shape_is_one_error():
     with pytest.raises(S2mcError, match="power of two"):
         ReferenceMachine([0], [], cache="mesi", cache_lines=3)
+
+
+# -- the timeline with caches ------------------------------------------------------------------------
+def _timeline(src=UPGRADE_LOST, cache="mesi", **cfg):
+    from s2mc.simulator.timeline import timeline_of
+    prog, m = reference(src, 2, cache=cache, **cfg)
+    m.run()
+    return timeline_of(m.trace, 2, 2, program=prog, cache=cache, hit_latency=cfg.get("cache_hit_latency", 1))
+
+
+def test_the_timeline_bus_row_holds_each_transaction_for_its_bus_time():
+    """The upgrade test's bus (test_caches_hand.py): BusRd 0-4 and 5-9, BusUpgr 12, BusRdX 13-16;
+    the cores' states still add up to the run, bus hold to each core's bus_busy_cycles."""
+    from s2mc.simulator.timeline import BUS_HOLD
+    tl = _timeline()
+    assert [(iv.start, iv.end, iv.core, iv.xact) for iv in tl.bus()] == [
+        (0, 5, 0, "BusRd"), (5, 10, 1, "BusRd"), (12, 13, 0, "BusUpgr"), (13, 17, 1, "BusRdX")]
+    totals = tl.totals()
+    assert [sum(t) for t in totals] == [18, 18]
+    assert [t[BUS_HOLD] for t in totals] == [6, 9]
+
+
+def test_a_hit_is_executing_for_its_hit_latency():
+    from s2mc.simulator.timeline import EXECUTING
+    tl = _timeline(src="""
+.code 0
+  ld r1 x
+  ld r1 x
+  trap r0 #0
+.data 0
+:x
+  5
+.end
+""", cache_hit_latency=3)
+    core0 = [(iv.start, iv.end, iv.state) for iv in tl.intervals if iv.core == 0]
+    assert (5, 8, EXECUTING) in core0 and sum(e - s for s, e, _ in core0) == tl.end
+
+
+def test_the_timeline_writers_name_the_transactions(tmp_path):
+    """Perfetto JSON: a bus event per tenure named by its transaction; the page: the transactions in
+    its data and legend; the picture: a legend entry per transaction that occurs."""
+    import json
+    from s2mc.simulator.timeline import _figure, to_html, to_trace_events
+    tl = _timeline()
+    ev = to_trace_events(tl)
+    bus = [(e["ts"], e["dur"], e["name"], e["args"]["transaction"]) for e in ev["traceEvents"]
+           if e.get("cat") == "bus"]
+    assert bus == [(0, 5, "BusRd, core 0", "BusRd"), (5, 5, "BusRd, core 1", "BusRd"),
+                   (12, 1, "BusUpgr, core 0", "BusUpgr"), (13, 4, "BusRdX, core 1", "BusRdX")]
+    assert ev["otherData"]["cache"] == "mesi"
+    page = to_html(tl)
+    data = json.loads(page.split('id="data">', 1)[1].split("</script>", 1)[0])
+    assert data["cache"] == "mesi" and [data["xacts"][x] for x in data["bus"]["x"]] == \
+        ["BusRd", "BusRd", "BusUpgr", "BusRdX"]
+    labels = [t.get_text() for t in _figure(tl).axes[0].get_legend().get_texts()]
+    assert labels[-3:] == ["bus: BusRd", "bus: BusRdX", "bus: BusUpgr"]
+
+
+def test_a_cacheless_timeline_is_coloured_by_core():
+    from s2mc.simulator.timeline import _figure, to_trace_events
+    tl = _timeline(cache="none")
+    assert not tl.cached and {iv.xact for iv in tl.bus()} == {""}
+    assert all(e["name"].startswith("core ") and "transaction" not in e["args"]
+               for e in to_trace_events(tl)["traceEvents"] if e.get("cat") == "bus")
+    labels = [t.get_text() for t in _figure(tl).axes[0].get_legend().get_texts()]
+    assert not any(lb.startswith("bus:") for lb in labels)
