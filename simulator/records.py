@@ -10,40 +10,16 @@ the simulator does not import s2mc.analysis, so these are plain dicts with the s
 """
 from __future__ import annotations
 
-import re
+from s2mc.common.variants import cache_part, parse_cache_part  # noqa: F401 - parse_cache_part: for readers
 
 from .counters import core_counters
-from .params import DEFAULTS, PARAMS
+from .params import DEFAULTS
 
 #: Counters recorded for every core and, summed over the cores, for the whole run (core -1), as
 #: simulator/counters.toml declares them (the cache counters join them in runs with caches).
 #: The whole run's cycles are the largest finish cycle, its finish_cycle the smallest (a core's
 #: finish_cycle is its cycles), and its bus busy cycles the bus's own count.
 COUNTERS = core_counters(cached=False)
-
-#: A cached run's variant part: protocol-<lines>x<ways>-w<line words>, then -h<hit latency> when it
-#: is not the default (`mesi-64x2-w4`, `dragon-1x1-w2-h3`).
-CACHE_PART = re.compile(r"(?P<cache>%s)-(?P<cache_lines>\d+)x(?P<cache_ways>\d+)-w(?P<line_words>\d+)"
-                        r"(?:-h(?P<cache_hit_latency>\d+))?" % "|".join(c for c in PARAMS["cache"].choices if c != "none"))
-
-
-def cache_part(cache: str, cache_lines: int, cache_ways: int, line_words: int, cache_hit_latency: int) -> str:
-    """The variant part naming a cache configuration (CACHE_PART); empty for `none`."""
-    if cache == "none":
-        return ""
-    h = f"-h{cache_hit_latency}" if cache_hit_latency != DEFAULTS["cache_hit_latency"] else ""
-    return f"{cache}-{cache_lines}x{cache_ways}-w{line_words}{h}"
-
-
-def parse_cache_part(part: str) -> dict | None:
-    """The cache parameters a variant part names ({'cache': 'mesi', 'cache_lines': 64, ...}), or None."""
-    m = CACHE_PART.fullmatch(part)
-    if m is None:
-        return None
-    got = {k: (v if k == "cache" else int(v)) for k, v in m.groupdict().items() if v is not None}
-    got.setdefault("cache_hit_latency", DEFAULTS["cache_hit_latency"])
-    return got
-
 
 def variant_parts(mem_latency: int, arbitration: str, cache: str = DEFAULTS["cache"],
                   cache_lines: int = DEFAULTS["cache_lines"], cache_ways: int = DEFAULTS["cache_ways"],

@@ -270,3 +270,21 @@ def test_a_cacheless_timeline_is_coloured_by_core():
                for e in to_trace_events(tl)["traceEvents"] if e.get("cat") == "bus")
     labels = [t.get_text() for t in _figure(tl).axes[0].get_legend().get_texts()]
     assert not any(lb.startswith("bus:") for lb in labels)
+
+
+def test_the_variant_cache_part_default_is_the_declared_one():
+    """common.variants leaves -h out at the declared default hit latency (simulator/params.toml)."""
+    from s2mc.common.variants import DEFAULT_HIT_LATENCY
+    from s2mc.simulator.params import DEFAULTS
+    assert DEFAULT_HIT_LATENCY == DEFAULTS["cache_hit_latency"]
+
+
+def test_the_analysis_names_cache_configurations_in_words():
+    from s2mc.analysis.summaries import describe_variant, legend_labels
+    assert describe_variant("aes-128-ecb-enc", "ttable/interleaved/mesi-64x2-w4") == \
+        "ttable, MESI caches 64x2, 4-word lines"
+    assert describe_variant("false_sharing", "dragon-1x1-w2-h3") == \
+        "false_sharing, DRAGON caches 1x1, 2-word lines, hit 3"
+    labels, title = legend_labels([("aes-128-ecb-enc", "ttable/interleaved", 1024),
+                                   ("aes-128-ecb-enc", "ttable/interleaved/mesi-64x2-w4", 1024)])
+    assert (labels, title) == (["no caches", "MESI caches 64x2, 4-word lines"], "cache")
