@@ -127,17 +127,8 @@ def disasm(objfile):
 
 def load_any(path: str, opt: int):
     """A Program from .rz (compiled), .s (assembled) or .obj; a bundled example by name too."""
-    from s2mc.workloads.examples import resolve
-    path = resolve(path)
-    if path.endswith(".rz"):
-        source = read_text(path)
-        from s2mc.compiler import compile as compile_rz
-        return compile_rz(source, opt=opt, filename=path).program
-    if not path.endswith((".s", ".obj")):
-        raise S2mcError(f"{path}: expected a .rz, .s or .obj file")
-    if not Path(path).exists():
-        raise S2mcError(f"{path}: no such file (the bundled examples: `s2mc examples`)")
-    return load_program(path)
+    from s2mc.workloads.examples import load
+    return load(path, opt)
 
 
 def _print_table(res) -> None:
