@@ -295,14 +295,14 @@ class ReferenceMachine:
         core.next_issue = c + self.H
         return True
 
-    def change(self, c: int, owner: _Core, cause: _Core, way: _Line, new: str, why: str, pc: int | None = None) -> None:
+    def change(self, c: int, owner: _Core, cause: _Core, way: _Line, new: str, why: str) -> None:
         """Sets a line of owner's cache to `new`, logging the change under the owner's id: wait =
         the core whose access caused it, address = the line's base, before/after = the states."""
         old = way.state
         if old == new:
             return
         if self.trace is not None:
-            self.trace.append((c, owner.id, cause.pc if pc is None else pc, f"state {why}", cause.id,
+            self.trace.append((c, owner.id, cause.pc, f"state {why}", cause.id,
                                way.line * self.W, old, new))
         way.state = new
         if new == "I":
