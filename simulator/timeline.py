@@ -212,6 +212,7 @@ class TimelineBuilder:
         self._track(cycle, core, pc, kind)
         # a bus hold lasts L cycles, or with caches the transaction's own bus time D
         lat = np.where(kind == _XGRANT, span, self.latency)
+        xact = np.where(kind == _XGRANT, xact, 0)     # the field means nothing in other records
         ex = (kind == _ISSUE) | (kind == _SYNC) | (kind == _HALT)
         hit = kind == _HIT
         gr = (kind == _GRANT) | (kind == _XGRANT)

@@ -288,3 +288,24 @@ def test_the_analysis_names_cache_configurations_in_words():
     labels, title = legend_labels([("aes-128-ecb-enc", "ttable/interleaved", 1024),
                                    ("aes-128-ecb-enc", "ttable/interleaved/mesi-64x2-w4", 1024)])
     assert (labels, title) == (["no caches", "MESI caches 64x2, 4-word lines"], "cache")
+
+
+def test_the_page_with_caches_in_chromium(tmp_path):
+    """The upgrade test's page: the legend lists the transactions, and hovering the bus row at
+    cycle 13 names core 1's BusRdX and its 4 cycles."""
+    import re
+    from test_timeline import HOVER_PROBE, dump_dom
+    from s2mc.simulator.timeline import write_timeline
+    page = tmp_path / "caches.html"
+    write_timeline(_timeline(), page)
+    probe = tmp_path / "probe.html"
+    probe.write_text(page.read_text().replace("</body>", HOVER_PROBE % "[[13, 0], [12, 0]]"))
+    dom = dump_dom(tmp_path, probe)
+    assert "data-error" not in dom
+    legend = re.search(r'<div id="legend">(.*?)</div>', dom, re.S).group(1)
+    assert "bus row, by transaction:" in legend
+    assert [t for t in re.findall(r'class="item xact"><span class="sw"[^>]*></span>([^<]+)', legend)] == \
+        ["BusRd", "BusRdX", "BusUpgr"]
+    tips = re.search(r'<pre id="probe">(.*?)</pre>', dom, re.S).group(1).split("\n@@\n")
+    assert tips[0].splitlines()[1] == "bus: BusRdX (4 cycles), held by core 1"
+    assert tips[1].splitlines()[1] == "bus: BusUpgr (1 cycle), held by core 0"
