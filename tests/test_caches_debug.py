@@ -70,7 +70,7 @@ def test_cache_of_an_address_names_the_cores_holding_its_line():
 def test_cache_errors_are_one_line():
     d, out, err = session(HANDOVER, cores=2)
     d.execute("cache")
-    assert err == ["this machine has no caches (run s2mc debug with --cache msi|mesi|moesi|dragon)"] and not out
+    assert err == ["cache: this machine has no caches (run s2mc debug with --cache msi|mesi|moesi|dragon)"] and not out
     d, out, err = session(HANDOVER, cores=2, cache="msi")
     for bad, why in [("cache core", "usage: cache core N"), ("cache core 5", "core 5 does not exist (0..1)"),
                      ("cache nowhere", "no data label 'nowhere' in the program"),
