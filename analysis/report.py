@@ -389,6 +389,15 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
                                 "both have):"))
             b.append(Block("table", table=t.reset_index().fillna("–")))
 
+    coh_text, coh_tables = summaries.coherence_native(ours_d)
+    if coh_text or coh_tables:
+        b.append(Block("p", "**Cache coherence on this CPU** (`s2mc coherence-native`, docs/caches-lab.md): "
+                            "false sharing (counters packed in one line against a line apart), a line handed "
+                            "between two cores, and spin locks. Each figure is the median of its runs."))
+        for text in coh_text:
+            b.append(Block("p", text))
+        for t in coh_tables.values():
+            b.append(Block("table", table=t))
     _seeds_native_blocks(b, ours_d, ref)
     if (ours_d["experiment"] == "seed002_cpu").any() if len(ours_d) else False:   # issue 16
         from s2mc.analysis import seeds_native as sn

@@ -42,6 +42,8 @@ def info(as_json):
 
     facts["engines"] = {"fast": True, "systemc": systemc_engine.available()}
     facts["native"] = native.info()
+    from s2mc.workloads.native import coherence
+    facts["coherence"] = coherence.info()
     facts["cuda"] = gpu.status()
     from s2mc.gpu import opencl
     facts["opencl"] = opencl.status()
@@ -73,6 +75,11 @@ def info_rows(facts: dict) -> list[tuple[str, str]]:
             rows.append(("", f"{cipher_title(cipher)}: {', '.join(names) or 'none this CPU runs'}"))
     else:
         rows.append(("native AES", f"not built ({nat.get('error', 'unknown reason')})"))
+    coh = facts.get("coherence")
+    if coh:   # s2mc coherence-native
+        rows.append(("coherence", f"built; threads pinned to CPUs {', '.join(map(str, coh['cpus']))}; cache line "
+                                  f"{coh['line_bytes']} bytes" if coh.get("built")
+                     else f"not built ({coh.get('error', 'unknown reason')})"))
     if cuda.get("gpu_present"):
         rows.append(("CUDA", f"built; GPU: {', '.join(map(str, cuda['devices']))}"))
     else:
