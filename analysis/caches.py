@@ -20,9 +20,12 @@ METRICS = ["cycles", "instructions", "stall_cycles", "mem_accesses", "bus_utilis
 #: Protocols in the order the tables list them; `none` is the cacheless machine.
 ORDER = ["none", "msi", "mesi", "moesi", "dragon"]
 #: The lab programs (workloads/asm/) whose runs get tables of their own, and what they show.
-LAB = {"false_sharing": "two cores' counters in one line", "false_sharing_padded": "the counters a line apart",
+LAB = {"false_sharing": "every core's counter one word from the next core's",
        "spin_lock": "TAS: xchg in the loop", "ttas_lock": "TTAS: spin on a load, then xchg",
-       "ticket_lock": "ticket lock", "ping_pong": "a line handed back and forth"}
+       "ticket_lock": "ticket lock: take a ticket (an xchg-guarded dispenser), then spin on a load",
+       "ping_pong": "a line handed back and forth"}
+#: The locks compared in one table, in this order.
+LOCKS = ["spin_lock", "ttas_lock", "ticket_lock"]
 
 
 def split_variant(variant: str) -> tuple[str, str]:
@@ -121,6 +124,39 @@ def _knee(runs: pd.DataFrame) -> list[str]:
     return out
 
 
+def _locks(runs: pd.DataFrame) -> list[tuple]:
+    """TAS against TTAS against the ticket lock as cores grow, under each protocol: cycles, and the
+    invalidations every core received (the storm a TAS lock makes)."""
+    locks = runs[runs["workload"].isin(LOCKS)]
+    if locks["workload"].nunique() < 2:
+        return []
+    locks = locks.assign(lock=pd.Categorical(locks["workload"], LOCKS, ordered=True))
+    out = [("p", "**Spin locks as cores grow** (" + "; ".join(f"{w}: {LAB[w]}" for w in LOCKS
+                                                          if w in set(locks["workload"])) + "), cycles:")]
+    for value, fmt, what in [("cycles", "{:,.0f}", None),
+                             ("invalidations_received", "{:,.0f}", "Invalidations received, summed over the cores "
+                                                                   "(the invalidation storm of a TAS lock):")]:
+        if what:
+            out.append(("p", what))
+        t = locks.pivot_table(index=["lock", "protocol"], columns="cores", values=value, aggfunc="median",
+                              observed=True)
+        if value != "cycles":
+            t = t.drop(index=[i for i in t.index if i[1] == "none"])
+        t = t.apply(lambda col: col.map(lambda v: "–" if pd.isna(v) else fmt.format(v)))
+        t.columns = [f"{int(c)} core{'s' if c != 1 else ''}" for c in t.columns]
+        out.append(("table", t.reset_index().rename(columns={"protocol": "caches"})))
+    top = int(locks["cores"].max())
+    at = locks[locks["cores"] == top].groupby(["protocol", "lock"], observed=True)["cycles"].median()
+    for proto in at.index.get_level_values(0).unique():
+        row = at[proto]
+        if len(row) > 1:
+            best, worst = row.idxmin(), row.idxmax()
+            out.append(("p", f"On {top} cores with {'no caches' if proto == 'none' else proto.upper() + ' caches'}, "
+                             f"{best} is the fastest ({row[best]:,.0f} cycles) and {worst} the slowest "
+                             f"({row[worst] / row[best]:.2f}x as long)."))
+    return out
+
+
 def report_parts(df: pd.DataFrame) -> list[tuple]:
     """The section's paragraphs and tables: ("p", text) and ("table", DataFrame)."""
     runs = cache_runs(df)
@@ -143,4 +179,4 @@ def report_parts(df: pd.DataFrame) -> list[tuple]:
                            "miss is on a line the core lost to another core's write, a false-sharing one on a word "
                            "that core did not write):"))
         parts.append(("table", _comparison(g, top)))
-    return parts
+    return parts + _locks(runs)

@@ -326,6 +326,10 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
     b.append(Block("h2", "2b. Caches and coherence: MSI, MESI, MOESI and Dragon against no caches"))
     for part in caches.report_parts(ours_d):
         b.append(Block("table", table=part[1]) if part[0] == "table" else Block("p", part[1]))
+    native_coherence, _ = summaries.coherence_native(ours_d)
+    if native_coherence:   # real hardware beside the simulated machine
+        b.append(Block("p", "The same effects on this CPU (`s2mc coherence-native`; its tables are in section 4): "
+                            + " ".join(native_coherence)))
 
     # 3. model
     b.append(Block("h2", "3. The bus-contention model (machine repairman)"))

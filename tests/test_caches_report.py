@@ -36,7 +36,7 @@ def test_the_section_compares_protocols_with_the_runs_counters():
         got = runs[(runs["protocol"] == cache) & (runs["cores"] == cores)].iloc[0]
         assert got["speedup"] == one / res.cycles
     parts = caches.report_parts(df)
-    assert parts[0] == ("p", "**false_sharing**: two cores' counters in one line")
+    assert parts[0] == ("p", f"**false_sharing**: {caches.LAB['false_sharing']}")
     speed = parts[2][1]
     assert list(speed["caches"]) == ["none", "mesi", "dragon"]
     assert speed.loc[1, "2 cores"] == f"{one / results['mesi', 2].cycles:.2f}"
@@ -69,5 +69,49 @@ def test_the_report_has_the_caches_section(tmp_path):
     out = report.build([path], tmp_path / "report")
     md = out["md"].read_text()
     section = md.split("## 2b. Caches and coherence", 1)[1].split("\n## ", 1)[0]
-    assert "**false_sharing**: two cores' counters in one line" in section
+    assert f"**false_sharing**: {caches.LAB['false_sharing']}" in section
     assert "| msi |" in section and "| none |" in section
+
+
+TAS = """
+.code 0
+  mov r2 #lock
+:try
+  mov r1 #1
+  xchg r1 r2
+  jt r1 try
+  st r0 lock
+  trap r0 #0
+.data 0
+:lock
+  0
+.end
+"""
+TTAS = TAS.replace(":try\n", ":try\n  ld r3 lock\n  jt r3 try\n")
+
+
+def test_the_locks_table_compares_the_locks_per_protocol():
+    """Two stand-in locks run on the reference model under none and MESI on 1 and 2 cores: the
+    table's cells are the runs' cycles and invalidations, and the sentence names the faster."""
+    rows, cycles, inval = [], {}, {}
+    for workload, src in [("spin_lock", TAS), ("ttas_lock", TTAS)]:
+        for cache in ("none", "mesi"):
+            for cores in (1, 2):
+                prog = assemble(src)
+                m = ReferenceMachine(prog.code_image, prog.data_image, prog.entry, cores=cores, mem_words=MEM,
+                                     cache=cache)
+                res = build_result(dict(m.run(), fault=None), prog, Config(cores=cores, mem_words=MEM, cache=cache))
+                variant = "/".join(variant_parts(2, "fifo", cache, 64, 2, 4, 1))
+                rows += result_rows(res, records.new_run_id("run"), workload=workload, variant=variant)
+                cycles[workload, cache, cores] = res.cycles
+                inval[workload, cache, cores] = sum(c.get("invalidations_received", 0) for c in res.cores)
+    parts = caches.report_parts(records.make_records(rows))
+    at = next(i for i, p in enumerate(parts) if p[0] == "p" and p[1].startswith("**Spin locks as cores grow**"))
+    t = parts[at + 1][1].set_index(["lock", "caches"])
+    for (w, cache, cores), c in cycles.items():
+        assert t.loc[(w, cache), f"{cores} core{'s' if cores > 1 else ''}"] == f"{c:,}"
+    t = parts[at + 3][1].set_index(["lock", "caches"])
+    assert ("spin_lock", "none") not in t.index
+    assert t.loc[("spin_lock", "mesi"), "2 cores"] == f"{inval['spin_lock', 'mesi', 2]:,}"
+    fast = min(("spin_lock", "ttas_lock"), key=lambda w: cycles[w, "mesi", 2])
+    assert any(p[0] == "p" and p[1].startswith(f"On 2 cores with MESI caches, {fast} is the fastest") for p in parts[at:])
