@@ -309,3 +309,14 @@ def test_the_page_with_caches_in_chromium(tmp_path):
     tips = re.search(r'<pre id="probe">(.*?)</pre>', dom, re.S).group(1).split("\n@@\n")
     assert tips[0].splitlines()[1] == "bus: BusRdX (4 cycles), held by core 1"
     assert tips[1].splitlines()[1] == "bus: BusUpgr (1 cycle), held by core 0"
+
+
+def test_the_text_log_of_an_eviction():
+    """The victim test (test_caches_hand.py) at cycle 3: the fill's grant, the dirty victim's
+    eviction, then the fill's own state change."""
+    from test_caches_hand import VICTIM
+    prog, m = reference(VICTIM, cache="msi", cache_lines=1, cache_ways=1, line_words=2)
+    m.run()
+    text = [" ".join(ln.split()) for ln in format_trace(m.trace, prog, 2).splitlines() if ln.split()[0] == "3"]
+    assert text == ["3 0 0 1 ld r1 b bus request", "3 0 0 1 ld r1 b = 0 bus grant BusRd (waited 0, 6 cycles)",
+                    "3 0 0 1 line 0: M -> I (evict)", "3 0 0 1 line 2: I -> S (BusRd by core 0)"]
