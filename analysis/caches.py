@@ -69,6 +69,11 @@ def cache_runs(df: pd.DataFrame) -> pd.DataFrame:
     return w.sort_values(["workload", "base", "bytes", "protocol", "cores"]).reset_index(drop=True)
 
 
+def speedup_table(runs: pd.DataFrame) -> pd.DataFrame:
+    """One program's speedup over its cacheless 1-core run: a row per protocol, a column per core count."""
+    return _pivot(runs, "speedup", lambda v: f"{v:.2f}")
+
+
 def _pivot(runs: pd.DataFrame, value: str, fmt) -> pd.DataFrame:
     t = runs.pivot_table(index="protocol", columns="cores", values=value, aggfunc="median", observed=True)
     out = t.apply(lambda col: col.map(lambda v: "–" if pd.isna(v) else fmt(v)))
@@ -170,7 +175,7 @@ def report_parts(df: pd.DataFrame) -> list[tuple]:
         what = LAB.get(str(workload))
         parts.append(("p", f"**{name}**" + (f": {what}" if what else "")))
         parts.append(("p", "Speedup over the same program on one cacheless core (rows: the caches):"))
-        parts.append(("table", _pivot(g, "speedup", lambda v: f"{v:.2f}")))
+        parts.append(("table", speedup_table(g)))
         if g["cores"].nunique() > 2:
             for text in _knee(g):
                 parts.append(("p", text))
