@@ -91,7 +91,7 @@ COLUMN_DOCS: dict[str, str] = {
                "`kernel-ttable-shared/device-resident`. For reference rows: the paper's own label "
                "of the column (`sequential`, `openmp`, `gpu`, `total`, `encryption-only`, ...).",
     "engine": "Simulator engine (`fast`, `systemc`; `replay`: a traced run replayed on a bus the engines "
-              "lack, s2mc.experiments.fidelity), native runtime (`openmp`, `openssl`), GPU "
+              "lack, s2mc.simulator.replay_bus), native runtime (`openmp`, `openssl`), GPU "
               "runtime (`cuda`, `opencl`); empty when not applicable.",
     "cores": "Number of simulated cores, CPU threads, or GPU devices used by the run.",
     "core": "The core/thread the row describes, 0-based; -1 for the whole run.",

@@ -378,7 +378,7 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
     fig(plots.throughput_vs_size(ours_d, ref, out / "throughput_vs_size.png"),
         "Throughput against data size: this host (thick solid lines) beside the seeds' curves (thin dashed "
         "lines, stars)", b, "no data")
-    _seed002_gpu_blocks(b, ours_d, out, fig)   # issue 16: seed 002 Figs. 11-16 and Table 2
+    _seed002_gpu_blocks(b, ours_d, out, fig)   # seed 002 Figs. 11-16 and Table 2
     s000 = ours_d[ours_d["experiment"] == "seed000_block_sizes"]
     if len(s000):
         t = derive.compare(s000, ref[ref["experiment"] == "seed000_table1"], "seconds",
@@ -403,7 +403,7 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
         for t in coh_tables.values():
             b.append(Block("table", table=t))
     _seeds_native_blocks(b, ours_d, ref)
-    if (ours_d["experiment"] == "seed002_cpu").any() if len(ours_d) else False:   # issue 16
+    if (ours_d["experiment"] == "seed002_cpu").any() if len(ours_d) else False:
         from s2mc.analysis import seeds_native as sn
         b.append(Block("p", "**Seed 002 Figure 10 (ciphers x threads on a Core i7-2600K) beside this host**"))
         for text in sn.seed002_sentences(ours_d, ref):

@@ -71,7 +71,7 @@ def info_rows(facts: dict) -> list[tuple[str, str]]:
         rows += [("native AES", f"built; best {nat['best']}; this CPU runs {', '.join(have)}"
                                 + (f" (not {', '.join(lack)})" if lack else "")),
                  ("", f"OpenMP threads {nat['max_threads']}; {nat['openssl']}")]
-        for cipher, names in (nat.get("ciphers") or {}).items():   # issue 16: Camellia beside AES
+        for cipher, names in (nat.get("ciphers") or {}).items():   # Camellia beside AES
             rows.append(("", f"{cipher_title(cipher)}: {', '.join(names) or 'none this CPU runs'}"))
     else:
         rows.append(("native AES", f"not built ({nat.get('error', 'unknown reason')})"))

@@ -7,10 +7,10 @@ s2mc.workloads.cipher_sim.grid.AesGrid, s2mc.workloads.native.grid.NativeGrid, s
 tables it is compared with. `run` runs one through those libraries and writes its records, the
 `experiment` column set to the experiment's name, with a manifest.
 
-    from s2mc.experiments import registry as experiments
-    exp = experiments.get("seed003_grid")
+    from s2mc.experiments import registry
+    exp = registry.get("seed003_grid")
     exp.grids_for(quick=True)                          # [AesGrid(cores=(1, 2, 3, 4), ...)]
-    path, n = experiments.run("seed003_grid", "results/")   # results/seed003_grid.parquet
+    path, n = registry.run("seed003_grid", "results/")   # results/seed003_grid.parquet
 """
 from __future__ import annotations
 

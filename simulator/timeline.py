@@ -1,4 +1,4 @@
-"""The timeline of a run (issue 13): what every core and the bus do in every cycle, made from the
+"""The timeline of a run: what every core and the bus do in every cycle, made from the
 streamed event log (s2mc.simulator.trace) and written as a page, a Perfetto trace or a picture.
 
     events -> intervals (TimelineBuilder) -> Timeline -> writers (.html, .json, .png, .svg)

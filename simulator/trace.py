@@ -2,7 +2,7 @@
 
 Both engines hand the log over as it is made, in batches of raw records (s2::TraceEvent,
 simulator/include/s2mc/trace.h), already in order; they hold only a bounded number of events
-(issue 12: a 4-million-cycle run used to keep 1.6 GB). A sink is any callable taking such a batch:
+(a 4-million-cycle run used to keep 1.6 GB). A sink is any callable taking such a batch:
 
 - TraceList keeps the events as tuples (Result.trace, for small runs and tests);
 - TraceFile formats them straight into a file through s2mc.common.outputs (atomic: the file appears

@@ -1,4 +1,4 @@
-"""What the commands print is meant for people (issue 13 part 4): `s2mc info` as a table, the run
+"""What the commands print is meant for people: `s2mc info` as a table, the run
 summary's legend of stalls against bus waits (and that the legend's arithmetic is true), the native
 benchmark's header and legend, and a real simulation rate instead of "0 MIPS"."""
 import re

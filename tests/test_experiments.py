@@ -102,7 +102,7 @@ def test_demo_runs_the_experiments_in_process(monkeypatch, tmp_path):
     from s2mc.experiments import seeds_native   # seeds 001/004 on this host: a tiny form here
     monkeypatch.setattr(seeds_native, "measure_quick",
                         lambda: seeds_native.measure([256 << 10], [1024], min_seconds=0, min_reps=1))
-    measure_seed002 = seeds_native.measure_seed002   # seed 002 Figure 10 (issue 16): tiny too
+    measure_seed002 = seeds_native.measure_seed002   # seed 002 Figure 10: tiny too
     monkeypatch.setattr(seeds_native, "measure_seed002_quick",
                         lambda: measure_seed002(4096, threads=(1, 2), min_seconds=0, min_reps=1))
     res = CliRunner().invoke(cli, ["demo", "--results", str(tmp_path / "res"), "--out", str(tmp_path / "rep"),

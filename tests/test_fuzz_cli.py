@@ -1,4 +1,4 @@
-"""Permanent fuzz suite for the option values of every `s2mc` command (issue 12, docs/reliability.md,
+"""Permanent fuzz suite for the option values of every `s2mc` command (docs/reliability.md,
 "Command-line options").
 
 For each command, hypothesis picks one or two of its options (its argument too) and gives each a
