@@ -37,6 +37,10 @@ CACHE_PARAMS = ("cache", "cache_lines", "cache_ways", "line_words", "cache_hit_l
 # (total cycles - finish), in which it is neither working nor stalled nor waiting at a barrier.
 CORE_COUNTERS = ("instructions", "cycles", "stall_cycles", "bus_wait_cycles", "bus_busy_cycles",
                  "mem_reads", "mem_writes", "mem_accesses", "sync_wait_cycles", "finish_cycle", "idle_cycles")
+# The caches' per-core counters (docs/timing-model.md, "Counters"): after CORE_COUNTERS, only when
+# caches are on.
+CACHE_COUNTERS = ("cache_hits", "cache_misses", "coherence_misses", "false_sharing_misses", "bus_rd", "bus_rdx",
+                  "bus_upgr", "bus_upd", "cache_to_cache", "writebacks", "invalidations_received")
 
 
 class SimFault(S2mcError):
@@ -129,12 +133,16 @@ def build_result(raw: dict, program: Program, cfg: Config) -> Result:
     if raw["fault"] is not None:
         raise SimFault(fault_message(raw["fault"], cfg, program), raw["fault"], raw.get("trace"))
     cores = []
+    counters = CORE_COUNTERS + (CACHE_COUNTERS if cfg.cached else ())
     for i, c in enumerate(raw["cores"]):
+        # With caches an access takes H or D cycles, not L: every cycle of a core before its finish
+        # is an instruction's first cycle, a stall or a barrier wait (docs/timing-model.md).
+        stall = (c["finish_cycle"] - c["instructions"] - c["sync_wait_cycles"] if cfg.cached else
+                 c["bus_wait_cycles"] + (cfg.mem_latency - 1) * c["mem_accesses"])
         row = {"core": i, "cycles": c["finish_cycle"], "idle_cycles": raw["cycles"] - c["finish_cycle"],
-               "finish_cycle": c["finish_cycle"],
-               "stall_cycles": c["bus_wait_cycles"] + (cfg.mem_latency - 1) * c["mem_accesses"]}
-        row.update({k: c[k] for k in CORE_COUNTERS if k not in row})
-        cores.append({"core": i, **{k: row[k] for k in CORE_COUNTERS}})
+               "finish_cycle": c["finish_cycle"], "stall_cycles": stall}
+        row.update({k: c[k] for k in counters if k not in row})
+        cores.append({"core": i, **{k: row[k] for k in counters}})
     events = [(cyc, core, text.decode("latin-1") if isinstance(text, bytes) else text)
               for cyc, core, text in raw["output"]]
     return Result(cycles=raw["cycles"], instructions=sum(c["instructions"] for c in cores),
@@ -210,8 +218,6 @@ class Machine:
         self.config = Config(cores, mem_latency, arbitration, max_cycles, mem_words, engine,
                              cache, cache_lines, cache_ways, line_words, cache_hit_latency)
         self.config.check()
-        if self.config.cached:   # the engines learn the caches next (docs/timing-model.md, "Caches")
-            raise S2mcError(f"cache {cache}: the {engine} engine does not simulate caches yet")
         # Sizes and the entry are checked before any image is built: a Program made in Python can
         # name any address, and a list of that many words would exhaust memory first.
         if not 0 <= program.entry <= ADS_MAX:
@@ -238,7 +244,8 @@ class Machine:
         if engine == "fast":
             from . import _fast
             self._engine = _fast.Engine(code, data, program.entry, cores, mem_latency, arbitration,
-                                        max_cycles, mem_words, *(stacks or (0, 0, 0)))
+                                        max_cycles, mem_words, *(stacks or (0, 0, 0)), cache, cache_lines,
+                                        cache_ways, line_words, cache_hit_latency)
             if self._trace is not None:
                 self._engine.enable_trace(self._trace)
         else:
@@ -264,6 +271,17 @@ class Machine:
 
     def registers(self, core: int = 0) -> list[int]:
         return list(self._engine.registers(core))
+
+    def cache(self, core: int = 0) -> list[tuple[int, str, int] | None]:
+        """Core's data cache now, slot by slot (slot = set x ways + way): (the line's base address,
+        its state, its last use on the cache's LRU clock), or None for an invalid slot; [] without
+        caches."""
+        if not 0 <= core < self.config.cores:
+            raise S2mcError(f"core {core} is not one of the {self.config.cores} cores")
+        if self.config.engine != "fast":
+            raise S2mcError("the caches' lines can be read from the fast engine only (the systemc engine "
+                            "shows them in its VCD waveforms)")
+        return [tuple(s) if s is not None else None for s in self._engine.cache(core)]
 
     def _run_engine(self) -> dict:
         """The engine's raw result; the trace sink is finished here: a trace file is kept when the
@@ -299,4 +317,4 @@ def run(program: Program, **config) -> Result:
     return Machine(program, **config).run()
 
 
-__all__ = ["format_trace", "ARBITRATIONS", "CORE_COUNTERS", "Config", "ENGINES", "Machine", "Result", "SimFault", "run"]
+__all__ = ["format_trace", "ARBITRATIONS", "CACHE_COUNTERS", "CORE_COUNTERS", "Config", "ENGINES", "Machine", "Result", "SimFault", "run"]

@@ -91,7 +91,6 @@ void FastEngine::run_free_impl(int id, uint64_t bound) {
   Core& c = cores_[id];
   const uint32_t n = static_cast<uint32_t>(prog_.size());
   const uint32_t mem_words = cfg_.mem_words;
-  const uint64_t L = static_cast<uint64_t>(cfg_.mem_latency);
   const int ncores = cfg_.cores;
   const StackGuard guard = Guard ? StackGuard(stacks_, id) : StackGuard();
   int32_t* r = c.r;

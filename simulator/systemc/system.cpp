@@ -32,6 +32,7 @@ s2_system::s2_system(sc_module_name name, run_control& ctl)
     s2_core& c = cores[i];
     c.bus(bus);
     c.barrier(barrier);
+    c.line_data(memory);
     c.request(request[i]);
     c.stall(stall[i]);
     c.waiting(waiting[i]);

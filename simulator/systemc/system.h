@@ -29,6 +29,7 @@ class s2_system : public sc_core::sc_module {
   void close_trace();
   // The run's result in the engines' common shape (after sc_start() returns).
   s2::RunResult result() const;
+  const s2::Caches& caches() const { return m_ctl.caches; }
 
   s2_memory memory;
   s2_arbiter arbiter;

@@ -100,7 +100,7 @@ class FastEngine {
   }
   void log(uint64_t cycle, uint32_t pc, int id, TraceKind kind, uint64_t wait, uint32_t address = 0,
            int32_t before = 0, int32_t after = 0) {
-    trace_->push({cycle, pc, static_cast<uint16_t>(id), kind, wait, address, before, after});
+    trace_->push({cycle, pc, static_cast<uint16_t>(id), kind, 0, wait, address, before, after, 0});
   }
   template <bool Cached> uint64_t access(int id, const Uop& u, uint32_t addr, uint64_t t_req, uint64_t g, uint32_t& pc);
   // The state changes the caches made in the last lookup or transaction of core id, caused by its
