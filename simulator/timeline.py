@@ -136,11 +136,13 @@ class Timeline:
 
 # The interval columns the builder keeps (int64 arrays; address -1: no access).
 _CORE, _START, _END, _STATE, _PC, _WAIT, _ADDRESS, _BEFORE, _AFTER = range(9)
-_ISSUE, _REQUEST, _GRANT, _SYNC, _RESUME, _HALT = range(len(KINDS))
+# With caches: a hit (drawn as executing), a coherence transaction's grant (held for its span D)
+# and a state change (not drawn).
+_ISSUE, _REQUEST, _GRANT, _SYNC, _RESUME, _HALT, _HIT, _XGRANT, _CHANGE = range(len(KINDS))
 # A raw record (s2::TraceEvent) as numpy reads it, field for field as trace.RECORD.
-_RECORD_DTYPE = np.dtype([("cycle", "=u8"), ("pc", "=u4"), ("core", "=u2"), ("kind", "u1"), ("pad", "u1"),
+_RECORD_DTYPE = np.dtype([("cycle", "=u8"), ("pc", "=u4"), ("core", "=u2"), ("kind", "u1"), ("xact", "u1"),
                           ("wait", "=u8"), ("address", "=u4"), ("before", "=i4"), ("after", "=i4"),
-                          ("pad2", "=u4")])
+                          ("span", "=u4")])
 assert _RECORD_DTYPE.itemsize == RECORD.size
 
 
@@ -173,20 +175,29 @@ class TimelineBuilder:
         if not events:
             return
         kind = {k: i for i, k in enumerate(KINDS)}
-        rows = [(e[0], e[1], e[2], kind[e[3]], e[4], *(e[5:8] if len(e) > 5 else (-1, 0, 0))) for e in events]
-        self._add(*np.array(rows, dtype=np.int64).T)
+
+        def row(e):
+            name = e[3]
+            if name.startswith("grant "):       # a coherence transaction: `grant T D`
+                return (e[0], e[1], e[2], _XGRANT, e[4], e[5], e[6], e[7], int(name.rsplit(" ", 1)[1]))
+            if name.startswith("state "):       # before/after are state names: not drawn
+                return (e[0], e[1], e[2], _CHANGE, e[4], e[5], 0, 0, 0)
+            return (e[0], e[1], e[2], kind[name], e[4], *(e[5:8] if len(e) > 5 else (-1, 0, 0)), 0)
+        self._add(*np.array([row(e) for e in events], dtype=np.int64).T)
 
     def add_records(self, raw) -> None:
         """Whole raw records (s2::TraceEvent), as the engines hand them over."""
         r = np.frombuffer(raw, dtype=_RECORD_DTYPE)
         if len(r):
             self._add(*(r[f].astype(np.int64) for f in ("cycle", "core", "pc", "kind", "wait", "address",
-                                                        "before", "after")))
+                                                        "before", "after", "span")))
 
-    def _add(self, cycle, core, pc, kind, wait, address, before, after) -> None:
+    def _add(self, cycle, core, pc, kind, wait, address, before, after, span) -> None:
+        grant = kind == _XGRANT
+        kind = np.where(grant, _GRANT, kind)
         self._track(cycle, core, pc, kind)
-        lat = self.latency
-        ex = (kind == _ISSUE) | (kind == _SYNC) | (kind == _HALT)
+        lat = np.where(grant, span, self.latency)
+        ex = (kind == _ISSUE) | (kind == _SYNC) | (kind == _HALT) | (kind == _HIT)
         gr = kind == _GRANT
         gw = gr & (wait > 0)
         rs = (kind == _RESUME) & (wait > 0)
@@ -198,7 +209,7 @@ class TimelineBuilder:
             (core[ex], cycle[ex], cycle[ex] + 1, state(ex, EXECUTING), pc[ex], zero(ex), none(ex), zero(ex), zero(ex)),
             (core[gw], cycle[gw] - wait[gw], cycle[gw], state(gw, BUS_WAIT), pc[gw], wait[gw], address[gw],
              before[gw], after[gw]),
-            (core[gr], cycle[gr], cycle[gr] + lat, state(gr, BUS_HOLD), pc[gr], wait[gr], address[gr], before[gr],
+            (core[gr], cycle[gr], cycle[gr] + lat[gr], state(gr, BUS_HOLD), pc[gr], wait[gr], address[gr], before[gr],
              after[gr]),
             (core[rs], cycle[rs] - wait[rs], cycle[rs], state(rs, SYNC_WAIT), pc[rs] - 1, wait[rs], none(rs),
              zero(rs), zero(rs)))]

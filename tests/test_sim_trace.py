@@ -206,14 +206,19 @@ def test_the_logs_in_the_timing_model_page_are_current():
 
 def test_records_split_across_chunks_are_decoded():
     # A pipe delivers any number of bytes: a record cut in two waits for its second half.
-    raw = (RECORD.pack(7, 3, 1, 2, 5, 2**26 - 1, -2**31, 2**31 - 1) + RECORD.pack(9, 4, 0, 4, 0, 0, 0, 0)
-           + RECORD.pack(2**40, 2**22 - 1, 63, 5, 0, 0, 0, 0))
+    # Fields: cycle, pc, core, kind, xact, wait, address, before, after, span (s2::TraceEvent).
+    raw = (RECORD.pack(7, 3, 1, 2, 0, 5, 2**26 - 1, -2**31, 2**31 - 1, 0) + RECORD.pack(9, 4, 0, 4, 0, 0, 0, 0, 0, 0)
+           + RECORD.pack(2**40, 2**22 - 1, 63, 5, 0, 0, 0, 0, 0, 0)
+           # with caches: a BusRdX (2) grant of 5 cycles, and line 8 of core 2 going S (1) -> I (0)
+           # by core 1's BusRdX
+           + RECORD.pack(11, 6, 1, 7, 2, 3, 9, 4, 7, 5) + RECORD.pack(11, 6, 2, 8, 2, 1, 8, 1, 0, 0))
     sink = TraceList()
-    for a, b in [(0, 5), (5, 50), (50, 111), (111, len(raw))]:
+    for a, b in [(0, 5), (5, 50), (50, 111), (111, 170), (170, len(raw))]:
         sink(raw[a:b])
     sink.close(keep=True)
     assert sink.events == [(7, 1, 3, "grant", 5, 2**26 - 1, -2**31, 2**31 - 1), (9, 0, 4, "resume", 0, 0, 0, 0),
-                           (2**40, 63, 2**22 - 1, "halt", 0, 0, 0, 0)]
+                           (2**40, 63, 2**22 - 1, "halt", 0, 0, 0, 0),
+                           (11, 1, 6, "grant BusRdX 5", 3, 9, 4, 7), (11, 2, 6, "state BusRdX", 1, 8, "S", "I")]
     bad = TraceList()
     bad(raw[:50])
     with pytest.raises(S2mcError, match="partial record"):

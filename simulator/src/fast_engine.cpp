@@ -332,6 +332,10 @@ bool FastEngine::schedule_as() {
   }
 }
 
+// stepping.cpp schedules too.
+template bool FastEngine::schedule_as<false>();
+template bool FastEngine::schedule_as<true>();
+
 RunResult FastEngine::result() {
   const int N = cfg_.cores;
   RunResult res;

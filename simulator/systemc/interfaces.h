@@ -10,6 +10,7 @@
 #include <systemc>
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <string>
@@ -105,6 +106,7 @@ struct run_control {
   // With caches (cfg.cache): every core's cache, looked up by the cores at issue and changed by
   // the bus's transactions at their grants (docs/timing-model.md, "Caches and coherence").
   s2::Caches caches;
+  std::function<void()> show_lines;  // with --vcd and caches: drive the signals of changed lines
   int halted = 0;             // cores that have halted
   uint64_t last_finish = 0;   // the largest finish cycle so far
 
@@ -122,6 +124,7 @@ struct run_control {
   // The state changes of the caches' last lookup or transaction, made by core's instruction at pc:
   // its own to its lane, the others' to the lane of others' changes (s2::TraceMerger::push_other).
   void log_changes(uint64_t cycle, uint32_t pc, int core) {
+    if (show_lines) show_lines();
     if (!trace) return;
     for (const s2::StateChange& ch : caches.changes()) {
       const s2::TraceEvent e{cycle, pc, ch.core, s2::TraceKind::STATE, ch.cause, ch.by, ch.line_addr, ch.from, ch.to, 0};

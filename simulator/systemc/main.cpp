@@ -276,7 +276,7 @@ int run(int argc, char* argv[]) {
   ctl.limit = m.cfg.max_cycles;
   ctl.vcd = !vcd.empty();
   ctl.caches = s2::Caches(m.cfg.cache, m.cfg.cores, m.cfg.mem_words, static_cast<uint32_t>(m.cfg.mem_latency));
-  ctl.caches.record(trace_out != nullptr);
+  ctl.caches.record(trace_out != nullptr || !vcd.empty());
   if (trace_out) {
     ctl.trace = std::make_unique<s2::TraceMerger>(m.cfg.cores, [&](const s2::TraceEvent* ev, size_t n) {
       if (std::fwrite(ev, sizeof(s2::TraceEvent), n, trace_out.get()) != n)

@@ -88,6 +88,7 @@ struct StateChange {
   uint16_t core, by;
   uint8_t from, to, cause;
   uint32_t line_addr;
+  uint32_t slot;  // where in core's cache: set * ways + way
 };
 
 class Caches {
@@ -111,7 +112,8 @@ class Caches {
   const CacheConfig& config() const { return cfg_; }
   bool dragon() const { return cfg_.protocol == Protocol::DRAGON; }
   const CacheStats& stats(int core) const { return stats_[static_cast<size_t>(core)]; }
-  // Keep every state change of the next lookup() or transact() in changes() (for the trace).
+  // Keep every state change of the next lookup() or transact() in changes() (for the trace and
+  // the VCD waveforms).
   void record(bool on) { record_ = on; }
   const std::vector<StateChange>& changes() const { return changes_; }
   uint32_t line_of(uint32_t addr) const { return addr >> shift_; }
@@ -268,7 +270,8 @@ class Caches {
   }
   void set(int core, int64_t s, uint8_t to, uint8_t cause, int by) {
     if (record_ && state_[s] != to)
-      changes_.push_back({static_cast<uint16_t>(core), static_cast<uint16_t>(by), state_[s], to, cause, tag_[s] << shift_});
+      changes_.push_back({static_cast<uint16_t>(core), static_cast<uint16_t>(by), state_[s], to, cause, tag_[s] << shift_,
+                          static_cast<uint32_t>(s - static_cast<int64_t>(core) * cfg_.lines)});
     state_[s] = to;
   }
   void invalidate(int j, int64_t s, int by, uint8_t cause) {
