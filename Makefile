@@ -15,7 +15,7 @@ PY_DEPS := scikit-build-core pybind11 click tqdm pandas pyarrow matplotlib crypt
            pytest pytest-xdist hypothesis pexpect vcdvcd dask distributed nbformat nbclient ipykernel
 
 # Everything the build reads: when one changes, the package is rebuilt (incrementally).
-SOURCES := $(shell find isa compiler simulator workloads gpu-backends analysis cli \
+SOURCES := $(shell find common isa compiler simulator workloads gpu-backends analysis experiments cli \
              -type f \( -name '*.py' -o -name '*.cpp' -o -name '*.h' -o -name '*.hpp' -o -name '*.cu' -o -name '*.cuh' \
              -o -name 'CMakeLists.txt' -o -name '*.s' -o -name '*.rz' -o -name '*.csv' -o -name '*.json' -o -name '*.toml' \
              -o -name '*.html' -o -name '*.cl' \) 2>/dev/null) \

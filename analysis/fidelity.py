@@ -1,46 +1,36 @@
-"""The seed 003 fidelity experiment (issue 14): which machine and program reproduce the paper's
-Tables 3 and 4, scored cell by cell.
+"""The seed 003 fidelity study read from its records: which machine and program reproduce the paper's
+Tables 3 and 4, scored cell by cell, and the hypotheses it scores, as data.
 
     from s2mc.analysis import fidelity
-    rows = fidelity.run()                       # records rows of every hypothesis (14 cells each)
-    table = fidelity.hypothesis_table(records.make_records(rows))
+    table = fidelity.hypothesis_table(records.load(["results/fidelity.parquet"]))
+    print(fidelity.format_table(table))
 
 The paper (seed 003) prints 14 cycle cells (Table 3) and 14 summed-stall cells (Table 4) for 1-4
-cores and 32-256 bytes. Its 1-core cells are exact lines in the number of blocks; they fix how much
-work their program does per block and per run, and every hypothesis below is calibrated to them,
-and to nothing else, by the same rule (fit_calibration). Its 10 multi-core cells are then
-predictions, scored by the mean absolute error of cycles and of summed stalls (s2mc.analysis.seed003
-.errors).
+cores and 32-256 bytes. Its 1-core cells are exact lines in the number of blocks (`paper_line`);
+they fix how much work their program does per block and per run, and every hypothesis is calibrated
+to them, and to nothing else, by the same rule. Its 10 multi-core cells are then predictions, scored
+by the mean absolute error of cycles and of summed stalls (s2mc.analysis.seed003.errors).
 
 A hypothesis is a program (where the key is expanded, the Rz level, the block split), a bus (the
-arbiter and its timing) and a way of counting stalls. The engines run the buses they implement
-(fifo, fixed, round_robin, burst4; docs/timing-model.md); the others are replayed: every core's AES program
-takes the same path whatever the timing (no data-dependent branch, a static block split), so a
-traced run gives each core's stream of (instructions before it, bus access | barrier | halt), and
-`replay` runs those streams through another bus. The replay of the engines' own buses gives the
-engines' counters exactly (tests/test_fidelity.py), which is what makes the other buses credible.
+arbiter and its timing) and a way of counting stalls. s2mc.experiments.fidelity runs them (`s2mc
+fidelity`): on the engines for the buses they implement, on the replay bus
+(s2mc.simulator.replay_bus) for the others. This module only reads what that wrote.
 """
 from __future__ import annotations
 
-import functools
-import random
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
-from s2mc.isa.errors import S2mcError
-from s2mc.simulator.params import DEFAULTS
-from s2mc.workloads.aes.runner import run_aes
-from s2mc.workloads.aes.variants import CALIBRATIONS, Calibration
+from s2mc.common.text import text_table
 
 from . import seed003
 
 EXPERIMENT = "seed003_fidelity"
 WORKLOAD = seed003.SEED003_WORKLOAD
-L = DEFAULTS["mem_latency"]
+#: The paper's memory latency: its 1-core stalls are (L - 1) per access.
+L = seed003.PAPER_MEM_LATENCY
 #: The paper's cells (bytes, cores), and its four 1-core sizes.
 CELLS = tuple(seed003.paper_cells())
 ONE_CORE = tuple(b for b, c in CELLS if c == 1)
-#: The data and key every run encrypts (AES timing on S2 does not depend on them).
-SEED = 2014
 #: A hypothesis is ruled out when its mean absolute error over the multi-core cells exceeds this in
 #: cycles or in stalls: the 3 % target plus what choices the 1-core cells cannot settle move the
 #: model by (its calibration rule: 2.6 points in cycles). A hypothesis that fits only with the
@@ -52,7 +42,7 @@ PRESET = "model"
 
 
 # --------------------------------------------------------------------------------------------------
-# calibration: the paper's 1-core lines against ours
+# the paper's 1-core line
 # --------------------------------------------------------------------------------------------------
 
 def _lsq(xs, ys) -> tuple[float, float]:
@@ -74,247 +64,15 @@ def paper_line() -> dict:
             "accesses_per_block": round(a_per), "accesses_fixed": round(a_fix)}
 
 
-def _data(nbytes: int) -> tuple[bytes, bytes]:
-    rng = random.Random(SEED)
-    return rng.randbytes(nbytes), rng.randbytes(16)
-
-
-def program_line(opt: int = 0, key_expansion: str = "per-core", calibration=None,
-                 partition: str = "interleaved") -> dict:
-    """Our bytes program's 1-core cycles and accesses per block and fixed (exact: two runs)."""
-    r = {}
-    for n in (32, 256):
-        data, key = _data(n)
-        res = run_aes(data, key, cores=1, style="bytes", opt=opt, key_expansion=key_expansion,
-                      calibration=calibration, partition=partition).result
-        r[n] = (res.cycles, res.cores[0]["mem_accesses"])
-    per = [(r[256][i] - r[32][i]) // 14 for i in (0, 1)]
-    return {"cycles_per_block": per[0], "cycles_fixed": r[32][0] - 2 * per[0],
-            "accesses_per_block": per[1], "accesses_fixed": r[32][1] - 2 * per[1]}
-
-
-def _extra(d_cycles: int, d_accesses: int, rule: str) -> tuple[int, int]:
-    """(nops, loads) that add d_cycles cycles and come closest to d_accesses accesses: rule
-    `cycles` matches the cycles exactly and the accesses as closely as those cycles allow; rule
-    `accesses` matches the accesses exactly and the cycles as closely as it can (only ever adding)."""
-    if d_cycles < 0 or d_accesses < 0:
-        raise S2mcError(f"the paper's program does less work than ours ({d_cycles} cycles, "
-                        f"{d_accesses} accesses): a calibration only adds work")
-    if rule == "accesses":
-        mem = d_accesses
-        return max(0, d_cycles - L * mem), mem
-    mem = min(d_accesses, d_cycles // L)
-    return d_cycles - L * mem, mem
-
-
-def fit_calibration(opt: int = 0, key_expansion: str = "per-core", rule: str = "cycles",
-                    name: str = "seed003") -> Calibration:
-    """The extra work per block and per run that makes our program's 1-core line the paper's
-    (fitted to the paper's four 1-core cells only). The preset's calibration is
-    fit_calibration() (a test checks it against variants.CALIBRATIONS)."""
-    paper, ours = paper_line(), program_line(opt, key_expansion)
-    b_ops, b_mem = _extra(paper["cycles_per_block"] - ours["cycles_per_block"],
-                          paper["accesses_per_block"] - ours["accesses_per_block"], rule)
-    r_ops, r_mem = _extra(paper["cycles_fixed"] - ours["cycles_fixed"],
-                          paper["accesses_fixed"] - ours["accesses_fixed"], rule)
-    return Calibration(name, b_ops, b_mem, r_ops, r_mem, opt=opt, key_expansion=key_expansion,
-                       note=f"fitted by the {rule} rule")
-
-
-# --------------------------------------------------------------------------------------------------
-# streams and the replay
-# --------------------------------------------------------------------------------------------------
-
-def streams(trace, cores: int) -> list[list[tuple[int, str]]]:
-    """Each core's stream from a run's event log (s2mc.simulator.trace tuples): (non-memory
-    instructions issued before it, kind) with kind `m` (a bus access), `s` (a barrier) or `h` (the
-    halting trap)."""
-    out: list[list[tuple[int, str]]] = [[] for _ in range(cores)]
-    gap = [0] * cores
-    kinds = {"request": "m", "sync": "s", "halt": "h"}
-    for e in trace:
-        core, event = e[1], e[3]
-        if event == "issue":
-            gap[core] += 1
-        elif event in kinds:
-            out[core].append((gap[core], kinds[event]))
-            gap[core] = 0
-    return out
-
-
-@dataclass(frozen=True)
-class Bus:
-    """A bus to replay: who is granted among the cores waiting when it is free, and its timing.
-
-    policy: fifo (oldest request; ties to the lowest id), fixed (lowest id), round_robin (the core
-    after the last one granted first), reverse (highest id), aging (fixed, but a request that has
-    waited `age` cycles or more goes first, oldest first), waiting_first (requests made before the
-    cycle the bus frees go first, lowest id first; then new ones), yield (fixed, but the core just
-    granted goes last), and the candidates for the 2-core cells (issue 14's second round, each
-    defined before it was scored):
-    - burst: fixed, but a core that has had `burst` grants in a row (no other core granted in
-      between, idle bus or not) goes last (a burst limit; yield is burst 1);
-    - tree_rr_fixed / tree_fixed_rr: a two-level tree of arbiters as a 4-port bus is built from
-      2-input cells: the leaves arbitrate the pairs (0, 1), (2, 3), ..., the root the leaves; either
-      round-robin leaves (the other core of the pair than the one its leaf granted last first) under
-      a fixed root (the leaf with the lower ids first), or fixed leaves (the lower id of the pair)
-      under a round-robin root (the leaf after the one granted last first);
-    - latch: fixed, with a one-deep request latch: a request that is not granted in the cycle it is
-      made is latched if the latch is empty (the earliest such request, ties to the lowest id; the
-      latch is loaded by arrivals only: a request already waiting when it empties is not); a
-      latched request is granted as soon as the bus is free, before any other; the rest by id.
-    release: when the cores see the bus free again after an access granted at g. `cycle`: at
-    g + hold for every core (a synchronous machine; the engines' rule). The other two are a
-    sequential simulator that steps the cores in id order each cycle and updates the bus in place
-    (the scan order is then a fixed priority): `early`, the holder frees it in its own step in the
-    access's last cycle g + hold - 1, so a higher id, stepped after it, is granted in that cycle
-    and a lower one from g + hold; `late`, the holder frees it in its step at g + hold, when it goes
-    on (and takes it again at once if it asks), so a lower id, stepped before it, is granted from
-    g + hold + 1 and a higher one from g + hold.
-    hold: cycles the bus is busy per access (the core still takes L). handover: dead cycles before
-    the bus serves another core than the last. fetch: every instruction fetch takes the bus for one
-    cycle (a memory instruction's fetch overlaps its access).
-    """
-    policy: str = "fifo"
-    hold: int = L
-    handover: int = 0
-    age: int = 0
-    fetch: bool = False
-    burst: int = 0
-    release: str = "cycle"
-
-    def rank(self, i: int, req: int, x: int, st: dict):
-        """The sort key of core i (requested at req) at grant cycle x; st: the arbiter's state
-        (last: the core granted last, n: cores, streak: its grants in a row, leaf_last: per leaf
-        of the tree the core its leaf granted last)."""
-        p, last, n = self.policy, st["last"], st["n"]
-        if p in ("fifo",):
-            return (req, i)
-        if p in ("fixed", "latch"):            # the latch is served before the ranking (replay)
-            return i
-        if p == "round_robin":
-            return (i - last - 1) % n
-        if p == "reverse":
-            return -i
-        if p == "aging":
-            old = x - req >= self.age
-            return (not old, req if old else 0, i)
-        if p == "waiting_first":
-            return (req >= x, i)
-        if p == "yield":
-            return (i == last, i)
-        if p == "burst":
-            return (i == last and st["streak"] >= self.burst, i)
-        if p == "tree_rr_fixed":
-            return (i // 2, i == st["leaf_last"].get(i // 2), i)
-        if p == "tree_fixed_rr":
-            leaves = (n + 1) // 2
-            return ((i // 2 - last // 2 - 1) % leaves, i)
-        raise S2mcError(f"unknown bus policy {p!r}")
-
-    def free_for(self, i: int, last: int, bus_free: int) -> int:
-        """The first cycle core i may be granted after the access that frees the bus at bus_free."""
-        if self.release == "early":
-            return bus_free - 1 if last >= 0 and i > last else bus_free
-        if self.release == "late":
-            return bus_free + 1 if i < last else bus_free
-        if self.release != "cycle":
-            raise S2mcError(f"unknown bus release {self.release!r}")
-        return bus_free + (0 if i == last else self.handover)
-
-
-def replay(core_streams: list[list[tuple[int, str]]], bus: Bus = Bus(),
-           take: tuple[list[tuple[int, str]], int] | None = None) -> dict:
-    """Run the cores' streams through `bus` (the rules of docs/timing-model.md otherwise): per core
-    the finish cycle, bus wait, data accesses, stalls (bus wait + (L-1) per data access; with
-    bus.fetch the fetches' waits too) and barrier wait; the total cycles.
-
-    take = (block, n): a stream item of kind `g` is a bus access that takes the next of n blocks
-    from a shared counter; when granted, the core goes on with `block` and another take, or halts
-    when none is left (the dynamic split)."""
-    n = len(core_streams)
-    todo = [list(s) for s in core_streams]
-    if bus.fetch:          # every other instruction becomes a one-cycle bus access of its own (its
-        # fetch: the instruction issues in the cycle it is granted); a sync or halting trap too
-        todo = [[it for g, k in s for it in [(0, "f")] * g + [(0, k if k in "mg" else k.upper())]]
-                for s in todo]
-    left = take[1] if take else 0
-    pos, t = [0] * n, [0] * n
-    state, when = ["run"] * n, [0] * n
-    finish, wait, data, syncw = [0] * n, [0] * n, [0] * n, [0] * n
-    bus_free, last = 0, -1
-    st = {"last": -1, "n": n, "streak": 0, "leaf_last": {}}
-    latch, latch_open = None, 0        # policy latch: the core in it, the cycle it last emptied
-
-    def advance(i: int) -> None:
-        g, k = todo[i][pos[i]]
-        pos[i] += 1
-        x = t[i] + g
-        if k == "s":
-            state[i], when[i] = "sync", x
-        elif k == "h":
-            state[i], finish[i] = "halt", x + 1
-        else:              # m: a data access, g: a take, f / S / H: the fetch of an instruction / sync / halt
-            state[i], when[i] = k, x
-
-    def earliest(i: int) -> int:
-        return max(when[i], bus.free_for(i, last, bus_free))
-
-    for i in range(n):
-        advance(i)
-    while True:
-        live = [i for i in range(n) if state[i] != "halt"]
-        if not live:
-            break
-        if all(state[i] == "sync" for i in live):
-            c = max(when[i] for i in live)
-            for i in live:
-                syncw[i] += c - when[i]
-                t[i] = c + 1
-                advance(i)
-            continue
-        rq = [i for i in range(n) if state[i] in ("m", "g", "f", "S", "H")]
-        x = min(earliest(i) for i in rq)
-        if bus.policy == "latch" and latch is None:     # the first request that arrived (and was
-            # not granted) since the latch emptied has been sitting in it
-            came = [i for i in rq if latch_open <= when[i] < x]
-            latch = min(came, key=lambda i: (when[i], i)) if came else None
-        if latch is not None and earliest(latch) <= x:
-            w = latch
-            latch, latch_open = None, x
-        else:
-            w = min((i for i in rq if earliest(i) <= x), key=lambda i: bus.rank(i, when[i], x, st))
-        kind = state[w]
-        wait[w] += x - when[w]
-        st["streak"] = st["streak"] + 1 if w == last else 1
-        st["leaf_last"][w // 2] = w
-        last = st["last"] = w
-        if kind in ("f", "S", "H"):      # a fetch: its instruction issues at x, the next at x + 1
-            bus_free, t[w] = x + 1, x + 1
-            if kind == "S":
-                state[w], when[w] = "sync", x
-            elif kind == "H":
-                state[w], finish[w] = "halt", x + 1
-            else:
-                advance(w)
-            continue
-        data[w] += 1
-        bus_free, t[w] = x + bus.hold, x + L
-        if kind == "g":
-            if left:
-                left -= 1
-                todo[w] += take[0] + [(0, "g")]
-            else:
-                todo[w].append((0, "h"))
-        advance(w)
-    stalls = [wait[i] + (L - 1) * data[i] for i in range(n)]
-    return {"cycles": max(finish), "finish": finish, "bus_wait": wait, "accesses": data,
-            "stalls": stalls, "sync_wait": syncw}
-
-
 # --------------------------------------------------------------------------------------------------
 # hypotheses
 # --------------------------------------------------------------------------------------------------
+
+def bus(policy: str, **timing) -> dict:
+    """A bus the engines lack, as data: the fields of s2mc.simulator.replay_bus.Bus (policy, hold,
+    handover, age, fetch, burst, release), which the runner replays."""
+    return {"policy": policy, **timing}
+
 
 @dataclass(frozen=True)
 class Hypothesis:
@@ -326,7 +84,7 @@ class Hypothesis:
     opt: int = 0
     partition: str = "interleaved"
     calibrate: str | None = "cycles"     # the calibration rule, or None for the program as it is
-    bus: Bus | None = None               # a bus the engines lack: replayed
+    bus: dict | None = None              # a bus the engines lack (replay_bus.Bus fields): replayed
     count: str = "stalls"                # stalls | stalls+sync (barrier waits counted) | stalls+idle
     dynamic: bool = False                # blocks taken from a shared counter (replayed)
     arrangement: str = "interleaved"     # of the calibration's extra loads and nops (variants.pad)
@@ -389,129 +147,46 @@ HYPOTHESES = (
                "the paper's stall sums are large at 4 cores: a halted core counted as stalled?",
                key_expansion="core0", count="stalls+idle"),
     Hypothesis("reverse", "fixed priority the other way round: the highest core id first",
-               "fixed priority the other way round", bus=Bus("reverse")),
+               "fixed priority the other way round", bus=bus("reverse")),
     Hypothesis("aging", f"fixed priority, but a request waiting {L} cycles goes first",
-               "a partly strict priority: fair once a core has waited one access", bus=Bus("aging", age=L)),
+               "a partly strict priority: fair once a core has waited one access", bus=bus("aging", age=L)),
     Hypothesis("waiting-first", "requests already waiting first, lowest id among them, then new ones",
-               "a simulator that arbitrates before it steps the cores", bus=Bus("waiting_first")),
+               "a simulator that arbitrates before it steps the cores", bus=bus("waiting_first")),
     Hypothesis("yield", "fixed priority, but the core just granted goes last",
-               "a priority arbiter that will not serve the same core twice in a row", bus=Bus("yield")),
+               "a priority arbiter that will not serve the same core twice in a row", bus=bus("yield")),
     # the second round (issue 14): arbiters fairer than fixed priority at 2 cores that may still
     # serve the cores one after the other at 3-4, each defined before it was scored
     Hypothesis("burst-2", "fixed priority, but a core granted 2 times in a row goes last",
                "a burst limit (yield is 1): bursts of register saves cannot shut the next core out",
-               bus=Bus("burst", burst=2)),
+               bus=bus("burst", burst=2)),
     Hypothesis("burst-4", "fixed priority, but a core granted 4 times in a row goes last",
                "the same with the common 4-beat burst (replayed; on the engines it is the model, "
-               "--arbitration burst4)", bus=Bus("burst", burst=4)),
+               "--arbitration burst4)", bus=bus("burst", burst=4)),
     Hypothesis("tree-rr-fixed", "a 2x2 tree: round-robin pairs (0, 1), (2, 3) under a fixed root",
                "an arbiter built from 2-input cells: fair within a pair, strict between the pairs",
-               bus=Bus("tree_rr_fixed")),
+               bus=bus("tree_rr_fixed")),
     Hypothesis("tree-fixed-rr", "a 2x2 tree: fixed pairs (0, 1), (2, 3) under a round-robin root",
-               "the other tree: strict within a pair, fair between the pairs", bus=Bus("tree_fixed_rr")),
+               "the other tree: strict within a pair, fair between the pairs", bus=bus("tree_fixed_rr")),
     Hypothesis("latch", "fixed priority with a one-deep request latch",
                "the first request that has to wait is remembered and served next; the rest by id",
-               bus=Bus("latch")),
+               bus=bus("latch")),
     Hypothesis("scan-early", "cores stepped in id order, the holder frees the bus in its last cycle",
                "a sequential simulator updating the bus in place: a higher id takes over a cycle early",
-               bus=Bus("fixed", release="early")),
+               bus=bus("fixed", release="early")),
     Hypothesis("scan-late", "cores stepped in id order, the holder frees the bus when it goes on",
                "the same simulator freeing it a cycle later: a lower id takes over a cycle late, and "
-               "the holder may take it again at once", bus=Bus("fixed", release="late")),
+               "the holder may take it again at once", bus=bus("fixed", release="late")),
     Hypothesis("handover", "fifo with a dead cycle whenever the bus changes hands",
-               "an arbiter that loses a cycle per hand-over", bus=Bus("fifo", handover=1)),
+               "an arbiter that loses a cycle per hand-over", bus=bus("fifo", handover=1)),
     Hypothesis("pipelined", "fixed priority, the bus held one cycle per access",
-               "an access's second cycle off the bus (the core still waits two)", bus=Bus("fixed", hold=1)),
+               "an access's second cycle off the bus (the core still waits two)", bus=bus("fixed", hold=1)),
     Hypothesis("fetch", "fixed priority, instruction fetch on the bus too",
-               "a shared bus for instructions as well as data", bus=Bus("fixed", fetch=True)),
+               "a shared bus for instructions as well as data", bus=bus("fixed", fetch=True)),
     Hypothesis("dynamic", "fixed priority, blocks taken from a shared counter",
                "a shared block counter the cores contend for (replayed: the take is one bus access)",
-               bus=Bus("fixed"), dynamic=True),
+               bus=bus("fixed"), dynamic=True),
 )
 BY_ID = {h.id: h for h in HYPOTHESES}
-
-
-@functools.lru_cache(maxsize=None)
-def calibration_for(opt: int, key_expansion: str, rule: str | None,
-                    arrangement: str = "interleaved") -> Calibration | None:
-    """The calibration of a program, fitted to the paper's 1-core cells by `rule` (None: none);
-    the named seed003 calibration when it is that one."""
-    if rule is None:
-        return None
-    cal = fit_calibration(opt, key_expansion, rule, name=f"fit-{rule}-O{opt}-{key_expansion}-{arrangement}")
-    cal = replace(cal, arrangement=arrangement)
-    named = CALIBRATIONS["seed003"]
-    return named if replace(cal, name=named.name, note=named.note) == named else cal
-
-
-def _run(h: Hypothesis, cores: int, nbytes: int, trace: bool = False, arbitration: str | None = None):
-    data, key = _data(nbytes)
-    return run_aes(data, key, cores=cores, style="bytes", opt=h.opt, key_expansion=h.key_expansion,
-                   partition=h.partition,
-                   calibration=calibration_for(h.opt, h.key_expansion, h.calibrate, h.arrangement),
-                   arbitration=arbitration or h.arbitration, trace=trace)
-
-
-def _dynamic(h: Hypothesis, cores: int, nbytes: int) -> dict:
-    """Blocks taken one at a time from a shared counter: each core's set-up (to its barrier) as
-    traced, then takes (one bus access each) and the 1-core program's block, replayed on h.bus.
-    Approximate: a take is one access, and the block is half of what a 1-core run of two blocks
-    does after its barrier."""
-    def upto_barrier(s):
-        return s[:next(i for i, it in enumerate(s) if it[1] == "s") + 1]
-    base = streams(_run(h, cores, nbytes, trace=True, arbitration="fifo").result.trace, cores)
-    one = streams(_run(h, 1, 32, trace=True).result.trace, 1)[0]
-    after = one[len(upto_barrier(one)):-1]
-    return replay([upto_barrier(s) + [(0, "g")] for s in base], h.bus, take=(after[:len(after) // 2], nbytes // 16))
-
-
-def evaluate(h: Hypothesis, cells=CELLS) -> dict:
-    """(bytes, cores) -> {cycles, stalls (as h counts them), finish (per core), idle} of one hypothesis."""
-    out = {}
-    for nbytes, cores in cells:
-        if h.dynamic:
-            r = _dynamic(h, cores, nbytes)
-        elif h.bus is not None:
-            res = _run(h, cores, nbytes, trace=True, arbitration="fifo").result
-            r = replay(streams(res.trace, cores), h.bus)
-        else:
-            res = _run(h, cores, nbytes).result
-            r = {"cycles": res.cycles, "finish": res.finish_cycles,
-                 "stalls": [c["stall_cycles"] for c in res.cores],
-                 "sync_wait": [c["sync_wait_cycles"] for c in res.cores]}
-        idle = [r["cycles"] - f for f in r["finish"]]
-        stalls = sum(r["stalls"])
-        if h.count == "stalls+sync":
-            stalls += sum(r["sync_wait"])
-        elif h.count == "stalls+idle":
-            stalls += sum(idle)
-        out[(nbytes, cores)] = {"cycles": r["cycles"], "stalls": stalls, "finish": list(r["finish"]),
-                                "idle": sum(idle)}
-    return out
-
-
-def rows_of(h: Hypothesis, cells: dict, run_prefix: str = "fid") -> list[dict]:
-    """Records rows of one hypothesis's cells (docs/records.md): whole-run cycles, stall_cycles (as
-    the hypothesis counts them) and idle_cycles; every core's finish_cycle."""
-    rows = []
-    for (nbytes, cores), c in cells.items():
-        base = dict(run_id=f"{run_prefix}-{h.id}-{nbytes}-{cores}", experiment=EXPERIMENT, source="sim",
-                    platform="s2", workload=WORKLOAD, variant=f"hypothesis/{h.id}", engine=h.engine,
-                    cores=cores, bytes=nbytes)
-        rows += [dict(base, core=-1, metric=m, value=c[k])
-                 for m, k in (("cycles", "cycles"), ("stall_cycles", "stalls"), ("idle_cycles", "idle"))]
-        rows += [dict(base, core=i, metric="finish_cycle", value=f) for i, f in enumerate(c["finish"])]
-    return rows
-
-
-def run(hypotheses=HYPOTHESES, progress=None) -> list[dict]:
-    """Records rows of every hypothesis over the paper's 14 cells. progress(h) is called before each."""
-    rows = []
-    for h in hypotheses:
-        if progress:
-            progress(h)
-        rows += rows_of(h, evaluate(h))
-    return rows
 
 
 # --------------------------------------------------------------------------------------------------
@@ -590,7 +265,6 @@ def hypothesis_table(df) -> "pd.DataFrame":
 
 def format_table(t) -> str:
     """The hypothesis table as text (what `s2mc fidelity` prints)."""
-    from s2mc.workloads.aes.grid import text_table
     rows = [[r["hypothesis"], r["engine"], f"{100 * r['cycles, multi-core']:.1f}%",
              f"{100 * r['stalls, multi-core']:.1f}%", f"{100 * r['cycles, all 14']:.1f}%",
              f"{100 * r['stalls, all 14']:.1f}%", r["verdict"], r["assumes"]] for _, r in t.iterrows()]
@@ -663,6 +337,5 @@ def report_parts(df, reference, out_dir) -> list[tuple]:
     return parts
 
 
-__all__ = ["BY_ID", "Bus", "CELLS", "EXPERIMENT", "HYPOTHESES", "Hypothesis", "cells_from_records",
-           "evaluate", "fit_calibration", "format_table", "hypothesis_table", "model_table", "paper_idle",
-           "paper_line", "program_line", "replay", "report_parts", "rows_of", "run", "streams"]
+__all__ = ["BY_ID", "CELLS", "EXPERIMENT", "HYPOTHESES", "Hypothesis", "bus", "cells_from_records", "format_table",
+           "hypothesis_table", "model_table", "paper_idle", "paper_line", "report_parts"]

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from s2mc.analysis import records
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 
 
 @dataclass(frozen=True)

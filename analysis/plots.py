@@ -19,7 +19,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from s2mc.analysis import derive, model, summaries  # noqa: E402
-from s2mc.isa.outputs import open_output  # noqa: E402
+from s2mc.common.outputs import open_output  # noqa: E402
 
 plt.rcParams.update({"figure.dpi": 110, "font.size": 10, "axes.grid": True, "grid.alpha": 0.3,
                      "axes.titlesize": 11, "legend.fontsize": 8})

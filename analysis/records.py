@@ -32,8 +32,8 @@ from typing import Iterable, Mapping
 
 import pandas as pd
 
-from s2mc.isa.errors import S2mcError, excerpt
-from s2mc.isa.outputs import check as check_output, open_output, write_output
+from s2mc.common.errors import S2mcError, excerpt
+from s2mc.common.outputs import check as check_output, open_output, write_output
 
 # --------------------------------------------------------------------------------------------------
 # Columns
@@ -77,7 +77,7 @@ COLUMN_DOCS: dict[str, str] = {
               "measurement, one transcribed table). `new_run_id()` makes one. The run's JSON "
               "manifest lists it.",
     "experiment": "Name of the experiment the run belongs to: a key of the experiment registry "
-                  "(`s2mc.analysis.experiments`, e.g. `seed003_grid`) or, for reference rows, the "
+                  "(`s2mc.experiments.registry`, e.g. `seed003_grid`) or, for reference rows, the "
                   "table, e.g. `seed003_table3`. Empty for ad-hoc runs.",
     "source": "Where the number comes from: `sim` (S2 simulator), `native` (host CPU), `cuda`, "
               "`opencl`, or `reference` (transcribed from a seed paper).",
@@ -91,7 +91,7 @@ COLUMN_DOCS: dict[str, str] = {
                "`kernel-ttable-shared/device-resident`. For reference rows: the paper's own label "
                "of the column (`sequential`, `openmp`, `gpu`, `total`, `encryption-only`, ...).",
     "engine": "Simulator engine (`fast`, `systemc`; `replay`: a traced run replayed on a bus the engines "
-              "lack, s2mc.analysis.fidelity), native runtime (`openmp`, `openssl`), GPU "
+              "lack, s2mc.experiments.fidelity), native runtime (`openmp`, `openssl`), GPU "
               "runtime (`cuda`, `opencl`); empty when not applicable.",
     "cores": "Number of simulated cores, CPU threads, or GPU devices used by the run.",
     "core": "The core/thread the row describes, 0-based; -1 for the whole run.",
@@ -118,33 +118,19 @@ class Metric:
     derived: bool = False  # computed by s2mc.analysis.derive rather than measured
 
 
+def _simulator_counters() -> tuple[Metric, ...]:
+    """The simulator's counters as metrics, from their one declaration, simulator/counters.toml.
+    Read as data: analysis reads records and imports no engine."""
+    import tomllib
+    from importlib.resources import files
+    table = tomllib.loads(files("s2mc").joinpath("simulator").joinpath("counters.toml").read_text(encoding="utf-8"))
+    return tuple(Metric(c["name"], c["unit"], c["help"]) for c in table["counter"])
+
+
 _METRIC_LIST: tuple[Metric, ...] = (
-    # -- simulator counters (docs/timing-model.md) --------------------------------------------------------
-    Metric("cycles", "cycles",
-           "Simulated clock cycles. Whole run (core -1): total cycles, the largest finish cycle. "
-           "Per core: that core's finish cycle."),
-    Metric("instructions", "instructions",
-           "Instructions issued (per core, or summed over cores for core -1)."),
-    Metric("stall_cycles", "cycles",
-           "Stall cycles in the seed-003 sense: bus wait + (L-1) x memory accesses "
-           "(counted even on one core: the second cycle of every access when L = 2)."),
-    Metric("bus_wait_cycles", "cycles",
-           "Cycles spent waiting for the bus to be granted (grant cycle - request cycle, summed)."),
-    Metric("bus_busy_cycles", "cycles",
-           "Cycles the shared bus was occupied (L per access); per core: by that core's accesses."),
-    Metric("sync_wait_cycles", "cycles", "Cycles spent waiting at `sync` barriers."),
-    Metric("mem_reads", "accesses", "Data-memory reads (ld, pop, the string of trap #3; xchg counts as a read)."),
-    Metric("mem_writes", "accesses", "Data-memory writes (st, push; xchg counts as a write)."),
-    Metric("mem_accesses", "accesses",
-           "Bus transactions, the simulator's own count: ld, st, push, pop, xchg and trap #3 are one "
-           "each (an xchg is one access but one read and one write, so this is not reads + writes)."),
-    Metric("finish_cycle", "cycles",
-           "Per core: the cycle it finished (its halting trap's cycle + 1), the same as its `cycles`. "
-           "Whole run (core -1): the first core's finish; `cycles` is the last one's."),
-    Metric("idle_cycles", "cycles",
-           "Per core: cycles from its finish to the end of the run (total cycles - finish_cycle), "
-           "spent neither working, stalled nor at a barrier. Whole run: summed over the cores."),
-    Metric("mem_latency", "cycles", "The memory latency L the run used (bus busy cycles per access)."),
+    # -- simulator counters (docs/timing-model.md; declared in simulator/counters.toml) -------------
+    *_simulator_counters(),
+    Metric("mem_latency", "cycles", "The memory latency L the run used (bus busy cycles per uncached access)."),
     Metric("bus_utilisation", "fraction",
            "Bus busy cycles / total cycles of the run (0..1)."),
     Metric("sim_seconds", "s", "Host wall-clock seconds the simulator took for the run."),
@@ -373,7 +359,7 @@ def write(df: pd.DataFrame, path: str | os.PathLike, params: Mapping[str, object
     """Validate and write `df`: CSV when `path` ends in .csv, Parquet (pyarrow) otherwise.
 
     With `params`, also writes the run manifest next to it (see `write_manifest`) when `path` is a
-    regular file (not beside a device such as /dev/null). Outputs follow s2mc.isa.outputs: the
+    regular file (not beside a device such as /dev/null). Outputs follow s2mc.common.outputs: the
     folder must exist (nothing creates it), a file appears whole or not at all.
     """
     df = validate(df)

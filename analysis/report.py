@@ -18,10 +18,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from s2mc.analysis import derive, fidelity, model, plots, records, seeds, summaries
+from s2mc.analysis import derive, model, plots, records, seeds, summaries
+from s2mc.analysis import fidelity
 from s2mc.analysis.seed003 import SEED003_BYTES, SEED003_VARIANT, SEED003_WORKLOAD
-from s2mc.isa.errors import S2mcError
-from s2mc.isa.outputs import make_folder, write_output
+from s2mc.common.errors import S2mcError
+from s2mc.common.outputs import make_folder, write_output
 
 
 @dataclass
@@ -428,7 +429,7 @@ def _seeds_native_blocks(b: list, ours_d: pd.DataFrame, ref: pd.DataFrame) -> No
     have = set(ours_d["experiment"].unique()) & {"seed001_ours", "seed004_ours"} if len(ours_d) else set()
     if not have:
         b.append(Block("p", "Seeds 001 and 004 on this host beside the papers: run "
-                            "`python -m s2mc.analysis.seeds_native --out results/seeds_native.parquet` "
+                            "`python -m s2mc.experiments.seeds_native --out results/seeds_native.parquet` "
                             "and report that folder."))
         return
     for text in sn.summary_sentences(ours_d, ref):

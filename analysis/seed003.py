@@ -2,24 +2,27 @@
 speedup, ours | the paper's | the ratio, for the runs of a grid that match the paper's configuration.
 
     from s2mc.analysis import seed003
-    text, rows = seed003.comparison(runs)     # runs: s2mc.workloads.aes.AesRun objects
+    text, rows = seed003.comparison(runs)     # runs: s2mc.workloads.cipher_sim.AesRun objects
 
 `s2mc aes` prints the text after its tables (and the rows with --json); the report compares the
 same tables from records (s2mc.analysis.report).
 """
 from __future__ import annotations
 
-from s2mc.workloads.aes.grid import text_table
+from s2mc.common.text import text_table
 
 from .seeds import load_reference
 
+#: Seed 003's timing model: a data-memory access takes 2 cycles, the second of which a single core
+#: counts as a stall (the simulator's default memory latency is this one: docs/aes-on-s2.md).
+PAPER_MEM_LATENCY = 2
 #: The data sizes of the paper's tables (bytes); the tables go up to four cores.
 SEED003_BYTES = (32, 64, 128, 256)
 SEED003_MAX_CORES = 4
 #: The paper's configuration in our records' names (the variant gains /O0 at -O0).
 SEED003_WORKLOAD = "aes-128-ecb-enc"
 SEED003_VARIANT = "bytes/interleaved"
-#: The model that reproduces the paper (`s2mc aes --preset seed003`, s2mc.workloads.aes.grid.PRESETS).
+#: The model that reproduces the paper (`s2mc aes --preset seed003`, s2mc.workloads.cipher_sim.grid.PRESETS).
 SEED003_MODEL_VARIANT = "bytes/interleaved/burst4/O0/per-core/cal-seed003"
 #: What each compared configuration is called in the text: (variant, Rz level, how ours was made).
 _COMPARED = ((SEED003_VARIANT, 1, "ours compiled at -O1"), (SEED003_VARIANT + "/O0", 0, "ours compiled at -O0"),

@@ -25,7 +25,7 @@ from pathlib import Path
 import pandas as pd
 
 from s2mc.analysis import records
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 
 REFERENCE_DIR = Path(__file__).resolve().parent / "reference"
 

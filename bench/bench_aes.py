@@ -13,7 +13,7 @@ import random
 import sys
 import time
 
-from s2mc.workloads.aes import run_aes
+from s2mc.workloads.cipher_sim import run_aes
 
 CORES = (1, 2, 4, 8, 16, 32, 64)
 SIZES = (1024, 4096, 16384, 65536)

@@ -29,7 +29,7 @@ import tempfile
 import time
 
 from s2mc.analysis import records
-from s2mc.isa.units import human_size, parse_size
+from s2mc.common.units import human_size, parse_size
 
 KEY = "000102030405060708090a0b0c0d0e0f"
 IV = "f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff"

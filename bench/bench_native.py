@@ -17,7 +17,7 @@ import sys
 import time
 
 from s2mc.analysis import records
-from s2mc.isa.units import human_size as _human
+from s2mc.common.units import human_size as _human
 from s2mc.workloads import native
 from s2mc.workloads.native.grid import NativeGrid, format_summary, run_grid
 

@@ -16,7 +16,7 @@ import argparse
 import sys
 
 from s2mc.gpu import opencl
-from s2mc.isa.units import human_size, parse_size
+from s2mc.common.units import human_size, parse_size
 from s2mc.workloads import native
 from s2mc.workloads.native.files import available_cpus
 

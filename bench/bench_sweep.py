@@ -3,7 +3,7 @@
     .venv/bin/python bench/bench_sweep.py [--quick]
 
 A 500-configuration AES sweep of tiny simulator runs (16-80 bytes, 1-16 cores, L = 1-5, two
-arbitrations, both styles: a few milliseconds each) through s2mc.analysis.sweep, three ways:
+arbitrations, both styles: a few milliseconds each) through s2mc.experiments.sweep, three ways:
   local                    one process, one configuration after the other
   dask, 2 workers (cold)   `--executor dask --workers 2`: starting the cluster included
   dask, 2 workers (warm)   a cluster already running and warmed up (`--scheduler ADDRESS`)
@@ -25,8 +25,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from s2mc.analysis import experiments, records, sweep
-from s2mc.workloads.aes.grid import AesGrid
+from s2mc.analysis import records
+from s2mc.experiments import registry as experiments, sweep
+from s2mc.workloads.cipher_sim.grid import AesGrid
 
 GRID = AesGrid(cores=(1, 2, 4, 8, 16), sizes=(16, 32, 48, 64, 80), mem_latencies=(1, 2, 3, 4, 5),
                arbitrations=("fifo", "fixed"), styles=("bytes", "ttable"))

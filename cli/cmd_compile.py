@@ -6,8 +6,8 @@ from pathlib import Path
 import click
 
 from s2mc.isa import read_text
-from s2mc.isa.errors import S2mcError
-from s2mc.isa.outputs import write_output
+from s2mc.common.errors import S2mcError
+from s2mc.common.outputs import write_output
 
 from .options import OutputFile
 

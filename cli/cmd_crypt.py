@@ -11,10 +11,10 @@ import time
 
 import click
 
-from s2mc.isa.errors import S2mcError
-from s2mc.isa.outputs import STDOUT
-from s2mc.isa.units import human_size
-from s2mc.workloads.aes_host import MAX_CHUNK_BYTES, cipher_title
+from s2mc.common.errors import S2mcError
+from s2mc.common.outputs import STDOUT
+from s2mc.common.units import human_size
+from s2mc.workloads.cipher_host import MAX_CHUNK_BYTES, cipher_title
 from s2mc.workloads.native import CIPHER_IMPLS, CIPHERS, MAX_THREADS
 
 from .options import Choices, Integer, OutputFile, Size, Text
@@ -128,7 +128,7 @@ def _file_command(name: str, verb: str):
     @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
     def cmd(in_path, out_path, cipher, key, key_file, key_env, iv, iv_file, iv_env, mode, backend, segment, impl,
             threads, chunk_bytes, as_json, records_path, quiet):
-        from s2mc.workloads.aes_host import cipher_title, hex_from_options
+        from s2mc.workloads.cipher_host import cipher_title, hex_from_options
 
         if key == "-" and iv == "-":
             raise click.UsageError("--key - and --iv -: only one of them can be read from stdin")

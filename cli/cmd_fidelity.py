@@ -1,4 +1,5 @@
-"""`s2mc fidelity`: which machine and program reproduce seed 003's Tables 3-4 (s2mc.analysis.fidelity).
+"""`s2mc fidelity`: which machine and program reproduce seed 003's Tables 3-4 (run by
+s2mc.experiments.fidelity, read by s2mc.analysis.fidelity).
 
     s2mc fidelity --out results/fidelity.parquet        # every hypothesis, two to three minutes
     s2mc fidelity --only model,fifo                     # some of them
@@ -35,6 +36,7 @@ def fidelity_cmd(only, out_path, as_json, quiet):
     """Seed 003 fidelity: each hypothesis about the paper's machine and program, calibrated to its
     1-core cells and scored on its 14 cycle and 14 stall cells (docs/aes-on-s2.md)."""
     from s2mc.analysis import fidelity, records
+    from s2mc.experiments.fidelity import run
 
     chosen = [fidelity.BY_ID[i] for i in only] if only else list(fidelity.HYPOTHESES)
     t0 = time.perf_counter()
@@ -42,7 +44,7 @@ def fidelity_cmd(only, out_path, as_json, quiet):
     def progress(h):
         if not quiet:
             click.echo(f"s2mc fidelity: {h.id} ({h.engine}), {time.perf_counter() - t0:.0f} s", err=True)
-    df = records.make_records(fidelity.run(chosen, progress=progress))
+    df = records.make_records(run(chosen, progress=progress))
     table = fidelity.hypothesis_table(df)
     if out_path:
         path = records.write(df, out_path, params={"command": "fidelity", "hypotheses": [h.id for h in chosen]})

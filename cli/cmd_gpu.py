@@ -15,9 +15,9 @@ import click
 from s2mc.gpu import CAMELLIA_KERNELS, CIPHERS, CTA_THREADS, MAX_REPS, MAX_STREAMS, MEASURES
 from s2mc.gpu.opencl import MAX_SEGMENT, MIN_SEGMENT, SEGMENT_CHOICES
 from s2mc.gpu.grid import GpuGrid, markdown_table, run_grid
-from s2mc.isa.errors import S2mcError
-from s2mc.isa.units import human_size
-from s2mc.workloads.aes_host import host_memory
+from s2mc.common.errors import S2mcError
+from s2mc.common.units import human_size
+from s2mc.workloads.cipher_host import host_memory
 
 from .options import Choices, Integer, Names, OutputFile, Seconds, Size
 
@@ -165,7 +165,7 @@ def _opencl(ctx, *, cipher, sizes, measures, key_bits, mode, reps, segment, cali
         cal = opencl.calibrate(cipher, mode, key_bits, budget_s=budget)
         table = cal.table()
         if md_path:
-            from s2mc.isa.outputs import write_output
+            from s2mc.common.outputs import write_output
             write_output(md_path, table + "\n", what="Markdown table")
         if as_json:
             from dataclasses import asdict
@@ -205,7 +205,7 @@ def _write_grid(df, table: str, plat: dict, summaries: list, params: dict, *, ou
         path = records.write(df, out_path, params=params)
         click.echo(f"wrote {len(df)} records to {path}", err=True)
     if md_path:
-        from s2mc.isa.outputs import write_output
+        from s2mc.common.outputs import write_output
         write_output(md_path, table + "\n", what="Markdown table")
     if as_json:
         click.echo(json.dumps({"platform": plat, "results": summaries,
@@ -230,7 +230,7 @@ def occupancy_table(rows: list[dict]) -> str:
 def _print_occupancy(rows: list[dict], as_json: bool, md_path) -> None:
     table = occupancy_table(rows)
     if md_path:
-        from s2mc.isa.outputs import write_output
+        from s2mc.common.outputs import write_output
         write_output(md_path, table + "\n", what="Markdown table")
     click.echo(json.dumps(rows, indent=2) if as_json else table)
 

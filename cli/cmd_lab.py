@@ -1,4 +1,4 @@
-"""`s2mc lab`: the tutorial as Jupyter notebooks (s2mc.analysis.lab): write the worksheet (and the
+"""`s2mc lab`: the tutorial as Jupyter notebooks (s2mc.experiments.lab): write the worksheet (and the
 instructor's answers), and check a student's notebook."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 
 
 @click.group("lab")
@@ -29,7 +29,7 @@ def lab_cmd():
               help="Folder for worksheet.ipynb and answers.ipynb (it must exist).")
 def write_cmd(dest):
     """Write worksheet.ipynb and answers.ipynb (the answers measured now, exactly)."""
-    from s2mc.analysis import lab
+    from s2mc.experiments import lab
     for path in lab.write(dest):
         click.echo(f"wrote {path}", err=True)
 
@@ -41,7 +41,7 @@ def write_cmd(dest):
 def check_cmd(notebook, timeout):
     """Run a student's notebook and mark it: per quantity, whether the measured value is right and
     how far the prediction was. Exit 1 when a measurement is wrong or missing."""
-    from s2mc.analysis import lab
+    from s2mc.experiments import lab
     marks = lab.check(notebook, timeout=timeout)
     click.echo(lab.format_marks(marks))
     sys.exit(0 if all(k.right is not False for k in marks) else 1)

@@ -7,9 +7,9 @@ import sys
 
 import click
 
-from s2mc.isa.errors import S2mcError
-from s2mc.isa.units import human_size
-from s2mc.workloads.aes_host import host_memory
+from s2mc.common.errors import S2mcError
+from s2mc.common.units import human_size
+from s2mc.workloads.cipher_host import host_memory
 from s2mc.workloads.native import CIPHER_IMPLS, CIPHERS, MAX_MIN_SECONDS, MAX_REPS, MAX_THREADS, STRATEGIES
 from s2mc.workloads.native.cryptrec import CIPHERS as CRYPTREC_CIPHERS
 from s2mc.workloads.native.cryptrec import IMPLS as CRYPTREC_IMPLS

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 
 from .options import OutputFolder, Text
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import click
 
 from s2mc.isa import assemble, disassemble, disassemble_word, load_program, read_text
-from s2mc.isa.errors import S2mcError
-from s2mc.isa.outputs import STDOUT, write_output
+from s2mc.common.errors import S2mcError
+from s2mc.common.outputs import STDOUT, write_output
 from s2mc.simulator import CACHE_PARAMS, Machine, SimFault
 from s2mc.simulator.records import result_rows, variant_parts
 
@@ -54,7 +54,7 @@ def info(as_json):
 
 def info_rows(facts: dict) -> list[tuple[str, str]]:
     """`s2mc info` as (label, text) rows a person reads: each component built or not, and why."""
-    from s2mc.workloads.aes_host import cipher_title
+    from s2mc.workloads.cipher_host import cipher_title
     yes = lambda ok: "yes" if ok else "no"  # noqa: E731
     nat, cuda = facts["native"], facts["cuda"]
     rows = [("s2mc", f"{facts['s2mc']} (Python {facts['python']})"),

@@ -1,6 +1,6 @@
 """`s2mc sweep`: run an experiment spec file, configuration by configuration, here or on Dask.
 
-    s2mc sweep analysis/experiments/seed003.toml --out r.parquet
+    s2mc sweep experiments/studies/seed003.toml --out r.parquet
     s2mc sweep seed003 --out r.parquet --executor dask --workers 2
     s2mc sweep my.toml --out r.parquet --executor dask --scheduler tcp://10.0.0.1:8786
 
@@ -15,12 +15,12 @@ from pathlib import Path
 
 import click
 
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 
 
 def _spec_path(spec: str) -> Path:
     """SPEC as given, or the shipped spec file of that name (`seed003`, `seed003_grid`)."""
-    from s2mc.analysis import specs
+    from s2mc.experiments import specs
     p = Path(spec)
     if p.exists() or p.suffix == ".toml" or "/" in spec:
         return p
@@ -51,7 +51,7 @@ def _spec_path(spec: str) -> Path:
 def sweep_cmd(spec, out_path, executor, scheduler, workers, quick, fresh, quiet):
     """Run an experiment SPEC file (or a shipped experiment's name), one task per configuration,
     resumable: run the same command again after an interruption to finish."""
-    from s2mc.analysis import experiments, specs, sweep
+    from s2mc.experiments import registry as experiments, specs, sweep
 
     if executor == "local" and (scheduler or workers):
         raise click.UsageError(f"{'--scheduler' if scheduler else '--workers'} needs --executor dask")

@@ -12,14 +12,14 @@ import sys
 
 import click
 
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 
 #: Every command and the module (cli/cmd_<module>.py) that defines it, in the order of the data flow
 #: (`s2mc --help` sorts them by name). A module is imported only when one of its commands runs, or
 #: when --help lists them all, so `s2mc encrypt` does not pay at start-up for the compiler, the
 #: simulator and pandas (about 0.15 s, a quarter of encrypting 1 GB).
 COMMANDS = {"examples": "examples", "info": "sim", "asm": "sim", "disasm": "sim", "run": "sim", "debug": "debug",
-            "compile": "compile", "aes": "aes", "cipher": "cipher", "fidelity": "fidelity", "native": "native",
+            "compile": "compile", "aes": "cipher", "cipher": "cipher", "fidelity": "fidelity", "native": "native",
             "encrypt": "crypt", "decrypt": "crypt", "gpu": "gpu", "report": "report", "sweep": "sweep",
             "demo": "demo", "lab": "lab"}
 #: The command modules' names, each once.

@@ -11,11 +11,11 @@ names the option and states the allowed range:
   takes `many=True` for a comma-separated list (no empty list, no empty item).
 - `MachineParamType` / `machine_option`: the machine parameters, whose ranges come from their one
   declaration (simulator/params.toml).
-- `OutputFile` / `OutputFolder`: paths checked by the rules of s2mc.isa.outputs (the folder must
+- `OutputFile` / `OutputFolder`: paths checked by the rules of s2mc.common.outputs (the folder must
   exist; nothing is created while parsing).
 - `Text`: a name or title (printable, bounded length); `AesKey`: a key as hex digits.
 
-Quoted values are cut and their control characters escaped (s2mc.isa.errors.excerpt), so that a
+Quoted values are cut and their control characters escaped (s2mc.common.errors.excerpt), so that a
 message stays one line whatever was typed.
 """
 from __future__ import annotations
@@ -27,9 +27,9 @@ from typing import Callable
 
 import click
 
-from s2mc.isa.errors import S2mcError, excerpt
-from s2mc.isa.outputs import STDOUT, check as check_output, check_folder
-from s2mc.isa.units import human_size, parse_size
+from s2mc.common.errors import S2mcError, excerpt
+from s2mc.common.outputs import STDOUT, check as check_output, check_folder
+from s2mc.common.units import human_size, parse_size
 
 _INT = re.compile(r"[+-]?[0-9]+")
 #: More digits than this is out of any range here (and int() of thousands of digits is refused).
@@ -232,7 +232,7 @@ class Names(_Value):
 
 
 class _OutputPath(click.ParamType):
-    """A path the command writes, checked while parsing by `_check` (s2mc.isa.outputs)."""
+    """A path the command writes, checked while parsing by `_check` (s2mc.common.outputs)."""
 
     def _check(self, text: str) -> None:
         raise NotImplementedError
@@ -249,7 +249,7 @@ class _OutputPath(click.ParamType):
 
 
 class OutputFile(_OutputPath):
-    """A file the command writes, checked by the rules of s2mc.isa.outputs while parsing: its
+    """A file the command writes, checked by the rules of s2mc.common.outputs while parsing: its
     folder exists, it is not a folder; a device or FIFO is written through; `-` is stdout where
     `stdout` allows it."""
 
@@ -278,14 +278,14 @@ class OutputFolder(_OutputPath):
 
 
 class AesKey(click.ParamType):
-    """An AES key as 32, 48 or 64 hex digits (s2mc.workloads.aes_host.parse_key_hex) -> bytes."""
+    """An AES key as 32, 48 or 64 hex digits (s2mc.workloads.cipher_host.parse_key_hex) -> bytes."""
 
     name = "hex"
 
     def convert(self, value, param, ctx) -> bytes:
         if isinstance(value, bytes):
             return value
-        from s2mc.workloads.aes_host import parse_key_hex
+        from s2mc.workloads.cipher_host import parse_key_hex
         try:
             return parse_key_hex(str(value), "key")
         except S2mcError as exc:

@@ -1,7 +1,7 @@
 """Compile errors: one line, `file:line:col: message` (docs/rz.md)."""
 from __future__ import annotations
 
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 
 
 class CompileError(S2mcError):

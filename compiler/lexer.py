@@ -16,7 +16,7 @@ from __future__ import annotations
 import string
 from dataclasses import dataclass
 
-from s2mc.isa.errors import excerpt
+from s2mc.common.errors import excerpt
 
 from .errors import CompileError
 

@@ -2,6 +2,7 @@
 # gpu-backends/run_on_gpu.sh -- build, verify and benchmark every CUDA AES and Camellia kernel in one call.
 #
 #   bash gpu-backends/run_on_gpu.sh [OUTDIR]        (default OUTDIR: results/gpu)
+#   bash gpu-backends/run_on_gpu.sh --files-only [OUTDIR]   (step 6's file table alone, any machine)
 #
 # Environment: SIZES (default 1M,16M,256M,1G), REPS (5), STREAMS (1,4), KEY_BITS (128),
 # JOBS (nproc), PYTHON=0 to skip the Python part, BUILD_DIR (build/gpu-standalone).
@@ -28,10 +29,10 @@
 #      gpu.parquet, gpu.manifest.json, gpu-cli.md
 #   6. with Python too (issue 15): file encryption side by side on a FILE_BYTES (default 2G)
 #      page-cached file in FILE_DIR (default /dev/shm): cp, openssl enc -aes-128-ctr, s2mc encrypt
-#      (native, every CPU) and s2mc encrypt --backend cuda, wall seconds of each, outputs compared;
-#      Camellia too: openssl enc -camellia-128-ctr beside s2mc encrypt --backend cuda --cipher camellia,
-#      outputs compared -> files.md; and seeds 001/004 measured on this host's CPUs (python -m
-#      s2mc.analysis.seeds_native) -> seeds_native.parquet, seeds_native.txt
+#      (native, every CPU) and s2mc encrypt --backend cuda and --backend opencl, wall seconds of each
+#      and its speed against cp and openssl, outputs compared; Camellia too (openssl enc
+#      -camellia-128-ctr beside the cuda and opencl backends) -> files.md; and seeds 001/004 measured on this host's CPUs (python -m
+#      s2mc.experiments.seeds_native) -> seeds_native.parquet, seeds_native.txt
 #   7. with Python too (issue 16, seed 004's question: the cost of portability): the OpenCL backend on
 #      this GPU's OpenCL (NVIDIA's ICD; `make setup` adds the loader and PoCL): its tests on the GPU,
 #      seed 004's segment calibration, then `s2mc gpu --backend opencl` and `s2mc gpu --backend cuda
@@ -43,6 +44,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:-${OUT:-results/gpu}}
+[ "$OUT" = --files-only ] && OUT=${2:-results/gpu}
 SIZES=${SIZES:-1M,16M,256M,1G}
 REPS=${REPS:-5}
 STREAMS=${STREAMS:-1,4}
@@ -54,6 +56,119 @@ mkdir -p "$OUT"
 log() { echo "== $*" >&2; }
 fail=0
 t_start=$(date +%s)
+
+# files_side_by_side DIR BYTES: cp, openssl and s2mc (native, cuda, opencl) on one page-cached file
+# -> files.md: the best of 3 wall times and each one's speed against cp's and openssl's (time of cp
+# or openssl / time of the command: 1.00 is as fast). Integer nanoseconds in bash arithmetic: the
+# GPU image has no bc.
+files_side_by_side() {
+  local d k iv f name t0 ns best cp_ns ssl_ns ssl_cam_ns
+  d=$(mktemp -d "$1/s2mc-files-XXXXXX") || return 1
+  k=000102030405060708090a0b0c0d0e0f; iv=f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff
+  head -c "$2" /dev/urandom >"$d/in.bin"
+  secs() { printf '%d.%03d' $(( $1 / 1000000000 )) $(( $1 / 1000000 % 1000 )); }
+  ratio() { [ "$1" -gt 0 ] && [ "$2" -gt 0 ] && printf '%d.%02d' $(( $1 / $2 )) $(( $1 * 100 / $2 % 100 )) || printf -- '-'; }
+  {
+    echo "| command | wall s (best of 3) | speed vs cp | speed vs openssl (same cipher) |"
+    echo "|---|---:|---:|---:|"
+    for name in cp openssl s2mc-native s2mc-cuda s2mc-opencl openssl-camellia s2mc-cuda-camellia s2mc-opencl-camellia; do
+      best=""
+      for _ in 1 2 3; do
+        t0=$(date +%s%N)
+        case $name in
+          cp) cp "$d/in.bin" "$d/cp.bin" ;;
+          openssl) openssl enc -aes-128-ctr -K $k -iv $iv -in "$d/in.bin" -out "$d/openssl.bin" ;;
+          s2mc-native) .venv/bin/s2mc encrypt -q --in "$d/in.bin" --out "$d/native.bin" --key $k --iv $iv ;;
+          s2mc-cuda) .venv/bin/s2mc encrypt -q --backend cuda --in "$d/in.bin" --out "$d/cuda.bin" --key $k --iv $iv ;;
+          s2mc-opencl) .venv/bin/s2mc encrypt -q --backend opencl --in "$d/in.bin" --out "$d/opencl.bin" --key $k --iv $iv ;;
+          openssl-camellia) openssl enc -camellia-128-ctr -K $k -iv $iv -in "$d/in.bin" -out "$d/openssl-camellia.bin" ;;
+          s2mc-cuda-camellia) .venv/bin/s2mc encrypt -q --backend cuda --cipher camellia --in "$d/in.bin" \
+                                --out "$d/cuda-camellia.bin" --key $k --iv $iv ;;
+          s2mc-opencl-camellia) .venv/bin/s2mc encrypt -q --backend opencl --cipher camellia --in "$d/in.bin" \
+                                  --out "$d/opencl-camellia.bin" --key $k --iv $iv ;;
+        esac 2>>"$OUT/files.log" || { echo "| $name | failed (files.log) | - | - |"; continue 2; }
+        ns=$(( $(date +%s%N) - t0 ))
+        if [ -z "$best" ] || [ "$ns" -lt "$best" ]; then best=$ns; fi
+      done
+      case $name in cp) cp_ns=$best ;; openssl) ssl_ns=$best ;; openssl-camellia) ssl_cam_ns=$best ;; esac
+      local ssl=${ssl_ns:-0}; [[ $name == *camellia ]] && ssl=${ssl_cam_ns:-0}
+      echo "| $name | $(secs "$best") | $(ratio "${cp_ns:-0}" "$best") | $(ratio "$ssl" "$best") |"
+    done
+    for f in native cuda opencl; do
+      [ -f "$d/$f.bin" ] || continue
+      cmp -s "$d/openssl.bin" "$d/$f.bin" && echo "- $f output = openssl's" || echo "- $f output DIFFERS from openssl's"
+    done
+    for f in cuda opencl; do
+      [ -f "$d/$f-camellia.bin" ] || continue
+      cmp -s "$d/openssl-camellia.bin" "$d/$f-camellia.bin" && echo "- $f Camellia output = openssl -camellia-128-ctr's" ||
+        echo "- $f Camellia output DIFFERS from openssl -camellia-128-ctr's"
+    done
+  } >"$OUT/files.md"
+  rm -rf "$d"
+}
+
+# cuda_vs_opencl: step 7 (the OpenCL backend on this GPU beside the CUDA kernels)
+cuda_vs_opencl() {
+  local py=.venv/bin/python s2=.venv/bin/s2mc c
+  log "7. OpenCL on this GPU beside CUDA (issue 16)"
+  $s2 info >"$OUT/opencl-info.txt" 2>&1
+  grep -A9 '^OpenCL' "$OUT/opencl-info.txt" >&2
+  if ! $py -c "import sys; from s2mc.gpu import opencl; st = opencl.status(); \
+      sys.exit(0 if any(d['type'] == 'GPU' for d in st['devices']) else 1)"; then
+    log "no OpenCL GPU device (is /etc/OpenCL/vendors/nvidia.icd there? the driver's libnvidia-opencl?); step 7 skipped"
+    return 0
+  fi
+  # the default device is the first GPU; the cache keeps the calibrations of this run apart
+  export S2MC_CACHE_DIR="$OUT/opencl-cache"
+  $py -m pytest -q tests/test_gpu_opencl.py 2>&1 | tee "$OUT/pytest-opencl.txt" | tail -3 >&2
+  [ "${PIPESTATUS[0]}" -ne 0 ] && { log "OpenCL tests FAILED on the GPU"; fail=1; }
+  for c in aes camellia; do
+    $s2 gpu --backend opencl --calibrate --budget 10 --cipher $c --key-bits "$KEY_BITS" \
+      >"$OUT/opencl-calibration-$c.md" 2>&1 || log "OpenCL calibration ($c) failed"
+    $s2 gpu --backend opencl --cipher $c --bytes "$SIZES" --reps "$REPS" --key-bits "$KEY_BITS" --quiet \
+      --out "$OUT/opencl-$c.parquet" --markdown "$OUT/opencl-$c.md" >"$OUT/opencl-$c.stdout" 2>"$OUT/opencl-$c.log" ||
+      { log "s2mc gpu --backend opencl --cipher $c failed"; tail -3 "$OUT/opencl-$c.log" >&2; }
+    $s2 gpu --backend cuda --cipher $c --kernel coarse,optimised --measure device,host --streams 1 --bytes "$SIZES" \
+      --reps "$REPS" --key-bits "$KEY_BITS" --quiet --out "$OUT/cuda-vs-opencl-$c.parquet" \
+      >"$OUT/cuda-vs-opencl-$c.stdout" 2>"$OUT/cuda-vs-opencl-$c.log" || log "s2mc gpu --cipher $c (CUDA side) failed"
+  done
+  # one table: Gbps of each, and CUDA / OpenCL per size (same GPU, same process order)
+  $py - "$OUT" >"$OUT/cuda-vs-opencl.md" 2>>"$OUT/cuda-vs-opencl.log" <<'PYEOF'
+import sys
+from pathlib import Path
+import pandas as pd
+out = Path(sys.argv[1])
+frames = [pd.read_parquet(p) for p in sorted(out.glob("opencl-*.parquet")) + sorted(out.glob("cuda-vs-opencl-*.parquet"))]
+df = pd.concat(frames)
+df = df[df.metric == "bytes_per_second"].assign(gbps=lambda d: d.value * 8 / 1e9)
+t = df.pivot_table(index=["workload", "variant"], columns="bytes", values="gbps")
+sizes = list(t.columns)
+print("| workload | variant | " + " | ".join(f"{int(n) >> 20} MiB" for n in sizes) + " |")
+print("|---|---|" + "---:|" * len(sizes))
+for (w, v), row in t.iterrows():
+    print(f"| {w} | {v} | " + " | ".join("-" if pd.isna(x) else f"{x:.1f}" for x in row) + " |")
+print()
+# every CUDA kernel's row (optimised is recorded under its configuration's name, optimised-t4b2)
+# against the OpenCL row that measures the same thing
+same = {"device-resident": "opencl/device-resident", "host-serial": "opencl/host-segmented"}
+for w, cu in t.index:
+    ocl = same.get(cu.split("/", 1)[-1])
+    if not cu.startswith("opencl/") and ocl and (w, ocl) in t.index:
+        r = (t.loc[(w, cu)] / t.loc[(w, ocl)]).round(2)
+        print(f"- {w}: CUDA {cu} / OpenCL {ocl}: " + ", ".join(f"{int(n) >> 20} MiB {v}" for n, v in r.items()))
+PYEOF
+  cat "$OUT/cuda-vs-opencl.md" >&2
+}
+
+# `run_on_gpu.sh --files-only [OUTDIR]`: step 6's file table alone (FILE_BYTES, FILE_DIR as below)
+if [ "${1:-}" = "--files-only" ]; then
+  FILE_BYTES=${FILE_BYTES:-2G}
+  FILE_DIR=${FILE_DIR:-$( [ -d /dev/shm ] && echo /dev/shm || echo /tmp )}
+  files_side_by_side "$FILE_DIR" "$(numfmt --from=iec "$FILE_BYTES")" || exit 1
+  cat "$OUT/files.md"
+  exit 0
+fi
+
 
 log "1. machine"
 if command -v nvidia-smi >/dev/null; then
@@ -115,94 +230,6 @@ log "4d. registers, shared memory and occupancy of every kernel (seed 002's Tabl
 { for c in aes camellia; do "$BUILD_DIR/s2mc-gpu-bench" --occupancy --cipher $c --key-bits "$KEY_BITS" || fail=1; echo; done
 } >"$OUT/occupancy.md" 2>"$OUT/occupancy.log"
 
-# files_side_by_side DIR BYTES: cp, openssl and s2mc (native, cuda) on one page-cached file -> files.md
-files_side_by_side() {
-  local d k iv f name secs
-  d=$(mktemp -d "$1/s2mc-files-XXXXXX") || return 1
-  k=000102030405060708090a0b0c0d0e0f; iv=f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff
-  head -c "$2" /dev/urandom >"$d/in.bin"
-  {
-    echo "| command | wall s (best of 3) |"; echo "|---|---:|"
-    for name in cp openssl s2mc-native s2mc-cuda openssl-camellia s2mc-cuda-camellia; do
-      best=""
-      for _ in 1 2 3; do
-        t0=$(date +%s.%N)
-        case $name in
-          cp) cp "$d/in.bin" "$d/cp.bin" ;;
-          openssl) openssl enc -aes-128-ctr -K $k -iv $iv -in "$d/in.bin" -out "$d/openssl.bin" ;;
-          s2mc-native) .venv/bin/s2mc encrypt -q --in "$d/in.bin" --out "$d/native.bin" --key $k --iv $iv ;;
-          s2mc-cuda) .venv/bin/s2mc encrypt -q --backend cuda --in "$d/in.bin" --out "$d/cuda.bin" --key $k --iv $iv ;;
-          openssl-camellia) openssl enc -camellia-128-ctr -K $k -iv $iv -in "$d/in.bin" -out "$d/openssl-camellia.bin" ;;
-          s2mc-cuda-camellia) .venv/bin/s2mc encrypt -q --backend cuda --cipher camellia --in "$d/in.bin" \
-                                --out "$d/cuda-camellia.bin" --key $k --iv $iv ;;
-        esac || { echo "| $name | failed |"; continue 2; }
-        secs=$(echo "$(date +%s.%N) - $t0" | bc)
-        if [ -z "$best" ] || [ "$(echo "$secs < $best" | bc)" = 1 ]; then best=$secs; fi
-      done
-      echo "| $name | $best |"
-    done
-    for f in native cuda; do
-      cmp -s "$d/openssl.bin" "$d/$f.bin" && echo "- $f output = openssl's" || echo "- $f output DIFFERS from openssl's"
-    done
-    cmp -s "$d/openssl-camellia.bin" "$d/cuda-camellia.bin" && echo "- cuda Camellia output = openssl -camellia-128-ctr's" ||
-      echo "- cuda Camellia output DIFFERS from openssl -camellia-128-ctr's"
-  } >"$OUT/files.md"
-  rm -rf "$d"
-}
-
-# cuda_vs_opencl: step 7 (the OpenCL backend on this GPU beside the CUDA kernels)
-cuda_vs_opencl() {
-  local py=.venv/bin/python s2=.venv/bin/s2mc c
-  log "7. OpenCL on this GPU beside CUDA (issue 16)"
-  $s2 info >"$OUT/opencl-info.txt" 2>&1
-  grep -A9 '^OpenCL' "$OUT/opencl-info.txt" >&2
-  if ! $py -c "import sys; from s2mc.gpu import opencl; st = opencl.status(); \
-      sys.exit(0 if any(d['type'] == 'GPU' for d in st['devices']) else 1)"; then
-    log "no OpenCL GPU device (is /etc/OpenCL/vendors/nvidia.icd there? the driver's libnvidia-opencl?); step 7 skipped"
-    return 0
-  fi
-  # the default device is the first GPU; the cache keeps the calibrations of this run apart
-  export S2MC_CACHE_DIR="$OUT/opencl-cache"
-  $py -m pytest -q tests/test_gpu_opencl.py 2>&1 | tee "$OUT/pytest-opencl.txt" | tail -3 >&2
-  [ "${PIPESTATUS[0]}" -ne 0 ] && { log "OpenCL tests FAILED on the GPU"; fail=1; }
-  for c in aes camellia; do
-    $s2 gpu --backend opencl --calibrate --budget 10 --cipher $c --key-bits "$KEY_BITS" \
-      >"$OUT/opencl-calibration-$c.md" 2>&1 || log "OpenCL calibration ($c) failed"
-    $s2 gpu --backend opencl --cipher $c --bytes "$SIZES" --reps "$REPS" --key-bits "$KEY_BITS" --quiet \
-      --out "$OUT/opencl-$c.parquet" --markdown "$OUT/opencl-$c.md" >"$OUT/opencl-$c.stdout" 2>"$OUT/opencl-$c.log" ||
-      { log "s2mc gpu --backend opencl --cipher $c failed"; tail -3 "$OUT/opencl-$c.log" >&2; }
-    $s2 gpu --backend cuda --cipher $c --kernel coarse,optimised --measure device,host --streams 1 --bytes "$SIZES" \
-      --reps "$REPS" --key-bits "$KEY_BITS" --quiet --out "$OUT/cuda-vs-opencl-$c.parquet" \
-      >"$OUT/cuda-vs-opencl-$c.stdout" 2>"$OUT/cuda-vs-opencl-$c.log" || log "s2mc gpu --cipher $c (CUDA side) failed"
-  done
-  # one table: Gbps of each, and CUDA / OpenCL per size (same GPU, same process order)
-  $py - "$OUT" >"$OUT/cuda-vs-opencl.md" 2>>"$OUT/cuda-vs-opencl.log" <<'PYEOF'
-import sys
-from pathlib import Path
-import pandas as pd
-out = Path(sys.argv[1])
-frames = [pd.read_parquet(p) for p in sorted(out.glob("opencl-*.parquet")) + sorted(out.glob("cuda-vs-opencl-*.parquet"))]
-df = pd.concat(frames)
-df = df[df.metric == "bytes_per_second"].assign(gbps=lambda d: d.value * 8 / 1e9)
-t = df.pivot_table(index=["workload", "variant"], columns="bytes", values="gbps")
-sizes = list(t.columns)
-print("| workload | variant | " + " | ".join(f"{int(n) >> 20} MiB" for n in sizes) + " |")
-print("|---|---|" + "---:|" * len(sizes))
-for (w, v), row in t.iterrows():
-    print(f"| {w} | {v} | " + " | ".join("-" if pd.isna(x) else f"{x:.1f}" for x in row) + " |")
-print()
-# every CUDA kernel's row (optimised is recorded under its configuration's name, optimised-t4b2)
-# against the OpenCL row that measures the same thing
-same = {"device-resident": "opencl/device-resident", "host-serial": "opencl/host-segmented"}
-for w, cu in t.index:
-    ocl = same.get(cu.split("/", 1)[-1])
-    if not cu.startswith("opencl/") and ocl and (w, ocl) in t.index:
-        r = (t.loc[(w, cu)] / t.loc[(w, ocl)]).round(2)
-        print(f"- {w}: CUDA {cu} / OpenCL {ocl}: " + ", ".join(f"{int(n) >> 20} MiB {v}" for n, v in r.items()))
-PYEOF
-  cat "$OUT/cuda-vs-opencl.md" >&2
-}
-
 if [ "$PYTHON" = 1 ]; then
   log "5. Python: pytest -m gpu and s2mc gpu (records)"
   py=.venv/bin/python
@@ -224,7 +251,7 @@ if [ "$PYTHON" = 1 ]; then
     FILE_DIR=${FILE_DIR:-$( [ -d /dev/shm ] && echo /dev/shm || echo /tmp )}
     log "6. files side by side ($FILE_BYTES in $FILE_DIR) and seeds 001/004 on this host's CPUs"
     files_side_by_side "$FILE_DIR" "$(numfmt --from=iec "$FILE_BYTES")" && cat "$OUT/files.md" >&2
-    $py -m s2mc.analysis.seeds_native --out "$OUT/seeds_native.parquet" >"$OUT/seeds_native.txt" 2>&1 ||
+    $py -m s2mc.experiments.seeds_native --out "$OUT/seeds_native.parquet" >"$OUT/seeds_native.txt" 2>&1 ||
       { log "seeds_native failed"; tail -3 "$OUT/seeds_native.txt" >&2; }
     cuda_vs_opencl
   else

@@ -3,9 +3,9 @@ import codecs
 import importlib
 from pathlib import Path
 
-from .errors import S2mcError
+from s2mc.common.errors import S2mcError
 
-# Loaded on first use (PEP 562): every component imports s2mc.isa.errors, and the instruction table
+# Loaded on first use (PEP 562): every component imports s2mc.common.errors, and the instruction table
 # and assembler cost ~40 ms that commands like `s2mc encrypt` never need.
 _LAZY = {"AsmError": "assembler", "assemble": "assembler", "disassemble": "disassembler",
          "disassemble_word": "disassembler", "INSTRUCTIONS": "instructions", "decode": "instructions",

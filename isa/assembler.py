@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-from .errors import S2mcError, excerpt
+from s2mc.common.errors import S2mcError, excerpt
 from .instructions import ADS_MAX, BY_MNEMONIC, IMM_MAX, IMM_MIN, MOV_MAX, MOV_MIN, Instr, encode
 from .program import (ADDRESSES, NAME as _NAME, REGISTER_NAME as _REGISTER_NAME, Program, Segment, Stacks,
                       Symbol, stacks_problem)

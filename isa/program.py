@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from .errors import S2mcError, excerpt
+from s2mc.common.errors import S2mcError, excerpt
 from .instructions import ADS_MAX
 
 MAGIC = "s2obj"

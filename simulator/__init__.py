@@ -12,10 +12,11 @@ import time
 from dataclasses import dataclass, field
 
 from s2mc.isa import Program, disassemble_word
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 from s2mc.isa.instructions import ADS_MAX
 from s2mc.isa.program import Stacks, stacks_problem
 
+from .counters import core_counters
 from .params import DEFAULTS, PARAMS, check
 from .trace import Fanout, TraceFile, TraceList, format_trace
 
@@ -32,15 +33,11 @@ DEFAULT_MEM_WORDS = PARAMS["mem_words"].default
 # described exactly as before they existed.
 CACHE_PARAMS = ("cache", "cache_lines", "cache_ways", "line_words", "cache_hit_latency")
 
-# Per-core counters, in the order the CLI and the records print them. A core's `cycles` is its
-# finish cycle (also named `finish_cycle`); `idle_cycles` the cycles from then to the end of the run
-# (total cycles - finish), in which it is neither working nor stalled nor waiting at a barrier.
-CORE_COUNTERS = ("instructions", "cycles", "stall_cycles", "bus_wait_cycles", "bus_busy_cycles",
-                 "mem_reads", "mem_writes", "mem_accesses", "sync_wait_cycles", "finish_cycle", "idle_cycles")
-# The caches' per-core counters (docs/timing-model.md, "Counters"): after CORE_COUNTERS, only when
-# caches are on.
-CACHE_COUNTERS = ("cache_hits", "cache_misses", "coherence_misses", "false_sharing_misses", "bus_rd", "bus_rdx",
-                  "bus_upgr", "bus_upd", "cache_to_cache", "writebacks", "invalidations_received")
+# Per-core counters of a run without caches, in the order the CLI and the records print them
+# (declared in simulator/counters.toml). A core's `cycles` is its finish cycle (also named
+# `finish_cycle`); `idle_cycles` the cycles from then to the end of the run (total cycles - finish),
+# in which it is neither working nor stalled nor waiting at a barrier.
+CORE_COUNTERS = core_counters(cached=False)
 
 
 class SimFault(S2mcError):
@@ -111,7 +108,7 @@ class Result:
     def stats_frame(self):
         """Per-core counters as a pandas DataFrame, one row per core."""
         import pandas as pd
-        return pd.DataFrame(self.cores, columns=["core", *CORE_COUNTERS]).set_index("core")
+        return pd.DataFrame(self.cores, columns=["core", *core_counters(self.config.cached)]).set_index("core")
 
     def to_json(self) -> dict:
         """The object `s2mc run --json` prints (docs/architecture.md)."""
@@ -133,16 +130,14 @@ def build_result(raw: dict, program: Program, cfg: Config) -> Result:
     if raw["fault"] is not None:
         raise SimFault(fault_message(raw["fault"], cfg, program), raw["fault"], raw.get("trace"))
     cores = []
-    counters = CORE_COUNTERS + (CACHE_COUNTERS if cfg.cached else ())
+    names = core_counters(cfg.cached)
     for i, c in enumerate(raw["cores"]):
-        # With caches an access takes H or D cycles, not L: every cycle of a core before its finish
-        # is an instruction's first cycle, a stall or a barrier wait (docs/timing-model.md).
-        stall = (c["finish_cycle"] - c["instructions"] - c["sync_wait_cycles"] if cfg.cached else
-                 c["bus_wait_cycles"] + (cfg.mem_latency - 1) * c["mem_accesses"])
-        row = {"core": i, "cycles": c["finish_cycle"], "idle_cycles": raw["cycles"] - c["finish_cycle"],
-               "finish_cycle": c["finish_cycle"], "stall_cycles": stall}
-        row.update({k: c[k] for k in counters if k not in row})
-        cores.append({"core": i, **{k: row[k] for k in counters}})
+        # The derived counters (simulator/counters.toml): every bus cycle of a transaction beyond its
+        # first is a stall, so without caches stall_cycles is seed 003's bus wait + (L-1) x accesses.
+        row = {"cycles": c["finish_cycle"], "idle_cycles": raw["cycles"] - c["finish_cycle"],
+               "stall_cycles": c["bus_wait_cycles"] + c["bus_busy_cycles"] - c["mem_accesses"]
+               + c.get("hit_stall_cycles", 0), **c}
+        cores.append({"core": i, **{k: row[k] for k in names}})
     events = [(cyc, core, text.decode("latin-1") if isinstance(text, bytes) else text)
               for cyc, core, text in raw["output"]]
     return Result(cycles=raw["cycles"], instructions=sum(c["instructions"] for c in cores),
@@ -317,4 +312,4 @@ def run(program: Program, **config) -> Result:
     return Machine(program, **config).run()
 
 
-__all__ = ["format_trace", "ARBITRATIONS", "CACHE_COUNTERS", "CORE_COUNTERS", "Config", "ENGINES", "Machine", "Result", "SimFault", "run"]
+__all__ = ["format_trace", "ARBITRATIONS", "CORE_COUNTERS", "Config", "ENGINES", "Machine", "Result", "SimFault", "run"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 
 from . import SimFault
 from .stepping import Stop, Stepper

@@ -16,7 +16,7 @@ import tomllib
 from dataclasses import dataclass
 from importlib.resources import files
 
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 
 TYPES = ("int", "choice")
 

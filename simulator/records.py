@@ -10,13 +10,14 @@ the simulator does not import s2mc.analysis, so these are plain dicts with the s
 """
 from __future__ import annotations
 
+from .counters import core_counters
 from .params import DEFAULTS
 
-#: Counters recorded for every core and, summed over the cores, for the whole run (core -1).
+#: Counters recorded for every core and, summed over the cores, for the whole run (core -1), as
+#: simulator/counters.toml declares them (the cache counters join them in runs with caches).
 #: The whole run's cycles are the largest finish cycle, its finish_cycle the smallest (a core's
 #: finish_cycle is its cycles), and its bus busy cycles the bus's own count.
-COUNTERS = ("cycles", "instructions", "stall_cycles", "bus_wait_cycles", "bus_busy_cycles",
-            "sync_wait_cycles", "mem_reads", "mem_writes", "mem_accesses", "finish_cycle", "idle_cycles")
+COUNTERS = core_counters(cached=False)
 
 
 def variant_parts(mem_latency: int, arbitration: str) -> list[str]:
@@ -41,15 +42,16 @@ def result_rows(result, run_id: str, *, experiment: str = "", workload: str = ""
     cfg = result.config
     base = dict(run_id=run_id, experiment=experiment, source="sim", platform="s2", workload=workload,
                 variant=variant, engine=cfg.engine, cores=cfg.cores, bytes=nbytes, cipher=cipher)
-    total = {k: sum(c[k] for c in result.cores) for k in COUNTERS}
+    counters = core_counters(cfg.cached)
+    total = {k: sum(c[k] for c in result.cores) for k in counters}
     total["cycles"] = result.cycles
     total["finish_cycle"] = min(c["finish_cycle"] for c in result.cores)
     total["bus_busy_cycles"] = result.bus_busy_cycles
-    whole = [*((k, total[k]) for k in COUNTERS), ("mem_latency", cfg.mem_latency),
+    whole = [*((k, total[k]) for k in counters), ("mem_latency", cfg.mem_latency),
              ("bus_utilisation", result.bus_utilisation), ("sim_seconds", result.sim_seconds)]
     if result.sim_seconds > 0:
         whole.append(("sim_mips", result.instructions / result.sim_seconds / 1e6))
     rows = [dict(base, core=-1, metric=k, value=v) for k, v in whole]
     for c in result.cores:
-        rows += [dict(base, core=c["core"], metric=k, value=c[k]) for k in COUNTERS]
+        rows += [dict(base, core=c["core"], metric=k, value=c[k]) for k in counters]
     return rows

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from s2mc.isa.instructions import decode
 
+from .counters import engine_counters
 from .params import DEFAULTS, check
 
 #: burst4: grants in a row after which the last grantee goes last (the C++ engines' BURST_LIMIT).
@@ -88,8 +89,7 @@ class _Core:
         self.state = "run"            # run | request | sync | halted
         self.request_cycle = 0
         self.request = None           # decoded memory instruction waiting for the bus
-        self.stats = dict(instructions=0, finish_cycle=0, mem_reads=0, mem_writes=0, mem_accesses=0,
-                          bus_wait_cycles=0, bus_busy_cycles=0, sync_wait_cycles=0)
+        self.stats = dict.fromkeys(engine_counters(cached=False), 0)   # simulator/counters.toml
 
     def set(self, reg: int, value: int) -> None:
         if reg:

@@ -31,7 +31,7 @@ import time
 from dataclasses import dataclass, field
 
 from s2mc.isa import Program
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 
 from . import Machine, Result, SimFault, build_result, code_label
 

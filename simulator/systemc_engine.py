@@ -19,8 +19,8 @@ import tempfile
 from array import array
 from pathlib import Path
 
-from s2mc.isa.errors import S2mcError
-from s2mc.isa.outputs import Output, check as check_output
+from s2mc.common.errors import S2mcError
+from s2mc.common.outputs import Output, check as check_output
 
 EXECUTABLE = "s2mc-systemc"
 ENV_OVERRIDE = "S2MC_SYSTEMC"   # path to the executable, for builds outside the package
@@ -123,7 +123,7 @@ class SystemCEngine:
         return "\n".join(parts)
 
     def run(self) -> dict:
-        # The waveform follows s2mc.isa.outputs: for a regular file the child writes the 0600
+        # The waveform follows s2mc.common.outputs: for a regular file the child writes the 0600
         # temporary file beside the target (its name ends in .vcd, as SystemC wants), which is
         # renamed over the target only when the run succeeded; a device, FIFO or stdout gets a copy
         # of a private file afterwards. A failed run leaves neither behind.

@@ -32,8 +32,8 @@ from typing import NamedTuple
 import numpy as np
 
 from s2mc.isa import Program
-from s2mc.isa.errors import S2mcError
-from s2mc.isa.outputs import Output
+from s2mc.common.errors import S2mcError
+from s2mc.common.outputs import Output
 
 from .trace import KINDS, RECORD, Instructions, _Decoder
 
@@ -337,7 +337,7 @@ def timeline_of(events, cores: int, mem_latency: int, from_cycle: int = 0, to_cy
 class TimelineSink:
     """A trace sink (s2mc.simulator.trace) that builds the timeline as the run goes and, when the
     run ends (a simulated fault included: the timeline up to it), writes it to `path` by the output
-    rules of s2mc.isa.outputs; `timeline` holds it afterwards."""
+    rules of s2mc.common.outputs; `timeline` holds it afterwards."""
 
     def __init__(self, program: Program, cores: int, mem_latency: int, path: str | os.PathLike | None = None,
                  from_cycle: int = 0, to_cycle: int | None = None, title: str = ""):

@@ -5,7 +5,7 @@ simulator/include/s2mc/trace.h), already in order; they hold only a bounded numb
 (issue 12: a 4-million-cycle run used to keep 1.6 GB). A sink is any callable taking such a batch:
 
 - TraceList keeps the events as tuples (Result.trace, for small runs and tests);
-- TraceFile formats them straight into a file through s2mc.isa.outputs (atomic: the file appears
+- TraceFile formats them straight into a file through s2mc.common.outputs (atomic: the file appears
   when the run ends, also when it ends in a simulated fault, and nothing is left when it fails);
 - s2mc.simulator.timeline.TimelineSink turns them into a timeline (--timeline);
 - Fanout hands every batch to several of these (--trace and --timeline together).
@@ -21,8 +21,8 @@ import os
 import struct
 
 from s2mc.isa import Program, decode, disassemble_word
-from s2mc.isa.errors import S2mcError
-from s2mc.isa.outputs import Output
+from s2mc.common.errors import S2mcError
+from s2mc.common.outputs import Output
 
 # s2::TraceEvent: cycle u64, pc u32, core u16, kind u8, xact u8, wait u64, address u32, before i32,
 # after i32, span u32.
@@ -210,7 +210,7 @@ class TraceList:
 
 class TraceFile:
     """A sink that formats the log into `path` as the run goes (trace_file=...), by the output rules
-    of s2mc.isa.outputs: atomic for a regular file, written through to a device, FIFO or `-`."""
+    of s2mc.common.outputs: atomic for a regular file, written through to a device, FIFO or `-`."""
 
     def __init__(self, path: str | os.PathLike, program: Program, mem_latency: int):
         self.path = os.fspath(path)

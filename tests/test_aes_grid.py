@@ -1,4 +1,4 @@
-"""The AES grid as a library (s2mc.workloads.aes.grid) and the seed 003 join (s2mc.analysis.seed003):
+"""The AES grid as a library (s2mc.workloads.cipher_sim.grid) and the seed 003 join (s2mc.analysis.seed003):
 which runs a grid makes, its checks before running, its records against those of `s2mc aes`, and
 the text tables on hand-made runs with hand-computed cells."""
 from types import SimpleNamespace
@@ -8,8 +8,8 @@ from click.testing import CliRunner
 
 from s2mc.analysis import records, seed003
 from s2mc.cli.main import cli
-from s2mc.isa.errors import S2mcError
-from s2mc.workloads.aes.grid import AesGrid, format_tables, run_grid
+from s2mc.common.errors import S2mcError
+from s2mc.workloads.cipher_sim.grid import AesGrid, format_tables, run_grid
 
 
 def test_jobs_cross_product_and_order():

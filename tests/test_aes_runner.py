@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from s2mc.isa.errors import S2mcError
-from s2mc.workloads import aes
-from s2mc.workloads.aes import AesMismatch, run_aes
+from s2mc.common.errors import S2mcError
+from s2mc.workloads import cipher_sim as aes
+from s2mc.workloads.cipher_sim import AesMismatch, run_aes
 
 ROOT = Path(__file__).resolve().parents[1]
 S2MC = str(Path(sys.executable).with_name("s2mc"))
@@ -118,7 +118,7 @@ def test_bad_key_and_counter():
 
 def test_a_wrong_result_is_an_error(monkeypatch):
     """The check can fail: a reference that disagrees raises AesMismatch, never a number."""
-    from s2mc.workloads.aes import runner
+    from s2mc.workloads.cipher_sim import runner
     real = runner.reference
     monkeypatch.setattr(runner, "reference", lambda *a: bytes(b ^ (i == 37) for i, b in enumerate(real(*a))))
     with pytest.raises(AesMismatch, match="byte 37 \\(block 2\\)"):

@@ -1,4 +1,4 @@
-"""Program variants of the AES workloads (s2mc.workloads.aes.variants): where the key is expanded and
+"""Program variants of the AES workloads (s2mc.workloads.cipher_sim.variants): where the key is expanded and
 the seed 003 calibration. Every run is checked against `cryptography` by run_aes itself; the tests
 below check what the variants change, each against a count that does not come from the variant."""
 import os
@@ -6,10 +6,10 @@ import os
 import pytest
 
 from s2mc.compiler import compile as rz_compile
-from s2mc.isa.errors import S2mcError
-from s2mc.workloads.aes import runner, variants
-from s2mc.workloads.aes.grid import AesGrid, run_grid
-from s2mc.workloads.aes.runner import AesConfig, run_aes
+from s2mc.common.errors import S2mcError
+from s2mc.workloads.cipher_sim import runner, variants
+from s2mc.workloads.cipher_sim.grid import AesGrid, run_grid
+from s2mc.workloads.cipher_sim.runner import AesConfig, run_aes
 from s2mc.simulator import systemc_engine
 
 KEY = bytes(range(16))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from s2mc.workloads.aes import run_aes
+from s2mc.workloads.cipher_sim import run_aes
 
 H = bytes.fromhex
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from s2mc.analysis import derive, model, records, seeds
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 
 
 def _sim_frame():

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from s2mc.analysis import records
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -67,7 +67,7 @@ def test_validate_missing_and_extra_columns():
 def test_write_and_load_mixed(tmp_path):
     df = records.make_records(_rows())
     records.write(df, tmp_path / "a.parquet", params={"cores": [1, 2]})
-    (tmp_path / "sub").mkdir()   # records.write creates no folders (s2mc.isa.outputs)
+    (tmp_path / "sub").mkdir()   # records.write creates no folders (s2mc.common.outputs)
     records.write(df.assign(run_id="r2"), tmp_path / "sub" / "b.csv")
     man = json.loads((tmp_path / "a.manifest.json").read_text())
     assert man["params"]["cores"] == [1, 2] and man["params"]["run_ids"] == ["r1"]

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from s2mc.analysis import model, records, report, seeds
 from s2mc.cli.main import cli
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -105,7 +105,7 @@ def _check_report(out: Path, main: pd.DataFrame | None = None):
 
 def test_report_on_small_results(tmp_path):
     res = tmp_path / "results"
-    res.mkdir()   # records.write creates no folders (s2mc.isa.outputs)
+    res.mkdir()   # records.write creates no folders (s2mc.common.outputs)
     records.write(small_results(), res / "small.parquet", params={"what": "test"})
     out = report.build([res], tmp_path / "report")
     md, page, pngs = _check_report(tmp_path / "report")

@@ -1,4 +1,4 @@
-"""Camellia on the native CPU backend (issue 16): the header-only core (s2mc_aes/camellia.h) against
+"""Camellia on the native CPU backend (issue 16): the header-only core (s2mc_cipher/camellia.h) against
 RFC 3713's Appendix A vectors, in C++ and through Python; the OpenMP strategies against the
 `cryptography` package's Camellia (ECB; CTR built from its ECB over the counter blocks, since
 `cryptography` has no Camellia-CTR); whole files against the `openssl` binary both ways; the
@@ -20,12 +20,12 @@ if not native.available():  # pragma: no cover - only with S2MC_WITH_NATIVE=OFF
 
 from aes_oracle import OPENSSL, Camellia, ctr_from_ecb, ecb_ref as _ecb_ref, needs_openssl  # noqa: E402
 from s2mc.cli.main import cli  # noqa: E402
-from s2mc.isa.errors import S2mcError  # noqa: E402
+from s2mc.common.errors import S2mcError  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Every Camellia implementation this CPU runs (vaes, aesni: byte-sliced with AESENCLAST; sptable: tables).
 IMPLS = native.supported_impls("camellia")
-HEADER_DIR = ROOT / "workloads" / "aes_host" / "include"
+HEADER_DIR = ROOT / "workloads" / "cipher_host" / "include"
 
 # RFC 3713 Appendix A: key 0123456789abcdeffedcba9876543210 (+ 0011223344556677 [8899aabbccddeeff]),
 # plaintext 0123456789abcdeffedcba9876543210.
@@ -78,7 +78,7 @@ def test_cpp_selftest_through_the_module():
 def test_header_compiles_alone_and_its_selftest_passes(tmp_path):
     # The header is what the CUDA and OpenCL ports start from: it must build on its own, warning-free.
     src = tmp_path / "t.cpp"
-    src.write_text('#include "s2mc_aes/camellia.h"\n'
+    src.write_text('#include "s2mc_cipher/camellia.h"\n'
                    "int main() { return s2mc::camellia::selftest() ? 0 : 1; }\n")
     exe = tmp_path / "t"
     subprocess.run(["c++", "-std=c++17", "-Wall", "-Wextra", "-Werror", "-O1", f"-I{HEADER_DIR}", str(src),
@@ -261,12 +261,14 @@ def test_native_command_records_camellia(tmp_path):
     assert res.exit_code == 1 and "no implementation of camellia" in res.output
 
 
-# -- seed 002 Figure 10 on this host (analysis.seeds_native) ---------------------------------------------
+# -- seed 002 Figure 10 on this host (experiments.seeds_native, analysis.seeds_native) ---------------------
 
 def test_seed002_cpu_records_table_and_report(tmp_path):
-    from s2mc.analysis import records, report, seeds, seeds_native as sn
+    from s2mc.analysis import records, report, seeds
+    from s2mc.analysis import seeds_native as sn
+    from s2mc.experiments.seeds_native import measure_seed002
 
-    ours = sn.measure_seed002(4096, threads=(1, 2), min_seconds=0, min_reps=1)
+    ours = measure_seed002(4096, threads=(1, 2), min_seconds=0, min_reps=1)
     # (other ciphers of the native library may join the measurement: SEED002_CPU_CIPHERS)
     assert set(ours["experiment"]) == {"seed002_cpu"} and set(ours["cipher"]) >= {"aes", "camellia"}
     assert set(ours["workload"]) >= {"aes-128-ctr-enc", "camellia-128-ctr-enc"}

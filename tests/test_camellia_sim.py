@@ -18,11 +18,11 @@ from hypothesis import strategies as st
 
 from s2mc.cli.main import cli
 from s2mc.compiler import compile as rz_compile, interpret_source
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 from s2mc.simulator import Machine
 from s2mc.workloads import camellia
-from s2mc.workloads.aes import runner
-from s2mc.workloads.aes.runner import AesMismatch, run_cipher
+from s2mc.workloads.cipher_sim import runner
+from s2mc.workloads.cipher_sim.runner import AesMismatch, run_cipher
 from s2mc.workloads.camellia import reference as ref, tables
 from s2mc.workloads.camellia.runner import run_camellia
 
@@ -265,7 +265,7 @@ def test_an_error_in_a_real_process_is_one_line_and_exit_1():
 def test_the_docs_cycles_per_block_are_what_the_simulator_counts():
     """docs/camellia-on-s2.md's table (the 128-bit rows with a 32-bit program): cycles are
     deterministic, so the page's numbers are recomputed here."""
-    from s2mc.workloads.aes.grid import AesGrid, run_grid
+    from s2mc.workloads.cipher_sim.grid import AesGrid, run_grid
     text = (Path(__file__).resolve().parents[1] / "docs" / "camellia-on-s2.md").read_text(encoding="utf-8")
     rows = {line.split("|")[1].strip(): [float(c) for c in line.split("|")[2:6]]
             for line in text.splitlines()
@@ -278,7 +278,7 @@ def test_the_docs_cycles_per_block_are_what_the_simulator_counts():
 
 
 def test_the_camellia_experiment_spec_names_both_ciphers():
-    from s2mc.analysis import experiments
+    from s2mc.experiments import registry as experiments
     (grid,) = experiments.get("camellia_scaling").grids_for()
     assert grid.ciphers == ("aes", "camellia") and grid.styles == ("ttable", "sp")
     assert {(c.get("cipher", "aes"), c["style"]) for c in grid.configs()} == {("aes", "ttable"), ("camellia", "sp")}

@@ -16,9 +16,9 @@ from click.testing import CliRunner
 from s2mc.analysis import records
 from s2mc.cli.main import cli
 from s2mc.cli.options import Choices, Integer, OutputFile, OutputFolder, Seconds, Size, Text
-from s2mc.isa.errors import S2mcError
-from s2mc.workloads.aes.runner import max_bytes, words_needed
-from s2mc.workloads.aes_host import host_memory
+from s2mc.common.errors import S2mcError
+from s2mc.workloads.cipher_sim.runner import max_bytes, words_needed
+from s2mc.workloads.cipher_host import host_memory
 
 KEY = "000102030405060708090a0b0c0d0e0f"
 IV = "f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff"
@@ -177,7 +177,7 @@ def test_encrypt_chunk_bytes_is_bounded(tmp_path):
     invoke(base + ["0"], tmp_path, 2, "'0' is out of range (16..1G bytes)")
     assert tree(tmp_path) == ["in"]
     # the pipeline itself refuses a chunk it cannot hold
-    from s2mc.workloads.aes_host import crypt_file
+    from s2mc.workloads.cipher_host import crypt_file
     with pytest.raises(S2mcError, match=r"chunk size must be a multiple of 16 bytes in 16..1G"):
         crypt_file(tmp_path / "in", tmp_path / "out", lambda v, o: None, chunk_bytes=64 << 30)
     assert tree(tmp_path) == ["in"]

@@ -5,7 +5,7 @@ import pytest
 
 from s2mc.compiler import CompileError, RzRuntimeError, interpret_source
 from s2mc.compiler import compile as compile_rz
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 
 CASES = [
     # (name, source, line, col, words in the message)

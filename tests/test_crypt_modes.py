@@ -19,7 +19,7 @@ if not native.available():  # pragma: no cover - only with S2MC_WITH_NATIVE=OFF
 
 from aes_oracle import OPENSSL, needs_openssl  # noqa: E402
 from s2mc.cli.main import cli  # noqa: E402
-from s2mc.workloads.aes_host import files as host_files  # noqa: E402
+from s2mc.workloads.cipher_host import files as host_files  # noqa: E402
 from s2mc.workloads.native.files import available_cpus  # noqa: E402
 
 KEYS = {128: "2b7e151628aed2a6abf7158809cf4f3c",

@@ -145,7 +145,7 @@ def test_temporary_file_is_0600_while_plaintext_goes_in(plain, tmp_path, monkeyp
             seen.extend(stat.S_IMODE(p.stat().st_mode) for p in tmp_path.iterdir() if p.name.endswith(".part"))
             return lib.crypt_fds(*a, **kw)
 
-    from s2mc.workloads.aes_host import files as host_files
+    from s2mc.workloads.cipher_host import files as host_files
     monkeypatch.setattr(host_files, "RANGE_SEGMENT_BYTES", 16 << 10)
     monkeypatch.setattr(native, "_lib", lambda: Spying())
     old = os.umask(0)  # a umask that would make a plain open() 0666

@@ -17,7 +17,7 @@ import random
 
 import pytest
 
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 from s2mc.workloads.native import cryptrec
 
 pytestmark = pytest.mark.skipif(not cryptrec.available(), reason="native CRYPTREC library not built")
@@ -256,7 +256,8 @@ def test_seed002_sentences_compare_sc2000_with_the_paper_and_say_what_is_not_bui
     """The report's seed 002 CPU lines, from hand-made records (1 GB/s at 1 and 8 threads): SC2000
     stands beside the paper's 7.1 Gbit/s at 8 threads (paper / ours = 7.1 / 8); CIPHERUNICORN-A is
     named as reference only."""
-    from s2mc.analysis import records, seeds, seeds_native
+    from s2mc.analysis import records, seeds
+    from s2mc.analysis import seeds_native
     rows = [dict(run_id="t", experiment="seed002_cpu", source="native", platform="p",
                  workload="sc2000-128-ctr-enc", variant="contiguous", engine="table", cores=t,
                  bytes=1 << 20, metric="bytes_per_second", value=1e9) for t in (1, 8)]

@@ -1,4 +1,4 @@
-"""The experiment registry as data (s2mc.analysis.experiments): the grids of the standard
+"""The experiment registry as data (s2mc.experiments.registry): the grids of the standard
 experiments, running one in process with the records labelled by its name, and `s2mc demo`
 running them through the libraries (small stand-ins for the registry's grids keep it quick)."""
 import dataclasses
@@ -7,13 +7,14 @@ import pytest
 from click.testing import CliRunner
 
 from s2mc import gpu
-from s2mc.analysis import experiments, records, seeds
-from s2mc.analysis.experiments import ALL_THREADS, Experiment
+from s2mc.analysis import records, seeds
+from s2mc.experiments import registry as experiments
+from s2mc.experiments.registry import ALL_THREADS, Experiment
 from s2mc.cli.main import cli
 from s2mc.gpu.grid import GpuGrid
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 from s2mc.workloads import native
-from s2mc.workloads.aes.grid import AesGrid, preset
+from s2mc.workloads.cipher_sim.grid import AesGrid, preset
 from s2mc.workloads.native.grid import NativeGrid
 
 needs_native = pytest.mark.skipif(not native.available(), reason="native AES extension not built")
@@ -95,7 +96,7 @@ def test_demo_runs_the_experiments_in_process(monkeypatch, tmp_path):
                     seed000_block_sizes=NativeGrid(strategies=("coarse",), **fast),
                     gpu_size_sweep=GpuGrid(sizes=(1 << 20,)),
                     seed003_model=dataclasses.replace(preset("seed003"), cores=(1, 2), sizes=(32,)))
-    from s2mc.analysis import seeds_native   # seeds 001/004 on this host: a tiny form here
+    from s2mc.experiments import seeds_native   # seeds 001/004 on this host: a tiny form here
     monkeypatch.setattr(seeds_native, "measure_quick",
                         lambda: seeds_native.measure([256 << 10], [1024], min_seconds=0, min_reps=1))
     measure_seed002 = seeds_native.measure_seed002   # seed 002 Figure 10 (issue 16): tiny too

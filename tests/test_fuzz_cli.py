@@ -31,7 +31,7 @@ from hypothesis import given, settings, strategies as st
 
 from s2mc.cli.main import all_commands, cli
 from s2mc.isa import assemble
-from s2mc.isa.units import parse_size
+from s2mc.common.units import parse_size
 
 KEY = "000102030405060708090a0b0c0d0e0f"
 IV = "f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff"
@@ -219,7 +219,7 @@ class _FakeReport:
     @staticmethod
     def build(results, out_dir, title="s2mc report"):
         from s2mc.analysis import records
-        from s2mc.isa.outputs import make_folder, write_output
+        from s2mc.common.outputs import make_folder, write_output
         df = records.load(results)
         out = Path(make_folder(out_dir, "report"))
         write_output(out / "report.md", f"# {title}\n\n{len(df)} records\n", what="report")
@@ -231,7 +231,8 @@ class _FakeReport:
 @contextmanager
 def _no_gpu_no_plots():
     from s2mc import gpu
-    from s2mc.analysis import experiments, report
+    from s2mc.analysis import report
+    from s2mc.experiments import registry as experiments
     from s2mc.gpu import opencl
     absent = {"built": True, "gpu_present": False, "devices": [], "reason": "no NVIDIA GPU (fuzz test)"}
     no_opencl = {"built": True, "devices": [], "device": None, "reason": "no OpenCL device (fuzz test)"}

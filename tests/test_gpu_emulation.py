@@ -118,7 +118,7 @@ def test_matches_native_backend():
 
 
 def test_errors():
-    from s2mc.isa.errors import S2mcError
+    from s2mc.common.errors import S2mcError
     with pytest.raises(S2mcError, match="whole number of 16-byte blocks"):
         gpu.emulate(b"x" * 17, bytes(16), op="ecb-enc")
     with pytest.raises(S2mcError, match="unknown kernel"):
@@ -148,7 +148,7 @@ def test_encrypt_file_pieces_and_counter(tmp_path):
 
 
 def test_encrypt_file_errors(tmp_path):
-    from s2mc.isa.errors import S2mcError
+    from s2mc.common.errors import S2mcError
     with pytest.raises(S2mcError, match="piece_bytes"):
         gpu.encrypt_file(tmp_path / "x", tmp_path / "y", bytes(16), bytes(16), piece_bytes=100,
                          emulated=True)
@@ -158,9 +158,9 @@ def test_encrypt_file_errors(tmp_path):
 
 
 def test_encrypt_file_output_rules(tmp_path):
-    """The GPU file path shares the output rules (s2mc.isa.outputs): a replaced file keeps its
+    """The GPU file path shares the output rules (s2mc.common.outputs): a replaced file keeps its
     mode, a symlink is written through, a folder is refused."""
-    from s2mc.isa.errors import S2mcError
+    from s2mc.common.errors import S2mcError
     key, iv = rnd(32, 42), rnd(16, 43)
     data = rnd(5000, 44)
     (tmp_path / "in").write_bytes(data)

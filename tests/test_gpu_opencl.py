@@ -19,8 +19,8 @@ from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from aes_oracle import OPENSSL, Camellia, ctr_from_ecb, ecb_ref, needs_openssl, rnd
 from s2mc.cli.main import cli
 from s2mc.gpu import opencl
-from s2mc.isa.errors import S2mcError
-from s2mc.isa.units import human_size
+from s2mc.common.errors import S2mcError
+from s2mc.common.units import human_size
 
 S2MC = Path(sys.executable).with_name("s2mc")
 KEY = {128: bytes(range(16)), 192: bytes(range(24)), 256: bytes(range(32))}
@@ -322,11 +322,13 @@ def _s2mc(args, env_extra, tmp_path):
 
 
 def test_no_platform_is_one_line_everywhere(tmp_path):
-    # the ICD loader reads OCL_ICD_VENDORS when it starts, so each check is a fresh process
+    # The ICD loader reads OCL_ICD_VENDORS when it starts, so each check is a fresh process. Not
+    # every loader honours it (NVIDIA's still finds its platform), so S2MC_OPENCL_PLATFORM, which
+    # s2mc applies itself, also rules out every platform: no platform is left on any machine.
     empty = tmp_path / "vendors"
     empty.mkdir()
     (tmp_path / "in").write_bytes(b"abc")
-    env = {"OCL_ICD_VENDORS": str(empty)}
+    env = {"OCL_ICD_VENDORS": str(empty), "S2MC_OPENCL_PLATFORM": "no-such-platform"}
     for args, exit_code in [(["encrypt", "--in", "in", "--out", "o", "--key", "00" * 16, "--iv", "00" * 16,
                               "--backend", "opencl"], 1),
                             (["gpu", "--backend", "opencl", "--bytes", "16K"], 1)]:
@@ -338,7 +340,20 @@ def test_no_platform_is_one_line_everywhere(tmp_path):
     p = _s2mc(["info"], env, tmp_path)
     assert p.returncode == 0
     (line,) = [x for x in p.stdout.splitlines() if x.startswith("OpenCL")]
-    assert "no OpenCL platform" in line and str(empty) in line
+    # which one the line names depends on the loader: the empty ICD folder, or the platforms found
+    assert "no OpenCL platform" in line and (str(empty) in line or "S2MC_OPENCL_PLATFORM='no-such-platform'" in line)
+
+
+@needs_device
+def test_a_platform_choice_matching_nothing_names_the_platforms_found(tmp_path):
+    names = sorted({d["platform"] for d in opencl.devices()})
+    p = _s2mc(["info"], {"S2MC_OPENCL_PLATFORM": "no-such-platform"}, tmp_path)
+    (line,) = [x for x in p.stdout.splitlines() if x.startswith("OpenCL")]
+    assert "no OpenCL platform matching S2MC_OPENCL_PLATFORM='no-such-platform'" in line
+    assert all(n in line for n in names)
+    # a part of a real platform's name, in any case, keeps that platform's devices
+    p = _s2mc(["info"], {"S2MC_OPENCL_PLATFORM": names[0][:4].upper()}, tmp_path)
+    assert "no OpenCL platform" not in p.stdout and names[0] in p.stdout
 
 
 @needs_device
@@ -383,7 +398,7 @@ def test_info_lists_the_devices():
     assert any(line.startswith("OpenCL") and devs[0]["name"] in line for line in run.stdout.splitlines())
 
 
-# -- seed 004's GPU column beside our OpenCL kernels (s2mc.analysis.seeds_native) --------------------
+# -- seed 004's GPU column beside our OpenCL kernels (s2mc.analysis.seeds_native) -----------------------
 
 def test_seed004_table_has_the_opencl_column():
     from s2mc.analysis import records, seeds, seeds_native
@@ -407,7 +422,7 @@ def test_seed004_table_has_the_opencl_column():
 def test_seed004_opencl_measure(tmp_path, monkeypatch):
     monkeypatch.setenv("S2MC_CACHE_DIR", str(tmp_path))
     opencl.calibrate("aes", "ecb-enc", 128, budget_s=0.2, candidates=(4096, 16384))
-    from s2mc.analysis import seeds_native
+    from s2mc.experiments import seeds_native
     df = seeds_native.measure_seed004_opencl([1024, 65536], min_seconds=0, min_reps=1)
     assert list(df["bytes"]) == [1024, 65536] and set(df["source"]) == {"opencl"} and (df["value"] > 0).all()
 

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from s2mc import gpu
 from s2mc.cli.main import cli
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 
 S2MC = Path(sys.executable).with_name("s2mc")
 

@@ -1,4 +1,4 @@
-"""The lab notebooks (docs/lab/, s2mc.analysis.lab, `s2mc lab`): the worksheet is generated from the
+"""The lab notebooks (docs/lab/, s2mc.experiments.lab, `s2mc lab`): the worksheet is generated from the
 library, the answers hold the exact numbers of a fresh run (recomputed here with the simulator's API,
 not with the lab's code), and the auto-check executes notebooks (nbclient) and marks them."""
 import json
@@ -9,11 +9,11 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from s2mc.analysis import lab
+from s2mc.experiments import lab
 from s2mc.compiler import compile as compile_rz
 from s2mc.isa import assemble
 from s2mc.simulator import Machine
-from s2mc.workloads.aes.grid import AesGrid, run_grid
+from s2mc.workloads.cipher_sim.grid import AesGrid, run_grid
 
 ROOT = Path(__file__).resolve().parents[1]
 LAB = ROOT / "docs" / "lab"
@@ -24,7 +24,7 @@ def asm(name):
 
 
 def fresh_truths() -> dict:
-    """Every exact quantity, computed independently of s2mc.analysis.lab."""
+    """Every exact quantity, computed independently of s2mc.experiments.lab."""
     ps, lock = asm("parallel_sum.s"), asm("spin_lock.s")
     cyc = {n: Machine(ps, cores=n).run().cycles for n in (1, 4, 8)}
     one4 = Machine(ps, cores=1, mem_latency=4).run()

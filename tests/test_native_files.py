@@ -1,6 +1,6 @@
 """`s2mc encrypt` / `s2mc decrypt`: interop with the `openssl` binary in both directions, streaming
 across chunk boundaries, atomic output, and every error path. (Output-file rules in general:
-test_outputs.py; key sources: test_aes_host.py.)"""
+test_outputs.py; key sources: test_cipher_host.py.)"""
 import os
 import random
 import subprocess
@@ -17,9 +17,9 @@ if not native.available():  # pragma: no cover - only with S2MC_WITH_NATIVE=OFF
 
 from aes_oracle import OPENSSL, needs_openssl  # noqa: E402
 from s2mc.cli.main import cli  # noqa: E402
-from s2mc.isa import outputs  # noqa: E402
-from s2mc.workloads import aes_host  # noqa: E402
-from s2mc.workloads.aes_host import files as host_files  # noqa: E402
+from s2mc.common import outputs  # noqa: E402
+from s2mc.workloads import cipher_host as cipher_host  # noqa: E402
+from s2mc.workloads.cipher_host import files as host_files  # noqa: E402
 
 KEYS = {128: "000102030405060708090a0b0c0d0e0f",
         192: "8e73b0f7da0e6452c810f32b809079e562f8ead2522c6b7b",
@@ -161,7 +161,7 @@ def test_write_failure_mid_stream(tmp_path):
     import io
     fin = io.BytesIO(bytes(100_000))
     with pytest.raises(OSError, match="No space left"):
-        aes_host.stream_transform(fin, Boom(), lambda v, off: None, chunk_bytes=1024)
+        cipher_host.stream_transform(fin, Boom(), lambda v, off: None, chunk_bytes=1024)
 
 
 @pytest.mark.parametrize("args,message", [

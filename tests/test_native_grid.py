@@ -3,7 +3,7 @@ makes, the records rows it returns, and the summary line. Timings are never asse
 import pytest
 
 from s2mc.analysis import records
-from s2mc.isa.units import human_size
+from s2mc.common.units import human_size
 from s2mc.workloads import native
 
 if not native.available():  # pragma: no cover - only with S2MC_WITH_NATIVE=OFF
@@ -81,7 +81,7 @@ def test_human_size(n, text):
 
 def test_run_grid_refuses_openssl_for_a_cipher_it_lacks():
     """The API's own guard (the CLI refuses earlier): OpenSSL has no SC2000, so nothing is measured."""
-    from s2mc.isa.errors import S2mcError
+    from s2mc.common.errors import S2mcError
     grid = NativeGrid(threads=(1,), sizes=(4096,), cipher="sc2000", vs_openssl=True, **FAST)
     with pytest.raises(S2mcError, match="OpenSSL has no sc2000: --vs-openssl is for aes and camellia"):
         run_grid(grid, run_id="r")

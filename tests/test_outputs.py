@@ -1,4 +1,4 @@
-"""s2mc.isa.outputs, the one way s2mc writes a file: atomic replace keeping mode and owner, 0600
+"""s2mc.common.outputs, the one way s2mc writes a file: atomic replace keeping mode and owner, 0600
 temporary files, write-through to devices, FIFOs and symlink targets, `-` as stdout, folders
 refused, and errors that name the path and leave the old file intact. Also the commands that use
 it: `s2mc asm -o`, `s2mc compile -o`, records files."""
@@ -16,9 +16,9 @@ import pytest
 from click.testing import CliRunner
 
 from s2mc.cli.main import cli
-from s2mc.isa import outputs
-from s2mc.isa.errors import S2mcError
-from s2mc.isa.outputs import Output, open_output, write_output
+from s2mc.common import outputs
+from s2mc.common.errors import S2mcError
+from s2mc.common.outputs import Output, open_output, write_output
 
 REPO = Path(__file__).resolve().parent.parent
 S2MC = Path(sys.executable).with_name("s2mc")
@@ -239,7 +239,7 @@ def test_output_object_commit_and_discard(tmp_path):
 
 _WRITER = """
 import sys, time
-from s2mc.isa.outputs import open_output
+from s2mc.common.outputs import open_output
 with open_output(sys.argv[1]) as f:
     f.write(b"partial plaintext")
     f.flush()

@@ -14,8 +14,8 @@ import pytest
 import s2mc
 
 REPO = Path(__file__).resolve().parent.parent
-COMPONENTS = {"isa": "isa", "compiler": "compiler", "simulator": "simulator", "workloads": "workloads",
-              "analysis": "analysis", "cli": "cli", "gpu": "gpu-backends/gpu"}
+COMPONENTS = {"common": "common", "isa": "isa", "compiler": "compiler", "simulator": "simulator", "workloads": "workloads",
+              "analysis": "analysis", "experiments": "experiments", "cli": "cli", "gpu": "gpu-backends/gpu"}
 
 
 def _repo_modules() -> dict[str, Path]:

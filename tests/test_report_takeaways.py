@@ -15,7 +15,7 @@ from s2mc.analysis import records, report, summaries
 from s2mc.isa import assemble
 from s2mc.simulator import Machine
 from s2mc.simulator.records import result_rows, variant_parts
-from s2mc.workloads.aes.grid import AesGrid, run_grid
+from s2mc.workloads.cipher_sim.grid import AesGrid, run_grid
 
 ROOT = Path(__file__).resolve().parents[1]
 LOCK = assemble((ROOT / "workloads/asm/spin_lock.s").read_text())

@@ -5,7 +5,7 @@ from click.testing import CliRunner
 
 from s2mc.analysis import records, seed003
 from s2mc.cli.main import cli
-from s2mc.workloads.aes.grid import preset, run_grid
+from s2mc.workloads.cipher_sim.grid import preset, run_grid
 
 
 def cells_of(df, variant):

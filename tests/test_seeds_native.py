@@ -1,10 +1,11 @@
-"""Seeds 001 and 004 on this host beside the papers (s2mc.analysis.seeds_native, issue 15): the
+"""Seeds 001 and 004 on this host beside the papers (s2mc.experiments.seeds_native, issue 15): the
 crossover rule by hand, the tables against the reference rows, a tiny real measurement, and the
 report's section."""
 import pytest
 
 from s2mc.analysis import records, seeds
 from s2mc.analysis import seeds_native as sn
+from s2mc.experiments import seeds_native as measure
 from s2mc.workloads import native
 
 KB, MB = 1 << 10, 1 << 20
@@ -59,7 +60,7 @@ def test_seed001_beside_speedups():
 @pytest.mark.skipif(not native.available(), reason="native AES extension not built")
 def test_tiny_measurement_and_report_section(tmp_path):
     from s2mc.analysis import report
-    df = sn.measure([256 * KB], [KB, 16 * KB], min_seconds=0.0, min_reps=1)
+    df = measure.measure([256 * KB], [KB, 16 * KB], min_seconds=0.0, min_reps=1)
     assert set(df["experiment"]) == {"seed001_ours", "seed004_ours"}
     assert set(df[df["experiment"] == "seed001_ours"]["variant"]) == {
         "sequential/total", "openmp/total", "sequential/encryption-only", "openmp/encryption-only"}
@@ -76,4 +77,4 @@ def test_report_without_the_runs_says_how():
     from s2mc.analysis import report
     b = []
     report._seeds_native_blocks(b, records.empty(), seeds.load_reference())
-    assert "python -m s2mc.analysis.seeds_native --out results/seeds_native.parquet" in b[0].text
+    assert "python -m s2mc.experiments.seeds_native --out results/seeds_native.parquet" in b[0].text

@@ -2,7 +2,7 @@
 import pytest
 
 from s2mc.isa import assemble
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 from s2mc.simulator import CORE_COUNTERS, Machine, run
 
 DOUBLE = """

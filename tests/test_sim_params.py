@@ -17,12 +17,12 @@ from click.testing import CliRunner
 
 from s2mc.cli.main import cli
 from s2mc.isa import assemble
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 from s2mc.simulator import Config, Machine, _fast, systemc_engine
 from s2mc.simulator.gen_params import render
 from s2mc.simulator.params import DEFAULTS, PARAMS, check
 from s2mc.simulator.reference import ReferenceMachine
-from s2mc.workloads.aes import AesConfig
+from s2mc.workloads.cipher_sim import AesConfig
 from systemc_helpers import needs_systemc
 
 REPO = Path(__file__).resolve().parent.parent

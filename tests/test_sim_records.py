@@ -18,8 +18,8 @@ from s2mc.isa import assemble, load_program
 from s2mc.simulator import Machine
 from s2mc.simulator.records import COUNTERS, result_rows
 from s2mc.simulator.reference import ReferenceMachine
-from s2mc.workloads.aes import run_aes
-from s2mc.workloads.aes.runner import record_rows
+from s2mc.workloads.cipher_sim import run_aes
+from s2mc.workloads.cipher_sim.runner import record_rows
 
 REPO = Path(__file__).resolve().parent.parent
 SPIN_LOCK = REPO / "workloads" / "asm" / "spin_lock.s"

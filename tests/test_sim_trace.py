@@ -14,7 +14,7 @@ from hypothesis import given, settings
 
 from s2gen import cache_configs, configs, programs
 from s2mc.isa import assemble
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 from s2mc.simulator import Machine, SimFault, format_trace
 from s2mc.simulator import systemc_engine
 from s2mc.simulator.reference import ReferenceMachine, RefFault
@@ -337,7 +337,7 @@ def test_traced_run_memory_is_bounded_millions_of_cycles(tmp_path, engine):
 
 
 def test_a_failed_run_keeps_the_old_trace_file(tmp_path, crashing_systemc):
-    # The trace goes through s2mc.isa.outputs: an older log is replaced only by a finished one.
+    # The trace goes through s2mc.common.outputs: an older log is replaced only by a finished one.
     out = tmp_path / "t.log"
     out.write_text("the old log\n")
     with pytest.raises(S2mcError, match="crashed"):

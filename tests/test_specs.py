@@ -1,17 +1,18 @@
-"""Experiment spec files (analysis/experiments/*.toml, s2mc.analysis.specs): the registry is the
+"""Experiment spec files (experiments/studies/*.toml, s2mc.experiments.specs): the registry is the
 files, they ship in the package, and a bad file is one line naming the file, the table and the key."""
 from pathlib import Path
 
 import pytest
 
-from s2mc.analysis import experiments, seed003, specs
-from s2mc.isa.errors import S2mcError
-from s2mc.isa.units import parse_size
-from s2mc.workloads.aes.grid import AesGrid
+from s2mc.analysis import seed003
+from s2mc.experiments import registry as experiments, specs
+from s2mc.common.errors import S2mcError
+from s2mc.common.units import parse_size
+from s2mc.workloads.cipher_sim.grid import AesGrid
 from s2mc.workloads.native.grid import NativeGrid
 
 REPO = Path(__file__).resolve().parent.parent
-SPECS = REPO / "analysis" / "experiments"
+SPECS = REPO / "experiments" / "studies"
 
 
 def _write(tmp_path, text, name="spec"):
@@ -40,7 +41,7 @@ def test_the_registry_is_the_spec_files(tmp_path):
 def test_the_spec_files_ship_in_the_package():
     installed = {p.name: p.read_text() for p in specs.shipped()}
     assert installed == {p.name: p.read_text() for p in SPECS.glob("*.toml")}
-    assert specs.spec_dir().parent.name == "analysis" and "site-packages" in specs.spec_dir().parts
+    assert specs.spec_dir().parent.name == "experiments" and "site-packages" in specs.spec_dir().parts
 
 
 @pytest.mark.parametrize("text,sizes", [("4096", 4096), ("16K", 16384), ("64m", 64 << 20), ("1G", 1 << 30),
@@ -99,7 +100,7 @@ def test_a_missing_spec_file(tmp_path):
 
 
 def test_the_seed003_model_spec_is_the_preset():
-    """The demo's model run (analysis/experiments/seed003_model.toml) is `s2mc aes --preset seed003`."""
-    from s2mc.workloads.aes.grid import preset
+    """The demo's model run (experiments/studies/seed003_model.toml) is `s2mc aes --preset seed003`."""
+    from s2mc.workloads.cipher_sim.grid import preset
     (grid,) = specs.load(SPECS / "seed003_model.toml").grids
     assert grid == preset("seed003")

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from s2gen import WINDOW, configs, programs
 from s2mc.isa import assemble
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 from s2mc.isa.instructions import decode
 from s2mc.simulator import Machine, SimFault
 from s2mc.simulator.reference import ReferenceMachine, RefFault

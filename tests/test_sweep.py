@@ -1,4 +1,4 @@
-"""s2mc sweep (s2mc.analysis.sweep): an experiment spec run one configuration per task, locally or
+"""s2mc sweep (s2mc.experiments.sweep): an experiment spec run one configuration per task, locally or
 on a real Dask cluster of two worker processes, stored configuration by configuration and resumed.
 
 Oracles: the AES grid library run directly (run_grid), the local executor against Dask, the part
@@ -20,15 +20,16 @@ import pytest
 from click.testing import CliRunner
 from distributed import LocalCluster   # before any dask.config.set: it adds distributed's defaults
 
-from s2mc.analysis import experiments, records, specs, sweep
+from s2mc.analysis import records
+from s2mc.experiments import registry as experiments, specs, sweep
 from s2mc.cli.main import cli
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 from s2mc.simulator import systemc_engine
 from s2mc.gpu.grid import GpuGrid
 from gpu_fakes import install_fake_gpu
 from s2mc.gpu.grid import run_grid as gpu_run_grid
 from s2mc.workloads import native
-from s2mc.workloads.aes.grid import run_grid
+from s2mc.workloads.cipher_sim.grid import run_grid
 from s2mc.workloads.native.grid import NativeGrid
 from s2mc.workloads.native.grid import run_grid as native_run_grid
 

@@ -4,7 +4,7 @@ import itertools
 
 import pytest
 
-from s2mc.workloads.aes import runner as aes
+from s2mc.workloads.cipher_sim import runner as aes
 from systemc_helpers import needs_systemc
 
 pytestmark = needs_systemc

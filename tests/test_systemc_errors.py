@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from s2mc.cli.main import cli
 from s2mc.isa import assemble
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 from s2mc.simulator import Machine, SimFault
 from s2mc.simulator import systemc_engine
 from systemc_helpers import needs_systemc
@@ -45,7 +45,7 @@ def test_cycle_limit_message_is_the_fast_engines(tmp_path):
 def test_unwritable_vcd_is_one_clear_line(tmp_path):
     res = cli_run(tmp_path, "--engine", "systemc", "--vcd", str(tmp_path / "no" / "such" / "dir.vcd"),
                   src=".code 0\ntrap r0 #0\n")
-    # refused while parsing, before the child runs (s2mc.isa.outputs: the folder must exist)
+    # refused while parsing, before the child runs (s2mc.common.outputs: the folder must exist)
     assert res.exit_code == 2
     assert res.stderr.startswith("s2mc run: error: Invalid value for '--vcd': ")
     assert f"folder {tmp_path / 'no' / 'such'} does not exist" in res.stderr and res.stderr.count("\n") == 1

@@ -17,7 +17,7 @@ from hypothesis import given, settings, strategies as st
 
 from s2gen import configs, programs
 from s2mc.isa import assemble
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 from s2mc.simulator import Machine, SimFault
 from s2mc.simulator.reference import ReferenceMachine, RefFault
 from s2mc.simulator.timeline import (BUCKETS, MAX_INTERVALS, STATE_COLOURS, STATES, Interval, TimelineBuilder,

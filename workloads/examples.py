@@ -16,8 +16,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from s2mc.isa.errors import S2mcError
-from s2mc.isa.outputs import write_output
+from s2mc.common.errors import S2mcError
+from s2mc.common.outputs import write_output
 
 #: The folders of this package that hold examples, and what their files are written in.
 FOLDERS = {"asm": ("S2 assembly", ".s"), "rz": ("Rz", ".rz")}

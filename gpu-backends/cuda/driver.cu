@@ -12,8 +12,8 @@
 
 #include "api.h"
 #include "kernels.h"
-#include "s2mc_aes/camellia.h"
-#include "s2mc_aes/key_schedule.h"
+#include "s2mc_cipher/camellia.h"
+#include "s2mc_cipher/key_schedule.h"
 
 namespace s2mc {
 namespace gpu {

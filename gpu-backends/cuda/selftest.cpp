@@ -1,10 +1,10 @@
 // selftest.cpp -- `s2mc-gpu-selftest`: verifies every CUDA kernel without Python.
 //
-// The oracle is the portable reference in s2mc_aes/key_schedule.h (encrypt_block/decrypt_block,
+// The oracle is the portable reference in s2mc_cipher/key_schedule.h (encrypt_block/decrypt_block,
 // big-endian words: independent of the kernels' little-endian tables), itself anchored to the
 // FIPS-197 and SP 800-38A known-answer vectors. Every kernel x mode x key size x direction, CTR
 // tails, counter carries, empty input, inputs of many chunks over 1 and 3 streams, the keystream
-// op, and GPU == emulator. Camellia (issue 16) the same way against s2mc_aes/camellia.h's
+// op, and GPU == emulator. Camellia (issue 16) the same way against s2mc_cipher/camellia.h's
 // encrypt_block, itself anchored to the RFC 3713 Appendix A vectors. Prints "N passed, M failed"; exit status 1 on any failure, 2 when no GPU
 // (unless --emulate-only: then the same checks run through the CPU emulator).
 #include <cstdio>
@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "api.h"
-#include "s2mc_aes/camellia.h"
-#include "s2mc_aes/key_schedule.h"
+#include "s2mc_cipher/camellia.h"
+#include "s2mc_cipher/key_schedule.h"
 
 using namespace s2mc;
 using Bytes = std::vector<uint8_t>;
@@ -76,7 +76,7 @@ RefKey ref_key(const Bytes& key) {
 }
 
 // ECB or CTR over `in` with one cipher's block functions enc(in, out) and dec(in, out), 16 bytes
-// at a time; CTR uses aes_host's counter (iv + block index).
+// at a time; CTR uses cipher_host's counter (iv + block index).
 template <typename Enc, typename Dec>
 Bytes reference_mode(const std::string& op, const Bytes& iv, const Bytes& in, Enc&& enc, Dec&& dec) {
   Bytes out(in.size());

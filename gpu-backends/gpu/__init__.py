@@ -25,8 +25,8 @@ import shutil
 import subprocess
 from typing import Any
 
-from s2mc.isa.errors import S2mcError
-from s2mc.workloads.aes_host import counter_add, crypt_file
+from s2mc.common.errors import S2mcError
+from s2mc.workloads.cipher_host import counter_add, crypt_file
 
 __all__ = ["status", "available", "kernels", "occupancy", "crypt", "emulate", "keystream_fold",
            "encrypt_file", "bench", "platform_info", "counter_add", "OPS", "MEASURES", "CTA_THREADS",
@@ -213,10 +213,10 @@ def encrypt_file(in_path, out_path, key: bytes, iv: bytes, decrypt: bool = False
     -aes-N-ctr` / `-camellia-N-ctr` (cipher="camellia").
 
     The key length picks 128/192/256. CTR decryption is the same operation, so `decrypt` only
-    documents intent. The file streams through s2mc.workloads.aes_host.crypt_file in pieces of
+    documents intent. The file streams through s2mc.workloads.cipher_host.crypt_file in pieces of
     `piece_bytes` (a multiple of 16: the counter of each piece is iv + offset/16; two pieces in
     flight, so reading and writing overlap the GPU work); each piece goes through the chunked
-    multi-stream pipeline. The output follows s2mc.isa.outputs (atomic replace of a regular file,
+    multi-stream pipeline. The output follows s2mc.common.outputs (atomic replace of a regular file,
     devices and FIFOs written through, `-` = stdout). `progress`: True for a tqdm bar on stderr, or
     a callable given the number of bytes done after every piece. Returns the byte count.
     emulated=True runs the kernels on the CPU emulator (for tests).

@@ -5,7 +5,7 @@ summaries and records rows (docs/records.md), and its Markdown table of Gbps.
     summaries, rows, platform = run_grid(GpuGrid(sizes=(1 << 20,)), run_id="cuda-1")
     print(markdown_table(summaries))
 
-`s2mc gpu`, `s2mc demo` (through s2mc.analysis.experiments) and bench/bench_gpu.py all run this.
+`s2mc gpu`, `s2mc demo` (through s2mc.experiments.registry) and bench/bench_gpu.py all run this.
 The rows are plain dicts with the records' columns (this package does not import s2mc.analysis);
 the caller validates them with `records.make_records(rows)`.
 """
@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from s2mc.isa.units import human_size
+from s2mc.common.units import human_size
 
 #: What each measure times (the `variant` column says it after the kernel name).
 MEASURE_LABEL = {

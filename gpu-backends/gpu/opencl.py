@@ -29,9 +29,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from s2mc.isa.errors import S2mcError
-from s2mc.isa.units import human_size
-from s2mc.workloads.aes_host import check_input, counter_add, crypt_file
+from s2mc.common.errors import S2mcError
+from s2mc.common.units import human_size
+from s2mc.workloads.cipher_host import check_input, counter_add, crypt_file
 
 __all__ = ["status", "available", "devices", "crypt", "encrypt_file", "calibrate", "Calibration", "choose",
            "platform_info",
@@ -163,7 +163,7 @@ def encrypt_file(in_path, out_path, key: bytes, iv: bytes | None, decrypt: bool 
                  cipher: str = "aes", mode: str = "ctr", segment: int | str = "auto",
                  piece_bytes: int = 64 << 20, device: int | None = None, progress=None) -> int:
     """A whole file through the OpenCL backend; output identical to `openssl enc -<cipher>-N-ctr`
-    (or `-<cipher>-N-ecb -nopad`). The file streams through s2mc.workloads.aes_host.crypt_file (the
+    (or `-<cipher>-N-ecb -nopad`). The file streams through s2mc.workloads.cipher_host.crypt_file (the
     pipeline of every backend) in pieces of piece_bytes (reading and writing overlap the device's
     work); each piece goes to the device in segments. Returns the byte count."""
     op = "ctr" if mode == "ctr" else ("ecb-dec" if decrypt else "ecb-enc")
@@ -319,7 +319,7 @@ def _read_cache() -> dict:
 
 def _store(cal: Calibration) -> bool:
     """Keep `cal` in the cache file; False when it cannot be written (the run goes on)."""
-    from s2mc.isa.outputs import write_output
+    from s2mc.common.outputs import write_output
     data = _read_cache()
     data[_cache_key(cal.device, cal.cipher, cal.op, cal.key_bits)] = asdict(cal)
     path = cache_path()

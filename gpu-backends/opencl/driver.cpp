@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cctype>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -19,8 +20,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "s2mc_aes/camellia.h"
-#include "s2mc_aes/key_schedule.h"
+#include "s2mc_cipher/camellia.h"
+#include "s2mc_cipher/key_schedule.h"
 
 #ifndef CL_PLATFORM_NOT_FOUND_KHR
 #define CL_PLATFORM_NOT_FOUND_KHR -1001
@@ -103,6 +104,11 @@ struct Found {
   std::string why;
 };
 
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
 Found enumerate() {
   Found f;
   cl_uint np = 0;
@@ -120,7 +126,17 @@ Found enumerate() {
   }
   std::vector<cl_platform_id> ps(np);
   clGetPlatformIDs(np, ps.data(), nullptr);
+  // S2MC_OPENCL_PLATFORM picks platforms by a part of their name (PoCL beside a GPU vendor's
+  // OpenCL, say); not every ICD loader honours OCL_ICD_VENDORS, so this is the portable way.
+  const char* want_env = std::getenv("S2MC_OPENCL_PLATFORM");
+  const std::string want = want_env ? lower(want_env) : std::string();
+  std::string passed_over;  // the names of the platforms the choice left out
   for (cl_platform_id p : ps) {
+    const std::string platform = str_info(p, CL_PLATFORM_NAME);
+    if (!want.empty() && lower(platform).find(want) == std::string::npos) {
+      passed_over += (passed_over.empty() ? "" : ", ") + platform;
+      continue;
+    }
     cl_uint nd = 0;
     if (clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 0, nullptr, &nd) != CL_SUCCESS || nd == 0) continue;
     std::vector<cl_device_id> ds(nd);
@@ -128,7 +144,7 @@ Found enumerate() {
     for (cl_device_id d : ds) {
       DeviceInfo i;
       i.index = int(f.ids.size());
-      i.platform = str_info(p, CL_PLATFORM_NAME);
+      i.platform = platform;
       i.vendor = str_info(d, CL_DEVICE_VENDOR);
       i.name = str_info(d, CL_DEVICE_NAME);
       i.type = type_name(num_info<cl_device_type>(d, CL_DEVICE_TYPE));
@@ -145,7 +161,11 @@ Found enumerate() {
       f.info.push_back(i);
     }
   }
-  if (f.ids.empty()) f.why = "OpenCL platforms found, but no device on any of them";
+  if (f.ids.empty() && !passed_over.empty())
+    f.why = "no OpenCL platform matching S2MC_OPENCL_PLATFORM='" + std::string(want_env) + "' (found: " +
+            passed_over + ")";
+  else if (f.ids.empty())
+    f.why = "OpenCL platforms found, but no device on any of them";
   return f;
 }
 

@@ -21,7 +21,7 @@
 // __global memory instead: on a CPU __local is ordinary cached memory, so the copy and the barrier
 // only cost (about 30 % under PoCL), and without a barrier PoCL need not split the work-item loop.
 //
-// Words are big-endian (byte 0 in bits 31..24), as in workloads/aes_host/include/s2mc_aes/
+// Words are big-endian (byte 0 in bits 31..24), as in workloads/cipher_host/include/s2mc_cipher/
 // key_schedule.h, whose tables the host uploads unchanged: bytes are assembled one by one, so the
 // kernels do not depend on the device's byte order.
 

@@ -42,26 +42,13 @@ Protocol parse_protocol(const std::string& s) {
 
 }  // namespace
 
-// A core's cache counters go into its dict only when there are caches, so a cacheless run's
-// output is what it was before caches existed.
-void cache_stats_into(py::dict& c, const Caches& caches, int core) {
-  if (!caches.config().on()) return;
-  const CacheStats& s = caches.stats(core);
-#define S2_PUT(name) c[#name] = s.name;
-  S2_CACHE_COUNTERS(S2_PUT)
-#undef S2_PUT
-}
-
-py::dict stats_to_dict(const CoreStats& s) {
+// The counters of simulator/counters.toml under their names; the cache group only with caches on.
+py::dict stats_to_dict(const CoreStats& s, bool cached) {
   py::dict c;
-  c["instructions"] = s.instructions;
-  c["finish_cycle"] = s.finish_cycle;
-  c["mem_reads"] = s.mem_reads;
-  c["mem_writes"] = s.mem_writes;
-  c["mem_accesses"] = s.mem_accesses;
-  c["bus_wait_cycles"] = s.bus_wait_cycles;
-  c["bus_busy_cycles"] = s.bus_busy_cycles;
-  c["sync_wait_cycles"] = s.sync_wait_cycles;
+#define S2_COUNTER_ITEM(name) c[#name] = s.name;
+  S2_BASE_COUNTERS(S2_COUNTER_ITEM)
+  if (cached) { S2_CACHE_COUNTERS(S2_COUNTER_ITEM) }
+#undef S2_COUNTER_ITEM
   return c;
 }
 
@@ -72,16 +59,12 @@ py::list output_to_list(const std::vector<PrintEvent>& output) {
 }
 
 // Converts an engine result to the dict shape shared with the SystemC engine's JSON output.
-py::dict result_to_dict(const RunResult& r, const Caches& caches) {
+py::dict result_to_dict(const RunResult& r, bool cached) {
   py::dict d;
   d["cycles"] = r.cycles;
   d["bus_busy_cycles"] = r.bus_busy_cycles;
   py::list cores;
-  for (size_t i = 0; i < r.cores.size(); ++i) {
-    py::dict c = stats_to_dict(r.cores[i]);
-    cache_stats_into(c, caches, static_cast<int>(i));
-    cores.append(c);
-  }
+  for (const CoreStats& s : r.cores) cores.append(stats_to_dict(s, cached));
   d["cores"] = cores;
   d["output"] = output_to_list(r.output);
   if (r.fault.kind == FaultKind::NONE) {
@@ -171,14 +154,14 @@ PYBIND11_MODULE(_fast, m) {
                py::gil_scoped_release release;
                r = e.run();
              }
-             return result_to_dict(r, e.caches());
+             return result_to_dict(r, e.caches().config().on());
            })
       // Stepping (s2mc.simulator.stepping): advance to a pause cycle, then look inside.
       .def("advance", [](FastEngine& e, uint64_t pause) {
              py::gil_scoped_release release;
              return e.advance(pause);
            })
-      .def("result", [](FastEngine& e) { return result_to_dict(e.result(), e.caches()); })
+      .def("result", [](FastEngine& e) { return result_to_dict(e.result(), e.caches().config().on()); })
       // A core's cache, slot by slot (slot = set * ways + way): (line's base address, state name,
       // last use) for a valid line, None for an invalid one. [] without caches.
       .def("cache", [](const FastEngine& e, int core) {
@@ -202,9 +185,9 @@ PYBIND11_MODULE(_fast, m) {
            })
       .def("core_view", [](const FastEngine& e, int core) {
              const auto v = e.core_view(core);
-             py::dict stats = stats_to_dict(*v.stats);
-             cache_stats_into(stats, e.caches(), core);
-             return py::make_tuple(v.status, v.pc, v.t, v.req_addr, stats);
+             CoreStats stats = *v.stats;
+             e.caches().copy_to(core, stats);
+             return py::make_tuple(v.status, v.pc, v.t, v.req_addr, stats_to_dict(stats, e.caches().config().on()));
            })
       .def("paused_at", &FastEngine::paused_at)
       .def("bus", [](const FastEngine& e) { return py::make_tuple(e.bus_free(), e.last_grant()); })

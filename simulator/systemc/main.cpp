@@ -169,16 +169,13 @@ void write_result(std::ostream& o, const s2::RunResult& r, const s2_system& sys)
   o << "{\"cycles\":" << r.cycles << ",\"bus_busy_cycles\":" << r.bus_busy_cycles << ",\"cores\":[";
   for (size_t i = 0; i < r.cores.size(); ++i) {
     const s2::CoreStats& s = r.cores[i];
-    o << (i ? "," : "") << "{\"instructions\":" << s.instructions << ",\"finish_cycle\":" << s.finish_cycle
-      << ",\"mem_reads\":" << s.mem_reads << ",\"mem_writes\":" << s.mem_writes << ",\"mem_accesses\":" << s.mem_accesses
-      << ",\"bus_wait_cycles\":" << s.bus_wait_cycles << ",\"bus_busy_cycles\":" << s.bus_busy_cycles
-      << ",\"sync_wait_cycles\":" << s.sync_wait_cycles;
-    if (sys.caches().config().on()) {  // the caches' counters only when there are caches
-      const s2::CacheStats& cs = sys.caches().stats(static_cast<int>(i));
-#define S2_PUT(name) o << ",\"" #name "\":" << cs.name;
-      S2_CACHE_COUNTERS(S2_PUT)
-#undef S2_PUT
-    }
+    // The counters of simulator/counters.toml under their names; the cache group only with caches.
+    const char* sep = "{";
+#define S2_COUNTER_JSON(name) o << sep << "\"" #name "\":" << s.name, sep = ",";
+    o << (i ? "," : "");
+    S2_BASE_COUNTERS(S2_COUNTER_JSON)
+    if (sys.caches().config().on()) { S2_CACHE_COUNTERS(S2_COUNTER_JSON) }
+#undef S2_COUNTER_JSON
     o << "}";
   }
   o << "],\"output\":[";

@@ -1,12 +1,9 @@
-"""AES on the simulated S2 multicore (docs/aes-on-s2.md).
-
-    from s2mc.workloads.aes import run_aes, AesConfig
-    r = run_aes(data, key, mode="ctr", counter=iv, style="ttable", cores=8, partition="extended")
-
-The Rz programs are aes_bytes.rz and aes_ttable.rz beside this file; runner.py is the host side.
+"""AES (FIPS-197) in Rz for the simulated S2 multicore (docs/aes-on-s2.md): the programs
+aes_bytes.rz (one byte per word) and aes_ttable.rz (four bytes per word, big-endian), and tables.py,
+which writes their table blocks. The host side that runs them is s2mc.workloads.cipher_sim.
 """
-from .runner import (DIRECTIONS, KEY_BITS, MODES, PARTITIONS, STYLES, AesConfig, AesMismatch,
-                     AesRun, data_words, program, reference, run_aes, words_needed)
+from pathlib import Path
 
-__all__ = ["AesConfig", "AesMismatch", "AesRun", "DIRECTIONS", "KEY_BITS", "MODES", "PARTITIONS",
-           "STYLES", "data_words", "program", "reference", "run_aes", "words_needed"]
+HERE = Path(__file__).resolve().parent
+#: The Rz program of each style.
+SOURCES = {"bytes": HERE / "aes_bytes.rz", "ttable": HERE / "aes_ttable.rz"}

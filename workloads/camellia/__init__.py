@@ -5,7 +5,7 @@
 
 reference.py is Camellia in Python from the RFC (the program's tables and a second oracle),
 tables.py writes camellia.rz's table block, camellia.rz is the program, runner.py the host side
-(the AES runner's machinery with cipher="camellia": s2mc.workloads.aes.runner).
+(the AES runner's machinery with cipher="camellia": s2mc.workloads.cipher_sim.runner).
 """
 from pathlib import Path
 

@@ -24,21 +24,21 @@ except ImportError as exc:  # pragma: no cover - only when the C++ extension was
 else:
     _IMPORT_ERROR = None
 
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 
 STRATEGIES: tuple[str, ...] = ("coarse", "extended", "contiguous")
 #: The block ciphers (128-bit blocks, 128/192/256-bit keys); "aes" is every function's default.
 CIPHERS: tuple[str, ...] = ("aes", "camellia")
 #: Every AES implementation name the library knows, best first ("auto" picks the best supported one).
 IMPLS: tuple[str, ...] = ("vaes512", "vaes", "aesni", "ttable")
-#: The implementations of each cipher (Camellia: VAES and AES-NI byte-sliced, the SP tables of s2mc_aes/camellia.h).
+#: The implementations of each cipher (Camellia: VAES and AES-NI byte-sliced, the SP tables of s2mc_cipher/camellia.h).
 CIPHER_IMPLS: dict[str, tuple[str, ...]] = {"aes": IMPLS, "camellia": ("vaes", "aesni", "sptable")}
 #: Extended block sizes of seed 000 (bytes per task).
 SEED_BLOCK_BYTES: tuple[int, ...] = (512, 1024, 2048, 4096)
 #: The ranges `bench_ctr` (and `s2mc native`) accept: more threads than any machine has cores only
 #: measures oversubscription; the C++ timing loop stops at 2,000,000 samples anyway; a minimum
 #: measuring time over an hour is a typo (0: the repetitions alone decide). Sizes are bounded by the machine's memory
-#: (aes_host.host_memory).
+#: (cipher_host.host_memory).
 MAX_THREADS = 1024
 MAX_REPS = 1_000_000
 MAX_MIN_SECONDS = 3600.0
@@ -133,7 +133,7 @@ def openssl_ctr(key: bytes, iv: bytes, data, *, threads: int = 1, out=None, ciph
 
 
 def camellia_selftest() -> bool:
-    """RFC 3713 Appendix A's vectors through the C++ header (s2mc_aes/camellia.h)."""
+    """RFC 3713 Appendix A's vectors through the C++ header (s2mc_cipher/camellia.h)."""
     return bool(_lib().camellia_selftest())
 
 
@@ -152,8 +152,8 @@ def bench_ctr(nbytes: int, *, key_bits: int = 128, engine: str = "ours", impl: s
     `threads` buffers (total_bytes = threads x nbytes). Returns seconds_best, seconds_median,
     tsc_cycles_best (time-stamp counter ticks of the best run), reps, engine, bytes, total_bytes.
     """
-    from s2mc.isa.units import human_size
-    from s2mc.workloads.aes_host import host_memory
+    from s2mc.common.units import human_size
+    from s2mc.workloads.cipher_host import host_memory
     check_cipher(cipher)
     if not 16 <= block_bytes <= host_memory() or block_bytes % 16:
         raise S2mcError(f"block_bytes {block_bytes} is not a multiple of 16 in 16..{human_size(host_memory())}")
@@ -170,8 +170,8 @@ def run_bench(call, nbytes: int, *, threads: int, multi: bool, min_reps: int, mi
     allocation into an S2mcError."""
     import math
 
-    from s2mc.isa.units import human_size
-    from s2mc.workloads.aes_host import host_memory
+    from s2mc.common.units import human_size
+    from s2mc.workloads.cipher_host import host_memory
     nbuf = threads if multi else 1
     if not 1 <= threads <= MAX_THREADS:
         raise S2mcError(f"threads {threads} is out of range (1..{MAX_THREADS})")
@@ -190,7 +190,7 @@ def run_bench(call, nbytes: int, *, threads: int, multi: bool, min_reps: int, mi
         raise S2mcError(f"cannot allocate {nbuf} x {human_size(nbytes)} bytes for the benchmark") from None
 
 
-from s2mc.workloads.aes_host import counter_add, parse_iv_hex, parse_key_hex  # noqa: E402
+from s2mc.workloads.cipher_host import counter_add, parse_iv_hex, parse_key_hex  # noqa: E402
 
 from .files import decrypt_file, encrypt_file  # noqa: E402
 

@@ -13,7 +13,7 @@ searched and what is missing. Bad arguments raise S2mcError.
 """
 from __future__ import annotations
 
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 
 try:
     from . import _cryptrec

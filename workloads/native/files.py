@@ -1,18 +1,18 @@
 """Streaming AES-CTR / AES-ECB file encryption on the CPU (`s2mc encrypt` / `s2mc decrypt --backend native`).
 
 The pipeline, the output rules and the key handling are shared with the CUDA backend in
-s2mc.workloads.aes_host; this module supplies the native transforms. A regular file into a regular
+s2mc.workloads.cipher_host; this module supplies the native transforms. A regular file into a regular
 file takes the fast path: native threads (all available CPUs by default), each with one reusable
 buffer, take chunks in turn and pread, transform in place and pwrite them, with the GIL released
 (no copy in Python, reading, encrypting and writing overlapped across the threads). Anything else
-(a FIFO, stdout, a device) goes through the ordered three-stage pipeline of aes_host.
+(a FIFO, stdout, a device) goes through the ordered three-stage pipeline of cipher_host.
 """
 from __future__ import annotations
 
 import os
 
-from s2mc.isa.errors import S2mcError
-from s2mc.workloads.aes_host import check_key_iv, counter_add, crypt_file
+from s2mc.common.errors import S2mcError
+from s2mc.workloads.cipher_host import check_key_iv, counter_add, crypt_file
 
 MODES = ("ctr", "ecb")
 #: The fast path's per-thread chunk: small enough that a chunk read is still in the core's cache

@@ -5,7 +5,7 @@ in C++ and returned as summaries and records rows (docs/records.md).
     summaries, rows = run_grid(NativeGrid(threads=(1, 2), sizes=(1 << 20,)), run_id="native-1")
     for s in summaries: print(format_summary(s))
 
-`s2mc native`, `s2mc demo` (through s2mc.analysis.experiments) and bench/bench_native.py all run
+`s2mc native`, `s2mc demo` (through s2mc.experiments.registry) and bench/bench_native.py all run
 this. The rows are plain dicts with the records' columns: data flows one way, so this module does
 not import s2mc.analysis; the caller validates them with `records.make_records(rows)`.
 """
@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from s2mc.isa.errors import S2mcError
-from s2mc.isa.units import human_size
+from s2mc.common.errors import S2mcError
+from s2mc.common.units import human_size
 
 from . import CIPHER_IMPLS, bench_ctr, cryptrec, info, resolve_impl
 

@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "s2_counters.h"  // generated from simulator/counters.toml
 #include "s2_params.h"  // generated from simulator/params.toml
 #include "semantics.h"
 
@@ -70,16 +71,12 @@ inline std::string cache_shape_problem(const CacheConfig& c, uint32_t mem_words)
   return "";
 }
 
-// Per-core cache counters (docs/timing-model.md, "Counters"), in the order hosts print them.
-// lookup_hits (the hits at lookup, each H cycles) is not printed: it gives stall_cycles.
-#define S2_CACHE_COUNTERS(X) \
-  X(cache_hits) X(cache_misses) X(coherence_misses) X(false_sharing_misses) X(bus_rd) X(bus_rdx) X(bus_upgr) \
-  X(bus_upd) X(cache_to_cache) X(writebacks) X(invalidations_received)
+// Per-core cache counters: the cache group of simulator/counters.toml (S2_CACHE_COUNTERS, generated),
+// what each means: docs/timing-model.md, "Counters". Engines copy them into their CoreStats (copy_to).
 struct CacheStats {
 #define S2_FIELD(name) uint64_t name = 0;
   S2_CACHE_COUNTERS(S2_FIELD)
 #undef S2_FIELD
-  uint64_t lookup_hits = 0;
 };
 
 // One state change, for the trace: `core`'s line at `line_addr` went from `from` to `to` because of
@@ -112,6 +109,14 @@ class Caches {
   const CacheConfig& config() const { return cfg_; }
   bool dragon() const { return cfg_.protocol == Protocol::DRAGON; }
   const CacheStats& stats(int core) const { return stats_[static_cast<size_t>(core)]; }
+  // Puts core's cache counters into an engine's per-core counters (s2::CoreStats).
+  template <class Stats> void copy_to(int core, Stats& s) const {
+    if (!cfg_.on()) return;
+    const CacheStats& c = stats(core);
+#define S2_COPY(name) s.name = c.name;
+    S2_CACHE_COUNTERS(S2_COPY)
+#undef S2_COPY
+  }
   // Keep every state change of the next lookup() or transact() in changes() (for the trace and
   // the VCD waveforms).
   void record(bool on) { record_ = on; }
@@ -139,7 +144,7 @@ class Caches {
     use_[s] = ++clock_[static_cast<size_t>(core)];
     CacheStats& st = stats_[static_cast<size_t>(core)];
     ++st.cache_hits;
-    ++st.lookup_hits;
+    st.hit_stall_cycles += cfg_.hit_latency - 1;  // the cycles of a hit beyond its first
     return true;
   }
 

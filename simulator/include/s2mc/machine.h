@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "s2_counters.h"  // generated from simulator/counters.toml: the counters' names
 #include "s2_params.h"  // generated from simulator/params.toml: defaults and ranges
 #include "coherence.h"
 #include "semantics.h"
@@ -46,16 +47,13 @@ struct Config {
   CacheConfig cache;  // protocol NONE: no caches (every access uses the bus)
 };
 
-// Per-core counters (docs/timing-model.md). stall_cycles is derived: bus_wait + (L-1) * accesses.
+// Per-core counters, one field per counter the engines count in simulator/counters.toml (what each
+// means: docs/timing-model.md, "Counters"). The cache group is counted only with caches on.
 struct CoreStats {
-  uint64_t instructions = 0;
-  uint64_t finish_cycle = 0;     // cycle after the core's halting trap
-  uint64_t mem_reads = 0;
-  uint64_t mem_writes = 0;
-  uint64_t mem_accesses = 0;     // bus transactions (xchg is one access, one read and one write)
-  uint64_t bus_wait_cycles = 0;  // sum of (grant - request)
-  uint64_t bus_busy_cycles = 0;  // L per access
-  uint64_t sync_wait_cycles = 0;
+#define S2_COUNTER_FIELD(name) uint64_t name = 0;
+  S2_BASE_COUNTERS(S2_COUNTER_FIELD)
+  S2_CACHE_COUNTERS(S2_COUNTER_FIELD)
+#undef S2_COUNTER_FIELD
 };
 
 enum class FaultKind : uint8_t {

@@ -238,7 +238,7 @@ PYBIND11_MODULE(_native, m) {
   m.def("openssl_version", &openssl_version);
   m.def("max_threads", []() { return omp_get_max_threads(); });
   m.def("camellia_selftest", []() { return s2mc::camellia::selftest(); },
-        "RFC 3713 Appendix A vectors through the header-only core (s2mc_aes/camellia.h).");
+        "RFC 3713 Appendix A vectors through the header-only core (s2mc_cipher/camellia.h).");
   m.def("resolve_impl", [](const std::string& name, const std::string& cipher) {
     return std::string(find_impl(name, parse_cipher(cipher))->name);
   }, py::arg("name"), py::arg("cipher") = "aes", "The concrete implementation a name selects (checks the CPU can run it).");

@@ -14,7 +14,7 @@
 //
 // Words are big-endian, bit 0 of a word in the specification is its most significant bit.
 #include "s2mc_cryptrec/cryptrec.h"
-#include "s2mc_aes/key_schedule.h"  // load_be32, store_be32, counter_add
+#include "s2mc_cipher/key_schedule.h"  // load_be32, store_be32, counter_add
 
 #include <omp.h>
 

@@ -18,7 +18,7 @@
 //                of its powers; M5E / MB3 of the key schedule are the same algebra (x5 | x14 and
 //                x11 | x3 on the two halves of 64 bits).
 #include "s2mc_cryptrec/cryptrec.h"
-#include "s2mc_aes/key_schedule.h"  // load_be32, store_be32
+#include "s2mc_cipher/key_schedule.h"  // load_be32, store_be32
 
 #include <cstring>
 #include <stdexcept>

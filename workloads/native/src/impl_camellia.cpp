@@ -1,4 +1,4 @@
-// Camellia (RFC 3713) on the CPU with the SP tables of s2mc_aes/camellia.h (seed 002's table
+// Camellia (RFC 3713) on the CPU with the SP tables of s2mc_cipher/camellia.h (seed 002's table
 // approach: eight lookups into four 1 KB tables per F-function). The block state is kept as two
 // native 64-bit halves, so CTR makes its counter blocks with 64-bit adds and no byte shuffling.
 // kLanes blocks go through the rounds together: one block's Feistel rounds are a serial chain of

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "s2mc_aes/camellia.h"
-#include "s2mc_aes/key_schedule.h"
+#include "s2mc_cipher/camellia.h"
+#include "s2mc_cipher/key_schedule.h"
 
 namespace s2mc {
 namespace aes {
@@ -37,7 +37,7 @@ struct alignas(64) Key {
 // Throws std::invalid_argument when key_bits is not 128/192/256.
 Key make_key(const uint8_t* key, int key_bits, Cipher cipher = Cipher::Aes);
 
-// counter_add(counter, n, out): out = counter + n (mod 2^128) -- s2mc_aes/key_schedule.h.
+// counter_add(counter, n, out): out = counter + n (mod 2^128) -- s2mc_cipher/key_schedule.h.
 
 // One implementation: ECB over whole blocks, CTR over any byte count (a partial last block uses the
 // first bytes of its keystream block). `counter` is the counter block of the first block.

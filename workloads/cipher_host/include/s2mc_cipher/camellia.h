@@ -1,4 +1,4 @@
-// s2mc_aes/camellia.h -- header-only, dependency-free Camellia (RFC 3713) core.
+// s2mc_cipher/camellia.h -- header-only, dependency-free Camellia (RFC 3713) core.
 //
 // Written from RFC 3713, "A Description of the Camellia Encryption Algorithm" (Matsui, Nakajima,
 // Moriai, April 2004): §2.2 key scheduling, §2.3 data randomizing, §2.4 the F, FL, FL^-1 functions
@@ -6,7 +6,7 @@
 // Camellia designers' specification (SP1110, SP0222, SP3033, SP4404), built here from SBOX1 at
 // compile time. Test vectors: RFC 3713 Appendix A (selftest() below).
 //
-// Lives in workloads/aes_host/ beside key_schedule.h because every backend uses it -- the native
+// Lives in workloads/cipher_host/ beside key_schedule.h because every backend uses it -- the native
 // CPU library (workloads/native), the CUDA kernels (gpu-backends/cuda) and, as a reference, the
 // OpenCL port -- and none of them may depend on another. The API below is STABLE: add, never
 // change or remove.

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 
 _KEY_DIGITS = (32, 48, 64)
 #: A key or IV file holds a few dozen characters; anything much longer is the wrong file.

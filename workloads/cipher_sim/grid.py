@@ -2,12 +2,12 @@
 every combination of the swept parameters, each run checked against `cryptography`, returned as
 runs and records rows (docs/records.md).
 
-    from s2mc.workloads.aes.grid import AesGrid, run_grid, format_tables
+    from s2mc.workloads.cipher_sim.grid import AesGrid, run_grid, format_tables
     grid = AesGrid(cores=(1, 2, 4), sizes=(64, 256), styles=("bytes", "ttable"))
     runs, rows = run_grid(grid, new_run_id=lambda: "aes-1")
     print(format_tables(runs))
 
-`s2mc aes` and `s2mc demo` (through s2mc.analysis.experiments) run this. The rows are plain dicts
+`s2mc aes` and `s2mc demo` (through s2mc.experiments.registry) run this. The rows are plain dicts
 with the records' columns (data flows one way: this module does not import s2mc.analysis); the
 caller validates them with `records.make_records(rows)`. Every run gets its own run id.
 """
@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from itertools import groupby
 from typing import Callable
 
-from s2mc.isa.errors import S2mcError
-from s2mc.isa.units import human_size
+from s2mc.common.errors import S2mcError
+from s2mc.common.text import text_table
+from s2mc.common.units import human_size
 from s2mc.simulator.params import DEFAULTS, PARAMS
 
 from .runner import (CIPHERS, DEFAULT_EXT_BLOCKS, AesConfig, AesRun, cipher_of, max_bytes, record_rows, run_aes,
@@ -148,7 +149,7 @@ class AesGrid:
 #: compiled at -O0 like the original Rz compiler, every core expanding the key itself before the
 #: barrier, burst4 arbitration (the lowest core id wins the bus, but a core granted 4 times in a row
 #: goes last), and the extra work per block and per run that the paper's 1-core cells imply (the
-#: calibration, fitted to those cells only: s2mc.analysis.fidelity). Its multi-core cells are predictions.
+#: calibration, fitted to those cells only: s2mc.experiments.fidelity). Its multi-core cells are predictions.
 PRESETS: dict[str, dict] = {
     "seed003": dict(cores=(1, 2, 3, 4), sizes=(32, 64, 128, 256), key_bits=(128,), modes=("ecb",),
                     directions=("enc",), styles=("bytes",), partitions=("interleaved",),
@@ -230,13 +231,6 @@ def run_grid(grid: AesGrid, *, new_run_id: Callable[[], str], experiment: str = 
         if bar:
             bar.close()
     return runs, rows
-
-
-def text_table(headers: list[str], rows: list[list[str]]) -> str:
-    """A plain-text table with right-aligned columns and a rule under the header."""
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
-    line = lambda cells: "  ".join(c.rjust(w) for c, w in zip(cells, widths))  # noqa: E731
-    return "\n".join([line(headers), line(["-" * w for w in widths])] + [line(r) for r in rows])
 
 
 def format_tables(runs: list[AesRun]) -> str:

@@ -3,8 +3,8 @@ prediction before the measurement, the instructor's answers with the exact numbe
 auto-check that runs a student's notebook and says, per section, whether the measured values are
 right and how far the predictions were.
 
-    python -m s2mc.analysis.lab write docs/lab          # worksheet.ipynb and answers.ipynb
-    python -m s2mc.analysis.lab check student.ipynb     # or: s2mc lab check student.ipynb
+    python -m s2mc.experiments.lab write docs/lab          # worksheet.ipynb and answers.ipynb
+    python -m s2mc.experiments.lab check student.ipynb     # or: s2mc lab check student.ipynb
 
 The truth is computed here, fresh, from the simulator (deterministic to the cycle), never stored.
 A quantity measured on real hardware (timing) is reported but not marked right or wrong.
@@ -16,7 +16,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 
 
 # -- what the measurement cells call ------------------------------------------------------------------
@@ -44,7 +44,7 @@ def ceiling(one_core_result, mem_latency: int = 2) -> float:
 
 def aes_cycles(cores: int, nbytes: int = 256, opt: int = 1) -> int:
     """Cycles of seed 003's configuration (AES-128-ECB, byte-oriented, interleaved) on our simulator."""
-    from s2mc.workloads.aes.grid import AesGrid, run_grid
+    from s2mc.workloads.cipher_sim.grid import AesGrid, run_grid
     runs, _ = run_grid(AesGrid(cores=(cores,), sizes=(nbytes,), opts=(opt,)), new_run_id=lambda: "lab")
     return runs[0].result.cycles
 
@@ -161,7 +161,7 @@ def notebook(answers: bool = False, truths: dict | None = None):
         truths = {q.name: q.truth() for _, q in quantities()}
     title = "s2mc lab: instructor's answers" if answers else "s2mc lab: why does a shared bus stop helping?"
     cells = [new_markdown_cell(HEADER.format(title=title)),
-             new_code_cell("from s2mc.analysis import lab\npredict, measured = {}, {}")]
+             new_code_cell("from s2mc.experiments import lab\npredict, measured = {}, {}")]
     for sec in SECTIONS:
         cells.append(new_markdown_cell(f"## {sec.title}\n\n{sec.text}"))
         for q in sec.quantities:
@@ -181,7 +181,7 @@ def notebook(answers: bool = False, truths: dict | None = None):
 def write(folder: str | Path) -> list[Path]:
     """worksheet.ipynb and answers.ipynb (unexecuted) into `folder`."""
     import nbformat
-    from s2mc.isa.outputs import write_output
+    from s2mc.common.outputs import write_output
     out = []
     for name, answers in (("worksheet.ipynb", False), ("answers.ipynb", True)):
         path = Path(folder) / name

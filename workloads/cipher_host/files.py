@@ -6,7 +6,7 @@ overlaps reading, transforming and writing: a reader thread fills buffers, the c
 transforms them in place (the backends release the GIL) and a writer thread writes them out, so
 memory stays at a few chunks whatever the file size.
 
-The output goes through s2mc.isa.outputs: atomic for regular files (a 0600 temporary file renamed
+The output goes through s2mc.common.outputs: atomic for regular files (a 0600 temporary file renamed
 over the target), written through for devices, FIFOs and symlink targets, `-` for stdout.
 """
 from __future__ import annotations
@@ -18,9 +18,9 @@ import stat
 import threading
 from typing import Callable
 
-from s2mc.isa.errors import S2mcError
-from s2mc.isa.units import human_size
-from s2mc.isa.outputs import STDOUT, open_output, resolve
+from s2mc.common.errors import S2mcError
+from s2mc.common.units import human_size
+from s2mc.common.outputs import STDOUT, open_output, resolve
 
 DEFAULT_CHUNK_BYTES = 4 << 20
 #: The largest chunk: a few are in memory at once, and past some MiB a larger one gains nothing.
@@ -205,7 +205,7 @@ def _range_run(fin, fout, size: int, range_transform: RangeTransform,
 def crypt_file(src, dst, transform: Transform, *, chunk_bytes: int = DEFAULT_CHUNK_BYTES,
                nbuffers: int = 3, progress: bool | Callable[[int], None] = False,
                range_transform: RangeTransform | None = None, multiple: int = 1) -> int:
-    """Stream file `src` through `transform` into `dst` (s2mc.isa.outputs rules; `-` is stdout).
+    """Stream file `src` through `transform` into `dst` (s2mc.common.outputs rules; `-` is stdout).
     progress: True for a tqdm bar on stderr, or a callable given the bytes of every chunk.
     range_transform: used instead when both files are regular (no pipeline, no copies in Python).
     multiple: the input's length must be a multiple of it (ECB: 16), else S2mcError and no output.

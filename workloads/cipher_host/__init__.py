@@ -1,16 +1,16 @@
-"""Host-side AES utilities shared by both AES backends: `s2mc.workloads.aes_host`.
+"""Host-side AES utilities shared by both AES backends: `s2mc.workloads.cipher_host`.
 
 The native CPU backend (s2mc.workloads.native) and the CUDA backend (s2mc.gpu) both depend on this
 package, and it depends on neither, so the two backends never import each other. The C++ half is
-include/s2mc_aes/key_schedule.h (the FIPS-197 key schedule and T-tables both libraries compile in).
+include/s2mc_cipher/key_schedule.h (the FIPS-197 key schedule and T-tables both libraries compile in).
 
-    from s2mc.workloads import aes_host
-    aes_host.counter_add(iv, n)                  # IV + n mod 2^128 (SP 800-38A counter)
-    aes_host.parse_key_hex("000102...")          # 16/24/32 bytes, or S2mcError naming the option
-    aes_host.hex_from_options("key", None, "k.hex", None, key=True)   # --key / --key-file / --key-env
-    aes_host.crypt_file("in", "out", transform)  # streaming, atomic output, = openssl enc -aes-*-ctr
+    from s2mc.workloads import cipher_host as cipher_host
+    cipher_host.counter_add(iv, n)                  # IV + n mod 2^128 (SP 800-38A counter)
+    cipher_host.parse_key_hex("000102...")          # 16/24/32 bytes, or S2mcError naming the option
+    cipher_host.hex_from_options("key", None, "k.hex", None, key=True)   # --key / --key-file / --key-env
+    cipher_host.crypt_file("in", "out", transform)  # streaming, atomic output, = openssl enc -aes-*-ctr
 
-Output files follow s2mc.isa.outputs (atomic replace, devices and FIFOs written through, `-` = stdout).
+Output files follow s2mc.common.outputs (atomic replace, devices and FIFOs written through, `-` = stdout).
 """
 from __future__ import annotations
 

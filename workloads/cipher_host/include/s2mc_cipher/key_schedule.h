@@ -1,6 +1,6 @@
-// s2mc_aes/key_schedule.h -- header-only, dependency-free AES (FIPS-197) key schedule and T-tables.
+// s2mc_cipher/key_schedule.h -- header-only, dependency-free AES (FIPS-197) key schedule and T-tables.
 //
-// Lives in workloads/aes_host/ because both AES backends use it -- the native CPU library
+// Lives in workloads/cipher_host/ because both AES backends use it -- the native CPU library
 // (workloads/native) and the CUDA backend (gpu-backends/cuda) -- and neither may depend on the other.
 // The API below is STABLE: add to it, never change or remove what is here.
 //

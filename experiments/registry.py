@@ -1,13 +1,13 @@
 """The experiment registry: the standard experiments of s2mc, as data.
 
-Each experiment is a spec file in analysis/experiments/ (s2mc.analysis.specs reads them): a name,
+Each experiment is a spec file in experiments/studies/ (s2mc.experiments.specs reads them): a name,
 a title, the grids that produce it (the libraries' own grid specs:
-s2mc.workloads.aes.grid.AesGrid, s2mc.workloads.native.grid.NativeGrid, s2mc.gpu.grid.GpuGrid), a
+s2mc.workloads.cipher_sim.grid.AesGrid, s2mc.workloads.native.grid.NativeGrid, s2mc.gpu.grid.GpuGrid), a
 `quick` form for `s2mc demo` (sized to run in seconds on a 2-core machine) and the seed reference
 tables it is compared with. `run` runs one through those libraries and writes its records, the
 `experiment` column set to the experiment's name, with a manifest.
 
-    from s2mc.analysis import experiments
+    from s2mc.experiments import registry as experiments
     exp = experiments.get("seed003_grid")
     exp.grids_for(quick=True)                          # [AesGrid(cores=(1, 2, 3, 4), ...)]
     path, n = experiments.run("seed003_grid", "results/")   # results/seed003_grid.parquet
@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Callable, Union
 
 from s2mc.gpu.grid import GpuGrid
-from s2mc.isa.errors import S2mcError
-from s2mc.workloads.aes.grid import AesGrid
+from s2mc.common.errors import S2mcError
+from s2mc.workloads.cipher_sim.grid import AesGrid
 from s2mc.workloads.native.grid import NativeGrid
 
 from . import specs
@@ -66,7 +66,7 @@ def from_spec(spec: specs.Spec) -> Experiment:
 
 
 # REGISTRY (name -> Experiment) and DEMO (what `s2mc demo` runs, in order: the specs with a `demo`
-# place) are the spec files shipped in analysis/experiments/, the one declaration. They are read on
+# place) are the spec files shipped in experiments/studies/, the one declaration. They are read on
 # first use, not at import: checking the files compiles the AES programs, which a Dask worker that
 # only runs configurations does not need.
 def _registry() -> dict[str, Experiment]:
@@ -112,9 +112,9 @@ def unavailable(source: str) -> str:
 
 def _run_grid(grid: Grid, experiment: str, progress: bool) -> tuple[list[dict], dict]:
     """One grid through its library: (records rows, what the manifest says about it)."""
-    from . import records
+    from s2mc.analysis import records
     if isinstance(grid, AesGrid):
-        from s2mc.workloads.aes.grid import run_grid
+        from s2mc.workloads.cipher_sim.grid import run_grid
         _, rows = run_grid(grid, new_run_id=lambda: records.new_run_id("aes"), experiment=experiment,
                            progress=progress)
         return rows, {"grid": "AesGrid", **grid.params()}
@@ -139,7 +139,7 @@ def run(experiment: str | Experiment, results_dir: str | os.PathLike, *, quick: 
 
     Raises S2mcError when its source cannot run here (see `unavailable`) or a run fails.
     """
-    from . import records
+    from s2mc.analysis import records
     exp = get(experiment) if isinstance(experiment, str) else experiment
     why = unavailable(exp.source)
     if why:

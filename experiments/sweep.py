@@ -1,8 +1,8 @@
 """Sweeps: an experiment's grids as independent configurations, run here or on a Dask cluster, stored
 one configuration at a time so that an interrupted sweep resumes where it stopped (docs/sweeps.md).
 
-    from s2mc.analysis import experiments, specs, sweep
-    exp = experiments.from_spec(specs.load("analysis/experiments/seed003.toml"))
+    from s2mc.experiments import registry as experiments, specs, sweep
+    exp = experiments.from_spec(specs.load("experiments/studies/seed003.toml"))
     out = sweep.run(exp, "r.parquet", executor="dask", workers=2)     # or executor="local"
 
 A configuration is one simulator run (AES: cores x bytes x the other fields), one native
@@ -11,7 +11,7 @@ OpenSSL baseline is measured once per slice as the library does) or one GPU meas
 one task, identified by a stable hash of what it computes (`Task.key`: the experiment, the
 configuration and, for AES, a digest of its data, key and counter).
 
-How it is stored: every finished configuration is written, atomically (s2mc.isa.outputs), to
+How it is stored: every finished configuration is written, atomically (s2mc.common.outputs), to
 FILE.parts/<key>.parquet by the process that runs the sweep (the workers return rows, so they need
 no shared file system); at the end the parts of this sweep's configurations are merged, in
 configuration order, into FILE (also atomic) with a manifest. A re-run skips every configuration
@@ -34,11 +34,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
-from s2mc.isa.errors import S2mcError
-from s2mc.isa.outputs import write_output
-from s2mc.isa.units import human_size
+from s2mc.common.errors import S2mcError
+from s2mc.common.outputs import write_output
+from s2mc.common.units import human_size
 
-from .experiments import Experiment, unavailable
+from .registry import Experiment, unavailable
 from .specs import KINDS
 
 EXECUTORS = ("local", "dask")
@@ -117,13 +117,13 @@ def run_task(task: Task) -> tuple[bytes, float]:
 
     What the machine lacks (the SystemC engine, the native library, a GPU) is an S2mcError here,
     so that a cluster of mixed machines reports it per configuration."""
-    from . import records
+    from s2mc.analysis import records
     t0 = time.perf_counter()
     why = unavailable(KINDS[task.kind][1])
     if why:
         raise S2mcError(why)
     if task.kind == "aes":
-        from s2mc.workloads.aes.runner import record_rows, run_aes
+        from s2mc.workloads.cipher_sim.runner import record_rows, run_aes
         data, key, counter = task.args
         cfg = {k: v for k, v in task.point.items() if k not in ("cores", "bytes")}
         run = run_aes(data, key, counter, cores=task.point["cores"], **cfg)
@@ -259,7 +259,7 @@ def run(exp: Experiment, out: str | os.PathLike, *, executor: str = "local", sch
         raise S2mcError(f"--executor: unknown value {executor!r} (choose {', '.join(EXECUTORS)})")
     from tqdm import tqdm
 
-    from . import records
+    from s2mc.analysis import records
     log = log or (lambda msg: None)
     t0 = time.perf_counter()
     out = Path(out)
@@ -340,7 +340,7 @@ def _merge(paths: list[Path]):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from . import records
+    from s2mc.analysis import records
     tables = []
     for p in paths:
         try:

@@ -1,7 +1,7 @@
 """Host side of the cipher workloads (AES, and Camellia through the same machinery): compile once,
 fill data symbols, run, read back, check.
 
-    from s2mc.workloads.aes import run_aes
+    from s2mc.workloads.cipher_sim import run_aes
     r = run_aes(b"\\x00" * 64, key=bytes(16), mode="ecb", style="bytes", cores=4)
     r.output        # the ciphertext, already checked against `cryptography`
     r.result        # s2mc.simulator.Result: cycles, per-core counters, bus utilisation
@@ -22,9 +22,8 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from s2mc.isa.errors import S2mcError
+from s2mc.common.errors import S2mcError
 from s2mc.simulator import DEFAULT_MAX_CYCLES, Machine, Result
 from s2mc.simulator.params import DEFAULTS, PARAMS, check as check_machine
 from s2mc.simulator.records import result_rows, variant_parts
@@ -32,7 +31,6 @@ from s2mc.workloads import camellia
 
 from . import variants
 
-HERE = Path(__file__).resolve().parent
 STYLES = ("bytes", "ttable")
 MODES = ("ecb", "ctr")
 DIRECTIONS = ("enc", "dec")
@@ -144,7 +142,7 @@ class AesRun:
 @functools.lru_cache(maxsize=None)
 def program(style: str, opt: int = 1, key_expansion: str = "core0", calibration=None):
     """The compiled program of a style (compiled once per process, optimisation level and variant:
-    where the key is expanded and the calibration, s2mc.workloads.aes.variants)."""
+    where the key is expanded and the calibration, s2mc.workloads.cipher_sim.variants)."""
     if style not in ALL_STYLES:
         raise S2mcError(f"unknown style {style!r} (choose {', '.join(ALL_STYLES)})")
     from s2mc.compiler import compile as rz_compile
@@ -255,7 +253,7 @@ def run_cipher(data: bytes, key: bytes, counter: bytes | None = None, *, check: 
     a result that differs from the reference (AesMismatch). `vcd` (systemc engine only) names
     a VCD waveform file to write; `timeline` a timeline file (.html, .json, .png or .svg) of the
     cycles in `timeline_window` (s2mc.simulator.timeline); `trace` keeps the event log in
-    result.trace (small runs: s2mc.analysis.fidelity replays it).
+    result.trace (small runs: s2mc.simulator.replay_bus replays it).
     """
     data, key = bytes(data), bytes(key)
     ciph = cipher_of(config.cipher if config else options.get("cipher", "aes"))

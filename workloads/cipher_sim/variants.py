@@ -1,6 +1,6 @@
 """Variants of the AES Rz programs: where the key is expanded, and the seed 003 calibration.
 
-    from s2mc.workloads.aes.variants import source, CALIBRATIONS
+    from s2mc.workloads.cipher_sim.variants import source, CALIBRATIONS
     text = source("bytes", key_expansion="per-core", calibration="seed003")
 
 The variants are written into the .rz files themselves, as comments, so the default programs are
@@ -20,7 +20,7 @@ expand it while the others wait at `sync()` (docs/aes-on-s2.md, "Where the key e
 `calibrate` (`calibration="seed003"`, the bytes style at -O0 only): `pad SITE` lines become inline
 assembly with a number of extra data loads (`ld r0 nr`, a bus access whose value is discarded) and
 of `nop`s, so that the program does the extra work per block and per run that the seed's 1-core
-cells imply beyond ours (s2mc.analysis.fidelity fits it, docs/aes-on-s2.md explains it). The
+cells imply beyond ours (s2mc.experiments.fidelity fits it, docs/aes-on-s2.md explains it). The
 per-block work is spread over the cipher: a `round` site after each of the four steps of the nine
 middle rounds (36 per block for AES-128) and an `edge` site after the first AddRoundKey and after
 each step of the last round (4 per block); the per-run work over the key expansion: a `key` site in
@@ -36,10 +36,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from s2mc.isa.errors import S2mcError
-
-HERE = Path(__file__).resolve().parent
-SOURCES = {"bytes": HERE / "aes_bytes.rz", "ttable": HERE / "aes_ttable.rz"}
+from s2mc.common.errors import S2mcError
+from s2mc.workloads.aes import SOURCES
 KEY_EXPANSIONS = ("core0", "per-core")
 
 #: AES-128 multiplicities of the calibration sites (the cipher's nine middle rounds, its 40 key words).
@@ -90,7 +88,7 @@ class Calibration:
 
 #: Fitted to seed 003's four 1-core cells only (Tables 3 and 4: their 1-core cycles and stalls are
 #: lines in the number of blocks) against the uncalibrated bytes program at -O0 with the key expanded
-#: per core: s2mc.analysis.fidelity.fit_calibration() derives these numbers, and a test checks it.
+#: per core: s2mc.experiments.fidelity.fit_calibration() derives these numbers, and a test checks it.
 CALIBRATIONS = {
     "seed003": Calibration(
         "seed003", block_ops=157, block_mem=582, run_ops=1, run_mem=209,

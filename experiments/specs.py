@@ -1,10 +1,10 @@
-"""Experiment spec files: each standard experiment is a TOML file in analysis/experiments/.
+"""Experiment spec files: each standard experiment is a TOML file in experiments/studies/.
 
 A spec names an experiment and the grids that produce it, in the libraries' own terms: every
 [[grid]] table is one grid (`kind` = "aes", "native" or "gpu") whose other keys are the fields of
-s2mc.workloads.aes.grid.AesGrid, s2mc.workloads.native.grid.NativeGrid or s2mc.gpu.grid.GpuGrid,
+s2mc.workloads.cipher_sim.grid.AesGrid, s2mc.workloads.native.grid.NativeGrid or s2mc.gpu.grid.GpuGrid,
 with the same names and defaults. [[quick]] tables, when present, are the smaller grids `s2mc demo`
-runs. The registry (s2mc.analysis.experiments) is read from the files shipped in the package, and
+runs. The registry (s2mc.experiments.registry) is read from the files shipped in the package, and
 `s2mc sweep SPEC` runs any file (docs/sweeps.md).
 
     name = "seed003_grid"               # the records' `experiment` (default: the file's name)
@@ -32,17 +32,17 @@ from pathlib import Path
 
 from s2mc.gpu import CIPHERS, MEASURES, OPS
 from s2mc.gpu.grid import GpuGrid
-from s2mc.isa.errors import S2mcError
-from s2mc.isa.units import parse_size
+from s2mc.common.errors import S2mcError
+from s2mc.common.units import parse_size
 from s2mc.simulator.params import PARAMS
-from s2mc.workloads.aes.grid import AesGrid
-from s2mc.workloads.aes.runner import (ALL_STYLES, CIPHERS as SIM_CIPHERS, DIRECTIONS, KEY_BITS, MODES, PARTITIONS,
+from s2mc.workloads.cipher_sim.grid import AesGrid
+from s2mc.workloads.cipher_sim.runner import (ALL_STYLES, CIPHERS as SIM_CIPHERS, DIRECTIONS, KEY_BITS, MODES, PARTITIONS,
                                      words_needed)
 from s2mc.workloads.native import IMPLS, STRATEGIES
 from s2mc.workloads.native.grid import NativeGrid
 
 #: As a NativeGrid's threads (`threads = "all"` in a spec): the host's thread counts 1, 2, 4, ...,
-#: resolved when the experiment runs (s2mc.analysis.experiments.thread_counts).
+#: resolved when the experiment runs (s2mc.experiments.registry.thread_counts).
 ALL_THREADS: tuple[int, ...] = ()
 
 #: Grid kinds: the library's grid class and the records' source of its runs.
@@ -71,7 +71,7 @@ class Spec:
 
 def spec_dir() -> Path:
     """The folder of the shipped spec files (inside the installed package)."""
-    return Path(str(files("s2mc.analysis") / "experiments"))
+    return Path(str(files("s2mc.experiments") / "studies"))
 
 
 def shipped() -> list[Path]:
@@ -250,7 +250,7 @@ def load(path: str | Path) -> Spec:
                 raise _Bad(f"{key}: {v!r} is not a string")
         reference = _strings(doc.get("reference", []), "reference")
         for ref in reference:
-            from .seeds import citation
+            from s2mc.analysis.seeds import citation
             try:
                 citation(ref)
             except S2mcError:

@@ -1,4 +1,4 @@
-"""s2mc.workloads.aes_host, the host-side AES pieces both backends share: counter arithmetic, key and
+"""s2mc.workloads.cipher_host, the host-side AES pieces both backends share: counter arithmetic, key and
 IV parsing, where a key comes from; and the layering it exists for: the native and CUDA backends
 depend on it and never on each other (Python imports, C++ include paths)."""
 import ast
@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from s2mc.isa.errors import S2mcError
-from s2mc.workloads import aes_host
-from s2mc.workloads.aes_host import check_key_iv, counter_add, hex_from_options, parse_iv_hex, parse_key_hex
+from s2mc.common.errors import S2mcError
+from s2mc.workloads import cipher_host as cipher_host
+from s2mc.workloads.cipher_host import check_key_iv, counter_add, hex_from_options, parse_iv_hex, parse_key_hex
 
 REPO = Path(__file__).resolve().parent.parent
-NATIVE, GPU, HOST = REPO / "workloads" / "native", REPO / "gpu-backends", REPO / "workloads" / "aes_host"
+NATIVE, GPU, HOST = REPO / "workloads" / "native", REPO / "gpu-backends", REPO / "workloads" / "cipher_host"
 
 
 @pytest.mark.parametrize("iv,n,want", [
@@ -33,8 +33,8 @@ def test_counter_add(iv, n, want):
 def test_both_backends_use_the_one_counter_and_parsers():
     from s2mc import gpu
     from s2mc.workloads import native
-    assert native.counter_add is gpu.counter_add is aes_host.counter_add
-    assert native.parse_key_hex is aes_host.parse_key_hex
+    assert native.counter_add is gpu.counter_add is cipher_host.counter_add
+    assert native.parse_key_hex is cipher_host.parse_key_hex
 
 
 @pytest.mark.parametrize("text,want", [
@@ -142,32 +142,33 @@ def test_gpu_never_imports_native():
     assert _uses(_imports(GPU / "gpu"), "s2mc.workloads.native") == []
 
 
-def test_aes_host_imports_neither_backend():
+def test_cipher_host_imports_neither_backend():
     imports = _imports(HOST)
     assert _uses(imports, "s2mc.gpu") == [] and _uses(imports, "s2mc.workloads.native") == []
-    assert {m.split(".")[1] for ms in imports.values() for m in ms if m.startswith("s2mc.")} <= {"isa", "workloads"}
+    assert {m.split(".")[1] for ms in imports.values() for m in ms if m.startswith("s2mc.")} <= {"common", "isa", "workloads"}
 
 
 def test_the_output_module_depends_on_nothing_of_s2mc_above_isa():
-    tree = ast.parse((REPO / "isa" / "outputs.py").read_text(encoding="utf-8"))
+    tree = ast.parse((REPO / "common" / "outputs.py").read_text(encoding="utf-8"))
     mods = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)} | \
            {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     assert not any(m and m.startswith("s2mc") for m in mods)
 
 
-def test_cpp_key_schedule_lives_in_aes_host():
-    assert (HOST / "include" / "s2mc_aes" / "key_schedule.h").is_file()
+def test_cpp_key_schedule_lives_in_cipher_host():
+    assert (HOST / "include" / "s2mc_cipher" / "key_schedule.h").is_file()
     assert not (NATIVE / "include" / "s2mc_aes" / "key_schedule.h").exists()
     gpu_cmake = (GPU / "CMakeLists.txt").read_text()
     native_cmake = (NATIVE / "CMakeLists.txt").read_text()
     assert "workloads/native" not in gpu_cmake and "gpu-backends" not in native_cmake
     for cmake in (gpu_cmake, native_cmake):
-        assert "s2mc_aes_key_schedule" in cmake and "aes_host" in cmake
+        assert "s2mc_cipher_key_schedule" in cmake and "cipher_host" in cmake
     # The CUDA sources include no header of the native library (s2mc_aes/aes.h), only the shared one.
     for src in (GPU / "cuda").iterdir():
         for inc in re.findall(r'#include\s+"([^"]+)"', src.read_text(encoding="utf-8")):
-            # the shared headers (key_schedule.h, camellia.h) live in aes_host/include
-            assert not inc.startswith("s2mc_aes/") or (HOST / "include" / inc).is_file(), (src.name, inc)
+            # the shared headers (key_schedule.h, camellia.h) live in cipher_host/include
+            assert not inc.startswith("s2mc_aes/"), (src.name, inc)
+            assert not inc.startswith("s2mc_cipher/") or (HOST / "include" / inc).is_file(), (src.name, inc)
 
 
 @pytest.mark.slow

@@ -1,0 +1,57 @@
+"""gpu-backends/run_on_gpu.sh's file step on any machine (`--files-only`): the table it writes, with the
+arithmetic in bash alone (the GPU image has no `bc`), and its ratios consistent with its seconds."""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SCRIPT = REPO / "gpu-backends" / "run_on_gpu.sh"
+
+pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl not installed")
+
+
+def test_the_script_needs_no_bc():
+    text = SCRIPT.read_text(encoding="utf-8")
+    assert not re.search(r"\|\s*bc\b", text) and "bc -l" not in text
+
+
+def test_files_only_writes_the_table_with_ratios_to_cp_and_openssl(tmp_path):
+    out = tmp_path / "out"
+    # a bc that fails first on the PATH: the GPU image has none
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "bc").write_text("#!/bin/sh\necho 'bc was called' >&2\nexit 99\n")
+    (fake / "bc").chmod(0o755)
+    env = dict(os.environ, FILE_BYTES="256K", FILE_DIR=str(tmp_path), PATH=f"{fake}:{os.environ['PATH']}")
+    p = subprocess.run(["bash", str(SCRIPT), "--files-only", str(out)], cwd=REPO, env=env,
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr
+    assert "bc was called" not in p.stderr + (out / "files.log").read_text(encoding="utf-8")
+    table = (out / "files.md").read_text(encoding="utf-8")
+    assert p.stdout == table
+    rows = {}
+    for line in table.splitlines():
+        m = re.fullmatch(r"\| (\S+) \| ([\d.]+) \| ([\d.]+|-) \| ([\d.]+|-) \|", line)
+        if m:
+            rows[m[1]] = (float(m[2]), m[3], m[4])
+    # the commands every machine has run; the GPU backends fail here or run, each in one row
+    assert {"cp", "openssl", "s2mc-native", "openssl-camellia"} <= set(rows)
+    for name in ("s2mc-cuda", "s2mc-opencl", "s2mc-cuda-camellia", "s2mc-opencl-camellia"):
+        assert name in rows or f"| {name} | failed (files.log) | - | - |" in table
+    assert rows["cp"][1] == "1.00" and rows["openssl"][2] == "1.00" and rows["cp"][2] == "-"
+    cp_s, ssl_s = rows["cp"][0], rows["openssl"][0]
+    for name, (secs, vs_cp, vs_ssl) in rows.items():
+        if name in ("cp",) or secs == 0:
+            continue
+        # the ratio was taken on nanoseconds, the seconds printed to the millisecond
+        assert float(vs_cp) == pytest.approx(cp_s / secs, abs=0.02 + 0.002 / secs)
+        if "camellia" not in name and name != "openssl":
+            assert float(vs_ssl) == pytest.approx(ssl_s / secs, abs=0.02 + 0.002 / secs)
+    assert "- native output = openssl's" in table
+    assert "DIFFERS" not in table
