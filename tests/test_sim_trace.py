@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 
-from s2gen import configs, programs
+from s2gen import cache_configs, configs, programs
 from s2mc.isa import assemble
 from s2mc.common.errors import S2mcError
 from s2mc.simulator import Machine, SimFault, format_trace
@@ -32,12 +32,13 @@ def reference_trace(prog, **cfg):
     return ref.trace
 
 
-def fast_trace(prog, lane_cap, cores=1, mem_latency=2, arbitration="fifo", max_cycles=20_000, mem_words=MEM):
+def fast_trace(prog, lane_cap, cores=1, mem_latency=2, arbitration="fifo", max_cycles=20_000, mem_words=MEM,
+               **caches):
     """The fast engine's log with a chosen in-memory cap per core (a tiny cap makes cores that run
     ahead spill their events to a temporary file); returns it and the number of events spilled."""
     from s2mc.simulator import _fast
     eng = _fast.Engine([w & 0xFFFFFFFF for w in prog.code_image], prog.data_image, prog.entry, cores, mem_latency,
-                       arbitration, max_cycles, mem_words)
+                       arbitration, max_cycles, mem_words, **caches)
     sink = TraceList()
     eng.enable_trace(sink, lane_cap=lane_cap)
     eng.run()
@@ -56,6 +57,14 @@ def test_fast_trace_equals_the_reference_models_log(src, cfg):
         return   # a faulting run's log ends wherever each engine stopped its cores: not compared
     assert Machine(prog, mem_words=MEM, max_cycles=20_000, trace=True, **cfg).run().trace == expected
     assert fast_trace(prog, lane_cap=2, **cfg)[0] == expected
+
+
+@settings(max_examples=300)
+@given(programs(), cache_configs())
+def test_fast_trace_with_caches_equals_the_reference_models_log(src, cfg):
+    """With caches: hits, coherence grants and every state change, in the reference model's order
+    (other cores' changes come from a lane of their own, merged in after their own events)."""
+    test_fast_trace_equals_the_reference_models_log.hypothesis.inner_test(src, cfg)
 
 
 def test_a_core_far_ahead_spills_and_the_order_holds():
