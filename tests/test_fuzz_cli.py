@@ -70,7 +70,7 @@ SPECS = {
                 options={None: ["{prog_s}", "{prog_rz}", "{prog_obj}", "missing.s"], "-o": ["x.obj", "-"]}),
     "disasm": dict(args=["{prog_obj}"], base={}, flags=[],
                    options={None: ["{prog_obj}", "{prog_s}", "{records}"]}),
-    "compile": dict(args=["{prog_rz}"], base={"-o": "out.s"}, flags=["-O0", "-O1"],
+    "compile": dict(args=["{prog_rz}"], base={"-o": "out.s"}, flags=["-O0", "-O1", "-g"],
                     options={None: ["{prog_rz}", "{prog_s}", "x.rz"], "-o": ["x.s", "-"]}),
     "run": dict(args=["{prog_s}"], base={"--mem-words": "1024"}, flags=["--json", "-q"], options={
         None: ["{prog_s}", "{prog_rz}", "{prog_obj}", "sum.rz", "{records}"],
