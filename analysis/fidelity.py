@@ -154,7 +154,7 @@ HYPOTHESES = (
                "a simulator that arbitrates before it steps the cores", bus=bus("waiting_first")),
     Hypothesis("yield", "fixed priority, but the core just granted goes last",
                "a priority arbiter that will not serve the same core twice in a row", bus=bus("yield")),
-    # the second round (issue 14): arbiters fairer than fixed priority at 2 cores that may still
+    # a second round of candidates: arbiters fairer than fixed priority at 2 cores that may still
     # serve the cores one after the other at 3-4, each defined before it was scored
     Hypothesis("burst-2", "fixed priority, but a core granted 2 times in a row goes last",
                "a burst limit (yield is 1): bursts of register saves cannot shut the next core out",

@@ -91,7 +91,7 @@ COLUMN_DOCS: dict[str, str] = {
                "`kernel-ttable-shared/device-resident`. For reference rows: the paper's own label "
                "of the column (`sequential`, `openmp`, `gpu`, `total`, `encryption-only`, ...).",
     "engine": "Simulator engine (`fast`, `systemc`; `replay`: a traced run replayed on a bus the engines "
-              "lack, s2mc.experiments.fidelity), native runtime (`openmp`, `openssl`), GPU "
+              "lack, s2mc.simulator.replay_bus), native runtime (`openmp`, `openssl`), GPU "
               "runtime (`cuda`, `opencl`); empty when not applicable.",
     "cores": "Number of simulated cores, CPU threads, or GPU devices used by the run.",
     "core": "The core/thread the row describes, 0-based; -1 for the whole run.",
@@ -162,6 +162,22 @@ _METRIC_LIST: tuple[Metric, ...] = (
     Metric("gb_per_second", "GB/s", "Throughput in 10^9 bytes per second.", derived=True),
     Metric("gbps", "Gbit/s", "Throughput in 10^9 bits per second.", derived=True),
     Metric("cycles_per_byte", "cycles/B", "Host CPU cycles per byte (when measured or quoted)."),
+    # -- cache-coherence microbenchmarks on the host CPU (s2mc.workloads.native.coherence) -------
+    Metric("ns_per_increment", "ns",
+           "False sharing: wall-clock nanoseconds per increment of one thread's own counter (the run's "
+           "time / increments per thread), with the counters packed into one line or padded apart."),
+    Metric("false_sharing_ratio", "x",
+           "The packed layout's ns_per_increment / the padded layout's, measured in the same run with "
+           "the same threads: the cost of sharing a line."),
+    Metric("round_trip_ns", "ns",
+           "Line ping-pong: median nanoseconds for one round trip of a cache line between two cores "
+           "(two transfers)."),
+    Metric("acquisitions_per_second", "acquisitions/s",
+           "Spin lock: lock acquisitions (each with one critical section) per second, summed over threads."),
+    Metric("thread_concurrency", "fraction",
+           "The threads' CPU time over a native run / (threads x wall time): 1 when every thread held its "
+           "CPU throughout; lower when the machine was shared and they took turns (so they contended less "
+           "than the thread count says)."),
     # -- ratios ----------------------------------------------------------------------------------
     Metric("speedup", "x",
            "Baseline time (or cycles) / this run's time (or cycles); the baseline is the 1-core / "

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from s2mc.analysis import derive, model, plots, records, seeds, summaries
+from s2mc.analysis import caches, derive, model, plots, records, seeds, summaries
 from s2mc.analysis import fidelity
 from s2mc.analysis.seed003 import SEED003_BYTES, SEED003_VARIANT, SEED003_WORKLOAD
 from s2mc.common.errors import S2mcError
@@ -322,6 +322,15 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
         "Where the core-cycles go, as shares of cores x cycles so that every core count reads: compute, "
         "bus wait, memory latency, barrier wait; right: each core of one run", b, "no simulator counters")
 
+    # 2b. caches and coherence
+    b.append(Block("h2", "2b. Caches and coherence: MSI, MESI, MOESI and Dragon against no caches"))
+    for part in caches.report_parts(ours_d):
+        b.append(Block("table", table=part[1]) if part[0] == "table" else Block("p", part[1]))
+    native_coherence, _ = summaries.coherence_native(ours_d)
+    if native_coherence:   # real hardware beside the simulated machine
+        b.append(Block("p", "The same effects on this CPU (`s2mc coherence-native`; its tables are in section 4): "
+                            + " ".join(native_coherence)))
+
     # 3. model
     b.append(Block("h2", "3. The bus-contention model (machine repairman)"))
     b.append(Block("p", "Each core thinks Z cycles between bus accesses and holds the bus L "
@@ -369,7 +378,7 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
     fig(plots.throughput_vs_size(ours_d, ref, out / "throughput_vs_size.png"),
         "Throughput against data size: this host (thick solid lines) beside the seeds' curves (thin dashed "
         "lines, stars)", b, "no data")
-    _seed002_gpu_blocks(b, ours_d, out, fig)   # issue 16: seed 002 Figs. 11-16 and Table 2
+    _seed002_gpu_blocks(b, ours_d, out, fig)   # seed 002 Figs. 11-16 and Table 2
     s000 = ours_d[ours_d["experiment"] == "seed000_block_sizes"]
     if len(s000):
         t = derive.compare(s000, ref[ref["experiment"] == "seed000_table1"], "seconds",
@@ -384,8 +393,17 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
                                 "both have):"))
             b.append(Block("table", table=t.reset_index().fillna("–")))
 
+    coh_text, coh_tables = summaries.coherence_native(ours_d)
+    if coh_text or coh_tables:
+        b.append(Block("p", "**Cache coherence on this CPU** (`s2mc coherence-native`, docs/caches-lab.md): "
+                            "false sharing (counters packed in one line against a line apart), a line handed "
+                            "between two cores, and spin locks. Each figure is the median of its runs."))
+        for text in coh_text:
+            b.append(Block("p", text))
+        for t in coh_tables.values():
+            b.append(Block("table", table=t))
     _seeds_native_blocks(b, ours_d, ref)
-    if (ours_d["experiment"] == "seed002_cpu").any() if len(ours_d) else False:   # issue 16
+    if (ours_d["experiment"] == "seed002_cpu").any() if len(ours_d) else False:
         from s2mc.analysis import seeds_native as sn
         b.append(Block("p", "**Seed 002 Figure 10 (ciphers x threads on a Core i7-2600K) beside this host**"))
         for text in sn.seed002_sentences(ours_d, ref):

@@ -1,4 +1,4 @@
-"""Seed 002's GPU results (Figs. 11-16, Table 2) beside our CUDA records (issue 16).
+"""Seed 002's GPU results (Figs. 11-16, Table 2) beside our CUDA records.
 
 Seed 002 (Nishikawa, Iwai, Kurokawa 2012) measured AES and Camellia (and three other CRYPTREC
 ciphers) on a Tesla C2050 and a GeForce GTX 285 with three methods: (A) without data transfer,

@@ -121,7 +121,7 @@ def seed004_beside(ours: pd.DataFrame, ref: pd.DataFrame, table: str = "seed004_
     paper / ours ratios (how many times faster this host is)."""
     ps, pp, pg = (_times(ref, table, v) for v in ("sequential", "parallel", "gpu"))
     os_, op = _times(ours, "seed004_ours", "sequential"), _times(ours, "seed004_ours", "parallel")
-    og = _times(ours, "seed004_ours", "opencl")   # issue 16: our portable kernels, when measured
+    og = _times(ours, "seed004_ours", "opencl")   # our portable kernels, when measured
     rows = []
     for n in sorted(set(ps) | set(os_)):
         row = {"bytes": n, "paper seq ms": _ms(ps.get(n)), "paper par ms": _ms(pp.get(n)),

@@ -13,6 +13,7 @@ import re
 import pandas as pd
 
 from s2mc.analysis import derive, model
+from s2mc.common.variants import parse_cache_part
 
 _RUN_INDEX = ["run_id", "experiment", "workload", "variant", "engine", "bytes", "cores"]
 
@@ -52,6 +53,8 @@ def describe_variant(workload: str, variant: str) -> str:
             words.append(f"L = {p[1:]}")
         elif re.fullmatch(r"O\d", p):
             words.append(f"-{p}")
+        elif parse_cache_part(p):
+            words.append(cache_words(p))
         elif p != "interleaved":
             words.append(p)
     if not str(workload).startswith("aes"):
@@ -59,10 +62,18 @@ def describe_variant(workload: str, variant: str) -> str:
     return ", ".join(words) or str(workload)
 
 
+def cache_words(part: str) -> str:
+    """A variant's cache part in words: 'mesi-64x2-w4' -> 'MESI caches 64x2, 4-word lines'."""
+    c = parse_cache_part(part)
+    h = f", hit {c['cache_hit_latency']}" if c["cache_hit_latency"] != 1 else ""
+    return f"{c['cache'].upper()} caches {c['cache_lines']}x{c['cache_ways']}, {c['line_words']}-word lines{h}"
+
+
 def variant_parts(workload: str, variant: str) -> dict[str, str]:
     """A configuration's parts with their defaults filled in, for legends that name what varies:
     {'program': ..., 'style': 'bytes', 'partition': 'interleaved', 'L': '2', 'policy': 'fifo', 'opt': '-O1'}."""
-    out = {"program": str(workload), "style": "", "partition": "", "L": "2", "policy": "fifo", "opt": "-O1"}
+    out = {"program": str(workload), "style": "", "partition": "", "L": "2", "policy": "fifo", "opt": "-O1",
+           "cache": "no caches"}
     for p in [p for p in str(variant).split("/") if p]:
         if re.fullmatch(r"L\d+", p):
             out["L"] = p[1:]
@@ -70,6 +81,8 @@ def variant_parts(workload: str, variant: str) -> dict[str, str]:
             out["opt"] = f"-{p}"
         elif p in ("fixed", "round_robin", "fifo", "burst4"):
             out["policy"] = p
+        elif parse_cache_part(p):
+            out["cache"] = cache_words(p)
         elif p in ("interleaved", "contiguous", "extended") or p.startswith("extended"):
             out["partition"] = p
         elif not out["style"]:
@@ -81,9 +94,10 @@ def legend_labels(keys: list[tuple[str, str, int]]) -> tuple[list[str], str]:
     """Labels for lines of (workload, variant, bytes) that name only what differs between them
     ('style ttable, 1 KiB', 'L = 4', 'policy fixed'), and a legend title listing those things."""
     parts = [dict(variant_parts(w, v), size=human_bytes(b) if b else "") for w, v, b in keys]
-    names = ["program", "style", "partition", "L", "policy", "opt", "size"]
+    names = ["program", "style", "partition", "L", "policy", "cache", "opt", "size"]
     varying = [n for n in names if len({p[n] for p in parts}) > 1] or ["size"]
-    shown = {"L": lambda v: f"L = {v}", "size": lambda v: v, "opt": lambda v: v, "program": lambda v: v}
+    shown = {"L": lambda v: f"L = {v}", "size": lambda v: v, "opt": lambda v: v, "program": lambda v: v,
+             "cache": lambda v: v}
     labels = [", ".join(shown.get(n, lambda v, n=n: f"{n} {v}")(p[n]) for n in varying if p[n]) or "all"
               for p in parts]
     title = ", ".join({"size": "data size", "opt": "optimisation"}.get(n, n) for n in varying)
@@ -402,3 +416,81 @@ def native_takeaways(nat: pd.DataFrame, cpu_count: int | None) -> list[str]:
     text += (". Each core has its own caches and AES tables fit in them, so there is no shared bus to "
              "saturate; with so few CPUs the curve cannot show where memory bandwidth would stop it.")
     return [text]
+
+
+# -- 4b. cache coherence on this CPU (s2mc coherence-native) ----------------------------------------------
+
+def _concurrency_note(c: float) -> str:
+    """What a run's thread concurrency says about its figure, in words (empty when they ran together)."""
+    if c >= 0.8:
+        return ""
+    return (f" (the threads were on their CPUs together only {c:.0%} of the time: the machine was busy, so "
+            "they contended less than their number says)")
+
+
+def coherence_native(df: pd.DataFrame) -> tuple[list[str], dict[str, pd.DataFrame]]:
+    """The records of `s2mc coherence-native` as sentences and tables (false sharing, ping-pong,
+    locks), each cell the median over repeated runs of its configuration; ([], {}) when there are none.
+
+    The experiments are recognised by their metrics (ns_per_increment and false_sharing_ratio,
+    round_trip_ns, acquisitions_per_second), and the layouts, increment kinds and locks are read
+    from the variants as the records spell them (LAYOUT/INCREMENT, packed-vs-padded/INCREMENT,
+    the lock's name), in the order the runs wrote them."""
+    nat = df[(df["source"] == "native") & (df["core"] == -1)]
+    if nat.empty:
+        return [], {}
+    med = nat.groupby(["workload", "variant", "cores", "metric"], sort=False)["value"].median()
+
+    def get(workload, variant, cores, metric):
+        return med.get((workload, variant, cores, metric), float("nan"))
+
+    def cell(v, fmt):
+        return "–" if pd.isna(v) else format(v, fmt)
+
+    def rows_of(metric):
+        return nat[nat["metric"] == metric]
+
+    text, tables = [], {}
+    per_inc = rows_of("ns_per_increment")
+    if len(per_inc):
+        wl = per_inc["workload"].iloc[0]
+        layouts = list(dict.fromkeys(v.split("/")[0] for v in per_inc["variant"]))
+        incs = list(dict.fromkeys(v.split("/")[-1] for v in per_inc["variant"]))
+        rows = []
+        for inc in incs:
+            for t in sorted(per_inc["cores"].unique()):
+                ns = [get(wl, f"{layout}/{inc}", t, "ns_per_increment") for layout in layouts]
+                if all(pd.isna(v) for v in ns):
+                    continue
+                ratio = get(wl, f"packed-vs-padded/{inc}", t, "false_sharing_ratio")
+                conc = get(wl, f"packed/{inc}", t, "thread_concurrency")
+                rows.append({"increment": inc, "threads": int(t),
+                             **{f"{layout} ns": cell(v, ".2f") for layout, v in zip(layouts, ns)},
+                             "packed / padded": cell(ratio, ".2f"), "concurrency (packed)": cell(conc, ".2f")})
+                if t == per_inc["cores"].max() and t > 1 and pd.notna(ratio):
+                    text.append(f"False sharing, {inc} increments: {int(t)} threads whose counters share one cache "
+                                f"line take {ratio:.2f}x as long per increment as with the counters a line apart"
+                                + _concurrency_note(conc) + ".")
+        tables["false_sharing"] = pd.DataFrame(rows)
+    pp = rows_of("round_trip_ns")
+    if len(pp):
+        rt, n = float(pp["value"].median()), pp["run_id"].nunique()
+        text.append(f"A cache line handed back and forth between two cores: {rt:.1f} ns per round trip "
+                    f"(median of {n} run{'s' if n != 1 else ''}), about {rt / 2:.0f} ns per transfer.")
+    acq = rows_of("acquisitions_per_second")
+    if len(acq):
+        wl, kinds = acq["workload"].iloc[0], list(dict.fromkeys(acq["variant"]))
+        rows = []
+        for t in sorted(acq["cores"].unique()):
+            rate = {k: get(wl, k, t, "acquisitions_per_second") for k in kinds}
+            conc = {k: get(wl, k, t, "thread_concurrency") for k in kinds}
+            rows.append({"threads": int(t), **{f"{k} M/s": cell(rate[k] / 1e6, ".1f") for k in kinds},
+                         **{f"{k} concurrency": cell(conc[k], ".2f") for k in kinds}})
+        tables["locks"] = pd.DataFrame(rows)
+        top = int(acq["cores"].max())
+        if top > 1:
+            rates = ", ".join(f"{k} {get(wl, k, top, 'acquisitions_per_second') / 1e6:.1f}" for k in kinds)
+            low = min(get(wl, k, top, "thread_concurrency") for k in kinds)
+            text.append(f"Spin locks with {top} threads, million acquisitions per second: {rates}"
+                        + _concurrency_note(low) + ".")
+    return text, tables

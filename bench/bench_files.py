@@ -8,7 +8,7 @@ command, outside its time: freeing 1 GB of tmpfs pages costs 0.1-0.2 s wherever 
 openssl's open(O_TRUNC), in s2mc's rename over the old file), and with several such files alive
 the timings of every command doubled and scattered (0.6-2.4 s for the same s2mc run). The table has
 every command's median wall time over the rounds, its spread, its median CPU time (user + system,
-less disturbed by other load than the wall time), and the ratios the issue asks for:
+less disturbed by other load than the wall time), and the ratios we aim for:
 openssl / ours (>= 2 is the target) and ours / cp (<= 1.3). Every output is checked equal to
 OpenSSL's. The load average before and after goes with the figures (this host is shared).
 

@@ -1,4 +1,4 @@
-"""`make bench` entry for the OpenCL backend (issue 16): the portable kernels on this host's OpenCL
+"""`make bench` entry for the OpenCL backend: the portable kernels on this host's OpenCL
 device (PoCL on the CPU here) beside our native CPU code, side by side in one run, CTR of a 16 MiB
 buffer, AES-128 and Camellia-128.
 

@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 from s2mc.analysis import records
-from s2mc.experiments import registry as experiments, sweep
+from s2mc.experiments import registry, sweep
 from s2mc.workloads.cipher_sim.grid import AesGrid
 
 GRID = AesGrid(cores=(1, 2, 4, 8, 16), sizes=(16, 32, 48, 64, 80), mem_latencies=(1, 2, 3, 4, 5),
@@ -42,7 +42,7 @@ def _cycles(path: Path):
 
 def main(argv: list[str]) -> int:
     grid = AesGrid(**{**GRID.__dict__, "sizes": GRID.sizes[:1]}) if "--quick" in argv else GRID
-    exp = experiments.Experiment("bench_sweep", "sweep overhead", "sim", (grid,))
+    exp = registry.Experiment("bench_sweep", "sweep overhead", "sim", (grid,))
     n = len(sweep.tasks(exp))
     print(f"{n} configurations (cores x sizes x L x arbitration x style), host with "
           f"{os.cpu_count()} CPUs; load average before: {os.getloadavg()[0]:.2f}")
@@ -63,7 +63,7 @@ def main(argv: list[str]) -> int:
         with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
                 Client(cluster) as client:
             address = cluster.scheduler_address
-            warm = experiments.Experiment("bench_warmup", "w", "sim", (AesGrid(cores=(1, 2), sizes=(16,), styles=GRID.styles),))
+            warm = registry.Experiment("bench_warmup", "w", "sim", (AesGrid(cores=(1, 2), sizes=(16,), styles=GRID.styles),))
             sweep.run(warm, t / "warmup.parquet", executor="dask", scheduler=address)
             measure("dask, 2 workers (warm)", 2, t / "warm.parquet", executor="dask", scheduler=address, client=client)
         same = all(_cycles(t / f).equals(_cycles(t / "local.parquet")) for f in ("cold.parquet", "warm.parquet"))

@@ -6,7 +6,7 @@ import sys
 import click
 
 from .cmd_sim import load_any
-from .options import machine_option
+from .options import cache_options, machine_option
 
 PROMPT = "(s2mc) "
 
@@ -19,8 +19,9 @@ PROMPT = "(s2mc) "
 @machine_option("engine", help="Only fast steps.")
 @machine_option("max_cycles")
 @machine_option("mem_words")
+@cache_options
 @click.option("-O", "opt", default=1, show_default=True, type=click.IntRange(0, 1), help="Rz optimisation level.")
-def debug(program, cores, mem_latency, arbitration, engine, max_cycles, mem_words, opt):
+def debug(program, cores, mem_latency, arbitration, engine, max_cycles, mem_words, opt, **cache):
     """Step a .rz, .s or .obj program cycle by cycle: breakpoints, watches, registers, memory, the bus.
 
     Reads commands (`help` lists them) from the terminal, or from stdin when it is not one, so a
@@ -30,7 +31,7 @@ def debug(program, cores, mem_latency, arbitration, engine, max_cycles, mem_word
 
     prog = load_any(program, opt)
     stepper = Stepper(prog, cores=cores, mem_latency=mem_latency, arbitration=arbitration, max_cycles=max_cycles,
-                      mem_words=mem_words, engine=engine)
+                      mem_words=mem_words, engine=engine, **cache)
     tty = sys.stdin.isatty()
     d = Debugger(stepper, out=click.echo, err=lambda line: click.echo(line, err=True))
     if tty:

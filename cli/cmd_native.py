@@ -1,5 +1,5 @@
 """`s2mc native`: the native CPU AES / Camellia grid, optionally against OpenSSL (`s2mc encrypt` / `decrypt`
-are in cmd_crypt.py)."""
+are in cmd_crypt.py); `s2mc coherence-native`: false sharing, line ping-pong and spin locks on this CPU."""
 from __future__ import annotations
 
 import json
@@ -11,6 +11,11 @@ from s2mc.common.errors import S2mcError
 from s2mc.common.units import human_size
 from s2mc.workloads.cipher_host import host_memory
 from s2mc.workloads.native import CIPHER_IMPLS, CIPHERS, MAX_MIN_SECONDS, MAX_REPS, MAX_THREADS, STRATEGIES
+from s2mc.workloads.native.coherence import BENCHES as COHERENCE_BENCHES
+from s2mc.workloads.native.coherence import INCREMENTS as COHERENCE_INCREMENTS
+from s2mc.workloads.native.coherence import LOCKS as COHERENCE_LOCKS
+from s2mc.workloads.native.coherence import MAX_ITERATIONS as COHERENCE_MAX
+from s2mc.workloads.native.coherence import MAX_REPS as COHERENCE_MAX_REPS
 from s2mc.workloads.native.cryptrec import CIPHERS as CRYPTREC_CIPHERS
 from s2mc.workloads.native.cryptrec import IMPLS as CRYPTREC_IMPLS
 
@@ -133,4 +138,80 @@ def native_cmd(threads, sizes, ciphers, impls, strategies, block_bytes, key_bits
                               indent=2, default=str))
 
 
-COMMANDS = [native_cmd]
+def _cpus() -> int:
+    from s2mc.workloads.native import coherence
+    return len(coherence.cpus()) if coherence.available() else 1
+
+
+_CPUS = "the CPUs this process may use: each thread is pinned to its own"
+
+
+@click.command("coherence-native")
+@click.option("--bench", "benches", type=Choices(COHERENCE_BENCHES),
+              help="Comma-separated experiments: false-sharing (counters packed in one line against padded a line "
+              "apart), ping-pong (a line handed between two cores), locks (spin locks). Default: all of them "
+              "(ping-pong only where this process may use 2 CPUs).")
+@click.option("--threads", type=Integer(1, _cpus, many=True, names={"all": _cpus, "max": _cpus}, why=_CPUS),
+              default="1,all", show_default=True,
+              help="Comma-separated thread counts for false-sharing and locks ('all' = every CPU this process may use).")
+@click.option("--increment", "increments", type=Choices(COHERENCE_INCREMENTS), default=",".join(COHERENCE_INCREMENTS),
+              show_default=True, help="Comma-separated false-sharing increments: plain (a load and a store) and "
+              "atomic (a locked add, which needs the line for every increment).")
+@click.option("--lock", "locks", type=Choices(COHERENCE_LOCKS), default=",".join(COHERENCE_LOCKS), show_default=True,
+              help="Comma-separated spin locks: tas (test-and-set), ttas (test-and-test-and-set), ticket.")
+@click.option("--iterations", type=Integer(1, COHERENCE_MAX), default=2_000_000, show_default=True,
+              help="Increments per thread in false-sharing.")
+@click.option("--acquisitions", type=Integer(1, COHERENCE_MAX), default=200_000, show_default=True,
+              help="Lock acquisitions per thread in locks.")
+@click.option("--round-trips", type=Integer(100, COHERENCE_MAX, multiple=100), default=20_000, show_default=True,
+              help="Line round trips in ping-pong (a multiple of 100: they are timed 100 at a time).")
+@click.option("--reps", type=Integer(1, COHERENCE_MAX_REPS), default=3, show_default=True,
+              help="Repetitions of each false-sharing and lock measurement (the best is reported).")
+@click.option("--experiment", type=Text(), default="coherence_native", show_default=True,
+              help="The records' experiment name.")
+@click.option("--out", "out_path", type=OutputFile("records", stdout=False), help="Write records (Parquet, or CSV "
+              "when the name ends in .csv) and a manifest next to it.")
+@click.option("--json", "as_json", is_flag=True, help="Print results and records as JSON on stdout.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def coherence_native_cmd(benches, threads, increments, locks, iterations, acquisitions, round_trips, reps, experiment, out_path,
+                         as_json, quiet):
+    """Cache coherence on this CPU: false sharing, line ping-pong latency and spin-lock scaling (OpenMP)."""
+    from s2mc.analysis import records
+    from s2mc.workloads.native import coherence
+
+    if not coherence.available():
+        raise S2mcError("native coherence benchmarks not built; run `make setup`")
+    cpus = coherence.cpus()
+    if not benches:   # every experiment this process can run
+        benches = [b for b in COHERENCE_BENCHES if b != "ping-pong" or len(cpus) >= 2]
+        if len(benches) < len(COHERENCE_BENCHES) and not as_json:
+            click.echo(f"# ping-pong left out: it needs 2 CPUs and this process may use {len(cpus)}", err=True)
+    elif "ping-pong" in benches and len(cpus) < 2:
+        raise S2mcError(f"--bench ping-pong needs 2 CPUs; this process may use {len(cpus)}")
+    grid = coherence.CoherenceGrid(benches=tuple(dict.fromkeys(benches)), threads=tuple(dict.fromkeys(threads)),
+                                   increments=tuple(dict.fromkeys(increments)), locks=tuple(dict.fromkeys(locks)),
+                                   iterations=iterations, acquisitions=acquisitions, round_trips=round_trips, reps=reps)
+
+    def log(s):
+        if not as_json:
+            click.echo(coherence.format_summary(s))
+
+    if not as_json:
+        click.echo(f"# {len(cpus)} CPU(s) usable (threads pinned one per CPU); cache line "
+                   f"{coherence.line_bytes()} bytes", err=True)
+    summaries, rows = coherence.run_grid(grid, run_id=records.new_run_id("coherence"), experiment=experiment,
+                                         progress=not quiet and sys.stderr.isatty(), log=log)
+    df = records.make_records(rows)
+    if out_path:
+        params = dict(command="coherence-native", benches=list(grid.benches), threads=list(grid.threads),
+                      increments=list(grid.increments), locks=list(grid.locks), iterations=iterations, acquisitions=acquisitions,
+                      round_trips=round_trips, reps=reps, experiment=experiment, cpus=cpus,
+                      line_bytes=coherence.line_bytes())
+        path = records.write(df, out_path, params=params)
+        click.echo(f"wrote {len(df)} records to {path}", err=True)
+    if as_json:
+        click.echo(json.dumps({"results": summaries, "records": df.astype(object).to_dict("records")},
+                              indent=2, default=str))
+
+
+COMMANDS = [native_cmd, coherence_native_cmd]

@@ -51,14 +51,14 @@ def _spec_path(spec: str) -> Path:
 def sweep_cmd(spec, out_path, executor, scheduler, workers, quick, fresh, quiet):
     """Run an experiment SPEC file (or a shipped experiment's name), one task per configuration,
     resumable: run the same command again after an interruption to finish."""
-    from s2mc.experiments import registry as experiments, specs, sweep
+    from s2mc.experiments import registry, specs, sweep
 
     if executor == "local" and (scheduler or workers):
         raise click.UsageError(f"{'--scheduler' if scheduler else '--workers'} needs --executor dask")
     if scheduler and workers:
         raise click.UsageError("--workers: the scheduler's own workers run the sweep (start them with "
                                "`dask worker ADDRESS --nworkers N`); give one of the two")
-    exp = experiments.from_spec(specs.load(_spec_path(spec)))
+    exp = registry.from_spec(specs.load(_spec_path(spec)))
     res = sweep.run(exp, out_path, executor=executor, scheduler=scheduler, workers=workers, quick=quick,
                     fresh=fresh, progress=not quiet and sys.stderr.isatty(),
                     log=lambda msg: click.echo(msg, err=True))

@@ -1,7 +1,7 @@
 """The one error type every s2mc component raises for bad input.
 
-It lives in the lowest layer (the ISA) so that every component can use it without reaching up the
-data flow; the CLI turns it into a one-line message and a non-zero exit.
+It lives in the foundation below every component (s2mc.common) so that every component can use it
+without reaching up the data flow; the CLI turns it into a one-line message and a non-zero exit.
 """
 
 EXCERPT_CHARS = 60

@@ -1,9 +1,8 @@
 """Every file s2mc writes goes through here: object files, listings, traces, records, AES output.
 
-Why in s2mc.isa: it is the lowest layer, which every other component already imports (errors.py
-lives here too) and which imports nothing of s2mc, so the assembler, the compiler, the simulator's
-CLI, the analysis layer and both AES backends share one set of output rules without any of them
-depending on another.
+Why in s2mc.common: it is the foundation below every component (errors.py lives here too) and
+imports nothing of s2mc, so the assembler, the compiler, the simulator's CLI, the analysis layer and
+both cipher backends share one set of output rules without any of them depending on another.
 
 The rules (those of `openssl enc -out`, made atomic for regular files):
 - `-` is stdout.

@@ -7,10 +7,10 @@ s2mc.workloads.cipher_sim.grid.AesGrid, s2mc.workloads.native.grid.NativeGrid, s
 tables it is compared with. `run` runs one through those libraries and writes its records, the
 `experiment` column set to the experiment's name, with a manifest.
 
-    from s2mc.experiments import registry as experiments
-    exp = experiments.get("seed003_grid")
+    from s2mc.experiments import registry
+    exp = registry.get("seed003_grid")
     exp.grids_for(quick=True)                          # [AesGrid(cores=(1, 2, 3, 4), ...)]
-    path, n = experiments.run("seed003_grid", "results/")   # results/seed003_grid.parquet
+    path, n = registry.run("seed003_grid", "results/")   # results/seed003_grid.parquet
 """
 from __future__ import annotations
 
@@ -24,11 +24,12 @@ from s2mc.gpu.grid import GpuGrid
 from s2mc.common.errors import S2mcError
 from s2mc.workloads.cipher_sim.grid import AesGrid
 from s2mc.workloads.native.grid import NativeGrid
+from s2mc.workloads.program_grid import ProgramGrid
 
 from . import specs
 from .specs import ALL_THREADS
 
-Grid = Union[AesGrid, NativeGrid, GpuGrid]
+Grid = Union[AesGrid, NativeGrid, GpuGrid, ProgramGrid]
 
 
 def thread_counts(n_cpu: int | None = None) -> tuple[int, ...]:
@@ -118,6 +119,11 @@ def _run_grid(grid: Grid, experiment: str, progress: bool) -> tuple[list[dict], 
         _, rows = run_grid(grid, new_run_id=lambda: records.new_run_id("aes"), experiment=experiment,
                            progress=progress)
         return rows, {"grid": "AesGrid", **grid.params()}
+    if isinstance(grid, ProgramGrid):
+        from s2mc.workloads.program_grid import run_grid
+        _, rows = run_grid(grid, new_run_id=lambda: records.new_run_id("run"), experiment=experiment,
+                           progress=progress)
+        return rows, {"grid": "ProgramGrid", **grid.params()}
     spec = {"grid": type(grid).__name__, **dataclasses.asdict(grid)}
     if isinstance(grid, NativeGrid):
         from s2mc.workloads import native

@@ -1,8 +1,8 @@
 """Sweeps: an experiment's grids as independent configurations, run here or on a Dask cluster, stored
 one configuration at a time so that an interrupted sweep resumes where it stopped (docs/sweeps.md).
 
-    from s2mc.experiments import registry as experiments, specs, sweep
-    exp = experiments.from_spec(specs.load("experiments/studies/seed003.toml"))
+    from s2mc.experiments import registry, specs, sweep
+    exp = registry.from_spec(specs.load("experiments/studies/seed003.toml"))
     out = sweep.run(exp, "r.parquet", executor="dask", workers=2)     # or executor="local"
 
 A configuration is one simulator run (AES: cores x bytes x the other fields), one native

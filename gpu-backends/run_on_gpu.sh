@@ -18,22 +18,22 @@
 #      (keystream, device-resident, host-serial, host-overlap) x size -> gpu-bench.md, gpu-bench.csv
 #      Seed 002's methods: A = device-resident (no transfer), B = host-overlap (transfers
 #      overlapped with the kernels over STREAMS streams), C = host-serial (copy in, run, copy out).
-#   4b. the same grid with AES-256 when KEY_BITS is 128 (issue 15: AES-256 beside AES-128)
+#   4b. the same grid with AES-256 when KEY_BITS is 128 (AES-256 beside AES-128)
 #                                                          -> gpu-bench-256.md, gpu-bench-256.csv
-#   4c. Camellia (issue 16): seed 002's coarse kernel and the optimised one, the same measures and sizes (A/B/C)
+#   4c. Camellia: seed 002's coarse kernel and the optimised one, the same measures and sizes (A/B/C)
 #                                            -> gpu-bench-camellia.md, gpu-bench-camellia.csv
 #   4d. seed 002's Table 2 for our kernels: registers, shared memory, CTAs per SM, occupancy of
 #       every AES and Camellia kernel (cudaFuncGetAttributes + the occupancy API) -> occupancy.md
 #   5. if the Python environment is usable (.venv from `make setup`): the gpu-marked pytest suite
 #      and `s2mc gpu --kernel all` (records in the tidy schema + manifest)  -> pytest-gpu.txt,
 #      gpu.parquet, gpu.manifest.json, gpu-cli.md
-#   6. with Python too (issue 15): file encryption side by side on a FILE_BYTES (default 2G)
+#   6. with Python too: file encryption side by side on a FILE_BYTES (default 2G)
 #      page-cached file in FILE_DIR (default /dev/shm): cp, openssl enc -aes-128-ctr, s2mc encrypt
 #      (native, every CPU) and s2mc encrypt --backend cuda and --backend opencl, wall seconds of each
 #      and its speed against cp and openssl, outputs compared; Camellia too (openssl enc
 #      -camellia-128-ctr beside the cuda and opencl backends) -> files.md; and seeds 001/004 measured on this host's CPUs (python -m
 #      s2mc.experiments.seeds_native) -> seeds_native.parquet, seeds_native.txt
-#   7. with Python too (issue 16, seed 004's question: the cost of portability): the OpenCL backend on
+#   7. with Python too (seed 004's question: the cost of portability): the OpenCL backend on
 #      this GPU's OpenCL (NVIDIA's ICD; `make setup` adds the loader and PoCL): its tests on the GPU,
 #      seed 004's segment calibration, then `s2mc gpu --backend opencl` and `s2mc gpu --backend cuda
 #      --kernel coarse,optimised` on the same sizes (device-resident = the kernel alone, and host to
@@ -110,7 +110,7 @@ files_side_by_side() {
 # cuda_vs_opencl: step 7 (the OpenCL backend on this GPU beside the CUDA kernels)
 cuda_vs_opencl() {
   local py=.venv/bin/python s2=.venv/bin/s2mc c
-  log "7. OpenCL on this GPU beside CUDA (issue 16)"
+  log "7. OpenCL on this GPU beside CUDA"
   $s2 info >"$OUT/opencl-info.txt" 2>&1
   grep -A9 '^OpenCL' "$OUT/opencl-info.txt" >&2
   if ! $py -c "import sys; from s2mc.gpu import opencl; st = opencl.status(); \

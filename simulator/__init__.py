@@ -38,6 +38,8 @@ CACHE_PARAMS = ("cache", "cache_lines", "cache_ways", "line_words", "cache_hit_l
 # `finish_cycle`); `idle_cycles` the cycles from then to the end of the run (total cycles - finish),
 # in which it is neither working nor stalled nor waiting at a barrier.
 CORE_COUNTERS = core_counters(cached=False)
+#: The per-core counters only runs with caches report (after CORE_COUNTERS).
+CACHE_COUNTERS = tuple(k for k in core_counters(cached=True) if k not in CORE_COUNTERS)
 
 
 class SimFault(S2mcError):
@@ -233,7 +235,7 @@ class Machine:
         if timeline is not None and timeline is not False:
             from .timeline import TimelineSink
             self._timeline = TimelineSink(program, cores, mem_latency, None if timeline is True else timeline,
-                                          *timeline_window)
+                                          *timeline_window, cache=cache, hit_latency=cache_hit_latency)
             sinks.append(self._timeline)
         self._trace = Fanout(sinks) if sinks else None
         if engine == "fast":
@@ -312,4 +314,4 @@ def run(program: Program, **config) -> Result:
     return Machine(program, **config).run()
 
 
-__all__ = ["format_trace", "ARBITRATIONS", "CORE_COUNTERS", "Config", "ENGINES", "Machine", "Result", "SimFault", "run"]
+__all__ = ["format_trace", "ARBITRATIONS", "CACHE_COUNTERS", "CORE_COUNTERS", "Config", "ENGINES", "Machine", "Result", "SimFault", "run"]

@@ -33,9 +33,8 @@ from .params import DEFAULTS, check
 #: burst4: grants in a row after which the last grantee goes last (the C++ engines' BURST_LIMIT).
 BURST_LIMIT = 4
 
-#: Per-core counters of the caches (docs/timing-model.md, "Counters"), kept only when caches are on.
-CACHE_STATS = ("cache_hits", "cache_misses", "coherence_misses", "false_sharing_misses", "bus_rd", "bus_rdx",
-               "bus_upgr", "bus_upd", "cache_to_cache", "writebacks", "invalidations_received")
+#: Per-core counters of the caches (simulator/counters.toml), kept only when caches are on.
+CACHE_STATS = tuple(k for k in engine_counters(cached=True) if k not in engine_counters(cached=False))
 
 #: The states in which a line is dirty (memory may be stale: evicting it writes it back).
 DIRTY = ("M", "O", "Sm")
@@ -151,7 +150,10 @@ class ReferenceMachine:
         self.protocol, self.W, self.H = cache, line_words, cache_hit_latency
         self.caches = [_Cache(cache_lines, cache_ways) for _ in self.cores] if cache != "none" else None
         for k in self.cores if self.caches else ():
-            k.stats.update(dict.fromkeys(CACHE_STATS, 0), stall_cycles=0)
+            k.stats.update(dict.fromkeys(CACHE_STATS, 0))
+        # Each core's stall cycles counted by the rule (bus_wait + Σ(D − 1) + hits × (H − 1)) as they
+        # happen, with or without caches: an oracle for the Result's derived stall_cycles.
+        self.stalls = [0] * cores
         self.bus_free = 0
         self.last_grant = -1
         self.streak = 0               # grants in a row to last_grant (burst4)
@@ -282,7 +284,8 @@ class ReferenceMachine:
         before, after = self.perform(core, d, a)
         s = core.stats
         s["cache_hits"] += 1
-        s["stall_cycles"] += self.H - 1
+        s["hit_stall_cycles"] += self.H - 1
+        self.stalls[core.id] += self.H - 1
         self.log(c, core, "hit", 0, a, before, after)
         if d.bus != "read" and way.state == "E":      # the first write to an exclusive line
             self.change(c, core, core, way, "M", "PrWr")
@@ -292,14 +295,14 @@ class ReferenceMachine:
         core.next_issue = c + self.H
         return True
 
-    def change(self, c: int, owner: _Core, cause: _Core, way: _Line, new: str, why: str, pc: int | None = None) -> None:
+    def change(self, c: int, owner: _Core, cause: _Core, way: _Line, new: str, why: str) -> None:
         """Sets a line of owner's cache to `new`, logging the change under the owner's id: wait =
         the core whose access caused it, address = the line's base, before/after = the states."""
         old = way.state
         if old == new:
             return
         if self.trace is not None:
-            self.trace.append((c, owner.id, cause.pc if pc is None else pc, f"state {why}", cause.id,
+            self.trace.append((c, owner.id, cause.pc, f"state {why}", cause.id,
                                way.line * self.W, old, new))
         way.state = new
         if new == "I":
@@ -441,13 +444,11 @@ class ReferenceMachine:
                 self.change(g, core, core, way, new, why)
             if d.bus != "read":
                 self.wrote(core.id, a)
-            s["stall_cycles"] += wait + D - 1
         else:
             D = self.L
             before, after = self.perform(core, d, a)
             self.log(g, core, "grant", wait, a, before, after)
-            if self.caches:
-                s["stall_cycles"] += wait + D - 1
+        self.stalls[core.id] += wait + D - 1
         s["mem_accesses"] += 1
         s["bus_wait_cycles"] += wait
         s["bus_busy_cycles"] += D
@@ -492,6 +493,7 @@ class ReferenceMachine:
         return {
             "cycles": max(k.stats["finish_cycle"] for k in self.cores),
             "cores": [dict(k.stats) for k in self.cores],
+            "stall_cycles": list(self.stalls),
             "output": self.output,
             "bus_busy_cycles": sum(k.stats["bus_busy_cycles"] for k in self.cores),
         }

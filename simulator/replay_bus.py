@@ -52,7 +52,7 @@ class Bus:
     after the last one granted first), reverse (highest id), aging (fixed, but a request that has
     waited `age` cycles or more goes first, oldest first), waiting_first (requests made before the
     cycle the bus frees go first, lowest id first; then new ones), yield (fixed, but the core just
-    granted goes last), and the candidates for the 2-core cells (issue 14's second round, each
+    granted goes last), and the candidates for the 2-core cells (each
     defined before it was scored):
     - burst: fixed, but a core that has had `burst` grants in a row (no other core granted in
       between, idle bus or not) goes last (a burst limit; yield is burst 1);

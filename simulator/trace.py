@@ -2,7 +2,7 @@
 
 Both engines hand the log over as it is made, in batches of raw records (s2::TraceEvent,
 simulator/include/s2mc/trace.h), already in order; they hold only a bounded number of events
-(issue 12: a 4-million-cycle run used to keep 1.6 GB). A sink is any callable taking such a batch:
+(a 4-million-cycle run used to keep 1.6 GB). A sink is any callable taking such a batch:
 
 - TraceList keeps the events as tuples (Result.trace, for small runs and tests);
 - TraceFile formats them straight into a file through s2mc.common.outputs (atomic: the file appears
@@ -13,6 +13,9 @@ simulator/include/s2mc/trace.h), already in order; they hold only a bounded numb
 An event is the tuple (cycle, core, pc, event, wait, address, before, after): `address` is the data
 address of a bus request or grant, `before` and `after` the word at that address before and after a
 granted access (what a load read, what a store or xchg wrote); all three are 0 for other events.
+With caches there are also `hit` (like a grant), `grant <T> <D>` (a coherence transaction and its
+bus time) and `state <cause>` (wait: the core that caused it, address: the line's base, before and
+after: the state names); docs/timing-model.md, "The event log with caches".
 """
 from __future__ import annotations
 
@@ -161,7 +164,7 @@ class _Formatter:
         for e in held:
             if e[3] == "grant":
                 self._owner, self._busy_until = e[1], cycle + self._latency
-            elif e[3].startswith("grant "):      # a coherence transaction holds the bus for its D
+            elif e[3].startswith("grant "):      # a cache transaction: `grant <T> <D>`
                 self._owner, self._busy_until = e[1], cycle + int(e[3].rsplit(" ", 1)[1])
         bus = str(self._owner) if cycle < self._busy_until else "-"
         return "".join(self.line(e, bus) + "\n" for e in held)
@@ -173,14 +176,17 @@ class _Formatter:
             note = f"bus grant (waited {wait})"
             ins = f"{ins}  {self.ins.access(pc, address, before, after)}"
         elif event.startswith("grant "):
-            _, name, span = event.split(" ")
-            note = f"bus grant {name} (waited {wait}, {span} cycles)"
+            _, kind, bus_time = event.split(" ")
+            note = f"bus grant {kind} (waited {wait}, {bus_time} cycle{'s' if bus_time != '1' else ''})"
             ins = f"{ins}  {self.ins.access(pc, address, before, after)}"
         elif event == "hit":
             note = "cache hit"
             ins = f"{ins}  {self.ins.access(pc, address, before, after)}"
         elif event.startswith("state "):
-            note = f"line {address}: {before} -> {after} ({event[6:]} by core {wait})"
+            # a line's state change: `wait` is the core whose access caused it, `address` the line's base
+            cause = event.split(" ", 1)[1]
+            why = cause if cause in ("evict", "PrWr") else f"{cause} by core {wait}"
+            note, ins = f"line {address}: {before} -> {after} ({why})", ""
         elif event == "resume":
             note = f"barrier released (waited {wait})"
         else:

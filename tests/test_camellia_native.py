@@ -1,4 +1,4 @@
-"""Camellia on the native CPU backend (issue 16): the header-only core (s2mc_cipher/camellia.h) against
+"""Camellia on the native CPU backend: the header-only core (s2mc_cipher/camellia.h) against
 RFC 3713's Appendix A vectors, in C++ and through Python; the OpenMP strategies against the
 `cryptography` package's Camellia (ECB; CTR built from its ECB over the counter blocks, since
 `cryptography` has no Camellia-CTR); whole files against the `openssl` binary both ways; the

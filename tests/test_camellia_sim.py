@@ -1,4 +1,4 @@
-"""Camellia on the simulated multicore (issue 16): the Python reference against RFC 3713's vectors and
+"""Camellia on the simulated multicore: the Python reference against RFC 3713's vectors and
 `cryptography`, the Rz program through the simulator against the RFC's vectors (1 and several cores),
 random keys, sizes, modes and partitions against `cryptography` (and CTR against `openssl enc`), the
 reference interpreter beside the compiled program, both engines, `s2mc cipher` and its errors."""

@@ -1,7 +1,6 @@
 """s2mc.workloads.cipher_host, the host-side AES pieces both backends share: counter arithmetic, key and
 IV parsing, where a key comes from; and the layering it exists for: the native and CUDA backends
 depend on it and never on each other (Python imports, C++ include paths)."""
-import ast
 import io
 import re
 import shutil
@@ -9,9 +8,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from imports import imported
 
 from s2mc.common.errors import S2mcError
-from s2mc.workloads import cipher_host as cipher_host
+from s2mc.workloads import cipher_host
 from s2mc.workloads.cipher_host import check_key_iv, counter_add, hex_from_options, parse_iv_hex, parse_key_hex
 
 REPO = Path(__file__).resolve().parent.parent
@@ -115,19 +115,8 @@ def test_key_file_that_is_a_folder(tmp_path):
 # -- layering --------------------------------------------------------------------------------------
 
 def _imports(folder: Path) -> dict[str, set[str]]:
-    """Every module each Python file of `folder` imports (absolute names; relative ones resolved
-    only as far as needed here: they stay inside their own package)."""
-    out = {}
-    for path in folder.rglob("*.py"):
-        names = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import):
-                names.update(a.name for a in node.names)
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                names.add(node.module)
-                names.update(f"{node.module}.{a.name}" for a in node.names)
-        out[str(path.relative_to(REPO))] = names
-    return out
+    """Every module each Python file of `folder` imports (tests/imports.py)."""
+    return {str(path.relative_to(REPO)): imported(path) for path in folder.rglob("*.py")}
 
 
 def _uses(imports: dict[str, set[str]], prefix: str) -> list[str]:
@@ -149,10 +138,7 @@ def test_cipher_host_imports_neither_backend():
 
 
 def test_the_output_module_depends_on_nothing_of_s2mc_above_isa():
-    tree = ast.parse((REPO / "common" / "outputs.py").read_text(encoding="utf-8"))
-    mods = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)} | \
-           {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
-    assert not any(m and m.startswith("s2mc") for m in mods)
+    assert not any(m.startswith("s2mc") for m in imported(REPO / "common" / "outputs.py"))
 
 
 def test_cpp_key_schedule_lives_in_cipher_host():

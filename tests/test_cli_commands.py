@@ -2,13 +2,13 @@
 name comes from one module; and imports go down the layers (ALLOWED): nothing below the CLI imports
 s2mc.cli, the components do not reach up to analysis or experiments, and analysis reads records
 without importing anything that runs (simulator, workloads, compiler, gpu, experiments)."""
-import ast
 import importlib
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from imports import imported
 
 from s2mc.cli import main
 
@@ -37,23 +37,6 @@ def test_a_command_loads_only_its_own_module():
             "m in ('pandas', 's2mc.compiler', 's2mc.isa.assembler', 's2mc.isa.instructions')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "['s2mc.cli.cmd_crypt']"
-
-
-def _imported(path: Path) -> set[str]:
-    """The absolute module names a file imports (relative imports stay in their own package)."""
-    names = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            names.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names.add(node.module)
-            names.update(f"{node.module}.{a.name}" for a in node.names)
-    return names
-
-
-def _importers(folders: list[str], prefix: str) -> list[str]:
-    return sorted(f"{path.relative_to(REPO)}: {name}" for folder in folders for path in (REPO / folder).rglob("*.py")
-                  for name in _imported(path) if name == prefix or name.startswith(prefix + "."))
 
 
 #: What each folder may import of s2mc besides itself: the layers, bottom up (docs/architecture.md).
@@ -87,7 +70,7 @@ def test_the_layer_table_covers_every_component():
 def test_imports_go_down_the_layers(folder):
     own = OWN.get(folder, folder)
     wrong = sorted(f"{path.relative_to(REPO)}: {name}" for path in (REPO / folder).rglob("*.py")
-                   for name in _imported(path) if name.startswith("s2mc.")
+                   for name in imported(path) if name.startswith("s2mc.")
                    and name.split(".")[1] != own and name.split(".")[1] not in ALLOWED[folder])
     assert wrong == []
 
@@ -96,7 +79,7 @@ def test_the_layer_check_sees_an_upward_import(tmp_path):
     # the check reads imports as written, inside functions too (the lazy imports)
     f = tmp_path / "m.py"
     f.write_text("def f():\n    from s2mc.simulator import Machine\n    from s2mc import gpu\n")
-    assert {"s2mc.simulator", "s2mc.simulator.Machine", "s2mc.gpu"} <= _imported(f)
+    assert {"s2mc.simulator", "s2mc.simulator.Machine", "s2mc.gpu"} <= imported(f)
 
 
 def test_every_command_says_what_it_does():

@@ -1,4 +1,4 @@
-"""Issue 12's reproducers through the real command line (a subprocess, so a traceback would show):
+"""Bad sources and object files that once ended in a traceback, through the real command line (a subprocess, so a traceback would show):
 non-UTF-8 sources reach `run` and `disasm` as well as `asm`, and every bad source or object file is
 one line on stderr with exit code 1."""
 import json

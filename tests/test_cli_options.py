@@ -1,4 +1,5 @@
-"""Option values of every `s2mc` command (issue 12): the reproducers, each through the real command
+"""Option values of every `s2mc` command: the reproducers (values that once ended in a traceback
+or a wrong run), each through the real command
 line (a subprocess, so a traceback would show) or click's runner, and the shared value types of
 cli/options.py against hand-computed values. Every bad value gives exactly one stderr line starting
 `s2mc`, exit 2 for a usage error (naming the option and the allowed range) or 1, and creates no
@@ -63,7 +64,7 @@ def invoke(args, cwd, code, *needles):
     return res.stderr
 
 
-# -- the reproducers of issue 12 -------------------------------------------------------------------
+# -- the reproducers: values that once ended in a traceback or a wrong run ---------------------------
 
 def test_aes_bytes_16G_states_the_simulated_memory_range(tmp_path):
     proc = s2mc("aes", "--bytes", "16G", cwd=tmp_path)
@@ -106,6 +107,8 @@ def test_aes_key_bits_that_contradict_the_key_are_refused(tmp_path):
     ["asm", "{src}", "-o", "{m}/x.obj"],
     ["compile", "{rz}", "-o", "{m}/x.s"],
     ["native", "--bytes", "16", "--threads", "1", "--min-seconds", "0", "--reps", "1", "-q", "--out", "{m}/x.parquet"],
+    ["coherence-native", "--bench", "locks", "--threads", "1", "--acquisitions", "10", "--reps", "1", "-q",
+     "--out", "{m}/x.parquet"],
     ["gpu", "--out", "{m}/x.parquet"],
     ["gpu", "--markdown", "{m}/x.md"],
     ["encrypt", "--in", "{src}", "--key", KEY, "--iv", IV, "--out", "{m}/x.enc"],

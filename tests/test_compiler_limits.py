@@ -1,4 +1,4 @@
-"""Deep nesting in Rz (issue 12; docs/rz.md "Limits", compiler/nesting.py).
+"""Deep nesting in Rz (docs/rz.md "Limits", compiler/nesting.py).
 
 Programs nested thousands of levels deep compile at -O0 and -O1 and print on the simulator what
 the reference interpreter prints; past nesting.MAX_NESTING every pass gives one line, never a

@@ -1,4 +1,4 @@
-"""Names, characters and sizes in Rz sources (issue 12; docs/rz.md "Names and characters"):
+"""Names, characters and sizes in Rz sources (docs/rz.md "Names and characters"):
 whatever the assembler would refuse in the generated .s (non-ASCII names, register names,
 directives or bad lines in asm(...), globals too large for memory, bytes that are not UTF-8) is an
 error at the .rz line:col; names spelt like instructions or directives are ordinary names and run.

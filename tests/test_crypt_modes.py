@@ -1,4 +1,4 @@
-"""`s2mc encrypt` / `s2mc decrypt` (issue 15): CTR and ECB against independent oracles (the `openssl`
+"""`s2mc encrypt` / `s2mc decrypt`: CTR and ECB against independent oracles (the `openssl`
 binary and Python `cryptography`), on the regular-file fast path (native threads, pread/mmap + pwrite)
 and on the ordered pipeline (stdin, FIFOs), across sizes around the chunk and segment boundaries,
 odd sizes, the empty file and 1..3 threads; ECB's length rule; --json and --records."""

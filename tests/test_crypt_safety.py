@@ -1,4 +1,4 @@
-"""`s2mc encrypt` / `decrypt` data safety (issue 12): outputs onto devices, FIFOs, symlinks and stdout,
+"""`s2mc encrypt` / `decrypt` data safety: outputs onto devices, FIFOs, symlinks and stdout,
 replaced files keep mode and owner, the temporary file is 0600 while plaintext goes in, signals and
 a full disk leave nothing behind, and keys come from a file, the environment or stdin. Every
 ciphertext is checked against `cryptography` (tests/aes_oracle.py)."""

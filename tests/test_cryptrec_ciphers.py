@@ -1,4 +1,4 @@
-"""Seed 002's other CRYPTREC ciphers on the CPU (issue 16): SC2000 and Hierocrypt-3 against their
+"""Seed 002's other CRYPTREC ciphers on the CPU: SC2000 and Hierocrypt-3 against their
 published vectors, ECB and CTR against modes built here from single-block results,
 and the error paths.
 

@@ -1,6 +1,6 @@
 """The disassembler's listing is meant to be read: labels as the operands of jumps, loads and stores,
 runs of zero data words as one `.space N` line, labels that hold no word still defined, and the
-`.stacks` line kept, while the listing still reassembles to the same object (issue 13)."""
+`.stacks` line kept, while the listing still reassembles to the same object."""
 from pathlib import Path
 
 import pytest

@@ -1,5 +1,5 @@
 """The bundled example programs (s2mc.workloads.examples, `s2mc examples`): shipped in the package,
-listed, copied, and found by name from a folder that is not the checkout (issue 13 part 4)."""
+listed, copied, and found by name from a folder that is not the checkout."""
 import json
 import subprocess
 import sys

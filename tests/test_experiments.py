@@ -16,6 +16,7 @@ from s2mc.common.errors import S2mcError
 from s2mc.workloads import native
 from s2mc.workloads.cipher_sim.grid import AesGrid, preset
 from s2mc.workloads.native.grid import NativeGrid
+from s2mc.workloads.program_grid import ProgramGrid
 
 needs_native = pytest.mark.skipif(not native.available(), reason="native AES extension not built")
 
@@ -95,11 +96,13 @@ def test_demo_runs_the_experiments_in_process(monkeypatch, tmp_path):
                     native_thread_scaling=NativeGrid(**fast),
                     seed000_block_sizes=NativeGrid(strategies=("coarse",), **fast),
                     gpu_size_sweep=GpuGrid(sizes=(1 << 20,)),
-                    seed003_model=dataclasses.replace(preset("seed003"), cores=(1, 2), sizes=(32,)))
+                    seed003_model=dataclasses.replace(preset("seed003"), cores=(1, 2), sizes=(32,)),
+                    aes_caches=AesGrid(cores=(1, 2), sizes=(32,), styles=("ttable",), caches=("none", "mesi")),
+                    caches_lab=ProgramGrid(cores=(1, 2), caches=("none", "mesi")))
     from s2mc.experiments import seeds_native   # seeds 001/004 on this host: a tiny form here
     monkeypatch.setattr(seeds_native, "measure_quick",
                         lambda: seeds_native.measure([256 << 10], [1024], min_seconds=0, min_reps=1))
-    measure_seed002 = seeds_native.measure_seed002   # seed 002 Figure 10 (issue 16): tiny too
+    measure_seed002 = seeds_native.measure_seed002   # seed 002 Figure 10: tiny too
     monkeypatch.setattr(seeds_native, "measure_seed002_quick",
                         lambda: measure_seed002(4096, threads=(1, 2), min_seconds=0, min_reps=1))
     res = CliRunner().invoke(cli, ["demo", "--results", str(tmp_path / "res"), "--out", str(tmp_path / "rep"),

@@ -1,4 +1,4 @@
-"""Permanent fuzz suite for the option values of every `s2mc` command (issue 12, docs/reliability.md,
+"""Permanent fuzz suite for the option values of every `s2mc` command (docs/reliability.md,
 "Command-line options").
 
 For each command, hypothesis picks one or two of its options (its argument too) and gives each a
@@ -10,7 +10,7 @@ stderr line starting `s2mc`, no traceback, the runner's exception a SystemExit (
 and for a usage error (exit 2) nothing created at all.
 
 Values that would make a valid run long (native buffers over 64K, --min-seconds over 10 ms, a
-256 MiB simulated memory, huge pipeline chunks) are left out; their range checks are unit-tested in
+256 MiB simulated memory, huge pipeline chunks, coherence-native counts over 100,000) are left out; their range checks are unit-tested in
 tests/test_cli_options.py. `s2mc gpu` runs with the GPU and every OpenCL device reported absent, so no CUDA or OpenCL runs here;
 `report` and `demo` run with the report builder replaced by one that reads the records and creates
 the folder as the real one does (the real one draws plots for seconds: tests/test_analysis_report.py).
@@ -103,6 +103,13 @@ SPECS = {
         "--min-seconds": ["0.001", "3600", "3601"], "--reps": ["5", "1000001"],
         "--experiment": ["e1"], "--out": ["r.parquet"], "--cipher": ["camellia", "aes,camellia", "des", "sc2000",
                                                                     "hierocrypt3", "sc2000,camellia"]}),
+    "coherence-native": dict(base={"--iterations": "100", "--acquisitions": "100", "--round-trips": "100",
+                                   "--reps": "1"}, flags=["-q", "--json"], options={
+        "--bench": ["locks", "ping-pong,locks", "false-sharing", "cache"], "--threads": ["2", "all", "1,all", "3", "0"],
+        "--increment": ["atomic", "plain,atomic", "cas"], "--lock": ["tas", "ttas,ticket", "mcs"],
+        "--iterations": ["1", "1000", "1000000001"], "--acquisitions": ["1", "1000000001"],
+        "--round-trips": ["200", "150", "99"], "--reps": ["2", "1000", "1001"], "--experiment": ["e1"],
+        "--out": ["r.parquet", "r.csv"]}),
     "encrypt": dict(base={"--in": "{file}", "--out": "o.bin", "--key": KEY, "--iv": IV}, flags=["-q", "--json"],
                     options={
         "--in": ["{file}", "{prog_s}"], "--out": ["o.bin", "-", "{file}"], "--key": [KEY, KEY * 2, "-", "zz"],
@@ -175,6 +182,8 @@ def too_slow(option: str | None, value: str) -> bool:
             return 0.01 < float(value) <= 3600
         except ValueError:
             return False
+    if option in ("--iterations", "--acquisitions", "--round-trips"):   # s2mc coherence-native's counts
+        return (number() or 0) > 100_000 and number() <= 10 ** 9
     if option == "--reps":
         return (number() or 0) > 1000 and number() <= 10 ** 6
     return False
@@ -331,6 +340,7 @@ test_aes_options = _test("aes", 150)
 test_cipher_options = _test("cipher", 60)
 test_fidelity_options = _test("fidelity", 20)
 test_native_options = _test("native", 120)
+test_coherence_native_options = _test("coherence-native", 30)
 test_encrypt_options = _test("encrypt", 150)
 test_decrypt_options = _test("decrypt", 50)
 test_gpu_options = _test("gpu", 150)

@@ -1,4 +1,4 @@
-"""Permanent fuzz suite for the Rz compiler and its commands (issue 12, docs/reliability.md, "Rz
+"""Permanent fuzz suite for the Rz compiler and its commands (docs/reliability.md, "Rz
 compiler").
 
 Every source either compiles or fails with one CompileError line `fuzz.rz:line:col: ...`

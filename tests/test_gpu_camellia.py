@@ -1,4 +1,4 @@
-"""CUDA Camellia (issue 16): seed 002's kernel checked against independent oracles.
+"""CUDA Camellia: seed 002's kernel checked against independent oracles.
 
 Oracles: `cryptography`'s Camellia-ECB (OpenSSL underneath) for the block cipher; CTR is built from
 it (aes_oracle.ctr_from_ecb) over counter blocks (the 128-bit big-endian counter), because `cryptography` has no

@@ -1,4 +1,4 @@
-"""The OpenCL backend (issue 16, part 2) on whatever OpenCL device is here: PoCL on the CPU in CI
+"""The OpenCL backend on whatever OpenCL device is here: PoCL on the CPU in CI
 (`make setup` installs it), a GPU's OpenCL elsewhere.
 
 Oracles: Python `cryptography` (AES ECB/CTR, Camellia ECB; Camellia-CTR as its ECB on the counter

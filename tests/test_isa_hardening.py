@@ -1,4 +1,4 @@
-"""Issue 12's reproducers for the assembler, object loader and Machine construction: each used to end
+"""Bad input to the assembler, object loader and Machine construction that once ended
 in a traceback (ValueError, MemoryError, pybind TypeError) or a 10 MB message; each is now one
 S2mcError line naming the file and line. Expected words are hand-encoded (op<<27 | r1<<22 | ...)."""
 import pytest

@@ -18,7 +18,7 @@ if not native.available():  # pragma: no cover - only with S2MC_WITH_NATIVE=OFF
 from aes_oracle import OPENSSL, needs_openssl  # noqa: E402
 from s2mc.cli.main import cli  # noqa: E402
 from s2mc.common import outputs  # noqa: E402
-from s2mc.workloads import cipher_host as cipher_host  # noqa: E402
+from s2mc.workloads import cipher_host  # noqa: E402
 from s2mc.workloads.cipher_host import files as host_files  # noqa: E402
 
 KEYS = {128: "000102030405060708090a0b0c0d0e0f",

@@ -60,7 +60,7 @@ S_HIGH = [[(2, "m"), (0, "h")], [(0, "m"), (0, "m"), (0, "h")]]
 
 
 @pytest.mark.parametrize("streams_,bus,finish,waits", [
-    # the second round's candidates (issue 14), by hand. S3 on the 2x2 trees: pairs (0, 1), (2).
+    # the arbiters fairer than fixed priority at 2 cores (the second round of hypotheses), by hand. S3 on the 2x2 trees: pairs (0, 1), (2).
     # Round-robin pairs, fixed root: c0 at 0; at 2 the pair's other core c1; at 4 c0 (its pair
     # granted c1 last), c2 (the lower pair first) at 6.
     (S3, Bus("tree_rr_fixed"), [7, 5, 9], [2, 2, 5]),

@@ -1,5 +1,5 @@
 """The report's sentences and short tables come from the data (s2mc.analysis.summaries), and its
-HTML fits the page in a real browser (issue 13 part 4). Oracles: hand-computed phrases, and the
+HTML fits the page in a real browser. Oracles: hand-computed phrases, and the
 simulator's own Result numbers recomputed here for runs the records were made from."""
 import itertools
 import json

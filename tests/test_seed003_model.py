@@ -1,4 +1,4 @@
-"""The seed 003 model: `s2mc aes --preset seed003` (issue 14). The done-when command's records, its
+"""The seed 003 model: `s2mc aes --preset seed003`. The preset's records, its
 14 cells pinned (the simulator is deterministic), its errors against the paper's Tables 3 and 4,
 the preset grid in the library, and its options."""
 from click.testing import CliRunner

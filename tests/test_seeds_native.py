@@ -1,4 +1,4 @@
-"""Seeds 001 and 004 on this host beside the papers (s2mc.experiments.seeds_native, issue 15): the
+"""Seeds 001 and 004 on this host beside the papers (s2mc.experiments.seeds_native): the
 crossover rule by hand, the tables against the reference rows, a tiny real measurement, and the
 report's section."""
 import pytest

@@ -28,7 +28,7 @@ from systemc_helpers import needs_systemc
 REPO = Path(__file__).resolve().parent.parent
 HALT = ".code 0\n  trap r0 #0\n"
 
-# The limits, written out by hand (issue 11): the declaration must say exactly this.
+# The limits, written out by hand: the declaration must say exactly this.
 RANGES = {"cores": (1, 64), "mem_latency": (1, 1000), "max_cycles": (1, 1 << 62), "mem_words": (1, 1 << 26)}
 CHOICES = {"arbitration": ("fifo", "fixed", "round_robin", "burst4"), "engine": ("fast", "systemc")}
 BOUNDS = [(name, lo, hi) for name, (lo, hi) in RANGES.items()]

@@ -1,4 +1,4 @@
-"""The --trace event log (issue 12): both engines stream it in (cycle, core) order with bounded
+"""The --trace event log: both engines stream it in (cycle, core) order with bounded
 memory. Oracles: the cycle-stepped reference model's own log (simulator/reference.py), the other
 engine, the in-memory log of Result.trace and hand-made records."""
 import glob
@@ -318,7 +318,7 @@ def _peak_kib(tmp_path, engine, iters):
 
 def _check_bounded(tmp_path, engine, iters):
     """A run 4x longer (its log 4x bigger) may not need more than a few MiB more memory: a log kept
-    whole grows by hundreds of bytes per event (1.6 GB for 4 million cycles, issue 12)."""
+    whole grows by hundreds of bytes per event (1.6 GB for 4 million cycles)."""
     small, small_log = _peak_kib(tmp_path, engine, iters)
     large, large_log = _peak_kib(tmp_path, engine, 4 * iters)
     assert large_log > 3.9 * small_log

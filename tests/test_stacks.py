@@ -1,4 +1,4 @@
-"""The stack_overflow fault of declared per-core stacks (issue 12; docs/timing-model.md rule 6,
+"""The stack_overflow fault of declared per-core stacks (docs/timing-model.md rule 6,
 docs/rz.md "Memory map"; the declaration itself is tested in test_isa_stacks.py): hand-computed
 cycles on the fast engine, the SystemC engine and the reference model; random programs with a
 declared area on all three; the Rz reproducer of the issue (deep recursion on 2 and 4 cores) and
@@ -174,7 +174,7 @@ def test_the_generator_makes_both_outcomes():
     assert not faults(find(declared_programs(), lambda s: "push" in s and not faults(s), settings=quiet))
 
 
-# -- Rz: the reproducer of issue 12 ------------------------------------------------------------------
+# -- Rz: deep recursion, which once overwrote the next core's stack ----------------------------------
 
 def rec(n: int) -> str:
     return f"f(n)\n  if (n == 0) return 0\n  return f(n - 1) + 1\n\nmain()\n  print(f({n}))\n"

@@ -37,7 +37,7 @@ def test_aes_styles_modes_partitions(style, mode, partition):
 
 
 def test_s2mc_aes_systemc_writes_a_vcd_and_the_same_table(tmp_path):
-    # Issue 5's acceptance command: same table as the fast engine, plus a waveform whose grant count
+    # The SystemC engine's acceptance command: same table as the fast engine, plus a waveform whose grant count
     # equals the run's memory accesses.
     import json
     import subprocess

@@ -1,4 +1,4 @@
-"""The timeline (issue 13, docs/timeline.md): the cores' states and the bus owner, cycle by cycle.
+"""The timeline (docs/timeline.md): the cores' states and the bus owner, cycle by cycle.
 
 Oracles: the hand-computed cycle table of docs/timing-model.md; the cycle-stepped reference model,
 asked after every cycle what each core did in it (a recorder below, independent of the event log);

@@ -1,5 +1,5 @@
 """The README tour and the tutorial work verbatim from an empty folder, in order, with the installed
-`s2mc` (issue 13 part 4): every command line of their `sh` blocks runs as a user would type it, and
+`s2mc`: every command line of their `sh` blocks runs as a user would type it, and
 the last step writes a complete report."""
 import os
 import re

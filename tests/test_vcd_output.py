@@ -1,4 +1,4 @@
-"""The SystemC engine's --vcd waveform follows the output rules of s2mc.common.outputs (issue 12): the
+"""The SystemC engine's --vcd waveform follows the output rules of s2mc.common.outputs: the
 child writes a 0600 temporary file in the target's folder whose name ends in .vcd, renamed over the
 target only when the run succeeded; a failed or killed child leaves neither the target nor a
 temporary file, and an older file stays as it was; a missing folder is one line before anything

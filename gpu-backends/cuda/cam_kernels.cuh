@@ -1,4 +1,4 @@
-// cam_kernels.cuh -- the CUDA Camellia kernel (issue 16), written once as __host__ __device__ code
+// cam_kernels.cuh -- the CUDA Camellia kernel, written once as __host__ __device__ code
 // like the AES kernels (kernels.cuh): a *fill* that copies the tables and subkeys into shared
 // memory and a *body* that one thread runs, so the CPU emulator runs the very same code.
 //

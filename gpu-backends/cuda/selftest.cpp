@@ -4,7 +4,7 @@
 // big-endian words: independent of the kernels' little-endian tables), itself anchored to the
 // FIPS-197 and SP 800-38A known-answer vectors. Every kernel x mode x key size x direction, CTR
 // tails, counter carries, empty input, inputs of many chunks over 1 and 3 streams, the keystream
-// op, and GPU == emulator. Camellia (issue 16) the same way against s2mc_cipher/camellia.h's
+// op, and GPU == emulator. Camellia the same way against s2mc_cipher/camellia.h's
 // encrypt_block, itself anchored to the RFC 3713 Appendix A vectors. Prints "N passed, M failed"; exit status 1 on any failure, 2 when no GPU
 // (unless --emulate-only: then the same checks run through the CPU emulator).
 #include <cstdio>
@@ -270,7 +270,7 @@ int main(int argc, char** argv) {
     ++failed;
   }
 
-  // Camellia (issue 16): seed 002's coarse kernel and the optimised one, the same checks against
+  // Camellia: seed 002's coarse kernel and the optimised one, the same checks against
   // camellia.h.
   expect(camellia::selftest(), "reference camellia.h RFC 3713 Appendix A");
   for (const std::string K : {"coarse", "optimised"}) try {

@@ -1,4 +1,4 @@
-"""The portable OpenCL backend (issue 16, seed 004's question): `s2mc.gpu.opencl`.
+"""The portable OpenCL backend (seed 004's question): `s2mc.gpu.opencl`.
 
 One OpenCL C source (gpu-backends/opencl/kernels.cl, embedded in the module at build time) runs AES
 and Camellia, ECB and CTR, 128/192/256-bit keys, on any OpenCL device: PoCL on a CPU (what `make

@@ -1,4 +1,4 @@
-// driver.h -- the host side of s2mc's OpenCL backend (issue 16): devices, one built program per
+// driver.h -- the host side of s2mc's OpenCL backend: devices, one built program per
 // device and process, and AES / Camellia in ECB and CTR over segments (seed 004's segments: each
 // one copied to the device, processed and copied back on its own).
 #pragma once

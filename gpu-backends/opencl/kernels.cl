@@ -1,4 +1,4 @@
-// kernels.cl -- the portable AES and Camellia kernels of s2mc's OpenCL backend (issue 16): one
+// kernels.cl -- the portable AES and Camellia kernels of s2mc's OpenCL backend: one
 // OpenCL C 1.2 source for NVIDIA, AMD, Intel GPUs and CPUs (PoCL). The host (driver.cpp) builds it
 // once per device and process; the source is embedded into the module at build time.
 //

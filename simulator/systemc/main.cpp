@@ -7,7 +7,7 @@
 //
 // --trace writes the event log as the run goes, in (cycle, core) order, as raw s2::TraceEvent
 // records (40 bytes each, native byte order: s2mc.simulator.trace decodes them); the host passes a
-// pipe (/dev/fd/N) so that the log never has to be held whole (issue 12). The input's `trace` key
+// pipe (/dev/fd/N) so that the log never has to be held whole. The input's `trace` key
 // must be 1 exactly when --trace is given.
 //
 // Input (whitespace-separated tokens; see docs/systemc.md):

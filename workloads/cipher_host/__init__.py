@@ -4,7 +4,7 @@ The native CPU backend (s2mc.workloads.native) and the CUDA backend (s2mc.gpu) b
 package, and it depends on neither, so the two backends never import each other. The C++ half is
 include/s2mc_cipher/key_schedule.h (the FIPS-197 key schedule and T-tables both libraries compile in).
 
-    from s2mc.workloads import cipher_host as cipher_host
+    from s2mc.workloads import cipher_host
     cipher_host.counter_add(iv, n)                  # IV + n mod 2^128 (SP 800-38A counter)
     cipher_host.parse_key_hex("000102...")          # 16/24/32 bytes, or S2mcError naming the option
     cipher_host.hex_from_options("key", None, "k.hex", None, key=True)   # --key / --key-file / --key-env

@@ -1,4 +1,4 @@
-"""Seed 002's other CRYPTREC block ciphers on the CPU (issue 16): SC2000 and Hierocrypt-3, ECB and
+"""Seed 002's other CRYPTREC block ciphers on the CPU: SC2000 and Hierocrypt-3, ECB and
 CTR with OpenMP.
 
     from s2mc.workloads.native import cryptrec

@@ -1,4 +1,4 @@
-// The --trace log with bounded memory (issue 12), shared by both engines.
+// The --trace log with bounded memory, shared by both engines.
 //
 // Engines log events core by core as they simulate, and a core may run far ahead of the others
 // (the fast engine runs cores freely between bus events; a SystemC core runs ahead of simulated

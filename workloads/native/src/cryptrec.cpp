@@ -1,4 +1,4 @@
-// Seed 002's other CRYPTREC ciphers (issue 16): SC2000 (here), Hierocrypt-3 (hierocrypt3.cpp);
+// Seed 002's other CRYPTREC ciphers: SC2000 (here), Hierocrypt-3 (hierocrypt3.cpp);
 // ECB and CTR, OpenMP chunks.
 //
 // SC2000 is written from its specification:

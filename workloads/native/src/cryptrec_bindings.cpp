@@ -1,4 +1,4 @@
-// pybind11 module s2mc.workloads.native._cryptrec: seed 002's other CRYPTREC ciphers (issue 16).
+// pybind11 module s2mc.workloads.native._cryptrec: seed 002's other CRYPTREC ciphers.
 // Work runs with the GIL released.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>

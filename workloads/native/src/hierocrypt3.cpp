@@ -1,4 +1,4 @@
-// Hierocrypt-3 (Toshiba), 128/192/256-bit keys (issue 16): 6.5/7.5/8.5 rounds.
+// Hierocrypt-3 (Toshiba), 128/192/256-bit keys: 6.5/7.5/8.5 rounds.
 //
 // Specification: Toshiba Corporation, "Specification on a Block Cipher: Hierocrypt-3" (NESSIE
 // submission, 2000; CRYPTREC cipher list, 2002),

@@ -15,7 +15,7 @@
 namespace s2mc {
 namespace aes {
 
-// The block ciphers of this library (issue 16: seed 002's Camellia beside AES). Both are 128-bit
+// The block ciphers of this library (seed 002's Camellia beside AES). Both are 128-bit
 // block ciphers with 128/192/256-bit keys, so the modes and the OpenMP strategies are shared.
 enum class Cipher { Aes, Camellia };
 Cipher parse_cipher(const std::string& name);  // "aes" or "camellia"; throws std::invalid_argument

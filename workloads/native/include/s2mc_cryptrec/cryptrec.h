@@ -1,4 +1,4 @@
-// s2mc_cryptrec/cryptrec.h -- seed 002's other CRYPTREC 128-bit block ciphers on the CPU (issue 16):
+// s2mc_cryptrec/cryptrec.h -- seed 002's other CRYPTREC 128-bit block ciphers on the CPU:
 // a block cipher interface, ECB and CTR (128-bit big-endian counter, as for AES: NIST SP 800-38A),
 // split over OpenMP threads in one contiguous chunk each: SC2000 and Hierocrypt-3; the docs
 // (docs/native.md, "Seed 002's other ciphers") say why not CIPHERUNICORN-A.

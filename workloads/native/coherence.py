@@ -1,0 +1,227 @@
+"""Cache coherence on this CPU: the real-hardware half of the caches lab (docs/caches-lab.md).
+
+    from s2mc.workloads.native import coherence
+    coherence.false_sharing(2, 1_000_000, "packed")   # {'seconds_best': ..., 'counters': [...], 'addresses': [...]}
+    coherence.ping_pong(20_000)                       # {'median_ns': ..., 'final_flag': 40000, ...}
+    coherence.lock("ttas", 2, 100_000)                # {'acquisitions_per_second': ..., 'counter': 200000}
+    summaries, rows = coherence.run_grid(coherence.CoherenceGrid(threads=(1, 2)), run_id="coh-1")
+
+The three experiments are the simulated machine's with caches on (false_sharing.s, spin_lock.s,
+ttas_lock.s, ticket_lock.s): counters packed into one line against padded a line apart, a line
+handed back and forth between two cores, and test-and-set against test-and-test-and-set against
+ticket spin locks as threads grow. Each thread is pinned to its own CPU, so the thread count is at
+most the CPUs this process may use. `s2mc coherence-native` runs the grid; the rows are plain dicts
+with the records' columns (docs/records.md), validated by the caller.
+"""
+from __future__ import annotations
+
+import platform
+from dataclasses import dataclass
+from typing import Callable
+
+from s2mc.common.errors import S2mcError
+
+try:
+    from . import _coherence
+except ImportError as exc:  # pragma: no cover - only when the C++ extension was not built
+    _coherence = None
+    _IMPORT_ERROR = exc
+else:
+    _IMPORT_ERROR = None
+
+#: The experiments, in run order.
+BENCHES: tuple[str, ...] = ("false-sharing", "ping-pong", "locks")
+#: The counter layouts of the false-sharing experiment: one line shared, or a line each.
+LAYOUTS: tuple[str, ...] = ("padded", "packed")
+#: How a thread increments its own counter: a plain load and store, or an atomic (locked) add.
+INCREMENTS: tuple[str, ...] = ("plain", "atomic")
+#: The spin locks: test-and-set, test-and-test-and-set, ticket.
+LOCKS: tuple[str, ...] = ("tas", "ttas", "ticket")
+#: The records' workload name of each experiment (the simulated programs' stems where they match).
+WORKLOADS = {"false-sharing": "false_sharing", "ping-pong": "line_ping_pong", "locks": "spin_lock"}
+#: Upper bounds of the counts: beyond them one measurement takes minutes (a typo, not a study).
+MAX_ITERATIONS = 1_000_000_000
+MAX_REPS = 1000
+
+
+def _lib():
+    if _coherence is None:
+        raise S2mcError(f"native coherence benchmarks not built ({_IMPORT_ERROR}); run `make setup`")
+    return _coherence
+
+
+def available() -> bool:
+    """Whether the C++ extension is built."""
+    return _coherence is not None
+
+
+def _call(fn, *args, **kw):
+    try:
+        return fn(*args, **kw)
+    except (ValueError, RuntimeError) as exc:   # a bad argument or too few CPUs: one line
+        raise S2mcError(str(exc)) from None
+
+
+def line_bytes() -> int:
+    """This CPU's L1 data cache line in bytes, as the OS reports it (64 when it does not)."""
+    return _lib().line_bytes()
+
+
+def cpus() -> list[int]:
+    """The CPUs this process may run on (its affinity mask): the most threads the benchmarks pin."""
+    return list(_lib().allowed_cpus())
+
+
+def info() -> dict:
+    """Facts for `s2mc info`: built or not (and why), the CPUs threads are pinned to, the line size."""
+    if _coherence is None:
+        return {"built": False, "error": str(_IMPORT_ERROR)}
+    return {"built": True, "cpus": cpus(), "line_bytes": line_bytes()}
+
+
+def false_sharing(threads: int, iterations: int, layout: str, *, increment: str = "plain", reps: int = 3) -> dict:
+    """Each of `threads` pinned threads increments its own 8-byte counter `iterations` times, the
+    counters packed side by side (`layout="packed"`, one line for up to line/8 threads) or one per
+    line ("padded"), with a plain load and store (`increment="plain"`) or an atomic add ("atomic").
+    Returns seconds (wall time of the increment loop, each repetition), seconds_best /
+    seconds_median, concurrency / concurrency_median (the threads' CPU time / (threads x wall):
+    below 1 they took turns on a shared machine), counters (final values of the last repetition,
+    each = iterations), addresses, stride_bytes, line_bytes and the cpus used."""
+    return _call(_lib().false_sharing, int(threads), int(iterations), layout, increment, int(reps))
+
+
+def ping_pong(round_trips: int, *, batch: int = 100) -> dict:
+    """Two threads on two CPUs hand one line back and forth `round_trips` times (a multiple of
+    `batch`); each batch of `batch` round trips is timed. Returns median_ns and min_ns per round trip (over the batches),
+    round_trips, answered (the second thread's count) and final_flag (2 x round_trips)."""
+    return _call(_lib().ping_pong, int(round_trips), int(batch))
+
+
+def lock(kind: str, threads: int, acquisitions: int, *, reps: int = 3) -> dict:
+    """`threads` pinned threads each take spin lock `kind` (tas, ttas, ticket) `acquisitions` times
+    around one increment of a shared counter. Returns the timing fields of false_sharing,
+    acquisitions_per_second (all threads, the median repetition) and counter (= threads x
+    acquisitions, last repetition)."""
+    return _call(_lib().lock, kind, int(threads), int(acquisitions), int(reps))
+
+
+def platform_name() -> str:
+    """The CPU model the records name as their platform."""
+    from . import info   # the AES module reads the CPU's brand string; the same name as `s2mc native`
+    return info().get("cpu") or platform.processor() or "unknown"
+
+
+@dataclass(frozen=True)
+class CoherenceGrid:
+    """Which experiments to run, with which thread counts, locks and counts.
+
+    False sharing runs both layouts at each thread count and increment (padded first, then packed,
+    side by side) and their ratio; ping-pong runs once on two CPUs; locks run each kind at each thread count.
+    """
+    benches: tuple[str, ...] = BENCHES
+    threads: tuple[int, ...] = (1, 2)
+    increments: tuple[str, ...] = INCREMENTS
+    locks: tuple[str, ...] = LOCKS
+    iterations: int = 2_000_000      # increments per thread (false sharing)
+    acquisitions: int = 200_000      # lock acquisitions per thread
+    round_trips: int = 20_000        # line round trips (ping-pong), timed in batches of 100
+    reps: int = 3
+
+    def configs(self) -> list[tuple[str, str, int]]:
+        """(bench, variant, threads) of every measurement, in run order; a false-sharing variant is
+        LAYOUT/INCREMENT."""
+        out = []
+        for bench in BENCHES:
+            if bench not in self.benches:
+                continue
+            if bench == "false-sharing":
+                out += [(bench, f"{layout}/{inc}", t) for inc in INCREMENTS if inc in self.increments
+                        for t in self.threads for layout in LAYOUTS]
+            elif bench == "ping-pong":
+                out.append((bench, "atomic-flag", 2))
+            else:
+                out += [(bench, kind, t) for kind in self.locks for t in self.threads]
+        return out
+
+
+def run_grid(grid: CoherenceGrid, *, run_id: str, experiment: str = "coherence_native", progress: bool = False,
+             log: Callable[[dict], None] | None = None) -> tuple[list[dict], list[dict]]:
+    """Measure the grid; returns (summaries, records rows). `log` gets each summary as it is measured.
+
+    A summary: bench, variant, threads and the figure (ns_per_increment, false_sharing_ratio,
+    round_trip_ns or acquisitions_per_second) with what proves the run did its work (final counts).
+    Timings are the median of the repetitions, not the best: on a shared machine the fastest
+    repetition of a contended run is the one where the threads happened not to run at once.
+    Each timing comes with its concurrency (thread_concurrency in the records). The rows carry no
+    `seconds`: every thread does a fixed amount of work, so more threads take longer by design, and
+    the report's speedup over one thread (derived from `seconds`) would mean nothing here.
+    """
+    for b in grid.benches:
+        if b not in BENCHES:
+            raise S2mcError(f"unknown coherence benchmark {b!r} (known: {', '.join(BENCHES)})")
+    plat = platform_name()
+    configs = grid.configs()
+    bar = None
+    if progress:
+        from tqdm import tqdm
+        bar = tqdm(total=len(configs), desc="s2mc coherence-native", unit="run", leave=False)
+    rows, summaries, padded_ns = [], [], {}
+
+    def emit(s: dict, metrics: dict) -> None:
+        base = dict(run_id=run_id, experiment=experiment, source="native", platform=plat,
+                    workload=WORKLOADS[s["bench"]], variant=s["variant"], engine="openmp", cores=s["threads"],
+                    core=-1, bytes=0, cipher="")
+        rows.extend(dict(base, metric=m, value=float(v)) for m, v in metrics.items())
+        summaries.append(s)
+        if log:
+            log(s)
+
+    try:
+        for bench, variant, t in configs:
+            if bench == "false-sharing":
+                layout, inc = variant.split("/")
+                r = false_sharing(t, grid.iterations, layout, increment=inc, reps=grid.reps)
+                ns = r["seconds_median"] * 1e9 / grid.iterations
+                emit(dict(bench=bench, variant=variant, threads=t, ns_per_increment=ns, seconds=r["seconds_median"],
+                          concurrency=r["concurrency_median"], increments=sum(r["counters"]),
+                          stride_bytes=r["stride_bytes"]),
+                     {"ns_per_increment": ns,
+                      "thread_concurrency": r["concurrency_median"]})
+                if layout == "padded":
+                    padded_ns[(inc, t)] = ns
+                else:
+                    ratio = ns / padded_ns[(inc, t)]
+                    emit(dict(bench=bench, variant=f"packed-vs-padded/{inc}", threads=t, false_sharing_ratio=ratio),
+                         {"false_sharing_ratio": ratio})
+            elif bench == "ping-pong":
+                r = ping_pong(grid.round_trips)
+                emit(dict(bench=bench, variant=variant, threads=2, round_trip_ns=r["median_ns"], min_ns=r["min_ns"],
+                          round_trips=r["round_trips"], cpus=r["cpus"]), {"round_trip_ns": r["median_ns"]})
+            else:
+                r = lock(variant, t, grid.acquisitions, reps=grid.reps)
+                emit(dict(bench=bench, variant=variant, threads=t,
+                          acquisitions_per_second=r["acquisitions_per_second"], seconds=r["seconds_median"],
+                          concurrency=r["concurrency_median"], counter=r["counter"]),
+                     {"acquisitions_per_second": r["acquisitions_per_second"],
+                      "thread_concurrency": r["concurrency_median"]})
+            if bar:
+                bar.update(1)
+    finally:
+        if bar:
+            bar.close()
+    return summaries, rows
+
+
+def format_summary(s: dict) -> str:
+    """One measurement as a line: experiment, variant, threads and its figure."""
+    head = f"{s['bench']:<14} {s['variant']:<24} {s['threads']:>2} thr  "
+    if "ns_per_increment" in s:
+        return head + f"{s['ns_per_increment']:9.2f} ns/increment  ({s['increments']} increments, " \
+                      f"counters {s['stride_bytes']} B apart; concurrency {s['concurrency']:.2f})"
+    if "false_sharing_ratio" in s:
+        return head + f"{s['false_sharing_ratio']:9.2f}x  packed / padded ns per increment"
+    if "round_trip_ns" in s:
+        return head + f"{s['round_trip_ns']:9.1f} ns/round trip (median; best batch {s['min_ns']:.1f}) " \
+                      f"on CPUs {s['cpus'][0]} and {s['cpus'][1]}"
+    return head + f"{s['acquisitions_per_second'] / 1e6:9.3f} M acquisitions/s  (counter {s['counter']}; " \
+                  f"concurrency {s['concurrency']:.2f})"
