@@ -2,7 +2,6 @@
 the same cycle."""
 import pytest
 
-from s2mc.common.errors import S2mcError
 from s2mc.isa import assemble
 from s2mc.simulator.debugger import Debugger
 from s2mc.simulator.reference import ReferenceMachine
@@ -14,12 +13,7 @@ MEM = 256
 
 def session(src, **cfg):
     prog = assemble(src)
-    try:
-        stepper = Stepper(prog, mem_words=MEM, **cfg)
-    except S2mcError as exc:
-        if "does not simulate caches" in str(exc):
-            pytest.skip(str(exc))
-        raise
+    stepper = Stepper(prog, mem_words=MEM, **cfg)
     out, err = [], []
     return Debugger(stepper, out=out.append, err=err.append), out, err
 
