@@ -18,16 +18,6 @@ def s2mc(*args):
                           timeout=300)
 
 
-def _cached_engine() -> bool:
-    try:
-        Machine(examples.load("spin_lock.s"), cache="mesi")
-    except S2mcError:
-        return False
-    return True
-
-
-needs_caches = pytest.mark.skipif(not _cached_engine(), reason="the fast engine does not simulate caches yet")
-
 
 def test_the_cipher_grid_runs_each_protocol_with_one_shape():
     grid = AesGrid(cores=(1, 2), sizes=(32,), styles=("ttable",), caches=("none", "mesi", "dragon"),
@@ -49,7 +39,6 @@ def test_cache_option_errors_are_one_line():
     assert proc.returncode != 0 and "cache-ways 3 is not a power of two" in proc.stderr
 
 
-@needs_caches
 def test_s2mc_run_json_and_table_with_caches(tmp_path):
     proc = s2mc("run", "spin_lock.s", "--cores", "2", "--cache", "mesi", "--json")
     assert proc.returncode == 0, proc.stderr
@@ -62,7 +51,6 @@ def test_s2mc_run_json_and_table_with_caches(tmp_path):
     assert [int(v) for v in table[at + 2].split()][:3] == [0, res.cores[0]["cache_hits"], res.cores[0]["cache_misses"]]
 
 
-@needs_caches
 def test_s2mc_run_records_name_the_cache(tmp_path):
     out = tmp_path / "r.parquet"
     proc = s2mc("run", "spin_lock.s", "--cores", "1,2", "--cache", "moesi", "--line-words", "2", "--out", out)

@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from s2mc.isa import assemble
-from s2mc.common.errors import S2mcError
 from s2mc.simulator import Machine
 from s2mc.simulator.reference import CACHE_STATS, ReferenceMachine
 
@@ -39,12 +38,7 @@ def observe(src: str, engine: str, **cfg) -> dict:
         from s2mc.simulator import systemc_engine
         if not systemc_engine.available():
             pytest.skip("the SystemC engine (s2mc-systemc) is not built")
-    try:
-        m = Machine(prog, engine=engine, mem_words=MEM, trace=True, **cfg)
-    except S2mcError as exc:
-        if "does not simulate caches" in str(exc):
-            pytest.skip(str(exc))
-        raise
+    m = Machine(prog, engine=engine, mem_words=MEM, trace=True, **cfg)
     r = m.run()
     cores = [dict(c, finish_cycle=c["cycles"]) for c in r.cores]
     return {"cycles": r.cycles, "cores": cores, "trace": r.trace}

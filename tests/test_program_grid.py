@@ -10,18 +10,9 @@ from s2mc.workloads import examples
 from s2mc.workloads.program_grid import ProgramGrid, run_grid
 
 
-def _cached_engine() -> bool:
-    try:
-        Machine(examples.load("spin_lock.s"), cache="mesi")
-    except S2mcError:
-        return False
-    return True
-
 
 @pytest.mark.parametrize("caches", [("none",), ("none", "mesi")])
 def test_the_grid_runs_what_s2mc_run_runs(caches):
-    if "mesi" in caches and not _cached_engine():
-        pytest.skip("the fast engine does not simulate caches yet")
     grid = ProgramGrid(programs=("spin_lock.s",), cores=(1, 2), caches=caches)
     results, rows = run_grid(grid, new_run_id=lambda: records.new_run_id("run"), experiment="t")
     assert [(r.config.cache, r.config.cores) for r in results] == [(c, n) for c in caches for n in (1, 2)]

@@ -74,12 +74,12 @@ void s2_bus::arbitrate() {
     if (x.xact != s2::XA_NONE) {
       m_ctl.trace->push({g, rq->pc, static_cast<uint16_t>(rq->core), s2::TraceKind::XGRANT, x.xact, g - rq->request_cycle,
                          rq->address, before, memory->direct()[rq->address], x.span});
-      m_ctl.log_changes(g, rq->pc, rq->core);
     } else {
       m_ctl.log(g, rq->pc, rq->core, s2::TraceKind::GRANT, g - rq->request_cycle, rq->address, before,
                 memory->direct()[rq->address]);
     }
   }
+  if (x.xact != s2::XA_NONE) m_ctl.log_changes(g, rq->pc, rq->core);  // after the grant's own event
   m_granted[rq->core].notify();  // the core runs again in this evaluation phase
   if (m_ctl.vcd) {
     owner.write(static_cast<unsigned>(rq->core));

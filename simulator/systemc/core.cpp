@@ -69,7 +69,14 @@ void s2_core::run() {
             stats.mem_writes += counts.writes;
             m_ctl.log(t, here, m_id, TraceKind::HIT, 0, a, before, mem[a]);
             m_ctl.log_changes(t, here, m_id);
-            t += m_ctl.cfg.cache.hit_latency;
+            const uint64_t H = m_ctl.cfg.cache.hit_latency;
+            t += H;
+            if (vcd && H > 1) {  // the hit's cycles beyond its first are stalls
+              wait(cycles(1));
+              stall.write(true);
+              wait(cycles(H - 1));
+              stall.write(false);
+            }
             continue;
           }
         }

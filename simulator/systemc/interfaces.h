@@ -123,6 +123,7 @@ struct run_control {
   }
   // The state changes of the caches' last lookup or transaction, made by core's instruction at pc:
   // its own to its lane, the others' to the lane of others' changes (s2::TraceMerger::push_other).
+  // With --vcd also drives the signals of the lines that changed.
   void log_changes(uint64_t cycle, uint32_t pc, int core) {
     if (show_lines) show_lines();
     if (!trace) return;

@@ -44,9 +44,10 @@ class s2_system : public sc_core::sc_module {
   sc_core::sc_signal<bool> busy;
   // With caches: per core, per traced slot of its cache (set * ways + way), the line's state (an
   // s2::LineState: 0 I, 1 S, 2 E, 3 O, 4 M, 5 Sc, 6 Sm) and its base address (docs/systemc.md).
+  // Written by the core (hits) and by the bus (transactions), never in the same delta cycle.
   static constexpr uint32_t TRACED_SLOTS = 256;
-  sc_core::sc_vector<sc_core::sc_signal<sc_dt::sc_uint<3>>> line_state;
-  sc_core::sc_vector<sc_core::sc_signal<sc_dt::sc_uint<32>>> line_address;
+  sc_core::sc_vector<sc_core::sc_signal<sc_dt::sc_uint<3>, sc_core::SC_MANY_WRITERS>> line_state;
+  sc_core::sc_vector<sc_core::sc_signal<sc_dt::sc_uint<32>, sc_core::SC_MANY_WRITERS>> line_address;
 
  private:
   void clock();  // SC_THREAD, only with --vcd

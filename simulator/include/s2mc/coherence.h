@@ -132,7 +132,7 @@ class Caches {
 
   // Rule 1: the lookup of core's access of class `bus` at `addr`, at its issue cycle. A hit takes effect
   // now (the engine performs the data access); false: the access requests the bus.
-  bool lookup(int core, Bus bus, uint32_t addr) {
+  S2_INLINE bool lookup(int core, Bus bus, uint32_t addr) {
     if (record_) changes_.clear();
     const int64_t s = find(core, line_of(addr));
     if (s < 0) return false;
@@ -267,7 +267,7 @@ class Caches {
   struct Loss { int by; std::vector<uint64_t> written; };
 
   // The slot holding `line` in core's cache, or -1.
-  int64_t find(int core, uint32_t line) const {
+  S2_INLINE int64_t find(int core, uint32_t line) const {
     const int64_t base = static_cast<int64_t>(core) * cfg_.lines + static_cast<int64_t>(line & (sets_ - 1)) * cfg_.ways;
     for (uint32_t w = 0; w < cfg_.ways; ++w)
       if (state_[base + w] != LS_I && tag_[base + w] == line) return base + w;
