@@ -103,7 +103,8 @@ def _knee(runs: pd.DataFrame) -> list[str]:
     out = []
     best = {}
     for proto, g in runs.groupby("protocol", observed=True):
-        g = g.groupby("cores")[["speedup", "bus_utilisation", "hit_rate", "mem_accesses", "instructions"]].median()
+        g = g.groupby("cores")[["speedup", "bus_utilisation", "hit_rate", "mem_accesses", "instructions",
+                                "cache_misses"]].median()
         top = g["speedup"].idxmax()
         # the knee: the first core count after which doubling the cores gains less than a quarter
         counts = list(g.index)
@@ -112,9 +113,13 @@ def _knee(runs: pd.DataFrame) -> list[str]:
         best[proto] = (top, g.loc[top, "speedup"], knee, g)
     for proto, (top, s, knee, g) in best.items():
         util = g.loc[knee, "bus_utilisation"]
-        text = (f"**{'No caches' if proto == 'none' else proto.upper()}**: the speedup over one cacheless core "
-                f"grows by a quarter or more per doubling up to {knee} core{'s' if knee != 1 else ''} (bus busy "
-                f"{util:.0%} there) and peaks at {s:.2f} on {top}.")
+        who = "No caches" if proto == "none" else proto.upper()
+        if knee == g.index[0]:
+            text = (f"**{who}**: the speedup over one cacheless core does not grow by a quarter when the cores "
+                    f"double (bus busy {util:.0%} on {knee}); it peaks at {s:.2f} on {top}.")
+        else:
+            text = (f"**{who}**: the speedup over one cacheless core grows by a quarter or more per doubling up "
+                    f"to {knee} cores (bus busy {util:.0%} there) and peaks at {s:.2f} on {top}.")
         if proto != "none":
             per = g["mem_accesses"] / g["instructions"]
             text += (f" {g.loc[knee, 'hit_rate']:.1%} of its accesses hit the core's own cache, so a core uses "
@@ -124,6 +129,11 @@ def _knee(runs: pd.DataFrame) -> list[str]:
                 if knee in ng.index:
                     text += (f" against {ng.loc[knee, 'mem_accesses'] / ng.loc[knee, 'instructions']:.3f} without "
                              "caches")
+            last = g.index[-1]
+            if last != knee:   # what stops it: every core fills its own copy of what it reads
+                text += (f". On {last} cores each core still misses {g.loc[last, 'cache_misses'] / last:,.0f} times "
+                         f"(its own copy of every line it reads is filled once) and the bus is "
+                         f"{g.loc[last, 'bus_utilisation']:.0%} busy")
             text += "."
         out.append(text)
     return out
@@ -174,11 +184,16 @@ def report_parts(df: pd.DataFrame) -> list[tuple]:
         name = f"{workload}" + (f" ({base})" if base else "") + (f", {int(nbytes)} bytes" if nbytes else "")
         what = LAB.get(str(workload))
         parts.append(("p", f"**{name}**" + (f": {what}" if what else "")))
-        parts.append(("p", "Speedup over the same program on one cacheless core (rows: the caches):"))
-        parts.append(("table", speedup_table(g)))
-        if g["cores"].nunique() > 2:
-            for text in _knee(g):
-                parts.append(("p", text))
+        if what:   # a lab program gives every core the same work: more cores, more work
+            parts.append(("p", "Cycles (every core does the same work, so more cores do more of it; rows: the "
+                               "caches):"))
+            parts.append(("table", _pivot(g, "cycles", lambda v: f"{v:,.0f}")))
+        else:
+            parts.append(("p", "Speedup over the same program on one cacheless core (rows: the caches):"))
+            parts.append(("table", speedup_table(g)))
+            if g["cores"].nunique() > 2:
+                for text in _knee(g):
+                    parts.append(("p", text))
         top = int(g["cores"].max())
         parts.append(("p", f"The protocols on {top} core{'s' if top != 1 else ''} (whole-run sums; a coherence "
                            "miss is on a line the core lost to another core's write, a false-sharing one on a word "

@@ -47,9 +47,9 @@ def _whole(df: pd.DataFrame, source: str | tuple, metric: str) -> pd.DataFrame:
 
 def _lines(ax, d: pd.DataFrame, x="cores", y="value", marker="o", ls="-",
            prefix="", **kw) -> str:
-    """One line per configuration (workload, variant, bytes), labelled with what differs between
-    them (style, L, policy, data size); returns the legend title naming those things."""
-    keys = ["workload", "variant", "bytes"]
+    """One line per configuration (workload, variant, bytes, engine), labelled with what differs between
+    them (style, L, policy, data size, implementation); returns the legend title naming those things."""
+    keys = ["workload", "variant", "bytes", "engine"]
     groups = list(d.groupby(keys, sort=True))
     labels, title = summaries.legend_labels([k for k, _ in groups])
     for (_, g), text in zip(groups, labels):
@@ -158,7 +158,10 @@ def stall_breakdown(df: pd.DataFrame, path) -> Path | None:
 
 def sim_vs_native(df: pd.DataFrame, path) -> Path | None:
     """Simulated speedup against real OpenMP speedup on this host, with the bus model."""
-    sp = derive.speedup(df[df["source"].isin(["sim", "native"])])
+    # thread scaling only: the seeds' own native runs (sequential and parallel as separate variants,
+    # in the report's 4.1-4.5) are not
+    sp = derive.speedup(df[df["source"].isin(["sim", "native"])
+                           & ~df["experiment"].isin(summaries.SEED_NATIVE_EXPERIMENTS)])
     sp = sp[sp["metric"] == "speedup"]
     sim, nat = sp[sp["source"] == "sim"], sp[sp["source"] == "native"]
     if sim.empty and nat.empty:
@@ -168,8 +171,9 @@ def sim_vs_native(df: pd.DataFrame, path) -> Path | None:
         size = int(sim["bytes"].max())
         _lines(ax, sim[sim["bytes"] == size], prefix="simulated S2: ")
     if not nat.empty:
-        for size in sorted(nat["bytes"].unique())[-2:]:
-            _lines(ax, nat[nat["bytes"] == size], marker="s", ls="--", prefix="native CPU: ")
+        # the two largest sizes in one legend, so that their labels name the size and never repeat
+        _lines(ax, nat[nat["bytes"].isin(sorted(nat["bytes"].unique())[-2:])], marker="s", ls="--",
+               prefix="native CPU: ")
     nmax = int(sp["cores"].max())
     xs = np.arange(1, max(nmax, 2) + 1)
     ax.plot(xs, xs, ls=":", color="grey", label="ideal")
@@ -209,15 +213,17 @@ def throughput_vs_size(df: pd.DataFrame, reference: pd.DataFrame, path) -> Path 
         return None
     fig, ax = plt.subplots(figsize=(11.5, 5))
     if not ours.empty:
-        # per source, the best thread count per (variant, bytes), and one thread
-        for (src, variant), g in ours.groupby(["source", "variant"]):
+        # AES only (the seed 002 figure has the other ciphers), encryption timed without file I/O; one
+        # line per backend, key size, mode and implementation, never folded together: at each size the
+        # best over thread counts and strategies
+        ours = ours.reset_index(drop=True)
+        parts = pd.DataFrame([summaries.workload_parts(w) for w in ours["workload"]])
+        ours = pd.concat([ours.drop(columns=[c for c in parts.columns if c in ours]), parts], axis=1)
+        ours = ours[(ours["cipher"] == "aes") & ~ours["variant"].astype(str).str.endswith("/total")]
+        for (src, bits, mode, engine), g in ours.groupby(["source", "key bits", "mode", "engine"]):
             best = g.groupby("bytes", as_index=False)["value"].max()
             ax.plot(best["bytes"], best["value"], marker="o", lw=2.5, ms=6,
-                    label=f"ours: {src} {variant} (best threads)")
-            one = g[g["cores"] == 1].groupby("bytes", as_index=False)["value"].median()
-            if not one.empty and g["cores"].nunique() > 1:
-                ax.plot(one["bytes"], one["value"], marker="o", lw=1, ls="--",
-                        label=f"ours: {src} {variant}, 1 thread")
+                    label=f"ours: {src} AES-{bits}-{mode.upper()}, {engine} (best threads)")
     for exp, variant, label in _REF_CURVES:
         g = ref[(ref["experiment"] == exp) & (ref["variant"] == variant)].sort_values("bytes")
         if not g.empty:
@@ -225,11 +231,16 @@ def throughput_vs_size(df: pd.DataFrame, reference: pd.DataFrame, path) -> Path 
             ax.plot(g["bytes"], g["value"], lw=1, ls="--", alpha=0.8, marker="^", mfc="none", ms=5,
                     label=label)
     pts = ref[ref["experiment"].isin(["seed000_text", "seed002_text"]) & (ref["bytes"] > 0)]
-    for _, r in pts.iterrows():
-        ax.scatter([r["bytes"]], [r["value"]], marker="*", s=60, zorder=3)
-        ax.annotate(f"{r['platform'].split(' (')[0]} {r['variant']}", (r["bytes"], r["value"]),
-                    fontsize=6, xytext=(3, 3), textcoords="offset points")
     ax.set_xscale("log", base=2)
+    xs = pd.concat([ours["bytes"], ref["bytes"][ref["bytes"] > 0]])
+    mid = float(np.sqrt(xs.min() * xs.max())) if len(xs) else 0.0
+    for _, r in pts.iterrows():
+        ax.scatter([r["bytes"]], [r["value"]], marker="*", s=60, zorder=3, color="black")
+        # the label on the side of the star that faces the middle, so it never runs off the plot
+        right = r["bytes"] > mid
+        ax.annotate(f"{r['platform'].split(' (')[0]} {r['variant']}", (r["bytes"], r["value"]),
+                    fontsize=6, xytext=(-4 if right else 4, 3), textcoords="offset points",
+                    ha="right" if right else "left")
     ax.set_yscale("log")
     ax.set_xlabel("data size (bytes)")
     ax.set_ylabel("throughput (Gbit/s)")
@@ -321,7 +332,7 @@ def model_vs_points(points: pd.DataFrame, path, title: str = "", max_cores: int 
         ax.plot(g["cores"], g["value"], ls="none", color=c, **style,
                 label=f"measured ({measured_by}), {summaries.label(dict(cfg))}")
         ax.plot(xs, [m.speedup(int(n)) for n in xs], "-", color=c, alpha=0.7,
-                label=f"MVA model, Z={m.think:.2f}, L={m.service:g}")
+                label=f"MVA model, {summaries.label(dict(cfg))}: Z={m.think:.2f}, L={m.service:g}")
     m = max(models.values(), key=lambda mm: mm.accesses)
     ax.plot(xs, [m.speedup_bound(int(n)) for n in xs], ":", color="black",
             label=f"bound min(N, (Z+L)/L) = {m.saturation_speedup:.2f}")

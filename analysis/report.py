@@ -18,8 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from s2mc.analysis import caches, derive, model, plots, records, seeds, summaries
-from s2mc.analysis import fidelity
+from s2mc.analysis import caches, coverage, derive, fidelity, model, plots, records, seeds, summaries
 from s2mc.analysis.seed003 import SEED003_BYTES, SEED003_VARIANT, SEED003_WORKLOAD
 from s2mc.common.errors import S2mcError
 from s2mc.common.outputs import make_folder, write_output
@@ -27,15 +26,19 @@ from s2mc.common.outputs import make_folder, write_output
 
 @dataclass
 class Block:
-    kind: str            # h1 | h2 | p | table | img
+    kind: str            # h1 | h2 | h3 | p | table | img | toc
     text: str = ""
     table: pd.DataFrame | None = None
     path: str = ""
+    anchor: str = ""     # a heading's id (the table of contents and the coverage table link to it)
 
 
 # --------------------------------------------------------------------------------------------------
 # rendering
 # --------------------------------------------------------------------------------------------------
+
+fixed = summaries.fixed   # numbers in plain decimal notation (tables and sentences alike)
+
 
 def _fmt(v) -> str:
     if hasattr(v, "item"):
@@ -47,7 +50,7 @@ def _fmt(v) -> str:
             return f"{v:,.0f}"
         if abs(v) >= 10:
             return f"{v:.1f}"
-        return f"{v:.3g}" if abs(v) >= 0.001 or v == 0 else f"{v:.2e}"
+        return fixed(v)
     return str(v)
 
 
@@ -59,11 +62,8 @@ def md_table(df: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def html_table(df: pd.DataFrame) -> str:
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in df.columns)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(_fmt(v))}</td>" for v in r)
-                   + "</tr>" for r in df.itertuples(index=False))
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+def _contents(blocks: list[Block]) -> list[Block]:
+    return [b for b in blocks if b.kind in ("h2", "h3") and b.anchor]
 
 
 def render_md(blocks: list[Block]) -> str:
@@ -73,6 +73,11 @@ def render_md(blocks: list[Block]) -> str:
             out.append(f"# {b.text}")
         elif b.kind == "h2":
             out.append(f"## {b.text}")
+        elif b.kind == "h3":
+            out.append(f"### {b.text}")
+        elif b.kind == "toc":
+            out.append("**Contents**\n\n" + "\n".join(("  " if h.kind == "h3" else "") + f"- {h.text}"
+                                                       for h in _contents(blocks)))
         elif b.kind == "p":
             out.append(b.text)
         elif b.kind == "table":
@@ -83,29 +88,60 @@ def render_md(blocks: list[Block]) -> str:
     return "\n".join(out)
 
 
-# Nothing may be wider than the page: tables wrap their cells (and scroll inside their own box as a
-# last resort), figures shrink to the text width, long code spans break.
+# Nothing may be wider than the page: tables wrap their cells between words and after the slashes and
+# commas of long names (never inside a word: a <wbr> marks each such place), scroll inside their own box
+# as a last resort; figures shrink to the text width.
 _CSS = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;
 color:#222;line-height:1.45}div.table{max-width:100%;overflow-x:auto}table{border-collapse:collapse;
 margin:.5em 0 1em;font-size:88%}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right;
-overflow-wrap:anywhere}td:first-child,th:first-child{text-align:left}th{background:#f3f3f3}
-img{max-width:100%;height:auto;border:1px solid #eee}figure{margin:1em 0}
-figcaption{font-style:italic;color:#555}code{background:#f5f5f5;padding:0 3px;overflow-wrap:anywhere}"""
+overflow-wrap:normal;word-break:normal;hyphens:manual}td:first-child,th:first-child{text-align:left}
+th{background:#f3f3f3}img{max-width:100%;height:auto;border:1px solid #eee}figure{margin:1em 0}
+figcaption{font-style:italic;color:#555}code{background:#f5f5f5;padding:0 3px}
+nav.toc ul{margin:.2em 0}nav.toc li{margin:.1em 0}"""
+
+
+def _breakable(text: str) -> str:
+    """Escaped text with a line-break opportunity after every slash, and every comma followed by a letter
+    (bytes/interleaved/burst4 may wrap after a slash; never inside a word or a number like 37,189)."""
+    return re.sub(r"(/(?=\S)|,(?=[^\s\d]))", r"\1<wbr>", html.escape(text))
+
+
+def html_table(df: pd.DataFrame) -> str:
+    head = "".join(f"<th>{_breakable(str(c))}</th>" for c in df.columns)
+    body = "".join("<tr>" + "".join(f"<td>{_breakable(_fmt(v))}</td>" for v in r)
+                   + "</tr>" for r in df.itertuples(index=False))
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _inline(text: str) -> str:
+    """Escaped paragraph text with `code` spans and **bold**."""
+    segs = html.escape(text).split("`")
+    text = "".join(f"<code>{_breakable(html.unescape(s))}</code>" if i % 2 else s for i, s in enumerate(segs))
+    return re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", text)
 
 
 def render_html(blocks: list[Block], title: str) -> str:
-    parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}"
+    parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}"
              f"</title><style>{_CSS}</style></head><body>"]
     for b in blocks:
-        if b.kind in ("h1", "h2"):
-            parts.append(f"<{b.kind}>{html.escape(b.text)}</{b.kind}>")
+        if b.kind in ("h1", "h2", "h3"):
+            anchor = f" id='{html.escape(b.anchor)}'" if b.anchor else ""
+            parts.append(f"<{b.kind}{anchor}>{html.escape(b.text)}</{b.kind}>")
+        elif b.kind == "toc":
+            items, open_sub = [], False
+            for h in _contents(blocks):
+                link = f"<a href='#{html.escape(h.anchor)}'>{html.escape(h.text)}</a>"
+                if h.kind == "h3" and not open_sub:
+                    items.append("<ul>")
+                    open_sub = True
+                elif h.kind == "h2" and open_sub:
+                    items.append("</ul>")
+                    open_sub = False
+                items.append(f"<li>{link}</li>")
+            items.append("</ul>" if open_sub else "")
+            parts.append("<nav class='toc'><strong>Contents</strong><ul>" + "".join(items) + "</ul></nav>")
         elif b.kind == "p":
-            text = html.escape(b.text)
-            # `code` spans
-            segs = text.split("`")
-            text = "".join(f"<code>{s}</code>" if i % 2 else s for i, s in enumerate(segs))
-            text = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", text)
-            parts.append(f"<p>{text}</p>")
+            parts.append(f"<p>{_inline(b.text)}</p>")
         elif b.kind == "table":
             parts.append(f"<div class='table'>{html_table(b.table)}</div>")
         elif b.kind == "img":
@@ -169,12 +205,14 @@ def model_table(points: pd.DataFrame) -> pd.DataFrame:
         for k, v in cfg.items():
             g = g[g[k] == v]
         for cores, v in g.groupby("cores")["value"].median().items():
-            rows.append({"experiment": cfg["experiment"], "bytes": int(cfg["bytes"]),
+            rows.append({"experiment": cfg["experiment"], "workload": cfg["workload"], "variant": cfg["variant"],
+                         "bytes": int(cfg["bytes"]),
                          "cores": int(cores), "Z (think cycles)": m.think, "L": m.service,
                          "saturation (Z+L)/L": m.saturation_speedup,
                          "measured speedup": v, "model speedup": m.speedup(int(cores)),
                          "model/measured": m.speedup(int(cores)) / v})
-    return pd.DataFrame(rows).sort_values(["experiment", "bytes", "cores"]).reset_index(drop=True)
+    return pd.DataFrame(rows).sort_values(["experiment", "workload", "variant", "bytes", "cores"]
+                                          ).reset_index(drop=True)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -238,6 +276,8 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
                             f"CPUs), GPUs: {', '.join(m0.get('host_gpus') or []) or 'none'}; "
                             f"s2mc {m0.get('s2mc_version', '?')}, commit "
                             f"`{str(m0.get('git_commit', '?'))[:12]}`, {m0.get('compiler', '?')}."))
+    b.append(Block("toc"))
+    _coverage_blocks(b, ours_d)
 
     hint_dir = next((str(p) for p in paths if p.is_dir()), "results")
 
@@ -246,7 +286,8 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
         return f"`{command} --out {hint_dir}/{name}.parquet`, then `s2mc report {hint_dir} --out {out_dir}`"
 
     # 1. seed 003
-    b.append(Block("h2", "1. Seed 003 reproduced: AES on the S2 multicore (Tables 3 and 4)"))
+    b.append(Block("h2", f"{coverage.SECTIONS['seed003']} reproduced: AES on the S2 multicore (Tables 3 and 4)",
+                   anchor="seed003"))
     grid_all = _seed003_ours(ours_d, both_levels=True)
     grid = grid_all[~grid_all["variant"].str.endswith("/O0")] if len(grid_all) else grid_all
     main = seed003_main_table(grid, ref)
@@ -259,9 +300,9 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
         b.append(Block("p", text))
     b.append(Block("p", "Each cell: ours (s2mc, -O1) / the paper's (ratio ours/paper); AES-128-ECB, "
                         "byte-oriented, interleaved blocks, L = 2; rows are data sizes in bytes."))
-    for title, t in summaries.seed003_pivots(main).items():
-        b.append(Block("p", f"**{title.capitalize()}**" + (" (summed over cores)" if "stall" in title else "")
-                       + (" over one core" if title == "speedup" else "")))
+    for what, t in summaries.seed003_pivots(main).items():
+        b.append(Block("p", f"**{what.capitalize()}**" + (" (summed over cores)" if "stall" in what else "")
+                       + (" over one core" if what == "speedup" else "")))
         b.append(Block("table", table=t))
     fig(plots.seed_table_beside(grid, ref[ref["experiment"] == "seed003_table3"], "cycles",
                                 "Seed 003 Table 3: cycles, paper vs s2mc", out / "seed003_table3.png"),
@@ -273,7 +314,7 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
         b, "no seed 003 data")
 
     # 1b. the model that reproduces seed 003, and the hypotheses behind it
-    b.append(Block("h2", "1b. Seed 003 reproduced: the model and the hypotheses"))
+    b.append(Block("h2", "1b. Seed 003 reproduced: the model and the hypotheses", anchor="seed003-model"))
     for part in fidelity.report_parts(ours_d, ref, out):
         if part[0] == "img":
             fig(part[2], part[1], b, "")
@@ -283,7 +324,7 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
             b.append(Block("p", part[1]))
 
     # 2. simulated scaling
-    b.append(Block("h2", "2. Simulated scaling"))
+    b.append(Block("h2", "2. Simulated scaling", anchor="scaling"))
     # The scaling plots read best from one experiment: core scaling when it ran, else everything.
     scaling = _experiment_or_all(ours_d, "core_scaling")
     runs = summaries.sim_runs(scaling)
@@ -332,7 +373,7 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
                             + " ".join(native_coherence)))
 
     # 3. model
-    b.append(Block("h2", "3. The bus-contention model (machine repairman)"))
+    b.append(Block("h2", "3. The bus-contention model (machine repairman)", anchor="model"))
     b.append(Block("p", "Each core thinks Z cycles between bus accesses and holds the bus L "
                         "cycles per access; Z = C1/A - L from the 1-core run (C1 cycles, A "
                         "accesses). Mean Value Analysis predicts the speedup; the bus saturates "
@@ -356,7 +397,7 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
         "no reference data")
 
     # 4. real hardware
-    b.append(Block("h2", "4. Real hardware: native CPU (and GPU)"))
+    b.append(Block("h2", f"{coverage.SECTIONS['native']}: native CPU (and GPU)", anchor="native"))
     nat = summaries.native_runs(ours_d)
     if nat.empty:
         b.append(Block("p", "No native or GPU results. Add them with " + hint(
@@ -365,34 +406,20 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
         host_cpus = next((m.get("host_cpu_count") for m in mans if m.get("host_cpu_count")), None)
         for text in summaries.native_takeaways(nat, host_cpus):
             b.append(Block("p", text))
-        b.append(Block("p", "**Throughput, GB/s** (rows: backend, implementation/strategy, data size)"))
-        b.append(Block("table", table=summaries.pivot(nat, "gb_per_second", lambda v: f"{v:.2f}")
-                       .rename(columns=lambda c: c.replace("core", "thread"))))
-        if nat["speedup"].notna().any():
-            b.append(Block("p", "**Speedup over one thread**"))
-            b.append(Block("table", table=summaries.pivot(nat, "speedup", lambda v: f"{v:.2f}")
-                           .rename(columns=lambda c: c.replace("core", "thread"))))
+        b.append(Block("p", "**Throughput, GB/s** (a row per backend, cipher, key size, mode, implementation, "
+                            "strategy and data size; the seeds' own runs are in 4.1-4.5)"))
+        b.append(Block("table", table=summaries.native_pivot(nat, "gb_per_second", lambda v: f"{v:.2f}")))
+        sp_table = summaries.native_pivot(nat, "speedup", lambda v: f"{v:.2f}", scaling_only=True)
+        if len(sp_table):
+            b.append(Block("p", "**Speedup over one thread** (the configurations measured at several thread "
+                                "counts)"))
+            b.append(Block("table", table=sp_table))
     fig(plots.sim_vs_native(scaling, out / "sim_vs_native_speedup.png"),
         "Simulated speedup (circles) against native OpenMP speedup on this host (squares)", b,
         "no simulator or native scaling runs")
     fig(plots.throughput_vs_size(ours_d, ref, out / "throughput_vs_size.png"),
         "Throughput against data size: this host (thick solid lines) beside the seeds' curves (thin dashed "
         "lines, stars)", b, "no data")
-    _seed002_gpu_blocks(b, ours_d, out, fig)   # seed 002 Figs. 11-16 and Table 2
-    s000 = ours_d[ours_d["experiment"] == "seed000_block_sizes"]
-    if len(s000):
-        t = derive.compare(s000, ref[ref["experiment"] == "seed000_table1"], "seconds",
-                           on=("variant", "cores", "bytes"))
-        t = t[t["paper"].notna() & t["ours"].notna()]
-        if len(t):
-            t = t.assign(bytes=t["bytes"].map(summaries.human_bytes),
-                         cell=[f"{o:.3g} / {p:.3g}" for o, p in zip(t["ours"], t["paper"])])
-            t = t.pivot_table(index=["variant", "bytes"], columns="cores", values="cell", aggfunc="first")
-            t.columns = [f"{int(c)} thread{'s' if c != 1 else ''}" for c in t.columns]
-            b.append(Block("p", "Seed 000 Table 1, seconds: this host / the paper (only the thread counts "
-                                "both have):"))
-            b.append(Block("table", table=t.reset_index().fillna("–")))
-
     coh_text, coh_tables = summaries.coherence_native(ours_d)
     if coh_text or coh_tables:
         b.append(Block("p", "**Cache coherence on this CPU** (`s2mc coherence-native`, docs/caches-lab.md): "
@@ -402,22 +429,50 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
             b.append(Block("p", text))
         for t in coh_tables.values():
             b.append(Block("table", table=t))
-    _seeds_native_blocks(b, ours_d, ref)
+    # 4.1-4.5: the seeds measured on real hardware, one heading each (coverage.SECTIONS)
+    b.append(Block("h3", f"{coverage.SECTIONS['seed000']}: coarse-grain against extended blocks (Table 1)",
+                   anchor="seed000"))
+    s000 = ours_d[ours_d["experiment"] == "seed000_block_sizes"] if len(ours_d) else ours_d
+    t = derive.compare(s000, ref[ref["experiment"] == "seed000_table1"], "seconds",
+                       on=("variant", "cores", "bytes")) if len(s000) else pd.DataFrame()
+    t = t[t["paper"].notna() & t["ours"].notna()] if len(t) else t
+    if len(t):
+        t = t.assign(bytes=t["bytes"].map(summaries.human_bytes),
+                     cell=[f"{fixed(o)} / {fixed(p)}" for o, p in zip(t["ours"], t["paper"])])
+        t = t.pivot_table(index=["variant", "bytes"], columns="cores", values="cell", aggfunc="first")
+        t.columns = [f"{int(c)} thread{'s' if c != 1 else ''}" for c in t.columns]
+        b.append(Block("p", "Seed 000 Table 1, seconds: this host / the paper (only the thread counts "
+                            "both have; its Fig. 10 draws the 4-thread column):"))
+        b.append(Block("table", table=t.reset_index().fillna("–")))
+    else:
+        b.append(Block("p", "No seed000_block_sizes records in these results: add them with "
+                            + hint("s2mc sweep seed000_block_sizes", "seed000") + "."))
+    host = _host_phrase(mans)
+    _seeds_native_blocks(b, ours_d, ref, host, hint)
+    b.append(Block("h3", f"{coverage.SECTIONS['seed002-cpu']}: ciphers x threads (Figure 10)",
+                   anchor="seed002-cpu"))
     if (ours_d["experiment"] == "seed002_cpu").any() if len(ours_d) else False:
         from s2mc.analysis import seeds_native as sn
         b.append(Block("p", "**Seed 002 Figure 10 (ciphers x threads on a Core i7-2600K) beside this host**"))
-        for text in sn.seed002_sentences(ours_d, ref):
+        for text in sn.seed002_sentences(ours_d, ref, host, _host_cpus(mans)):
             b.append(Block("p", text))
         t = sn.seed002_beside(ours_d, ref)
-        b.append(Block("table", table=t.map(lambda v: f"{v:.3g}" if isinstance(v, float) and pd.notna(v)
+        b.append(Block("table", table=t.map(lambda v: fixed(v) if isinstance(v, float) and pd.notna(v)
                                             else ("–" if v is None or (isinstance(v, float) and pd.isna(v))
                                                   else v))))
         fig(plots.seed002_cpu_bars(ours_d, ref, out / "seed002_cpu.png"),
             "Seed 002 Figure 10 on this host: Gbit/s per cipher and thread count (bars), the paper's "
             "quoted figures (dotted lines)", b, "no seed002_cpu records")
+    else:
+        b.append(Block("p", "No seed002_cpu records in these results: add them with "
+                            + hint("python -m s2mc.experiments.seeds_native", "seeds_native") + "."))
+    b.append(Block("h3", f"{coverage.SECTIONS['seed002-gpu']}: AES and Camellia (Figs. 11, 12 and 16, Table 2)",
+                   anchor="seed002-gpu"))
+    _seed002_gpu_blocks(b, ours_d, out, fig)
+    _seed004_blocks(b, ours_d, ref, host, hint)
 
     # 5. references
-    b.append(Block("h2", "5. Reference data"))
+    b.append(Block("h2", "5. Reference data", anchor="reference"))
     cit = pd.DataFrame([{"experiment": k, "where": v["where"], "holds": v["holds"],
                          "citation": v["citation"]} for k, v in seeds.CITATIONS.items()])
     b.append(Block("table", table=cit))
@@ -432,38 +487,81 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
 
 
 def _fmt_table(t: pd.DataFrame) -> pd.DataFrame:
-    """Sizes read as sizes, numbers with 3 significant digits, gaps as a dash."""
+    """Sizes read as sizes, numbers with 3 significant digits (never in scientific notation), gaps as
+    a dash."""
     t = t.copy()
     t["bytes"] = t["bytes"].map(summaries.human_bytes)
     for c in t.columns[1:]:
-        t[c] = [("–" if v is None or pd.isna(v) else f"{v:.3g}") for v in t[c]]
+        t[c] = [("–" if v is None or pd.isna(v) else fixed(v)) for v in t[c]]
     return t.rename(columns={"bytes": "size"})
 
 
-def _seeds_native_blocks(b: list, ours_d: pd.DataFrame, ref: pd.DataFrame) -> None:
-    """Seeds 001 and 004 measured on this host beside the papers (s2mc.analysis.seeds_native)."""
+def _host_cpus(mans: list[dict]) -> int | None:
+    return next((m.get("host_cpu_count") for m in mans if m.get("host_cpu_count")), None)
+
+
+def _host_phrase(mans: list[dict]) -> str:
+    """'this host's 2 CPUs (AMD EPYC 7B13)' from the results' manifests (the first that names them)."""
+    from s2mc.analysis import seeds_native as sn
+    m = next((m for m in mans if m.get("host_cpu_count")), {})
+    return sn.host_phrase(m.get("host_cpu_count"), m.get("host_cpu"))
+
+
+def _seeds_native_blocks(b: list, ours_d: pd.DataFrame, ref: pd.DataFrame, host: str, hint) -> None:
+    """Seed 001 measured on this host beside the paper (s2mc.analysis.seeds_native)."""
     from s2mc.analysis import seeds_native as sn
 
-    have = set(ours_d["experiment"].unique()) & {"seed001_ours", "seed004_ours"} if len(ours_d) else set()
-    if not have:
-        b.append(Block("p", "Seeds 001 and 004 on this host beside the papers: run "
-                            "`python -m s2mc.experiments.seeds_native --out results/seeds_native.parquet` "
-                            "and report that folder."))
+    b.append(Block("h3", f"{coverage.SECTIONS['seed001']}: sequential against threads, with and without "
+                         "file I/O (Tables 1-3)", anchor="seed001"))
+    if not (len(ours_d) and (ours_d["experiment"] == "seed001_ours").any()):
+        b.append(Block("p", "No seed001_ours records in these results: add them with "
+                            + hint("python -m s2mc.experiments.seeds_native", "seeds_native") + "."))
         return
-    for text in sn.summary_sentences(ours_d, ref):
+    for text in sn.seed001_sentences(ours_d, ref, host):
         b.append(Block("p", text))
-    if "seed004_ours" in have:
-        b.append(Block("p", "Seed 004 Table 2 (system 1) beside this host, milliseconds; paper/ours = how "
-                            "many times faster this host is:"))
-        b.append(Block("table", table=_fmt_table(sn.seed004_beside(ours_d, ref).dropna(
-            subset=["ours seq ms"]))))
-    if "seed001_ours" in have:
-        for kind, label in (("total", "Tables 1/3, total time with file I/O"),
-                            ("encryption-only", "Tables 2/3, encryption only")):
-            t = sn.seed001_beside(ours_d, ref, kind).dropna(subset=["ours seq s"])
-            if len(t):
-                b.append(Block("p", f"Seed 001 {label} (Core i5 M 450), seconds, beside this host:"))
-                b.append(Block("table", table=_fmt_table(t)))
+    for kind, label in (("total", "Tables 1/3, total time with file I/O"),
+                        ("encryption-only", "Tables 2/3, encryption only")):
+        t = sn.seed001_beside(ours_d, ref, kind).dropna(subset=["ours seq s"])
+        if len(t):
+            b.append(Block("p", f"Seed 001 {label} (Core i5 M 450), seconds, beside this host:"))
+            b.append(Block("table", table=_fmt_table(t)))
+
+
+def _seed004_blocks(b: list, ours_d: pd.DataFrame, ref: pd.DataFrame, host: str, hint) -> None:
+    """Seed 004 measured on this host beside the paper (s2mc.analysis.seeds_native)."""
+    from s2mc.analysis import seeds_native as sn
+
+    b.append(Block("h3", f"{coverage.SECTIONS['seed004']}: CPU sequential against parallel, 1 KB-1 GB (Table 2)",
+                   anchor="seed004"))
+    if not (len(ours_d) and (ours_d["experiment"] == "seed004_ours").any()):
+        b.append(Block("p", "No seed004_ours records in these results: add them with "
+                            + hint("python -m s2mc.experiments.seeds_native", "seeds_native") + "."))
+        return
+    for text in sn.seed004_sentences(ours_d, ref, host):
+        b.append(Block("p", text))
+    b.append(Block("p", "Seed 004 Table 2 (system 1) beside this host, milliseconds; paper/ours = how "
+                        "many times faster this host is:"))
+    b.append(Block("table", table=_fmt_table(sn.seed004_beside(ours_d, ref).dropna(subset=["ours seq ms"]))))
+
+
+def _coverage_blocks(b: list, ours_d: pd.DataFrame) -> None:
+    """Which table and figure of the seeds this report shows, and how (s2mc.analysis.coverage)."""
+    t = coverage.table(ours_d)
+    c = coverage.counts(t)
+    b.append(Block("h2", "What of the seed papers this report shows", anchor="coverage"))
+    b.append(Block("p", f"Of the {len(t)} tables and figures of the five seed papers, these results show "
+                        f"{c[coverage.SIDE]} side by side with ours, {c[coverage.PAPER]} with the paper's "
+                        f"numbers only, {c[coverage.OURS]} as ours in the paper's layout (the paper's are "
+                        f"images) and {c[coverage.NONE]} not at all; `why` says why not (docs/analysis.md)."))
+    shown = t[t["shown"] != coverage.NONE]
+    b.append(Block("table", table=shown))
+    hidden = t[t["shown"] == coverage.NONE]
+    if len(hidden):
+        groups: dict[str, list[str]] = {}
+        for r in hidden.itertuples():
+            groups.setdefault(r.why, []).append(f"{r.seed} {r.item}")
+        b.append(Block("p", "Not shown: " + "; ".join(f"{', '.join(items)} ({why})"
+                                                      for why, items in groups.items()) + "."))
 
 
 def _seed002_gpu_blocks(b: list, ours_d: pd.DataFrame, out: Path, fig) -> None:
@@ -471,8 +569,6 @@ def _seed002_gpu_blocks(b: list, ours_d: pd.DataFrame, out: Path, fig) -> None:
     or the line saying they need a GPU run (s2mc.analysis.seed002_gpu)."""
     from s2mc.analysis import seed002_gpu as s2
 
-    b.append(Block("p", "**Seed 002 on GPUs (Figs. 11-16, Table 2): AES and Camellia beside our CUDA "
-                        "kernels**"))
     runs = s2.our_runs(ours_d)
     for text in s2.sentences(runs):
         b.append(Block("p", text))

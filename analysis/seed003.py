@@ -88,8 +88,8 @@ def error_text(e: dict) -> str:
         return "No multi-core cell of the paper's to compare with."
     worst = max(e["cycles"], key=lambda k: abs(e["cycles"][k]) if k[1] > 1 else -1)
     worst_s = max(e["stalls"], key=lambda k: abs(e["stalls"][k]) if k[1] > 1 else -1)
-    return (f"Error against the paper over its {e['multi_cells']} multi-core cells (predictions: nothing "
-            f"is fitted to them): cycles {100 * e['multi_cycles']:.2f} % and summed stalls "
+    return (f"Error against the paper over its {e['multi_cells']} multi-core cells (the calibration is not "
+            f"fitted to them, but the model's assumptions were chosen by scoring hypotheses on them): cycles {100 * e['multi_cycles']:.2f} % and summed stalls "
             f"{100 * e['multi_stalls']:.2f} % mean absolute error; worst cycles {100 * e['cycles'][worst]:+.1f} % "
             f"({worst[0]} bytes, {worst[1]} cores), worst stalls {100 * e['stalls'][worst_s]:+.1f} % "
             f"({worst_s[0]} bytes, {worst_s[1]} cores). All {e['cells']} cells: cycles "

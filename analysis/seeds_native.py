@@ -15,28 +15,40 @@ import pandas as pd
 
 from s2mc.common.units import human_size
 
-
-SEED001_WHAT_DIFFERS = (
-    "What differs: seed 001 ran a T-table AES on a 2010 laptop (Core i5 M 450, 2 cores) and a 2009 "
-    "desktop (Core i7 960, 4 cores), reading and writing files on a disk; ours runs AES-NI/VAES on "
-    "this host's 2 shared vCPUs with page-cached files, so the ratio is mostly the hardware "
-    "generation and the AES instructions, not the program structure.")
+from .summaries import fixed
 
 
-SEED004_WHAT_DIFFERS = (
-    "What differs: seed 004 timed a table-based AES-128-ECB in C++ (sequential, and parallel with "
-    "C++ AMP on the CPU) on a Core i7 960 (system 1) and a Core i5-4200M (system 2); ours is "
-    "AES-NI/VAES with OpenMP on this host's 2 shared vCPUs, timed around a Python call, so our small "
-    "sizes are bounded by call and fork/join overhead and our large ones by memory bandwidth; and the "
-    "host is shared, so a second thread often waits a scheduler slice (up to ~12 ms) for a CPU, "
-    "which decides our crossover.")
+def host_phrase(cpu_count: int | None = None, cpu: str | None = None) -> str:
+    """'this host's 2 CPUs (AMD EPYC 7B13)': the run's own machine, from its manifest (records.environment()
+    when measuring; the results' manifests in the report), never a fixed description."""
+    n = f"{cpu_count} CPU{'s' if cpu_count != 1 else ''}" if cpu_count else "CPUs"
+    model = f" ({cpu})" if cpu and cpu not in ("unknown", "?") else ""
+    return f"this host's {n}{model}"
 
 
-SEED002_WHAT_DIFFERS = (
-    "What differs: seed 002 ran each cipher on a Core i7-2600K (4 cores, 8 hyper-threads, 3.4 GHz, "
-    "2011), in an unstated mode, and quotes Figure 10's bars only in words; ours is CTR on this host's "
-    "2 shared vCPUs, so 4 and 8 threads are oversubscribed (no hyper-threading to gain from) and the "
-    "AES line with AES instructions (VAES/AES-NI) is compared with the paper's separate AES-NI figure.")
+def seed001_what_differs(host: str) -> str:
+    return ("What differs: seed 001 ran a T-table AES on a 2010 laptop (Core i5 M 450, 2 cores) and a 2009 "
+            "desktop (Core i7 960, 4 cores), reading and writing files on a disk; ours runs the native "
+            f"library's best AES (AES-NI/VAES where the CPU has them) on {host} with page-cached files, so "
+            "the ratio is mostly the hardware generation and the AES instructions, not the program structure.")
+
+
+def seed004_what_differs(host: str) -> str:
+    return ("What differs: seed 004 timed a table-based AES-128-ECB in C++ (sequential, and parallel with "
+            "C++ AMP on the CPU) on a Core i7 960 (system 1) and a Core i5-4200M (system 2); ours is the "
+            f"native library's best AES with OpenMP on {host}, timed around a Python call, so our small "
+            "sizes are bounded by call and fork/join overhead and our large ones by memory bandwidth; on a "
+            "host shared with other work a second thread can wait a scheduler slice (up to ~12 ms) for a "
+            "CPU, which moves the crossover.")
+
+
+def seed002_what_differs(host: str, cpu_count: int | None, threads) -> str:
+    over = [t for t in sorted(set(int(t) for t in threads)) if cpu_count and t > cpu_count]
+    over_text = (f", so {' and '.join(map(str, over))} threads are oversubscribed" if over else "")
+    return ("What differs: seed 002 ran each cipher on a Core i7-2600K (4 cores, 8 hyper-threads, 3.4 GHz, "
+            f"2011), in an unstated mode, and quotes Figure 10's bars only in words; ours is CTR on {host}"
+            f"{over_text}, and the AES line with AES instructions (VAES/AES-NI) is compared with the paper's "
+            "separate AES-NI figure.")
 
 
 #: Seed 002's ciphers not measured as the paper did (docs/native.md, "Seed 002's other ciphers").
@@ -76,7 +88,9 @@ def seed002_beside(ours: pd.DataFrame, ref: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def seed002_sentences(ours: pd.DataFrame, ref: pd.DataFrame) -> list[str]:
+def seed002_sentences(ours: pd.DataFrame, ref: pd.DataFrame, host: str | None = None,
+                      cpu_count: int | None = None) -> list[str]:
+    """What Figure 10 on this host shows; `host`: host_phrase() of the machine that measured."""
     t = seed002_beside(ours, ref)
     if t.empty:
         return []
@@ -94,7 +108,8 @@ def seed002_sentences(ours: pd.DataFrame, ref: pd.DataFrame) -> list[str]:
             line += f"; the paper's {r['paper Gbit/s']} is {r['paper/ours']:.2f}x ours"
         out.append(line + ".")
     out.append("The paper: 4 threads on 4 cores nearly 4x one thread; 8 threads (hyper-threading) 7 to 34 % "
-               "over 4. " + SEED002_WHAT_DIFFERS)
+               "over 4. " + seed002_what_differs(host or "this host", cpu_count,
+                                                 ours.loc[ours["experiment"] == "seed002_cpu", "cores"]))
     out.append(SEED002_NOT_BUILT)
     return out
 
@@ -170,27 +185,40 @@ def _ratio(a, b):
     return None if a is None or b is None or pd.isna(a) or pd.isna(b) or b <= 0 else a / b
 
 
-def summary_sentences(ours: pd.DataFrame, ref: pd.DataFrame) -> list[str]:
-    """The takeaways the report prints above the tables."""
+def seed004_sentences(ours: pd.DataFrame, ref: pd.DataFrame, host: str | None = None) -> list[str]:
+    """Seed 004's takeaways: the crossovers, what differs, our OpenCL kernels beside its GPU column."""
     out = []
-    if (ours["experiment"] == "seed004_ours").any():
-        c = seed004_crossovers(ours, ref)
-        out.append("Seed 004 crossover (the size from which CPU parallel stays faster than sequential): "
-                   + "; ".join(f"{k}: {human_size(v) if v else 'never'}" for k, v in c.items()) + ".")
-        out.append(SEED004_WHAT_DIFFERS)
-        t = seed004_beside(ours, ref)
-        if "paper GPU/ours OpenCL" in t and t["paper GPU/ours OpenCL"].notna().any():
-            r = t.dropna(subset=["paper GPU/ours OpenCL"])
-            dev = ours.loc[(ours["experiment"] == "seed004_ours") & (ours["variant"] == "opencl"), "platform"].iloc[0]
-            out.append(f"Seed 004's GPU column (GTX 480, C++ AMP) beside our portable OpenCL kernels on {dev}, "
-                       f"both host to host in segments: paper/ours {r['paper GPU/ours OpenCL'].min():.2g}-"
-                       f"{r['paper GPU/ours OpenCL'].max():.2g}x ({human_size(int(r['bytes'].min()))}-"
-                       f"{human_size(int(r['bytes'].max()))}; above 1 = ours faster).")
-    if (ours["experiment"] == "seed001_ours").any():
-        t = seed001_beside(ours, ref, "encryption-only").dropna(subset=["paper/ours seq"])
-        if len(t):
-            out.append(f"Seed 001 encryption-only, sequential: this host is {t['paper/ours seq'].min():.0f}-"
-                       f"{t['paper/ours seq'].max():.0f}x faster than the paper's Core i5 M 450 "
-                       f"({human_size(int(t['bytes'].min()))}-{human_size(int(t['bytes'].max()))}).")
-        out.append(SEED001_WHAT_DIFFERS)
+    if not (ours["experiment"] == "seed004_ours").any():
+        return out
+    c = seed004_crossovers(ours, ref)
+    out.append("Seed 004 crossover (the size from which CPU parallel stays faster than sequential): "
+               + "; ".join(f"{k}: {human_size(v) if v else 'never'}" for k, v in c.items()) + ".")
+    out.append(seed004_what_differs(host or "this host"))
+    t = seed004_beside(ours, ref)
+    if "paper GPU/ours OpenCL" in t and t["paper GPU/ours OpenCL"].notna().any():
+        r = t.dropna(subset=["paper GPU/ours OpenCL"])
+        dev = ours.loc[(ours["experiment"] == "seed004_ours") & (ours["variant"] == "opencl"), "platform"].iloc[0]
+        out.append(f"Seed 004's GPU column (GTX 480, C++ AMP) beside our portable OpenCL kernels on {dev}, "
+                   f"both host to host in segments: paper/ours {fixed(r['paper GPU/ours OpenCL'].min(), 2)}-"
+                   f"{fixed(r['paper GPU/ours OpenCL'].max(), 2)}x ({human_size(int(r['bytes'].min()))}-"
+                   f"{human_size(int(r['bytes'].max()))}; above 1 = ours faster).")
     return out
+
+
+def seed001_sentences(ours: pd.DataFrame, ref: pd.DataFrame, host: str | None = None) -> list[str]:
+    """Seed 001's takeaways: how much faster this host is, and what differs."""
+    out = []
+    if not (ours["experiment"] == "seed001_ours").any():
+        return out
+    t = seed001_beside(ours, ref, "encryption-only").dropna(subset=["paper/ours seq"])
+    if len(t):
+        out.append(f"Seed 001 encryption-only, sequential: this host is {t['paper/ours seq'].min():.0f}-"
+                   f"{t['paper/ours seq'].max():.0f}x faster than the paper's Core i5 M 450 "
+                   f"({human_size(int(t['bytes'].min()))}-{human_size(int(t['bytes'].max()))}).")
+    out.append(seed001_what_differs(host or "this host"))
+    return out
+
+
+def summary_sentences(ours: pd.DataFrame, ref: pd.DataFrame, host: str | None = None) -> list[str]:
+    """Seeds 004 and 001's takeaways (`host`: host_phrase() of the machine that measured)."""
+    return seed004_sentences(ours, ref, host) + seed001_sentences(ours, ref, host)

@@ -8,6 +8,7 @@ and words ("14% slower", "saturates at 4 cores") come from the data they describ
 """
 from __future__ import annotations
 
+import math
 import re
 
 import pandas as pd
@@ -26,6 +27,19 @@ def compare_phrase(value: float, base: float, slower: str = "slower", faster: st
     if abs(change) < 0.01:
         return "the same (within 1%)"
     return f"{abs(change):.0%} {slower if change > 0 else faster}"
+
+
+def fixed(v: float, digits: int = 3) -> str:
+    """A number in plain decimal notation, never 1.2e-05 or 8.3e+05: whole from 10^(digits-1) on (with
+    thousands separators), else `digits` significant digits with as many decimals as that needs."""
+    if v != v:
+        return "–"
+    if v == 0:
+        return "0"
+    mag = math.floor(math.log10(abs(v)))
+    if mag >= digits - 1:
+        return f"{v:,.0f}"
+    return f"{v:.{digits - 1 - mag}f}"
 
 
 def num(v: float) -> str:
@@ -90,17 +104,25 @@ def variant_parts(workload: str, variant: str) -> dict[str, str]:
     return out
 
 
-def legend_labels(keys: list[tuple[str, str, int]]) -> tuple[list[str], str]:
-    """Labels for lines of (workload, variant, bytes) that name only what differs between them
-    ('style ttable, 1 KiB', 'L = 4', 'policy fixed'), and a legend title listing those things."""
-    parts = [dict(variant_parts(w, v), size=human_bytes(b) if b else "") for w, v, b in keys]
-    names = ["program", "style", "partition", "L", "policy", "cache", "opt", "size"]
+def legend_labels(keys: list[tuple]) -> tuple[list[str], str]:
+    """Labels for lines of (workload, variant, bytes[, engine]) that name only what differs between them
+    ('style ttable, 1 KiB', 'L = 4', 'policy fixed', 'vaes'), and a legend title listing those things."""
+    parts = [dict(variant_parts(k[0], k[1]), size=human_bytes(k[2]) if k[2] else "",
+                  engine=str(k[3]) if len(k) > 3 else "") for k in keys]
+    names = ["program", "engine", "style", "partition", "L", "policy", "cache", "opt", "size"]
     varying = [n for n in names if len({p[n] for p in parts}) > 1] or ["size"]
     shown = {"L": lambda v: f"L = {v}", "size": lambda v: v, "opt": lambda v: v, "program": lambda v: v,
-             "cache": lambda v: v}
+             "engine": lambda v: v, "cache": lambda v: v}
     labels = [", ".join(shown.get(n, lambda v, n=n: f"{n} {v}")(p[n]) for n in varying if p[n]) or "all"
               for p in parts]
-    title = ", ".join({"size": "data size", "opt": "optimisation"}.get(n, n) for n in varying)
+    # variants the parts above do not read (sequential/total against sequential/encryption-only) would
+    # give two lines one label: those name their whole variant
+    for i, text in enumerate(labels):
+        if labels.count(text) > 1:
+            labels = [f"{t} ({keys[j][1]})" if t == text else t for j, t in enumerate(labels)]
+    labels = [t if labels.count(t) == 1 else f"{t} #{labels[:i + 1].count(t)}" for i, t in enumerate(labels)]
+    title = ", ".join({"size": "data size", "opt": "optimisation", "engine": "implementation"}.get(n, n)
+                      for n in varying)
     return labels, title
 
 
@@ -348,8 +370,13 @@ def model_pivot(mt: pd.DataFrame) -> pd.DataFrame:
     if mt.empty:
         return mt
     rows = []
-    for (exp, nbytes), g in mt.groupby(["experiment", "bytes"], sort=False):
-        row = {"configuration": f"{exp}, {human_bytes(nbytes)}", "Z": f"{g['Z (think cycles)'].iloc[0]:.2f}",
+    # one row per configuration: the byte-oriented and T-table styles (any variant) never share a row
+    keys = [k for k in ("experiment", "workload", "variant", "bytes") if k in mt]
+    for key, g in mt.groupby(keys, sort=False):
+        cfg = dict(zip(keys, key))
+        what = describe_variant(cfg.get("workload", ""), cfg.get("variant", "")) if "variant" in cfg else ""
+        name = ", ".join(x for x in (cfg["experiment"], what, human_bytes(cfg["bytes"])) if x)
+        row = {"configuration": name, "Z": f"{g['Z (think cycles)'].iloc[0]:.2f}",
                "L": f"{g['L'].iloc[0]:g}", "ceiling": f"{g['saturation (Z+L)/L'].iloc[0]:.2f}"}
         for _, r in g.iterrows():
             if r["cores"] > 1:
@@ -387,34 +414,89 @@ def model_takeaways(mt: pd.DataFrame) -> list[str]:
 
 # -- 4. real hardware -----------------------------------------------------------------------------------------
 
-def native_runs(df: pd.DataFrame) -> pd.DataFrame:
-    nat = df[df["source"].isin(["native", "cuda"]) & (df["core"] == -1)]
+#: Experiments with their own subsection of the report's section 4 (a seed measured on this host):
+#: the general native tables leave them out.
+SEED_NATIVE_EXPERIMENTS = ("seed000_block_sizes", "seed001_ours", "seed002_cpu", "seed004_ours")
+#: The columns that keep a native configuration apart, as the report's tables show them.
+NATIVE_KEYS = ["backend", "cipher", "key bits", "mode", "implementation", "strategy", "size"]
+
+
+def workload_parts(workload: str) -> dict[str, str]:
+    """'aes-128-ctr-enc' -> cipher aes, key bits 128, mode ctr (records name a workload this way)."""
+    parts = str(workload).split("-")
+    bits = next((p for p in parts[1:] if p.isdigit()), "")
+    rest = [p for p in parts[1:] if p != bits and p not in ("enc", "dec")]
+    return {"cipher": parts[0], "key bits": bits, "mode": rest[0] if rest else ""}
+
+
+def native_runs(df: pd.DataFrame, skip=SEED_NATIVE_EXPERIMENTS) -> pd.DataFrame:
+    """One row per native (or GPU) configuration and thread count: seconds, GB/s and the speedup over one
+    thread, with the configuration's parts apart (NATIVE_KEYS: cipher, key size, mode, implementation,
+    strategy, size), never folded together. The seeds' own experiments (`skip`) are left out."""
+    nat = df[df["source"].isin(["native", "cuda"]) & (df["core"] == -1) & ~df["experiment"].isin(skip)]
     if nat.empty:
         return pd.DataFrame()
-    w = derive.wide(nat, ["seconds", "gb_per_second", "speedup"],
-                    index=["source", "experiment", "variant", "bytes", "cores"])
-    w = w.groupby(["source", "experiment", "variant", "bytes", "cores"], as_index=False).median(numeric_only=True)
-    w["config"] = [f"{s} {v}, {human_bytes(b)}" for s, v, b in zip(w["source"], w["variant"], w["bytes"])]
-    return w
+    index = ["source", "experiment", "workload", "engine", "variant", "bytes", "cores"]
+    w = derive.wide(nat, ["seconds", "gb_per_second", "speedup"], index=index)
+    for m in ("seconds", "gb_per_second", "speedup"):
+        if m not in w:
+            w[m] = float("nan")
+    w = w.groupby(index, as_index=False, observed=True).median(numeric_only=True)
+    parts = pd.DataFrame([workload_parts(x) for x in w["workload"]], index=w.index)
+    w = pd.concat([w.drop(columns=[c for c in parts.columns if c in w]), parts], axis=1)
+    w["backend"] = w["source"]
+    w["implementation"] = w["engine"]
+    w["strategy"] = w["variant"]
+    w["size"] = w["bytes"].map(human_bytes)
+    w["config"] = [", ".join(str(r[k]) for k in NATIVE_KEYS) for _, r in w.iterrows()]
+    return w.sort_values(["source", "cipher", "key bits", "mode", "implementation", "strategy", "bytes",
+                          "cores"]).reset_index(drop=True)
+
+
+def native_pivot(nat: pd.DataFrame, value: str, fmt, scaling_only: bool = False) -> pd.DataFrame:
+    """summaries.pivot of native_runs with the configuration's parts as separate columns (NATIVE_KEYS)
+    and a column per thread count. `scaling_only`: only configurations measured at two or more thread
+    counts (a speedup needs them), so the table has no rows of dashes."""
+    if nat.empty:
+        return pd.DataFrame()
+    if scaling_only:
+        several = nat.groupby("config")["cores"].transform("nunique") > 1
+        nat = nat[several & nat[value].notna()]
+        if nat.empty:
+            return pd.DataFrame()
+    t = pivot(nat, value, fmt)
+    t.columns = [c.replace("core", "thread") for c in t.columns]
+    keys = nat.drop_duplicates("config").set_index("config")[NATIVE_KEYS]
+    t = keys.loc[t["configuration"]].reset_index(drop=True).join(t.drop(columns="configuration"))
+    # a column that is the same in every row says nothing per row: the caption says it instead
+    return t
 
 
 def native_takeaways(nat: pd.DataFrame, cpu_count: int | None) -> list[str]:
-    """What thread scaling on this host shows: the speedup at the most threads, small against large."""
+    """What thread scaling on this host shows, per cipher and implementation (never a median over
+    different ones): the speedup at the most threads, at the largest size against the smallest."""
     n = nat[(nat["source"] == "native") & nat["speedup"].notna()] if len(nat) else nat
     if n.empty or n["cores"].nunique() < 2:
         return []
     top = int(n["cores"].max())
-    at = n[n["cores"] == top].groupby("bytes")["speedup"].median()
-    small, large = at.index.min(), at.index.max()
+    parts, small_slow = [], False
+    keys = ["cipher", "key bits", "mode", "implementation", "strategy"]
+    for key, g in n[n["cores"] == top].groupby(keys, sort=True):
+        at = g.groupby("bytes")["speedup"].median()
+        small, large = at.index.min(), at.index.max()
+        text = f"{key[0]}-{key[1]} {key[2]}, {key[3]} ({key[4]}): {at[large]:.2f}x at {human_bytes(large)}"
+        if small != large:
+            text += f", {at[small]:.2f}x at {human_bytes(small)}"
+            small_slow |= bool(at[small] < 0.9 * at[large])
+        parts.append(text)
     host = f"this host ({cpu_count} CPUs)" if cpu_count else "this host"
-    text = (f"On {host}, {top} threads give {at[large]:.2f}x at {human_bytes(large)}")
-    if small != large:
-        text += f" but {at[small]:.2f}x at {human_bytes(small)}"
-        if at[small] < 0.9 * at[large]:
-            text += (": a small buffer is encrypted in microseconds, so starting and joining the threads costs "
-                     "as much as the work")
-    text += (". Each core has its own caches and AES tables fit in them, so there is no shared bus to "
-             "saturate; with so few CPUs the curve cannot show where memory bandwidth would stop it.")
+    text = f"On {host}, {top} threads over one: " + "; ".join(parts) + "."
+    if small_slow:
+        text += (" A small buffer is encrypted in microseconds, so starting and joining the threads costs "
+                 "as much as the work.")
+    text += (" Each core has its own caches and the cipher tables fit in them, so there is no shared bus to "
+             "saturate" + (f"; with {cpu_count} CPUs the curve cannot show where memory bandwidth would stop it."
+                           if cpu_count and cpu_count <= 4 else "."))
     return [text]
 
 

@@ -8,7 +8,11 @@ steps the fast engine rather than the cycle-stepped reference model.
 - the reference model's speed on the same loop (cycles per second, on a shorter run), and what that
   makes of the whole run;
 - one `step` at the prompt: without breakpoints, and with one (each breaking advance copies the
-  machine's state first, so it costs about one copy of the memory: 4 MiB by default).
+  machine's state first, so it costs about one copy of the memory: 4 MiB by default);
+- going back (the debugger's history: 64 MiB of checkpoints, the default 1M-word memory): a whole
+  run recorded against one not recorded, `goto` to the middle of the run, and from the end
+  `reverse-stepi` and `reverse-continue` to a breakpoint in the middle; `next` over the call
+  f = fib(20) of fib.rz (21,891 calls: one engine run to a return trap) and `reverse-next` back.
 
 Run: make bench   (or .venv/bin/python bench/bench_stepping.py)
 """
@@ -101,6 +105,60 @@ def main() -> None:
     breaking_step = (time.perf_counter() - t0) / n
     print(f"one step, 1M words of memory: {plain_step * 1e6:.1f} us; with a breakpoint set: "
           f"{breaking_step * 1e6:.1f} us")
+    history(prog, cycles)
+
+
+def history(prog, cycles: int) -> None:
+    from s2mc.simulator.debugger import HISTORY_BYTES, Debugger
+
+    cfg = dict(cores=CORES, max_cycles=1 << 40)             # the default memory, as `s2mc debug`
+
+    def recorded(history_bytes):
+        def run():
+            Stepper(prog, history=history_bytes, **cfg).cont()
+        return run
+    plain, rec = best(recorded(0), 3), best(recorded(HISTORY_BYTES), 3)
+    s = Stepper(prog, history=HISTORY_BYTES, **cfg)
+    s.cont()
+    print(f"a whole run, not recorded: {plain:.3f} s; recorded: {rec:.3f} s ({rec / plain:.2f}x), "
+          f"{len(s.checkpoints)} checkpoints kept, {s._spacing:,} cycles apart")
+
+    def middle():
+        s.goto(cycles // 2)
+        s.goto(cycles)           # and forward again, from the last checkpoint
+    print(f"goto the middle and back to the end: {best(middle, 3) * 1e3:.1f} ms")
+    d = Debugger(Stepper(prog, history=HISTORY_BYTES, **cfg))
+    d.execute("continue")
+    t0 = time.process_time()
+    out = d.execute("reverse-stepi")
+    print(f"reverse-stepi from the end: {(time.process_time() - t0) * 1e3:.1f} ms ({out.splitlines()[-1]})")
+    d.execute("continue")
+    mid = Stepper(prog, **cfg)
+    mid.run_until(cycles // 2)
+    pc = mid.core(0).pc
+    d.execute(f"break *{pc} core 0")
+    t0 = time.process_time()
+    out = d.execute("reverse-continue")
+    print(f"reverse-continue from the end to a breakpoint of every loop turn: "
+          f"{(time.process_time() - t0) * 1e3:.1f} ms ({out.splitlines()[-1]})")
+
+    from s2mc.compiler import compile as compile_rz
+    from s2mc.workloads.examples import resolve
+    with open(resolve("fib.rz")) as f:
+        source = f.read()
+    fib = compile_rz(source, filename="fib.rz", debug=True).program
+
+    def over():
+        d = Debugger.for_program(fib, source=source)
+        for line in ("break 9", "continue", "delete 1"):
+            d.execute(line)
+        t0 = time.process_time()
+        d.execute("next")
+        t1 = time.process_time()
+        d.execute("reverse-next")
+        return t1 - t0, time.process_time() - t1
+    forward, back = min(over() for _ in range(3))
+    print(f"fib.rz: next over f = fib(20): {forward * 1e3:.1f} ms; reverse-next back over it: {back * 1e3:.1f} ms")
 
 
 if __name__ == "__main__":

@@ -23,7 +23,8 @@ import click
 from click.core import ParameterSource
 
 from s2mc.simulator.params import PARAMS
-from s2mc.workloads.cipher_sim.grid import PRESETS, AesGrid, format_tables, run_grid, timeline_files
+from s2mc.workloads.cipher_sim.grid import (PRESETS, AesGrid, format_tables, run_grid, timeline_files,
+                                            vcd_files)
 from s2mc.workloads.cipher_sim.runner import (ALL_STYLES, CIPHERS, DIRECTIONS, KEY_EXPANSIONS, MODES,
                                              PARTITIONS, STYLES)
 
@@ -50,6 +51,20 @@ _PRESET_OPTIONS = {"cores": "cores", "sizes": "sizes", "key_bits": "key_bits", "
                    "directions": "directions", "styles": "styles", "partitions": "partitions",
                    "latencies": "mem_latencies", "arbitrations": "arbitrations", "opts": "opts",
                    "key_expansions": "key_expansions"}
+
+
+def _left_paper_setting(preset: str, ctx, fields: dict) -> list[str]:
+    """The options given beside a preset that take its runs out of the paper's configuration (another
+    mode, key size, direction, style, partition or memory latency: seed003.comparison finds no run of the
+    paper's setting then), as they were typed (['--mode ctr', '--mem-latency 4'])."""
+    paper = {"modes", "key_bits", "directions", "styles", "partitions", "mem_latencies"}
+    out = []
+    for option, field in _PRESET_OPTIONS.items():
+        if field in paper and ctx.get_parameter_source(option) is not ParameterSource.DEFAULT \
+                and set(fields[field]) != set(PRESETS[preset][field]):
+            param = next(p for p in ctx.command.params if p.name == option)
+            out.append(f"{param.opts[0]} {','.join(str(v) for v in fields[field])}")
+    return out
 
 
 def grid_options(styles: tuple[str, ...], style_default: str | None, style_help: str, experiment: str = "aes"):
@@ -175,16 +190,24 @@ def run_command(ctx, command, ciphers, *, cores, sizes, key_bits, modes, directi
                           progress=not quiet and sys.stderr.isatty(), vcd=vcd, timeline=timeline,
                           timeline_window=(from_cycle, to_cycle), desc=f"s2mc {command}")
     wall = time.perf_counter() - t0
+    left = _left_paper_setting(preset, ctx, fields) if preset else []
+    if left:   # after the runs: a preset that cannot run at all says only why
+        click.echo(f"s2mc {command} --preset {preset}: {', '.join(left)} leave{'s' if len(left) == 1 else ''} "
+                   "the paper's setting, so no comparison with the paper is printed for these runs", err=True)
     sim_s = sum(r.sim_seconds for r in runs)
     instr = sum(r.result.instructions for r in runs)
     # Two significant digits: a short SystemC run simulates well under 1 MIPS, never "0 MIPS".
     click.echo(f"s2mc {command}: {len(runs)} runs checked against cryptography in {wall:.1f} s "
                f"({sim_s:.2g} s simulating, {float(f'{instr / max(sim_s, 1e-9) / 1e6:.2g}'):g} MIPS)",
                err=True)
-    if timeline and len(runs) > 1:
+    # like every other output: say where each file went (and, for several, which run it holds)
+    if timeline:
         for name, r in zip(timeline_files(grid, timeline), runs):
-            click.echo(f"timeline {name}: {r.config.workload} {r.config.variant}, {r.config.cores} cores, "
-                       f"{r.nbytes} bytes", err=True)
+            click.echo(f"wrote {name}" + (f": {r.config.workload} {r.config.variant}, {r.config.cores} cores, "
+                                          f"{r.nbytes} bytes" if len(runs) > 1 else ""), err=True)
+    if vcd:
+        for name in vcd_files(grid, vcd):
+            click.echo(f"wrote {name}", err=True)
 
     seed_text, seed_rows = seed003.comparison(runs)
     if out_path:

@@ -20,7 +20,10 @@ from .options import OutputFile
 @click.option("-O1", "opt", flag_value=1, default=True,
               help="Register allocation, constant folding, redundant load/store/move removal "
                    "(default).")
-def compile_cmd(source, output, opt):
+@click.option("-g", "debug", is_flag=True,
+              help="Also write the line table and the variables' places (directives the assembler and "
+                   "`s2mc debug` read); the instructions are the same.")
+def compile_cmd(source, output, opt, debug):
     """Compile an Rz program (or a bundled example by name) to S2 assembly."""
     from s2mc.compiler import compile as compile_rz
     from s2mc.workloads.examples import bundled
@@ -29,7 +32,7 @@ def compile_cmd(source, output, opt):
         raise S2mcError(f"{source}: expected an Rz source file ending in .rz")
     example = bundled(source)
     text = read_text(example.path if example else source)   # not UTF-8: one line naming the line
-    result = compile_rz(text, opt=opt, filename=source)
+    result = compile_rz(text, opt=opt, filename=source, debug=debug)
     # a bundled example's assembly goes into this folder, never into the package
     out = output or str(Path(example.name if example else source).with_suffix(".s"))
     write_output(out, result.asm, what="assembly")

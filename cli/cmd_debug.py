@@ -1,9 +1,14 @@
 """`s2mc debug PROG`: step a program on the simulated multicore at a gdb-like prompt (docs/debugger.md)."""
 from __future__ import annotations
 
+import os
+import signal
 import sys
 
 import click
+
+from s2mc.isa import read_text
+from s2mc.workloads.examples import resolve
 
 from .cmd_sim import load_any
 from .options import cache_options, machine_option
@@ -22,21 +27,27 @@ PROMPT = "(s2mc) "
 @cache_options
 @click.option("-O", "opt", default=1, show_default=True, type=click.IntRange(0, 1), help="Rz optimisation level.")
 def debug(program, cores, mem_latency, arbitration, engine, max_cycles, mem_words, opt, **cache):
-    """Step a .rz, .s or .obj program cycle by cycle: breakpoints, watches, registers, memory, the bus.
+    """Step a .rz, .s or .obj program: by cycles, instructions or Rz lines, forward and back;
+    breakpoints on lines, functions and labels, watches, variables, registers, memory, the bus.
+    A .rz is compiled with its debug information (compile -g), and so speaks Rz.
 
     Reads commands (`help` lists them) from the terminal, or from stdin when it is not one, so a
     script can drive it: printf 'break acquire core 1\\ncontinue\\nregs\\n' | s2mc debug spin_lock.s --cores 2"""
-    from s2mc.simulator.debugger import Debugger
+    from s2mc.simulator.debugger import HISTORY_BYTES, Debugger
     from s2mc.simulator.stepping import Stepper
 
-    prog = load_any(program, opt)
-    stepper = Stepper(prog, cores=cores, mem_latency=mem_latency, arbitration=arbitration, max_cycles=max_cycles,
-                      mem_words=mem_words, engine=engine, **cache)
+    prog, source = load_any(program, opt, debug=True), None
+    path = resolve(program)
+    if path.endswith(".rz"):
+        source = read_text(path)
+    stepper = Stepper(prog, history=HISTORY_BYTES, cores=cores, mem_latency=mem_latency, arbitration=arbitration,
+                      max_cycles=max_cycles, mem_words=mem_words, engine=engine, **cache)
     tty = sys.stdin.isatty()
-    d = Debugger(stepper, out=click.echo, err=lambda line: click.echo(line, err=True))
+    # gdb repeats the last command on Enter at a terminal only; a script's blank lines do nothing
+    d = Debugger(stepper, out=click.echo, err=lambda line: click.echo(line, err=True), source=source,
+                 source_dir=os.path.dirname(os.path.abspath(path)), repeat_empty=tty)
     if tty:
         import readline  # noqa: F401  (line editing and history for input())
-        import signal
         # A shell that starts us in the background (cmd &, some CI runners) leaves SIGINT ignored and Python
         # then never raises KeyboardInterrupt; at an interactive prompt Ctrl-C must always give a new prompt.
         signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -53,7 +64,15 @@ def debug(program, cores, mem_latency, arbitration, engine, max_cycles, mem_word
             continue
         if not tty and not line:    # the end of the script
             break
-        if not d.execute(line):
+        if tty:                     # Ctrl-C during a command: the stepper stops at its next pause, whole
+            stepper.interruptible = True
+            signal.signal(signal.SIGINT, lambda *_: stepper.request_stop())
+        try:
+            d.execute(line)
+        finally:
+            if tty:
+                signal.signal(signal.SIGINT, signal.default_int_handler)
+        if d.finished:
             break
 
 

@@ -56,7 +56,8 @@ def demo(results_dir, report_dir, full, skip, quiet):
                         "speedup (paper)") if c in main]
     click.echo(rep.md_table(main[cols]))
     click.echo("")
-    _caches_summary(out["records"])
+    if out.get("records") is not None:
+        _caches_summary(out["records"])
     if skipped:
         click.echo("Skipped: " + "; ".join(skipped))
     click.echo(f"{len(ran)} result files in {results}/, {len(out['plots'])} plots; "

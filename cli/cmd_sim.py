@@ -132,10 +132,11 @@ def disasm(objfile):
     click.echo(disassemble(load_program(objfile)), nl=False)
 
 
-def load_any(path: str, opt: int):
-    """A Program from .rz (compiled), .s (assembled) or .obj; a bundled example by name too."""
+def load_any(path: str, opt: int, debug: bool = False):
+    """A Program from .rz (compiled; with debug information when `debug`), .s (assembled) or .obj;
+    a bundled example by name too."""
     from s2mc.workloads.examples import load
-    return load(path, opt)
+    return load(path, opt, debug=debug)
 
 
 def _print_table(res) -> None:
@@ -241,7 +242,7 @@ def run(program, cores, mem_latency, arbitration, engine, max_cycles, mem_words,
         raise S2mcError("--vcd needs --engine systemc")
     sweep = len(cores) > 1
     from tqdm import tqdm
-    results, t0 = [], time.perf_counter()
+    results, written, t0 = [], [], time.perf_counter()
     with tqdm(total=len(cores), desc="s2mc run", unit="run", leave=False,
               disable=not sweep or quiet or not sys.stderr.isatty()) as bar:
         for n in cores:
@@ -258,7 +259,12 @@ def run(program, cores, mem_latency, arbitration, engine, max_cycles, mem_words,
             results.append(res)
             bar.set_postfix_str(f"{n} cores")
             bar.update(1)
+            for f in (trace_n, vcd_n, timeline_n):
+                if f and f != STDOUT:
+                    written.append(f)
     wall = time.perf_counter() - t0
+    for f in written:   # like every other output: say where it went
+        click.echo(f"wrote {f}", err=True)
     if out_path:
         _write_records(results, program, out_path, experiment, opt, wall)
     if as_json:

@@ -45,8 +45,10 @@ def frontend(source: str, filename: str = "<input>") -> astnodes.Program:
 
 
 @deep     # the recursive passes get their stack once for the whole pipeline (nesting.py)
-def compile(source: str, opt: int = 1, filename: str = "<input>") -> Compiled:  # noqa: A001
-    """Compile Rz source to S2 assembly and a loadable Program."""
+def compile(source: str, opt: int = 1, filename: str = "<input>", debug: bool = False) -> Compiled:  # noqa: A001
+    """Compile Rz source to S2 assembly and a loadable Program. With `debug` (compile -g) the
+    assembly also carries the line table and the variables' places, and so does the Program
+    (program.debug); the instructions are the same."""
     if opt not in OPT_LEVELS:
         raise CompileError(filename, 1, 1, f"unknown optimisation level -O{opt} (use -O0 or -O1)")
     tokens = tokenize(source, filename)
@@ -56,11 +58,13 @@ def compile(source: str, opt: int = 1, filename: str = "<input>") -> Compiled:  
     ir = generate(folded, opt, filename)
     if opt >= 1:
         ir.functions = [peephole(code) for code in ir.functions]
-    asm = ir.render()
+    asm = ir.render(debug)
     asm_name = filename.rsplit(".", 1)[0] + ".s"
     try:
         program = assemble(asm, asm_name)
     except AsmError as exc:
+        if debug:                 # the same error, as the text without directives names it
+            compile(source, opt, filename)
         raise _at_inline_asm(exc, asm, asm_name, ir.functions, filename) from None
     return Compiled(asm, program, checked, layout(checked.globals))
 

@@ -120,6 +120,7 @@ class FunctionGen:
         # main never called by anyone: the startup code needs nothing preserved
         self.save_nothing = self.opt >= 1 and fn.name == "main" and not cg.main_is_called
         self.frame_regs: list[str] = []
+        self.line: int | None = None             # the statement being generated (debug info)
 
     # -- frame -------------------------------------------------------------------------------
     @property
@@ -160,8 +161,8 @@ class FunctionGen:
     def target(self, dest, cls: str) -> str:
         return dest if dest is not None else self.alloc(cls)
 
-    def emit(self, op: str, *args, mem=None, comment: str = "") -> None:
-        self.code.append(Ins(op, args, mem, comment))
+    def emit(self, op: str, *args, mem=None, comment: str = "", line=...) -> None:
+        self.code.append(Ins(op, args, mem, comment, self.line if line is ... else line))
 
     def label(self, name: str) -> None:
         self.code.append(Ins("label", [name]))
@@ -179,12 +180,12 @@ class FunctionGen:
     def generate(self) -> list[Ins]:
         body = self.code
         self.block(self.fn.body)
-        self.emit("mov", RETVAL, "r0", comment="falling off the end returns 0")
+        self.emit("mov", RETVAL, "r0", comment="falling off the end returns 0", line=None)
         self.code = []
         saved = [] if self.save_nothing else sorted(self.used_saved, key=lambda r: int(r[1:]))
         self.frame_regs = saved
         m, k = self.n_spill, len(saved)
-        size = m + k + 1
+        size = self.frame_size = m + k + 1
         pro, epi = [], []
         for i, r in enumerate(saved):
             pro.append(Ins("st", [r, f"@{1 + m + i}", FP]))  # old fp: fp has not moved yet
@@ -214,6 +215,8 @@ class FunctionGen:
         homes = ", ".join(f"{n}={h}" for n, h in self.home.items()) or "none"
         head = [Ins("label", [self.fn.name]),
                 Ins("asm", [f"; {self.fn.name}({', '.join(params)})  locals: {homes}"])]
+        for ins in head + pro:                   # the entry code belongs to the function's line
+            ins.line, ins.prologue = self.fn.line, True
         return head + pro + body + [Ins("label", [self.exit_label])] + epi
 
     # -- statements --------------------------------------------------------------------------
@@ -222,6 +225,13 @@ class FunctionGen:
             self.statement(s)
 
     def statement(self, s) -> None:
+        outer, self.line = self.line, s.line
+        try:
+            self._statement(s)
+        finally:
+            self.line = outer
+
+    def _statement(self, s) -> None:
         if isinstance(s, A.Assign):
             self.assign(s)
         elif isinstance(s, A.If):
@@ -229,7 +239,7 @@ class FunctionGen:
             self.branch(s.cond, else_label, False)
             self.block(s.then)
             if s.else_:
-                self.emit("jmp", end)
+                self.emit("jmp", end, line=None)      # no statement of its own: steps pass it
                 self.label(else_label)
                 self.block(s.else_)
                 self.label(end)
@@ -241,7 +251,7 @@ class FunctionGen:
                 self.label(top)
                 self.branch(s.cond, end, False)
                 self.block(s.body)
-                self.emit("jmp", top)
+                self.emit("jmp", top, line=None)
                 self.label(end)
             else:
                 self.emit("jmp", test)
@@ -585,7 +595,7 @@ class FunctionGen:
             return h
         for line in ASM_REF.sub(sub, s.value).splitlines():
             if line.strip():   # the comment is the string's place: compile() reports errors there
-                self.code.append(Ins("asm", [line.strip()], comment=(s.line, s.col)))
+                self.code.append(Ins("asm", [line.strip()], comment=(s.line, s.col), line=self.line))
 
 
 class CodeGen:
@@ -593,6 +603,8 @@ class CodeGen:
         self.prog, self.opt, self.filename = prog, opt, filename
         self.map: MemoryMap = layout(prog.globals)
         self.labels = 0
+        self.homes: dict[str, dict[str, str]] = {}   # function -> local -> "rN" or "@D" (from fp)
+        self.frames: dict[str, int] = {}             # function -> words its entry code moves fp up
         self.main_is_called = any(isinstance(n, A.Call) and n.name == "main" for n in A.walk(prog))
 
     def new_label(self) -> str:
@@ -604,7 +616,11 @@ class CodeGen:
         while True:
             start = self.labels
             try:
-                return FunctionGen(self, fn, n).generate()
+                gen = FunctionGen(self, fn, n)
+                code = gen.generate()
+                self.homes[fn.name] = {name: str(h) for name, h in gen.home.items()}
+                self.frames[fn.name] = gen.frame_size if gen.moves_fp else 0
+                return code
             except _OutOfRegisters:
                 self.labels = start
                 if n == 0:
@@ -649,7 +665,9 @@ class Generated:
     def __init__(self, cg: CodeGen, functions: list[list[Ins]]):
         self.cg, self.functions = cg, functions
 
-    def render(self) -> str:
+    def render(self, debug: bool = False) -> str:
+        """The assembly text; with `debug`, also the directives that carry the line table and
+        the variables' places (docs/isa.md, "Debug information"): the same instructions."""
         cg, m = self.cg, self.cg.map
         globals_ = f"globals {DATA_BASE}..{m.data_end - 1}" if m.data_end > DATA_BASE else "no globals"
         lines = [f"; compiled by s2mc from {cg.filename} at -O{cg.opt}",
@@ -660,12 +678,34 @@ class Generated:
                  ".symbol"]
         lines += [f"  {name} {num}" for name, num in SPECIAL.items()]
         lines += cg.data()
+        if debug:
+            lines.append(f'.file "{_file_name(cg.filename)}"')
+            lines += [f".var {g.name} {g.name} {1 if g.size is None else g.size}" for g in cg.prog.globals]
         lines.append(".code 0")
         lines += [i.render() for i in cg.startup()]
-        for code in self.functions:
-            lines += [i.render() for i in code]
+        for fn, code in zip(cg.prog.functions, self.functions):
+            if not debug:
+                lines += [i.render() for i in code]
+                continue
+            lines.append(f".func {fn.name} {fn.line} {cg.frames[fn.name]} {len(fn.params)}")
+            lines += [f"  .var {name} {home}" for name, home in cg.homes[fn.name].items()]
+            line, entry = ..., True
+            for ins in code:
+                if ins.op != "label":
+                    if entry and not ins.prologue:
+                        lines.append("  .body")
+                        entry = False
+                    if ins.line != line:
+                        lines.append(f"  .line {ins.line or 0}")
+                        line = ins.line
+                lines.append(ins.render())
         lines.append(".end")
         return "\n".join(lines) + "\n"
+
+
+def _file_name(name: str) -> str:
+    """The source's name as a .file directive can quote it (no quote, no comment mark)."""
+    return "".join("_" if c in '";\n' else c for c in name)
 
 
 @deep   # expr/statement recurse per AST level (nesting.py)

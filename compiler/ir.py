@@ -29,12 +29,20 @@ _REG = re.compile(r"(r([0-9]|[12][0-9]|3[01])|retval|fp|sp|rads)$")
 
 class Ins:
     """One assembly line: an instruction, a label (op 'label'), or raw asm text (op 'asm').
-    Passes make a new Ins rather than change one (its table row is looked up once)."""
-    __slots__ = ("op", "args", "mem", "comment", "_row")
+    Passes make a new Ins rather than change one (its table row is looked up once), with
+    `derived`, which keeps where it came from: `line`, the Rz line (None: no statement, like an
+    epilogue), and `prologue`, part of the function's entry code (the debug info, compile -g)."""
+    __slots__ = ("op", "args", "mem", "comment", "line", "prologue", "_row")
 
-    def __init__(self, op: str, args=(), mem=None, comment: str = ""):
+    def __init__(self, op: str, args=(), mem=None, comment: str = "", line: int | None = None,
+                 prologue: bool = False):
         self.op, self.args, self.mem, self.comment = op, list(args), mem, comment
+        self.line, self.prologue = line, prologue
         self._row = _UNKNOWN
+
+    def derived(self, op: str, args, mem=None, comment: str = "") -> "Ins":
+        """A new instruction in this one's place: same line, same part of the function."""
+        return Ins(op, args, mem, comment, self.line, self.prologue)
 
     def render(self) -> str:
         if self.op == "label":

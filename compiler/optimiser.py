@@ -179,7 +179,7 @@ def _forget_memory(code) -> list:
             if key is not None and key in mem:
                 held = mem[key][0]
                 if held != dst:
-                    out.append(type(ins)("mov", [dst, held], comment="reused load"))
+                    out.append(ins.derived("mov", [dst, held], comment="reused load"))
                     kill_reg(dst)
                 continue
             out.append(ins)
@@ -268,10 +268,10 @@ def _jumps(code) -> list:
         if ins.op in ("jmp", "jt", "jf"):
             tgt = resolve(ins.args[-1])
             if tgt != ins.args[-1]:
-                ins = type(ins)(ins.op, [*ins.args[:-1], tgt], ins.mem, ins.comment)
+                ins = ins.derived(ins.op, [*ins.args[:-1], tgt], ins.mem, ins.comment)
             tail = short_tail(tgt) if ins.op == "jmp" else None
             if tail is not None:                   # jump to a short epilogue: copy it here
-                out.extend(type(t)(t.op, t.args, t.mem, t.comment) for t in tail)
+                out.extend(t.derived(t.op, t.args, t.mem, t.comment) for t in tail)
                 i += 1
                 while i < len(code) and code[i].op not in ("label", "asm"):
                     i += 1
@@ -287,7 +287,7 @@ def _jumps(code) -> list:
             if ins.op in ("jt", "jf") and i + 2 < len(code) and code[i + 1].op == "jmp" \
                     and code[i + 2].op == "label" and code[i + 2].args[0] == tgt:
                 inv = "jf" if ins.op == "jt" else "jt"
-                out.append(type(ins)(inv, [ins.args[0], resolve(code[i + 1].args[0])]))
+                out.append(ins.derived(inv, [ins.args[0], resolve(code[i + 1].args[0])]))
                 i += 2
                 continue
         out.append(ins)
@@ -428,7 +428,7 @@ def _copy_propagate(code) -> list:
                 if mem is not None and mem[1] is not None:
                     mem = (mem[0], tuple(rename.get(x, x) if isinstance(x, str) else x
                                          for x in mem[1]))
-                ins = type(ins)(ins.op, args, mem, ins.comment)
+                ins = ins.derived(ins.op, args, mem, ins.comment)
         _, defs = _uses_defs(ins)
         for d in defs:
             for k in [k for k, v in copies.items() if k == d or v == d]:

@@ -3,16 +3,21 @@ prediction before the measurement, the instructor's answers with the exact numbe
 auto-check that runs a student's notebook and says, per section, whether the measured values are
 right and how far the predictions were.
 
-    python -m s2mc.experiments.lab write docs/lab          # worksheet.ipynb and answers.ipynb
-    python -m s2mc.experiments.lab check student.ipynb     # or: s2mc lab check student.ipynb
+    s2mc lab write --to docs/lab        # worksheet.ipynb and answers.ipynb
+    s2mc lab check student.ipynb        # run it, mark it: exit 1 unless every exercise is done
+    lab.grade({"predict": {...}, "measured": {...}})   # the marking alone, for any front end
 
+A lab is done when every exercise has a prediction and a right measurement: an unchanged worksheet
+(every prediction None) fails.
 The truth is computed here, fresh, from the simulator (deterministic to the cycle), never stored.
 A quantity measured on real hardware (timing) is reported but not marked right or wrong.
 """
 from __future__ import annotations
 
 import json
+import re
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -192,6 +197,7 @@ def write(folder: str | Path) -> list[Path]:
 
 # -- the check ----------------------------------------------------------------------------------------
 
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")   # the colour codes of IPython's tracebacks
 _DUMP = ("import json as _json\nprint('S2MC-LAB ' + _json.dumps({'predict': globals().get('predict', {}), "
          "'measured': globals().get('measured', {})}, default=str))")
 
@@ -210,11 +216,21 @@ def execute(path: str | Path, timeout: int = 600) -> dict:
     nb.cells.append(nbformat.v4.new_code_cell(_DUMP))
     client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=False,
                             resources={"metadata": {"path": str(path.parent.resolve())}})
-    try:
-        client.execute()
-    except CellExecutionError as exc:
-        last = [line for line in str(exc).splitlines() if line.strip()][-1]
-        raise S2mcError(f"{path}: a cell failed: {last[:200]}") from None
+    # The kernel's own stderr (warnings of the Jupyter machinery, such as its TCP ports) goes to a file:
+    # the student's errors come back as cell outputs, and only the last line of it is shown if the
+    # kernel dies.
+    with tempfile.TemporaryFile("w+") as kernel_err:
+        try:
+            client.execute(stderr=kernel_err)
+        except CellExecutionError as exc:
+            text = _ANSI.sub("", str(exc))
+            last = [line for line in text.splitlines() if line.strip()][-1]
+            raise S2mcError(f"{path}: a cell failed: {last[:200]}") from None
+        except (RuntimeError, TimeoutError) as exc:     # the kernel died or did not start
+            kernel_err.seek(0)
+            tail = [line for line in _ANSI.sub("", kernel_err.read()).splitlines() if line.strip()][-1:]
+            raise S2mcError(f"{path}: the notebook's kernel failed: {_ANSI.sub('', str(exc))[:200]}"
+                            + (f" ({tail[0][:200]})" if tail else "")) from None
     for output in nb.cells[-1].get("outputs", []):
         for line in output.get("text", "").splitlines():
             if line.startswith("S2MC-LAB "):
@@ -232,21 +248,52 @@ class Mark:
     predicted: float | None
     error: float | None           # |predicted - expected| / |expected|
 
+    @property
+    def verdict(self) -> str:
+        """right | WRONG | missing (no measurement) | timing (not checked)."""
+        if self.right is None:
+            return "timing"
+        return "right" if self.right else "WRONG" if self.measured is not None else "missing"
 
-def check(path: str | Path, timeout: int = 600) -> list[Mark]:
-    """Execute a student's notebook and mark every quantity against a fresh measurement here."""
-    got = execute(path, timeout)
+    @property
+    def done(self) -> bool:
+        """A finished exercise: a prediction made, and the measurement right (a timing: made)."""
+        return self.predicted is not None and self.right is not False and self.measured is not None
+
+
+def exercises() -> list[dict]:
+    """The lab's exercises, one per quantity to predict and measure, in order: what a front end (the
+    notebook, a browser lab) shows and runs. Each: name, section, asks, code (the measurement: sets
+    measured[name]), exact (False: a timing, not marked), digits (the precision it is marked to)."""
+    return [{"name": q.name, "section": sec.title, "asks": q.asks, "code": q.code, "exact": q.exact,
+             "digits": q.digits} for sec, q in quantities()]
+
+
+def grade(answers: dict, truths: dict | None = None) -> list[Mark]:
+    """Mark a student's answers, {"predict": {name: number}, "measured": {name: number}} (a missing or
+    None prediction or measurement: not done), against the right values (`truths`: name -> value,
+    default measured now). One Mark per exercise, in exercises() order; passed() says whether the
+    whole lab is done."""
+    predict, measured = answers.get("predict") or {}, answers.get("measured") or {}
     marks = []
     for sec, q in quantities():
-        expected = q.truth()
-        m, p = got["measured"].get(q.name), got["predict"].get(q.name)
-        m = _number(m)
-        p = _number(p)
+        expected = truths[q.name] if truths and q.name in truths else q.truth()
+        m, p = _number(measured.get(q.name)), _number(predict.get(q.name))
         right = None if not q.exact else (m is not None and abs(m - expected) <= 0.5 * 10 ** -q.digits)
         ref = expected if q.exact or m is None else m
         error = None if p is None else abs(p - ref) / abs(ref) if ref else abs(p - ref)
         marks.append(Mark(sec.title, q.name, expected, m, right, p, error))
     return marks
+
+
+def passed(marks: list[Mark]) -> bool:
+    """Every exercise done: each prediction made and each measurement present and right."""
+    return bool(marks) and all(k.done for k in marks)
+
+
+def check(path: str | Path, timeout: int = 600) -> list[Mark]:
+    """Execute a student's notebook and mark every quantity against a fresh measurement here."""
+    return grade(execute(path, timeout))
 
 
 def _number(v):
@@ -260,16 +307,27 @@ def format_marks(marks: list[Mark]) -> str:
     head = ["section", "quantity", "expected", "measured", "", "predicted", "off by"]
     rows = []
     for k in marks:
-        verdict = "timing" if k.right is None else ("right" if k.right else "WRONG" if k.measured is not None
-                                                   else "missing")
-        rows.append([k.section.split(".")[0], k.name, f"{k.expected:g}", "-" if k.measured is None else f"{k.measured:g}",
-                     verdict, "-" if k.predicted is None else f"{k.predicted:g}",
+        rows.append([k.section.split(".")[0], k.name, f"{k.expected:g}",
+                     "-" if k.measured is None else f"{k.measured:g}", k.verdict,
+                     "no prediction" if k.predicted is None else f"{k.predicted:g}",
                      "-" if k.error is None else f"{k.error:.0%}"])
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in [head, *rows]]
     right = sum(k.right is True for k in marks)
     checked = sum(k.right is not None for k in marks)
     guessed = [k.error for k in marks if k.error is not None]
-    lines.append(f"{right}/{checked} measurements right; {len(guessed)} predictions"
+    lines.append(f"{right}/{checked} measurements right; {len(guessed)}/{len(marks)} predictions made"
                  + (f", median {sorted(guessed)[len(guessed) // 2]:.0%} off" if guessed else ""))
+    undone = [k for k in marks if not k.done]
+    if undone:
+        no_pred = [k.name for k in undone if k.predicted is None]
+        bad = [k.name for k in undone if k.predicted is not None]
+        why = []
+        if no_pred:
+            why.append(f"no prediction for {', '.join(no_pred)} (replace None in its predict cell)")
+        if bad:
+            why.append(f"measurement wrong or missing for {', '.join(bad)}")
+        lines.append(f"NOT DONE: {len(undone)} of {len(marks)} exercises unfinished: " + "; ".join(why) + ".")
+    else:
+        lines.append(f"DONE: all {len(marks)} exercises predicted and measured.")
     return "\n".join(lines)

@@ -24,8 +24,8 @@ Seed 002 (Figure 10): five 128-bit block ciphers on a Core i7-2600K (4 cores, 8
 hyper-threads) at 1, 4 and 8 OpenMP threads, in Gbit/s. The figure's bars were not transcribed (the
 seed text keeps only SC2000's 7.1 Gbit/s at 8 threads, AES-NI's 44.2 Gbit/s at 4 threads and "4
 threads: nearly 4x; 8 threads: +7 to 34 % over 4"). Ours: `native.bench_ctr` (timed in C++, the
-best of repeats) on one buffer split over 1, 2, 4 and 8 threads -- this host has 2 CPUs, so 4 and 8
-are oversubscribed -- for each (cipher, implementation) of `SEED002_CPU_CIPHERS`: the table-based
+best of repeats) on one buffer split over 1, 2, 4 and 8 threads (those beyond the host's CPUs are
+oversubscribed) for each (cipher, implementation) of `SEED002_CPU_CIPHERS`: the table-based
 AES (the paper's Figure 10 AES was OpenSSL's table code), AES with this CPU's best instructions
 (against the paper's AES-NI figure), Camellia with SP tables (seed 002's approach) and Camellia with
 this CPU's best (AES-NI S-boxes where it has them).
@@ -216,13 +216,17 @@ def main(argv: list[str] | None = None) -> int:
     records.write(df, args.out, params=dict(command="seeds_native", quick=args.quick))
     ref = seeds.load_reference()
     pd.set_option("display.width", 200)
-    for s in summary_sentences(df, ref):
+    from s2mc.analysis.records import environment
+    from s2mc.analysis.seeds_native import host_phrase
+    env = environment()
+    host = host_phrase(env.get("host_cpu_count"), env.get("host_cpu"))
+    for s in summary_sentences(df, ref, host):
         print(s)
     print(seed004_beside(df, ref).to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     if (df["variant"] == "sequential/total").any():
         print(seed001_beside(df, ref, "total").to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     print(seed001_beside(df, ref, "encryption-only").to_string(index=False, float_format=lambda v: f"{v:.4g}"))
-    for s in seed002_sentences(df, ref):
+    for s in seed002_sentences(df, ref, host, env.get("host_cpu_count")):
         print(s)
     print(seed002_beside(df, ref).to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     print(f"records: {args.out}", file=sys.stderr)

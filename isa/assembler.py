@@ -6,6 +6,12 @@
     .stacks B W N      N per-core stack regions of W words from B (core c's: B + c*W ..): the
                        simulator faults stack_overflow on a core's access to another's (docs/isa.md)
     .end               end of source
+    .file "NAME"       debug information (compile -g; isa/debuginfo.py, docs/isa.md): the source
+    .func NAME LINE F P  file, a function from here (declared at LINE; its entry code moves fp up
+                       F words, 0: none; its first P .vars are its parameters) to the next .func or the
+    .body              segment's end, where its body starts, the source line of the instructions
+    .line N            from here on (0: none), and a variable's place: in a .func a register or
+    .var NAME PLACE    @D (the word at fp + D), outside one a data label and its size in words
     :label             defines label at the current location (may precede an instruction)
     .word v ...        raw words, in .code too: the disassembler writes every word that is no
                        instruction (or would not reassemble to itself) this way
@@ -23,12 +29,16 @@ from __future__ import annotations
 import re
 
 from s2mc.common.errors import S2mcError, excerpt
+
+from .debuginfo import DebugInfo, Func, Var
 from .instructions import ADS_MAX, BY_MNEMONIC, IMM_MAX, IMM_MIN, MOV_MAX, MOV_MIN, Instr, encode
 from .program import (ADDRESSES, NAME as _NAME, REGISTER_NAME as _REGISTER_NAME, Program, Segment, Stacks,
                       Symbol, stacks_problem)
 
 _NUMBER = re.compile(r"([+-]?)(?:0x([0-9a-f]+)|([0-9]+))")
 _IN_SEGMENT = (".word", ".space")   # the directives that place words in a .code or .data segment
+_DEBUG = (".file", ".func", ".body", ".line", ".var")   # debug information (isa/debuginfo.py)
+_FILE = re.compile(r'\s*\.file\s+"([^";]*)"\s*(;.*)?$', re.I)
 _MAX_DIGITS = 24                 # more than any field needs; keeps int() off 5000-digit strings
 
 
@@ -62,6 +72,12 @@ class Assembler:
         self.consts: dict[str, int] = {}
         self.labels: dict[str, tuple[int, str]] = {}
         self.stacks: tuple[_Line, list[str]] | None = None   # the .stacks line, read after pass 1
+        # debug information: any directive of it makes program.debug
+        self.debug_seen = False
+        self.file = None
+        self.rows: list[tuple[int, int]] = []
+        self.funcs: list[list] = []            # [name, line, lo, body, hi]
+        self.vars: list[tuple[str | None, _Line, list[str]]] = []   # scope, line, operands
 
     def error(self, line: _Line, msg: str) -> AsmError:
         return AsmError(f"{self.filename}:{line.lineno}: {msg}: '{excerpt(line.text.strip())}'")
@@ -76,8 +92,13 @@ class Assembler:
                 continue
             line = _Line(lineno, raw, text.split())
             toks = line.tokens
+            if toks[0] in (".end", ".code", ".data"):
+                self._close_func(loc)
             if toks[0] == ".end":
                 break
+            if toks[0] in _DEBUG:
+                self.debug_directive(line, raw, section, loc)
+                continue
             if toks[0] in (".code", ".data"):
                 if len(toks) != 2:
                     raise self.error(line, f"{toks[0]} takes one address")
@@ -135,7 +156,76 @@ class Assembler:
                 raise self.error(line, f".{section} segment runs past the last address {ADS_MAX}")
             items.append((section, loc, line, toks))
             loc += size
+        self._close_func(loc)
         return self._pass2(items)
+
+    # -- debug information ------------------------------------------------------------------------
+    def debug_directive(self, line: _Line, raw: str, section, loc: int) -> None:
+        toks = line.tokens
+        self.debug_seen = True
+        if toks[0] == ".file":
+            m = _FILE.match(raw)
+            if not m:
+                raise self.error(line, '.file takes one quoted name (no " or ; in it)')
+            if self.file is not None:
+                raise self.error(line, ".file given twice")
+            self.file = m.group(1)
+            return
+        if toks[0] == ".var":
+            if len(toks) not in (3, 4) or not _NAME.fullmatch(toks[1]):
+                raise self.error(line, ".var takes a name and a place (a register, @D, or a data label and words)")
+            open_ = self.funcs and self.funcs[-1][4] is None
+            self.vars.append((self.funcs[-1][0] if open_ else None, line, toks[1:]))
+            return
+        if section != "code":
+            raise self.error(line, f"{toks[0]} outside .code")
+        if toks[0] == ".func":
+            if len(toks) != 5 or not _NAME.fullmatch(toks[1]):
+                raise self.error(line, ".func takes a name, its source line, its frame's size and "
+                                       "its number of parameters")
+            self._close_func(loc)
+            self.funcs.append([toks[1], self.number(line, toks[2], 0, ADDRESSES, "line"), loc, None, None,
+                               self.number(line, toks[3], 0, ADDRESSES, "frame size"),
+                               self.number(line, toks[4], 0, ADDRESSES, "parameters")])
+        elif toks[0] == ".body":
+            if len(toks) != 1 or not self.funcs or self.funcs[-1][4] is not None or self.funcs[-1][3] is not None:
+                raise self.error(line, ".body once in each .func, without operands")
+            self.funcs[-1][3] = loc
+        else:   # .line
+            if len(toks) != 2:
+                raise self.error(line, ".line takes one line number")
+            n = self.number(line, toks[1], 0, ADDRESSES, "line")
+            if self.rows and self.rows[-1][0] == loc:
+                self.rows.pop()                  # nothing came from the line before
+            if not self.rows or self.rows[-1][1] != n:
+                self.rows.append((loc, n))
+
+    def _close_func(self, loc: int) -> None:
+        if self.funcs and self.funcs[-1][4] is None:
+            f = self.funcs[-1]
+            f[4] = loc
+            if f[3] is None:
+                f[3] = f[2]
+
+    def _debug_info(self) -> DebugInfo | None:
+        if not self.debug_seen:
+            return None
+        out = []
+        for scope, line, toks in self.vars:
+            if scope is not None:
+                if len(toks) != 2:
+                    raise self.error(line, ".var in a .func takes a register or @D")
+                if toks[1].startswith("@"):
+                    disp = self.number(line, toks[1][1:], IMM_MIN, IMM_MAX, "displacement")
+                    out.append(Var(scope, toks[0], "frame", disp))
+                else:
+                    out.append(Var(scope, toks[0], "reg", self.register(line, toks[1])))
+                continue
+            if len(toks) != 3 or (toks[1] in self.labels and self.labels[toks[1]][1] != "data"):
+                raise self.error(line, ".var outside a .func takes a data label (or address) and a size in words")
+            out.append(Var(None, toks[0], "mem", self.number(line, toks[1], 0, ADS_MAX, "address"),
+                           self.number(line, toks[2], 1, ADDRESSES, "words")))
+        return DebugInfo(self.file or "", list(self.rows), [Func(*f) for f in self.funcs], out)
 
     def define(self, line: _Line, name: str) -> None:
         if name in self.consts or name in self.labels:
@@ -145,7 +235,7 @@ class Assembler:
 
     # -- pass 2: encode ---------------------------------------------------------------------------
     def _pass2(self, items) -> Program:
-        prog = Program()
+        prog = Program(debug=self._debug_info())
         seg: Segment | None = None
         for section, loc, line, toks in items:
             if not toks:

@@ -56,6 +56,14 @@ def disassemble(prog: Program) -> str:
     names = {key: ns[0] for key, ns in labels.items() if len(ns) == 1 and key[1] <= ADS_MAX
              and is_symbol_name(ns[0], key[0]) and ns[0] not in const_names}
     out = []
+    debug = prog.debug
+    funcs_at, body_at, rows_at = {}, set(), {}
+    if debug is not None:    # the debug information as the directives that make it (docs/isa.md)
+        out.append(f'.file "{debug.file}"')
+        out += [f".var {v.name} {names.get(('data', v.where), v.where)} {v.words}" for v in debug.globals()]
+        funcs_at = {f.lo: f for f in debug.funcs}
+        body_at = {f.body for f in debug.funcs}
+        rows_at = dict(debug.rows)
     if consts:
         out.append(".symbol")
         out += [f"  {s.name} {s.value}" for s in sorted(consts, key=lambda s: s.name)]
@@ -64,9 +72,18 @@ def disassemble(prog: Program) -> str:
         i = 0
         while i < len(seg.words):
             addr = seg.addr + i
+            f = funcs_at.get(addr) if seg.kind == "code" else None
+            if f is not None:
+                out.append(f".func {f.name} {f.line} {f.frame} {f.params}")
+                out += [f"  .var {v.name} " + (f"r{v.where}" if v.kind == "reg" else f"@{v.where}")
+                        for v in debug.locals(f)]
             # pop: where segments overlap, a label is written once (twice would not reassemble)
             for name in sorted(labels.pop((seg.kind, addr), [])):
                 out.append(f":{name}")
+            if seg.kind == "code" and addr in body_at:
+                out.append("  .body")
+            if seg.kind == "code" and addr in rows_at:
+                out.append(f"  .line {rows_at[addr]}")
             run = _zero_run(seg, i, labels) if seg.kind == "data" else 0
             if run >= ZERO_RUN:
                 out.append(f"  {f'.space {run}':<28}; {addr}..{addr + run - 1}: zeros")

@@ -137,6 +137,35 @@ The loader accepts exactly what the assembler can write: plain decimal numbers, 
 addresses within 0..4194303, no segment past 4194303, symbol names the assembler accepts, each once,
 constants within -2^31..2^32-1, at most one `stacks` line within the limits of `.stacks`.
 docs/reliability.md lists the guarantees and the fuzz tests behind them.
+
+## Debug information
+`s2mc compile -g` (and `s2mc debug prog.rz`, which compiles with it) adds directives that say which
+Rz line each instruction comes from and where each variable lives; the assembler keeps them in the
+Program (`program.debug`, `isa/debuginfo.py`) and the object file carries them, so `s2mc debug`
+speaks Rz on a `.rz`, on its `.s` and on its `.obj` alike. They change no instruction.
+```
+.file "prog.rz"         ; the source file's name (quoted; no " or ; in it)
+.var table table 4      ; outside a .func: a global, its data label and its size in words
+.code 0
+.func weigh 5 0 2       ; a function from here (declared at line 5; its entry code moves fp up 0
+                        ; words: a leaf keeps its caller's; 2 parameters, its first 2 .vars) to
+                        ; the next .func or the end
+  .var v r20            ;   a local in a register, or in the word at fp + D: .var s @-2
+:weigh
+  .body                 ; its body starts here (after the entry code that saves registers)
+  .line 6               ; the instructions from here on come from line 6 (0: of no line)
+  mul r22 r20 r21
+```
+In the object file they come last, only when present (so a program without them writes the object
+it always did):
+```
+source prog.rz                ; the file name (the rest of the line)
+func weigh 5 6 6 10 0 2       ; name, line, first pc, body's first pc, one past the last, frame,
+                              ; parameters
+var - table mem 257 4         ; function (- for a global), name, reg N | frame D | mem ADDRESS WORDS
+var weigh v reg 20
+line 6 6                      ; the line table: from pc 6 on, line 6 (increasing pcs)
+```
 """
 
 

@@ -10,8 +10,13 @@ The object file is line oriented and human readable:
     code <addr>                   ; a segment of the private program image, starting at addr
     data <addr>                   ; a segment of the shared data memory, starting at addr
     <word> <word> ...             ; segment contents, 8-digit hex words, at most 8 per line
+    source <file name>            ; optional debug information (isa/debuginfo.py, compile -g):
+    func <name> <line> <lo> <body> <hi> <frame> <params> ; a function's code, body, frame, parameters,
+    var <function|-> <name> reg|frame|mem <n> [<words>]   ; a variable's place,
+    line <pc> <line>              ; and the line table, one row per run of a line's instructions
 
-The stacks line is written only when the program declares its stacks (`.stacks`), so the object of
+The debug lines come last and only when the program has debug information. The stacks line is
+written only when the program declares its stacks (`.stacks`), so the object of
 a program that declares none is unchanged. Symbols come sorted by name, segments in the order they
 were assembled. write() emits exactly this canonical layout, so load(write(p)) == p and
 write(load(text)) == text for any canonical text.
@@ -27,6 +32,8 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from s2mc.common.errors import S2mcError, excerpt
+
+from .debuginfo import VAR_KINDS, DebugInfo, Func, Var
 from .instructions import ADS_MAX
 
 MAGIC = "s2obj"
@@ -114,6 +121,7 @@ class Program:
     symbols: dict[str, Symbol] = field(default_factory=dict)
     entry: int = 0
     stacks: Stacks | None = None     # declared per-core stack regions, if any
+    debug: DebugInfo | None = None   # lines and variables (compile -g), if any
 
     # -- views the simulator needs -------------------------------------------------------------
     def image(self, kind: str) -> list[int]:
@@ -155,6 +163,13 @@ class Program:
             out.append(f"{seg.kind} {seg.addr}")
             for i in range(0, len(seg.words), WORDS_PER_LINE):
                 out.append(" ".join(f"{w & 0xFFFFFFFF:08x}" for w in seg.words[i:i + WORDS_PER_LINE]))
+        if self.debug is not None:
+            d = self.debug
+            out.append(f"source {d.file}")
+            out += [f"func {f.name} {f.line} {f.lo} {f.body} {f.hi} {f.frame} {f.params}" for f in d.funcs]
+            out += [f"var {v.scope or '-'} {v.name} {v.kind} {v.where}" + (f" {v.words}" if v.kind == "mem" else "")
+                    for v in d.vars]
+            out += [f"line {pc} {line}" for pc, line in d.rows]
         return "\n".join(out) + "\n"
 
     @classmethod
@@ -164,6 +179,12 @@ class Program:
         seen_magic = False
         for lineno, raw in enumerate(text.splitlines(), 1):
             line = raw.split(";", 1)[0].strip()
+            if line.startswith("source ") and seen_magic:     # a file name may hold spaces
+                if prog.debug is not None:
+                    raise S2mcError(f"{filename}:{lineno}: bad object file: source named twice: "
+                                    f"'{excerpt(raw.strip())}'")
+                prog.debug = DebugInfo(line[len("source "):].strip())
+                continue
             if not line:
                 continue
 
@@ -211,6 +232,8 @@ class Program:
             elif head in ("code", "data") and len(parts) == 2:
                 seg = Segment(head, number(parts[1], 0, ADS_MAX, f"{head} address"))
                 prog.segments.append(seg)
+            elif head in ("func", "var", "line"):
+                _debug_line(prog, parts, fail, number)
             elif all(_is_word(p) for p in parts):
                 if seg is None:
                     raise fail("words before any 'code' or 'data' line")
@@ -222,6 +245,39 @@ class Program:
         if not seen_magic:
             raise S2mcError(f"{filename}: bad object file: empty (expected '{MAGIC} {VERSION}')")
         return prog
+
+
+def _debug_line(prog: Program, parts: list[str], fail, number) -> None:
+    """One func, var or line line of an object file into prog.debug."""
+    d = prog.debug
+    if d is None:
+        raise fail("debug information before its 'source' line")
+    head = parts[0]
+    if head == "func" and len(parts) == 8:
+        if not is_symbol_name(parts[1], "code"):
+            raise fail(f"'{excerpt(parts[1])}' is not a function name")
+        line, lo, body, hi, frame, params = (number(t, 0, ADDRESSES, w) for t, w in
+                                             zip(parts[2:], ("line", "pc", "pc", "pc", "frame", "params")))
+        if not lo <= body <= hi:
+            raise fail("a function's pcs must be first <= body <= end")
+        d.funcs.append(Func(parts[1], line, lo, body, hi, frame, params))
+    elif head == "var" and len(parts) in (5, 6):
+        scope, name, kind = parts[1:4]
+        if kind not in VAR_KINDS or (kind == "mem") != (len(parts) == 6):
+            raise fail(f"a variable's place is reg N, frame N or mem ADDRESS WORDS")
+        if not NAME.fullmatch(name) or (scope != "-" and not NAME.fullmatch(scope)):
+            raise fail(f"'{excerpt(name)}' is not a variable name")
+        lo, hi = {"reg": (0, 31), "frame": (-ADDRESSES, ADDRESSES), "mem": (0, ADS_MAX)}[kind]
+        where = number(parts[4], lo, hi, f"{kind} place")
+        words = number(parts[5], 1, ADDRESSES, "words") if kind == "mem" else 1
+        d.vars.append(Var(None if scope == "-" else scope, name, kind, where, words))
+    elif head == "line" and len(parts) == 3:
+        pc, line = number(parts[1], 0, ADS_MAX, "pc"), number(parts[2], 0, ADDRESSES, "line")
+        if d.rows and pc <= d.rows[-1][0]:
+            raise fail("line table rows must come in increasing pc order")
+        d.rows.append((pc, line))
+    else:
+        raise fail("unrecognised line")
 
 
 def _is_word(text: str) -> bool:

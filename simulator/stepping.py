@@ -22,20 +22,39 @@ address: at the start of the cycle after the grant. An advance stops at whicheve
 its target cycle, a breakpoint and a watched write, and never again at a breakpoint a core stands
 on when it starts (so `cont` goes past the breakpoint it stopped at).
 
+A core can also advance by instructions: `step_instruction(core)` runs until that core is about
+to issue its next instruction, `finish_call(core)` until the function it is in has returned.
+
+Reverse stepping (`history` bytes > 0): the stepper keeps copies of the whole machine (checkpoints)
+every so many cycles and can go back to any earlier cycle exactly: `goto(cycle)` restores the
+latest checkpoint at or before it and runs forward to it (the machine is deterministic, so the
+state is the one the forward run had). `last_before(scan, cycle)` finds the last cycle before
+`cycle` at which a forward scan stops, by scanning windows that widen backwards. When the
+checkpoints would pass `history` bytes, every other one goes and the spacing doubles.
+
 Only the fast engine steps: the SystemC engine runs in a child process from start to end.
 """
 from __future__ import annotations
 
 import re
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from s2mc.isa import Program
 from s2mc.common.errors import S2mcError
+from s2mc.isa.instructions import decode
 
 from . import Machine, Result, SimFault, build_result, code_label
 
 NEVER = (1 << 64) - 1    # the engine's "no pause"
+FIRST_SPACING = 1 << 16  # cycles between checkpoints at first, at least (doubles as the history fills)
+MIN_CHECKPOINTS = 4      # kept whatever the history's size
+def _mnemonic(word: int) -> str:
+    ins = decode(word).ins       # None for data in the code image
+    return ins.mnemonic if ins is not None else ""
+
+
 _PLACE = re.compile(r"^([A-Za-z_.][\w.]*)?\s*([+-]\s*(?:0x[0-9a-fA-F]+|\d+))?$")
 
 
@@ -76,17 +95,23 @@ class Write:
 @dataclass(frozen=True)
 class Stop:
     """Where an advance stopped: the cycle, and why (any of "cycle": the target cycle, "break",
-    "watch", "end": the run ended). `breaks` lists (breakpoint number, core, pc) a core stands on."""
+    "watch", "end": the run ended, "request": Stepper.request_stop). `breaks` lists (breakpoint
+    number, core, pc) a core stands on."""
     cycle: int
     reasons: tuple[str, ...]
     breaks: tuple[tuple[int, int, int], ...] = ()
     watches: tuple[tuple[int, Write], ...] = ()
 
+    @property
+    def interrupted(self) -> bool:
+        """It stopped for a breakpoint, a watch, the end or a request (not only for its target)."""
+        return bool(self.breaks or self.watches or "end" in self.reasons or "request" in self.reasons)
+
 
 class Stepper:
     """A machine (Machine's options; the fast engine) that runs in steps. See the module's doc."""
 
-    def __init__(self, program: Program, **config):
+    def __init__(self, program: Program, history: int = 0, checkpoint_every: int | None = None, **config):
         if config.get("engine", "fast") != "fast":
             raise S2mcError("the systemc engine cannot step (it runs in a child process from start to end); "
                             "debug with the fast engine, which gives the same cycles")
@@ -107,6 +132,17 @@ class Stepper:
         self._breaks: dict[int, tuple[int, int | None]] = {}    # number: (pc, core or None: any)
         self._watches: dict[int, int] = {}                      # number: address
         self._numbers = 0
+        self._temps: dict[int, int] = {}       # temporary breakpoints of an advance: pc -> core mask
+        self._suppressed = False               # inside no_breaks()
+        self.interruptible = False             # pause now and then to see request_stop()
+        self._stop_requested = False
+        self._return: tuple[int, int, int] | None = None   # run_to_return's (core, pc, fp)
+        self.history = history                 # bytes of checkpoints for going back (0: none)
+        self._checkpoints: dict[int, object] = {}
+        # A checkpoint copies the memory: a cycle of spacing per word keeps the copies' share of
+        # a recorded run small whatever the memory's size (bench/bench_stepping.py).
+        self._spacing = checkpoint_every or max(FIRST_SPACING, self.config.mem_words)
+        self._kinds = [_mnemonic(w) for w in program.code_image]    # for calls and returns
 
     # -- places ---------------------------------------------------------------------------------
     def place(self, where: str | int, kind: str) -> int:
@@ -185,11 +221,48 @@ class Stepper:
         return (1 << self.config.cores) - 1 if core is None else 1 << core
 
     def _sync_break(self, pc: int) -> None:
-        mask = 0
-        for at, core in self._breaks.values():
+        mask = self._temps.get(pc, 0)
+        for at, core in self._breaks.values() if not self._suppressed else ():
             if at == pc:
                 mask |= self._mask(core)
         self._engine.set_break(pc, mask)
+
+    @contextmanager
+    def _temporary(self, pcs, core: int):
+        """Breakpoints for `core` at `pcs` for the advances inside the block (not numbered, not
+        reported as breakpoints)."""
+        self._temps = {pc: self._mask(core) for pc in pcs}
+        for pc in self._temps:
+            self._sync_break(pc)
+        try:
+            yield
+        finally:
+            old, self._temps = self._temps, {}
+            for pc in old:
+                self._sync_break(pc)
+
+    @contextmanager
+    def no_breaks(self):
+        """The numbered breakpoints and the watches are off inside the block (a replay or a scan
+        that must not stop for them; temporary breakpoints still work)."""
+        if self._suppressed:
+            yield
+            return
+        self._suppressed = True
+        pcs = {pc for pc, _ in self._breaks.values()}
+        addresses = set(self._watches.values())
+        try:
+            for pc in pcs:
+                self._sync_break(pc)
+            for a in addresses:
+                self._engine.set_watch(a, False)
+            yield
+        finally:
+            self._suppressed = False
+            for pc in pcs:
+                self._sync_break(pc)
+            for a in addresses:
+                self._engine.set_watch(a, True)
 
     # -- advancing ------------------------------------------------------------------------------
     @property
@@ -205,9 +278,39 @@ class Stepper:
 
     def _advance(self, target: int) -> Stop:
         self._check_going()
+        if not self._started and self.history:
+            self._checkpoints[0] = self._engine.checkpoint()
         self._started = True
+        while True:
+            bound = target
+            if self.history or self.interruptible:
+                # pause every `spacing` cycles: to keep a checkpoint, to see a request to stop
+                last = self._last_checkpoint() if self.history else self.cycle
+                bound = min(target, max(self.cycle + 1, last + self._spacing))
+            stop = self._advance_once(bound, target)
+            self._keep_checkpoint()
+            if bound == target or stop.cycle < bound or stop.interrupted or self._standing_on_temp():
+                return stop
+            if self._stop_requested:
+                self._stop_requested = False
+                return Stop(stop.cycle, ("request",))
+
+    def request_stop(self) -> None:
+        """Asks a running advance to stop at its next pause (every `spacing` cycles when history
+        or `interruptible` is on): safe from a signal handler (Ctrl-C), the state stays whole."""
+        self._stop_requested = True
+
+    def _standing_on_temp(self) -> bool:
+        if self._return is not None:
+            core, pc, fp = self._return
+            c = self.core(core)
+            if c.state == "running" and c.pc == pc and self.registers(core)[29] == fp:
+                return True
+        return any(c.state == "running" and (self._temps.get(c.pc, 0) >> c.core) & 1 for c in self.cores())
+
+    def _advance_once(self, bound: int, target: int) -> Stop:
         t0 = time.perf_counter()
-        paused = self._engine.advance(min(target, NEVER))
+        paused = self._engine.advance(min(bound, NEVER))
         self._seconds += time.perf_counter() - t0
         if not paused:
             try:
@@ -220,9 +323,7 @@ class Stepper:
             self.cycle = self.result.cycles
             return Stop(self.cycle, ("end",))
         cycle = self.cycle = self._engine.paused_at()
-        breaks = tuple((n, core.core, core.pc) for core in self.cores()
-                       if core.state == "running" for n, (pc, who) in sorted(self._breaks.items())
-                       if pc == core.pc and who in (None, core.core))
+        breaks = () if self._suppressed else self.standing()
         hit = self._engine.write_hit()
         watches = ()
         if hit is not None and hit[0] + 1 == cycle:
@@ -231,6 +332,178 @@ class Stepper:
         reasons = (("cycle",) if cycle == target else ()) + (("break",) if breaks else ()) + \
                   (("watch",) if watches else ())
         return Stop(cycle, reasons, breaks, watches)
+
+    # -- instructions -----------------------------------------------------------------------------
+    def mnemonic(self, pc: int) -> str:
+        """The mnemonic of the instruction at pc ("" for a word that is none, or outside)."""
+        return self._kinds[pc] if 0 <= pc < len(self._kinds) else ""
+
+    def is_call(self, pc: int) -> bool:
+        return self.mnemonic(pc) == "jal"
+
+    @property
+    def started(self) -> bool:
+        """Some advance has happened."""
+        return self._started
+
+    def check_core(self, core: int) -> int:
+        """The core, when it exists; else S2mcError."""
+        return self._core(core)
+
+    def check_going(self) -> None:
+        """S2mcError when the run has ended (an advance cannot go on)."""
+        self._check_going()
+
+    def step_instruction(self, core: int, limit: int = NEVER) -> Stop:
+        """Advances until `core` is about to issue its next instruction (it is `running` at a
+        later cycle), or until it halted, or to an earlier breakpoint, watch or `limit`."""
+        self._core(core)
+        self._check_going()
+        start = self.cycle
+        c = self.core(core)
+        if c.state in ("halted", "stopped"):
+            raise S2mcError(f"core {core} has halted (in cycle {c.since})")
+        while True:
+            if c.state == "running" and self.cycle > start:
+                return stop
+            if c.state == "running":
+                stop = self._advance(min(self.cycle + 1, limit))
+            elif c.state == "bus":
+                stop = self._advance(min(c.next_issue, limit))
+            elif c.state in ("waiting", "sync"):
+                # a granted access goes on at the next pc; a released barrier where sync left it
+                resume = c.pc + 1 if c.state == "waiting" else c.pc
+                if resume < len(self._kinds):
+                    with self._temporary([resume], core):
+                        stop = self._advance(limit)
+                else:
+                    stop = self._advance(min(self.cycle + 1, limit))
+            else:
+                return stop       # it halted
+            if stop.interrupted or self.cycle >= limit:
+                return stop
+            c = self.core(core)
+
+    def run_to_return(self, core: int, pc: int, fp: int, limit: int = NEVER) -> Stop:
+        """Advances until `core` is about to issue at `pc` with r29 (its frame pointer) = `fp`: back
+        from a call into the frame that made it (a deeper frame of a recursion has another fp, as
+        the Rz calling convention keeps it), or to an earlier breakpoint, watch, `limit` or the end."""
+        self._core(core)
+        self._check_going()
+        self._return = (core, pc, fp)
+        self._engine.set_return_trap(core, pc, fp)
+        try:
+            return self._advance(limit)
+        finally:
+            self._return = None
+            self._engine.set_return_trap(-1, 0, 0)
+
+    def finish_call(self, core: int) -> Stop:
+        """Advances until the function `core` is in has returned: past the `ret` that leaves it
+        (counting the calls and returns on the way), or to an earlier breakpoint, watch or end."""
+        self._core(core)
+        self._check_going()
+        marks = [pc for pc, k in enumerate(self._kinds) if k in ("jal", "ret")]
+        depth = 0
+        while True:
+            with self._temporary(marks, core):
+                stop = self._advance(NEVER)
+            if stop.interrupted:
+                return stop
+            c = self.core(core)
+            if c.state != "running" or self._kinds[c.pc] not in ("jal", "ret"):
+                return stop                                # cannot happen: stopped for a mark
+            if self._kinds[c.pc] == "jal":
+                depth += 1
+            elif depth:
+                depth -= 1
+            else:
+                return self.step_instruction(core)
+            stop = self.step_instruction(core)             # past the mark it stands on
+            if stop.interrupted:
+                return stop
+
+    # -- going back ------------------------------------------------------------------------------
+    def _last_checkpoint(self) -> int:
+        return max((c for c in self._checkpoints if c <= self.cycle), default=self.cycle)
+
+    def _keep_checkpoint(self) -> None:
+        if not self.history or self.done or self.cycle - self._last_checkpoint() < self._spacing:
+            return
+        snap = self._engine.checkpoint()
+        self._checkpoints[self.cycle] = snap
+        if len(self._checkpoints) > max(MIN_CHECKPOINTS, self.history // max(1, snap.nbytes)):
+            cycles = sorted(self._checkpoints)          # thin out: every other one, 0 and the last stay
+            for c in cycles[1:-1:2]:
+                del self._checkpoints[c]
+            self._spacing *= 2
+
+    @property
+    def checkpoints(self) -> list[int]:
+        """The cycles whose machine is kept (reverse stepping)."""
+        return sorted(self._checkpoints)
+
+    def goto(self, cycle: int) -> None:
+        """Puts the machine in the state of an earlier (or later) cycle of this run, exactly."""
+        if not self.history:
+            raise S2mcError("this stepper keeps no history (Stepper(..., history=BYTES))")
+        if not self._started or cycle < 0:
+            raise S2mcError(f"cycle {cycle} is not in the recorded run")
+        if not (self._last_checkpoint_at(cycle) <= self.cycle <= cycle and not self.done):
+            base = self._last_checkpoint_at(cycle)
+            self._engine.rewind(self._checkpoints[base], base, base + 1)
+            self.cycle, self.result, self.fault = base, None, None
+        if cycle > self.cycle:
+            with self.no_breaks(), self._no_temps():
+                try:
+                    self._advance_once(cycle, cycle)
+                except SimFault:
+                    pass              # the run's fault: the state stays readable, as forward
+            self._keep_checkpoint()
+
+    @contextmanager
+    def _no_temps(self):
+        old, self._temps = self._temps, {}
+        for pc in old:
+            self._sync_break(pc)
+        try:
+            yield
+        finally:
+            self._temps = old
+            for pc in old:
+                self._sync_break(pc)
+
+    def _last_checkpoint_at(self, cycle: int) -> int:
+        return max(c for c in self._checkpoints if c <= cycle)
+
+    def last_before(self, scan, cycle: int, pick=None, window: int = 64):
+        """Where a forward scan last stopped before `cycle`: the machine goes there and the scan's
+        value there comes back; None, with the machine back at `cycle`, when it never stopped
+        since cycle 0. `scan(limit)` looks at the current state when `limit` is None, else
+        advances to its next stop or to `limit`; it returns a value at a stop, None elsewhere.
+        Windows of cycles before `cycle` widen until one holds a stop. `pick(stops)` chooses
+        among the window's [(cycle, value), ...] (default: the last); it may return None."""
+        while True:
+            base = max(0, cycle - window)
+            self.goto(base)
+            stops, value = [], scan(None)
+            if value is not None:
+                stops.append((base, value))
+            while self.cycle < cycle and not self.done:
+                before = self.cycle
+                value = scan(cycle)
+                if value is not None and self.cycle < cycle:
+                    stops.append((self.cycle, value))
+                if self.cycle == before and value is None:
+                    break             # the scan can go no further (its core halted)
+            chosen = (pick or (lambda found: found[-1] if found else None))(stops)
+            if chosen is not None:
+                self.goto(chosen[0])
+                return chosen[1]
+            if base == 0:
+                self.goto(cycle)
+                return None
+            window *= 4
 
     def step(self, cycles: int = 1) -> Stop:
         """Advances `cycles` cycles (or to the first breakpoint or watched write before that)."""
@@ -304,6 +577,12 @@ class Stepper:
         if state == "waiting":
             return CoreState(core, state, pc, t, None, address, counters)
         return CoreState(core, state, pc, t, None, None, counters)
+
+    def standing(self) -> tuple[tuple[int, int, int], ...]:
+        """(breakpoint number, core, pc) for every core about to issue at a breakpoint now."""
+        return tuple((n, core.core, core.pc) for core in self.cores()
+                     if core.state == "running" for n, (pc, who) in sorted(self._breaks.items())
+                     if pc == core.pc and who in (None, core.core))
 
     def cores(self) -> list[CoreState]:
         return [self.core(i) for i in range(self.config.cores)]

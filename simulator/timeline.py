@@ -26,6 +26,7 @@ from __future__ import annotations
 import html
 import json
 import os
+import time
 from dataclasses import dataclass
 from importlib import resources
 from typing import NamedTuple
@@ -371,9 +372,12 @@ class TimelineSink:
         self._build = TimelineBuilder(cores, mem_latency, from_cycle, to_cycle, hit_latency=hit_latency)
         self._cache = cache
         self.timeline: Timeline | None = None
+        self.seconds = 0.0    # host time spent building the timeline during the run (not simulating)
 
     def __call__(self, chunk: bytes) -> None:
+        t0 = time.perf_counter()
         self._build.add_records(self._decode.whole(chunk))
+        self.seconds += time.perf_counter() - t0
 
     def close(self, keep: bool) -> None:
         if not keep:
@@ -541,14 +545,17 @@ def _figure(tl: Timeline):
                 if spans:
                     ax.broken_barh(spans, (y(c + 1), h), facecolors=STATE_COLOURS[k], linewidth=0)
         bus = tl.bus()
+        # White edges part the boxes while they are wide; with many narrow boxes (16 cores) the edges
+        # would cover the fill and the busy bus would look empty, so then there are none.
+        edges = dict(edgecolor="white", linewidth=0.3) if len(bus) <= 60 else dict(linewidth=0, antialiased=False)
         if tl.cached:    # coloured by transaction, the owner's number inside
             for x in BUS_XACTS:
                 spans = [(iv.start, iv.end - iv.start) for iv in bus if iv.xact == x]
                 if spans:
-                    ax.broken_barh(spans, (y(0), h), facecolors=XACT_COLOURS[x], edgecolor="white", linewidth=0.3)
+                    ax.broken_barh(spans, (y(0), h), facecolors=XACT_COLOURS[x], **edges)
         for c in sorted({iv.core for iv in bus}) if not tl.cached else ():
             ax.broken_barh([(iv.start, iv.end - iv.start) for iv in bus if iv.core == c], (y(0), h),
-                           facecolors=CORE_COLOURS[c % len(CORE_COLOURS)], edgecolor="white", linewidth=0.3)
+                           facecolors=CORE_COLOURS[c % len(CORE_COLOURS)], **edges)
         if len(bus) <= 60:   # the owner's number in each box, while they are wide enough to read
             for iv in bus:
                 ax.text((iv.start + iv.end) / 2, y(0) + h / 2, str(iv.core), ha="center", va="center",
@@ -565,7 +572,9 @@ def _figure(tl: Timeline):
         base = [y(0)] * len(widths)
         for c in range(tl.cores):
             top = [b + h * tl.counts[i][c][BUS_HOLD] / widths[i] for i, b in enumerate(base)]
-            ax.stairs(top, edges, baseline=base, fill=True, color=CORE_COLOURS[c % len(CORE_COLOURS)], linewidth=0)
+            # not antialiased: sixteen thin bands, each blended with white at its edges, read as an empty row
+            ax.stairs(top, edges, baseline=base, fill=True, color=CORE_COLOURS[c % len(CORE_COLOURS)], linewidth=0,
+                      antialiased=False)
             base = top
     ax.set_yticks([rows - 1 - r for r in range(rows)], ["bus"] + [f"core {c}" for c in range(tl.cores)])
     ax.set_ylim(-0.6, rows - 0.4)
@@ -577,12 +586,24 @@ def _figure(tl: Timeline):
            if tl.aggregated else "one box per instruction; the bus row in the colour of the "
            + ("transaction on it, the owner's number inside" if by_xact else "core that holds it"))
     ax.set_title(f"s2mc timeline: {_title(tl)}, cycles {tl.start}..{tl.end - 1} of {tl.run_end} ({how})", fontsize=9)
-    handles = [Patch(color=col, label=s) for s, col in zip(STATES, STATE_COLOURS)]
-    if by_xact:   # the transactions that occur, in legend order
+    # The key: the core states, and under it what the bus row's colours say: whose it is (repeating
+    # after ten cores), or with caches the transaction on it (those that occur)
+    inch = 1 / (0.4 + 0.32 * rows)      # one inch of the figure's height, in axes fractions
+    states = ax.legend(handles=[Patch(color=col, label=s) for s, col in zip(STATES, STATE_COLOURS)],
+                       loc="upper center", bbox_to_anchor=(0.5, -0.6 * inch), ncol=len(STATES), frameon=False,
+                       fontsize=8, title="core states", title_fontsize=8)
+    ax.add_artist(states)
+    if by_xact:
         seen = {iv.xact for iv in tl.bus()}
-        handles += [Patch(color=XACT_COLOURS[x], label=f"bus: {x or 'uncached'}") for x in BUS_XACTS if x in seen]
-    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.6 / (0.4 + 0.32 * rows)),
-              ncol=min(len(handles), 6), frameon=False, fontsize=8)
+        key = [Patch(color=XACT_COLOURS[x], label=x or "uncached") for x in BUS_XACTS if x in seen]
+        title = "the bus row: the transaction on it"
+    else:
+        key = [Patch(color=CORE_COLOURS[c], label=f"core {c}" + (f", {c + len(CORE_COLOURS)}, ..." if tl.cores >
+                                                                 c + len(CORE_COLOURS) else ""))
+               for c in range(min(tl.cores, len(CORE_COLOURS)))]
+        title = "the bus row: held by"
+    ax.legend(handles=key, loc="upper center", bbox_to_anchor=(0.5, -1.1 * inch), ncol=max(len(key), 1),
+              frameon=False, fontsize=8, title=title, title_fontsize=8)
     return fig
 
 

@@ -258,8 +258,9 @@ def test_the_timeline_writers_name_the_transactions(tmp_path):
     data = json.loads(page.split('id="data">', 1)[1].split("</script>", 1)[0])
     assert data["cache"] == "mesi" and [data["xacts"][x] for x in data["bus"]["x"]] == \
         ["BusRd", "BusRd", "BusUpgr", "BusRdX"]
-    labels = [t.get_text() for t in _figure(tl).axes[0].get_legend().get_texts()]
-    assert labels[-3:] == ["bus: BusRd", "bus: BusRdX", "bus: BusUpgr"]
+    key = _figure(tl).axes[0].get_legend()    # the bus row's key, under the core states'
+    assert key.get_title().get_text() == "the bus row: the transaction on it"
+    assert [t.get_text() for t in key.get_texts()] == ["BusRd", "BusRdX", "BusUpgr"]
 
 
 def test_a_cacheless_timeline_is_coloured_by_core():
@@ -268,8 +269,9 @@ def test_a_cacheless_timeline_is_coloured_by_core():
     assert not tl.cached and {iv.xact for iv in tl.bus()} == {""}
     assert all(e["name"].startswith("core ") and "transaction" not in e["args"]
                for e in to_trace_events(tl)["traceEvents"] if e.get("cat") == "bus")
-    labels = [t.get_text() for t in _figure(tl).axes[0].get_legend().get_texts()]
-    assert not any(lb.startswith("bus:") for lb in labels)
+    key = _figure(tl).axes[0].get_legend()
+    assert key.get_title().get_text() == "the bus row: held by"
+    assert [t.get_text() for t in key.get_texts()] == ["core 0", "core 1"]
 
 
 def test_the_variant_cache_part_default_is_the_declared_one():

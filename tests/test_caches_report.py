@@ -37,9 +37,11 @@ def test_the_section_compares_protocols_with_the_runs_counters():
         assert got["speedup"] == one / res.cycles
     parts = caches.report_parts(df)
     assert parts[0] == ("p", f"**false_sharing**: {caches.LAB['false_sharing']}")
-    speed = parts[2][1]
-    assert list(speed["caches"]) == ["none", "mesi", "dragon"]
-    assert speed.loc[1, "2 cores"] == f"{one / results['mesi', 2].cycles:.2f}"
+    cycles = parts[2][1]       # a lab program: cycles, not speedup (its work grows with the cores)
+    assert list(cycles["caches"]) == ["none", "mesi", "dragon"]
+    assert cycles.loc[1, "2 cores"] == f"{results['mesi', 2].cycles:,}"
+    assert list(caches.speedup_table(runs)["2 cores"]) == [f"{one / results[c, 2].cycles:.2f}"
+                                                          for c in ("none", "mesi", "dragon")]
     table = parts[-1][1].set_index("caches")
     mesi = results["mesi", 2]
     total = lambda k: sum(c[k] for c in mesi.cores)   # noqa: E731
@@ -115,3 +117,33 @@ def test_the_locks_table_compares_the_locks_per_protocol():
     assert t.loc[("spin_lock", "mesi"), "2 cores"] == f"{inval['spin_lock', 'mesi', 2]:,}"
     fast = min(("spin_lock", "ttas_lock"), key=lambda w: cycles[w, "mesi", 2])
     assert any(p[0] == "p" and p[1].startswith(f"On 2 cores with MESI caches, {fast} is the fastest") for p in parts[at:])
+
+
+def test_the_knee_sentences_follow_from_the_runs():
+    """A program outside the lab (padded counters, so no sharing) on 1, 2 and 4 cores: the speedup
+    table and each protocol's knee sentence hold the runs' own numbers."""
+    rows, res = [], {}
+    for cache in ("none", "mesi"):
+        for cores in (1, 2, 4):
+            prog = assemble(SHARING.format(stride=4))
+            m = ReferenceMachine(prog.code_image, prog.data_image, prog.entry, cores=cores, mem_words=MEM, cache=cache)
+            r = build_result(dict(m.run(), fault=None), prog, Config(cores=cores, mem_words=MEM, cache=cache))
+            rows += result_rows(r, records.new_run_id("run"), workload="padded",
+                                variant="/".join(variant_parts(2, "fifo", cache, 64, 2, 4, 1)))
+            res[cache, cores] = r
+    parts = caches.report_parts(records.make_records(rows))
+    texts = [p[1] for p in parts if p[0] == "p"]
+    speed = {c: [res["none", 1].cycles / res[c, n].cycles for n in (1, 2, 4)] for c in ("none", "mesi")}
+    for cache, who in (("none", "No caches"), ("mesi", "MESI")):
+        s = speed[cache]
+        top = (1, 2, 4)[s.index(max(s))]
+        line = next(t for t in texts if t.startswith(f"**{who}**"))
+        assert f"peaks at {max(s):.2f} on {top}" in line
+    mesi = res["mesi", 4]
+    hits = sum(c["cache_hits"] for c in mesi.cores)
+    misses = sum(c["cache_misses"] for c in mesi.cores)
+    line = next(t for t in texts if t.startswith("**MESI**"))
+    knee_line_has_rate = any(f"{h / (h + m):.1%} of its accesses hit" in line
+                             for h, m in [(sum(c["cache_hits"] for c in res["mesi", n].cores),
+                                           sum(c["cache_misses"] for c in res["mesi", n].cores)) for n in (1, 2, 4)])
+    assert knee_line_has_rate and hits + misses > 0

@@ -5,6 +5,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pexpect
@@ -77,7 +78,7 @@ def test_scripted_session_agrees_with_a_plain_run_and_the_reference_model(tmp_pa
 def test_steps_to_the_end_give_the_plain_runs_cycles(tmp_path):
     prog = bundled("spin_lock.s")
     plain = Machine(prog, cores=3, mem_latency=3, arbitration="round_robin").run()
-    script = "step 7\nuntil 50\nwatch counter\ncontinue\ncontinue\ndelete 1\nstep 1000\ncontinue\ncycle\n"
+    script = "tick 7\nuntil 50\nwatch counter\ncontinue\ncontinue\ndelete 1\ntick 1000\ncontinue\ncycle\n"
     proc = debug(script, "spin_lock.s", "--cores", 3, "--mem-latency", 3, "--arbitration", "round_robin",
                  cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
@@ -98,17 +99,17 @@ def test_bad_commands_are_one_line_and_the_session_goes_on(tmp_path):
     assert proc.returncode == 0
     assert proc.stderr.splitlines() == [
         "unknown command 'frobnicate' (help lists the commands)",
-        "break: usage: break LABEL|PC [core N]",
+        "break: usage: break LINE|FILE:LINE|FUNCTION|LABEL|*PC [core N]",
         "break: no code label 'nowhere' in the program",
         "break: core 9 does not exist (0..1)",
-        "break: usage: break LABEL|PC [core N]",
+        "break: usage: break LINE|FILE:LINE|FUNCTION|LABEL|*PC [core N]",
         "step: N must be at least 1, not -1",
         "step: N must be a number, not 'x'",
         "until: cycle 0 is not after the current cycle 0",
         "mem: data address 99999999 is outside the memory (0..1048575)",
         "regs: core 5 does not exist (0..1)",
         "delete: no breakpoint or watch number 3",
-        "watch: usage: watch ADDR|SYMBOL",
+        "watch: usage: watch ADDR|SYMBOL|VARIABLE",
         "step: too many arguments (usage: step [N])",
     ]
     assert proc.stdout.startswith("cycle 0\ncommands")
@@ -178,10 +179,16 @@ def test_in_a_real_terminal(tmp_path):
     assert child.exitstatus == 0
 
 
-def test_the_session_in_the_docs_is_what_it_prints(tmp_path):
-    """docs/debugger.md's spin_lock session, run again ('...' in the docs stands for lines left out)."""
+def _doc_sessions():
     text = (Path(__file__).resolve().parents[1] / "docs" / "debugger.md").read_text()
-    block = text.split("$ printf '", 1)[1].split("```", 1)[0]
+    blocks = [b.split("```", 1)[0] for b in text.split("$ printf '")[1:]]
+    return [pytest.param(b, id=b.split("| s2mc debug ", 1)[1].split()[0]) for b in blocks]
+
+
+@pytest.mark.parametrize("block", _doc_sessions())
+def test_the_sessions_in_the_docs_are_what_they_print(tmp_path, block):
+    """docs/debugger.md's sessions (spin_lock.s, sum.rz), run again ('...' in the docs stands for
+    lines left out)."""
     script, shown = block.split("' \\\n", 1)
     args = shown.split("| s2mc debug ", 1)[1].split("\n", 1)
     proc = debug(script.encode().decode("unicode_escape"), *args[0].split(), cwd=tmp_path)
@@ -196,3 +203,62 @@ def test_the_session_in_the_docs_is_what_it_prints(tmp_path):
         assert got[i] == line
         i += 1
     assert i == len(got)
+
+
+def test_enter_repeats_the_last_step_in_a_real_terminal(tmp_path):
+    # sum.rz: core 0 fills data[] in the loop of lines 11-13; `next` from line 12 goes to 13, Enter to
+    # the loop's test (11), Enter again to 12 with i one larger; `p i` shows it.
+    child = pexpect.spawn(sys.executable, ["-m", "s2mc.cli", "debug", "sum.rz"], cwd=str(tmp_path),
+                          encoding="utf-8", timeout=60, dimensions=(40, 120),
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    try:
+        child.expect_exact("(s2mc) ")
+        child.sendline("break 12")
+        child.expect_exact("(s2mc) ")
+        child.sendline("continue")
+        child.expect_exact("sum.rz:12 in main(): data[i] = i + 1")
+        child.expect_exact("(s2mc) ")
+        for line in (13, 11, 12):
+            child.sendline("" if line != 13 else "next")
+            child.expect_exact(f"sum.rz:{line} in main(): ")
+            child.expect_exact("(s2mc) ")
+        child.sendline("p i")
+        child.expect_exact("i = 1")
+        child.expect_exact("(s2mc) ")
+        child.sendline("reverse-step")
+        child.expect_exact("sum.rz:11 in main(): while (i < N)")
+        child.expect_exact("(s2mc) ")
+        child.sendeof()
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
+
+
+def test_ctrl_c_stops_a_long_continue_with_the_state_whole(tmp_path):
+    # A loop of add and jmp, one cycle each: at cycle C the add has run ceil(C / 2) times.
+    (tmp_path / "spin.s").write_text(".code 0\n:top\n  add r1 r1 #1\n  jmp top\n")
+    child = pexpect.spawn(sys.executable, ["-m", "s2mc.cli", "debug", "spin.s", "--max-cycles", str(10 ** 12)],
+                          cwd=str(tmp_path), encoding="utf-8", timeout=60, dimensions=(40, 120),
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    try:
+        child.expect_exact("(s2mc) ")
+        child.sendline("continue")
+        child.expect_exact("continue")
+        time.sleep(1)
+        child.sendintr()
+        child.expect(r"interrupted at cycle (\d+)")
+        cycle = int(child.match.group(1))
+        child.expect_exact("(s2mc) ")
+        child.sendline("p $r1")
+        child.expect(r"\$r1 = (\d+)")
+        assert int(child.match.group(1)) == (cycle + 1) // 2 and cycle > 0
+        child.expect_exact("(s2mc) ")
+        child.sendline("reverse-stepi")
+        child.expect_exact(f"cycle {cycle - 1}")
+        child.expect_exact("(s2mc) ")
+        child.sendeof()
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0

@@ -128,11 +128,13 @@ def test_demo_goes_on_after_a_failed_experiment(monkeypatch, tmp_path):
     _small_registry(monkeypatch, seed003_grid=AesGrid(cores=(1,), sizes=(40,)),   # ECB needs whole blocks
                     core_scaling=AesGrid(cores=(1,), sizes=(16,)), mem_latency_sweep=AesGrid(cores=(1,), sizes=(16,)),
                     arbitration_sweep=AesGrid(cores=(1,), sizes=(16,)),
-                    seed003_model=dataclasses.replace(preset("seed003"), cores=(1,), sizes=(16,)))
+                    seed003_model=dataclasses.replace(preset("seed003"), cores=(1,), sizes=(16,)),
+                    aes_caches=AesGrid(cores=(1,), sizes=(16,), caches=("mesi",)),
+                    caches_lab=ProgramGrid(cores=(1,), caches=("mesi",)))
     res = CliRunner().invoke(cli, ["demo", "--results", str(tmp_path / "res"), "--out", str(tmp_path / "rep"),
                                    "--skip", "native", "--skip", "gpu"])
     assert res.exit_code == 0, res.output
     assert "! failed: --bytes: ECB needs whole 16-byte blocks; 40 is not a multiple of 16" in res.output
     assert "seed003_grid: failed" in res.output
     assert sorted(p.stem for p in (tmp_path / "res" / "demo").glob("*.parquet")) == [
-        "arbitration_sweep", "core_scaling", "mem_latency_sweep", "seed003_model"]
+        "aes_caches", "arbitration_sweep", "caches_lab", "core_scaling", "mem_latency_sweep", "seed003_model"]

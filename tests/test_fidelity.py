@@ -116,3 +116,68 @@ def test_the_papers_latency_is_the_simulators_default():
     from s2mc.simulator.params import DEFAULTS
     from s2mc.simulator.replay_bus import Bus
     assert seed003.PAPER_MEM_LATENCY == fidelity.L == DEFAULTS["mem_latency"] == Bus().hold
+
+
+def test_the_calibration_holdout_is_leave_one_size_out_by_hand():
+    """The paper's 1-core cells (seed 003 Tables 3-4) fitted as lines in the number of blocks with
+    numpy on three sizes, predicting the fourth: the report's held-out errors."""
+    cells = seed003.paper_cells()
+    got = {r["bytes"]: r for r in fidelity.calibration_holdout()}
+    assert sorted(got) == [32, 64, 128, 256] and cells[(32, 1)][0] == 37189
+    for held in got:
+        for i, what in ((0, "cycles"), (1, "accesses")):
+            sizes = [b for b in got if b != held]
+            ys = [cells[(b, 1)][i] for b in sizes]            # 1-core stalls = accesses at L = 2
+            slope, icpt = np.polyfit([b // 16 for b in sizes], ys, 1)
+            want = (slope * (held // 16) + icpt) / cells[(held, 1)][i] - 1
+            assert got[held][f"{what} held out"] == pytest.approx(want, abs=1e-9)
+            slope, icpt = np.polyfit([b // 16 for b in got], [cells[(b, 1)][i] for b in got], 1)
+            assert got[held][f"{what} in-sample"] == pytest.approx(
+                (slope * (held // 16) + icpt) / cells[(held, 1)][i] - 1, abs=1e-9)
+
+
+def test_the_choice_of_hypothesis_is_checked_on_a_held_out_core_count():
+    """Synthetic hypotheses: `model` 3 % off everywhere; `fifo` exact on 2-3 cores and 12 % off on 4.
+    Chosen without the 4-core cells, fifo wins (0 % in-sample) and misses the held-out 4 cores by 12 %;
+    holding out 2 or 3 cores, fifo's 4-core cells cost it 6 % in-sample and model (3 %) is chosen."""
+    paper = seed003.paper_cells()
+    rows = []
+    for hid, err in (("model", lambda c: 0.03), ("fifo", lambda c: 0.12 if c == 4 else 0.0)):
+        cells = {k: {"cycles": v[0] * (1 + err(k[1])), "stalls": v[1] * (1 + err(k[1])), "finish": [1] * k[1],
+                     "idle": 0} for k, v in paper.items()}
+        rows += runner.rows_of(fidelity.BY_ID[hid], cells)
+    sel = {r["held-out cores"]: r for r in fidelity.selection_holdout(records.make_records(rows))}
+    assert sorted(sel) == [2, 3, 4]
+    assert sel[4]["chosen"] == "fifo" and sel[4]["in-sample"] == pytest.approx(0.0, abs=1e-12)
+    assert sel[4]["held out"] == pytest.approx(0.12) and sel[4]["preset held out"] == pytest.approx(0.03)
+    for c in (2, 3):
+        assert sel[c]["chosen"] == "model" and sel[c]["held out"] == pytest.approx(0.03)
+    parts = fidelity.holdout_parts(records.make_records(rows))
+    texts = " ".join(p[1] for p in parts if p[0] == "p")
+    assert "Held out: the choice of hypothesis" in texts
+    table = [p[1] for p in parts if p[0] == "table"][-1]
+    assert table.set_index("held-out cores").loc[4, "error held out"] == "12.0 %"
+
+
+def test_the_report_says_what_is_fitted_on_which_cells():
+    text = fidelity.fitted_text()
+    assert "fitted to the paper's four 1-core cells" in text and "32, 64, 128, 256 bytes" in text
+    assert f"scoring the {len(fidelity.HYPOTHESES)} hypotheses" in text and "all 14 cells" in text
+    assert "nothing is fitted" not in seed003.error_text(seed003.errors(PRESET_CELLS))
+
+
+@pytest.mark.parametrize("args,left", [(["--mode", "ctr"], "--mode ctr leaves"),
+                                       (["--mem-latency", "4"], "--mem-latency 4 leaves"),
+                                       (["--mode", "ctr", "--mem-latency", "3"], "--mode ctr, --mem-latency 3 leave")])
+def test_a_preset_left_by_options_says_the_paper_comparison_is_dropped(args, left):
+    res = CliRunner().invoke(cli, ["aes", "--preset", "seed003", "--bytes", "32", "--cores", "1,2", *args, "--quiet"])
+    assert res.exit_code == 0, res.output
+    lines = [ln for ln in res.output.splitlines() if "the paper's setting" in ln]
+    assert len(lines) == 1 and left in lines[0] and "no comparison with the paper" in lines[0]
+    assert "== Seed 003" not in res.output
+
+
+def test_a_preset_in_the_papers_setting_compares_and_says_nothing_of_it():
+    res = CliRunner().invoke(cli, ["aes", "--preset", "seed003", "--bytes", "32", "--cores", "1,2", "--quiet"])
+    assert res.exit_code == 0, res.output
+    assert "the paper's setting" not in res.output and "== Seed 003" in res.output

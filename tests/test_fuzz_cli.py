@@ -70,7 +70,7 @@ SPECS = {
                 options={None: ["{prog_s}", "{prog_rz}", "{prog_obj}", "missing.s"], "-o": ["x.obj", "-"]}),
     "disasm": dict(args=["{prog_obj}"], base={}, flags=[],
                    options={None: ["{prog_obj}", "{prog_s}", "{records}"]}),
-    "compile": dict(args=["{prog_rz}"], base={"-o": "out.s"}, flags=["-O0", "-O1"],
+    "compile": dict(args=["{prog_rz}"], base={"-o": "out.s"}, flags=["-O0", "-O1", "-g"],
                     options={None: ["{prog_rz}", "{prog_s}", "x.rz"], "-o": ["x.s", "-"]}),
     "run": dict(args=["{prog_s}"], base={"--mem-words": "1024"}, flags=["--json", "-q"], options={
         None: ["{prog_s}", "{prog_rz}", "{prog_obj}", "sum.rz", "{records}"],
@@ -91,7 +91,9 @@ SPECS = {
         "--vcd": ["w.vcd"], "--opt": ["0", "0,1"], "--mem-words": ["100", "4096", "67108865"],
         "--key": [KEY, KEY * 2, KEY[:-1], "zz"], "--seed": ["0", "9223372036854775807", "9223372036854775808"],
         "--experiment": ["e1"], "--out": ["r.parquet", "r.csv"], "--key-expansion": ["per-core", "core0,per-core", "all"],
-        "--preset": ["seed003", "seed004"], **TIMELINE}),
+        "--preset": ["seed003", "seed004"], "--cache": ["mesi", "none,dragon", "lru"],
+        "--cache-lines": ["64", "6"], "--cache-ways": ["1", "3"], "--line-words": ["4", "1025"],
+        "--cache-hit-latency": ["1", "101"], **TIMELINE}),
     # fidelity runs only the cheapest hypothesis (the engine's, 14 runs) unless --only changes it
     "fidelity": dict(base={"--only": "today"}, flags=["--json", "-q"], options={
         "--only": ["today", "fifo,rr", "model-x", ""], "--out": ["r.parquet", "r.csv", "-"]}),
@@ -158,7 +160,9 @@ SPECS["debug"] = dict(args=["{prog_s}"], base={"--mem-words": "1024"}, flags=[],
     "--cores": ["1", "64", "65", "1,2"], "--mem-latency": ["1", "1000", "1001"],
     "--arbitration": ["fifo", "round_robin", "lottery"], "--engine": ["fast", "systemc"],
     "--max-cycles": ["5", "4611686018427387904", "4611686018427387905"],
-    "--mem-words": ["1", "16", "4096", "67108865"], "-O": ["0", "1", "2"]})
+    "--mem-words": ["1", "16", "4096", "67108865"], "-O": ["0", "1", "2"],
+    "--cache": ["msi", "lru"], "--cache-lines": ["64", "6"], "--cache-ways": ["2", "0"],
+    "--line-words": ["4", "12"], "--cache-hit-latency": ["1", "101"]})
 
 
 def too_slow(option: str | None, value: str) -> bool:

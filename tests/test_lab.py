@@ -107,7 +107,7 @@ def test_check_marks_a_student_notebook(tmp_path, truths):
 
 def test_the_answers_notebook_checks_clean(tmp_path):
     marks = lab.check(LAB / "answers.ipynb")
-    assert all(m.right is not False for m in marks)
+    assert all(m.right is not False for m in marks) and lab.passed(marks)
     assert all(m.error == 0 for m in marks if m.right)
 
 
@@ -122,8 +122,42 @@ def test_check_errors_are_one_line(tmp_path, content, needle):
         path.write_text(content)
     proc = subprocess.run([sys.executable, "-m", "s2mc.cli", "lab", "check", str(path)], capture_output=True,
                           text=True, timeout=600)
-    err = [line for line in proc.stderr.splitlines() if "WARNING" not in line]
+    err = proc.stderr.splitlines()        # one line: no kernel warnings, no colour codes
     assert proc.returncode == 1 and len(err) == 1 and needle in err[0], proc.stderr
+    assert "\x1b[" not in proc.stderr + proc.stdout
+
+
+def test_an_unchanged_worksheet_is_not_done(tmp_path):
+    """The worksheet as handed out (every prediction None) measures right but is not finished: the
+    check says which predictions are missing and exits 1, with nothing but its marks on its output."""
+    path = tmp_path / "worksheet.ipynb"
+    path.write_text((LAB / "worksheet.ipynb").read_text())
+    proc = subprocess.run([sys.executable, "-m", "s2mc.cli", "lab", "check", str(path)], capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode == 1, proc.stdout
+    last = proc.stdout.strip().splitlines()[-1]
+    n = len(lab.exercises())
+    assert last.startswith(f"NOT DONE: {n} of {n} exercises unfinished: no prediction for s1_speedup_4, ")
+    assert f"0/{n} predictions made" in proc.stdout and proc.stdout.count("no prediction") >= n
+    assert proc.stderr == "" and "\x1b[" not in proc.stdout
+
+
+def test_grade_is_the_marking_for_any_front_end(truths):
+    """lab.grade on answers given as data (no notebook): done only with every prediction made and every
+    measurement right; the exercises are the worksheet's."""
+    names = [e["name"] for e in lab.exercises()]
+    assert names == list(predictions(lab.notebook(answers=False)))
+    assert set(truths) <= set(names) and {e["name"] for e in lab.exercises() if not e["exact"]} == \
+        set(names) - set(truths)
+    measured = dict(truths, s7_native_speedup=1.7)              # a timing: any measured value
+    full = lab.grade({"predict": dict(measured), "measured": measured})
+    assert lab.passed(full) and [m.verdict for m in full] == ["right"] * len(truths) + ["timing"]
+    assert all(m.error == 0 for m in full)
+    blank = lab.grade({"predict": {n: None for n in names}, "measured": measured})
+    assert not lab.passed(blank) and not any(m.done for m in blank)
+    one_off = lab.grade({"predict": measured, "measured": dict(measured, s1_speedup_8=truths["s1_speedup_8"] + 1)})
+    assert not lab.passed(one_off) and [m.name for m in one_off if not m.done] == ["s1_speedup_8"]
+    assert [m.verdict for m in lab.grade({})] == ["missing"] * len(truths) + ["timing"]
 
 
 def test_write_command(tmp_path):
@@ -143,3 +177,18 @@ def test_lab_without_its_packages_is_one_line(tmp_path, package):
     assert proc.returncode == 1 and not list(tmp_path.iterdir()), proc.stderr
     assert proc.stderr == (f"s2mc: error: s2mc lab: the Python package {package} is not installed "
                            "(`make setup` installs it, or pip install 's2mc[lab]')\n")
+
+
+def test_the_lab_readme_runs_only_what_setup_installs():
+    """Every command of docs/lab/README.md's command block is a program of the virtual environment that
+    `make setup` makes (a notebook editor it does not install is named in the text, with how to add it)."""
+    import re
+    import shutil
+    text = (LAB / "README.md").read_text()
+    block = re.search(r"```\n(.*?)```", text, re.S).group(1)
+    progs = {line.split()[0] for line in block.splitlines() if line.strip()}
+    venv_bin = Path(sys.executable).parent
+    assert progs and all((venv_bin / p).exists() for p in progs), progs
+    # what the text names outside the block is installed where it says, or says how to install it
+    if "jupyter notebook" in text:
+        assert "pip install notebook" in text or shutil.which("jupyter", path=str(venv_bin))

@@ -41,3 +41,19 @@ def test_a_spec_of_kind_program_is_checked(tmp_path):
         bad.write_text(f'title = "t"\n[[grid]]\nkind = "program"\n{body}\n')
         with pytest.raises(S2mcError, match=why):
             specs.load(bad)
+
+
+def test_a_sweep_runs_a_program_grid_one_run_a_task(tmp_path):
+    from s2mc.experiments import registry, sweep
+    exp = registry.Experiment("t", "t", "sim", (ProgramGrid(programs=("spin_lock.s",), cores=(1, 2),
+                                                            caches=("none", "mesi")),))
+    tasks = sweep.tasks(exp)
+    assert [(t.kind, t.point["cache"], t.point["cores"]) for t in tasks] == \
+        [("program", c, n) for c in ("none", "mesi") for n in (1, 2)]
+    assert sweep.describe(tasks[3]) == "program spin_lock.s 2c mesi L2 fast"
+    out = tmp_path / "s.parquet"
+    sweep.run(exp, out)
+    df = records.load([out])
+    cycles = df[(df["core"] == -1) & (df["metric"] == "cycles")]["value"].tolist()
+    prog = examples.load("spin_lock.s")
+    assert cycles == [Machine(prog, cores=n, cache=c).run().cycles for c in ("none", "mesi") for n in (1, 2)]

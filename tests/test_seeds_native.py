@@ -75,6 +75,10 @@ def test_tiny_measurement_and_report_section(tmp_path):
 
 def test_report_without_the_runs_says_how():
     from s2mc.analysis import report
-    b = []
-    report._seeds_native_blocks(b, records.empty(), seeds.load_reference())
-    assert "python -m s2mc.experiments.seeds_native --out results/seeds_native.parquet" in b[0].text
+    hint = "`python -m s2mc.experiments.seeds_native --out results/seeds_native.parquet`"
+    for name, anchor in (("seed001_ours", "seed001"), ("seed004_ours", "seed004")):
+        b = []
+        (report._seeds_native_blocks if anchor == "seed001" else report._seed004_blocks)(
+            b, records.empty(), seeds.load_reference(), "this host", lambda c, n: f"`{c} --out results/{n}.parquet`")
+        assert b[0].kind == "h3" and b[0].anchor == anchor
+        assert b[1].text.startswith(f"No {name} records in these results") and hint in b[1].text

@@ -193,7 +193,7 @@ def test_bad_options_are_one_line(tmp_path, args, code, message):
 
 
 @pytest.mark.parametrize("spec,out,message", [
-    ("nope", "r.parquet", "s2mc: error: nope: no such spec file or shipped experiment (shipped: arbitration_sweep"),
+    ("nope", "r.parquet", "s2mc: error: nope: no such spec file or shipped experiment (shipped: aes_caches, arbitration_sweep"),
     ("bad.toml", "r.parquet", "s2mc: error: {tmp}/bad.toml: [[grid]] 1: sizes: 40 is not a multiple of 16"),
     ("small.toml", "missing/r.parquet", "s2mc: error: --out {tmp}/missing/r.parquet: folder {tmp}/missing does not exist"),
     ("small.toml", "-", "s2mc: error: --out: a sweep writes a records file"),

@@ -20,7 +20,7 @@ from s2mc.isa import assemble
 from s2mc.common.errors import S2mcError
 from s2mc.simulator import Machine, SimFault
 from s2mc.simulator.reference import ReferenceMachine, RefFault
-from s2mc.simulator.timeline import (BUCKETS, MAX_INTERVALS, STATE_COLOURS, STATES, Interval, TimelineBuilder,
+from s2mc.simulator.timeline import (BUCKETS, CORE_COLOURS, HALTED, MAX_INTERVALS, STATE_COLOURS, STATES, Interval, TimelineBuilder,
                                      timeline_of, to_html, to_trace_events, write_timeline)
 from systemc_helpers import needs_systemc
 from test_sim_trace import LOOP, PEAK   # a loop of loads and stores; a child's peak memory
@@ -438,7 +438,88 @@ def test_aes_writes_a_timeline_per_run(tmp_path):
         page = (tmp_path / f"aes-{i}.html").read_text()
         data = json.loads(re.search(r'<script type="application/json" id="data">(.*?)</script>', page, re.S).group(1))
         assert (data["cores"], data["start"], data["end"]) == (n, 0, 500)
-        assert f"timeline {tmp_path / f'aes-{i}.html'}: " in proc.stderr
+        assert f"wrote {tmp_path / f'aes-{i}.html'}: " in proc.stderr
     one = s2mc("aes", "--cores", "2", "--bytes", "16", "--style", "ttable", "--mode", "ctr",
                "--timeline", tmp_path / "one.svg", "--quiet")
     assert one.returncode == 0 and (tmp_path / "one.svg").exists(), one.stderr
+
+
+# -- the picture, read back -----------------------------------------------------------------------------
+
+def _is(px, colour: str, tol: float = 0.08) -> "np.ndarray":
+    import numpy as np
+    rgb = np.array([int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)])
+    return (np.abs(px[..., :3] - rgb) < tol).all(axis=-1)
+
+
+def bus_row_fill(png: Path) -> float:
+    """The share of the bus row painted in a core's colour over the run's width, read from the PNG:
+    core rows are found by their state colours (and the run's width with them), the bus row above them."""
+    import matplotlib.image
+    import numpy as np
+    px = matplotlib.image.imread(png)
+    state = np.zeros(px.shape[:2], bool)
+    for col in STATE_COLOURS[:HALTED]:      # not the halted grey: the axes' frame is nearly that grey
+        state |= _is(px, col)
+    rows = np.where(state.sum(axis=1) > 0.2 * px.shape[1])[0]        # pixel rows of the core rows
+    top = rows.min()                                                 # core 0's first pixel row
+    xs = np.where(state[rows].any(axis=0))[0]
+    x0, x1 = xs.min(), xs.max()
+    owner = np.zeros(px.shape[:2], bool)     # in the colour of a core, as the key shows it
+    for col in CORE_COLOURS:
+        owner |= _is(px, col, 0.1)
+    # the bus row: the rows just above core 0 with a core's colour somewhere along the run
+    band = [y for y in range(top - 1, max(top - 80, 0), -1) if owner[y, x0:x1].mean() > 0.02]
+    band = [y for k, y in enumerate(band) if y == band[0] - k]       # contiguous from the first
+    mid = band[len(band) // 2]
+    # painted: a core's colour (a colour blended with white edges is not)
+    return float(owner[mid, x0:x1].mean())
+
+
+@pytest.mark.parametrize("program,cores,kw", [("workloads/asm/parallel_sum.s", 16, {}),
+                                              ("aes", 16, {})])
+def test_a_busy_bus_row_looks_busy_at_16_cores(tmp_path, program, cores, kw):
+    """The bus row's painted share is the run's bus utilisation (the engine's counter): white box edges
+    or blended thin bands must not make a busy bus look empty."""
+    if program == "aes":
+        from s2mc.workloads.cipher_sim import run_aes
+        res = run_aes(bytes(256), bytes(16), mode="ecb", cores=cores, style="bytes",
+                      timeline=str(tmp_path / "t.png")).result
+    else:
+        res = Machine(assemble((ROOT / program).read_text()), cores=cores, timeline=tmp_path / "t.png").run()
+    fill = bus_row_fill(tmp_path / "t.png")
+    assert res.bus_utilisation > 0.7
+    assert fill == pytest.approx(res.bus_utilisation, abs=0.1), (fill, res.bus_utilisation)
+
+
+def test_the_picture_has_a_key_for_states_and_bus_owners(tmp_path):
+    Machine(assemble((ROOT / "workloads/asm/parallel_sum.s").read_text()), cores=12, timeline=tmp_path / "t.svg").run()
+    svg = (tmp_path / "t.svg").read_text()
+    texts = set(re.findall(r"<!-- (.*?) -->", svg))     # matplotlib names every text it draws
+    assert set(STATES) <= texts and {"core states", "the bus row: held by"} <= texts
+    assert {"core 0, 10, ...", "core 1, 11, ...", "core 2", "core 9"} <= texts
+
+
+def test_a_timeline_run_reports_simulation_time_without_the_drawing(tmp_path, monkeypatch):
+    """Drawing the picture takes far longer than simulating parallel_sum: sim_seconds must not hold it.
+    The drawing is slowed down on purpose (a sleep in the writer), so the check is not a timing race."""
+    import time as _time
+    from s2mc.simulator import timeline as tl_mod
+    real = tl_mod.write_timeline
+
+    def slow(*a, **k):
+        _time.sleep(1.0)
+        return real(*a, **k)
+    monkeypatch.setattr(tl_mod, "write_timeline", slow)
+    res = Machine(assemble((ROOT / "workloads/asm/parallel_sum.s").read_text()), cores=2,
+                  timeline=tmp_path / "t.png").run()
+    assert (tmp_path / "t.png").exists() and 0 < res.sim_seconds < 0.5
+
+
+@pytest.mark.parametrize("opt,suffix", [("--trace", "log"), ("--timeline", "png")])
+def test_run_says_where_each_file_went(tmp_path, opt, suffix):
+    proc = s2mc("run", ROOT / "workloads/asm/parallel_sum.s", "--cores", "1,2", opt, tmp_path / f"f.{suffix}")
+    assert proc.returncode == 0, proc.stderr
+    for n in (1, 2):
+        f = tmp_path / f"f-{n}c.{suffix}"
+        assert f.exists() and f"wrote {f}\n" in proc.stderr

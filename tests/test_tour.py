@@ -65,11 +65,36 @@ def test_the_readme_tour_runs_verbatim_from_an_empty_folder(tmp_path):
     assert "cycles 2.53 % and summed stalls 2.19 %" in md              # the model, report section 1b
 
 
+def stated_outputs(markdown: str) -> list[tuple[list[str], list[str]]]:
+    """Every ```sh block in order: its command lines and the lines that the ```text block under it (before
+    the next ```sh block) says they print, [] when there is none."""
+    out = []
+    parts = re.split(r"```sh\n(.*?)```", markdown, flags=re.S)
+    for block, after in zip(parts[1::2], parts[2::2]):
+        m = re.match(r"[^`]*```text\n(.*?)```", after, re.S)
+        out.append((commands(f"```sh\n{block}```"),
+                    [ln.rstrip() for ln in m.group(1).splitlines() if ln.strip()] if m else []))
+    return out
+
+
 def test_the_tutorial_runs_verbatim_from_an_empty_folder(tmp_path):
-    lines = commands((ROOT / "docs" / "tutorial.md").read_text())
-    assert lines[-1].startswith("s2mc report")
-    run_in_order(lines, tmp_path)
+    """Every command of docs/tutorial.md, in order, from an empty folder; every line a `text` block says
+    its commands print is among the lines they print (stdout and stderr)."""
+    text = (ROOT / "docs" / "tutorial.md").read_text()
+    blocks = stated_outputs(text)
+    assert [c for cmds, _ in blocks for c in cmds] == commands(text) and commands(text)[-1].startswith("s2mc report")
+    assert sum(bool(expected) for _, expected in blocks) >= 4
+    for cmds, expected in blocks:
+        done = run_in_order(cmds, tmp_path)
+        printed = {ln.rstrip() for c in cmds for ln in (done[c].stdout + done[c].stderr).splitlines()}
+        missing = [ln for ln in expected if ln not in printed]
+        assert not missing, f"{cmds} does not print {missing}"
     check_complete_report(tmp_path)
+
+
+def test_stated_outputs_pairs_a_command_with_the_text_under_it():
+    text = "```sh\ns2mc a   # x\n```\n\nIt prints:\n\n```text\n1\n2\n```\n```sh\ns2mc b\n```\n"
+    assert stated_outputs(text) == [(["s2mc a"], ["1", "2"]), (["s2mc b"], [])]
 
 
 def test_commands_ignores_comments_and_activation():
@@ -85,9 +110,11 @@ def test_the_tutorials_numbers_are_the_simulators():
     text = (ROOT / "docs" / "tutorial.md").read_text()
     ps = assemble((ROOT / "workloads/asm/parallel_sum.s").read_text())
     lock = assemble((ROOT / "workloads/asm/spin_lock.s").read_text())
+    base = Machine(ps, cores=1).run().cycles
     for n in (1, 2, 4, 8):
         r = Machine(ps, cores=n).run()
-        assert f"| {n} | {r.cycles} | {r.stall_cycles} | {round(100 * r.bus_utilisation)} % |" in text
+        assert re.search(rf"^ +{n} +{r.cycles} +{base / r.cycles:.2f} +{r.instructions} +{r.stall_cycles} .* "
+                         rf"{100 * r.bus_utilisation:.1f}%$", text, re.M), n
     for a in ("fifo", "fixed", "round_robin"):
         r = Machine(lock, cores=4, arbitration=a).run()
         waits = ", ".join(str(c["bus_wait_cycles"]) for c in r.cores)
@@ -108,6 +135,6 @@ def test_the_reports_hints_work_verbatim(tmp_path):
     run_in_order(["mkdir results", "s2mc report results --out report"], tmp_path)
     md = (tmp_path / "report" / "report.md").read_text()
     hints = re.findall(r"`(s2mc [^`]+--out results/\w+\.parquet)`, then `(s2mc report results --out report)`", md)
-    assert len(hints) == 3, md[:3000]                # seed 003, simulated scaling, native
+    assert len(hints) == 4, md[:3000]                # seed 003, simulated scaling, native, seed 000
     run_in_order([h[0] for h in hints] + [hints[0][1]], tmp_path)
     check_complete_report(tmp_path)

@@ -123,3 +123,13 @@ def test_the_waveform_of_a_run_is_the_same_whatever_the_target(tmp_path):
     run(b)
     strip = lambda p: [ln for ln in p.read_text().splitlines() if not ln.startswith(("$date", "  "))]  # noqa: E731
     assert strip(a) == strip(b) and len(strip(a)) > 20
+
+
+@pytest.mark.parametrize("command", [["run", "parallel_sum.s", "--cores", "1,2"],
+                                     ["aes", "--cores", "1,2", "--bytes", "16", "--quiet"]])
+def test_the_commands_say_where_each_waveform_went(tmp_path, command):
+    """Like every other output: one 'wrote FILE' line per waveform, naming a file that exists."""
+    res = CliRunner().invoke(cli, [*command, "--engine", "systemc", "--vcd", str(tmp_path / "w.vcd")])
+    assert res.exit_code == 0, res.output
+    wrote = [ln.split(" ", 1)[1] for ln in res.output.splitlines() if ln.startswith("wrote ")]
+    assert len(wrote) == 2 and all(os.path.exists(f) and f.endswith(".vcd") for f in wrote), res.output

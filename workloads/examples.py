@@ -88,14 +88,15 @@ def bundled(path: str | os.PathLike) -> Example | None:
     return None
 
 
-def load(path: str, opt: int = 1):
-    """A Program from .rz (compiled at -O`opt`), .s (assembled) or .obj; a bundled example by name too."""
+def load(path: str, opt: int = 1, debug: bool = False):
+    """A Program from .rz (compiled at -O`opt`, with debug information when `debug`), .s (assembled)
+    or .obj; a bundled example by name too."""
     from s2mc.isa import load_program, read_text
     path = resolve(path)
     if path.endswith(".rz"):
         source = read_text(path)
         from s2mc.compiler import compile as compile_rz
-        return compile_rz(source, opt=opt, filename=path).program
+        return compile_rz(source, opt=opt, filename=path, debug=debug).program
     if not path.endswith((".s", ".obj")):
         raise S2mcError(f"{path}: expected a .rz, .s or .obj file")
     if not Path(path).exists():

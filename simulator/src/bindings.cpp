@@ -85,6 +85,9 @@ py::dict result_to_dict(const RunResult& r, bool cached) {
 PYBIND11_MODULE(_fast, m) {
   m.doc() = "The s2mc fast engine (event-driven, cycle-exact)";
   m.attr("MAX_CORES") = MAX_CORES;
+  // A copy of the whole machine at a pause (reverse stepping): opaque, with its size.
+  py::class_<FastEngine::Snapshot, std::shared_ptr<FastEngine::Snapshot>>(m, "Snapshot")
+      .def_property_readonly("nbytes", &FastEngine::Snapshot::bytes);
   py::class_<FastEngine>(m, "Engine")
       .def(py::init([](const std::vector<uint32_t>& code, const std::vector<int32_t>& data, uint32_t entry,
                        int cores, int mem_latency, const std::string& arbitration, uint64_t max_cycles,
@@ -178,6 +181,7 @@ PYBIND11_MODULE(_fast, m) {
            }, py::arg("core"))
       .def("set_break", &FastEngine::set_break, py::arg("pc"), py::arg("cores"))
       .def("set_watch", &FastEngine::set_watch, py::arg("address"), py::arg("on"))
+      .def("set_return_trap", &FastEngine::set_return_trap, py::arg("core"), py::arg("pc"), py::arg("fp"))
       .def("write_hit", [](const FastEngine& e) -> py::object {
              const auto& h = e.write_hit();
              if (h.core < 0) return py::none();
@@ -190,6 +194,8 @@ PYBIND11_MODULE(_fast, m) {
              return py::make_tuple(v.status, v.pc, v.t, v.req_addr, stats_to_dict(stats, e.caches().config().on()));
            })
       .def("paused_at", &FastEngine::paused_at)
+      .def("checkpoint", [](const FastEngine& e) { return std::make_shared<FastEngine::Snapshot>(e.checkpoint()); })
+      .def("rewind", &FastEngine::rewind, py::arg("snapshot"), py::arg("cycle"), py::arg("break_from"))
       .def("bus", [](const FastEngine& e) { return py::make_tuple(e.bus_free(), e.last_grant()); })
       .def("output_so_far", [](const FastEngine& e) {
              auto out = e.output_so_far();

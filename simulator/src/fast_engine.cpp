@@ -117,7 +117,9 @@ void FastEngine::run_free_impl(int id, uint64_t bound) {
       break;
     }
     if (pc >= n) return stop_with_fault(FaultKind::PC_OUT_OF_RANGE, pc, 0);
-    if (Break && ((brk[pc] >> id) & 1) && t >= break_from) {
+    // r[29]: fp, the frame a return trap waits for (s2mc.simulator.stepping.run_to_return)
+    if (Break && (((brk[pc] >> id) & 1) || (id == ret_core_ && pc == ret_pc_ && r[29] == ret_fp_)) &&
+        t >= break_from) {
       break_at(t);  // stop before issuing: the core is at pc in cycle t
       c.t = t;
       set_status(id, Status::RUNNING);

@@ -54,7 +54,7 @@ void FastEngine::set_break(uint32_t pc, uint64_t cores) {
   if (pc >= prog_.size()) throw std::out_of_range("breakpoint outside the program");
   brk_.resize(prog_.size(), 0);
   brk_[pc] = cores;
-  breaking_ = !watch_.empty() || std::any_of(brk_.begin(), brk_.end(), [](uint64_t m) { return m != 0; });
+  update_breaking();
 }
 
 void FastEngine::set_watch(uint32_t address, bool on) {
@@ -63,7 +63,17 @@ void FastEngine::set_watch(uint32_t address, bool on) {
   watch_.erase(std::remove(watch_.begin(), watch_.end(), address), watch_.end());
   if (on) watch_.push_back(address);
   brk_.resize(prog_.size(), 0);
-  breaking_ = !watch_.empty() || std::any_of(brk_.begin(), brk_.end(), [](uint64_t m) { return m != 0; });
+  update_breaking();
+}
+
+void FastEngine::set_return_trap(int core, uint32_t pc, int32_t fp) {
+  if (tracing_) throw std::logic_error("return traps need the trace off");
+  if (core >= cfg_.cores) throw std::out_of_range("return trap for a core that does not exist");
+  ret_core_ = core < 0 ? -1 : core;
+  ret_pc_ = pc;
+  ret_fp_ = fp;
+  brk_.resize(prog_.size(), 0);
+  update_breaking();
 }
 
 FastEngine::CoreView FastEngine::core_view(int id) const {
@@ -71,6 +81,21 @@ FastEngine::CoreView FastEngine::core_view(int id) const {
   static const char* const names[] = {"running", "waiting", "sync", "halted", "stopped", "running"};
   const Core& c = cores_.at(static_cast<size_t>(id));
   return {names[static_cast<int>(c.status)], c.pc, c.t, c.req_addr, &c.s};
+}
+
+void FastEngine::rewind(const Snapshot& s, uint64_t cycle, uint64_t break_from) {
+  restore(s);
+  pause_ = cycle;
+  break_from_ = break_from;
+  hit_ = ~0ull;
+  write_hit_ = WriteHit{};
+}
+
+size_t FastEngine::Snapshot::bytes() const {
+  size_t n = sizeof(Snapshot) + cores.size() * sizeof(Core) + mem.size() * sizeof(int32_t) +
+             req.size() * sizeof(uint64_t);
+  for (const PrintEvent& e : output) n += sizeof(PrintEvent) + e.text.size();
+  return n;
 }
 
 FastEngine::Snapshot FastEngine::save() const {

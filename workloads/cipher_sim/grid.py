@@ -207,6 +207,13 @@ def timeline_files(grid: AesGrid, path: str) -> list[str]:
     return [names[id(j)] for j in jobs]
 
 
+def vcd_files(grid: AesGrid, vcd: str) -> list[str]:
+    """The waveform file of each systemc run of the grid, in run order (what run_grid writes)."""
+    jobs = grid.jobs()
+    names = _vcd_names(vcd, jobs)
+    return [names[id(j)] for j in jobs if id(j) in names]
+
+
 def run_grid(grid: AesGrid, *, new_run_id: Callable[[], str], experiment: str = "aes",
              progress: bool = False, vcd: str | None = None, timeline: str | None = None,
              timeline_window: tuple[int, int | None] = (0, None), desc: str = "s2mc aes",

@@ -103,7 +103,7 @@ def run_grid(grid: NativeGrid, *, run_id: str, experiment: str = "native", progr
             res = bench("ours", impl, strategy, t, n, bb)
             base = add(res["engine"], variant, t, res)
             total = res["total_bytes"]
-            s = dict(cipher=grid.cipher, impl=res["engine"], strategy=strategy,
+            s = dict(cipher=grid.cipher, key_bits=grid.key_bits, impl=res["engine"], strategy=strategy,
                      block_bytes=bb if strategy == "extended" else None, threads=t, bytes=n,
                      total_bytes=total, seconds=res["seconds_best"],
                      gb_per_s=total / res["seconds_best"] / 1e9,
@@ -132,9 +132,14 @@ def run_grid(grid: NativeGrid, *, run_id: str, experiment: str = "native", progr
 _IMPL_WIDTH = max(len(n) for names in (*CIPHER_IMPLS.values(), *cryptrec.IMPLS.values()) for n in names)
 
 
+#: The widest cipher name with its key size (hierocrypt3-128), for the same alignment.
+_CIPHER_WIDTH = max(len(f"{c}-256") for c in ("aes", "camellia", *cryptrec.CIPHERS))
+
+
 def summary_header(vs_openssl: bool = False) -> str:
     """The column names above format_summary's lines, aligned with them."""
-    line = f"{'impl':<{_IMPL_WIDTH}} {'strategy':<15} {'threads':>7} {'bytes':>10}  {'throughput':>13}  {'cycles/B':>11}"
+    line = (f"{'cipher':<{_CIPHER_WIDTH}} {'impl':<{_IMPL_WIDTH}} {'strategy':<15} {'threads':>7} {'bytes':>10}  "
+            f"{'throughput':>13}  {'cycles/B':>11}")
     return line + (f"  | {'OpenSSL throughput':>20}  {'ratio':>11}" if vs_openssl else "")
 
 
@@ -145,10 +150,11 @@ def summary_legend(vs_openssl: bool = False) -> str:
 
 
 def format_summary(s: dict) -> str:
-    """One measurement as a line: impl, strategy[/block], threads, size, GB/s, cycles per byte
+    """One measurement as a line: cipher (and key size), impl, strategy[/block], threads, size, GB/s, cycles per byte
     (and OpenSSL's GB/s and the ratio when measured)."""
     strat = s["strategy"] + (f"/{s['block_bytes']}" if s.get("block_bytes") else "")
-    line = (f"{s['impl']:<{_IMPL_WIDTH}} {strat:<15} {s['threads']:>3} thr {human_size(s['bytes']):>10}  "
+    cipher = f"{s['cipher']}-{s['key_bits']}" if s.get("key_bits") else s["cipher"]
+    line = (f"{cipher:<{_CIPHER_WIDTH}} {s['impl']:<{_IMPL_WIDTH}} {strat:<15} {s['threads']:>3} thr {human_size(s['bytes']):>10}  "
             f"{s['gb_per_s']:8.2f} GB/s  {s['cycles_per_byte']:7.3f} c/B")
     if s["strategy"] == "multi":
         line = line.replace(" thr ", " x   ")

@@ -33,6 +33,9 @@ class FastEngine {
   void set_break(uint32_t pc, uint64_t cores);
   // Watch: stop after a write (st, push, xchg) to `address`, in the cycle after the grant.
   void set_watch(uint32_t address, bool on);
+  // A return trap: core `core` stops before it issues at `pc` while r29 (the frame pointer) holds
+  // `fp`: back after a call in the caller's frame, not in a deeper one. core -1 clears it.
+  void set_return_trap(int core, uint32_t pc, int32_t fp);
   // The watched write that made the last advance() stop (core -1: none); `cycle` is its grant.
   struct WriteHit { int core = -1; uint32_t pc = 0, address = 0; int32_t before = 0, after = 0; uint64_t cycle = 0; };
   const WriteHit& write_hit() const { return write_hit_; }
@@ -138,6 +141,13 @@ class FastEngine {
   std::vector<uint32_t> watch_;    // watched addresses (a few)
   uint64_t break_from_ = 0;        // breakpoints count from this cycle (not the one just stopped at)
   uint64_t hit_ = ~0ull;           // the earliest stop a breakpoint or watch asked for in this advance
+  int ret_core_ = -1;              // the return trap (set_return_trap): core, pc, frame pointer
+  uint32_t ret_pc_ = 0;
+  int32_t ret_fp_ = 0;
+  void update_breaking() {
+    breaking_ = !watch_.empty() || ret_core_ >= 0 ||
+                std::any_of(brk_.begin(), brk_.end(), [](uint64_t m) { return m != 0; });
+  }
   WriteHit write_hit_;
   bool watched(const Uop& u, uint32_t addr) const {
     return (u.bus == BUS_WRITE || u.bus == BUS_SWAP) && std::find(watch_.begin(), watch_.end(), addr) != watch_.end();
@@ -148,8 +158,10 @@ class FastEngine {
   }
   void note_write(int id, uint32_t pc, uint32_t addr, int32_t before, uint64_t g);
   // What advance() puts back when a breakpoint turns out to lie behind a core that already ran
-  // past it (the cores run out of cycle order): every member a run changes, but the trace (off
-  // while breaking). A new such member belongs here too.
+  // past it (the cores run out of cycle order), and what reverse stepping keeps (checkpoint(),
+  // rewind()): every member a run changes, but the trace (off while breaking). A new such member
+  // belongs here too.
+ public:
   struct Snapshot {
     std::vector<Core> cores;
     std::vector<int32_t> mem;
@@ -159,7 +171,14 @@ class FastEngine {
     int last_grant, burst_streak;
     Fault fault;
     Caches caches;
+    size_t bytes() const;          // about what it holds in memory
   };
+  // Reverse stepping (s2mc.simulator.stepping): the state at a pause, and back to one saved at
+  // `cycle`; the next advance counts breakpoints from `break_from`.
+  Snapshot checkpoint() const { return save(); }
+  void rewind(const Snapshot& s, uint64_t cycle, uint64_t break_from);
+
+ private:
   Snapshot save() const;
   void restore(const Snapshot& s);
 };
