@@ -7,18 +7,22 @@ SUDO  := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Debian packages the project needs: toolchain, SystemC, OpenSSL headers, OpenMP, Python headers,
 # Chromium (the tests render the report and the timeline page in it, headless), the OpenCL loader,
-# headers and PoCL (the OpenCL backend runs on the CPU through PoCL where there is no GPU's OpenCL).
+# headers and PoCL (the OpenCL backend runs on the CPU through PoCL where there is no GPU's OpenCL),
+# chromedriver (the browser tests of `s2mc serve` drive Chromium with selenium) and CodeMirror
+# (the editor of the serve page, which it serves from /usr/share/javascript).
 APT_PACKAGES := build-essential g++ cmake ninja-build pkg-config python3-dev python3-venv \
                 libsystemc-dev libssl-dev libomp-dev openssl chromium \
-                ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
+                ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo \
+                chromium-driver libjs-codemirror
 PY_DEPS := scikit-build-core pybind11 click tqdm pandas pyarrow matplotlib cryptography \
-           pytest pytest-xdist hypothesis pexpect vcdvcd dask distributed nbformat nbclient ipykernel
+           pytest pytest-xdist hypothesis pexpect vcdvcd dask distributed nbformat nbclient ipykernel \
+           fastapi uvicorn httpx selenium
 
 # Everything the build reads: when one changes, the package is rebuilt (incrementally).
-SOURCES := $(shell find common isa compiler simulator workloads gpu-backends analysis experiments cli \
+SOURCES := $(shell find common isa compiler simulator workloads gpu-backends analysis experiments server cli \
              -type f \( -name '*.py' -o -name '*.cpp' -o -name '*.h' -o -name '*.hpp' -o -name '*.cu' -o -name '*.cuh' \
              -o -name 'CMakeLists.txt' -o -name '*.s' -o -name '*.rz' -o -name '*.csv' -o -name '*.json' -o -name '*.toml' \
-             -o -name '*.html' -o -name '*.cl' \) 2>/dev/null) \
+             -o -name '*.html' -o -name '*.cl' -o -name '*.js' -o -name '*.css' \) 2>/dev/null) \
            CMakeLists.txt pyproject.toml
 
 .PHONY: setup test test-all demo bench report clean

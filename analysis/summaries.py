@@ -438,6 +438,8 @@ def native_runs(df: pd.DataFrame, skip=SEED_NATIVE_EXPERIMENTS) -> pd.DataFrame:
         return pd.DataFrame()
     index = ["source", "experiment", "workload", "engine", "variant", "bytes", "cores"]
     w = derive.wide(nat, ["seconds", "gb_per_second", "speedup"], index=index)
+    if w.empty:   # native rows without timings or throughput (s2mc coherence-native's): no cipher run
+        return pd.DataFrame()
     for m in ("seconds", "gb_per_second", "speedup"):
         if m not in w:
             w[m] = float("nan")

@@ -140,8 +140,6 @@ def _file_command(name: str, verb: str):
             raise click.UsageError("--threads is for --backend native")
         if backend != "opencl" and segment is not None:
             raise click.UsageError("--segment is for --backend opencl")
-        if records_path and records_path == out_path:
-            raise click.UsageError("--records and --out name the same file")
         k = hex_from_options("key", key, key_file, key_env, key=True, cipher=cipher)
         c = hex_from_options("iv", iv, iv_file, iv_env, key=False) if mode == "ctr" else None
         chunk = chunk_bytes or _DEFAULT_CHUNK[backend]

@@ -153,7 +153,8 @@ _CPUS = "the CPUs this process may use: each thread is pinned to its own"
               "(ping-pong only where this process may use 2 CPUs).")
 @click.option("--threads", type=Integer(1, _cpus, many=True, names={"all": _cpus, "max": _cpus}, why=_CPUS),
               default="1,all", show_default=True,
-              help="Comma-separated thread counts for false-sharing and locks ('all' = every CPU this process may use).")
+              help="Comma-separated thread counts for false-sharing and locks ('all' = every CPU this process "
+                   "may use).")
 @click.option("--increment", "increments", type=Choices(COHERENCE_INCREMENTS), default=",".join(COHERENCE_INCREMENTS),
               show_default=True, help="Comma-separated false-sharing increments: plain (a load and a store) and "
               "atomic (a locked add, which needs the line for every increment).")
@@ -173,7 +174,8 @@ _CPUS = "the CPUs this process may use: each thread is pinned to its own"
               "when the name ends in .csv) and a manifest next to it.")
 @click.option("--json", "as_json", is_flag=True, help="Print results and records as JSON on stdout.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def coherence_native_cmd(benches, threads, increments, locks, iterations, acquisitions, round_trips, reps, experiment, out_path,
+def coherence_native_cmd(benches, threads, increments, locks, iterations, acquisitions, round_trips, reps, experiment,
+                         out_path,
                          as_json, quiet):
     """Cache coherence on this CPU: false sharing, line ping-pong latency and spin-lock scaling (OpenMP)."""
     from s2mc.analysis import records
@@ -204,7 +206,8 @@ def coherence_native_cmd(benches, threads, increments, locks, iterations, acquis
     df = records.make_records(rows)
     if out_path:
         params = dict(command="coherence-native", benches=list(grid.benches), threads=list(grid.threads),
-                      increments=list(grid.increments), locks=list(grid.locks), iterations=iterations, acquisitions=acquisitions,
+                      increments=list(grid.increments), locks=list(grid.locks), iterations=iterations,
+                      acquisitions=acquisitions,
                       round_trips=round_trips, reps=reps, experiment=experiment, cpus=cpus,
                       line_bytes=coherence.line_bytes())
         path = records.write(df, out_path, params=params)

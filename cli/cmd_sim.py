@@ -13,7 +13,7 @@ import click
 
 from s2mc.isa import assemble, disassemble, disassemble_word, load_program, read_text
 from s2mc.common.errors import S2mcError
-from s2mc.common.outputs import STDOUT, write_output
+from s2mc.common.outputs import STDOUT, check_distinct, write_output
 from s2mc.simulator import CACHE_COUNTERS, CACHE_PARAMS, Machine, SimFault
 from s2mc.simulator.records import result_rows, variant_parts
 
@@ -111,10 +111,11 @@ def asm(source, output, listing):
     """Assemble an S2 assembly file (or a bundled example by name) into a text object file."""
     from s2mc.workloads.examples import bundled
     example = bundled(source)
-    text = read_text(example.path if example else source)
-    prog = assemble(text, source)
     # a bundled example's object goes into this folder, never into the package
     out = output or str(Path(example.name if example else source).with_suffix(".obj"))
+    check_distinct([("the object file", out)], [("SOURCE", example.path if example else source)])
+    text = read_text(example.path if example else source)
+    prog = assemble(text, source)
     write_output(out, prog.to_text(), what="object file")
     if listing:
         for seg in prog.segments:

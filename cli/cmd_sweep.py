@@ -17,6 +17,8 @@ import click
 
 from s2mc.common.errors import S2mcError
 
+from .options import OutputFile
+
 
 def _spec_path(spec: str) -> Path:
     """SPEC as given, or the shipped spec file of that name (`seed003`, `seed003_grid`)."""
@@ -32,8 +34,8 @@ def _spec_path(spec: str) -> Path:
 
 
 @click.command("sweep")
-@click.argument("spec")
-@click.option("--out", "out_path", required=True, type=click.Path(dir_okay=False),
+@click.argument("spec", type=click.Path())
+@click.option("--out", "out_path", required=True, type=OutputFile("records", stdout=False),
               help="The records file (Parquet, or CSV when it ends in .csv). Each finished "
                    "configuration is kept in FILE.parts/, so that the same command again skips it.")
 @click.option("--executor", type=click.Choice(["local", "dask"]), default="local", show_default=True,

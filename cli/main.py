@@ -6,7 +6,10 @@ added there). The commands are thin: they parse options, call the components' li
 """
 from __future__ import annotations
 
+import errno
 import importlib
+import io
+import os
 import re
 import sys
 
@@ -22,7 +25,7 @@ COMMANDS = {"examples": "examples", "info": "sim", "asm": "sim", "disasm": "sim"
             "compile": "compile", "aes": "cipher", "cipher": "cipher", "fidelity": "fidelity", "native": "native",
             "coherence-native": "native",
             "encrypt": "crypt", "decrypt": "crypt", "gpu": "gpu", "report": "report", "sweep": "sweep",
-            "demo": "demo", "lab": "lab"}
+            "demo": "demo", "lab": "lab", "serve": "serve"}
 #: The command modules' names, each once.
 MODULES = tuple(dict.fromkeys(f"cmd_{m}" for m in COMMANDS.values()))
 
@@ -65,8 +68,9 @@ class _Group(click.Group):
 
     def get_command(self, ctx, name):
         if name not in self.commands and name in COMMANDS:
+            from .options import guard_files
             for command in importlib.import_module(f"{__package__}.cmd_{COMMANDS[name]}").COMMANDS:
-                self.add_command(command)
+                self.add_command(guard_files(command))
         return self.commands.get(name)
 
     def parse_args(self, ctx, args):
@@ -111,8 +115,90 @@ def all_commands() -> dict[str, click.Command]:
     return cli.commands
 
 
+class _Stdout(io.RawIOBase):
+    """File descriptor 1 under sys.stdout, whose write errors name stdout (`s2mc: error: stdout: No
+    space left on device`). When fd 1 was closed at start (`>&-`) it holds /dev/null, so that no
+    file the command opens can become fd 1 and receive what is printed, and every write fails as
+    it would have on the closed descriptor."""
+
+    def __init__(self, closed: bool):
+        super().__init__()
+        self._closed_at_start, self._drop = closed, False
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        if self._closed_at_start:
+            raise OSError(errno.EBADF, "closed (Bad file descriptor)", "stdout")
+        return 1
+
+    def isatty(self) -> bool:
+        return not self._closed_at_start and os.isatty(1)
+
+    def write(self, data) -> int:
+        if self._drop:   # after a failure was reported: the exit flush must not report it again
+            return len(data)
+        if self._closed_at_start:
+            raise OSError(errno.EBADF, "closed (Bad file descriptor)", "stdout")
+        try:
+            return os.write(1, data)
+        except OSError as exc:
+            raise OSError(exc.errno, exc.strerror, "stdout") from None
+
+
+def _closed(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return True
+    return False
+
+
+def _guard_stdio() -> _Stdout:
+    """Give fds 0-2 a file when the shell closed them (a file the command opens must never become
+    its stdout), and put sys.stdout on a `_Stdout`."""
+    closed = {fd: _closed(fd) for fd in (0, 1, 2)}
+    for fd, was_closed in closed.items():
+        if was_closed:
+            null = os.open(os.devnull, os.O_RDONLY if fd == 0 else os.O_WRONLY)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+    raw = _Stdout(closed[1])
+    old = sys.stdout
+    sys.stdout = io.TextIOWrapper(io.BufferedWriter(raw), encoding=getattr(old, "encoding", None) or "utf-8",
+                                  errors=getattr(old, "errors", None) or "strict",
+                                  line_buffering=raw.isatty())
+    return raw
+
+
+def _stdout_error(exc: OSError) -> None:
+    where = exc.filename or "stdout"
+    click.echo(f"s2mc: error: {_line(f'{where}: {exc.strerror or exc}')}", err=True)
+
+
 def main() -> None:
-    cli(prog_name="s2mc")
+    """The `s2mc` command: every failure, writing stdout included (closed, a full device, also
+    for --help and --version), is one line on stderr and a non-zero exit."""
+    raw = _guard_stdio()
+    code: int | str | None = 0
+    try:
+        cli(prog_name="s2mc")
+    except SystemExit as exc:
+        code = exc.code
+    except OSError as exc:   # printing --help or --version, before any command runs
+        _stdout_error(exc)
+        code = 1
+    try:
+        sys.stdout.flush()
+    except OSError as exc:
+        if not code:   # a failed command has said why already
+            _stdout_error(exc)
+            code = 1
+    if code:
+        raw._drop = True   # what could not be written is dropped, not reported twice at exit
+    sys.exit(code)
 
 
 if __name__ == "__main__":

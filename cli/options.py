@@ -20,6 +20,7 @@ message stays one line whatever was typed.
 """
 from __future__ import annotations
 
+import functools
 import math
 import os
 import re
@@ -27,6 +28,7 @@ from typing import Callable
 
 import click
 
+from s2mc.common import outputs
 from s2mc.common.errors import S2mcError, excerpt
 from s2mc.common.outputs import STDOUT, check as check_output, check_folder
 from s2mc.common.units import human_size, parse_size
@@ -378,3 +380,56 @@ def check_timeline_window(timeline: str | None, from_cycle: int, to_cycle: int |
         check_window(from_cycle, to_cycle, ("--from-cycle", "--to-cycle"))
     except S2mcError as exc:
         raise click.UsageError(str(exc)) from None
+
+
+def _set_force(ctx, param, value):
+    outputs.set_force(value)
+    return value
+
+
+def _files(command: click.Command, params: dict) -> tuple[list, list]:
+    """The (label, path) pairs of the files a command call writes and reads, from its parameters:
+    OutputFile values (and the manifest beside records) are outputs, click.Path values inputs."""
+    outs, ins = [], []
+    for p in command.params:
+        value = params.get(p.name)
+        if value is None or value == ():
+            continue
+        label = p.opts[-1] if p.opts and p.opts[-1].startswith("-") else p.name.upper()
+        values = value if isinstance(value, (list, tuple)) else [value]
+        if isinstance(p.type, OutputFile):
+            for v in values:
+                outs.append((label, v))
+                if p.type.what == "records" and v != STDOUT:
+                    from s2mc.analysis.records import manifest_path_for
+                    outs.append((f"{label}'s manifest", os.fspath(manifest_path_for(v))))
+        elif isinstance(p.type, click.Path):
+            ins += [(label, v) for v in values if isinstance(v, (str, os.PathLike))]
+    return outs, ins
+
+
+def guard_files(command: click.Command) -> click.Command:
+    """Give a command that writes files the rules every such command follows: `--force` (replace a
+    read-only output) and, before its body runs, the refusal of an output that is the same file
+    as one of its inputs or another of its outputs (s2mc.common.outputs.check_distinct)."""
+    if getattr(command, "_s2mc_guarded", False) or not any(
+            isinstance(p.type, OutputFile) for p in command.params):
+        return command
+    command.params.insert(0, click.Option(
+        ["--force"], is_flag=True, is_eager=True, expose_value=False, callback=_set_force,
+        help="Replace outputs that exist and are read-only (refused otherwise, as openssl does)."))
+    body = command.callback
+
+    @functools.wraps(body)
+    def guarded(*args, **kwargs):
+        ctx = click.get_current_context()
+        outs, ins = _files(command, ctx.params)
+        try:
+            outputs.check_distinct(outs, ins)
+        except S2mcError as exc:
+            raise click.UsageError(str(exc), ctx) from None
+        return body(*args, **kwargs)
+
+    command.callback = guarded
+    command._s2mc_guarded = True
+    return command

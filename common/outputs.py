@@ -6,23 +6,36 @@ both cipher backends share one set of output rules without any of them depending
 
 The rules (those of `openssl enc -out`, made atomic for regular files):
 - `-` is stdout.
-- A regular file (or a new one) is written to a temporary `.NAME.XXXX.part` file in the same folder,
+- A regular file (or a new one) is written to a temporary `.NAME.PID-XXXXXXXX.part` file in the same
+  folder (NAME cut, ending in `~`, where the whole would not fit the file system's name limit),
   created 0600 (it may hold plaintext), fsync'ed and renamed over the target only when everything
-  succeeded. A replaced file keeps its mode and, where the process may set it, its owner and group;
+  succeeded. Such files whose process PID no longer runs (a run killed with SIGKILL) are removed by
+  the next write of the same output. A replaced file keeps its mode and, where the process may set it, its owner and group;
   a new file gets 0666 & ~umask. On any failure the temporary file is removed and the old file is
   left as it was.
-- Symbolic links are followed: the file they point at is written, the link stays.
+- Symbolic links are followed: the file they point at is written, the link stays. A replaced file
+  is a new inode: other hard links keep the old content, and extended attributes (ACLs, SELinux
+  labels) are not carried over; mode, owner and group are.
 - Character and block devices and FIFOs are opened and written directly (`--out /dev/null` stays
-  /dev/null).
+  /dev/null); so is any path through /proc or /dev/fd (`/dev/stdout`, `/dev/stderr`, a process
+  substitution's `/dev/fd/63`), whatever it leads to, as `openssl enc -out` does: a rename there
+  would replace the file the shell opened, not write into it.
+- An existing regular file without write permission (mode bits, also for root) is refused unless
+  `force` is set (the CLI's `--force`), as openssl refuses it.
+- Two outputs of one call, or an output and an input, that are the same file (device and inode,
+  through any links) are refused by `check_distinct` before anything is written.
 - A path ending in `/` or naming a directory is a one-line error; so is a folder that does not
   exist (nothing creates the folders above an output).
 - SIGTERM and SIGHUP (like SIGINT, which arrives as KeyboardInterrupt) remove the temporary file
-  before the process dies of the signal.
+  (and run the cleanups registered with `cleanup_on_signal`, which stop child processes and remove
+  temporary folders) before the process dies of the signal.
 - Every error is an S2mcError that names the path.
 """
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import signal
 import stat
 import sys
@@ -36,8 +49,18 @@ STDOUT = "-"
 
 # Temporary files being written now; the signal handler removes them.
 _live: set[str] = set()
+# Cleanups to run when SIGTERM/SIGHUP ends the process (stop a child, remove a temporary folder).
+_cleanups: dict[int, object] = {}
 _handled: set[int] = set()
 _SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+#: Replace read-only existing outputs instead of refusing them (the CLI's --force sets it).
+force = False
+
+
+def set_force(flag: bool) -> None:
+    """Whether read-only existing outputs are replaced (True) or refused (False, the default)."""
+    global force
+    force = bool(flag)
 
 
 def _on_signal(signum, frame):  # noqa: ARG001 - signal handler signature
@@ -47,6 +70,11 @@ def _on_signal(signum, frame):  # noqa: ARG001 - signal handler signature
         except OSError:
             pass
         _live.discard(path)
+    for fn in list(_cleanups.values()):
+        try:
+            fn()
+        except Exception:  # noqa: BLE001 - dying anyway: the other cleanups still run
+            pass
     # Die of the signal as if no handler had been installed (exit status 128 + signum in a shell).
     signal.signal(signum, signal.SIG_DFL)
     os.kill(os.getpid(), signum)
@@ -64,6 +92,88 @@ def _install_signal_handlers() -> None:
             _handled.add(sig)
         except ValueError:  # not the main thread: the caller's cleanup (finally) still runs
             return
+
+
+@contextmanager
+def cleanup_on_signal(fn) -> Iterator[None]:
+    """Run `fn()` if SIGTERM or SIGHUP kills the process inside this block (the block's own
+    `finally` runs for Ctrl-C and errors, not for those)."""
+    _install_signal_handlers()
+    key = id(fn)
+    _cleanups[key] = fn
+    try:
+        yield
+    finally:
+        _cleanups.pop(key, None)
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether process `pid` exists (on this machine)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:   # someone else's process
+        return True
+    return True
+
+
+def remove_stale(folder: str | os.PathLike, prefix: str, suffix: str = "") -> list[str]:
+    """Remove the entries of `folder` named PREFIX<pid>-XXXXXXXX SUFFIX whose process <pid> is
+    gone (what a run killed by SIGKILL leaves: temporary files, temporary folders). Entries of
+    live processes are left alone. Returns the removed paths."""
+    # <anything> is the 8 characters mkstemp and mkdtemp add: a longer name is another output's
+    pat = re.compile(re.escape(prefix) + r"(\d+)-[a-z0-9_]{8}" + re.escape(suffix) + r"\Z")
+    removed = []
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return removed
+    for name in names:
+        m = pat.match(name)
+        if not m or int(m[1]) == os.getpid() or pid_alive(int(m[1])):
+            continue
+        path = os.path.join(folder, name)
+        try:
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path)
+            else:
+                os.unlink(path)
+            removed.append(path)
+        except OSError:
+            pass
+    return removed
+
+
+def _name_max(folder: str) -> int:
+    try:
+        return os.pathconf(folder, "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError):
+        return 255
+
+
+def temp_prefix(folder: str, name: str, suffix: str) -> str:
+    """The start of the temporary files of output `name` in `folder`: `.NAME.` with NAME cut (and
+    ending in `~`) so that `.NAME.PID-XXXXXXXX` + suffix fits the file system's name limit."""
+    room = _name_max(folder) - len(f"..{4194304 * 1000}-XXXXXXXX{suffix}".encode())
+    raw = name.encode("utf-8", "surrogateescape")
+    if len(raw) > room:
+        raw = raw[:room - 1]
+        name = raw.decode("utf-8", "ignore") + "~"   # never half a character
+    return f".{name}."
+
+
+def _through_proc(path: str) -> bool:
+    """Whether `path` reaches its file through /proc or /dev/fd (/dev/stdout, /dev/fd/63): the
+    file descriptors of a process, which are written into, never replaced."""
+    p = os.path.abspath(path)
+    for _ in range(40):
+        if p.startswith(("/proc/", "/dev/fd/")):
+            return True
+        if not os.path.islink(p):
+            return False
+        p = os.path.normpath(os.path.join(os.path.dirname(p), os.readlink(p)))
+    return False
 
 
 def _umask() -> int:
@@ -121,6 +231,17 @@ class _Target:
             return
         if self.path.endswith(("/", os.sep)):
             raise S2mcError(f"{self.path}: is a directory; name an output file, not a folder")
+        try:
+            if _through_proc(self.path):
+                self.st = os.stat(self.path)
+                if stat.S_ISDIR(self.st.st_mode):
+                    raise S2mcError(f"{self.path}: is a directory; name an output file, not a folder")
+                self.kind, self.real = "direct", self.path
+                return
+        except FileNotFoundError:
+            raise S2mcError(f"{self.path}: cannot write {what}: no such file descriptor") from None
+        except OSError as exc:
+            raise _error(self.path, what, exc) from None
         self.real = os.path.realpath(self.path)
         try:
             self.st = os.stat(self.real)
@@ -134,12 +255,64 @@ class _Target:
             parent = os.path.dirname(self.real)
             if not os.path.isdir(parent):
                 raise S2mcError(f"{self.path}: cannot write {what}: folder {parent} does not exist")
+            if self.st is not None and not force and not _writable(self.real, self.st):
+                raise S2mcError(f"{self.path}: cannot write {what}: the file is read-only "
+                                "(--force replaces it)")
         elif stat.S_ISDIR(mode):
             raise S2mcError(f"{self.path}: is a directory; name an output file, not a folder")
         elif stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISFIFO(mode):
             self.kind = "direct"
         else:
             raise S2mcError(f"{self.path}: cannot write {what}: not a regular file, device or FIFO")
+
+
+def _writable(path: str, st: os.stat_result) -> bool:
+    """Write permission as a user sees it: the mode bits (root included, for whom access() always
+    says yes), and access() for someone else's file."""
+    return bool(st.st_mode & 0o222) and os.access(path, os.W_OK)
+
+
+def _identity(path: str) -> tuple | None:
+    """What makes two paths the same file: (device, inode) of an existing regular file, through
+    any links; the resolved path of one that does not exist yet; None for stdout, devices, FIFOs
+    and the /proc descriptors (written through, never the same file as a regular input)."""
+    if path == STDOUT:
+        return None
+    try:
+        if _through_proc(path):
+            return None
+        st = os.stat(path)
+    except FileNotFoundError:
+        return ("new", os.path.realpath(path))
+    except OSError:
+        return None
+    return ("file", st.st_dev, st.st_ino) if stat.S_ISREG(st.st_mode) else None
+
+
+def check_distinct(outputs, inputs=()) -> None:
+    """S2mcError, before anything is written, when one of `outputs` is the same file as one of
+    `inputs` or as another output (same device and inode, through symbolic and hard links; a new
+    file by its resolved path). Both are iterables of (label, path); a None path is skipped."""
+    seen: dict[tuple, tuple[str, str]] = {}
+    for label, path in inputs:
+        if path is not None:
+            ident = _identity(os.fspath(path))
+            if ident is not None and ident[0] == "file":
+                seen.setdefault(ident, (label, os.fspath(path)))
+    inputs_seen = dict(seen)
+    for label, path in outputs:
+        if path is None:
+            continue
+        path = os.fspath(path)
+        ident = _identity(path)
+        if ident is None:
+            continue
+        if ident in seen:
+            other_label, other = seen[ident]
+            kind = "input" if ident in inputs_seen else "output"
+            raise S2mcError(f"{path}: {label} is the same file as the {kind} {other_label} ({other}); "
+                            "write to another path")
+        seen[ident] = (label, path)
 
 
 def check(path: str | os.PathLike, what: str = "output") -> str:
@@ -231,17 +404,22 @@ class Output:
         if t.kind == "stdout":
             self._file = sys.stdout if self._mode == "w" else sys.stdout.buffer
         elif t.kind == "direct":
+            # A regular file reached through /dev/stdout is truncated, as the shell's > would.
+            trunc = os.O_TRUNC if t.st is not None and stat.S_ISREG(t.st.st_mode) else 0
             try:
-                fd = os.open(t.real, os.O_WRONLY | getattr(os, "O_CLOEXEC", 0))
+                fd = os.open(t.real, os.O_WRONLY | trunc | getattr(os, "O_CLOEXEC", 0))
             except OSError as exc:
                 raise self._fail(exc) from None
             self._file = os.fdopen(fd, self._mode, buffering=self._buffering, **self._kw)
         else:
             parent, name = os.path.split(t.real)
             _install_signal_handlers()
+            prefix = temp_prefix(parent, name, self._suffix)
+            remove_stale(parent, prefix, self._suffix)   # what a killed run left
             try:
                 # mkstemp creates the file 0600 with O_EXCL: nobody else can read what goes in.
-                fd, self._tmp = tempfile.mkstemp(dir=parent, prefix=f".{name}.", suffix=self._suffix)
+                fd, self._tmp = tempfile.mkstemp(dir=parent, prefix=f"{prefix}{os.getpid()}-",
+                                                 suffix=self._suffix)
             except OSError as exc:
                 raise self._fail(exc) from None
             _live.add(self._tmp)
@@ -354,4 +532,5 @@ def write_output(path: str | os.PathLike, data: str | bytes, *, what: str = "out
 
 
 __all__ = ["STDOUT", "Output", "open_output", "write_output", "check", "check_folder", "make_folder",
-           "resolve", "display"]
+           "resolve", "display", "check_distinct", "set_force", "cleanup_on_signal", "remove_stale",
+           "pid_alive", "temp_prefix"]

@@ -14,9 +14,12 @@ configuration and, for AES, a digest of its data, key and counter).
 How it is stored: every finished configuration is written, atomically (s2mc.common.outputs), to
 FILE.parts/<key>.parquet by the process that runs the sweep (the workers return rows, so they need
 no shared file system); at the end the parts of this sweep's configurations are merged, in
-configuration order, into FILE (also atomic) with a manifest. A re-run skips every configuration
-whose part exists, so a configuration is stored at most once and no record is ever duplicated. A
-lock file stops two sweeps writing the same FILE.parts/ at once.
+configuration order, into FILE (also atomic) with a manifest. Beside each part, <key>.check.json
+records its row count and SHA-256 (the merged manifest lists both per configuration): a re-run
+skips every configuration whose part passes that check and runs again the ones that fail it (a
+part truncated or edited, a part without its record), so no record is ever duplicated or lost; the
+merge refuses a part that changes between the check and the merge. A kernel lock (flock) on the
+FILE.parts/ folder itself stops two sweeps writing it at once, whatever happens to the files in it.
 """
 from __future__ import annotations
 
@@ -34,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
-from s2mc.common.errors import S2mcError
+from s2mc.common.errors import S2mcError, excerpt
 from s2mc.common.outputs import write_output
 from s2mc.common.units import human_size
 
@@ -155,9 +158,15 @@ def run_task(task: Task) -> tuple[bytes, float]:
 # executors: each yields (task, (records, seconds) or None, error message or None) as tasks finish
 # --------------------------------------------------------------------------------------------------
 
+#: The longest error a failed configuration reports (a worker's exception can run to pages).
+MESSAGE_CHARS = 200
+
+
 def _message(exc: BaseException) -> str:
+    """A configuration's error as one printable line of at most about MESSAGE_CHARS characters."""
     text = " ".join(str(exc).split())
-    return text if isinstance(exc, S2mcError) else f"{type(exc).__name__}: {text}"
+    text = text if isinstance(exc, S2mcError) else f"{type(exc).__name__}: {text}"
+    return excerpt(text, MESSAGE_CHARS)
 
 
 def _local(todo: list[Task], **_) -> Iterator[tuple[Task, tuple | None, str | None]]:
@@ -238,15 +247,60 @@ class Outcome:
 
 @contextlib.contextmanager
 def _locked(parts: Path):
-    """Hold FILE.parts/.lock for the sweep: a second sweep into the same FILE fails at once instead
-    of running the same configurations twice (the lock goes with the process, even when killed)."""
-    with open(parts / ".lock", "a") as f:
+    """Hold a kernel lock on the FILE.parts/ folder for the sweep: a second sweep into the same FILE
+    fails at once instead of running the same configurations twice. The lock is on the folder, not
+    on a file in it that someone could remove, and goes with the process, even when killed."""
+    fd = os.open(parts, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
         try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             raise S2mcError(f"{parts}: another s2mc sweep is writing this output now; wait for it "
                             "or choose another --out") from None
         yield
+    finally:
+        os.close(fd)
+
+
+def _check_path(part: Path) -> Path:
+    """Where a part's check record goes: <key>.check.json."""
+    return part.with_name(part.name.rsplit(".", 1)[0] + ".check.json")
+
+
+def _check_record(data: bytes) -> dict:
+    """A part's check: its row count (from the Parquet footer) and the SHA-256 of its bytes."""
+    import pyarrow.parquet as pq
+    return {"rows": pq.ParquetFile(io.BytesIO(data)).metadata.num_rows,
+            "sha256": hashlib.sha256(data).hexdigest()}
+
+
+def _read_part(part: Path) -> tuple[bytes | None, str | None]:
+    """A part's bytes and None when they agree with its check record; else (None, why not)."""
+    try:
+        data = part.read_bytes()
+    except FileNotFoundError:
+        return None, "missing"
+    except OSError as exc:
+        return None, f"unreadable ({exc.strerror or exc})"
+    why = _verify(part, data)
+    return (None, why) if why else (data, None)
+
+
+def _verify(part: Path, data: bytes) -> str | None:
+    """None when the bytes `data` of `part` agree with its check record; else why not."""
+    try:
+        want = json.loads(_check_path(part).read_text())
+        rows, digest = int(want["rows"]), str(want["sha256"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return "no valid check record beside it"
+    if hashlib.sha256(data).hexdigest() != digest:
+        return "its checksum does not match (truncated or changed)"
+    try:
+        if _check_record(data)["rows"] != rows:
+            return "its row count does not match"
+    except Exception as exc:  # noqa: BLE001 - pyarrow: damaged in a way the checksum agreed to
+        return f"unreadable ({_message(exc)})"
+    return None
 
 
 def _check_out(out: Path) -> None:
@@ -286,9 +340,19 @@ def run(exp: Experiment, out: str | os.PathLike, *, executor: str = "local", sch
             for stale in parts.glob(".*.part"):      # temporary files of a sweep that was killed
                 stale.unlink(missing_ok=True)
             if fresh:
-                for old in parts.glob("*.parquet"):
+                for old in [*parts.glob("*.parquet"), *parts.glob("*.check.json")]:
                     old.unlink()
-            todo = [t for t in todo_all if not part(t).exists()]
+            todo = []
+            for t in todo_all:
+                why = _read_part(part(t))[1]
+                if why is None:
+                    continue
+                if why != "missing":
+                    log(f"s2mc sweep: stored configuration {describe(t)} ({part(t).name}) fails its check: "
+                        f"{why}; running it again")
+                    part(t).unlink(missing_ok=True)
+                    _check_path(part(t)).unlink(missing_ok=True)
+                todo.append(t)
             outcome = Outcome(out, len(todo_all), len(todo_all) - len(todo), 0, 0)
             bar = tqdm(total=len(todo_all), initial=outcome.stored_before, desc="s2mc sweep", unit="cfg",
                        disable=not progress, leave=False, dynamic_ncols=True)
@@ -299,7 +363,11 @@ def run(exp: Experiment, out: str | os.PathLike, *, executor: str = "local", sch
                     if error is None:
                         data, secs = result
                         try:
-                            write_output(part(task), data, what="records")   # atomic: whole or absent
+                            check = _check_record(data)
+                            # its check, then the part (both atomic): a part always has its check
+                            # (a check alone, when killed between, is overwritten by the rerun)
+                            write_output(_check_path(part(task)), json.dumps(check), what="records check")
+                            write_output(part(task), data, what="records")
                             outcome.ran += 1
                             outcome.task_seconds += secs
                         except S2mcError as exc:
@@ -318,7 +386,7 @@ def run(exp: Experiment, out: str | os.PathLike, *, executor: str = "local", sch
                 results.close()
                 bar.close()
             stored = [t for t in todo_all if part(t).exists()]
-            df = _merge([part(t) for t in stored])
+            df, checks = _merge([part(t) for t in stored])
             failed = [dict(configuration=describe(t), key=t.key, error=e) for t, e in outcome.failed]
             params = dict(command="sweep", experiment=exp.name, title=exp.title, source=exp.source,
                           quick=quick, executor=executor, scheduler=scheduler, workers=workers,
@@ -326,12 +394,15 @@ def run(exp: Experiment, out: str | os.PathLike, *, executor: str = "local", sch
                           reference=list(exp.reference),
                           grids=[{"grid": type(g).__name__, **_plain(dataclasses.asdict(g))}
                                  for g in exp.grids_for(quick, n_cpu)],
-                          configurations=[{"key": t.key, "stored": part(t).exists(), **t.point}
+                          configurations=[{"key": t.key, "stored": part(t).exists(),
+                                           **checks.get(part(t), {}), **t.point}
                                           for t in todo_all])
             records.write(df, out, params=params)
     finally:
         if not any(parts.glob("*.parquet")):   # nothing stored (a scheduler out of reach): no litter
-            (parts / ".lock").unlink(missing_ok=True)
+            (parts / ".lock").unlink(missing_ok=True)   # left by earlier versions
+            for check in parts.glob("*.check.json"):
+                check.unlink(missing_ok=True)
             with contextlib.suppress(OSError):
                 parts.rmdir()
     outcome.records = len(df)
@@ -346,18 +417,25 @@ def _plain(d: dict) -> dict:
 
 
 def _merge(paths: list[Path]):
-    """The stored configurations as one records frame, in configuration order."""
+    """The stored configurations as one records frame, in configuration order, and each part's
+    check ({path: {rows, sha256}}). A part that no longer passes its check (changed since this
+    sweep checked or wrote it) is refused: the merged file would silently lack or repeat rows."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     from s2mc.analysis import records
-    tables = []
+    tables, checks = [], {}
     for p in paths:
+        data, why = _read_part(p)   # read once: what is checked is what is merged
+        if why is not None:
+            raise S2mcError(f"{p}: this stored configuration fails its check ({why}); run the same "
+                            "command again to redo it")
         try:
-            tables.append(pq.read_table(p))
+            tables.append(pq.read_table(io.BytesIO(data)))
         except (OSError, ValueError) as exc:
-            raise S2mcError(f"{p}: cannot read this stored configuration ({' '.join(str(exc).split())}); "
+            raise S2mcError(f"{p}: cannot read this stored configuration ({_message(exc)}); "
                             "delete it and run the same command again to redo it") from None
+        checks[p] = _check_record(data)
     if not tables:
-        return records.empty()
-    return records.validate(pa.concat_tables(tables, promote_options="default").to_pandas())
+        return records.empty(), checks
+    return records.validate(pa.concat_tables(tables, promote_options="default").to_pandas()), checks

@@ -179,11 +179,12 @@ class Program:
         seen_magic = False
         for lineno, raw in enumerate(text.splitlines(), 1):
             line = raw.split(";", 1)[0].strip()
-            if line.startswith("source ") and seen_magic:     # a file name may hold spaces
+            # A file name may hold spaces and ';': the rest of the line, as to_text writes it.
+            if raw.startswith("source ") and seen_magic:
                 if prog.debug is not None:
                     raise S2mcError(f"{filename}:{lineno}: bad object file: source named twice: "
                                     f"'{excerpt(raw.strip())}'")
-                prog.debug = DebugInfo(line[len("source "):].strip())
+                prog.debug = DebugInfo(raw[len("source "):])
                 continue
             if not line:
                 continue
@@ -244,7 +245,25 @@ class Program:
                 raise fail("unrecognised line")
         if not seen_magic:
             raise S2mcError(f"{filename}: bad object file: empty (expected '{MAGIC} {VERSION}')")
+        _check_canonical(text, prog.to_text(), filename)
         return prog
+
+
+def _check_canonical(text: str, canonical: str, filename: str) -> None:
+    """The loader is exact: a file whose values are all valid still loads only when it is, line for
+    line, what `to_text` writes (no comment, blank line, extra space, leading zero, short word line
+    or reordered symbol: the assembler never writes them, so they are edits or damage)."""
+    if text == canonical:
+        return
+    got, want = text.split("\n"), canonical.split("\n")
+    i = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
+    where = f"{filename}:{i + 1}: bad object file: not as the assembler writes it"
+    if i >= len(got):   # the text is a prefix of what it should be: the last newline is missing
+        raise S2mcError(f"{filename}:{i}: bad object file: not as the assembler writes it "
+                        "(the last line has no newline)")
+    if i == len(want) - 1:   # the assembler's text has ended here
+        raise S2mcError(f"{where} (expected the end of the file): '{excerpt(got[i])}'")
+    raise S2mcError(f"{where} (expected '{excerpt(want[i])}'): '{excerpt(got[i])}'")
 
 
 def _debug_line(prog: Program, parts: list[str], fail, number) -> None:

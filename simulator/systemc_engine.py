@@ -20,10 +20,15 @@ from array import array
 from pathlib import Path
 
 from s2mc.common.errors import S2mcError
-from s2mc.common.outputs import Output, check as check_output
+from s2mc.common.outputs import Output, check as check_output, cleanup_on_signal, remove_stale
 
 EXECUTABLE = "s2mc-systemc"
 ENV_OVERRIDE = "S2MC_SYSTEMC"   # path to the executable, for builds outside the package
+#: The child's private folders: TMPDIR/s2mc-systemc-<host pid>-XXXX. A host killed by SIGKILL
+#: leaves its folder; the next run removes those whose host is gone.
+TEMP_PREFIX = "s2mc-systemc-"
+#: The child exits when its parent is no longer this process (simulator/systemc/main.cpp).
+ENV_PARENT = "S2MC_PARENT_PID"
 
 
 def executable() -> Path | None:
@@ -128,8 +133,10 @@ class SystemCEngine:
         # renamed over the target only when the run succeeded; a device, FIFO or stdout gets a copy
         # of a private file afterwards. A failed run leaves neither behind.
         vcd = Output(self._vcd, "wb", what="VCD waveform", suffix=".part.vcd") if self._vcd else None
+        remove_stale(tempfile.gettempdir(), TEMP_PREFIX)
         try:
-            with tempfile.TemporaryDirectory(prefix="s2mc-systemc-") as tmp:
+            with tempfile.TemporaryDirectory(prefix=f"{TEMP_PREFIX}{os.getpid()}-") as tmp, \
+                    cleanup_on_signal(lambda: shutil.rmtree(tmp, ignore_errors=True)):
                 f = vcd.open() if vcd else None
                 raw, mem = self._run_in(Path(tmp), vcd.temp_path if vcd else None)
                 if vcd:
@@ -156,7 +163,7 @@ class SystemCEngine:
                "--memory", str(tmp / "memory.bin")]
         if self._vcd:
             cmd += ["--vcd", vcd_path or str(tmp / "wave.vcd")]
-        env = dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1")
+        env = dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1", **{ENV_PARENT: str(os.getpid())})
         with open(tmp / "stdout", "w+b") as out, open(tmp / "stderr", "w+b") as err:
             returncode = self._run_child(cmd, env, out, err)
             if returncode != 0:
@@ -191,11 +198,12 @@ class SystemCEngine:
             for fd in fds:
                 os.close(fd)   # the child has its own copy: the pipe ends when the child does
         try:
-            if fds:
-                with os.fdopen(read_fd, "rb") as pipe:
-                    while chunk := pipe.read(1 << 16):
-                        self._trace(chunk)
-            return proc.wait()
+            with cleanup_on_signal(proc.kill):   # SIGTERM/SIGHUP: stop it now, not 50 ms later
+                if fds:
+                    with os.fdopen(read_fd, "rb") as pipe:
+                        while chunk := pipe.read(1 << 16):
+                            self._trace(chunk)
+                return proc.wait()
         finally:
             if proc.poll() is None:   # the sink failed: stop the child
                 proc.kill()

@@ -18,8 +18,8 @@ def outcome(prog, engine, mem_read=1024, inputs=(), trace=True, **cfg):
         m.write(where, words)
     try:
         r = m.run()
-    except SimFault as f:
-        return {"fault": f.fault, "message": str(f)}
+    except SimFault as f:   # the log up to the fault too: both engines log the faulting cycle
+        return {"fault": f.fault, "message": str(f), "trace": f.trace}
     return {"cycles": r.cycles, "bus_busy_cycles": r.bus_busy_cycles, "cores": r.cores, "events": r.events,
             "output": r.output, "trace": r.trace,
             "registers": [m.registers(i) for i in range(m.config.cores)],

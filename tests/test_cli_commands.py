@@ -43,8 +43,8 @@ def test_a_command_loads_only_its_own_module():
 #: common is the foundation; compiler and simulator sit on isa; workloads run programs on the
 #: simulator; the GPU backends share the workloads' cipher host code; analysis only reads records
 #: (no engine, workload or backend: a report never runs anything); experiments drive the
-#: components and write records through analysis; the CLI and the benchmarks are on top, and
-#: nothing imports the CLI.
+#: components and write records through analysis; the browser lab's server runs programs and the
+#: lab's exercises for the page; the CLI and the benchmarks are on top, and nothing imports the CLI.
 ALLOWED = {
     "common": set(),
     "isa": {"common"},
@@ -54,7 +54,8 @@ ALLOWED = {
     "gpu-backends": {"common", "isa", "compiler", "simulator", "workloads"},
     "analysis": {"common"},
     "experiments": {"common", "isa", "compiler", "simulator", "workloads", "gpu", "analysis"},
-    "cli": {"common", "isa", "compiler", "simulator", "workloads", "gpu", "analysis", "experiments"},
+    "server": {"common", "isa", "compiler", "simulator", "workloads", "experiments"},
+    "cli": {"common", "isa", "compiler", "simulator", "workloads", "gpu", "analysis", "experiments", "server"},
     "bench": {"common", "isa", "compiler", "simulator", "workloads", "gpu", "analysis", "experiments"},
 }
 #: The package a folder's own modules are (gpu-backends/gpu/ is s2mc.gpu).

@@ -212,7 +212,7 @@ def test_records_and_out_cannot_be_the_same_file(tmp_path):
     src.write_bytes(bytes(16))
     r = run("encrypt", "--in", src, "--out", tmp_path / "o.csv", "--key", KEYS[128], "--mode", "ecb",
             "--records", tmp_path / "o.csv")
-    assert r.exit_code == 2 and "--records and --out name the same file" in r.output
+    assert r.exit_code == 2 and "--records is the same file as the output --out" in r.output
 
 
 def test_native_range_reports_a_short_input(tmp_path):

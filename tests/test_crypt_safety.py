@@ -87,7 +87,8 @@ def test_symlink_to_the_input_is_the_same_file(plain, tmp_path):
     src, data = plain
     (tmp_path / "alias").symlink_to(src)
     res = run("encrypt", "--in", src, "--out", tmp_path / "alias", "--key", KEY, "--iv", IV)
-    assert res.exit_code == 1 and "input and output are the same file" in res.output
+    # refused while the options are parsed (a usage error), before anything is read or written
+    assert res.exit_code == 2 and "--out is the same file as the input --in" in res.output
     assert src.read_bytes() == data
 
 

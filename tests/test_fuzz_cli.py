@@ -17,6 +17,7 @@ the folder as the real one does (the real one draws plots for seconds: tests/tes
 
 Counts are per test at the default (ci) profile; HYPOTHESIS_PROFILE=thorough multiplies them by 16.
 """
+import contextlib
 import os
 import shutil
 import stat
@@ -163,6 +164,20 @@ SPECS["debug"] = dict(args=["{prog_s}"], base={"--mem-words": "1024"}, flags=[],
     "--mem-words": ["1", "16", "4096", "67108865"], "-O": ["0", "1", "2"],
     "--cache": ["msi", "lru"], "--cache-lines": ["64", "6"], "--cache-ways": ["2", "0"],
     "--line-words": ["4", "12"], "--cache-hit-latency": ["1", "101"]})
+# serve: the server is built (its socket bound, on --port 0 by default) but never started (tests/
+# test_server_*.py start real ones); a scheduler never connects
+SPECS["serve"] = dict(base={"--port": "0"}, flags=[], options={
+    "--host": ["127.0.0.1", "0.0.0.0", "::1", "localhost", "no.such.host.invalid"],
+    "--port": ["0", "65536", "-1"], "--workers": ["1", "256", "257", "0"], "--queue": ["0", "10000", "10001"],
+    "--token": ["t", ""], "--executor": ["local", "dask"], "--scheduler": ["nonsense"],
+    "--wall-seconds": ["0.1", "3600", "0.05", "3601"],
+    "--max-cycles": ["1", "4611686018427387904", "4611686018427387905"],
+    "--memory-mib": ["16", "15", "1048576", "1048577"]})
+
+# Every command that writes files takes --force (replace a read-only output: cli/options.py).
+for _name in ("asm", "compile", "run", "aes", "cipher", "fidelity", "native", "encrypt", "decrypt", "gpu", "sweep"):
+    if "--force" not in SPECS[_name]["flags"]:
+        SPECS[_name]["flags"] = SPECS[_name]["flags"] + ["--force"]
 
 
 def too_slow(option: str | None, value: str) -> bool:
@@ -256,6 +271,9 @@ def _no_gpu_no_plots():
         stack.enter_context(mock.patch.object(gpu, "kernels", lambda all_configs=False, cipher="aes": (
             list(gpu.CAMELLIA_KERNELS) if cipher == "camellia" else ["coarse", "extended", "optimised", "optimised-0"])))
         stack.enter_context(mock.patch.object(report, "build", _FakeReport.build))
+        with contextlib.suppress(ImportError):   # s2mc serve: everything but the serving
+            import uvicorn
+            stack.enter_context(mock.patch.object(uvicorn.Server, "run", lambda self, sockets=None: None))
         experiments.DEMO   # noqa: B018 - loads the registry, so that the patch below can restore it
         stack.enter_context(mock.patch.object(experiments, "DEMO", ()))
         yield
@@ -357,6 +375,7 @@ test_lab_write_options = _test("lab write", 12)
 test_lab_check_options = _test("lab check", 30)
 test_examples_copy_options = _test("examples copy", 50)
 test_examples_show_options = _test("examples show", 30)
+test_serve_options = _test("serve", 40)
 
 
 def _commands(group, prefix=""):

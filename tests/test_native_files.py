@@ -248,14 +248,16 @@ def test_unwritable_output_readonly_folder_via_fake(tmp_path, monkeypatch):
 def test_same_path_for_input_and_output(tmp_path):
     src = tmp_path / "p"
     src.write_bytes(b"precious")
+    # refused while the options are parsed (exit 2), before anything is read or written
     res = run("encrypt", "--in", str(src), "--out", str(src), "--key", KEYS[128], "--iv", IV)
-    assert res.exit_code == 1 and "input and output are the same file" in res.output
+    assert res.exit_code == 2 and "--out is the same file as the input --in" in res.output
     # Through another name (a hard link or ./ path) too.
     os.link(src, tmp_path / "q")
     res = run("encrypt", "--in", str(src), "--out", str(tmp_path / "q"), "--key", KEYS[128], "--iv", IV)
-    assert res.exit_code == 1 and "same file" in res.output
+    assert res.exit_code == 2 and "same file" in res.output
+    assert src.read_bytes() == b"precious"
     res = run("encrypt", "--in", str(src), "--out", str(tmp_path / "." / "p"), "--key", KEYS[128], "--iv", IV)
-    assert res.exit_code == 1 and "same file" in res.output
+    assert res.exit_code == 2 and "same file" in res.output
     assert src.read_bytes() == b"precious"
 
 

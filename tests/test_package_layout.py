@@ -15,7 +15,8 @@ import s2mc
 
 REPO = Path(__file__).resolve().parent.parent
 COMPONENTS = {"common": "common", "isa": "isa", "compiler": "compiler", "simulator": "simulator", "workloads": "workloads",
-              "analysis": "analysis", "experiments": "experiments", "cli": "cli", "gpu": "gpu-backends/gpu"}
+              "analysis": "analysis", "experiments": "experiments",
+              "server": "server", "cli": "cli", "gpu": "gpu-backends/gpu"}
 
 
 def _repo_modules() -> dict[str, Path]:

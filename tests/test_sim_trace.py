@@ -351,3 +351,35 @@ def test_cli_trace_to_stdout(tmp_path):
                           capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "bus grant (waited" in proc.stdout and not list(tmp_path.iterdir())
+
+
+def _undefined_after_nop():
+    prog = assemble(".code 0\nnop\n")
+    prog.segments[0].words.append(0xFFFFFFFF)   # xop 4095: undefined
+    return prog
+
+
+# Each fault kind on one core, with the log's last event computed by hand: one cycle per
+# instruction, the faulting one logged at its issue cycle (a memory one as its request, with the
+# address), nothing logged for a pc past the program.
+FAULT_LOGS = {
+    "division_by_zero": (lambda: assemble(".code 0\nnop\nmov r2 #5\ndiv r3 r2 r0\n"), (2, 0, 2, "issue", 0, 0, 0, 0)),
+    "address_out_of_range": (lambda: assemble(".code 0\nnop\nmov r1 #5000\nld r2 @0 r1\n"),
+                             (2, 0, 2, "request", 0, 5000, 0, 0)),
+    "undefined_opcode": (_undefined_after_nop, (1, 0, 1, "issue", 0, 0, 0, 0)),
+    "pc_out_of_range": (lambda: assemble(".code 0\nnop\njmp 100\n"), (1, 0, 1, "issue", 0, 0, 0, 0)),
+}
+
+
+@pytest.mark.parametrize("kind", FAULT_LOGS)
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_faulting_cycle_is_logged_alike_by_both_engines(tmp_path, engine, kind):
+    make, last = FAULT_LOGS[kind]
+    prog = make()
+    with pytest.raises(SimFault) as fault:
+        Machine(prog, mem_words=1024, engine=engine, trace=True).run()
+    assert fault.value.fault["kind"] == kind and fault.value.trace[-1] == last
+    out = tmp_path / f"{engine}.log"
+    with pytest.raises(SimFault):
+        Machine(prog, mem_words=1024, engine=engine, trace_file=out).run()
+    assert out.read_text() == format_trace(fault.value.trace, prog, 1)

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 ASM, RZ = ROOT / "workloads" / "asm", ROOT / "workloads" / "rz"
 CORES = [1, 2, 4, 8]
 LOCKS = ["spin_lock.s", "ttas_lock.s", "ticket_lock.s"]
-ROUNDS_LOCK, ROUNDS_FS = 10, 100
+ROUNDS_LOCK, ROUNDS_FS, ROUNDS_RZ = 10, 100, 50
 
 
 def false_sharing_asm(stride: int):
@@ -151,17 +151,72 @@ def test_ping_pong_hands_the_word_back_every_round(cores):
     agree_with_reference(res, program, cores)
 
 
+def ticket_program(name: str):
+    if name.endswith(".rz"):
+        return compile_rz((RZ / name).read_text(), opt=1, filename=name).program, ROUNDS_RZ
+    return assemble((ASM / name).read_text(), name), ROUNDS_LOCK
+
+
+@pytest.mark.parametrize("name, arbitration", [("ticket_lock.s", "fifo"), ("ticket_lock.s", "fixed"),
+                                                ("ticket_lock.s", "round_robin"), ("ticket_lock.rz", "fifo"),
+                                                ("ticket_lock.rz", "round_robin")])   # rz + fixed: see below
 @pytest.mark.parametrize("cores", [2, 4, 8])
-@pytest.mark.parametrize("arbitration", ["fifo", "fixed", "round_robin"])
-def test_ticket_lock_serves_cores_in_ticket_order(cores, arbitration):
+def test_ticket_lock_serves_cores_in_ticket_order(name, cores, arbitration):
     # From the event log alone: a successful dispenser xchg turns a ticket t >= 0 into -1 (a load
     # leaves the word as it was, the hand-back store writes t + 1 over -1); a core enters the
-    # critical section with its `ld counter`. FIFO: the n-th core to enter holds ticket n.
-    program = assemble((ASM / "ticket_lock.s").read_text(), "ticket_lock.s")
-    res = Machine(program, cores=cores, arbitration=arbitration, trace=True).run()
+    # critical section with its load of `counter`. FIFO: the n-th core to enter holds ticket n.
+    program, rounds = ticket_program(name)
+    res = Machine(program, cores=cores, arbitration=arbitration, trace=True, max_cycles=1_000_000).run()
     nxt, counter = program.symbols["next"].value, program.symbols["counter"].value
     grants = [e for e in res.trace if e[3] == "grant"]
     tickets = [(e[6], e[1]) for e in grants if e[5] == nxt and e[6] >= 0 and e[7] == -1]
-    entries = [e[1] for e in grants if e[5] == counter and e[6] == e[7]][:cores * ROUNDS_LOCK]  # not the final print
-    assert sorted(t for t, _ in tickets) == list(range(cores * ROUNDS_LOCK))   # every ticket once
+    entries = [e[1] for e in grants if e[5] == counter and e[6] == e[7]][:cores * rounds]  # not the final print
+    assert sorted(t for t, _ in tickets) == list(range(cores * rounds))   # every ticket once
     assert entries == [core for _, core in sorted(tickets)]
+
+
+@pytest.mark.parametrize("opt", [0, 1])
+@pytest.mark.parametrize("cores", CORES)
+@pytest.mark.parametrize("name", ["spinlock.rz", "ttas_lock.rz", "ticket_lock.rz"])
+def test_rz_locks_count_exactly_and_the_reference_agrees(name, cores, opt):
+    program = compile_rz((RZ / name).read_text(), opt=opt, filename=name).program
+    m = Machine(program, cores=cores)
+    res = m.run()
+    total = ROUNDS_RZ * cores
+    assert res.output == f"counter = {total}  expected = {total}\n" and m.read("counter", 1) == [total]
+    if cores <= 2:
+        agree_with_reference(res, program, cores)
+
+
+@pytest.mark.parametrize("name, atomic, plain", [
+    ("ttas_lock.rz", 'asm("xchg {v} {l}")', "v = 0"),        # a core that saw 0 enters without claiming
+    ("ticket_lock.rz", 'asm("xchg {t} {d}")', "t = *d"),     # two cores can read the same ticket
+])
+def test_rz_locks_without_their_atomic_step_lose_increments(name, atomic, plain):
+    src = (RZ / name).read_text()
+    assert atomic in src
+    program = compile_rz(src.replace(atomic, plain), opt=1, filename=name).program
+    res = Machine(program, cores=4, max_cycles=5_000_000).run()
+    assert res.output != f"counter = {ROUNDS_RZ * 4}  expected = {ROUNDS_RZ * 4}\n"
+
+
+def test_fixed_priority_starves_the_rz_ticket_lock_on_eight_cores():
+    # Without caches every spin read is a bus access. Under `fixed` the lowest-numbered requester
+    # always wins: lower-numbered cores spinning on `serving` keep the bus busy, and the core that
+    # took the dispenser (next = -1) waits for the bus forever to store next = ticket + 1, so nobody's
+    # turn comes and the run stops at the cycle limit. (Under fifo it finishes: the test above.)
+    from s2mc.simulator import SimFault
+    program = compile_rz((RZ / "ticket_lock.rz").read_text(), opt=1, filename="ticket_lock.rz").program
+    m = Machine(program, cores=8, arbitration="fixed", max_cycles=100_000, trace=True)
+    with pytest.raises(SimFault, match="cycle limit") as fault:
+        m.run()
+    assert m.read("next", 1) == [-1]
+    last = {}
+    for e in fault.value.trace:
+        last[e[1]] = e
+    starved = {core for core, e in last.items() if e[3] == "request"}      # still waiting for its grant
+    granted = {e[1] for e in fault.value.trace if e[0] >= 90_000 and e[3] == "grant"}
+    # the waiting has lasted: each starved core requested long before the end, and every grant of
+    # the last 10,000 cycles went to a lower-numbered core
+    assert starved and all(last[c][0] < 90_000 for c in starved)
+    assert granted and max(granted) < min(starved)

@@ -15,6 +15,10 @@ using namespace s2;
 
 namespace {
 
+// Cycles per slice of FastEngine.run: a few milliseconds of one core, a fraction of a second of
+// 64 busy cores (how long Ctrl-C may wait); the pauses cost nothing measurable (bench/bench_fast.py).
+constexpr uint64_t RUN_SLICE_CYCLES = 1u << 20;
+
 Arbitration parse_arbitration(const std::string& s) {
   Arbitration a;
   if (!arbitration_from_name(s, a))
@@ -151,14 +155,29 @@ PYBIND11_MODULE(_fast, m) {
              const int32_t* r = e.registers(core);
              return std::vector<int32_t>(r, r + NUM_REGS);
            })
-      .def("run", [](FastEngine& e) {
-             RunResult r;
-             {
-               py::gil_scoped_release release;
-               r = e.run();
+      // The run goes in slices of `slice_cycles` cycles (a pause changes nothing: stepping.cpp);
+      // between slices, with the GIL, a signal handler runs, so that Ctrl-C stops a long run at
+      // once (KeyboardInterrupt) instead of when it ends. 0: one slice.
+      .def("run", [](FastEngine& e, uint64_t slice_cycles) {
+             if (slice_cycles == 0) {
+               RunResult r;
+               {
+                 py::gil_scoped_release release;
+                 r = e.run();
+               }
+               return result_to_dict(r, e.caches().config().on());
              }
-             return result_to_dict(r, e.caches().config().on());
-           })
+             for (uint64_t pause = slice_cycles;; pause = pause > ~0ull - slice_cycles ? ~0ull : pause + slice_cycles) {
+               bool paused;
+               {
+                 py::gil_scoped_release release;
+                 paused = e.advance(pause);
+               }
+               if (!paused) break;
+               if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+             }
+             return result_to_dict(e.result(), e.caches().config().on());
+           }, py::arg("slice_cycles") = RUN_SLICE_CYCLES)
       // Stepping (s2mc.simulator.stepping): advance to a pause cycle, then look inside.
       .def("advance", [](FastEngine& e, uint64_t pause) {
              py::gil_scoped_release release;

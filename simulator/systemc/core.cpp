@@ -53,6 +53,8 @@ void s2_core::run() {
         continue;
       case Next::MEMORY: {
         const uint32_t a = s2::mem_address(r, u);
+        // The faulting request is logged too, at its issue cycle, as the fast engine logs it.
+        m_ctl.log(t, here, m_id, TraceKind::REQUEST, 0, a);
         if (a >= mem_words) return m_ctl.record_fault(s2::FaultKind::ADDRESS_OUT_OF_RANGE, m_id, here, t, a);
         if (guard.violates(a)) return m_ctl.record_fault(s2::FaultKind::STACK_OVERFLOW, m_id, here, t, a);
         ++stats.instructions;
@@ -147,8 +149,10 @@ void s2_core::run() {
         }
         return;
       case Next::DIV_ZERO:
+        m_ctl.log(t, here, m_id, TraceKind::ISSUE);  // the faulting cycle, logged as the fast engine does
         return m_ctl.record_fault(s2::FaultKind::DIVISION_BY_ZERO, m_id, here, t, 0);
       default:
+        m_ctl.log(t, here, m_id, TraceKind::ISSUE);
         return m_ctl.record_fault(s2::FaultKind::UNDEFINED_OPCODE, m_id, here, t, 0);
     }
   }

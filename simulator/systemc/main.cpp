@@ -19,7 +19,13 @@
 // (.stacks, docs/isa.md).
 #include <systemc>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
+#include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -29,6 +35,8 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "system.h"
 
@@ -220,6 +228,62 @@ void write_memory(const std::string& path, const std::vector<int32_t>& mem) {
   if (std::fclose(f) != 0 || !ok) throw std::runtime_error("cannot write " + path);
 }
 
+// SystemC writes its waveform with unchecked stdio calls: on a full disk it would end short and
+// still look written. So SystemC writes into a FIFO and this copier moves every byte into the
+// real file with checked write(2) calls; `finish()` says whether all of it arrived.
+class checked_vcd {
+ public:
+  // `fifo` (ending in .vcd) is created; `path` is the file the waveform goes to.
+  checked_vcd(const std::string& fifo, const std::string& path) : m_fifo(fifo), m_path(path) {
+    if (mkfifo(fifo.c_str(), 0600) != 0) throw std::runtime_error("cannot create " + fifo + ": " + std::strerror(errno));
+    m_out = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (m_out < 0) throw bad_input("cannot write the VCD file " + path + ": " + std::strerror(errno));
+    // Our own write end (opened after a non-blocking read end, so neither open blocks) keeps the
+    // reader from seeing the end of the stream before SystemC has opened the FIFO.
+    m_in = open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    m_hold = m_in < 0 ? -1 : open(fifo.c_str(), O_WRONLY | O_CLOEXEC);
+    if (m_in < 0 || m_hold < 0) throw std::runtime_error("cannot open " + fifo + ": " + std::strerror(errno));
+    fcntl(m_in, F_SETFL, fcntl(m_in, F_GETFL) & ~O_NONBLOCK);
+    m_thread = std::thread([this] { copy(); });
+  }
+  ~checked_vcd() {
+    if (m_thread.joinable()) finish_quietly();
+  }
+  const std::string& fifo() const { return m_fifo; }
+  // After SystemC closed its file: waits for the copy; throws when a write failed.
+  void finish() {
+    finish_quietly();
+    if (m_errno) throw std::runtime_error("cannot write the VCD file " + m_path + ": " + std::strerror(m_errno));
+  }
+
+ private:
+  void finish_quietly() {
+    close(m_hold);
+    m_thread.join();
+    close(m_in);
+    if (close(m_out) != 0 && !m_errno) m_errno = errno;
+    unlink(m_fifo.c_str());
+  }
+  void copy() {
+    std::vector<char> buf(1 << 16);
+    for (;;) {
+      const ssize_t n = read(m_in, buf.data(), buf.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return;
+      for (ssize_t done = 0; done < n && !m_errno;) {   // after a failure: drain, so SystemC never blocks
+        const ssize_t w = write(m_out, buf.data() + done, static_cast<size_t>(n - done));
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) m_errno = w < 0 ? errno : EIO;
+        else done += w;
+      }
+    }
+  }
+  std::string m_fifo, m_path;
+  int m_out = -1, m_in = -1, m_hold = -1;
+  int m_errno = 0;
+  std::thread m_thread;
+};
+
 const char* USAGE =
     "usage: s2mc-systemc --input FILE|- --result FILE.json [--memory FILE.bin] [--vcd FILE.vcd] [--trace FILE]\n"
     "Runs one S2 multicore machine (the SystemC engine of s2mc); see docs/systemc.md.\n";
@@ -251,10 +315,12 @@ int run(int argc, char* argv[]) {
     if (!in) throw bad_input("cannot read the input file " + input + ": " + std::strerror(errno));
     m = read_input(in);
   }
+  std::unique_ptr<checked_vcd> vcd_copy;
   if (!vcd.empty()) {
-    std::FILE* f = std::fopen(vcd.c_str(), "w");
-    if (!f) throw bad_input("cannot write the VCD file " + vcd + ": " + std::strerror(errno));
-    std::fclose(f);
+    // The FIFO goes beside the result, in the host's private folder.
+    const size_t slash = result.rfind('/');
+    const std::string folder = slash == std::string::npos ? "." : result.substr(0, slash);
+    vcd_copy = std::make_unique<checked_vcd>(folder + "/wave-fifo-" + std::to_string(getpid()) + ".vcd", vcd);
   }
 
   if (m.trace != !trace.empty())
@@ -290,11 +356,12 @@ int run(int argc, char* argv[]) {
   auto& mem = sys.memory.direct();
   std::copy(m.image.data.begin(), m.image.data.end(), mem.begin());
   for (const write_op& w : m.writes) std::copy(w.words.begin(), w.words.end(), mem.begin() + w.addr);
-  if (!vcd.empty()) sys.trace_to(vcd);
+  if (vcd_copy) sys.trace_to(vcd_copy->fifo());
 
   sc_core::sc_start();
   if (!vcd.empty()) sc_core::sc_start(half_cycle());  // lets the kernel record the last cycle's values
   sys.close_trace();
+  if (vcd_copy) vcd_copy->finish();
   if (ctl.trace) {
     ctl.trace->finish();
     if (std::fclose(trace_out.release()) != 0) throw std::runtime_error("cannot write the trace file " + trace);
@@ -311,9 +378,30 @@ int run(int argc, char* argv[]) {
   return 0;
 }
 
+// The host names itself in S2MC_PARENT_PID: this process must not outlive it (a host killed by
+// SIGKILL cannot stop it, and a long run would spin on alone). The kernel kills it when the thread
+// that started it ends (PR_SET_PDEATHSIG, which a host thread pool could trigger early, so it is
+// not used); a watcher thread instead checks every 50 ms that the host is still its parent.
+void die_with_parent() {
+  const char* env = std::getenv("S2MC_PARENT_PID");
+  if (!env || !*env) return;
+  const pid_t parent = static_cast<pid_t>(std::strtol(env, nullptr, 10));
+  if (getppid() != parent) _exit(3);  // the host died before this process started
+  std::thread([parent] {
+    for (;;) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      if (getppid() != parent) _exit(3);
+    }
+  }).detach();
+}
+
 }  // namespace
 
 int sc_main(int argc, char* argv[]) {
+  die_with_parent();
+  // A write past the file size limit fails with EFBIG, reported like a full disk, instead of
+  // killing the process (the host's subprocess restores SIGXFSZ to its default).
+  std::signal(SIGXFSZ, SIG_IGN);
   try {
     return run(argc, argv);
   } catch (const bad_input& e) {

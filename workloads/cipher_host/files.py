@@ -181,7 +181,12 @@ def _regular_at_start(f, *, writing: bool) -> bool:
     O_APPEND, which would make pwrite ignore its offset): the case a range transform can handle."""
     try:
         fd = f.fileno()
-        if not stat.S_ISREG(os.fstat(fd).st_mode) or os.lseek(fd, 0, os.SEEK_CUR) != 0:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or os.lseek(fd, 0, os.SEEK_CUR) != 0:
+            return False
+        # The files of /proc and /sys are "regular" but their size is 0 or a page whatever they
+        # hold, and no blocks back them: only a read to the end of the stream gets their content.
+        if not writing and (st.st_size == 0 or st.st_blocks == 0):
             return False
         return not (writing and fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_APPEND)
     except (OSError, ValueError, AttributeError):   # no descriptor (a test's stdout), closed

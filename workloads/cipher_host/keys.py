@@ -79,6 +79,8 @@ def _read_file(path: str, what: str) -> str:
         raise S2mcError(f"{what}: cannot read ({exc.strerror or exc})") from None
     if len(raw) > _MAX_FILE_BYTES:
         raise S2mcError(f"{what}: more than {_MAX_FILE_BYTES} bytes; expected one line of hex digits")
+    if raw.startswith(b"\xef\xbb\xbf"):   # a UTF-8 byte-order mark, as some editors write
+        raw = raw[3:]
     try:
         return raw.decode("ascii")
     except UnicodeDecodeError:

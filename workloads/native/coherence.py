@@ -92,7 +92,8 @@ def false_sharing(threads: int, iterations: int, layout: str, *, increment: str 
 
 def ping_pong(round_trips: int, *, batch: int = 100) -> dict:
     """Two threads on two CPUs hand one line back and forth `round_trips` times (a multiple of
-    `batch`); each batch of `batch` round trips is timed. Returns median_ns and min_ns per round trip (over the batches),
+    `batch`); each batch of `batch` round trips is timed. Returns median_ns and min_ns per round
+    trip (over the batches),
     round_trips, answered (the second thread's count) and final_flag (2 x round_trips)."""
     return _call(_lib().ping_pong, int(round_trips), int(batch))
 

@@ -99,8 +99,9 @@ struct Aligned {
 void check_threads(int threads, const std::vector<int>& cpus, const char* what) {
   if (threads < 1) throw std::invalid_argument(std::string(what) + ": threads must be >= 1");
   if (size_t(threads) > cpus.size())
-    throw std::invalid_argument(std::string(what) + ": " + std::to_string(threads) + " threads but this process may run on " +
-                                std::to_string(cpus.size()) + " CPU(s): spinning threads beyond the CPUs measure the scheduler");
+    throw std::invalid_argument(std::string(what) + ": " + std::to_string(threads) +
+                                " threads but this process may run on " + std::to_string(cpus.size()) +
+                                " CPU(s): spinning threads beyond the CPUs measure the scheduler");
 }
 
 void check_positive(long n, const char* what) {
@@ -182,9 +183,11 @@ void put_samples(py::dict& d, const std::vector<Sample>& samples) {
   d["concurrency_median"] = median(conc);
 }
 
-py::dict false_sharing(int threads, long iterations, const std::string& layout, const std::string& increment, int reps) {
+py::dict false_sharing(int threads, long iterations, const std::string& layout, const std::string& increment,
+                       int reps) {
   const bool padded = layout == "padded";
-  if (!padded && layout != "packed") throw std::invalid_argument("layout must be 'packed' or 'padded' (got '" + layout + "')");
+  if (!padded && layout != "packed")
+    throw std::invalid_argument("layout must be 'packed' or 'padded' (got '" + layout + "')");
   const bool atomic = increment == "atomic";
   if (!atomic && increment != "plain")
     throw std::invalid_argument("increment must be 'plain' or 'atomic' (got '" + increment + "')");
@@ -212,7 +215,8 @@ py::dict false_sharing(int threads, long iterations, const std::string& layout, 
         if (atomic)
           for (long k = 0; k < iterations; ++k) c->fetch_add(1, std::memory_order_relaxed);
         else
-          for (long k = 0; k < iterations; ++k) c->store(c->load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+          for (long k = 0; k < iterations; ++k)
+            c->store(c->load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
       }));
       for (int i = 0; i < threads; ++i) finals[size_t(i)] = counter(i)->load();
     }

@@ -1,0 +1,92 @@
+"""`s2mc serve`: the browser lab for a class (docs/server.md)."""
+from __future__ import annotations
+
+import ipaddress
+import os
+import socket
+
+import click
+
+from s2mc.common.errors import S2mcError
+
+from s2mc.server.limits import Limits
+
+from .options import Integer
+
+DEFAULT = Limits()
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on. Beyond loopback (0.0.0.0) a class token is required.")
+@click.option("--port", default=8000, show_default=True, type=Integer(0, 65535), help="Port (0: any free one).")
+@click.option("--workers", default=os.cpu_count() or 1, show_default="the CPUs", type=Integer(1, 256),
+              help="Jobs that run at once, each in its own capped process.")
+@click.option("--queue", default=DEFAULT.queue, show_default=True, type=Integer(0, 10_000),
+              help="Jobs that may wait for a worker; beyond, 'busy, try again' (429).")
+@click.option("--token", default=None, help="The class token the API requires (or the environment "
+              "variable S2MC_SERVE_TOKEN). Students open http://HOST:PORT/?token=TOKEN.")
+@click.option("--executor", default="local", show_default=True, type=click.Choice(["local", "dask"]),
+              help="Where runs happen: worker processes here, or an existing Dask cluster.")
+@click.option("--scheduler", default=None, help="The Dask scheduler's address (with --executor dask).")
+@click.option("--wall-seconds", default=DEFAULT.wall_seconds, show_default=True, type=click.FloatRange(0.1, 3600),
+              help="Seconds one run, sweep or debugger command may take.")
+@click.option("--max-cycles", default=DEFAULT.max_cycles, show_default=True, type=Integer(1, 1 << 62),
+              help="The cycle limit of every run (a request's own is clamped to it).")
+@click.option("--memory-mib", default=DEFAULT.memory_mib, show_default=True, type=Integer(16, 1 << 20),
+              help="Memory one worker may add (MiB, RLIMIT_AS).")
+def serve(host, port, workers, queue, token, executor, scheduler, wall_seconds, max_cycles, memory_mib):
+    """Serve the browser lab: the page and its JSON API, for a whole class at once.
+
+    Students open the page (http://127.0.0.1:8000/ by default) and edit, run, sweep, step and check
+    the lab's exercises; every run happens in a worker process with caps on its size, cycles, time
+    and memory."""
+    try:
+        import fastapi  # noqa: F401
+        import uvicorn
+    except ImportError as exc:
+        raise S2mcError(f"s2mc serve: the Python package {exc.name} is not installed (`make setup` installs it, "
+                        "or pip install 's2mc[serve]')") from None
+
+    from s2mc.server.app import Settings, create_app, token_from_env
+
+    token = token or token_from_env()
+    if not _loopback(host) and not token:
+        raise S2mcError(f"--host {host} is reachable beyond this machine: give a class token "
+                        "(--token TOKEN or the environment variable S2MC_SERVE_TOKEN)")
+    if executor == "dask" and not scheduler:
+        raise S2mcError("--executor dask needs --scheduler ADDR (an existing Dask cluster)")
+    if scheduler and executor != "dask":
+        raise S2mcError("--scheduler needs --executor dask")
+    limits = DEFAULT.replace(queue=queue, wall_seconds=wall_seconds, max_cycles=max_cycles, memory_mib=memory_mib)
+    app = create_app(Settings(workers=workers, limits=limits, token=token, executor=executor,
+                              scheduler=scheduler))
+    # the socket is bound here, so that a port in use is one error line and --port 0 tells its port
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise S2mcError(f"--host {host} --port {port}: {exc.strerror or exc}") from None
+    port = sock.getsockname()[1]
+    shown = f"[{host}]" if family == socket.AF_INET6 else host
+    click.echo(f"s2mc serve: http://{shown}:{port}/{'?token=' + token if token else ''} "
+               f"({workers} worker{'s' if workers > 1 else ''}, {executor}); Ctrl-C stops it", err=True)
+    # uvicorn's own cap on connections at once (503 beyond): far above what the queue admits
+    config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=5,
+                            limit_concurrency=max(256, 4 * (workers + limits.queue + limits.sessions)))
+    uvicorn.Server(config).run(sockets=[sock])
+
+
+COMMANDS = [serve]

@@ -1,0 +1,302 @@
+"""The web application of `s2mc serve` (docs/server.md): the page, its assets and the JSON API.
+
+    app = create_app(Settings(workers=2))      # an ASGI app: uvicorn runs it
+
+Every answer of the API is JSON; every failure is {"error": "one line"} with a 4xx status (5xx only
+for a fault of ours), and the server goes on serving the others. State-changing calls are POST (or
+DELETE); a client never names a file on the server: programs travel as text, examples by name.
+"""
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import os
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+from fastapi import FastAPI, Request
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+
+from s2mc.common.errors import S2mcError
+
+from . import exercises, jobs
+from .limits import Limits
+from .pool import Busy, DaskPool, JobError, LocalPool
+from .sessions import Sessions
+
+#: Debian's libjs-codemirror (the page's editor), or where S2MC_CODEMIRROR says; without it the
+#: page falls back to a textarea.
+CODEMIRROR_ENV = "S2MC_CODEMIRROR"
+CODEMIRROR = "/usr/share/javascript/codemirror"
+#: The environment variable that may hold the class token instead of --token.
+TOKEN_ENV = "S2MC_SERVE_TOKEN"
+
+
+@dataclass
+class Settings:
+    workers: int = 2
+    limits: Limits = field(default_factory=Limits)
+    token: str | None = None           # required on /api/ when set
+    executor: str = "local"            # local | dask
+    scheduler: str | None = None       # the Dask scheduler's address
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, message: str, headers: dict | None = None):
+        super().__init__(message)
+        self.status, self.headers = status, headers or {}
+
+
+def _error(status: int, message: str, headers: dict | None = None) -> JSONResponse:
+    return JSONResponse({"error": jobs._one_line(message)}, status_code=status, headers=headers)
+
+
+class BodyLimit:
+    """413 for a body over the limit: by its Content-Length, and by the bytes that actually arrive
+    (a chunked body has no length). Starlette has no limit of its own."""
+
+    def __init__(self, app, limit: int):
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        too_big = _error(413, f"the request body is over this server's limit of {self.limit} bytes")
+        length = dict(scope["headers"]).get(b"content-length")
+        if length is not None and (not length.isdigit() or int(length) > self.limit):
+            return await too_big(scope, receive, send)
+        seen = 0
+
+        async def counted():
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    raise ApiError(413, f"the request body is over this server's limit of {self.limit} bytes")
+            return message
+        return await self.app(scope, counted, send)
+
+
+# -- reading a request --------------------------------------------------------------------------------
+
+async def _body(request: Request, required: tuple, optional: tuple = ()) -> dict:
+    raw = await request.body()
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ApiError(400, f"malformed JSON in the request body: {exc}") from None
+    except RecursionError:
+        raise ApiError(400, "malformed JSON in the request body: nested too deeply") from None
+    if not isinstance(data, dict):
+        raise ApiError(400, "the request body must be a JSON object")
+    known = (*required, *optional)
+    unknown = sorted(set(data) - set(known))
+    if unknown:
+        raise ApiError(400, f"unknown field {unknown[0]!r} (this call takes {', '.join(known)})")
+    missing = [k for k in required if k not in data]
+    if missing:
+        raise ApiError(400, f"missing field {missing[0]!r}")
+    return data
+
+
+def _program(data: dict, limits: Limits) -> dict:
+    """source, language, opt and the checked machine parameters of a request."""
+    source, language, opt = data["source"], data.get("language", "rz"), data.get("opt", 1)
+    if not isinstance(source, str):
+        raise ApiError(400, "source must be a string (the program's text)")
+    size = len(source.encode("utf-8", "surrogatepass"))
+    if size > limits.source_bytes:
+        raise ApiError(413, f"source is {size} bytes; this server takes programs of at most {limits.source_bytes}")
+    if language not in jobs.LANGUAGES:
+        raise ApiError(400, f"unknown language {str(language)[:40]!r} (choose {', '.join(jobs.LANGUAGES)})")
+    if opt not in (0, 1) or isinstance(opt, bool):
+        raise ApiError(400, f"opt must be 0 or 1, not {str(opt)[:40]}")
+    params = data.get("params", {})
+    if not isinstance(params, dict):
+        raise ApiError(400, "params must be an object of machine parameters")
+    try:
+        params = limits.machine(params)
+    except S2mcError as exc:
+        raise ApiError(400, f"params: {exc}") from None
+    return {"source": source, "language": language, "opt": opt, "params": params}
+
+
+PROGRAM_FIELDS = ("source", "language", "params", "opt")
+
+
+# -- the application ----------------------------------------------------------------------------------
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or Settings()
+    limits = settings.limits
+    # made here, so that a scheduler out of reach is one error line before the server starts
+    pool = (DaskPool(settings.workers, limits, settings.scheduler) if settings.executor == "dask"
+            else LocalPool(settings.workers, limits))
+    state: dict = {"pool": pool, "sessions": Sessions(pool.ctx, limits), "truths": None}
+
+    @asynccontextmanager
+    async def lifespan(app):
+        try:
+            yield
+        finally:
+            state["sessions"].close_all()
+            pool.close()
+
+    app = FastAPI(title="s2mc", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
+    app.add_middleware(BodyLimit, limit=limits.body_bytes)
+    static = resources.files(__package__).joinpath("static")
+
+    @app.exception_handler(ApiError)
+    async def api_error(request, exc: ApiError):
+        return _error(exc.status, str(exc), exc.headers)
+
+    @app.exception_handler(JobError)
+    async def job_error(request, exc: JobError):
+        return _error(exc.status, str(exc))
+
+    @app.exception_handler(Busy)
+    async def busy(request, exc: Busy):
+        return _error(429, str(exc), {"Retry-After": str(exc.retry_after)})
+
+    @app.exception_handler(404)
+    async def not_found(request, exc):
+        return _error(404, f"no such page: {request.url.path[:100]}")
+
+    @app.exception_handler(405)
+    async def not_allowed(request, exc):
+        return _error(405, f"{request.method} is not allowed on {request.url.path[:100]}")
+
+    @app.exception_handler(Exception)
+    async def internal(request, exc):
+        return _error(500, f"internal error: {type(exc).__name__}: {exc}")
+
+    @app.middleware("http")
+    async def guard(request: Request, call_next):
+        if settings.token and request.url.path.startswith("/api/"):
+            given = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
+            if not hmac.compare_digest(given.encode(), settings.token.encode()):
+                return _error(401, "this server needs the class token (the page's address ?token=..., "
+                                   "or the header Authorization: Bearer TOKEN)")
+        try:
+            return await call_next(request)
+        except ApiError as exc:   # raised while the body was read (BodyLimit)
+            return _error(exc.status, str(exc), exc.headers)
+
+    # -- the page -------------------------------------------------------------------------------
+    @app.get("/", response_class=HTMLResponse)
+    async def page():
+        return HTMLResponse(static.joinpath("index.html").read_text(encoding="utf-8"))
+
+    app.mount("/static", StaticFiles(directory=str(static)), name="static")
+    codemirror = Path(os.environ.get(CODEMIRROR_ENV, CODEMIRROR))
+    if codemirror.is_dir():
+        app.mount("/vendor/codemirror", StaticFiles(directory=str(codemirror), follow_symlink=True),
+                  name="codemirror")
+
+    # -- what the page shows --------------------------------------------------------------------
+    @app.get("/api/examples")
+    async def examples():
+        from s2mc.workloads.examples import all_examples
+        return [{"name": e.name, "language": "asm" if e.folder == "asm" else "rz", "description": e.description,
+                 "source": e.path.read_text(encoding="utf-8")} for e in all_examples()]
+
+    @app.get("/api/params")
+    async def params():
+        from s2mc.compiler.lexer import KEYWORDS
+        from s2mc.simulator.params import PARAMS
+        caps = {"cores": limits.max_cores, "max_cycles": limits.max_cycles, "mem_words": limits.max_mem_words}
+        out = []
+        for p in PARAMS.values():
+            top = min(p.max, caps[p.name]) if p.name in caps else p.max
+            default = min(p.default, top) if p.type == "int" else p.default
+            out.append({"name": p.name, "flag": p.flag, "type": p.type, "default": default, "min": p.min,
+                        "max": top, "choices": list(p.choices), "unit": p.unit, "help": p.help})
+        return {"params": out, "limits": {"source_bytes": limits.source_bytes, "wall_seconds": limits.wall_seconds,
+                                          "sweep_points": limits.sweep_points},
+                "languages": {k: v[0] for k, v in jobs.LANGUAGES.items()}, "rz_keywords": sorted(KEYWORDS)}
+
+    # -- the jobs -------------------------------------------------------------------------------
+    @app.post("/api/run")
+    async def run(request: Request):
+        data = _program(await _body(request, ("source",), PROGRAM_FIELDS[1:]), limits)
+        return await pool.submit("run", data)
+
+    @app.post("/api/compile")
+    async def compile_(request: Request):
+        data = _program(await _body(request, ("source",), ("language", "opt")), limits)
+        del data["params"]
+        return await pool.submit("compile", data)
+
+    @app.post("/api/sweep")
+    async def sweep(request: Request):
+        body = await _body(request, ("source", "cores"), PROGRAM_FIELDS[1:])
+        cores = body.pop("cores")
+        if (not isinstance(cores, list) or not cores or len(cores) > limits.sweep_points
+                or not all(isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= limits.max_cores
+                           for n in cores)):
+            raise ApiError(400, f"cores must be a list of 1..{limits.sweep_points} core counts, each "
+                                f"1..{limits.max_cores}")
+        data = _program(body, limits)
+        return await pool.submit("sweep", {**data, "cores": cores})
+
+    @app.post("/api/timeline")
+    async def timeline(request: Request):
+        body = await _body(request, ("source",), (*PROGRAM_FIELDS[1:], "from_cycle", "to_cycle"))
+        window = {k: body.pop(k) for k in ("from_cycle", "to_cycle") if k in body}
+        for k, v in window.items():
+            if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 0):
+                raise ApiError(400, f"{k} must be a cycle number (0 or more)")
+        data = _program(body, limits)
+        return await pool.submit("timeline", {**data, **window})
+
+    # -- debugging ------------------------------------------------------------------------------
+    @app.post("/api/debug")
+    async def debug_open(request: Request):
+        data = _program(await _body(request, ("source",), PROGRAM_FIELDS[1:]), limits)
+        sessions = state["sessions"]
+        return await pool.blocking(lambda: sessions.open(**data))
+
+    @app.post("/api/debug/{sid}")
+    async def debug_command(sid: str, request: Request):
+        body = await _body(request, ("command",))
+        line = body["command"]
+        if not isinstance(line, str) or len(line) > 1000 or "\n" in line:
+            raise ApiError(400, "command must be one line of text (at most 1000 characters)")
+        sessions = state["sessions"]
+        sessions.get(sid)      # 404 at once, before taking a worker
+        return await pool.blocking(sessions.command, sid, line)
+
+    @app.delete("/api/debug/{sid}")
+    async def debug_close(sid: str):
+        # off the event loop, and outside the gate: closing a session is always possible
+        await asyncio.get_running_loop().run_in_executor(pool.closer, state["sessions"].close, sid)
+        return {"closed": sid}
+
+    # -- exercises ------------------------------------------------------------------------------
+    @app.get("/api/exercises")
+    async def exercise_list():
+        return {"sections": exercises.listing()}
+
+    @app.post("/api/exercises/check")
+    async def exercise_check(request: Request):
+        body = await _body(request, ("answers",))
+        if not isinstance(body["answers"], dict):
+            raise ApiError(400, "answers must be an object: {name: {predict, measured}}")
+        try:
+            exercises.answers(body["answers"])     # a bad form is refused before any measurement
+        except S2mcError as exc:
+            raise ApiError(400, str(exc)) from None
+        if state["truths"] is None:    # measured once, in a worker like any run, then kept
+            state["truths"] = await pool.submit("truths", {}, seconds=max(120.0, limits.wall_seconds))
+        return exercises.grade(body["answers"], state["truths"])
+
+    return app
+
+
+def token_from_env() -> str | None:
+    return os.environ.get(TOKEN_ENV) or None

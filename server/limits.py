@@ -1,0 +1,50 @@
+"""What one request may cost the server (docs/server.md, "Limits"): declared once, here.
+
+Every cap has a default a lecturer can change (`s2mc serve --help`). The machine parameters a
+request names are first checked against their declaration (s2mc.simulator.params) and then against
+these caps, which are tighter: a class shares one machine.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+from s2mc.common.errors import S2mcError
+from s2mc.simulator.params import PARAMS
+
+
+@dataclass(frozen=True)
+class Limits:
+    source_bytes: int = 64 * 1024          # a program's text
+    body_bytes: int = 256 * 1024           # a whole request body (413 beyond)
+    max_cores: int = PARAMS["cores"].max   # the declared maximum: a 64-core run is fine when its cycles are capped
+    max_cycles: int = 20_000_000           # a run's cycle limit (the request's max_cycles is clamped to it)
+    max_mem_words: int = 1 << 22           # 16 MiB of simulated memory
+    wall_seconds: float = 10.0             # one run, compile, sweep or debugger command, then it is killed
+    memory_mib: int = 512                  # address space a worker may add to what it starts with (RLIMIT_AS)
+    queue: int = 16                        # requests that may wait for a worker; beyond, 429 busy
+    retry_after: int = 2                   # seconds a busy answer asks the client to wait
+    sessions: int = 64                     # debugging sessions open at once
+    idle_seconds: float = 900.0            # a debugging session nobody used for this long is closed
+    history_mib: int = 32                  # a session's checkpoints for reverse stepping (within memory_mib)
+    sweep_points: int = 16                 # core counts in one sweep
+
+    def replace(self, **changes) -> "Limits":
+        known = {f.name for f in fields(self)}
+        bad = sorted(set(changes) - known)
+        if bad:
+            raise S2mcError(f"unknown limit {bad[0]!r}")
+        return Limits(**{**{f.name: getattr(self, f.name) for f in fields(self)}, **changes})
+
+    def machine(self, params: dict) -> dict:
+        """The machine parameters of a request, checked against the declaration and these caps;
+        max_cycles is clamped (a run that needs more is told so by its cycle-limit fault)."""
+        from s2mc.simulator.params import check
+        check(**params)
+        if params.get("cores", 1) > self.max_cores:
+            raise S2mcError(f"params.cores {params['cores']} is over this server's cap of {self.max_cores}")
+        if params.get("mem_words", 0) > self.max_mem_words:
+            raise S2mcError(f"params.mem_words {params['mem_words']} is over this server's cap of "
+                            f"{self.max_mem_words}")
+        return {**params, "max_cycles": min(params.get("max_cycles", self.max_cycles), self.max_cycles),
+                **({} if "mem_words" in params else {"mem_words": min(PARAMS["mem_words"].default,
+                                                                      self.max_mem_words)})}

@@ -1,0 +1,241 @@
+"""Where the server's jobs run: each in a worker process with caps, behind a bounded queue.
+
+Python 3.11 cannot stop a job running in a ProcessPoolExecutor (cancelling its future does not stop
+the worker), so the pool is ours: `workers` processes, forked from a forkserver that has already
+imported the simulator and the compiler, each running one job at a time. A worker limits its own
+address space (RLIMIT_AS: what it has at the start plus `Limits.memory_mib`); one that runs past
+`Limits.wall_seconds` is killed and replaced, and so is one that dies (the memory cap, a crash), so a
+runaway costs its own request only. At most `workers` jobs run at once and at most `Limits.queue`
+wait; one more is refused at once with Busy (the API answers 429 with Retry-After) instead of
+piling up.
+
+    pool = LocalPool(workers=2, limits=Limits())
+    value = await pool.submit("run", {"source": ..., "language": "asm", "params": {...}})
+
+DaskPool sends the same jobs to an existing Dask cluster (`s2mc serve --executor dask --scheduler
+ADDR`), as sweeps do (docs/sweeps.md): the queue bound and the wall time hold here; the memory of a
+job is the cluster's (its workers' memory limits), and a job past its time is abandoned, not killed.
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import multiprocessing
+import os
+import queue
+import resource
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+from .limits import Limits
+
+
+class Busy(Exception):
+    """No worker and no room in the queue: try again after `retry_after` seconds."""
+
+    def __init__(self, message: str, retry_after: int):
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class JobError(Exception):
+    """A job that failed: the HTTP status and one line for the client."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+def _address_space() -> int:
+    """Bytes of address space this process has now (the first field of /proc/self/statm)."""
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def cap_memory(extra_mib: int) -> None:
+    """Allocations beyond what the process has now plus `extra_mib` fail (MemoryError in Python,
+    std::bad_alloc in the engine); the soft limit only, so the hard one stays where it was."""
+    limit = _address_space() + extra_mib * 2**20
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+def _serve(conn, memory_mib: int) -> None:
+    """A worker: one job at a time from the pipe, until the pipe closes."""
+    from . import jobs
+    cap_memory(memory_mib)
+    while True:
+        try:
+            name, kwargs = conn.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            outcome = jobs.call(name, kwargs)
+        except MemoryError:
+            outcome = ("error", 422, "the run needed more memory than this server allows a run")
+        try:
+            conn.send(outcome)
+        except MemoryError:
+            conn.send(("error", 422, "the answer needed more memory than this server allows a run"))
+
+
+class Worker:
+    """One worker process and its pipe."""
+
+    def __init__(self, ctx, memory_mib: int):
+        self.conn, child = ctx.Pipe()
+        self.proc = ctx.Process(target=_serve, args=(child, memory_mib), daemon=True)
+        self.proc.start()
+        child.close()
+
+    def call(self, name: str, kwargs: dict, seconds: float):
+        """The job's outcome; JobError 408 (the worker killed) past `seconds`, 422 when it died."""
+        self.conn.send((name, kwargs))
+        if not self.conn.poll(seconds):
+            self.kill()
+            raise JobError(408, f"the {name} ran longer than this server's limit of {seconds:g} s and was stopped")
+        try:
+            return self.conn.recv()
+        except (EOFError, OSError):
+            self.proc.join(1)       # it ended by itself: its exit code says how
+            code = self.proc.exitcode
+            self.kill()
+            raise JobError(422, f"the {name} ended its worker without an answer (exit code {code}): "
+                                "it probably needed more memory than this server allows") from None
+
+    @property
+    def alive(self) -> bool:
+        return self.proc.is_alive()
+
+    def kill(self, wait: bool = False) -> None:
+        """Kill the worker; the forkserver, its parent, collects it (the shutdown waits for it)."""
+        self.conn.close()
+        if self.proc.is_alive():
+            self.proc.kill()
+        if wait:
+            self.proc.join(5)
+
+
+def context():
+    """The forkserver context, with the job modules imported once in the forkserver itself."""
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["s2mc.server.jobs", "s2mc.server.sessions"])
+    return ctx
+
+
+class Gate:
+    """Admission: at most `workers` running and `queue` waiting; the rest are Busy."""
+
+    def __init__(self, workers: int, limits: Limits):
+        self.workers, self.limits = workers, limits
+        self._lock = threading.Lock()
+        self._slots = threading.BoundedSemaphore(workers)
+        self.admitted = 0          # running or waiting
+
+    def check(self) -> None:
+        if self.admitted >= self.workers + self.limits.queue:
+            raise Busy(f"busy: {self.workers} jobs run and {self.limits.queue} wait; try again in "
+                       f"{self.limits.retry_after} s", self.limits.retry_after)
+
+    @contextlib.contextmanager
+    def enter(self):
+        with self._lock:
+            self.check()
+            self.admitted += 1
+        try:
+            with self._slots:
+                yield
+        finally:
+            with self._lock:
+                self.admitted -= 1
+
+
+class LocalPool:
+    """Jobs in capped processes on this machine."""
+
+    def __init__(self, workers: int, limits: Limits):
+        self.workers, self.limits = workers, limits
+        self.gate = Gate(workers, limits)
+        self.ctx = context()
+        self._idle: queue.SimpleQueue = queue.SimpleQueue()
+        for _ in range(workers):
+            self._idle.put(None)
+        # threads only wait on the children; each admitted request holds one while it waits
+        self._threads = ThreadPoolExecutor(max_workers=workers + limits.queue + limits.sessions,
+                                           thread_name_prefix="s2mc-job")
+        # what must never wait behind the jobs nor block the event loop: closing a session
+        self.closer = ThreadPoolExecutor(max_workers=4, thread_name_prefix="s2mc-close")
+
+    async def submit(self, name: str, kwargs: dict, seconds: float | None = None):
+        return await self.blocking(self._run, name, kwargs, seconds or self.limits.wall_seconds)
+
+    async def blocking(self, fn, *args):
+        """fn(*args) on a waiting thread, admitted through the gate (Busy at once when full)."""
+        loop = asyncio.get_running_loop()
+
+        def admitted():
+            with self.gate.enter():
+                return fn(*args)
+        self.gate.check()    # refused before it takes a thread, so a flood never waits for one
+        return await loop.run_in_executor(self._threads, admitted)
+
+    def _run(self, name: str, kwargs: dict, seconds: float):
+        worker = self._idle.get()      # the gate lets at most `workers` jobs here at once
+        try:
+            if worker is None or not worker.alive:
+                worker = Worker(self.ctx, self.limits.memory_mib)   # started on first use
+            outcome = worker.call(name, kwargs, seconds)
+        except JobError:
+            worker = None              # killed: a fresh one next time
+            raise
+        finally:
+            self._idle.put(worker)
+        if outcome[0] == "ok":
+            return outcome[1]
+        raise JobError(outcome[1], outcome[2])
+
+    def close(self) -> None:
+        self._threads.shutdown(wait=False, cancel_futures=True)
+        self.closer.shutdown(wait=False, cancel_futures=True)
+        while not self._idle.empty():
+            worker = self._idle.get_nowait()
+            if worker is not None:
+                worker.kill(wait=True)
+
+
+class DaskPool(LocalPool):
+    """Jobs on an existing Dask cluster; debugging sessions stay local (they keep state)."""
+
+    def __init__(self, workers: int, limits: Limits, scheduler: str):
+        super().__init__(workers, limits)
+        from s2mc.common.errors import S2mcError
+        try:
+            from distributed import Client
+        except ImportError:
+            raise S2mcError("--executor dask: the dask and distributed packages are not installed "
+                            "(`make setup` installs them)") from None
+        try:
+            self.client = Client(scheduler, timeout=10)
+        except Exception as exc:  # noqa: BLE001 - OSError, TimeoutError from dask: one line
+            raise S2mcError(f"--scheduler {scheduler}: cannot connect ({type(exc).__name__}: {exc})") from None
+
+    def _run(self, name: str, kwargs: dict, seconds: float):
+        from distributed import TimeoutError as DaskTimeout
+
+        from . import jobs
+        fut = self.client.submit(jobs.call, name, kwargs, pure=False)
+        try:
+            outcome = fut.result(timeout=seconds)
+        except (DaskTimeout, TimeoutError):
+            fut.cancel()
+            raise JobError(408, f"the {name} ran longer than this server's limit of {seconds:g} s "
+                                "and was abandoned") from None
+        if outcome[0] == "ok":
+            return outcome[1]
+        raise JobError(outcome[1], outcome[2])
+
+    def close(self) -> None:
+        super().close()
+        self.client.close()

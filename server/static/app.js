@@ -1,0 +1,409 @@
+// The s2mc lab page: everything it shows comes from the JSON API of `s2mc serve` (docs/server.md).
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const state = { params: [], examples: [], session: null, breakpoints: [], lineMarks: [] };
+
+// -- the API ---------------------------------------------------------------------------------------
+// The class token arrives once in the address (?token=...) and is kept for this tab only.
+const query = new URLSearchParams(location.search);
+if (query.get("token")) sessionStorage.setItem("s2mc-token", query.get("token"));
+
+async function api(method, path, body) {
+  const headers = { "Content-Type": "application/json" };
+  const token = sessionStorage.getItem("s2mc-token");
+  if (token) headers["Authorization"] = "Bearer " + token;
+  const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  let data;
+  try { data = await response.json(); } catch (e) { data = { error: `${response.status} ${response.statusText}` }; }
+  if (!response.ok) {
+    const wait = response.headers.get("Retry-After");
+    throw new Error(data.error + (wait && !/try again/.test(data.error) ? ` (try again in ${wait} s)` : ""));
+  }
+  return data;
+}
+
+function status(text, bad) {
+  $("status").textContent = text;
+  $("status").className = bad ? "bad" : "";
+}
+
+async function busy(what, fn) {
+  status(what + "...");
+  try {
+    const out = await fn();
+    status("");
+    return out;
+  } catch (e) {
+    status(e.message, true);
+    throw e;
+  }
+}
+
+// -- the editor: CodeMirror when the server has it, else a plain textarea -----------------------------
+let editor;
+function setupEditor(keywords) {
+  const area = $("source");
+  if (window.CodeMirror) {
+    // Rz: indentation-structured, // comments, the lexer's keywords (from the server)
+    CodeMirror.defineSimpleMode("rz", { start: [
+      { regex: /\/\/.*/, token: "comment" },
+      { regex: /"(?:[^\\"]|\\.)*"/, token: "string" },
+      { regex: new RegExp(`\\b(?:${keywords.join("|")})\\b`), token: "keyword" },
+      { regex: /0x[0-9a-fA-F]+|\d+/, token: "number" },
+      { regex: /[A-Za-z_]\w*(?=\s*\()/, token: "def" },
+      { regex: /[A-Za-z_]\w*/, token: "variable" },
+    ] });
+    CodeMirror.defineSimpleMode("s2asm", { start: [
+      { regex: /;.*/, token: "comment" },
+      { regex: /"(?:[^\\"]|\\.)*"/, token: "string" },
+      { regex: /[A-Za-z_.][\w.]*:/, token: "tag", sol: true },
+      { regex: /\.[A-Za-z]+/, token: "keyword" },
+      { regex: /\b[rR]\d+\b|\b(?:sp|fp)\b/, token: "variable-2" },
+      { regex: /-?(?:0x[0-9a-fA-F]+|\d+)\b/, token: "number" },
+      { regex: /[A-Za-z_][\w.]*/, token: "variable" },
+    ] });
+    editor = CodeMirror.fromTextArea(area, { lineNumbers: true, styleActiveLine: true, matchBrackets: true,
+                                             gutters: ["breakpoints", "CodeMirror-linenumbers"], indentUnit: 4 });
+    editor.on("gutterClick", (cm, n) => toggleBreak(n + 1));
+    document.body.classList.add("codemirror");
+  } else {
+    // no CodeMirror on this server: the same calls on a textarea (no highlighting, no gutter)
+    editor = { getValue: () => area.value, setValue: (v) => { area.value = v; }, setOption() {},
+               addLineClass() {}, removeLineClass() {}, setGutterMarker() {}, clearGutter() {}, scrollIntoView() {} };
+    document.body.classList.add("plain");
+  }
+}
+
+function setLanguage(language) {
+  $("language").value = language;
+  editor.setOption("mode", language === "rz" ? "rz" : "s2asm");
+}
+
+// -- the machine's parameters: one field per declared parameter (simulator/params.toml) ---------------
+function buildParams(params) {
+  const form = $("params");
+  form.textContent = "";
+  for (const p of params) {
+    const label = document.createElement("label");
+    label.title = p.help;
+    label.append(p.name.replaceAll("_", " ") + " ");
+    let input;
+    if (p.type === "choice") {
+      input = document.createElement("select");
+      for (const c of p.choices) input.add(new Option(c, c, c === p.default, c === p.default));
+    } else {
+      input = document.createElement("input");
+      Object.assign(input, { type: "number", min: p.min, max: p.max, value: p.default, step: 1 });
+    }
+    input.name = p.name;
+    input.id = "param-" + p.name;
+    label.append(input);
+    if (p.unit) label.append(" " + p.unit);
+    form.append(label);
+  }
+}
+
+function machine() {
+  const out = {};
+  for (const p of state.params) {
+    const v = $("param-" + p.name).value;
+    out[p.name] = p.type === "int" ? Number(v) : v;
+  }
+  return out;
+}
+
+function program() {
+  return { source: editor.getValue(), language: $("language").value, opt: Number($("opt").value) };
+}
+
+// -- run: the output and the per-core counters --------------------------------------------------------
+function table(el, rows, columns) {
+  el.textContent = "";
+  const head = el.insertRow();
+  for (const c of columns) head.insertCell().outerHTML = `<th>${c.replaceAll("_", " ")}</th>`;
+  for (const r of rows) {
+    const tr = el.insertRow();
+    for (const c of columns) tr.insertCell().textContent = r[c];
+  }
+}
+
+async function run() {
+  showTab("result");
+  const res = await busy("running", () => api("POST", "/api/run", { ...program(), params: machine() }));
+  $("output").textContent = res.output;
+  table($("counters"), res.cores, Object.keys(res.cores[0]));
+  $("totals").textContent = `${res.cycles} cycles, ${res.instructions} instructions, ${res.stall_cycles} stall cycles, ` +
+    `bus busy ${res.bus_busy_cycles} cycles (${(100 * res.bus_utilisation).toFixed(1)}%) on ${res.config.cores} ` +
+    `core${res.config.cores > 1 ? "s" : ""}, L=${res.config.mem_latency}, ${res.config.arbitration}`;
+}
+
+// -- Rz -> assembly -----------------------------------------------------------------------------------
+async function compile() {
+  const res = await busy("compiling", () => api("POST", "/api/compile", program()));
+  const view = $("asm-view");
+  view.textContent = "";
+  const lines = editor.getValue().split("\n");
+  const head = view.insertRow();
+  head.innerHTML = "<th>line</th><th>source</th><th>pc</th><th>instruction</th>";
+  let last = undefined;
+  for (const ins of res.instructions) {
+    const tr = view.insertRow();
+    const fresh = ins.line !== last;
+    last = ins.line;
+    tr.className = fresh ? "first" : "";
+    tr.insertCell().textContent = fresh && ins.line ? ins.line : "";
+    tr.insertCell().textContent = fresh && ins.line ? lines[ins.line - 1].trim() : "";
+    tr.insertCell().textContent = ins.pc;
+    tr.insertCell().textContent = ins.text;
+    if (ins.line) tr.dataset.line = ins.line;
+  }
+  if (!res.line_table && $("language").value === "rz") {
+    const note = view.createCaption();
+    note.textContent = "the compiler kept no line table: the instructions without their Rz lines";
+  }
+}
+
+// -- the bus timeline: the page simulator/timeline.py writes, in a frame -------------------------------
+async function timeline() {
+  const body = { ...program(), params: machine(), from_cycle: Number($("from-cycle").value || 0) };
+  if ($("to-cycle").value) body.to_cycle = Number($("to-cycle").value);
+  const res = await busy("building the timeline", () => api("POST", "/api/timeline", body));
+  $("timeline-frame").srcdoc = res.html;
+}
+
+// -- stalls against cores -----------------------------------------------------------------------------
+function coreCounts(top, most) {
+  const all = Array.from({ length: top }, (_, i) => i + 1);
+  if (all.length <= most) return all;
+  const picked = new Set([1, top]);
+  for (let n = 2; n < top && picked.size < most; n *= 2) picked.add(n);
+  return [...picked].sort((a, b) => a - b);
+}
+
+function plot(runs) {
+  const W = 520, H = 260, L = 70, B = 40, T = 15, R = 15;
+  const xs = runs.map((r) => r.cores), ys = runs.map((r) => r.stall_cycles);
+  const xmax = Math.max(...xs), ymax = Math.max(1, ...ys);
+  const X = (x) => L + (xmax === 1 ? 0 : (x - 1) / (xmax - 1)) * (W - L - R);
+  const Y = (y) => H - B - (y / ymax) * (H - B - T);
+  const pts = runs.map((r) => `${X(r.cores)},${Y(r.stall_cycles)}`).join(" ");
+  let svg = `<svg id="sweep-svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="stall cycles against cores">`;
+  svg += `<line x1="${L}" y1="${H - B}" x2="${W - R}" y2="${H - B}" class="axis"/><line x1="${L}" y1="${T}" x2="${L}" y2="${H - B}" class="axis"/>`;
+  for (const x of xs) svg += `<text x="${X(x)}" y="${H - B + 16}" text-anchor="middle">${x}</text>`;
+  for (const f of [0, 0.5, 1]) svg += `<text x="${L - 6}" y="${Y(f * ymax) + 4}" text-anchor="end">${Math.round(f * ymax)}</text>`;
+  svg += `<text x="${(L + W - R) / 2}" y="${H - 4}" text-anchor="middle">cores</text>`;
+  svg += `<text x="14" y="${(T + H - B) / 2}" transform="rotate(-90 14 ${(T + H - B) / 2})" text-anchor="middle">stall cycles</text>`;
+  svg += `<polyline points="${pts}" class="series"/>`;
+  for (const r of runs) svg += `<circle cx="${X(r.cores)}" cy="${Y(r.stall_cycles)}" r="3.5"><title>${r.cores} cores: ${r.stall_cycles} stall cycles</title></circle>`;
+  return svg + "</svg>";
+}
+
+async function sweep() {
+  const limits = state.limits;
+  const top = Math.min(Number($("sweep-max").value) || 1, Number($("param-cores").max));
+  const cores = coreCounts(Math.max(1, top), limits.sweep_points);
+  const res = await busy(`sweeping ${cores.length} core counts`,
+                         () => api("POST", "/api/sweep", { ...program(), params: machine(), cores }));
+  $("sweep-plot").innerHTML = plot(res.runs);
+  const base = res.runs[0].cycles;
+  table($("sweep-table"), res.runs.map((r) => ({ ...r, speedup: (base / r.cycles).toFixed(2) })),
+        ["cores", "cycles", "speedup", "stall_cycles", "bus_wait_cycles", "instructions", "bus_utilisation"]);
+}
+
+// -- the debugger: the interpreter of `s2mc debug`, one command at a time ------------------------------
+// A click on a line: in Rz the line itself (the compiler's line table); in assembly the label
+// defined there (an assembly program has no line table).
+function breakSpec(line) {
+  if ($("language").value === "rz") return `program.rz:${line}`;
+  const m = LABEL.exec(editor.getValue().split("\n")[line - 1] || "");
+  return m ? (m[1] || m[2]) : null;
+}
+
+function log(lines) {
+  const pre = $("dbg-log");
+  for (const l of lines) {
+    const span = document.createElement("span");
+    span.className = l.stream;
+    span.textContent = l.text + "\n";
+    pre.append(span);
+  }
+  pre.scrollTop = pre.scrollHeight;
+}
+
+function showState(s) {
+  const here = s.cores[s.current_core];
+  $("dbg-where").textContent = `cycle ${s.cycle}${s.ended ? " (the run has ended)" : ""}; core ${s.current_core} at pc ` +
+    `${here.pc} (${here.where}): ${here.instruction}` + (here.line ? `; line ${here.line}` : "") +
+    (s.fault ? `; ${s.fault}` : "");
+  table($("dbg-cores"), s.cores, ["core", "state", "pc", "where", "instruction", "line", "function"]);
+  const regs = $("dbg-regs");
+  regs.textContent = "";
+  for (let row = 0; row < 32; row += 8) {
+    const tr = regs.insertRow();
+    for (let i = row; i < row + 8; i++) tr.insertCell().innerHTML = `<b>r${i}</b> ${here.registers[i]}`;
+  }
+  for (const n of state.lineMarks) editor.removeLineClass(n - 1, "background", "current-line");
+  state.lineMarks = [...new Set(s.cores.filter((c) => c.line && c.state !== "halted").map((c) => c.line))];
+  for (const n of state.lineMarks) editor.addLineClass(n - 1, "background", "current-line");
+  // the breakpoints as the debugger has them (a line a click asked for that it refused is not marked)
+  state.breakpoints = s.breakpoints;
+  editor.clearGutter("breakpoints");
+  const labels = labelLines();
+  for (const b of s.breakpoints) {
+    b.line = b.line || labels[b.where];   // assembly: the line that defines the label
+    if (b.line) editor.setGutterMarker(b.line - 1, "breakpoints", marker());
+  }
+}
+
+// The editor line (1-based) that defines each label of an assembly program.
+const LABEL = /^\s*(?::([A-Za-z_.][\w.]*)|([A-Za-z_.][\w.]*):)/;
+function labelLines() {
+  const out = {};
+  if ($("language").value !== "asm") return out;
+  editor.getValue().split("\n").forEach((text, i) => {
+    const m = LABEL.exec(text);
+    if (m) out[m[1] || m[2]] = i + 1;
+  });
+  return out;
+}
+
+function marker() {
+  const m = document.createElement("span");
+  m.className = "breakpoint";
+  m.textContent = "\u25cf";
+  return m;
+}
+
+async function debugStart() {
+  if (state.session) await debugStop();
+  showTab("debug");
+  $("dbg-log").textContent = "";
+  const res = await busy("starting the debugger", () => api("POST", "/api/debug", { ...program(), params: machine() }));
+  state.session = res.id;
+  showState(res.state);
+}
+
+async function command(line) {
+  if (!state.session) await debugStart();
+  log([{ stream: "cmd", text: "(s2mc) " + line }]);
+  let res;
+  try {
+    res = await busy(line, () => api("POST", `/api/debug/${state.session}`, { command: line }));
+  } catch (e) {
+    log([{ stream: "err", text: e.message }]);
+    if (/session/.test(e.message)) state.session = null;
+    return;
+  }
+  log(res.output);
+  showState(res.state);
+  if (res.ended) state.session = null;
+}
+
+async function debugStop() {
+  if (!state.session) return;
+  const id = state.session;
+  state.session = null;
+  try { await api("DELETE", `/api/debug/${id}`); } catch (e) { /* it had ended */ }
+  for (const n of state.lineMarks) editor.removeLineClass(n - 1, "background", "current-line");
+  log([{ stream: "cmd", text: "(the session was closed)" }]);
+}
+
+async function toggleBreak(line) {
+  if (!state.session) await debugStart();
+  const have = (state.breakpoints || []).find((b) => b.line === line);
+  if (have) return command(`delete ${have.number}`);
+  const spec = breakSpec(line);
+  if (!spec) return status(`line ${line} defines no label: in assembly click a label's line, or type break *PC`, true);
+  return command(`break ${spec}`);
+}
+
+// -- exercises ----------------------------------------------------------------------------------------
+async function loadExercises() {
+  const { sections } = await api("GET", "/api/exercises");
+  const form = $("exercises");
+  for (const sec of sections) {
+    const box = document.createElement("fieldset");
+    box.innerHTML = `<legend></legend><p></p>`;
+    box.querySelector("legend").textContent = sec.title;
+    box.querySelector("p").textContent = sec.text;
+    for (const q of sec.quantities) {
+      const row = document.createElement("div");
+      row.className = "question";
+      row.dataset.name = q.name;
+      row.innerHTML = `<span class="asks"></span> <label>prediction <input name="predict" size="8"></label>` +
+        ` <label>measured <input name="measured" size="8"></label> <span class="verdict"></span>` +
+        `<details><summary>how to measure</summary><pre></pre></details>`;
+      row.querySelector(".asks").textContent = q.asks + (q.checked ? "" : " (a timing on your machine: not marked)");
+      row.querySelector("pre").textContent = q.code;
+      row.querySelector("[name=predict]").id = `predict-${q.name}`;
+      row.querySelector("[name=measured]").id = `measured-${q.name}`;
+      box.append(row);
+    }
+    form.append(box);
+  }
+}
+
+async function check() {
+  const answers = {};
+  for (const row of document.querySelectorAll(".question")) {
+    const get = (k) => { const v = row.querySelector(`[name=${k}]`).value.trim(); return v === "" ? null : Number(v); };
+    answers[row.dataset.name] = { predict: get("predict"), measured: get("measured") };
+  }
+  const res = await busy("checking (the first check measures the answers: it takes a while)",
+                         () => api("POST", "/api/exercises/check", { answers }));
+  for (const m of res.marks) {
+    const v = document.querySelector(`.question[data-name="${m.name}"] .verdict`);
+    v.textContent = m.verdict + (m.predicted === null ? ", no prediction" : "");
+    v.className = "verdict " + (m.right === false ? "bad" : "good");
+  }
+  $("grade").textContent = `${res.passed ? "Passed" : "Not passed"}: ${res.summary}`;
+  $("grade").className = res.passed ? "good" : "bad";
+}
+
+// -- tabs and start-up --------------------------------------------------------------------------------
+function showTab(name) {
+  for (const b of document.querySelectorAll("#tabs button")) b.classList.toggle("active", b.dataset.tab === name);
+  for (const t of document.querySelectorAll(".tab")) t.hidden = t.id !== "tab-" + name;
+}
+
+function loadExample(name) {
+  const ex = state.examples.find((e) => e.name === name);
+  if (!ex) return;
+  setLanguage(ex.language);
+  editor.setValue(ex.source);
+  editor.clearGutter("breakpoints");
+}
+
+const quiet = (fn) => (...a) => fn(...a).catch(() => {});   // the status line already says what failed
+
+async function start() {
+  const info = await api("GET", "/api/params");
+  state.params = info.params;
+  state.limits = info.limits;
+  setupEditor(info.rz_keywords);
+  buildParams(info.params);
+  state.examples = await api("GET", "/api/examples");
+  for (const e of state.examples) $("example").add(new Option(`${e.name}: ${e.description}`, e.name));
+  setLanguage("rz");
+  $("example").onchange = (e) => loadExample(e.target.value);
+  $("language").onchange = (e) => setLanguage(e.target.value);
+  $("run").onclick = quiet(run);
+  $("compile").onclick = quiet(compile);
+  $("timeline-go").onclick = quiet(timeline);
+  $("sweep-go").onclick = quiet(sweep);
+  $("check").onclick = quiet(check);
+  $("dbg-start").onclick = quiet(debugStart);
+  $("dbg-stop").onclick = quiet(debugStop);
+  const buttons = { "dbg-step": "step", "dbg-next": "next", "dbg-cont": "continue", "dbg-rstep": "reverse-step",
+                    "dbg-rcont": "reverse-continue", "bus-go": "bus", "regs-go": "regs",
+                    "locals-go": "info locals" };
+  for (const [id, cmd] of Object.entries(buttons)) $(id).onclick = quiet(() => command(cmd));
+  $("mem-go").onclick = quiet(() => command(`mem ${$("mem-addr").value.trim() || "0"} ${$("mem-count").value || 1}`));
+  $("dbg-form").onsubmit = (e) => { e.preventDefault(); quiet(command)($("dbg-command").value); $("dbg-command").value = ""; };
+  for (const b of document.querySelectorAll("#tabs button")) b.onclick = () => showTab(b.dataset.tab);
+  await loadExercises();
+  document.body.dataset.ready = "yes";   // the browser tests wait for this
+}
+
+start().catch((e) => status("the page could not start: " + e.message, true));

@@ -1,0 +1,91 @@
+"""Helpers of the `s2mc serve` tests: an app in-process (TestClient), a real server on a free port
+that is always stopped with everything it started, and the examples' texts."""
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+REPO = Path(__file__).resolve().parent.parent
+S2MC = str(Path(sys.executable).with_name("s2mc"))
+
+
+def example(name: str) -> str:
+    from s2mc.workloads.examples import find
+    return find(name).path.read_text(encoding="utf-8")
+
+
+@contextlib.contextmanager
+def client(**limits):
+    """A TestClient of an app with these limits (and workers=, token= when given)."""
+    from fastapi.testclient import TestClient
+
+    from s2mc.server.app import Settings, create_app
+    from s2mc.server.limits import Limits
+    settings = {k: limits.pop(k) for k in ("workers", "token", "executor", "scheduler") if k in limits}
+    app = create_app(Settings(limits=Limits().replace(**limits), **settings))
+    with TestClient(app, raise_server_exceptions=False) as c:
+        yield c
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+
+
+@contextlib.contextmanager
+def live_server(*args: str, ready_seconds: float = 60):
+    """`s2mc serve --port FREE ARGS` in its own process group; yields its base URL. On the way out
+    the server is stopped (SIGINT, as Ctrl-C) and its process group must be empty: no worker, no
+    forkserver left behind (killed, and the test fails, if one is)."""
+    port = free_port()
+    proc = subprocess.Popen([S2MC, "serve", "--port", str(port), *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + ready_seconds
+        while True:
+            if proc.poll() is not None:
+                raise AssertionError(f"s2mc serve exited with {proc.returncode}: {proc.stdout.read()}")
+            try:
+                if httpx.get(url + "/", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                raise AssertionError("s2mc serve did not answer in time")
+            time.sleep(0.2)
+        yield url
+    finally:
+        leftover = False
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        deadline = time.monotonic() + 10
+        while _group_alive(proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        if _group_alive(proc.pid):
+            leftover = True
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.stdout.close()
+        assert not leftover, "s2mc serve left processes behind"

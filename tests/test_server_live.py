@@ -1,0 +1,58 @@
+"""`s2mc serve` as a real process: it answers on its port, takes its token from the environment,
+runs on an existing Dask cluster when told, and leaves no process behind when stopped."""
+import json
+import os
+import subprocess
+
+import httpx
+import pytest
+
+from serve_helpers import S2MC, example, live_server
+
+pytest.importorskip("fastapi")
+
+
+def _cli(*args):
+    return json.loads(subprocess.run([S2MC, "run", *args, "--json"], capture_output=True, text=True,
+                                     check=True).stdout)
+
+
+def test_a_real_server_with_a_token_from_the_environment(monkeypatch):
+    monkeypatch.setenv("S2MC_SERVE_TOKEN", "class-7")
+    with live_server("--workers", "1") as url:
+        body = {"source": example("barrier.s"), "language": "asm", "params": {"cores": 3}}
+        refused = httpx.post(url + "/api/run", json=body, timeout=60)
+        assert refused.status_code == 401
+        got = httpx.post(url + "/api/run", json=body, headers={"Authorization": "Bearer class-7"}, timeout=60)
+        assert got.status_code == 200 and got.json() == _cli("barrier.s", "--cores", "3")
+        # a session left open when the server stops is closed with it (live_server checks the processes)
+        opened = httpx.post(url + "/api/debug", json=body, headers={"Authorization": "Bearer class-7"}, timeout=60)
+        assert opened.status_code == 200
+
+
+def test_runs_on_an_existing_dask_cluster():
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        with live_server("--executor", "dask", "--scheduler", cluster.scheduler_address) as url:
+            body = {"source": example("parallel_sum.s"), "language": "asm", "params": {"cores": 2}}
+            got = httpx.post(url + "/api/run", json=body, timeout=120)
+            assert got.status_code == 200, got.text
+            assert got.json() == _cli("parallel_sum.s", "--cores", "2")
+            # the job ran on the cluster's worker, not here
+            assert cluster.scheduler.task_prefixes and any("call" in p for p in cluster.scheduler.task_prefixes)
+
+
+def test_an_unreachable_scheduler_is_one_line():
+    r = subprocess.run([S2MC, "serve", "--executor", "dask", "--scheduler", "tcp://127.0.0.1:9"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode != 0
+    assert r.stderr.startswith("s2mc: error: --scheduler tcp://127.0.0.1:9: cannot connect"), r.stderr
+    assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
+
+
+def test_a_port_in_use_is_one_line():
+    with live_server() as url:
+        port = url.rsplit(":", 1)[1]
+        r = subprocess.run([S2MC, "serve", "--port", port], capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0
+    assert r.returncode == 1 and r.stderr == f"s2mc: error: --host 127.0.0.1 --port {port}: Address already in use\n"
