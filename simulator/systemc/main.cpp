@@ -119,8 +119,11 @@ machine_input read_input(std::istream& in) {
   std::string key = tr.word("'cache', 'stacks' or 'code'");
   if (key == "cache") {
     const std::string proto = tr.word("a cache protocol");
-    if (!s2::protocol_from_name(proto, m.cfg.cache.protocol) || !m.cfg.cache.on())
-      throw bad_input("unknown cache protocol '" + proto + "' (choose " + p::CACHE_CHOICES_TEXT + ", not none)");
+    if (!s2::protocol_from_name(proto, m.cfg.cache.protocol) || !m.cfg.cache.on()) {
+      std::string protocols;  // the choices but none (a cacheless run has no cache line)
+      for (int i = 1; i < p::CACHE_COUNT; ++i) protocols += std::string(i > 1 ? ", " : "") + p::CACHE_CHOICES[i];
+      throw bad_input("unknown cache protocol '" + proto + "' (choose " + protocols + ")");
+    }
     m.cfg.cache.lines = static_cast<uint32_t>(tr.number("cache lines", p::CACHE_LINES_MIN, p::CACHE_LINES_MAX));
     m.cfg.cache.ways = static_cast<uint32_t>(tr.number("cache ways", p::CACHE_WAYS_MIN, p::CACHE_WAYS_MAX));
     m.cfg.cache.line_words = static_cast<uint32_t>(tr.number("line words", p::LINE_WORDS_MIN, p::LINE_WORDS_MAX));
