@@ -175,7 +175,8 @@ SPECS["serve"] = dict(base={"--port": "0"}, flags=[], options={
     "--memory-mib": ["16", "15", "1048576", "1048577"]})
 
 # Every command that writes files takes --force (replace a read-only output: cli/options.py).
-for _name in ("asm", "compile", "run", "aes", "cipher", "fidelity", "native", "encrypt", "decrypt", "gpu", "sweep"):
+for _name in ("asm", "compile", "run", "aes", "cipher", "fidelity", "native", "encrypt", "decrypt", "gpu", "sweep",
+              "coherence-native"):
     if "--force" not in SPECS[_name]["flags"]:
         SPECS[_name]["flags"] = SPECS[_name]["flags"] + ["--force"]
 

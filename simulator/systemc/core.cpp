@@ -53,10 +53,12 @@ void s2_core::run() {
         continue;
       case Next::MEMORY: {
         const uint32_t a = s2::mem_address(r, u);
-        // The faulting request is logged too, at its issue cycle, as the fast engine logs it.
-        m_ctl.log(t, here, m_id, TraceKind::REQUEST, 0, a);
-        if (a >= mem_words) return m_ctl.record_fault(s2::FaultKind::ADDRESS_OUT_OF_RANGE, m_id, here, t, a);
-        if (guard.violates(a)) return m_ctl.record_fault(s2::FaultKind::STACK_OVERFLOW, m_id, here, t, a);
+        if (a >= mem_words || guard.violates(a)) {
+          // The faulting request is logged too, at its issue cycle, as the fast engine logs it.
+          m_ctl.log(t, here, m_id, TraceKind::REQUEST, 0, a);
+          return m_ctl.record_fault(a >= mem_words ? s2::FaultKind::ADDRESS_OUT_OF_RANGE : s2::FaultKind::STACK_OVERFLOW,
+                                    m_id, here, t, a);
+        }
         ++stats.instructions;
         if (cached && u.bus != s2::BUS_STRING) {
           // The lookup at t: after every grant before t, and before the bus decides the grant of t
