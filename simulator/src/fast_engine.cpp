@@ -131,8 +131,10 @@ void FastEngine::run_free_impl(int id, uint64_t bound) {
     if (Cached && nx == Next::MEMORY && u.bus != BUS_STRING) {
       // A data access: faults at issue, then the lookup (when no grant can come before it).
       const uint32_t a = mem_address(r, u);
-      if (a >= mem_words) return stop_with_fault(FaultKind::ADDRESS_OUT_OF_RANGE, pc, a);
-      if (Guard && guard.violates(a)) return stop_with_fault(FaultKind::STACK_OVERFLOW, pc, a);
+      if (a >= mem_words || (Guard && guard.violates(a))) {
+        if (Trace) log(t, here, id, TraceKind::REQUEST, 0, a);  // the faulting request, as without caches
+        return stop_with_fault(a >= mem_words ? FaultKind::ADDRESS_OUT_OF_RANGE : FaultKind::STACK_OVERFLOW, pc, a);
+      }
       if (t > bound) {
         c.t = t;
         c.pc = pc;

@@ -54,11 +54,10 @@ void s2_core::run() {
       case Next::MEMORY: {
         const uint32_t a = s2::mem_address(r, u);
         if (a >= mem_words || guard.violates(a)) {
-          // The faulting request is logged too, at its issue cycle, as the fast engine logs it
-          // (a request that does not fault is logged below, after its lookup missed).
+          // The faulting request is logged too, at its issue cycle, as the fast engine logs it.
           m_ctl.log(t, here, m_id, TraceKind::REQUEST, 0, a);
-          return m_ctl.record_fault(a >= mem_words ? s2::FaultKind::ADDRESS_OUT_OF_RANGE
-                                                   : s2::FaultKind::STACK_OVERFLOW, m_id, here, t, a);
+          return m_ctl.record_fault(a >= mem_words ? s2::FaultKind::ADDRESS_OUT_OF_RANGE : s2::FaultKind::STACK_OVERFLOW,
+                                    m_id, here, t, a);
         }
         ++stats.instructions;
         if (cached && u.bus != s2::BUS_STRING) {
