@@ -42,6 +42,8 @@ class Item:
 _DIAGRAM = "a diagram or code listing: no measurement"
 _IMAGE = "an image in the paper, no numbers in its text"
 _GPU = "ours needs an NVIDIA GPU (CUDA records: run_on_gpu.sh, docs/gpu.md)"
+#: Our GPU runs checked in as data (s2mc.analysis.gpu_measured): the report has them everywhere.
+_MEASURED = "measured elsewhere on an H100 and an H200 (analysis/gpu_measurements/)"
 _SEED003 = ("s2mc aes --cores 1,2,3,4 --bytes 32,64,128,256 --style bytes --mode ecb --opt 1,0 "
             "--out results/seed003.parquet")
 _SEED000 = "s2mc sweep seed000_block_sizes --out results/seed000.parquet"
@@ -59,10 +61,15 @@ ITEMS: tuple[Item, ...] = (
          why="its numbers are Table 1's, shown in Table 1's table", needs=("seed000_block_sizes",),
          command=_SEED000),
     Item("000", "Fig. 11", "fine vs coarse grain on the GeForce 8800 GT", NONE, why=f"{_IMAGE}; {_GPU}"),
-    Item("000", "Fig. 12", "extended blocks on the GPU, run time", NONE, why=f"{_IMAGE}; {_GPU}"),
-    Item("000", "Fig. 13", "extended blocks on the GPU, speedup", NONE, why=f"{_IMAGE}; {_GPU}"),
-    Item("000", "Fig. 14", "extended blocks on the GPU, throughput", PAPER, "native",
-         why=f"the two throughputs its text quotes, as stars in the throughput figure; {_GPU}"),
+    Item("000", "Fig. 12", "extended blocks on the GPU, run time", OURS, "seed000",
+         why=f"{_IMAGE}; ours: coarse and extended-4096 per size as throughput (its inverse), {_MEASURED}",
+         needs=("cuda",)),
+    Item("000", "Fig. 13", "extended blocks on the GPU, speedup", SIDE, "seed000",
+         why=f"the speedup its text quotes (7.25x at 32 MB) beside ours extended/coarse per size, {_MEASURED}",
+         needs=("cuda",)),
+    Item("000", "Fig. 14", "extended blocks on the GPU, throughput", SIDE, "seed000",
+         why=f"the two throughputs its text quotes (12 and 87 Gbit/s at 32 MB) beside ours per size, "
+             f"{_MEASURED}; also stars in the throughput figure", needs=("cuda",)),
     Item("000", "Table 2", "host-to-GPU transfer time", NONE,
          why=f"transcribed (analysis/reference/seed000.csv) but not drawn; {_GPU}"),
     Item("000", "Fig. 15", "effect of multithreading on the GPU", NONE, why=f"{_IMAGE}; {_GPU}"),
@@ -92,16 +99,17 @@ ITEMS: tuple[Item, ...] = (
          why="the paper's numbers are those its text quotes; CIPHERUNICORN-A is not built",
          needs=("seed002_cpu",), command=_NATIVE),
     Item("002", "Figure 11", "AES on GPUs against input size", OURS, "seed002-gpu",
-         why=f"{_IMAGE}; {_GPU}", needs=("cuda",)),
+         why=f"{_IMAGE}; ours {_MEASURED} and this host's CUDA records", needs=("cuda",)),
     Item("002", "Figure 12", "Camellia on GPUs against input size", OURS, "seed002-gpu",
-         why=f"{_IMAGE}; {_GPU}", needs=("cuda",)),
+         why=f"{_IMAGE}; ours {_MEASURED} and this host's CUDA records", needs=("cuda",)),
     Item("002", "Figure 13", "CIPHERUNICORN-A on GPUs", NONE, why=f"{_IMAGE}; no GPU kernel of it here"),
     Item("002", "Figure 14", "Hierocrypt-3 on GPUs", NONE, why=f"{_IMAGE}; no GPU kernel of it here"),
     Item("002", "Figure 15", "SC2000 on GPUs", NONE, why=f"{_IMAGE}; no GPU kernel of it here"),
     Item("002", "Figure 16", "best throughput of the five ciphers", SIDE, "seed002-gpu",
-         why=f"the throughputs its text quotes; AES and Camellia only; {_GPU}", needs=("cuda",)),
-    Item("002", "Table 2", "registers, shared memory, occupancy per kernel", PAPER, "seed002-gpu",
-         why="ours: `s2mc gpu --occupancy` prints the same columns on a GPU"),
+         why=f"the throughputs its text quotes; AES and Camellia only; ours {_MEASURED}", needs=("cuda",)),
+    Item("002", "Table 2", "registers, shared memory, occupancy per kernel", SIDE, "seed002-gpu",
+         why=f"ours for the kernel the H200 run kept ({_MEASURED}); `s2mc gpu --occupancy` prints every "
+             "kernel on a GPU"),
     Item("002", "Figure 17", "AES-NI against a Tesla C2050", SIDE, "seed002-cpu",
          why="the AES-NI throughput its text quotes beside our AES-instruction line; the GPU bar needs a GPU",
          needs=("seed002_cpu",), command=_NATIVE),
@@ -125,7 +133,8 @@ ITEMS: tuple[Item, ...] = (
     Item("004", "Fig. 3", "CTR mode (referred to; its caption is not in the seed text)", NONE, why=_DIAGRAM),
     Item("004", "Fig. 4", "little-endian data extraction", NONE, why=_DIAGRAM),
     Item("004", "Table 2", "run times, system 1 (i7 960 + GTX 480): CPU S, CPU P, GPU", SIDE, "seed004",
-         why="the GPU column beside our OpenCL kernels when they ran", needs=("seed004_ours",), command=_NATIVE),
+         why=f"the GPU column beside our CUDA kernels host to host ({_MEASURED}) and our OpenCL kernels "
+             "when they ran", needs=("seed004_ours",), command=_NATIVE),
     Item("004", "Fig. 5", "Table 2's CPU S against CPU P", SIDE, "seed004",
          why="its numbers are Table 2's", needs=("seed004_ours",), command=_NATIVE),
     Item("004", "Fig. 6", "Table 2's CPU P against the GPU", SIDE, "seed004",

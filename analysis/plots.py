@@ -391,8 +391,10 @@ def seed002_gpu_vs_size(ours: pd.DataFrame, path) -> Path | None:
     if runs.empty:
         return None
     ciphers = sorted(runs["cipher"].unique())
-    fig, axes = plt.subplots(1, len(ciphers), figsize=(5.5 * len(ciphers), 4.2), squeeze=False)
-    for ax, cipher in zip(axes[0], ciphers):
+    # one panel per cipher on its own row, the legend beside it: with several GPUs and every
+    # optimised configuration there are two dozen lines
+    fig, axes = plt.subplots(len(ciphers), 1, figsize=(10, 4.6 * len(ciphers)), squeeze=False)
+    for ax, cipher in zip(axes[:, 0], ciphers):
         d = runs[runs["cipher"] == cipher]
         for (plat, kernel, method), g in d.groupby(["platform", "kernel", "method"]):
             g = g.groupby("bytes", as_index=False)["gbps"].median().sort_values("bytes")
@@ -404,5 +406,5 @@ def seed002_gpu_vs_size(ours: pd.DataFrame, path) -> Path | None:
         ax.set_xlabel("input size")
         ax.set_ylabel("throughput (Gbit/s)")
         ax.set_title(f"{cipher}: A no transfer, B overlapped, C serial")
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     return _save(fig, path)

@@ -277,7 +277,8 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
                             f"s2mc {m0.get('s2mc_version', '?')}, commit "
                             f"`{str(m0.get('git_commit', '?'))[:12]}`, {m0.get('compiler', '?')}."))
     b.append(Block("toc"))
-    _coverage_blocks(b, ours_d)
+    gpu_elsewhere = gpu_measured_records()   # our GPU runs measured elsewhere, on every machine
+    _coverage_blocks(b, records.concat([ours_d, gpu_elsewhere]))
 
     hint_dir = next((str(p) for p in paths if p.is_dir()), "results")
 
@@ -421,8 +422,8 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
         "Throughput against data size: this host (thick solid lines) beside the seeds' curves (thin dashed "
         "lines, stars)", b, "no data")
     # 4.1-4.5: the seeds measured on real hardware, one heading each (coverage.SECTIONS)
-    b.append(Block("h3", f"{coverage.SECTIONS['seed000']}: coarse-grain against extended blocks (Table 1)",
-                   anchor="seed000"))
+    b.append(Block("h3", f"{coverage.SECTIONS['seed000']}: coarse-grain against extended blocks (Table 1; "
+                         "Figs. 12-14 on GPUs)", anchor="seed000"))
     s000 = ours_d[ours_d["experiment"] == "seed000_block_sizes"] if len(ours_d) else ours_d
     t = derive.compare(s000, ref[ref["experiment"] == "seed000_table1"], "seconds",
                        on=("variant", "cores", "bytes")) if len(s000) else pd.DataFrame()
@@ -438,6 +439,7 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
     else:
         b.append(Block("p", "No seed000_block_sizes records in these results: add them with "
                             + hint("s2mc sweep seed000_block_sizes", "seed000") + "."))
+    _seed000_gpu_blocks(b, ref, gpu_elsewhere)
     host = _host_phrase(mans)
     _seeds_native_blocks(b, ours_d, ref, host, hint)
     b.append(Block("h3", f"{coverage.SECTIONS['seed002-cpu']}: ciphers x threads (Figure 10)",
@@ -459,8 +461,12 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
                             + hint("python -m s2mc.experiments.seeds_native", "seeds_native") + "."))
     b.append(Block("h3", f"{coverage.SECTIONS['seed002-gpu']}: AES and Camellia (Figs. 11, 12 and 16, Table 2)",
                    anchor="seed002-gpu"))
-    _seed002_gpu_blocks(b, ours_d, out, fig)
+    _measured_sources_blocks(b)
+    # this host's CUDA runs and the grids measured elsewhere (128-bit keys, as the paper's)
+    _seed002_gpu_blocks(b, records.concat([ours_d, _gpu_grids(gpu_elsewhere)]), out, fig)
+    _measured_gpu_blocks(b, gpu_elsewhere)
     _seed004_blocks(b, ours_d, ref, host, hint)
+    _seed004_gpu_blocks(b, ref, gpu_elsewhere)
     coh_text, coh_tables = summaries.coherence_native(ours_d)
     if coh_text or coh_tables:   # s2mc coherence-native: the caches lab's real-hardware half
         b.append(Block("h3", "4.6 Cache coherence on this CPU: false sharing, line ping-pong, spin locks",
@@ -577,8 +583,9 @@ def _seed002_gpu_blocks(b: list, ours_d: pd.DataFrame, out: Path, fig) -> None:
     b.append(Block("p", "Best throughput per cipher and method (Fig. 16's layout), Gbit/s:"))
     b.append(Block("table", table=s2.best_table(runs)))
     if len(runs):
-        b.append(Block("p", "Our throughput against input size (Figs. 11-12's content), Gbit/s:"))
-        b.append(Block("table", table=s2.size_table(runs)))
+        for plat, part in runs.groupby("platform"):   # one table per GPU keeps each short
+            b.append(Block("p", f"Our throughput against input size on {plat} (Figs. 11-12's content), Gbit/s:"))
+            b.append(Block("table", table=s2.size_table(part)))
         fig(plots.seed002_gpu_vs_size(ours_d, out / "seed002_gpu.png"),
             "Our CUDA kernels in seed 002's Figs. 11-12 layout: Gbit/s against input size", b,
             "no CUDA records")
@@ -587,3 +594,164 @@ def _seed002_gpu_blocks(b: list, ours_d: pd.DataFrame, out: Path, fig) -> None:
                         "cudaFuncGetAttributes and the occupancy API on a GPU (run_on_gpu.sh: "
                         "occupancy.md)."))
     b.append(Block("table", table=s2.table2()))
+
+
+# --------------------------------------------------------------------------------------------------
+# our GPU figures measured elsewhere (analysis/gpu_measurements/)
+# --------------------------------------------------------------------------------------------------
+
+def _gbps_of(d: pd.DataFrame) -> pd.DataFrame:
+    """bytes_per_second rows as (platform, cipher, kernel, measure, bytes, gbps)."""
+    d = d[d["metric"] == "bytes_per_second"]
+    return pd.DataFrame({"experiment": d["experiment"].astype(str),
+                         "platform": d["platform"].astype(str), "cipher": d["cipher"].astype(str),
+                         "backend": d["source"].astype(str), "bits": d["workload"].str.split("-").str[1],
+                         "kernel": d["variant"].str.split("/").str[0], "measure": d["variant"].str.split("/").str[1],
+                         "bytes": d["bytes"].astype("int64"), "gbps": d["value"].astype(float) * 8 / 1e9})
+
+
+def _gpu_grids(measured: pd.DataFrame) -> pd.DataFrame:
+    """What seed 002's section takes from the runs measured elsewhere: the benchmark grids (not the
+    CUDA-against-OpenCL runs, one size each), 128-bit keys as the seed used, and per GPU and cipher
+    seed 002's design (coarse) beside our best optimised configuration (the highest device-resident
+    throughput at the largest size), so that its tables stay short."""
+    cl = set(measured.loc[measured["source"] == "opencl", "experiment"])
+    d = measured[~measured["experiment"].isin(cl) & measured["workload"].str.contains("-128-")]
+    if d.empty:
+        return d
+    g = _gbps_of(d)
+    keep = set()
+    for (plat, cipher), part in g.groupby(["platform", "cipher"]):
+        keep.add((plat, cipher, "coarse"))
+        opt = part[part["kernel"].str.startswith("optimised") & (part["measure"] == "device-resident")]
+        if len(opt):
+            top = opt[opt["bytes"] == opt["bytes"].max()]
+            keep.add((plat, cipher, top.loc[top["gbps"].idxmax(), "kernel"]))
+    kernel = d["variant"].str.split("/").str[0]
+    return d[[(p, c, k) in keep for p, c, k in zip(d["platform"], d["cipher"], kernel)]]
+
+
+def gpu_measured_records() -> pd.DataFrame:
+    """The checked-in GPU runs (s2mc.analysis.gpu_measured), or no records when they cannot be read."""
+    from s2mc.analysis import gpu_measured
+    try:
+        return gpu_measured.load()
+    except S2mcError:
+        return records.empty()
+
+
+def _measured_sources_blocks(b: list) -> None:
+    """Where our GPU figures measured elsewhere come from: GPU, date, commit, command."""
+    from s2mc.analysis import gpu_measured
+
+    try:
+        srcs = gpu_measured.sources()
+    except S2mcError:
+        return
+    b.append(Block("p", "**Our GPU figures measured elsewhere** (analysis/gpu_measurements/; records "
+                        "with experiment `measured:<file>`, not runs of this host):"))
+    b.append(Block("table", table=pd.DataFrame([{"file": x["file"], "GPU": x["gpu"], "date": x["date"],
+                                                 "commit": x["commit"], "command": x["command"]} for x in srcs])))
+
+
+def _grid_gbps(measured: pd.DataFrame) -> pd.DataFrame:
+    """The CUDA benchmark grids among the runs measured elsewhere, AES-128 and Camellia-128, Gbit/s."""
+    g = _gbps_of(measured)
+    ex = set(measured.loc[measured["source"] == "opencl", "experiment"])
+    return g[(g["backend"] == "cuda") & (g["bits"] == "128") & ~g["experiment"].isin(ex)] if len(g) else g
+
+
+def _seed000_gpu_blocks(b: list, ref: pd.DataFrame, measured: pd.DataFrame) -> None:
+    """Seed 000 §6.2 and Figs. 12-14 (coarse-grain against extended blocks on a GPU) beside our
+    kernels measured elsewhere."""
+    cuda = _grid_gbps(measured)
+    s0 = ref[(ref["experiment"] == "seed000_text") & (ref["engine"] == "cuda")]
+    paper = {v: float(x) for v, x in zip(s0["variant"], s0["value"])}
+    rows = []
+    d = cuda[(cuda["cipher"] == "aes") & (cuda["measure"] == "device-resident")] if len(cuda) else cuda
+    for (plat, n), part in d.groupby(["platform", "bytes"]) if len(d) else []:
+        k = dict(zip(part["kernel"], part["gbps"]))
+        opt = max((v for kk, v in k.items() if kk.startswith("optimised")), default=None)
+        if "coarse" in k and "extended-4096" in k:
+            rows.append({"GPU": plat, "size": summaries.human_bytes(int(n)), "coarse": f"{k['coarse']:.0f}",
+                         "extended-4096": f"{k['extended-4096']:.0f}",
+                         "extended/coarse": f"{k['extended-4096'] / k['coarse']:.2f}",
+                         "optimised (best)": "–" if opt is None else f"{opt:.0f}"})
+    if not rows or not paper:
+        b.append(Block("p", "Seed 000's GPU figures (Figs. 12-14) need CUDA records of the coarse and "
+                            "extended kernels: `bash gpu-backends/run_on_gpu.sh` on a GPU."))
+        return
+    b.append(Block("p", f"Seed 000 §6.2 and Figs. 12-14 (GeForce 8800 GT, 32 MB): coarse-grain "
+                        f"{paper.get('coarse', float('nan')):.0f} Gbit/s, 4 KB extended blocks "
+                        f"{paper.get('extended-4096', float('nan')):.0f} Gbit/s, "
+                        f"{paper.get('extended-4096-vs-coarse', float('nan')):.2f}x. Ours, AES-128 device-resident "
+                        f"(the kernel alone), Gbit/s, measured elsewhere (the sources are listed in "
+                        f"{coverage.SECTIONS['seed002-gpu']}):"))
+    b.append(Block("table", table=pd.DataFrame(rows)))
+
+
+def _seed004_gpu_blocks(b: list, ref: pd.DataFrame, measured: pd.DataFrame) -> None:
+    """Seed 004's GPU column (Table 2) beside our CUDA kernels host to host, measured elsewhere."""
+    cuda = _grid_gbps(measured)
+    s4 = ref[(ref["experiment"] == "seed004_table2") & (ref["variant"] == "gpu") & (ref["metric"] == "seconds")]
+    p4 = dict(zip(s4["bytes"].astype("int64"), s4["value"].astype(float)))
+    if cuda.empty or not p4:
+        return
+    host = cuda[(cuda["cipher"] == "aes") & cuda["measure"].str.startswith("host")
+                & cuda["kernel"].str.startswith("optimised")]
+    rows = []
+    for n in sorted(set(host["bytes"]) & set(p4)):
+        row = {"size": summaries.human_bytes(int(n)), "seed 004 GTX 480 ms": summaries.fixed(p4[n] * 1e3)}
+        for (plat, meas), part in host[host["bytes"] == n].groupby(["platform", "measure"]):
+            ms = n * 8 / part["gbps"].max() / 1e9 * 1e3
+            row[f"ours {plat} {meas} ms"] = f"{summaries.fixed(ms)} ({p4[n] * 1e3 / ms:.0f}x)"
+        rows.append(row)
+    if rows:
+        b.append(Block("p", "Seed 004's GPU column (Table 2, GTX 480, C++ AMP, host to host, ECB) beside our "
+                            "CUDA kernels host to host measured elsewhere (CTR, the same work per block), "
+                            "milliseconds (paper/ours in brackets; the best optimised configuration at each "
+                            "size):"))
+        b.append(Block("table", table=pd.DataFrame(rows).fillna("–")))
+
+
+def _measured_gpu_blocks(b: list, measured: pd.DataFrame) -> None:
+    """Seed 002 Table 2's columns for our kernel, CUDA against OpenCL and the file path, from the
+    runs measured elsewhere."""
+    from s2mc.analysis import gpu_measured
+
+    for t, src in gpu_measured.occupancy_table():
+        b.append(Block("p", f"Seed 002 Table 2's columns for our kernels on {src['gpu']} ({src['date']}, "
+                            f"commit {src['commit']}; cudaFuncGetAttributes and the occupancy API):"))
+        b.append(Block("table", table=t))
+    # the runs that measured OpenCL, with the CUDA kernels they ran beside it
+    ex = set(measured.loc[measured["source"] == "opencl", "experiment"]) if len(measured) else set()
+    if ex:
+        d = _gbps_of(measured[measured["experiment"].isin(ex)])
+        rows = []
+        for (plat, cipher, kind), part in d.assign(
+                kind=d["measure"].map(lambda m: "device-resident" if m == "device-resident" else "host to host")
+        ).groupby(["platform", "cipher", "kind"]):
+            cl = part.loc[part["backend"] == "opencl", "gbps"]
+            if cl.empty:
+                continue
+            row = {"GPU": plat, "cipher": cipher, "measure": kind, "OpenCL": f"{cl.iloc[0]:.0f}"}
+            for _, r in part[part["backend"] == "cuda"].iterrows():
+                row[f"CUDA {r['kernel']}"] = f"{r['gbps']:.0f} ({r['gbps'] / cl.iloc[0]:.2f}x)"
+            rows.append(row)
+        if rows:
+            b.append(Block("p", "CUDA against OpenCL on the same GPU, 1 GiB, Gbit/s (CUDA/OpenCL in brackets):"))
+            b.append(Block("table", table=pd.DataFrame(rows).fillna("–")))
+    ft, fsrc = gpu_measured.files_table()
+    if fsrc is not None and len(ft):
+        cp = ft.loc[ft["command"] == "cp", "best_s"]
+        cu = ft.loc[ft["command"] == "s2mc encrypt --backend cuda", "best_s"]
+        words = (f" The CUDA file path's best run took {float(cu.iloc[0]):.2f} s against cp's "
+                 f"{float(cp.iloc[0]):.2f} s: {float(cp.iloc[0]) / float(cu.iloc[0]):.0%} of the copy bound."
+                 if len(cp) and len(cu) else "")
+        b.append(Block("p", f"Files on {fsrc['gpu']} ({fsrc['date']}, commit {fsrc['commit']}): wall seconds "
+                            f"of each run on a page-cached file.{words}"))
+        show = ft.copy()
+        for c in show.columns:
+            if c.endswith("_s") or c in ("GB/s", "cp best / best"):
+                show[c] = show[c].map(lambda v: f"{v:.2f}")
+        b.append(Block("table", table=show))

@@ -8,7 +8,9 @@ analysis/reference) and, for AES, that AES-NI's 44.2 Gbps was "approximately 1.4
 than the C2050 with transfers overlapped (method B, 140 MB, §6.2.4). Its Table 2 (thread blocks,
 threads, registers, shared memory, occupancy) is text and is transcribed here for AES and Camellia.
 
-Our side: records with source "cuda" (`s2mc gpu --out`, `s2mc gpu --cipher camellia --out`, the
+Our side: records with source "cuda": the runs measured elsewhere and checked in
+(analysis/gpu_measurements/, s2mc.analysis.gpu_measured; the report always adds them) and this
+host's (`s2mc gpu --out`, `s2mc gpu --cipher camellia --out`, the
 demo's gpu_size_sweep, run_on_gpu.sh's gpu.parquet / gpu-camellia.parquet). The measures map onto
 the methods: device-resident = A, host-overlap-sN = B, host-serial = C (docs/gpu.md).
 """
@@ -37,8 +39,7 @@ PAPER_TEXT = {("aes", "B", "Tesla C2050"): (44.2 / 1.4, "≈ 31.6 (§6.2.4: AES-
 NEED_GPU = ("No CUDA records among the inputs: our AES and Camellia GPU figures need a GPU run "
             "(`bash gpu-backends/run_on_gpu.sh`, which writes gpu.parquet and gpu-camellia.parquet, "
             "or `s2mc gpu --cipher camellia --out gpu-camellia.parquet`); the report then shows them "
-            "here. The AES figures measured on an H100 on 2026-11-22 are quoted in docs/benchmarks.md "
-            "(they were not stored as records).")
+            "here, beside the runs checked in under analysis/gpu_measurements/ (s2mc.analysis.gpu_measured).")
 
 
 def table2() -> pd.DataFrame:

@@ -19,7 +19,7 @@ from s2mc.workloads.native import CIPHER_IMPLS, CIPHERS, MAX_THREADS
 
 from .options import Choices, Integer, OutputFile, Size, Text
 
-_DEFAULT_CHUNK = {"native": None, "cuda": 256 << 20, "opencl": 64 << 20}   # native: its own (1M fast path, 4M stream)
+_DEFAULT_CHUNK = {"native": None, "cuda": None, "opencl": 64 << 20}   # native, cuda: their own
 #: An environment variable's name: no '=' (it would end the name) and no control characters.
 _ENV = Text(255, empty=False, forbid="=")
 
@@ -121,7 +121,7 @@ def _file_command(name: str, verb: str):
     @click.option("--chunk-bytes", type=Size(16, MAX_CHUNK_BYTES, multiple=16),
                   help=f"Pipeline chunk size, a multiple of 16 up to {human_size(MAX_CHUNK_BYTES)} "
                   "[default: 1M per native thread between regular files, 4M native streams, "
-                  "256M cuda, 64M opencl].")
+                  "16M cuda pieces (8 in flight), 64M opencl].")
     @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary on stdout.")
     @click.option("--records", "records_path", type=OutputFile("records", stdout=False),
                   help="Also write the run as records (Parquet, or CSV by extension; a manifest beside it).")

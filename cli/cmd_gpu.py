@@ -61,6 +61,11 @@ _D = GpuGrid()
                    f"{CTA_THREADS[0]}..{CTA_THREADS[1]}.")
 @click.option("--reps", type=Integer(1, MAX_REPS), default=_D.reps, show_default=True,
               help=f"Timed repetitions, 1..{MAX_REPS} (the median is recorded).")
+@click.option("--warmup", type=Integer(0, MAX_REPS), default=_D.warmup, show_default=True,
+              help=f"CUDA: untimed runs before the timed repetitions, 0..{MAX_REPS}.")
+@click.option("--min-seconds", type=Seconds(0, 3600), default=str(_D.min_seconds), show_default=True,
+              help="CUDA: more repetitions until the timed ones add up to this many seconds (0..3600; "
+                   "every repetition is kept in the manifest).")
 @click.option("--out", "out_path", type=OutputFile("records", stdout=False),
               help="Write records (Parquet, or CSV by extension) and a manifest beside them.")
 @click.option("--markdown", "md_path", type=OutputFile("Markdown table"),
@@ -81,7 +86,7 @@ _D = GpuGrid()
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or log lines.")
 @click.pass_context
 def gpu_cmd(ctx, backend, cipher, kernel_text, sizes, measures, key_bits, mode, streams, chunk_bytes,
-            ext_bytes, threads, reps, out_path, md_path, as_json, occupancy, segment, calibrate, budget, quiet):
+            ext_bytes, threads, reps, warmup, min_seconds, out_path, md_path, as_json, occupancy, segment, calibrate, budget, quiet):
     """CUDA AES/Camellia CTR/ECB benchmarks: kernel x size x measure, Gbps per cell.
 
     Exits 1 with one line when the CUDA backend is not built or no GPU is present.
@@ -118,14 +123,16 @@ def gpu_cmd(ctx, backend, cipher, kernel_text, sizes, measures, key_bits, mode, 
     log = None if quiet or as_json else (lambda msg: click.echo(msg, err=True))
     grid = GpuGrid(kernels=tuple(kernels), sizes=tuple(sizes), measures=tuple(measures),
                    key_bits=int(key_bits), op=mode, streams=tuple(streams), chunk_bytes=chunk,
-                   ext_bytes=ext, threads=threads, reps=reps, cipher=cipher)
+                   ext_bytes=ext, threads=threads, reps=reps, cipher=cipher, warmup=warmup,
+                   min_seconds=float(min_seconds))
     summaries, rows, plat = run_grid(grid, run_id=records.new_run_id("cuda"),
                                      progress=not quiet and not as_json and sys.stderr.isatty(), log=log)
     df = records.make_records(rows)
     table = markdown_table(summaries)
     params = {"command": "s2mc gpu", "cipher": cipher, "kernels": kernels, "sizes": sizes, "measures": measures,
               "key_bits": int(key_bits), "mode": mode, "streams": streams, "chunk_bytes": chunk,
-              "ext_bytes": ext, "threads": threads, "reps": reps, "gpu": plat,
+              "ext_bytes": ext, "threads": threads, "reps": reps, "warmup": warmup,
+              "min_seconds": float(min_seconds), "gpu": plat,
               "runs": summaries}
     if not _write_grid(df, table, plat, summaries, params, out_path=out_path, md_path=md_path, as_json=as_json):
         click.echo(f"GPU: {plat['gpu']} ({plat['device']['sms']} SMs, peak "
@@ -136,7 +143,7 @@ def gpu_cmd(ctx, backend, cipher, kernel_text, sizes, measures, key_bits, mode, 
 
 _NAMES = {"aes": "AES", "camellia": "Camellia"}
 #: Options of the CUDA grid that mean nothing to the OpenCL one.
-_CUDA_ONLY = ("kernel_text", "streams", "chunk_bytes", "ext_bytes", "threads", "occupancy")
+_CUDA_ONLY = ("kernel_text", "streams", "chunk_bytes", "ext_bytes", "threads", "occupancy", "warmup", "min_seconds")
 
 
 def _opencl(ctx, *, cipher, sizes, measures, key_bits, mode, reps, segment, calibrate, budget, out_path,

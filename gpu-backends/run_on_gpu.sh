@@ -24,6 +24,10 @@
 #                                            -> gpu-bench-camellia.md, gpu-bench-camellia.csv
 #   4d. seed 002's Table 2 for our kernels: registers, shared memory, CTAs per SM, occupancy of
 #       every AES and Camellia kernel (cudaFuncGetAttributes + the occupancy API) -> occupancy.md
+#   4e. the 1 MB host-serial question (docs/gpu.md, "The 1 MB host-serial oddity"): host-serial
+#       and host-overlap at 1M alone in fresh processes, 30 repetitions each kept in order with
+#       their stage breakdown, under warm-up 0 / 1 / 20, S2MC_CUDA_SYNC spin / yield / blocking,
+#       and right after a 1 GB device-resident run (the grid's order) -> host1m-*.csv, host1m.md
 #   5. if the Python environment is usable (.venv from `make setup`): the gpu-marked pytest suite
 #      and `s2mc gpu --kernel all` (records in the tidy schema + manifest)  -> pytest-gpu.txt,
 #      gpu.parquet, gpu.manifest.json, gpu-cli.md
@@ -31,7 +35,8 @@
 #      page-cached file in FILE_DIR (default /dev/shm): cp, openssl enc -aes-128-ctr, s2mc encrypt
 #      (native, every CPU) and s2mc encrypt --backend cuda and --backend opencl, wall seconds of each
 #      and its speed against cp and openssl, outputs compared; Camellia too (openssl enc
-#      -camellia-128-ctr beside the cuda and opencl backends) -> files.md; and seeds 001/004 measured on this host's CPUs (python -m
+#      -camellia-128-ctr beside the cuda and opencl backends) -> files.md; the GPU file path
+#      before the ring and with it, side by side (bench/bench_gpu_files.py) -> files-ring.md; and seeds 001/004 measured on this host's CPUs (python -m
 #      s2mc.experiments.seeds_native) -> seeds_native.parquet, seeds_native.txt
 #   7. with Python too (seed 004's question: the cost of portability): the OpenCL backend on
 #      this GPU's OpenCL (NVIDIA's ICD; `make setup` adds the loader and PoCL): its tests on the GPU,
@@ -150,7 +155,8 @@ for (w, v), row in t.iterrows():
 print()
 # every CUDA kernel's row (optimised is recorded under its configuration's name, optimised-t4b2)
 # against the OpenCL row that measures the same thing
-same = {"device-resident": "opencl/device-resident", "host-serial": "opencl/host-segmented"}
+same = {"device-resident": "opencl/device-resident", "host-serial": "opencl/host-segmented",
+        "host-overlap-s4": "opencl/host-overlap-q2"}
 for w, cu in t.index:
     ocl = same.get(cu.split("/", 1)[-1])
     if not cu.startswith("opencl/") and ocl and (w, ocl) in t.index:
@@ -230,6 +236,26 @@ log "4d. registers, shared memory and occupancy of every kernel (seed 002's Tabl
 { for c in aes camellia; do "$BUILD_DIR/s2mc-gpu-bench" --occupancy --cipher $c --key-bits "$KEY_BITS" || fail=1; echo; done
 } >"$OUT/occupancy.md" 2>"$OUT/occupancy.log"
 
+log "4e. host-serial at 1 MB: repetitions in order, stage breakdown, warm-up and sync modes"
+{
+  h1m() {  # NAME [env...] -- bench args
+    local name=$1; shift
+    env "$@" "$BUILD_DIR/s2mc-gpu-bench" --kernels optimised --sizes 1M --reps 30 --streams 1,4 \
+      --csv "$OUT/host1m-$name.csv" --markdown "$OUT/host1m-$name.md" ${H1M_ARGS:-} >/dev/null 2>&1 \
+      || echo "($name: the benchmark reported errors)"
+    echo "### $name"; echo; sed -n '/^Host measures/,$p' "$OUT/host1m-$name.md"; echo
+    echo "times (s, in order): "; grep -E "host-(serial|overlap)" "$OUT/host1m-$name.csv" | cut -d, -f2,14; echo
+  }
+  H1M_ARGS="--warmup 0" h1m warmup0 S2MC_CUDA_SYNC=auto
+  H1M_ARGS="--warmup 1" h1m warmup1 S2MC_CUDA_SYNC=auto
+  H1M_ARGS="--warmup 20" h1m warmup20 S2MC_CUDA_SYNC=auto
+  for m in spin yield blocking; do H1M_ARGS="--warmup 1" h1m "sync-$m" S2MC_CUDA_SYNC=$m; done
+  # the grid's order: device-resident 1 MB and 1 GB, then the host runs (1 MB first)
+  "$BUILD_DIR/s2mc-gpu-bench" --kernels optimised --sizes 1M,1G --reps 30 --streams 1,4 \
+    --csv "$OUT/host1m-after-1g.csv" --markdown "$OUT/host1m-after-1g.md" >/dev/null 2>&1
+  echo "### after-1g (host rows: 1M is the first host run, after device-resident 1G)"; echo; sed -n '/^Host measures/,$p' "$OUT/host1m-after-1g.md"
+} >"$OUT/host1m.md" 2>&1
+
 if [ "$PYTHON" = 1 ]; then
   log "5. Python: pytest -m gpu and s2mc gpu (records)"
   py=.venv/bin/python
@@ -251,6 +277,9 @@ if [ "$PYTHON" = 1 ]; then
     FILE_DIR=${FILE_DIR:-$( [ -d /dev/shm ] && echo /dev/shm || echo /tmp )}
     log "6. files side by side ($FILE_BYTES in $FILE_DIR) and seeds 001/004 on this host's CPUs"
     files_side_by_side "$FILE_DIR" "$(numfmt --from=iec "$FILE_BYTES")" && cat "$OUT/files.md" >&2
+    # the file path before the ring (the Python pipeline in pieces) and the ring, side by side
+    FILE_DIR="$FILE_DIR" $py bench/bench_gpu_files.py --backend cuda,opencl --size "$FILE_BYTES" --rounds 3 \
+      >"$OUT/files-ring.md" 2>&1 || log "bench_gpu_files failed (see $OUT/files-ring.md)"
     $py -m s2mc.experiments.seeds_native --out "$OUT/seeds_native.parquet" >"$OUT/seeds_native.txt" 2>&1 ||
       { log "seeds_native failed"; tail -3 "$OUT/seeds_native.txt" >&2; }
     cuda_vs_opencl

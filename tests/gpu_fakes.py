@@ -5,13 +5,22 @@ from s2mc import gpu
 MIB = 1 << 20
 
 
+class Calls(list):
+    """The bench calls, and in .timing each call's (warmup, min_seconds)."""
+
+    def __init__(self):
+        super().__init__()
+        self.timing: list[tuple[int, float]] = []
+
+
 def install_fake_gpu(monkeypatch, mem_bytes: int = 10 * MIB) -> list:
     """Makes s2mc.gpu report a GPU of `mem_bytes`; returns the list the bench calls are appended to
     as (kernel, measure, nbytes, streams)."""
-    calls = []
+    calls = Calls()
 
     def bench(kernel, measure, *, key_bits, nbytes, reps, op, ext_bytes, threads, streams, chunk_bytes,
-              cipher="aes"):
+              cipher="aes", warmup=1, min_seconds=0.0):
+        calls.timing.append((warmup, min_seconds))
         calls.append((kernel, measure, nbytes, streams) if cipher == "aes" else
                      (kernel, measure, nbytes, streams, cipher))
         return {"kernel": kernel, "measure": measure, "bytes": nbytes, "seconds": nbytes / 1e11,

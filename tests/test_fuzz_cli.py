@@ -107,7 +107,7 @@ SPECS = {
         "--experiment": ["e1"], "--out": ["r.parquet"], "--cipher": ["camellia", "aes,camellia", "des", "sc2000",
                                                                     "hierocrypt3", "sc2000,camellia"]}),
     "coherence-native": dict(base={"--iterations": "100", "--acquisitions": "100", "--round-trips": "100",
-                                   "--reps": "1"}, flags=["-q", "--json"], options={
+                                   "--reps": "1"}, flags=["-q", "--json", "--force"], options={
         "--bench": ["locks", "ping-pong,locks", "false-sharing", "cache"], "--threads": ["2", "all", "1,all", "3", "0"],
         "--increment": ["atomic", "plain,atomic", "cas"], "--lock": ["tas", "ttas,ticket", "mcs"],
         "--iterations": ["1", "1000", "1000000001"], "--acquisitions": ["1", "1000000001"],

@@ -13,6 +13,7 @@ import pytest
 
 from aes_oracle import ref, ref_fold, rnd
 from s2mc import gpu
+from s2mc.common.errors import S2mcError
 
 pytestmark = [
     pytest.mark.gpu,
@@ -129,6 +130,20 @@ def test_bench_smoke(kernel, measure):
     r = gpu.bench(kernel, measure, nbytes=1 << 20, reps=2)
     assert r["seconds"] > 0 and r["best_seconds"] > 0 and r["bytes"] == 1 << 20
     assert r["timer"] == ("host-clock" if measure == "host" else "cuda-events")
+
+
+def test_bench_keeps_every_repetition_and_the_host_stages():
+    r = gpu.bench("optimised", "host", nbytes=3 << 20, reps=4, streams=1, chunk_bytes=1 << 20, warmup=0)
+    assert len(r["times"]) == r["reps"] == 4 and min(r["times"]) == r["best_seconds"]
+    st = r["stages"]
+    assert all(len(st[k]) == 4 for k in ("wall", "h2d", "kernel", "d2h", "sync"))
+    # three chunks on one stream: the events' stages are parts of the wall time they ran in
+    for w, h, k, d in zip(st["wall"], st["h2d"], st["kernel"], st["d2h"]):
+        assert 0 < h and 0 < k and 0 < d and h + k + d <= w * 1.01
+    r = gpu.bench("optimised", "device", nbytes=1 << 20, reps=2, min_seconds=0.01)
+    assert sum(r["times"]) >= 0.01 and r["reps"] == len(r["times"]) >= 2 and "stages" not in r
+    with pytest.raises(S2mcError, match="warm-up runs must be in 0..10000"):
+        gpu.bench("optimised", "device", nbytes=1 << 20, warmup=-1)
 
 
 def test_cli_grid_writes_records(tmp_path):

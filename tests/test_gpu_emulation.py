@@ -131,8 +131,10 @@ def test_errors():
         gpu.emulate(b"", bytes(16), bytes(16), kernel="coarse", threads=100)
 
 
-def test_encrypt_file_pieces_and_counter(tmp_path):
-    """encrypt_file's pieces, counters and atomic replace, through the emulator."""
+def test_encrypt_file_pieces_and_counter(tmp_path, monkeypatch):
+    """encrypt_file's pieces, counters and atomic replace, through the emulator; progress moves
+    once per range call (gpu.FILE_SEGMENT_BYTES, rounded down to whole pieces)."""
+    monkeypatch.setattr(gpu, "FILE_SEGMENT_BYTES", 16 * 1000 * 2 + 5)
     key, iv = rnd(16, 40), bytes.fromhex("000000000000000000000000fffffff0")
     data = rnd(100_003, 41)
     src, enc, back = tmp_path / "in", tmp_path / "enc", tmp_path / "back"
@@ -140,7 +142,7 @@ def test_encrypt_file_pieces_and_counter(tmp_path):
     seen = []
     n = gpu.encrypt_file(src, enc, key, iv, piece_bytes=16 * 1000, chunk_bytes=4096,
                          progress=seen.append, emulated=True)
-    assert n == len(data) and seen[-1] == len(data) and len(seen) == 7
+    assert n == len(data) and seen == [32_000, 64_000, 96_000, len(data)]
     assert enc.read_bytes() == ref("ctr", key, iv, data)
     gpu.encrypt_file(enc, back, key, iv, decrypt=True, emulated=True)
     assert back.read_bytes() == data
@@ -149,7 +151,7 @@ def test_encrypt_file_pieces_and_counter(tmp_path):
 
 def test_encrypt_file_errors(tmp_path):
     from s2mc.common.errors import S2mcError
-    with pytest.raises(S2mcError, match="piece_bytes"):
+    with pytest.raises(S2mcError, match="piece size must be a positive multiple of 16, not 100"):
         gpu.encrypt_file(tmp_path / "x", tmp_path / "y", bytes(16), bytes(16), piece_bytes=100,
                          emulated=True)
     with pytest.raises(S2mcError, match=r"/missing: input file does not exist$"):

@@ -256,7 +256,7 @@ def test_cli_grid_records(tmp_path, monkeypatch):
     assert run.exit_code == 0, run.output
     import pandas as pd
     df = pd.read_csv(out)
-    assert set(df["variant"]) == {"opencl/device-resident", "opencl/host-segmented"}
+    assert set(df["variant"]) == {"opencl/device-resident", "opencl/host-segmented", "opencl/host-overlap-q2"}
     assert set(df["source"]) == {"opencl"} and set(df["workload"]) == {"camellia-128-ctr"}
     assert (df.loc[df.metric == "bytes_per_second", "value"] > 0).all()
 
@@ -303,6 +303,7 @@ def test_resource_limits_are_one_line():
     (["gpu", "--backend", "opencl", "--segment", "huge"], "or auto, calibrate"),
     (["gpu", "--backend", "opencl", "--budget", "0"], "out of range"),
     (["gpu", "--backend", "opencl", "--threads", "64"], "--threads is for --backend cuda"),
+    (["gpu", "--backend", "opencl", "--warmup", "2"], "--warmup is for --backend cuda"),
     (["gpu", "--backend", "opencl", "--measure", "keystream"], "keystream is for --backend cuda"),
     (["gpu", "--calibrate"], "--calibrate is for --backend opencl"),
     (["encrypt", "--in", "x", "--out", "y", "--key", "00" * 16, "--iv", "00" * 16, "--segment", "1M"],

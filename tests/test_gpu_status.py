@@ -81,6 +81,8 @@ def test_cli_not_built_exits_1_with_one_line(monkeypatch):
     (["--streams", "0"], "--streams"),
     (["--ext-bytes", "100"], "--ext-bytes"),
     (["--reps", "0"], "--reps"),
+    (["--warmup", "-1"], "--warmup"),
+    (["--min-seconds", "nan"], "--min-seconds"),
 ])
 def test_cli_argument_errors(args, needle):
     # usage errors (exit 2), checked while parsing, before the GPU is looked for
@@ -124,9 +126,12 @@ def test_cli_grid_records_with_a_simulated_gpu(monkeypatch, tmp_path):
 
     calls = []
 
+    timing = []
+
     def fake_bench(kernel, measure, *, key_bits, nbytes, reps, op, ext_bytes, threads, streams,
-                   chunk_bytes, cipher="aes"):
+                   chunk_bytes, cipher="aes", warmup=1, min_seconds=0.0):
         calls.append((kernel, measure, nbytes, streams))
+        timing.append((warmup, min_seconds))
         name = {"optimised": "optimised-t4b2", "extended": f"extended-{ext_bytes}"}.get(kernel, kernel)
         return {"kernel": name, "op": op, "measure": measure, "bytes": nbytes, "reps": reps,
                 "seconds": nbytes / 1e11, "best_seconds": nbytes / 1.1e11, "grid": 132,
@@ -141,10 +146,11 @@ def test_cli_grid_records_with_a_simulated_gpu(monkeypatch, tmp_path):
     monkeypatch.setattr(gpu, "bench", fake_bench)
     out, md = tmp_path / "g.parquet", tmp_path / "g.md"
     res = CliRunner().invoke(cli, ["gpu", "--bytes", "1M,16M", "--quiet", "--out", str(out),
-                                   "--markdown", str(md)])
+                                   "--markdown", str(md), "--warmup", "3", "--min-seconds", "0.5"])
     assert res.exit_code == 0, res.output
     # 3 kernels x (keystream + device + host x 2 stream counts) x 2 sizes
     assert len(calls) == 3 * 4 * 2
+    assert set(timing) == {(3, 0.5)}   # the timing policy reaches every measurement
     df = records.read(out)
     assert len(df) == 2 * len(calls)
     assert set(df["source"]) == {"cuda"} and set(df["platform"]) == {"Fake H100"}

@@ -97,7 +97,9 @@ def _small_sim_results():
                                       engine="fast", cores=1, bytes=32, metric="cycles", value=9000)])
 
 
-def test_report_without_gpu_records(tmp_path):
+def test_report_without_gpu_records(tmp_path, monkeypatch):
+    # without the runs checked in under analysis/gpu_measurements/ (tests/test_gpu_measured.py has them)
+    monkeypatch.setattr(report, "gpu_measured_records", records.empty)
     res = tmp_path / "res"
     res.mkdir()
     records.write(_small_sim_results(), res / "r.csv")
@@ -109,6 +111,7 @@ def test_report_without_gpu_records(tmp_path):
 
 
 def test_report_with_gpu_records(tmp_path, monkeypatch):
+    monkeypatch.setattr(report, "gpu_measured_records", records.empty)
     res = tmp_path / "res"
     res.mkdir()
     records.write(records.concat([_small_sim_results(), _fake_records(monkeypatch, "camellia", ("coarse",))]),

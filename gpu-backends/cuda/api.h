@@ -17,6 +17,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,41 @@ void crypt(const Request& r, const uint8_t* key, int key_bits, const uint8_t iv[
 void emulate(const Request& r, const uint8_t* key, int key_bits, const uint8_t iv[16],
              const uint8_t* in, uint8_t* out, size_t n, unsigned max_grid);
 
+// A file through the GPU in CTR mode with reading, encrypting and writing overlapped (the file
+// path of `s2mc encrypt --backend cuda`). The constructor allocates everything once per file:
+// `slots` pinned buffers of `slot_bytes` (a multiple of 16) and, per stream, its device buffers. A
+// reader thread preads into free buffers, the calling thread queues H2D, kernel and D2H back into
+// the same buffer on stream (piece mod streams), a writer thread waits for each piece in order and
+// pwrites it (s2mc_cipher/fd_ring.h); every slot can be in flight. emulated: the same code with
+// the kernel emulator for the GPU (tests, no GPU needed).
+struct FileResult {
+  int err = 0;             // errno of a failed read or write
+  std::string stage;       // "" = done; "read", "write", "eof" (input shorter than the range), "device"
+  std::string message;     // the GPU's error for stage "device"
+  uint64_t bytes = 0;
+};
+
+class FileCipher {
+ public:
+  FileCipher(const Request& r, const uint8_t* key, int key_bits, const uint8_t iv[16],
+             size_t slot_bytes, int slots, bool emulated, unsigned max_grid);
+  ~FileCipher();
+  FileCipher(const FileCipher&) = delete;
+  FileCipher& operator=(const FileCipher&) = delete;
+  // Bytes [offset, offset + length) of in_fd into the same range of out_fd (offset % 16 == 0).
+  FileResult crypt_fds(int in_fd, int out_fd, uint64_t offset, uint64_t length);
+  // data (n bytes at byte `offset` of the stream, offset % 16 == 0) in place, through the same
+  // pinned buffers: for inputs that are not regular files (FIFOs, stdin).
+  void crypt_buffer(uint8_t* data, size_t n, uint64_t offset);
+  size_t slot_bytes() const;
+  int slots() const;
+  int streams() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
 // XOR of all keystream blocks for n bytes (rounded up to whole blocks) of counter iv, computed by
 // the kernel's keystream op (on the GPU, or emulated).
 std::array<uint8_t, 16> keystream_fold(const Request& r, const uint8_t* key, int key_bits,
@@ -76,19 +112,30 @@ std::array<uint8_t, 16> keystream_fold(const Request& r, const uint8_t* key, int
 
 // Benchmarks. measure: "keystream" (no data traffic), "device" (device-resident: read input from
 // and write output to GPU memory), "host" (host-to-host with pinned buffers, r.streams streams).
+// Timing policy: `warmup` untimed runs first, then at least `reps` timed repetitions, more until
+// they add up to `min_seconds` (at most 10000): every repetition's seconds are kept in order.
 struct BenchResult {
   std::string kernel, op, measure;
   size_t bytes = 0;
-  int reps = 0;
+  int reps = 0;            // timed repetitions made (>= the reps asked for with min_seconds)
+  int warmup = 0;
+  double min_seconds = 0;
   double seconds = 0;      // median over reps
   double best_seconds = 0;
+  std::vector<double> times;  // every timed repetition, in order
   unsigned grid = 0;
   int threads = 0;
   int streams = 0;
   size_t chunk_bytes = 0;
   std::string timer;       // "cuda-events" or "host-clock"
+  // "host" only: a breakdown from as many further repetitions (kept apart from `times`, since the
+  // events add work): per repetition its wall seconds, the sums over its chunks of the H2D, kernel
+  // and D2H times between CUDA events recorded on each chunk's stream, and the host's seconds
+  // spent waiting in cudaStreamSynchronize.
+  std::vector<double> stage_wall, stage_h2d, stage_kernel, stage_d2h, stage_sync;
 };
-BenchResult bench(const Request& r, const std::string& measure, int key_bits, size_t n, int reps);
+BenchResult bench(const Request& r, const std::string& measure, int key_bits, size_t n, int reps,
+                  int warmup = 1, double min_seconds = 0);
 
 // Seed 002's Table 2 for our kernels: for every kernel of `cipher` (AES: coarse, extended, each
 // optimised configuration, encryption and decryption; Camellia: coarse and optimised, one kernel

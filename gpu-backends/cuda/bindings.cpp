@@ -135,6 +135,47 @@ PYBIND11_MODULE(_cuda, m) {
         py::arg("max_grid") = 3, py::arg("cipher") = "aes",
         "Run the kernel bodies on the CPU (no GPU needed): returns the output bytes");
 
+  py::class_<FileCipher>(m, "FileCipher",
+                         "CTR over a file with reading, encrypting and writing overlapped: pinned "
+                         "buffers and device buffers allocated once, a reader and a writer thread")
+      .def(py::init([](const std::string& key, const std::string& iv, const std::string& cipher,
+                       const std::string& kernel, int ext_bytes, int threads, int streams,
+                       size_t slot_bytes, int slots, bool emulated, unsigned max_grid) {
+             check_key_iv(key, iv, "ctr");
+             const Request r = make_request(cipher, kernel, "ctr", ext_bytes, threads, streams, 0);
+             py::gil_scoped_release nogil;
+             return new FileCipher(r, reinterpret_cast<const uint8_t*>(key.data()), int(key.size() * 8),
+                                   iv_ptr(iv), slot_bytes, slots, emulated, max_grid);
+           }),
+           py::arg("key"), py::arg("iv"), py::arg("cipher") = "aes", py::arg("kernel") = "optimised",
+           py::arg("ext_bytes") = 4096, py::arg("threads") = 256, py::arg("streams") = 4,
+           py::arg("slot_bytes") = size_t(16) << 20, py::arg("slots") = 8, py::arg("emulated") = false,
+           py::arg("max_grid") = 3)
+      .def("crypt_fds",
+           [](FileCipher& f, int in_fd, int out_fd, uint64_t offset, uint64_t length) {
+             FileResult r;
+             {
+               py::gil_scoped_release nogil;
+               r = f.crypt_fds(in_fd, out_fd, offset, length);
+             }
+             return py::make_tuple(r.bytes, r.err, r.stage, r.message);
+           },
+           py::arg("in_fd"), py::arg("out_fd"), py::arg("offset"), py::arg("length"),
+           "(bytes written, errno, stage, message): stage '' when done, else read/write/eof/device")
+      .def("crypt_buffer",
+           [](FileCipher& f, const py::buffer& data, uint64_t offset) {
+             py::buffer_info info = data.request(true);
+             if (info.readonly) throw std::invalid_argument("crypt_buffer needs a writable buffer");
+             uint8_t* p = static_cast<uint8_t*>(info.ptr);
+             const size_t n = size_t(info.size) * size_t(info.itemsize);
+             py::gil_scoped_release nogil;
+             f.crypt_buffer(p, n, offset);
+           },
+           py::arg("data"), py::arg("offset"), "data (at stream byte offset) in place")
+      .def_property_readonly("slot_bytes", &FileCipher::slot_bytes)
+      .def_property_readonly("slots", &FileCipher::slots)
+      .def_property_readonly("streams", &FileCipher::streams);
+
   m.def("keystream_fold",
         [](const std::string& key, const std::string& iv, size_t nbytes, const std::string& kernel,
            int ext_bytes, int threads, bool emulated, unsigned max_grid, const std::string& cipher) {
@@ -156,12 +197,12 @@ PYBIND11_MODULE(_cuda, m) {
   m.def("bench",
         [](const std::string& kernel, const std::string& measure, int key_bits, size_t nbytes,
            int reps, const std::string& op, int ext_bytes, int threads, int streams,
-           size_t chunk_bytes, const std::string& cipher) {
+           size_t chunk_bytes, const std::string& cipher, int warmup, double min_seconds) {
           const Request r = make_request(cipher, kernel, op, ext_bytes, threads, streams, chunk_bytes);
           BenchResult b;
           {
             py::gil_scoped_release nogil;
-            b = bench(r, measure, key_bits, nbytes, reps);
+            b = bench(r, measure, key_bits, nbytes, reps, warmup, min_seconds);
           }
           py::dict x;
           x["kernel"] = b.kernel;
@@ -176,12 +217,24 @@ PYBIND11_MODULE(_cuda, m) {
           x["streams"] = b.streams;
           x["chunk_bytes"] = b.chunk_bytes;
           x["timer"] = b.timer;
+          x["warmup"] = b.warmup;
+          x["min_seconds"] = b.min_seconds;
+          x["times"] = b.times;
+          if (!b.stage_wall.empty()) {
+            py::dict st;
+            st["wall"] = b.stage_wall;
+            st["h2d"] = b.stage_h2d;
+            st["kernel"] = b.stage_kernel;
+            st["d2h"] = b.stage_d2h;
+            st["sync"] = b.stage_sync;
+            x["stages"] = st;
+          }
           return x;
         },
         py::arg("kernel"), py::arg("measure"), py::arg("key_bits") = 128, py::arg("nbytes"),
         py::arg("reps") = 5, py::arg("op") = "ctr", py::arg("ext_bytes") = 4096,
         py::arg("threads") = 256, py::arg("streams") = 4, py::arg("chunk_bytes") = 0,
-        py::arg("cipher") = "aes",
+        py::arg("cipher") = "aes", py::arg("warmup") = 1, py::arg("min_seconds") = 0.0,
         "Time one kernel: measure = keystream | device | host");
 
   m.def("kernel_info",

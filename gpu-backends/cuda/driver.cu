@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -13,6 +15,7 @@
 #include "api.h"
 #include "kernels.h"
 #include "s2mc_cipher/camellia.h"
+#include "s2mc_cipher/fd_ring.h"
 #include "s2mc_cipher/key_schedule.h"
 
 namespace s2mc {
@@ -282,6 +285,20 @@ struct Event {
   Event& operator=(const Event&) = delete;
 };
 
+// How a host thread waits for the GPU: S2MC_CUDA_SYNC = auto (the runtime's choice: spin while
+// there are fewer active contexts than CPUs), spin, yield or blocking. A benchmark knob: the
+// host-serial times of small inputs are mostly waiting, and the mode decides how long a wake-up
+// takes (docs/gpu.md, "The 1 MB host-serial oddity").
+unsigned sync_flag() {
+  const char* env = std::getenv("S2MC_CUDA_SYNC");
+  const std::string v = env ? env : "";
+  if (v.empty() || v == "auto") return cudaDeviceScheduleAuto;
+  if (v == "spin") return cudaDeviceScheduleSpin;
+  if (v == "yield") return cudaDeviceScheduleYield;
+  if (v == "blocking") return cudaDeviceScheduleBlockingSync;
+  throw std::runtime_error("S2MC_CUDA_SYNC=" + v + ": expected auto, spin, yield or blocking");
+}
+
 // The device this process uses, with the base tables uploaded once.
 struct Device {
   int index = 0;
@@ -298,6 +315,7 @@ Device& device() {
       if (device_count(&reason) == 0) throw std::runtime_error("CUDA: no GPU: " + reason);
       d.index = current_device();
       check(cudaSetDevice(d.index), "cudaSetDevice");
+      check(cudaSetDeviceFlags(sync_flag()), "cudaSetDeviceFlags (S2MC_CUDA_SYNC)");
       check(cudaMalloc(&d.base, kBaseWords * sizeof(u32)), "cudaMalloc (tables)");
       check(cudaMemcpy(d.base, host_base(), kBaseWords * sizeof(u32), cudaMemcpyHostToDevice),
             "cudaMemcpy (tables)");
@@ -311,6 +329,8 @@ Device& device() {
 }
 
 size_t round16(size_t n) { return (n + 15) & ~size_t(15); }
+
+constexpr int kMaxReps = 10000;  // a typo guard (gpu.MAX_REPS says the same to Python)
 
 unsigned emu_grid(const KernelSpec& k, uint64_t nblocks, unsigned max_grid) {
   const uint64_t thr = uint64_t(threads_of(k));
@@ -343,6 +363,11 @@ struct Exec {
   virtual void d2h(void* dst, const void* src, size_t n, void* s) = 0;
   virtual void launch(const KernelSpec& k, Op op, int nr, const KParams& p, void* s) = 0;
   virtual void sync(void* s) = 0;
+  // Events mark where a stream's work ends, so another host thread can wait for it.
+  virtual void* event_create() = 0;
+  virtual void event_destroy(void* e) = 0;
+  virtual void record(void* e, void* s) = 0;
+  virtual void event_sync(void* e) = 0;
   virtual const u32* base() = 0;
   virtual size_t free_mem() = 0;
 };
@@ -392,6 +417,19 @@ struct GpuExec final : Exec {
   void sync(void* s) override {
     check(cudaStreamSynchronize(static_cast<cudaStream_t>(s)), "cudaStreamSynchronize");
   }
+  void* event_create() override {
+    cudaEvent_t e = nullptr;
+    check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
+    return e;
+  }
+  void event_destroy(void* e) override { cudaEventDestroy(static_cast<cudaEvent_t>(e)); }
+  void record(void* e, void* s) override {
+    check(cudaEventRecord(static_cast<cudaEvent_t>(e), static_cast<cudaStream_t>(s)), "cudaEventRecord");
+  }
+  void event_sync(void* e) override {
+    check(cudaSetDevice(d.index), "cudaSetDevice");  // the writer thread's first CUDA call
+    check(cudaEventSynchronize(static_cast<cudaEvent_t>(e)), "cudaEventSynchronize");
+  }
   const u32* base() override { return d.base; }
   size_t free_mem() override {
     size_t free_b = 0, total_b = 0;
@@ -419,6 +457,11 @@ struct EmuExec final : Exec {
     gpu::emulate(k, op, nr, p, emu_grid(k, p.nblocks, max_grid));
   }
   void sync(void*) override {}
+  // Every emulated copy and kernel is done when its call returns: an event has nothing to wait for.
+  void* event_create() override { return new int(0); }
+  void event_destroy(void* e) override { delete static_cast<int*>(e); }
+  void record(void*, void*) override {}
+  void event_sync(void*) override {}
   const u32* base() override { return host_base(); }
   size_t free_mem() override { return size_t(1) << 40; }
 };
@@ -462,6 +505,11 @@ class Pipeline {
   size_t chunk() const { return chunk_; }
   int streams() const { return int(lanes_.size()); }
 
+  // Benchmarks only: called with each chunk's stream before its H2D (0), after it (1), after the
+  // kernel (2) and after the D2H (3); the host's seconds inside sync add up in sync_seconds.
+  std::function<void(int, void*)> mark;
+  double sync_seconds = 0;
+
   // proto: keys, counter, op (its blk_off is the counter offset of in[0]).
   void run(Op op, int nr, const KParams& proto, const uint8_t* in, uint8_t* out, size_t n) {
     const size_t nchunks = (n + chunk_ - 1) / chunk_;
@@ -475,7 +523,9 @@ class Pipeline {
         std::memcpy(l.hin, src, len);
         src = l.hin;
       }
+      if (mark) mark(0, l.st);
       ex_.h2d(l.din, src, len, l.st);
+      if (mark) mark(1, l.st);
       KParams p = proto;
       p.in = static_cast<const uint4*>(l.din);
       p.out = static_cast<uint4*>(l.dout);
@@ -484,7 +534,9 @@ class Pipeline {
       p.base = ex_.base();
       p.ext_blocks = u32(k_.ext_blocks);
       ex_.launch(k_, op, nr, p, l.st);
+      if (mark) mark(2, l.st);
       ex_.d2h(staged_ ? l.hout : out + off, l.dout, len, l.st);
+      if (mark) mark(3, l.st);
       l.pending = true;
       l.off = off;
       l.len = len;
@@ -519,7 +571,13 @@ class Pipeline {
 
   // Wait for the lane's chunk; with staging, copy its output to its place.
   void finish(Lane& l, uint8_t* out) {
-    ex_.sync(l.st);
+    if (mark) {
+      const auto t0 = std::chrono::steady_clock::now();
+      ex_.sync(l.st);
+      sync_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    } else {
+      ex_.sync(l.st);
+    }
     if (staged_) std::memcpy(out + l.off, l.hout, l.len);
     l.pending = false;
   }
@@ -635,6 +693,137 @@ void emulate(const Request& r, const uint8_t* key, int key_bits, const uint8_t i
   run_pipeline(ex, r, key, key_bits, iv, in, out, n);
 }
 
+// ------------------------------------------------------------------------------------------------
+// Files: the ring of pinned buffers (s2mc_cipher/fd_ring.h) over the stream lanes
+// ------------------------------------------------------------------------------------------------
+
+struct FileCipher::Impl {
+  std::unique_ptr<Exec> ex;
+  KernelSpec k;
+  int nr = 0;
+  KParams proto{};
+  size_t slot_bytes = 0;
+  std::vector<uint8_t*> bufs;    // pinned, one per slot
+  std::vector<void*> events;     // per slot: where its D2H ends
+  struct Lane {
+    void* st = nullptr;
+    void* din = nullptr;
+    void* dout = nullptr;
+  };
+  std::vector<Lane> lanes;
+  uint64_t seq = 0;              // pieces submitted: piece i runs on lane i mod streams
+
+  ~Impl() {
+    for (auto& l : lanes) {
+      if (l.st) {
+        try {
+          ex->sync(l.st);
+        } catch (...) {  // already failing: free what we can
+        }
+      }
+      if (l.din) ex->dev_free(l.din);
+      if (l.dout) ex->dev_free(l.dout);
+      if (l.st) ex->stream_destroy(l.st);
+    }
+    for (void* e : events) ex->event_destroy(e);
+    for (uint8_t* b : bufs) ex->pinned_free(b);
+  }
+
+  // H2D, kernel, D2H back into the slot's buffer, then the slot's event; all queued on one lane.
+  // A lane's device buffers are reused only by later work on the same stream, which runs after.
+  void submit(size_t slot, uint64_t offset, size_t len) {
+    Lane& l = lanes[seq++ % lanes.size()];
+    ex->h2d(l.din, bufs[slot], len, l.st);
+    KParams p = proto;
+    p.in = static_cast<const uint4*>(l.din);
+    p.out = static_cast<uint4*>(l.dout);
+    p.nblocks = blocks_for(len);
+    p.blk_off = offset / 16;
+    p.base = ex->base();
+    p.ext_blocks = u32(k.ext_blocks);
+    ex->launch(k, Op::Ctr, nr, p, l.st);
+    ex->d2h(bufs[slot], l.dout, len, l.st);
+    ex->record(events[slot], l.st);
+  }
+};
+
+FileCipher::FileCipher(const Request& r, const uint8_t* key, int key_bits, const uint8_t iv[16],
+                       size_t slot_bytes, int slots, bool emulated, unsigned max_grid)
+    : impl_(new Impl) {
+  Impl& m = *impl_;
+  m.k = parse_kernel(r);
+  if (parse_op(r.op) != Op::Ctr) throw std::invalid_argument("the file path does CTR only");
+  if (slot_bytes < 16 || slot_bytes % 16)
+    throw std::invalid_argument("slot size must be a positive multiple of 16 bytes, not " +
+                                std::to_string(slot_bytes));
+  if (slots < 1 || slots > 256)
+    throw std::invalid_argument("slots must be in 1..256, not " + std::to_string(slots));
+  if (r.streams < 1 || r.streams > 64)
+    throw std::invalid_argument("streams must be in 1..64, not " + std::to_string(r.streams));
+  m.proto = make_params(Op::Ctr, m.k.camellia, key, key_bits, iv, &m.nr);
+  m.ex.reset(emulated ? static_cast<Exec*>(new EmuExec(max_grid)) : new GpuExec());
+  m.slot_bytes = slot_bytes;
+  for (int i = 0; i < slots; ++i) {
+    m.bufs.push_back(static_cast<uint8_t*>(m.ex->pinned_alloc(slot_bytes)));
+    m.events.push_back(m.ex->event_create());
+  }
+  for (int i = 0; i < std::min(r.streams, slots); ++i) {  // more lanes than slots would idle
+    m.lanes.emplace_back();
+    Impl::Lane& l = m.lanes.back();
+    l.st = m.ex->stream_create();
+    l.din = m.ex->dev_alloc(slot_bytes);
+    l.dout = m.ex->dev_alloc(slot_bytes);
+  }
+}
+
+FileCipher::~FileCipher() = default;
+
+size_t FileCipher::slot_bytes() const { return impl_->slot_bytes; }
+int FileCipher::slots() const { return int(impl_->bufs.size()); }
+int FileCipher::streams() const { return int(impl_->lanes.size()); }
+
+FileResult FileCipher::crypt_fds(int in_fd, int out_fd, uint64_t offset, uint64_t length) {
+  if (offset % 16) throw std::invalid_argument("file range offset must be a multiple of 16");
+  Impl& m = *impl_;
+  cipher_host::RingOps ops;
+  ops.submit = [&m](size_t slot, uint64_t off, size_t len) { m.submit(slot, off, len); };
+  ops.wait = [&m](size_t slot) { m.ex->event_sync(m.events[slot]); };
+  const cipher_host::RingResult rr =
+      cipher_host::ring_run(in_fd, out_fd, offset, length, m.bufs, m.slot_bytes, ops);
+  FileResult fr;
+  fr.err = rr.err;
+  fr.stage = rr.stage;
+  fr.message = rr.message;
+  fr.bytes = rr.bytes;
+  return fr;
+}
+
+void FileCipher::crypt_buffer(uint8_t* data, size_t n, uint64_t offset) {
+  if (offset % 16) throw std::invalid_argument("stream offset must be a multiple of 16");
+  Impl& m = *impl_;
+  const size_t nslots = m.bufs.size();
+  struct Out {
+    size_t slot, at, len;
+  };
+  std::deque<Out> inflight;  // oldest first; at most one per slot
+  auto retire = [&] {
+    const Out o = inflight.front();
+    inflight.pop_front();
+    m.ex->event_sync(m.events[o.slot]);
+    std::memcpy(data + o.at, m.bufs[o.slot], o.len);
+  };
+  size_t next = 0;
+  for (size_t at = 0; at < n; at += m.slot_bytes) {
+    if (inflight.size() == nslots) retire();
+    const size_t slot = next++ % nslots;
+    const size_t len = std::min(m.slot_bytes, n - at);
+    std::memcpy(m.bufs[slot], data + at, len);
+    m.submit(slot, offset + at, len);
+    inflight.push_back({slot, at, len});
+  }
+  while (!inflight.empty()) retire();
+}
+
 std::array<uint8_t, 16> keystream_fold(const Request& r, const uint8_t* key, int key_bits,
                                        const uint8_t iv[16], size_t n, bool emulated,
                                        unsigned max_grid) {
@@ -730,10 +919,16 @@ std::vector<KernelInfo> kernel_info(const std::string& cipher, int key_bits, int
 // Benchmarks
 // ------------------------------------------------------------------------------------------------
 
-BenchResult bench(const Request& r, const std::string& measure, int key_bits, size_t n, int reps) {
+BenchResult bench(const Request& r, const std::string& measure, int key_bits, size_t n, int reps,
+                  int warmup, double min_seconds) {
   const KernelSpec k = parse_kernel(r);
   Op op = parse_op(r.op);
-  if (reps < 1) throw std::invalid_argument("reps must be >= 1");
+  if (reps < 1 || reps > kMaxReps)
+    throw std::invalid_argument("reps must be in 1.." + std::to_string(kMaxReps));
+  if (warmup < 0 || warmup > kMaxReps)
+    throw std::invalid_argument("warm-up runs must be in 0.." + std::to_string(kMaxReps));
+  if (!(min_seconds >= 0) || min_seconds > 3600)
+    throw std::invalid_argument("min_seconds must be in 0..3600");
   if (n < 16) throw std::invalid_argument("benchmark size must be at least 16 bytes");
   n &= ~size_t(15);
   if (measure == "keystream") op = Op::Keystream;
@@ -757,9 +952,15 @@ BenchResult bench(const Request& r, const std::string& measure, int key_bits, si
   res.op = r.op;
   res.measure = measure;
   res.bytes = n;
-  res.reps = reps;
+  res.warmup = warmup;
+  res.min_seconds = min_seconds;
   res.threads = threads_of(k);
   std::vector<double> times;
+  double total = 0;
+  // The repetition policy: at least `reps`, more until min_seconds is reached (bounded).
+  auto more = [&] {
+    return int(times.size()) < reps || (total < min_seconds && int(times.size()) < kMaxReps);
+  };
 
   if (measure == "keystream" || measure == "device") {
     const unsigned grid = plan_grid(k, op, nr, p.nblocks, d.index);
@@ -782,9 +983,9 @@ BenchResult bench(const Request& r, const std::string& measure, int key_bits, si
     }
     p.out = dout->as<uint4>();
     Event start, stop;
-    launch(k, op, nr, p, grid, nullptr);  // warm-up (also sets kernel attributes)
+    for (int i = 0; i < warmup; ++i) launch(k, op, nr, p, grid, nullptr);  // also sets attributes
     check(cudaDeviceSynchronize(), "warm-up");
-    for (int i = 0; i < reps; ++i) {
+    while (more()) {
       check(cudaEventRecord(start.e, nullptr), "cudaEventRecord");
       launch(k, op, nr, p, grid, nullptr);
       check(cudaEventRecord(stop.e, nullptr), "cudaEventRecord");
@@ -792,6 +993,7 @@ BenchResult bench(const Request& r, const std::string& measure, int key_bits, si
       float ms = 0;
       check(cudaEventElapsedTime(&ms, start.e, stop.e), "cudaEventElapsedTime");
       times.push_back(ms * 1e-3);
+      total += ms * 1e-3;
     }
   } else {
     res.timer = "host-clock";
@@ -803,14 +1005,47 @@ BenchResult bench(const Request& r, const std::string& measure, int key_bits, si
     res.streams = pipe.streams();
     res.chunk_bytes = pipe.chunk();
     res.grid = plan_grid(k, op, nr, blocks_for(pipe.chunk()), d.index);
-    pipe.run(op, nr, p, hin.bytes(), hout.bytes(), n);  // warm-up
-    for (int i = 0; i < reps; ++i) {
+    for (int i = 0; i < warmup; ++i) pipe.run(op, nr, p, hin.bytes(), hout.bytes(), n);
+    while (more()) {
       const auto t0 = std::chrono::steady_clock::now();
       pipe.run(op, nr, p, hin.bytes(), hout.bytes(), n);
       const auto t1 = std::chrono::steady_clock::now();
       times.push_back(std::chrono::duration<double>(t1 - t0).count());
+      total += times.back();
     }
+    // The breakdown: as many repetitions again, with four events per chunk.
+    std::vector<std::unique_ptr<Event>> evs;
+    size_t used = 0;
+    pipe.mark = [&](int, void* s) {
+      if (used == evs.size()) evs.emplace_back(new Event());
+      check(cudaEventRecord(evs[used++]->e, static_cast<cudaStream_t>(s)), "cudaEventRecord");
+    };
+    auto span = [&](size_t a, size_t b) {
+      float ms = 0;
+      check(cudaEventElapsedTime(&ms, evs[a]->e, evs[b]->e), "cudaEventElapsedTime");
+      return double(ms) * 1e-3;
+    };
+    for (size_t i = 0; i < times.size(); ++i) {
+      used = 0;
+      pipe.sync_seconds = 0;
+      const auto t0 = std::chrono::steady_clock::now();
+      pipe.run(op, nr, p, hin.bytes(), hout.bytes(), n);
+      res.stage_wall.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      double h2d = 0, kern = 0, d2h = 0;
+      for (size_t c = 0; c + 3 < used; c += 4) {
+        h2d += span(c, c + 1);
+        kern += span(c + 1, c + 2);
+        d2h += span(c + 2, c + 3);
+      }
+      res.stage_h2d.push_back(h2d);
+      res.stage_kernel.push_back(kern);
+      res.stage_d2h.push_back(d2h);
+      res.stage_sync.push_back(pipe.sync_seconds);
+    }
+    pipe.mark = nullptr;
   }
+  res.reps = int(times.size());
+  res.times = times;
   res.seconds = median(times);
   res.best_seconds = *std::min_element(times.begin(), times.end());
   return res;

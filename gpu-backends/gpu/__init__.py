@@ -21,16 +21,17 @@ AES's optimised-t4b2).
 """
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from typing import Any
 
 from s2mc.common.errors import S2mcError
-from s2mc.workloads.cipher_host import counter_add, crypt_file
+from s2mc.workloads.cipher_host import MAX_CHUNK_BYTES, check_input, counter_add, crypt_file, ring_slots
 
 __all__ = ["status", "available", "kernels", "occupancy", "crypt", "emulate", "keystream_fold",
            "encrypt_file", "bench", "platform_info", "counter_add", "OPS", "MEASURES", "CTA_THREADS",
-           "MAX_STREAMS", "MAX_REPS", "CIPHERS", "CAMELLIA_KERNELS", "default_kernel"]
+           "MAX_STREAMS", "MAX_REPS", "FILE_SLOT_BYTES", "FILE_SLOTS", "CIPHERS", "CAMELLIA_KERNELS", "default_kernel"]
 
 OPS = ("ctr", "ecb-enc", "ecb-dec")
 CIPHERS = ("aes", "camellia")
@@ -205,34 +206,61 @@ def keystream_fold(key: bytes, iv: bytes, nbytes: int, *, kernel: str | None = N
                  emulated=emulated, max_grid=max_grid, cipher=cipher)
 
 
+#: The file path's ring (see encrypt_file): pinned buffers of FILE_SLOT_BYTES, FILE_SLOTS of them
+#: (so FILE_SLOTS pieces can be in flight: being read, on the GPU, being written), and the range a
+#: call covers between progress updates (the ring drains at the end of each).
+FILE_SLOT_BYTES = 16 << 20
+FILE_SLOTS = 8
+FILE_SEGMENT_BYTES = 1 << 30
+
+
 def encrypt_file(in_path, out_path, key: bytes, iv: bytes, decrypt: bool = False, *,
                  kernel: str | None = None, streams: int = 4, chunk_bytes: int = 0,
-                 piece_bytes: int = 256 << 20, progress=None, emulated: bool = False,
-                 cipher: str = "aes") -> int:
+                 piece_bytes: int | None = None, slots: int = FILE_SLOTS, progress=None,
+                 emulated: bool = False, max_grid: int = 3, cipher: str = "aes") -> int:
     """AES-CTR or Camellia-CTR of a whole file through the GPU; output identical to `openssl enc
     -aes-N-ctr` / `-camellia-N-ctr` (cipher="camellia").
 
     The key length picks 128/192/256. CTR decryption is the same operation, so `decrypt` only
-    documents intent. The file streams through s2mc.workloads.cipher_host.crypt_file in pieces of
-    `piece_bytes` (a multiple of 16: the counter of each piece is iv + offset/16; two pieces in
-    flight, so reading and writing overlap the GPU work); each piece goes through the chunked
-    multi-stream pipeline. The output follows s2mc.common.outputs (atomic replace of a regular file,
-    devices and FIFOs written through, `-` = stdout). `progress`: True for a tqdm bar on stderr, or
-    a callable given the number of bytes done after every piece. Returns the byte count.
-    emulated=True runs the kernels on the CPU emulator (for tests).
+    documents intent. One FileCipher per file allocates `slots` pinned buffers of `piece_bytes`
+    (a multiple of 16, default FILE_SLOT_BYTES; fewer slots when they would take more than an
+    eighth of this machine's memory, cipher_host.ring_slots) and each stream's device buffers
+    once. A regular file into a regular file: a reader thread preads straight into free pinned
+    buffers, the GPU copies each in, encrypts it with counter iv + offset/16 and copies it back into the same
+    buffer on stream (piece mod `streams`), and a writer thread pwrites it, all overlapped with up
+    to `slots` pieces in flight and no copy through Python. Other inputs and outputs (FIFOs,
+    stdout) stream through s2mc.workloads.cipher_host's pipeline, each chunk copied into the same
+    pinned buffers and back in place. The output follows s2mc.common.outputs (atomic replace of a
+    regular file, devices and FIFOs written through, `-` = stdout). `progress`: True for a tqdm bar
+    on stderr, or a callable given the number of bytes done so far. Returns the byte count.
+    chunk_bytes: kept for callers of the older pipeline; the pieces are the chunks now.
+    emulated=True runs the kernels on the CPU emulator (tests; max_grid as in `emulate`).
     """
-    del decrypt  # CTR: the same keystream XOR both ways
+    del decrypt, chunk_bytes  # CTR: the same keystream XOR both ways
     _check_key_iv(key, iv, "ctr", cipher)
     kernel = kernel or default_kernel(cipher)
     ext = _require_built() if emulated else _require_gpu()
-    run = ext.emulate if emulated else ext.crypt
+    piece_bytes = FILE_SLOT_BYTES if piece_bytes is None else piece_bytes
     if piece_bytes < 16 or piece_bytes % 16:
-        raise S2mcError(f"gpu: piece_bytes must be a positive multiple of 16, not {piece_bytes}")
-    key = bytes(key)
+        raise S2mcError(f"gpu: piece size must be a positive multiple of 16, not {piece_bytes}")
+    if not 1 <= slots <= 256:
+        raise S2mcError(f"gpu: slots must be in 1..256, not {slots}")
+    src = check_input(in_path, out_path)
+    fc = _call(ext.FileCipher, bytes(key), bytes(iv), cipher=cipher, kernel=kernel, streams=streams,
+               slot_bytes=piece_bytes, slots=ring_slots(slots, piece_bytes), emulated=emulated, max_grid=max_grid)
+
+    def range_transform(in_fd: int, out_fd: int, offset: int, length: int) -> None:
+        _, err, stage, message = fc.crypt_fds(in_fd, out_fd, offset, length)
+        if stage == "eof":
+            raise S2mcError(f"{src}: input file shrank while it was being read")
+        if stage == "device":
+            raise S2mcError(f"gpu: {message}")
+        if stage:
+            name, what = (src, "cannot read input") if stage == "read" else (out_path, "cannot write output")
+            raise S2mcError(f"{name}: {what} ({os.strerror(err)})")
 
     def transform(view: memoryview, offset: int) -> None:
-        view[:] = _call(run, view, key, counter_add(iv, offset // 16), kernel=kernel, op="ctr",
-                        streams=streams, chunk_bytes=chunk_bytes, cipher=cipher)
+        _call(fc.crypt_buffer, view, offset)
 
     report = progress
     if callable(progress):
@@ -243,22 +271,27 @@ def encrypt_file(in_path, out_path, key: bytes, iv: bytes, decrypt: bool = False
             progress(done[0])
     elif progress is not True:
         report = False
-    return crypt_file(in_path, out_path, transform, chunk_bytes=piece_bytes, nbuffers=2, progress=report)
+    segment = max(piece_bytes, FILE_SEGMENT_BYTES // piece_bytes * piece_bytes)
+    return crypt_file(src, out_path, transform, chunk_bytes=min(piece_bytes, MAX_CHUNK_BYTES), nbuffers=2,
+                      progress=report, range_transform=range_transform, segment_bytes=segment)
 
 
 def bench(kernel: str, measure: str, *, key_bits: int = 128, nbytes: int, reps: int = 5,
           op: str = "ctr", ext_bytes: int = 4096, threads: int = 256, streams: int = 4,
-          chunk_bytes: int = 0, cipher: str = "aes") -> dict:
+          chunk_bytes: int = 0, cipher: str = "aes", warmup: int = 1, min_seconds: float = 0.0) -> dict:
     """Time one kernel. measure: keystream (no data traffic, CUDA events), device (input and output
     in GPU memory, CUDA events), host (pinned host buffers, H2D + kernel + D2H over `streams`
-    streams, host clock). Returns a dict with seconds (median), best_seconds, grid, threads, ..."""
+    streams, host clock). `warmup` untimed runs, then at least `reps` timed repetitions, more
+    until they add up to `min_seconds`. Returns a dict with seconds (median), best_seconds, times
+    (every repetition, in order), grid, threads, ...; for host, `stages`: per repetition of as
+    many more, wall, h2d, kernel, d2h (CUDA events per chunk, summed) and sync (the host's wait)."""
     if measure not in MEASURES:
         raise S2mcError(f"gpu: unknown measure {measure!r} (expected {', '.join(MEASURES)})")
     _check_cipher(cipher)
     ext = _require_gpu()
     return _call(ext.bench, kernel, measure, key_bits=key_bits, nbytes=int(nbytes), reps=reps,
                  op=op, ext_bytes=ext_bytes, threads=threads, streams=streams,
-                 chunk_bytes=chunk_bytes, cipher=cipher)
+                 chunk_bytes=chunk_bytes, cipher=cipher, warmup=warmup, min_seconds=min_seconds)
 
 
 def _nvidia_smi_clocks() -> dict:

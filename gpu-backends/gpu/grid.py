@@ -42,6 +42,8 @@ class GpuGrid:
     threads: int = 256               # coarse/extended kernels: threads per CTA
     reps: int = 5                    # timed repetitions; the median is recorded
     cipher: str = "aes"              # aes | camellia (records workload camellia-<bits>-...)
+    warmup: int = 1                  # untimed runs before the timed ones
+    min_seconds: float = 0.0         # more repetitions until they add up to this (gpu.bench)
 
     def configs(self) -> list[tuple[str, str, int, int]]:
         """(kernel, measure, bytes, streams) of every measurement, in run order (streams 0 for the
@@ -99,7 +101,8 @@ def run_grid(grid: GpuGrid, *, run_id: str, experiment: str = "cuda_aes", progre
                 continue
             res = gpu.bench(kernel, measure, key_bits=grid.key_bits, nbytes=n, reps=grid.reps,
                             op=grid.op, ext_bytes=grid.ext_bytes, threads=grid.threads,
-                            streams=max(s, 1), chunk_bytes=grid.chunk_bytes, cipher=grid.cipher)
+                            streams=max(s, 1), chunk_bytes=grid.chunk_bytes, cipher=grid.cipher,
+                            warmup=grid.warmup, min_seconds=grid.min_seconds)
             secs = res["seconds"]
             variant = variant_of(res["kernel"], measure, res["streams"])
             base = dict(run_id=run_id, experiment=experiment, source="cuda", platform=plat["gpu"],

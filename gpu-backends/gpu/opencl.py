@@ -31,7 +31,7 @@ from typing import Any, Callable
 
 from s2mc.common.errors import S2mcError
 from s2mc.common.units import human_size
-from s2mc.workloads.cipher_host import check_input, counter_add, crypt_file
+from s2mc.workloads.cipher_host import MAX_CHUNK_BYTES, check_input, counter_add, crypt_file, ring_slots
 
 __all__ = ["status", "available", "devices", "crypt", "encrypt_file", "calibrate", "Calibration", "choose",
            "platform_info",
@@ -159,29 +159,63 @@ def crypt(data, key: bytes, iv: bytes | None = None, *, cipher: str = "aes", op:
     return bytes(out)
 
 
+#: The file path's ring (see encrypt_file): host buffers in flight, queues beside each other, and
+#: the range one call covers between progress updates (the ring drains at the end of each).
+FILE_SLOTS = 8
+FILE_QUEUES = 2
+FILE_SEGMENT_BYTES = 1 << 30
+
+
 def encrypt_file(in_path, out_path, key: bytes, iv: bytes | None, decrypt: bool = False, *,
                  cipher: str = "aes", mode: str = "ctr", segment: int | str = "auto",
-                 piece_bytes: int = 64 << 20, device: int | None = None, progress=None) -> int:
+                 piece_bytes: int = 64 << 20, slots: int = FILE_SLOTS, queues: int = FILE_QUEUES,
+                 device: int | None = None, progress=None) -> int:
     """A whole file through the OpenCL backend; output identical to `openssl enc -<cipher>-N-ctr`
-    (or `-<cipher>-N-ecb -nopad`). The file streams through s2mc.workloads.cipher_host.crypt_file (the
-    pipeline of every backend) in pieces of piece_bytes (reading and writing overlap the device's
-    work); each piece goes to the device in segments. Returns the byte count."""
+    (or `-<cipher>-N-ecb -nopad`). One FileRing per file allocates `slots` host buffers (mapped
+    CL_MEM_ALLOC_HOST_PTR buffers) and each of `queues` queues' device buffers once; a piece is one
+    of seed 004's segments (`segment`; all of `piece_bytes` when segment is 0). Between regular
+    files a reader thread preads into free buffers, the device copies each in, transforms it
+    (counter iv + offset/16) and copies it back into the same buffer on queue (piece mod queues),
+    and a writer thread pwrites it: reading, the device and writing overlap with up to `slots`
+    pieces in flight, and nothing passes through Python. Other inputs and outputs (FIFOs, stdout)
+    stream through s2mc.workloads.cipher_host's pipeline into the same buffers. Returns the byte
+    count. Fewer slots when they would take more than an eighth of this machine's memory
+    (cipher_host.ring_slots)."""
     op = "ctr" if mode == "ctr" else ("ecb-dec" if decrypt else "ecb-enc")
     _check(cipher, op, key, iv)
     if piece_bytes < 16 or piece_bytes % 16:
         raise S2mcError(f"opencl: piece_bytes must be a positive multiple of 16, not {piece_bytes}")
+    if not 1 <= slots <= 256:
+        raise S2mcError(f"opencl: slots must be in 1..256, not {slots}")
+    if not 1 <= queues <= 64:
+        raise S2mcError(f"opencl: queues must be in 1..64, not {queues}")
     # the input's errors before a calibration's second of work (crypt_file checks them again)
     src = check_input(in_path, out_path)
     if op != "ctr" and os.path.isfile(src) and os.path.getsize(src) % 16:
         raise S2mcError(f"{src}: input length {os.path.getsize(src)} bytes is not a multiple of 16 "
                         "(ECB has no padding; pad the input or use --mode ctr)")
     seg = resolve_segment(segment, cipher=cipher, op=op, key_bits=len(key) * 8, device=device)
-    key = bytes(key)
+    ext = _require()
+    piece = seg or piece_bytes
+    ring = _call(ext.FileRing, bytes(key), bytes(iv or b""), cipher=cipher, op=op,
+                 device=-1 if device is None else int(device), slot_bytes=piece, slots=ring_slots(slots, piece),
+                 queues=queues)
+
+    def range_transform(in_fd: int, out_fd: int, offset: int, length: int) -> None:
+        _, err, stage, message = ring.crypt_fds(in_fd, out_fd, offset, length)
+        if stage == "eof":
+            raise S2mcError(f"{src}: input file shrank while it was being read")
+        if stage == "device":
+            raise S2mcError(f"opencl: {message}")
+        if stage:
+            name, what = (src, "cannot read input") if stage == "read" else (out_path, "cannot write output")
+            raise S2mcError(f"{name}: {what} ({os.strerror(err)})")
 
     def transform(view: memoryview, offset: int) -> None:
-        # in place: the driver's in-order queue copies segment k back before segment k+1 is read
-        _run(view, view, key, counter_add(iv, offset // 16) if op == "ctr" else None, cipher=cipher,
-             op=op, segment=seg, device=device)
+        if op != "ctr" and len(view) % 16:
+            raise S2mcError(f"{src}: input length is not a multiple of 16 "
+                            "(ECB has no padding; pad the input or use --mode ctr)")
+        _call(ring.crypt_buffer, view, offset)
 
     report = progress
     if callable(progress):
@@ -192,8 +226,10 @@ def encrypt_file(in_path, out_path, key: bytes, iv: bytes | None, decrypt: bool 
             progress(done[0])
     elif progress is not True:
         report = False
-    return crypt_file(in_path, out_path, transform, chunk_bytes=max(piece_bytes, seg), nbuffers=2,
-                      progress=report, multiple=1 if op == "ctr" else 16)
+    segment_bytes = max(piece, FILE_SEGMENT_BYTES // piece * piece)
+    return crypt_file(src, out_path, transform, chunk_bytes=min(max(piece_bytes, piece), MAX_CHUNK_BYTES),
+                      nbuffers=2, progress=report, multiple=1 if op == "ctr" else 16,
+                      range_transform=range_transform, segment_bytes=segment_bytes)
 
 
 # -- seed 004's adaptive segment size ------------------------------------------------------------
@@ -377,9 +413,11 @@ def resolve_segment(segment: int | str, *, cipher: str, op: str, key_bits: int,
 def bench(cipher: str, measure: str, *, key_bits: int = 128, nbytes: int, reps: int = 5,
           op: str = "ctr", segment: int | str = 0, device: int | None = None) -> dict:
     """Time one measure: device (the kernel alone on data in device memory, profiling events;
-    seed 002's method A) or host (host to host in segments, host clock). Returns seconds (median),
-    best_seconds and the launch shape."""
-    if measure not in MEASURES:
+    seed 002's method A), host (host to host in seed 004's segments, one after another on one
+    queue, host clock) or overlap (host to host through the file path's ring: the segments staged
+    in mapped host buffers, FILE_SLOTS in flight over FILE_QUEUES queues; seed 002's method B).
+    Returns seconds (median), best_seconds and the launch shape."""
+    if measure not in MEASURES + ("overlap",):
         raise S2mcError(f"opencl: unknown measure {measure!r} (expected {', '.join(MEASURES)})")
     if cipher not in CIPHERS or op not in OPS:
         raise S2mcError(f"opencl: unknown cipher or op {cipher!r} {op!r}")
@@ -388,6 +426,21 @@ def bench(cipher: str, measure: str, *, key_bits: int = 128, nbytes: int, reps: 
     if measure == "device":
         res = _call(ext.bench_device, cipher, op, key_bits, int(nbytes), reps=reps, device=dev)
         times = sorted(res.pop("kernel_seconds_each"))
+    elif measure == "overlap":
+        seg = resolve_segment(segment, cipher=cipher, op=op, key_bits=key_bits, device=device)
+        piece = min(seg or (64 << 20), (int(nbytes) + 15) // 16 * 16)
+        ring = _call(ext.FileRing, bytes(range(key_bits // 8)), bytes(16), cipher=cipher, op=op, device=dev,
+                     slot_bytes=piece, slots=FILE_SLOTS, queues=FILE_QUEUES)
+        buf = bytearray(nbytes)
+        _call(ring.crypt_buffer, buf, 0)   # warm-up
+        times = []
+        for _ in range(reps):
+            t0 = time.perf_counter()
+            _call(ring.crypt_buffer, buf, 0)
+            times.append(time.perf_counter() - t0)
+        times.sort()
+        res = {"segment_bytes": piece, "segments": -(-int(nbytes) // piece), "slots": ring.slots,
+               "queues": ring.queues, "global_size": 0, "local_size": 0}
     else:
         seg = resolve_segment(segment, cipher=cipher, op=op, key_bits=key_bits, device=device)
         key, iv = bytes(range(key_bits // 8)), bytes(16)
@@ -424,14 +477,17 @@ def platform_info(device: int | None = None) -> dict:
 def run_grid(grid: OpenclGrid, *, run_id: str, experiment: str = "opencl", progress: bool = False,
              log: Callable[[str], None] | None = None) -> tuple[list[dict], list[dict], dict]:
     """Measure the grid: (summaries, records rows, platform). Rows: source and engine `opencl`,
-    platform the device name, workload <cipher>-<bits>-<op>, variant opencl/device-resident or
-    opencl/host-segmented."""
+    platform the device name, workload <cipher>-<bits>-<op>, variant opencl/device-resident,
+    opencl/host-segmented or opencl/host-overlap-q<queues> (measured with host)."""
     plat = platform_info(grid.device)
     seg = resolve_segment(grid.segment, cipher=grid.cipher, op=grid.op, key_bits=grid.key_bits,
                           device=grid.device) if "host" in grid.measures else 0
     plat["segment_bytes"] = seg
     mem = int(plat["device"]["max_alloc_bytes"])
-    configs = [(m, n) for m in grid.measures for n in grid.sizes]
+    # host comes with overlap: seed 004's segments one after another, then the same segments
+    # through the ring of the file path (several in flight), side by side
+    measures = [m for ms in grid.measures for m in ((ms, "overlap") if ms == "host" else (ms,))]
+    configs = [(m, n) for m in measures for n in grid.sizes]
     bar = None
     if progress:
         from tqdm import tqdm
@@ -445,19 +501,23 @@ def run_grid(grid: OpenclGrid, *, run_id: str, experiment: str = "opencl", progr
                 continue
             res = bench(grid.cipher, measure, key_bits=grid.key_bits, nbytes=n, reps=grid.reps, op=grid.op,
                         segment=seg, device=grid.device)
-            what = "device-resident" if measure == "device" else "host-segmented"
+            what = {"device": "device-resident", "host": "host-segmented",
+                    "overlap": f"host-overlap-q{FILE_QUEUES}"}[measure]
             variant = f"opencl/{what}"
             base = dict(run_id=run_id, experiment=experiment, source="opencl", platform=plat["gpu"],
                         workload=f"{grid.cipher}-{grid.key_bits}-{grid.op}", variant=variant,
                         engine="opencl", cores=1, core=-1, bytes=n)
             secs = res["seconds"]
-            rows.append(dict(base, metric="seconds" if measure == "host" else "kernel_seconds", value=secs))
+            rows.append(dict(base, metric="kernel_seconds" if measure == "device" else "seconds", value=secs))
             rows.append(dict(base, metric="bytes_per_second", value=n / secs))
             summaries.append(dict(res, variant=variant, what=what, kernel="opencl",
                                   gbps=n * 8 / secs / 1e9, best_gbps=n * 8 / res["best_seconds"] / 1e9))
             if log:
                 log(f"{variant:28s} {human_size(n):>5s}B  {summaries[-1]['gbps']:8.2f} Gbps "
-                    f"(global {res['global_size']} x local {res['local_size']}, {res['segments']} segment(s))")
+                    f"(global {res['global_size']} x local {res['local_size']}, {res['segments']} segment(s))"
+                    if measure != "overlap" else
+                    f"{variant:28s} {human_size(n):>5s}B  {summaries[-1]['gbps']:8.2f} Gbps "
+                    f"({res['segments']} piece(s) of {human_size(res['segment_bytes'])}B, {res['slots']} in flight)")
             if bar:
                 bar.update(1)
     finally:

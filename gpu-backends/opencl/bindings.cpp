@@ -94,6 +94,45 @@ PYBIND11_MODULE(_opencl, m) {
         py::arg("segment_bytes") = 0, py::arg("local_size") = 0, py::arg("max_groups") = 0,
         "data -> out (a writable buffer of the same length), segment by segment; returns timings");
 
+  py::class_<FileRing>(m, "FileRing",
+                       "A file through the device: host buffers and device buffers allocated once, "
+                       "a reader and a writer thread, several queues")
+      .def(py::init([](const std::string& key, const std::string& iv, const std::string& cipher,
+                       const std::string& op, int device, size_t slot_bytes, int slots, int queues) {
+             if (op == "ctr" && iv.size() != 16)
+               throw Error("iv must be 16 bytes for CTR, not " + std::to_string(iv.size()));
+             const Request r = make_request(cipher, op, device, 0, 0, 0);
+             py::gil_scoped_release nogil;
+             return new FileRing(r, reinterpret_cast<const uint8_t*>(key.data()), key.size(),
+                                 reinterpret_cast<const uint8_t*>(iv.data()), slot_bytes, slots, queues);
+           }),
+           py::arg("key"), py::arg("iv") = std::string(), py::arg("cipher") = "aes", py::arg("op") = "ctr",
+           py::arg("device") = -1, py::arg("slot_bytes") = size_t(16) << 20, py::arg("slots") = 8,
+           py::arg("queues") = 2)
+      .def("crypt_fds",
+           [](FileRing& f, int in_fd, int out_fd, uint64_t offset, uint64_t length) {
+             FileResult r;
+             {
+               py::gil_scoped_release nogil;
+               r = f.crypt_fds(in_fd, out_fd, offset, length);
+             }
+             return py::make_tuple(r.bytes, r.err, r.stage, r.message);
+           },
+           py::arg("in_fd"), py::arg("out_fd"), py::arg("offset"), py::arg("length"),
+           "(bytes written, errno, stage, message): stage '' when done, else read/write/eof/device")
+      .def("crypt_buffer",
+           [](FileRing& f, py::buffer data, uint64_t offset) {
+             py::buffer_info info = data.request(true);
+             uint8_t* p = static_cast<uint8_t*>(info.ptr);
+             const size_t n = size_t(info.size) * size_t(info.itemsize);
+             py::gil_scoped_release nogil;
+             f.crypt_buffer(p, n, offset);
+           },
+           py::arg("data"), py::arg("offset"), "data (at stream byte offset) in place")
+      .def_property_readonly("slot_bytes", &FileRing::slot_bytes)
+      .def_property_readonly("slots", &FileRing::slots)
+      .def_property_readonly("queues", &FileRing::queues);
+
   m.def("bench_device",
         [](const std::string& cipher, const std::string& op, int key_bits, size_t nbytes, int reps,
            int device, size_t local_size, size_t max_groups) {

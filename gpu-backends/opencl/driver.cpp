@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cctype>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include "s2mc_cipher/camellia.h"
+#include "s2mc_cipher/fd_ring.h"
 #include "s2mc_cipher/key_schedule.h"
 
 #ifndef CL_PLATFORM_NOT_FOUND_KHR
@@ -404,7 +406,7 @@ Launch prepare(Device& dev, const Request& r) {
 }
 
 size_t launch(Device& dev, const Launch& l, cl_mem in, cl_mem out, cl_mem keys, size_t nbytes,
-              uint64_t hi, uint64_t lo, int rounds, cl_event* ev) {
+              uint64_t hi, uint64_t lo, int rounds, cl_event* ev, cl_command_queue q = nullptr) {
   const size_t nitems = (nbytes + 31) / 32;  // a work-item takes two blocks per turn (kernels.cl)
   const size_t groups = std::min(std::max<size_t>(1, (nitems + l.local - 1) / l.local), l.max_groups);
   const size_t global = groups * l.local;
@@ -419,7 +421,7 @@ size_t launch(Device& dev, const Launch& l, cl_mem in, cl_mem out, cl_mem keys, 
   e |= clSetKernelArg(l.kernel, 6, sizeof(cl_mem), &keys);
   e |= clSetKernelArg(l.kernel, 7, sizeof rr, &rr);
   check(e, "clSetKernelArg");
-  check(clEnqueueNDRangeKernel(dev.queue, l.kernel, 1, nullptr, &global, &l.local, 0, nullptr, ev),
+  check(clEnqueueNDRangeKernel(q ? q : dev.queue, l.kernel, 1, nullptr, &global, &l.local, 0, nullptr, ev),
         "launching the kernel");
   return global;
 }
@@ -527,6 +529,166 @@ RunInfo crypt(const Request& r, const uint8_t* key, size_t key_len, const uint8_
   for (cl_event ev : kev.v) info.kernel_seconds += event_seconds(ev);
   info.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return info;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Files: the ring of host buffers (s2mc_cipher/fd_ring.h) over several in-order queues
+// ------------------------------------------------------------------------------------------------
+
+struct FileRing::Impl {
+  Device* dev = nullptr;
+  Request r;
+  Launch l{};
+  int rounds = 0;
+  uint64_t hi0 = 0, lo0 = 0;
+  size_t slot_bytes = 0;
+  Mem keys;
+  struct Slot {
+    Mem host;                   // CL_MEM_ALLOC_HOST_PTR, mapped for the whole run
+    uint8_t* p = nullptr;
+    cl_event done = nullptr;    // the read back into p
+  };
+  struct Lane {
+    cl_command_queue q = nullptr;
+    Mem in, out;
+  };
+  std::vector<Slot> slots;
+  std::vector<Lane> lanes;
+  std::vector<uint8_t*> ptrs;
+  uint64_t seq = 0;
+
+  ~Impl() {
+    for (Lane& ln : lanes)
+      if (ln.q) clFinish(ln.q);
+    for (Slot& s : slots) {
+      if (s.done) clReleaseEvent(s.done);
+      if (s.p && !lanes.empty()) clEnqueueUnmapMemObject(lanes[0].q, s.host.m, s.p, 0, nullptr, nullptr);
+    }
+    for (Lane& ln : lanes)
+      if (ln.q) {
+        clFinish(ln.q);
+        clReleaseCommandQueue(ln.q);
+      }
+  }
+
+  void submit(size_t slot, uint64_t offset, size_t len) {
+    Lane& ln = lanes[seq++ % lanes.size()];
+    Slot& s = slots[slot];
+    if (s.done) {
+      clReleaseEvent(s.done);
+      s.done = nullptr;
+    }
+    const uint64_t blocks = offset / 16, lo = lo0 + blocks, hi = hi0 + (lo < lo0 ? 1 : 0);
+    std::lock_guard<std::mutex> lock(dev->m);  // kernel arguments belong to the shared kernel object
+    check(clEnqueueWriteBuffer(ln.q, ln.in.m, CL_FALSE, 0, len, s.p, 0, nullptr, nullptr),
+          "copying a piece to the device");
+    launch(*dev, l, ln.in.m, ln.out.m, keys.m, len, r.op == "ctr" ? hi : 0, r.op == "ctr" ? lo : 0, rounds,
+           nullptr, ln.q);
+    check(clEnqueueReadBuffer(ln.q, ln.out.m, CL_FALSE, 0, len, s.p, 0, nullptr, &s.done),
+          "copying a piece back");
+    check(clFlush(ln.q), "clFlush");
+  }
+
+  void wait(size_t slot) {
+    cl_event e = slots[slot].done;
+    if (e) check(clWaitForEvents(1, &e), "running a piece");
+  }
+};
+
+FileRing::FileRing(const Request& r, const uint8_t* key, size_t key_len, const uint8_t* iv, size_t slot_bytes,
+                   int slots, int queues)
+    : impl_(new Impl) {
+  std::unique_ptr<Impl> m(impl_);
+  if (slot_bytes < 16 || slot_bytes % 16)
+    throw Error("piece size must be a positive multiple of 16 bytes, not " + std::to_string(slot_bytes));
+  if (slots < 1 || slots > 256) throw Error("slots must be in 1..256, not " + std::to_string(slots));
+  if (queues < 1 || queues > 64) throw Error("queues must be in 1..64, not " + std::to_string(queues));
+  m->r = r;
+  const int index = r.device >= 0 ? r.device : default_device();
+  m->dev = &get_device(index);
+  Device& dev = *m->dev;
+  if (slot_bytes > dev.info.max_alloc)
+    throw Error("piece of " + std::to_string(slot_bytes) + " bytes is more than " + dev.info.name +
+                " can allocate at once (" + std::to_string(dev.info.max_alloc) + " bytes)");
+  const std::vector<uint32_t> kw = key_words(r.cipher, r.op, key, key_len, &m->rounds);
+  {
+    std::lock_guard<std::mutex> lock(dev.m);
+    m->l = prepare(dev, r);
+  }
+  if (r.op == "ctr") {
+    m->hi0 = be64(iv);
+    m->lo0 = be64(iv + 8);
+  }
+  m->slot_bytes = slot_bytes;
+  cl_int e = CL_SUCCESS;
+  m->keys.m = clCreateBuffer(dev.ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, kw.size() * 4,
+                             const_cast<uint32_t*>(kw.data()), &e);
+  check(e, "allocating the key buffer");
+  m->lanes.resize(size_t(std::min(queues, slots)));
+  for (Impl::Lane& ln : m->lanes) {
+    ln.q = clCreateCommandQueue(dev.ctx, dev.id, 0, &e);
+    check(e, "creating a command queue");
+    ln.in.m = clCreateBuffer(dev.ctx, CL_MEM_READ_ONLY, slot_bytes, nullptr, &e);
+    check(e, "allocating a piece's input buffer");
+    ln.out.m = clCreateBuffer(dev.ctx, CL_MEM_WRITE_ONLY, slot_bytes, nullptr, &e);
+    check(e, "allocating a piece's output buffer");
+  }
+  m->slots.resize(size_t(slots));
+  for (Impl::Slot& sl : m->slots) {
+    sl.host.m = clCreateBuffer(dev.ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, slot_bytes, nullptr, &e);
+    check(e, "allocating a host buffer");
+    sl.p = static_cast<uint8_t*>(clEnqueueMapBuffer(m->lanes[0].q, sl.host.m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE,
+                                                    0, slot_bytes, 0, nullptr, nullptr, &e));
+    check(e, "mapping a host buffer");
+    m->ptrs.push_back(sl.p);
+  }
+  m.release();
+}
+
+FileRing::~FileRing() { delete impl_; }
+size_t FileRing::slot_bytes() const { return impl_->slot_bytes; }
+int FileRing::slots() const { return int(impl_->slots.size()); }
+int FileRing::queues() const { return int(impl_->lanes.size()); }
+
+FileResult FileRing::crypt_fds(int in_fd, int out_fd, uint64_t offset, uint64_t length) {
+  if (offset % 16) throw Error("file range offset must be a multiple of 16");
+  Impl& m = *impl_;
+  cipher_host::RingOps ops;
+  ops.submit = [&m](size_t slot, uint64_t off, size_t len) { m.submit(slot, off, len); };
+  ops.wait = [&m](size_t slot) { m.wait(slot); };
+  const cipher_host::RingResult rr = cipher_host::ring_run(in_fd, out_fd, offset, length, m.ptrs, m.slot_bytes, ops);
+  FileResult fr;
+  fr.err = rr.err;
+  fr.stage = rr.stage;
+  fr.message = rr.message;
+  fr.bytes = rr.bytes;
+  return fr;
+}
+
+void FileRing::crypt_buffer(uint8_t* data, size_t n, uint64_t offset) {
+  if (offset % 16) throw Error("stream offset must be a multiple of 16");
+  Impl& m = *impl_;
+  const size_t nslots = m.slots.size();
+  struct Out {
+    size_t slot, at, len;
+  };
+  std::deque<Out> inflight;
+  auto retire = [&] {
+    const Out o = inflight.front();
+    inflight.pop_front();
+    m.wait(o.slot);
+    std::memcpy(data + o.at, m.ptrs[o.slot], o.len);
+  };
+  size_t next = 0;
+  for (size_t at = 0; at < n; at += m.slot_bytes) {
+    if (inflight.size() == nslots) retire();
+    const size_t slot = next++ % nslots;
+    const size_t len = std::min(m.slot_bytes, n - at);
+    std::memcpy(m.ptrs[slot], data + at, len);
+    m.submit(slot, offset + at, len);
+    inflight.push_back({slot, at, len});
+  }
+  while (!inflight.empty()) retire();
 }
 
 std::vector<double> bench_device(const Request& r, int key_bits, size_t n, int reps, RunInfo* info) {

@@ -56,6 +56,39 @@ struct RunInfo {
 RunInfo crypt(const Request& r, const uint8_t* key, size_t key_len, const uint8_t* iv,
               const uint8_t* in, uint8_t* out, size_t n);
 
+// A file through the device with reading, processing and writing overlapped (the file path of
+// `s2mc encrypt --backend opencl`): `slots` host buffers of `slot_bytes` (CL_MEM_ALLOC_HOST_PTR,
+// mapped once: pinned where the platform pins) and, per queue, an input and an output buffer, all
+// allocated once per file. A reader thread preads into free slots, the calling thread queues
+// write, kernel and read back into the same slot on queue (piece mod queues), a writer thread
+// waits for each piece's read event in file order and pwrites it (s2mc_cipher/fd_ring.h).
+struct FileResult {
+  int err = 0;
+  std::string stage;    // "" done; "read", "write", "eof", "device"
+  std::string message;  // the OpenCL error for "device"
+  uint64_t bytes = 0;
+};
+
+class FileRing {
+ public:
+  FileRing(const Request& r, const uint8_t* key, size_t key_len, const uint8_t* iv, size_t slot_bytes,
+           int slots, int queues);
+  ~FileRing();
+  FileRing(const FileRing&) = delete;
+  FileRing& operator=(const FileRing&) = delete;
+  // [offset, offset + length) of in_fd into out_fd (offset % 16 == 0).
+  FileResult crypt_fds(int in_fd, int out_fd, uint64_t offset, uint64_t length);
+  // data in place (n bytes at stream byte `offset`, offset % 16 == 0), through the same slots.
+  void crypt_buffer(uint8_t* data, size_t n, uint64_t offset);
+  size_t slot_bytes() const;
+  int slots() const;
+  int queues() const;
+
+ private:
+  struct Impl;
+  Impl* impl_;
+};
+
 // The kernel alone on n bytes already in device memory (seed 002's method A): one warm-up, then
 // `reps` launches timed with profiling events; the per-launch seconds are returned.
 std::vector<double> bench_device(const Request& r, int key_bits, size_t n, int reps, RunInfo* info);

@@ -36,6 +36,14 @@ def host_memory() -> int:
     except (ValueError, OSError, AttributeError):   # not POSIX: a bound that still stops typos
         return 1 << 40
 
+def ring_slots(slots: int, piece_bytes: int, floor_bytes: int = 128 << 20) -> int:
+    """How many of `slots` pinned pieces of piece_bytes a file ring may hold: all of them while
+    they take at most an eighth of this machine's memory (or floor_bytes, whichever is more), else
+    fewer, at least one."""
+    budget = max(floor_bytes, host_memory() // 8)
+    return max(1, min(slots, budget // max(piece_bytes, 1)))
+
+
 #: range_transform(in_fd, out_fd, offset, length): transform bytes [offset, offset + length) of the
 #: regular file in_fd into the same range of the regular file out_fd (pread, in place, pwrite), on as
 #: many threads as it likes; raises S2mcError. The fast path for a regular file into a regular file.
@@ -194,12 +202,14 @@ def _regular_at_start(f, *, writing: bool) -> bool:
 
 
 def _range_run(fin, fout, size: int, range_transform: RangeTransform,
-               progress: Callable[[int], None] | None) -> int:
-    """Run range_transform over [0, size) a segment at a time; returns the bytes."""
+               progress: Callable[[int], None] | None, segment_bytes: int | None = None) -> int:
+    """Run range_transform over [0, size) a segment at a time (RANGE_SEGMENT_BYTES unless given);
+    returns the bytes."""
+    segment_bytes = segment_bytes or RANGE_SEGMENT_BYTES
     ifd, ofd = fin.fileno(), fout.fileno()
     done = 0
     while done < size:
-        n = min(RANGE_SEGMENT_BYTES, size - done)
+        n = min(segment_bytes, size - done)
         range_transform(ifd, ofd, done, n)
         done += n
         if progress:
@@ -209,10 +219,13 @@ def _range_run(fin, fout, size: int, range_transform: RangeTransform,
 
 def crypt_file(src, dst, transform: Transform, *, chunk_bytes: int = DEFAULT_CHUNK_BYTES,
                nbuffers: int = 3, progress: bool | Callable[[int], None] = False,
-               range_transform: RangeTransform | None = None, multiple: int = 1) -> int:
+               range_transform: RangeTransform | None = None, multiple: int = 1,
+               segment_bytes: int | None = None) -> int:
     """Stream file `src` through `transform` into `dst` (s2mc.common.outputs rules; `-` is stdout).
     progress: True for a tqdm bar on stderr, or a callable given the bytes of every chunk.
-    range_transform: used instead when both files are regular (no pipeline, no copies in Python).
+    range_transform: used instead when both files are regular (no pipeline, no copies in Python),
+    called on ranges of segment_bytes (a multiple of 16, default RANGE_SEGMENT_BYTES; a pipelined
+    transform drains between calls, so one that keeps many pieces in flight wants large segments).
     multiple: the input's length must be a multiple of it (ECB: 16), else S2mcError and no output.
     Returns the byte count."""
     src = check_input(src, dst)
@@ -236,7 +249,7 @@ def crypt_file(src, dst, transform: Transform, *, chunk_bytes: int = DEFAULT_CHU
                 size = os.fstat(fin.fileno()).st_size
                 if multiple > 1 and size % multiple:   # changed since the check above
                     raise S2mcError(f"{src}: input length {size} bytes is not a multiple of {multiple}")
-                return _range_run(fin, fout, size, range_transform, progress or None)
+                return _range_run(fin, fout, size, range_transform, progress or None, segment_bytes)
             return stream_transform(_Input(fin, src), fout, transform, chunk_bytes=chunk_bytes,
                                     nbuffers=nbuffers, progress=progress or None)
     finally:
@@ -244,5 +257,5 @@ def crypt_file(src, dst, transform: Transform, *, chunk_bytes: int = DEFAULT_CHU
             bar.close()
 
 
-__all__ = ["DEFAULT_CHUNK_BYTES", "MAX_CHUNK_BYTES", "host_memory", "Transform", "RangeTransform", "check_input",
+__all__ = ["DEFAULT_CHUNK_BYTES", "MAX_CHUNK_BYTES", "RANGE_SEGMENT_BYTES", "host_memory", "ring_slots", "Transform", "RangeTransform", "check_input",
            "stream_transform", "crypt_file"]

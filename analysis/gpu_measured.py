@@ -1,0 +1,108 @@
+"""Our GPU figures measured elsewhere, as records: `s2mc.analysis.gpu_measured`.
+
+The GPU runs happen on machines lent for a while (docs/gpu.md, "On a GPU"); their results are
+checked in under analysis/gpu_measurements/ as data, one CSV per run with sources.json naming the
+GPU, the date, the project commit and the command that produced it. This module reads them into
+the records schema so that `s2mc report` shows them beside the seed papers on any machine, marked
+as measured elsewhere: `source` cuda (or opencl), `platform` the GPU's name, `experiment`
+"measured:<file stem>" and `run_id` "measured-<file stem>", so they never pass for this host's runs.
+
+    from s2mc.analysis import gpu_measured
+    gpu_measured.load()          # records (bytes_per_second, and seconds where the file has them)
+    gpu_measured.sources()       # [{file, gpu, date, commit, command, machine, ...}]
+    gpu_measured.files_table()   # the file-encryption wall times side by side
+    gpu_measured.occupancy_table()   # seed 002 Table 2's columns for our kernels
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from s2mc.analysis import records
+from s2mc.common.errors import S2mcError
+
+MEASURED_DIR = Path(__file__).resolve().parent / "gpu_measurements"
+#: experiment names of these records start with it (the report tells them apart by it).
+PREFIX = "measured:"
+
+
+def sources() -> list[dict]:
+    """Every checked-in run: its file name and what sources.json says about it."""
+    path = MEASURED_DIR / "sources.json"
+    try:
+        meta = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise S2mcError(f"{path}: cannot read the GPU measurements' sources ({exc})") from None
+    return [dict(v, file=k) for k, v in meta.items()]
+
+
+def experiment_of(src: dict) -> str:
+    return PREFIX + Path(src["file"]).stem
+
+
+def _read(src: dict, dtype=None) -> pd.DataFrame:
+    path = MEASURED_DIR / src["file"]
+    try:
+        return pd.read_csv(path, dtype=dtype or {"kernel": str, "measure": str})
+    except (OSError, ValueError) as exc:
+        raise S2mcError(f"{path}: cannot read ({exc})") from None
+
+
+def _rows(src: dict) -> list[dict]:
+    """Records rows of one run (layouts: bench = the bench CSV, gbps = median Gbps per cell,
+    backends = CUDA against OpenCL; files has no records, see files_table)."""
+    d = _read(src)
+    stem = Path(src["file"]).stem
+    out = []
+    for r in d.itertuples(index=False):
+        r = r._asdict()
+        cipher = str(r.get("cipher", src.get("cipher", "aes")))
+        bits = int(r.get("key_bits", src.get("key_bits", 128)))
+        backend = str(r.get("backend", "cuda"))
+        base = dict(run_id=f"measured-{stem}", experiment=PREFIX + stem, source=backend,
+                    platform=src["gpu"], workload=f"{cipher}-{bits}-ctr",
+                    variant=f"{r['kernel']}/{r['measure']}", engine=backend, cores=1, core=-1,
+                    bytes=int(r["bytes"]), cipher=cipher)
+        if src["layout"] == "bench":
+            out.append(dict(base, metric="seconds" if r["measure"].startswith("host") else "kernel_seconds",
+                            value=float(r["seconds"])))
+            out.append(dict(base, metric="bytes_per_second", value=r["bytes"] / float(r["seconds"])))
+        else:
+            out.append(dict(base, metric="bytes_per_second", value=float(r["gbps"]) * 1e9 / 8))
+    return out
+
+
+#: Layouts that are tables, not records: the file runs and the occupancy rows (seed 002's Table 2).
+TABLE_LAYOUTS = ("files", "occupancy")
+
+
+def load() -> pd.DataFrame:
+    """Every checked-in GPU run as records (the tables of TABLE_LAYOUTS excepted)."""
+    rows = [row for src in sources() if src["layout"] not in TABLE_LAYOUTS for row in _rows(src)]
+    return records.make_records(rows) if rows else records.empty()
+
+
+def files_table() -> tuple[pd.DataFrame, dict | None]:
+    """The file-encryption runs (command, cipher, each run's wall seconds, the best, its speed and
+    its ratio to cp's best on the same file) and their source; (empty, None) when there is none."""
+    src = next((s for s in sources() if s["layout"] == "files"), None)
+    if src is None:
+        return pd.DataFrame(), None
+    d = _read(src)
+    runs = [c for c in d.columns if c.startswith("run")]
+    d["best_s"] = d[runs].min(axis=1)
+    cp = d.loc[d["command"] == "cp", "best_s"]
+    d["GB/s"] = d["bytes"] / d["best_s"] / 1e9
+    d["cp best / best"] = (float(cp.iloc[0]) / d["best_s"]) if len(cp) else float("nan")
+    return d.drop(columns=["bytes"]).fillna({"cipher": ""}), src
+
+
+def occupancy_table() -> list[tuple[pd.DataFrame, dict]]:
+    """Seed 002 Table 2's columns for our kernels, one (table, source) per checked-in run."""
+    return [(_read(s, dtype=str), s) for s in sources() if s["layout"] == "occupancy"]
+
+
+__all__ = ["MEASURED_DIR", "PREFIX", "TABLE_LAYOUTS", "sources", "experiment_of", "load", "files_table",
+           "occupancy_table"]
