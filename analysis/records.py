@@ -88,7 +88,9 @@ COLUMN_DOCS: dict[str, str] = {
                 "or a teaching program's name (`sum`, `matmul`).",
     "variant": "How it was computed: implementation and work split, `/`-separated, e.g. "
                "`bytes/interleaved`, `ttable/extended-4`, `aesni/coarse`, `openssl`, "
-               "`kernel-ttable-shared/device-resident`. For reference rows: the paper's own label "
+               "`kernel-ttable-shared/device-resident`. A simulated run with caches adds a part naming the "
+               "protocol and the cache's shape: `mesi-64x2-w4` (lines x ways, words per line; `-h3` when the "
+               "hit latency is not 1; `s2mc.common.variants`). For reference rows: the paper's own label "
                "of the column (`sequential`, `openmp`, `gpu`, `total`, `encryption-only`, ...).",
     "engine": "Simulator engine (`fast`, `systemc`; `replay`: a traced run replayed on a bus the engines "
               "lack, s2mc.simulator.replay_bus), native runtime (`openmp`, `openssl`), GPU "

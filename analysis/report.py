@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from s2mc.analysis import coverage, derive, fidelity, model, plots, records, seeds, summaries
+from s2mc.analysis import caches, coverage, derive, fidelity, model, plots, records, seeds, summaries
 from s2mc.analysis.seed003 import SEED003_BYTES, SEED003_VARIANT, SEED003_WORKLOAD
 from s2mc.common.errors import S2mcError
 from s2mc.common.outputs import make_folder, write_output
@@ -363,6 +363,15 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
     fig(plots.stall_breakdown(scaling, out / "sim_stall_breakdown.png"),
         "Where the core-cycles go, as shares of cores x cycles so that every core count reads: compute, "
         "bus wait, memory latency, barrier wait; right: each core of one run", b, "no simulator counters")
+
+    # 2b. caches and coherence
+    b.append(Block("h2", "2b. Caches and coherence: MSI, MESI, MOESI and Dragon against no caches"))
+    for part in caches.report_parts(ours_d):
+        b.append(Block("table", table=part[1]) if part[0] == "table" else Block("p", part[1]))
+    native_coherence, _ = summaries.coherence_native(ours_d)
+    if native_coherence:   # real hardware beside the simulated machine
+        b.append(Block("p", "The same effects on this CPU (`s2mc coherence-native`; its tables are in section 4): "
+                            + " ".join(native_coherence)))
 
     # 3. model
     b.append(Block("h2", "3. The bus-contention model (machine repairman)", anchor="model"))

@@ -14,6 +14,7 @@ import re
 import pandas as pd
 
 from s2mc.analysis import derive, model
+from s2mc.common.variants import parse_cache_part
 
 _RUN_INDEX = ["run_id", "experiment", "workload", "variant", "engine", "bytes", "cores"]
 
@@ -66,6 +67,8 @@ def describe_variant(workload: str, variant: str) -> str:
             words.append(f"L = {p[1:]}")
         elif re.fullmatch(r"O\d", p):
             words.append(f"-{p}")
+        elif parse_cache_part(p):
+            words.append(cache_words(p))
         elif p != "interleaved":
             words.append(p)
     if not str(workload).startswith("aes"):
@@ -73,10 +76,18 @@ def describe_variant(workload: str, variant: str) -> str:
     return ", ".join(words) or str(workload)
 
 
+def cache_words(part: str) -> str:
+    """A variant's cache part in words: 'mesi-64x2-w4' -> 'MESI caches 64x2, 4-word lines'."""
+    c = parse_cache_part(part)
+    h = f", hit {c['cache_hit_latency']}" if c["cache_hit_latency"] != 1 else ""
+    return f"{c['cache'].upper()} caches {c['cache_lines']}x{c['cache_ways']}, {c['line_words']}-word lines{h}"
+
+
 def variant_parts(workload: str, variant: str) -> dict[str, str]:
     """A configuration's parts with their defaults filled in, for legends that name what varies:
     {'program': ..., 'style': 'bytes', 'partition': 'interleaved', 'L': '2', 'policy': 'fifo', 'opt': '-O1'}."""
-    out = {"program": str(workload), "style": "", "partition": "", "L": "2", "policy": "fifo", "opt": "-O1"}
+    out = {"program": str(workload), "style": "", "partition": "", "L": "2", "policy": "fifo", "opt": "-O1",
+           "cache": "no caches"}
     for p in [p for p in str(variant).split("/") if p]:
         if re.fullmatch(r"L\d+", p):
             out["L"] = p[1:]
@@ -84,6 +95,8 @@ def variant_parts(workload: str, variant: str) -> dict[str, str]:
             out["opt"] = f"-{p}"
         elif p in ("fixed", "round_robin", "fifo", "burst4"):
             out["policy"] = p
+        elif parse_cache_part(p):
+            out["cache"] = cache_words(p)
         elif p in ("interleaved", "contiguous", "extended") or p.startswith("extended"):
             out["partition"] = p
         elif not out["style"]:
@@ -96,10 +109,10 @@ def legend_labels(keys: list[tuple]) -> tuple[list[str], str]:
     ('style ttable, 1 KiB', 'L = 4', 'policy fixed', 'vaes'), and a legend title listing those things."""
     parts = [dict(variant_parts(k[0], k[1]), size=human_bytes(k[2]) if k[2] else "",
                   engine=str(k[3]) if len(k) > 3 else "") for k in keys]
-    names = ["program", "engine", "style", "partition", "L", "policy", "opt", "size"]
+    names = ["program", "engine", "style", "partition", "L", "policy", "cache", "opt", "size"]
     varying = [n for n in names if len({p[n] for p in parts}) > 1] or ["size"]
     shown = {"L": lambda v: f"L = {v}", "size": lambda v: v, "opt": lambda v: v, "program": lambda v: v,
-             "engine": lambda v: v}
+             "engine": lambda v: v, "cache": lambda v: v}
     labels = [", ".join(shown.get(n, lambda v, n=n: f"{n} {v}")(p[n]) for n in varying if p[n]) or "all"
               for p in parts]
     # variants the parts above do not read (sequential/total against sequential/encryption-only) would

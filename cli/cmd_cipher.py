@@ -91,6 +91,12 @@ def grid_options(styles: tuple[str, ...], style_default: str | None, style_help:
         machine_option("mem_latency", many=True, dest="latencies"),
         machine_option("arbitration", many=True, dest="arbitrations"),
         machine_option("engine", many=True, dest="engines"),
+        machine_option("cache", many=True, dest="caches", help="Each protocol is a run of its own, "
+                       "all with the cache shape below."),
+        machine_option("cache_lines"),
+        machine_option("cache_ways"),
+        machine_option("line_words"),
+        machine_option("cache_hit_latency"),
         click.option("--vcd", type=OutputFile("VCD waveform", stdout=False),
                      help="With --engine systemc: write a VCD waveform (FILE-<n>.vcd for each run when "
                           "the grid has several)."),
@@ -152,7 +158,7 @@ def aes_cmd(ctx, **options):
 
 
 def run_command(ctx, command, ciphers, *, cores, sizes, key_bits, modes, directions, styles, partitions, ext_blocks,
-                latencies, arbitrations, engines, vcd, opts, key_expansions, preset, mem_words, fixed_key, seed,
+                latencies, arbitrations, engines, caches, cache_lines, cache_ways, line_words, cache_hit_latency, vcd, opts, key_expansions, preset, mem_words, fixed_key, seed,
                 experiment, out_path, as_json, timeline, from_cycle, to_cycle, quiet):
     """The body of `s2mc aes` and `s2mc cipher`: the grid of `ciphers`, run, printed, recorded."""
     from s2mc.analysis import records, seed003
@@ -170,7 +176,8 @@ def run_command(ctx, command, ciphers, *, cores, sizes, key_bits, modes, directi
         directions=tuple(directions), styles=tuple(styles), partitions=tuple(partitions),
         ext_blocks=tuple(ext_blocks), mem_latencies=tuple(latencies), arbitrations=tuple(arbitrations),
         engines=tuple(engines), opts=tuple(int(o) for o in opts), key_expansions=tuple(key_expansions),
-        mem_words=mem_words, key=fixed_key, seed=seed, **({"ciphers": tuple(ciphers)} if ciphers != ("aes",) else {}))
+        mem_words=mem_words, caches=tuple(caches), cache_lines=cache_lines, cache_ways=cache_ways,
+        line_words=line_words, cache_hit_latency=cache_hit_latency, key=fixed_key, seed=seed, **({"ciphers": tuple(ciphers)} if ciphers != ("aes",) else {}))
     if preset:
         given = {f for o, f in _PRESET_OPTIONS.items()
                  if ctx.get_parameter_source(o) is not ParameterSource.DEFAULT}

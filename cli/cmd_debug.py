@@ -11,7 +11,7 @@ from s2mc.isa import read_text
 from s2mc.workloads.examples import resolve
 
 from .cmd_sim import load_any
-from .options import machine_option
+from .options import cache_options, machine_option
 
 PROMPT = "(s2mc) "
 
@@ -24,8 +24,9 @@ PROMPT = "(s2mc) "
 @machine_option("engine", help="Only fast steps.")
 @machine_option("max_cycles")
 @machine_option("mem_words")
+@cache_options
 @click.option("-O", "opt", default=1, show_default=True, type=click.IntRange(0, 1), help="Rz optimisation level.")
-def debug(program, cores, mem_latency, arbitration, engine, max_cycles, mem_words, opt):
+def debug(program, cores, mem_latency, arbitration, engine, max_cycles, mem_words, opt, **cache):
     """Step a .rz, .s or .obj program: by cycles, instructions or Rz lines, forward and back;
     breakpoints on lines, functions and labels, watches, variables, registers, memory, the bus.
     A .rz is compiled with its debug information (compile -g), and so speaks Rz.
@@ -40,7 +41,7 @@ def debug(program, cores, mem_latency, arbitration, engine, max_cycles, mem_word
     if path.endswith(".rz"):
         source = read_text(path)
     stepper = Stepper(prog, history=HISTORY_BYTES, cores=cores, mem_latency=mem_latency, arbitration=arbitration,
-                      max_cycles=max_cycles, mem_words=mem_words, engine=engine)
+                      max_cycles=max_cycles, mem_words=mem_words, engine=engine, **cache)
     tty = sys.stdin.isatty()
     # gdb repeats the last command on Enter at a terminal only; a script's blank lines do nothing
     d = Debugger(stepper, out=click.echo, err=lambda line: click.echo(line, err=True), source=source,

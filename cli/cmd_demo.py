@@ -56,12 +56,28 @@ def demo(results_dir, report_dir, full, skip, quiet):
                         "speedup (paper)") if c in main]
     click.echo(rep.md_table(main[cols]))
     click.echo("")
+    if out.get("records") is not None:
+        _caches_summary(out["records"])
     if skipped:
         click.echo("Skipped: " + "; ".join(skipped))
     click.echo(f"{len(ran)} result files in {results}/, {len(out['plots'])} plots; "
                f"finished in {time.monotonic() - t0:.0f} s.")
     click.echo(f"Report: {Path(out['md']).resolve()}")
     click.echo(f"        {Path(out['html']).resolve()}")
+
+
+def _caches_summary(df) -> None:
+    """The caches steps' headline: each program's speedup per protocol (the report's section 2b)."""
+    from s2mc.analysis import caches
+    from s2mc.analysis import report as rep
+    runs = caches.cache_runs(df)
+    if runs.empty:
+        return
+    for (workload, base, nbytes), g in runs.groupby(["workload", "base", "bytes"], sort=False):
+        size = f", {int(nbytes)} bytes" if nbytes else ""
+        click.echo(f"Caches, {workload}{f' ({base})' if base else ''}{size}: speedup over one cacheless core:")
+        click.echo(rep.md_table(caches.speedup_table(g)))
+        click.echo("")
 
 
 COMMANDS = [demo]

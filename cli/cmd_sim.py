@@ -14,7 +14,7 @@ import click
 from s2mc.isa import assemble, disassemble, disassemble_word, load_program, read_text
 from s2mc.common.errors import S2mcError
 from s2mc.common.outputs import STDOUT, check_distinct, write_output
-from s2mc.simulator import CACHE_PARAMS, Machine, SimFault
+from s2mc.simulator import CACHE_COUNTERS, CACHE_PARAMS, Machine, SimFault
 from s2mc.simulator.records import result_rows, variant_parts
 
 from .options import OutputFile, Text, cache_options, check_timeline_window, machine_option, timeline_options
@@ -136,17 +136,8 @@ def disasm(objfile):
 def load_any(path: str, opt: int, debug: bool = False):
     """A Program from .rz (compiled; with debug information when `debug`), .s (assembled) or .obj;
     a bundled example by name too."""
-    from s2mc.workloads.examples import resolve
-    path = resolve(path)
-    if path.endswith(".rz"):
-        source = read_text(path)
-        from s2mc.compiler import compile as compile_rz
-        return compile_rz(source, opt=opt, filename=path, debug=debug).program
-    if not path.endswith((".s", ".obj")):
-        raise S2mcError(f"{path}: expected a .rz, .s or .obj file")
-    if not Path(path).exists():
-        raise S2mcError(f"{path}: no such file (the bundled examples: `s2mc examples`)")
-    return load_program(path)
+    from s2mc.workloads.examples import load
+    return load(path, opt, debug=debug)
 
 
 def _print_table(res) -> None:
@@ -157,13 +148,41 @@ def _print_table(res) -> None:
     click.echo("  ".join(h.rjust(w) for h, w in zip(head, widths)), err=True)
     for c in res.cores:
         click.echo("  ".join(str(c[k]).rjust(w) for k, w in zip(cols, widths)), err=True)
+    if res.config.cached:
+        _print_cache_table(res)
     click.echo(f"total: {res.cycles} cycles, {res.instructions} instructions, {res.stall_cycles} stall cycles, "
                f"bus utilisation {res.bus_utilisation:.1%}", err=True)
-    click.echo(stall_legend(res.config.mem_latency), err=True)
+    click.echo(stall_legend(res.config), err=True)
 
 
-def stall_legend(mem_latency: int) -> str:
+#: The cache counters' column heads in the per-core table (the counters: CACHE_COUNTERS).
+_CACHE_HEADS = {"cache_hits": "hits", "cache_misses": "misses", "coherence_misses": "coher",
+                "false_sharing_misses": "false sh", "bus_rd": "BusRd", "bus_rdx": "BusRdX", "bus_upgr": "BusUpgr",
+                "bus_upd": "BusUpd", "cache_to_cache": "c2c", "writebacks": "wbacks",
+                "invalidations_received": "inval rx", "hit_stall_cycles": "hit stall"}
+
+
+def _print_cache_table(res) -> None:
+    """The cache counters of every core, under the timing counters, headed by the cache's shape."""
+    cfg = res.config
+    click.echo(f"{cfg.cache.upper()} caches: {cfg.cache_lines} lines x {cfg.line_words} words, "
+               f"{cfg.cache_ways}-way, hit {cfg.cache_hit_latency} cycle{'s' if cfg.cache_hit_latency != 1 else ''}",
+               err=True)
+    names = ["core", *CACHE_COUNTERS]
+    head = ["core", *(_CACHE_HEADS[k] for k in CACHE_COUNTERS)]
+    widths = [max(len(h), 6) for h in head]
+    click.echo("  ".join(h.rjust(w) for h, w in zip(head, widths)), err=True)
+    for c in res.cores:
+        click.echo("  ".join(str(c[k]).rjust(w) for k, w in zip(names, widths)), err=True)
+
+
+def stall_legend(cfg) -> str:
     """One line under the counters: what a stall is, against a bus wait (they are easy to confuse)."""
+    if cfg.cached:
+        h = cfg.cache_hit_latency - 1
+        return ("stalls = bus wait (queued while another core holds the bus) + D-1 cycles per bus transaction "
+                f"(D: its bus time) + H-1 = {h} per cache hit; sync wait (at a barrier) is not a stall")
+    mem_latency = cfg.mem_latency
     return (f"stalls = bus wait (queued while another core holds the bus) + L-1 = {mem_latency - 1} "
             f"cycle{'s' if mem_latency != 2 else ''} of memory latency per access; sync wait (at a barrier) "
             "is not a stall")
@@ -180,7 +199,7 @@ def _print_sweep(results) -> None:
     widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(head)]
     for line in [head, *rows]:
         click.echo("  ".join(cell.rjust(w) for cell, w in zip(line, widths)), err=True)
-    click.echo(stall_legend(base.config.mem_latency), err=True)
+    click.echo(stall_legend(base.config), err=True)
 
 
 def _per_run(path: str | None, cores: int, sweep: bool) -> str | None:
@@ -269,7 +288,8 @@ def _write_records(results, program: str, out_path: str, experiment: str, opt: i
     from s2mc.analysis import records
     cfg = results[0].config
     rz = program.endswith(".rz")
-    variant = "/".join([*variant_parts(cfg.mem_latency, cfg.arbitration), *([f"O{opt}"] if rz and opt != 1 else [])])
+    variant = "/".join([*variant_parts(cfg.mem_latency, cfg.arbitration, **{k: getattr(cfg, k) for k in CACHE_PARAMS}),
+                        *([f"O{opt}"] if rz and opt != 1 else [])])
     rows = []
     for res in results:
         rows += result_rows(res, records.new_run_id("run"), experiment=experiment, workload=Path(program).stem,

@@ -24,11 +24,12 @@ from s2mc.gpu.grid import GpuGrid
 from s2mc.common.errors import S2mcError
 from s2mc.workloads.cipher_sim.grid import AesGrid
 from s2mc.workloads.native.grid import NativeGrid
+from s2mc.workloads.program_grid import ProgramGrid
 
 from . import specs
 from .specs import ALL_THREADS
 
-Grid = Union[AesGrid, NativeGrid, GpuGrid]
+Grid = Union[AesGrid, NativeGrid, GpuGrid, ProgramGrid]
 
 
 def thread_counts(n_cpu: int | None = None) -> tuple[int, ...]:
@@ -118,6 +119,11 @@ def _run_grid(grid: Grid, experiment: str, progress: bool) -> tuple[list[dict], 
         _, rows = run_grid(grid, new_run_id=lambda: records.new_run_id("aes"), experiment=experiment,
                            progress=progress)
         return rows, {"grid": "AesGrid", **grid.params()}
+    if isinstance(grid, ProgramGrid):
+        from s2mc.workloads.program_grid import run_grid
+        _, rows = run_grid(grid, new_run_id=lambda: records.new_run_id("run"), experiment=experiment,
+                           progress=progress)
+        return rows, {"grid": "ProgramGrid", **grid.params()}
     spec = {"grid": type(grid).__name__, **dataclasses.asdict(grid)}
     if isinstance(grid, NativeGrid):
         from s2mc.workloads import native

@@ -1,9 +1,9 @@
 """Experiment spec files: each standard experiment is a TOML file in experiments/studies/.
 
 A spec names an experiment and the grids that produce it, in the libraries' own terms: every
-[[grid]] table is one grid (`kind` = "aes", "native" or "gpu") whose other keys are the fields of
-s2mc.workloads.cipher_sim.grid.AesGrid, s2mc.workloads.native.grid.NativeGrid or s2mc.gpu.grid.GpuGrid,
-with the same names and defaults. [[quick]] tables, when present, are the smaller grids `s2mc demo`
+[[grid]] table is one grid (`kind` = "aes", "native", "gpu" or "program") whose other keys are the
+fields of s2mc.workloads.cipher_sim.grid.AesGrid, s2mc.workloads.native.grid.NativeGrid,
+s2mc.gpu.grid.GpuGrid or s2mc.workloads.program_grid.ProgramGrid, with the same names and defaults. [[quick]] tables, when present, are the smaller grids `s2mc demo`
 runs. The registry (s2mc.experiments.registry) is read from the files shipped in the package, and
 `s2mc sweep SPEC` runs any file (docs/sweeps.md).
 
@@ -40,13 +40,15 @@ from s2mc.workloads.cipher_sim.runner import (ALL_STYLES, CIPHERS as SIM_CIPHERS
                                      words_needed)
 from s2mc.workloads.native import IMPLS, STRATEGIES
 from s2mc.workloads.native.grid import NativeGrid
+from s2mc.workloads.program_grid import ProgramGrid
 
 #: As a NativeGrid's threads (`threads = "all"` in a spec): the host's thread counts 1, 2, 4, ...,
 #: resolved when the experiment runs (s2mc.experiments.registry.thread_counts).
 ALL_THREADS: tuple[int, ...] = ()
 
 #: Grid kinds: the library's grid class and the records' source of its runs.
-KINDS = {"aes": (AesGrid, "sim"), "native": (NativeGrid, "native"), "gpu": (GpuGrid, "cuda")}
+KINDS = {"aes": (AesGrid, "sim"), "native": (NativeGrid, "native"), "gpu": (GpuGrid, "cuda"),
+         "program": (ProgramGrid, "sim")}
 
 TOP_KEYS = ("name", "title", "description", "reference", "demo", "grid", "quick")
 
@@ -101,7 +103,14 @@ _CHECKS = {
             "mem_words": _param("mem_words"), "key_bits": _choose(KEY_BITS), "modes": _choose(MODES),
             "directions": _choose(DIRECTIONS), "styles": _choose(ALL_STYLES),
             "partitions": _choose(PARTITIONS), "opts": _choose((1, 0)), "sizes": _at_least(1),
-            "ext_blocks": _at_least(1), "ciphers": _choose(tuple(SIM_CIPHERS))},
+            "ext_blocks": _at_least(1), "ciphers": _choose(tuple(SIM_CIPHERS)), "caches": _param("cache"),
+            "cache_lines": _param("cache_lines"), "cache_ways": _param("cache_ways"),
+            "line_words": _param("line_words"), "cache_hit_latency": _param("cache_hit_latency")},
+    "program": {"cores": _param("cores"), "caches": _param("cache"), "mem_latencies": _param("mem_latency"),
+                "arbitration": _param("arbitration"), "cache_lines": _param("cache_lines"),
+                "cache_ways": _param("cache_ways"), "line_words": _param("line_words"),
+                "cache_hit_latency": _param("cache_hit_latency"), "engine": _param("engine"),
+                "max_cycles": _param("max_cycles"), "opt": _choose((1, 0))},
     "native": {"threads": _at_least(1), "sizes": _at_least(1), "impls": _choose(("auto",) + IMPLS),
                "strategies": _choose(STRATEGIES), "block_bytes": _at_least(16),
                "key_bits": _choose(KEY_BITS), "min_seconds": _at_least(0), "min_reps": _at_least(1)},
@@ -192,6 +201,11 @@ def _grid(table, kind_hint: str | None):
     grid = cls(**fields)
     if kind == "aes":
         _check_aes(grid)
+    elif kind == "program":
+        try:
+            grid.check()       # the programs load, the cache shape can be built
+        except S2mcError as exc:
+            raise _Bad(str(exc)) from None
     return kind, grid
 
 

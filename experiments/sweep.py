@@ -52,10 +52,10 @@ class Task:
     """One configuration: what a worker needs to run it, and its stable key."""
     index: int                # position in the sweep: the merged file keeps this order
     key: str                  # stable hash: the name of its part file
-    kind: str                 # aes | native | gpu
+    kind: str                 # aes | native | gpu | program
     experiment: str
     point: dict               # the configuration's parameters (JSON), for the manifest and messages
-    args: tuple               # AES: (data, key, counter); native and GPU: (the one-slice grid,)
+    args: tuple               # AES: (data, key, counter); native, GPU, program: (the one-slice grid,)
 
 
 def _key(experiment: str, kind: str, point: dict, inputs: bytes = b"") -> str:
@@ -81,6 +81,11 @@ def _points(kind: str, grid) -> Iterator[tuple[dict, tuple, bytes]]:
             for n in grid.sizes:
                 yield ({"threads": t, "bytes": n, **rest},
                        (dataclasses.replace(grid, threads=(t,), sizes=(n,)),), b"")
+    elif kind == "program":
+        rest = {k: v for k, v in dataclasses.asdict(grid).items() if not isinstance(v, tuple)}
+        for program, lat, cache, cores in grid.jobs():
+            one = dataclasses.replace(grid, programs=(program,), mem_latencies=(lat,), caches=(cache,), cores=(cores,))
+            yield {"program": program, "mem_latency": lat, "cache": cache, "cores": cores, **rest}, (one,), b""
     else:
         rest = {k: v for k, v in dataclasses.asdict(grid).items()
                 if not isinstance(v, tuple)}
@@ -93,9 +98,9 @@ def _points(kind: str, grid) -> Iterator[tuple[dict, tuple, bytes]]:
 def tasks(exp: Experiment, *, quick: bool = False, n_cpu: int | None = None) -> list[Task]:
     """Every configuration of the experiment's grids (the quick ones when asked and declared), in
     run order; a configuration two grids share is one task."""
-    kind = next(k for k, (_, source) in KINDS.items() if source == exp.source)
     out: dict[str, Task] = {}
     for grid in exp.grids_for(quick, n_cpu):
+        kind = next(k for k, (cls, _) in KINDS.items() if isinstance(grid, cls))
         for point, args, inputs in _points(kind, grid):
             key = _key(exp.name, kind, point, inputs)
             out.setdefault(key, Task(len(out), key, kind, exp.name, point, args))
@@ -109,6 +114,8 @@ def describe(task: Task) -> str:
         return (f"aes-{p['key_bits']}-{p['mode']}-{p['direction']} {p['style']}/{p['partition']} "
                 f"{p['cores']}c {human_size(p['bytes'])}B L{p['mem_latency']} {p['arbitration']} "
                 f"{p['engine']} O{p['opt']}")
+    if task.kind == "program":
+        return f"program {p['program']} {p['cores']}c {p['cache']} L{p['mem_latency']} {p['engine']}"
     if task.kind == "native":
         return f"native {'/'.join(p['impls'])} {'/'.join(p['strategies'])} {p['threads']}t {human_size(p['bytes'])}B"
     return f"gpu {p['kernel']} {p['measure']} {human_size(p['bytes'])}B"
@@ -131,6 +138,9 @@ def run_task(task: Task) -> tuple[bytes, float]:
         cfg = {k: v for k, v in task.point.items() if k not in ("cores", "bytes")}
         run = run_aes(data, key, counter, cores=task.point["cores"], **cfg)
         rows = record_rows(run, records.new_run_id("aes"), task.experiment)
+    elif task.kind == "program":
+        from s2mc.workloads.program_grid import run_grid
+        _, rows = run_grid(task.args[0], new_run_id=lambda: records.new_run_id("run"), experiment=task.experiment)
     elif task.kind == "native":
         from s2mc.workloads.native.grid import run_grid
         _, rows = run_grid(task.args[0], run_id=records.new_run_id("native"), experiment=task.experiment)

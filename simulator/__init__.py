@@ -38,6 +38,8 @@ CACHE_PARAMS = ("cache", "cache_lines", "cache_ways", "line_words", "cache_hit_l
 # `finish_cycle`); `idle_cycles` the cycles from then to the end of the run (total cycles - finish),
 # in which it is neither working nor stalled nor waiting at a barrier.
 CORE_COUNTERS = core_counters(cached=False)
+#: The per-core counters only runs with caches report (after CORE_COUNTERS).
+CACHE_COUNTERS = tuple(k for k in core_counters(cached=True) if k not in CORE_COUNTERS)
 
 
 class SimFault(S2mcError):
@@ -213,8 +215,6 @@ class Machine:
         self.config = Config(cores, mem_latency, arbitration, max_cycles, mem_words, engine,
                              cache, cache_lines, cache_ways, line_words, cache_hit_latency)
         self.config.check()
-        if self.config.cached:   # the engines learn the caches next (docs/timing-model.md, "Caches")
-            raise S2mcError(f"cache {cache}: the {engine} engine does not simulate caches yet")
         # Sizes and the entry are checked before any image is built: a Program made in Python can
         # name any address, and a list of that many words would exhaust memory first.
         if not 0 <= program.entry <= ADS_MAX:
@@ -235,13 +235,14 @@ class Machine:
         if timeline is not None and timeline is not False:
             from .timeline import TimelineSink
             self._timeline = TimelineSink(program, cores, mem_latency, None if timeline is True else timeline,
-                                          *timeline_window)
+                                          *timeline_window, cache=cache, hit_latency=cache_hit_latency)
             sinks.append(self._timeline)
         self._trace = Fanout(sinks) if sinks else None
         if engine == "fast":
             from . import _fast
             self._engine = _fast.Engine(code, data, program.entry, cores, mem_latency, arbitration,
-                                        max_cycles, mem_words, *(stacks or (0, 0, 0)))
+                                        max_cycles, mem_words, *(stacks or (0, 0, 0)), cache, cache_lines,
+                                        cache_ways, line_words, cache_hit_latency)
             if self._trace is not None:
                 self._engine.enable_trace(self._trace)
         else:
@@ -267,6 +268,17 @@ class Machine:
 
     def registers(self, core: int = 0) -> list[int]:
         return list(self._engine.registers(core))
+
+    def cache(self, core: int = 0) -> list[tuple[int, str, int] | None]:
+        """Core's data cache now, slot by slot (slot = set x ways + way): (the line's base address,
+        its state, its last use on the cache's LRU clock), or None for an invalid slot; [] without
+        caches."""
+        if not 0 <= core < self.config.cores:
+            raise S2mcError(f"core {core} is not one of the {self.config.cores} cores")
+        if self.config.engine != "fast":
+            raise S2mcError("the caches' lines can be read from the fast engine only (the systemc engine "
+                            "shows them in its VCD waveforms)")
+        return [tuple(s) if s is not None else None for s in self._engine.cache(core)]
 
     def _run_engine(self) -> dict:
         """The engine's raw result; the trace sink is finished here: a trace file is kept when the
@@ -307,4 +319,4 @@ def run(program: Program, **config) -> Result:
     return Machine(program, **config).run()
 
 
-__all__ = ["format_trace", "ARBITRATIONS", "CORE_COUNTERS", "Config", "ENGINES", "Machine", "Result", "SimFault", "run"]
+__all__ = ["format_trace", "ARBITRATIONS", "CACHE_COUNTERS", "CORE_COUNTERS", "Config", "ENGINES", "Machine", "Result", "SimFault", "run"]

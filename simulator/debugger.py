@@ -66,6 +66,8 @@ COMMANDS = [
     Command("regs", ("r",), "regs [CORE]", "the registers of a core (the current one)"),
     Command("mem", ("m",), "mem ADDR|SYMBOL [N]", "N words of memory (1), with their labels"),
     Command("bus", (), "bus", "who holds the bus, since when, and who waits for it"),
+    Command("cache", (), "cache [core N | ADDR|SYMBOL]", "every valid line of each cache (or core N's): set, "
+            "way, base, state, words; or which cores hold the line of ADDR, in what state"),
     Command("cycle", (), "cycle", "the current cycle"),
     Command("output", (), "output", "what the program has printed so far"),
     Command("help", ("h", "?"), "help", "this list"),
@@ -715,6 +717,37 @@ class Debugger:
         width = max(len(self.ins.symbols.data(a)) for a in range(start, start + n))
         for i, w in enumerate(words):
             self.out(f"{start + i:>8}  {self.ins.symbols.data(start + i):<{width}}  {w}")
+
+    def do_cache(self, args):
+        """`cache`, `cache core N` or `cache ADDR|SYMBOL`."""
+        self._args(args, 2, "cache [core N | ADDR|SYMBOL]")
+        cfg = self.s.config
+        if not cfg.cached:
+            raise S2mcError("this machine has no caches (run s2mc debug with --cache msi|mesi|moesi|dragon)")
+        W, ways = cfg.line_words, cfg.cache_ways
+        sets = cfg.cache_lines // ways
+        if args and args[0].lower() != "core":
+            self._args(args, 1, "cache ADDR|SYMBOL")
+            a = self.s.place(args[0], "data")
+            base = a - a % W
+            held = [(core, slot[1]) for core in range(cfg.cores) for slot in self.s.cache(core)
+                    if slot is not None and slot[0] == base]
+            where = (f"address {a} ({self.ins.symbols.data(a)}): line {base}..{base + W - 1}, "
+                     f"set {(a // W) % sets}")
+            self.out(f"{where}: " + (", ".join(f"core {c} {state}" for c, state in held) if held
+                                     else "in no cache"))
+            return
+        if args and len(args) != 2:
+            raise S2mcError("usage: cache core N")
+        cores = [_number(args[1], "N")] if args else range(cfg.cores)
+        for core in cores:
+            lines = [(i, slot) for i, slot in enumerate(self.s.cache(core)) if slot is not None]
+            self.out(f"core {core}: {cfg.cache.upper()}, {len(lines)} of {cfg.cache_lines} lines valid "
+                     f"({sets} sets x {ways} ways, {W} words a line)")
+            for i, (base, state) in lines:
+                data = " ".join(str(w) for w in self.s.read(base, min(W, cfg.mem_words - base)))
+                self.out(f"  set {i // ways:>4} way {i % ways:>2}  line {base:>6} "
+                         f"{self.ins.symbols.data(base):<12} {state:<2}  {data}")
 
     # expressions of p and x: sums of terms; a term is a number, $reg, a variable (its value), a
     # label (a data label's word, a code label's address), NAME[i], *TERM, &NAME, (EXPR), -TERM

@@ -10,6 +10,8 @@ the simulator does not import s2mc.analysis, so these are plain dicts with the s
 """
 from __future__ import annotations
 
+from s2mc.common.variants import cache_part, parse_cache_part  # noqa: F401 - parse_cache_part: for readers
+
 from .counters import core_counters
 from .params import DEFAULTS
 
@@ -19,15 +21,19 @@ from .params import DEFAULTS
 #: finish_cycle is its cycles), and its bus busy cycles the bus's own count.
 COUNTERS = core_counters(cached=False)
 
-
-def variant_parts(mem_latency: int, arbitration: str) -> list[str]:
+def variant_parts(mem_latency: int, arbitration: str, cache: str = DEFAULTS["cache"],
+                  cache_lines: int = DEFAULTS["cache_lines"], cache_ways: int = DEFAULTS["cache_ways"],
+                  line_words: int = DEFAULTS["line_words"],
+                  cache_hit_latency: int = DEFAULTS["cache_hit_latency"]) -> list[str]:
     """The timing parameters that differ from their defaults, as a records `variant` names them
-    (`L4`, `round_robin`): runs that differ only in them are different configurations."""
+    (`L4`, `round_robin`, `mesi-64x2-w4`): runs that differ only in them are different configurations."""
     parts = []
     if mem_latency != DEFAULTS["mem_latency"]:
         parts.append(f"L{mem_latency}")
     if arbitration != DEFAULTS["arbitration"]:
         parts.append(arbitration)
+    if cache != "none":
+        parts.append(cache_part(cache, cache_lines, cache_ways, line_words, cache_hit_latency))
     return parts
 
 

@@ -16,6 +16,12 @@ Within one cycle c:
      completes at c and the waiting cores issue again at c + 1.
 The first fault met (lowest cycle, then lowest core id) stops the run. With declared stacks, a
 memory instruction whose address lies in another core's stack region faults at issue (rule 6).
+
+With caches (docs/timing-model.md, "Caches and coherence") step 1 also looks a data access up in
+the core's own cache: a hit takes effect at c and the next instruction issues at c + H; a miss (or
+a write to a line it may not write) becomes a bus request, and step 2 decides at the grant which
+transaction it is, from the states at that cycle, applies it to every cache, and keeps the bus for
+its bus time D. The caches hold states only: `mem` always holds the current value of every word.
 """
 from __future__ import annotations
 
@@ -26,6 +32,16 @@ from .params import DEFAULTS, check
 
 #: burst4: grants in a row after which the last grantee goes last (the C++ engines' BURST_LIMIT).
 BURST_LIMIT = 4
+
+#: Per-core counters of the caches (simulator/counters.toml), kept only when caches are on.
+CACHE_STATS = tuple(k for k in engine_counters(cached=True) if k not in engine_counters(cached=False))
+
+#: The states in which a line is dirty (memory may be stale: evicting it writes it back).
+DIRTY = ("M", "O", "Sm")
+#: Per protocol: the states a read hits in, the states a write or xchg hits in (E -> M silently).
+READ_HITS = {"msi": ("M", "S"), "mesi": ("M", "E", "S"), "moesi": ("M", "O", "E", "S"),
+             "dragon": ("M", "Sm", "E", "Sc")}
+WRITE_HITS = {"msi": ("M",), "mesi": ("M", "E"), "moesi": ("M", "E"), "dragon": ("M", "E")}
 
 def _s32(v: int) -> int:
     v &= 0xFFFFFFFF
@@ -79,6 +95,40 @@ class _Core:
             self.r[reg] = _s32(value)
 
 
+class _Line:
+    """One way of a cache: which memory line it holds (None: invalid), its state, its last use."""
+    def __init__(self):
+        self.line, self.state, self.use = None, "I", 0
+
+
+class _Cache:
+    """A core's private cache: sets of ways, and what the coherence counters need to remember."""
+    def __init__(self, lines: int, ways: int):
+        self.sets = [[_Line() for _ in range(ways)] for _ in range(lines // ways)]
+        self.uses = 0                 # accesses so far (hits and fills): the LRU clock
+        # line -> (core, cycle): who took the line from this cache with a BusRdX or BusUpgr, and
+        # when; forgotten when the line is filled again (the miss is then a coherence miss)
+        self.lost: dict[int, tuple[int, int]] = {}
+        # line -> word offsets the core in `lost` wrote at or after it took the line
+        self.written_since: dict[int, set[int]] = {}
+
+    def find(self, line: int) -> _Line | None:
+        for way in self.sets[line % len(self.sets)]:
+            if way.line == line:
+                return way
+        return None
+
+    def touch(self, way: _Line) -> None:
+        self.uses += 1
+        way.use = self.uses
+
+    def victim(self, line: int) -> _Line:
+        """The way a fill of `line` takes: the lowest-numbered invalid way, else the least recently used."""
+        ways = self.sets[line % len(self.sets)]
+        free = [w for w in ways if w.line is None]
+        return free[0] if free else min(ways, key=lambda w: w.use)
+
+
 class ReferenceMachine:
     def __init__(self, code: list[int], data: list[int], entry: int = 0, cores: int = DEFAULTS["cores"],
                  mem_latency: int = DEFAULTS["mem_latency"], arbitration: str = DEFAULTS["arbitration"],
@@ -91,14 +141,19 @@ class ReferenceMachine:
         check(cores=cores, mem_latency=mem_latency, arbitration=arbitration, max_cycles=max_cycles,
               mem_words=mem_words, cache=cache, cache_lines=cache_lines, cache_ways=cache_ways,
               line_words=line_words, cache_hit_latency=cache_hit_latency)
-        if cache != "none":   # the caches' rules: docs/timing-model.md, "Caches and coherence"
-            raise NotImplementedError("the reference model does not model caches yet")
         self.code = [w & 0xFFFFFFFF for w in code]
         self.mem = [0] * mem_words
         self.mem[:len(data)] = [_s32(w) for w in data]
         self.cores = [_Core(i, entry) for i in range(cores)]
         self.L, self.arbitration, self.max_cycles = mem_latency, arbitration, max_cycles
         self.stacks = stacks
+        self.protocol, self.W, self.H = cache, line_words, cache_hit_latency
+        self.caches = [_Cache(cache_lines, cache_ways) for _ in self.cores] if cache != "none" else None
+        for k in self.cores if self.caches else ():
+            k.stats.update(dict.fromkeys(CACHE_STATS, 0))
+        # Each core's stall cycles counted by the rule (bus_wait + Σ(D − 1) + hits × (H − 1)) as they
+        # happen, with or without caches: an oracle for the Result's derived stall_cycles.
+        self.stalls = [0] * cores
         self.bus_free = 0
         self.last_grant = -1
         self.streak = 0               # grants in a row to last_grant (burst4)
@@ -130,6 +185,8 @@ class ReferenceMachine:
             if self.stacks and self.foreign_stack(core.id, address):
                 raise RefFault("stack_overflow", core.id, core.pc, c, address)
             core.stats["instructions"] += 1
+            if self.caches and d.bus != "string" and self.lookup(core, d, address, c):
+                return
             core.state, core.request_cycle, core.request = "request", c, (d, address)
             self.log(c, core, "request", 0, address)
             return
@@ -214,8 +271,144 @@ class ReferenceMachine:
             win = min(waiting, key=lambda k: (k.id - self.last_grant - 1) % n)
         self.access(win, c)
 
-    def access(self, core: _Core, g: int) -> None:
-        d, a = core.request
+    # -- the caches: lookup at issue (step 1), transactions at the grant (step 2) -----------------
+    def lookup(self, core: _Core, d, a: int, c: int) -> bool:
+        """Looks the access up in the core's cache at its issue cycle c; on a hit it takes effect now
+        (True). A miss, or a write to a line this core may not write without the bus, is False."""
+        cache, line = self.caches[core.id], a // self.W
+        way = cache.find(line)
+        hits = READ_HITS if d.bus == "read" else WRITE_HITS
+        if way is None or way.state not in hits[self.protocol]:
+            return False
+        cache.touch(way)
+        before, after = self.perform(core, d, a)
+        s = core.stats
+        s["cache_hits"] += 1
+        s["hit_stall_cycles"] += self.H - 1
+        self.stalls[core.id] += self.H - 1
+        self.log(c, core, "hit", 0, a, before, after)
+        if d.bus != "read" and way.state == "E":      # the first write to an exclusive line
+            self.change(c, core, core, way, "M", "PrWr")
+        if d.bus != "read":
+            self.wrote(core.id, a)
+        core.pc += 1
+        core.next_issue = c + self.H
+        return True
+
+    def change(self, c: int, owner: _Core, cause: _Core, way: _Line, new: str, why: str) -> None:
+        """Sets a line of owner's cache to `new`, logging the change under the owner's id: wait =
+        the core whose access caused it, address = the line's base, before/after = the states."""
+        old = way.state
+        if old == new:
+            return
+        if self.trace is not None:
+            self.trace.append((c, owner.id, cause.pc, f"state {why}", cause.id,
+                               way.line * self.W, old, new))
+        way.state = new
+        if new == "I":
+            way.line = None
+
+    def wrote(self, core: int, a: int) -> None:
+        """A write by `core` to word a: remembered by every cache that lost the line to that core
+        (what false_sharing_misses asks about later)."""
+        line = a // self.W
+        for cache in self.caches:
+            if cache.lost.get(line, (None,))[0] == core:
+                cache.written_since[line].add(a % self.W)
+
+    def transaction(self, core: _Core, d, a: int, g: int) -> tuple[str, int, list]:
+        """Decides and applies, at the grant g, the transaction of core's cached access to word a:
+        states of every cache, supplier, write-backs and counters. Returns (name, bus time D, the
+        requester's own changes): those are logged by the caller, after its grant."""
+        P, W, L, s = self.protocol, self.W, self.L, core.stats
+        line = a // W
+        mine = self.caches[core.id]
+        way = mine.find(line)
+        others = [(k, self.caches[k.id].find(line)) for k in self.cores if k is not core]
+        others = [(k, w) for k, w in others if w is not None]
+        events: list[tuple] = []        # the requester's own changes, logged after its grant
+        if way is not None:             # present: an upgrade (S/O -> M) or a Dragon update
+            mine.touch(way)
+            s["cache_hits"] += 1
+            if P == "dragon":
+                name, D = "BusUpd", 1
+                s["bus_upd"] += 1
+                for k, w in others:
+                    self.change(g, k, core, w, "Sc", name)
+                events.append((way, "Sm" if others else "M", name))
+            else:
+                name, D = "BusUpgr", 1
+                s["bus_upgr"] += 1
+                self.invalidate(core, others, g, name)
+                events.append((way, "M", name))
+            return name, D, events
+        # absent: a fill, after making room
+        s["cache_misses"] += 1
+        if line in mine.lost:
+            s["coherence_misses"] += 1
+            if a % W not in mine.written_since[line]:
+                s["false_sharing_misses"] += 1
+            del mine.lost[line], mine.written_since[line]
+        D = 0
+        victim = mine.victim(line)
+        if victim.line is not None:
+            if victim.state in DIRTY:
+                s["writebacks"] += 1
+                D += L + W - 1
+            events.append((victim, "I", "evict"))
+        write = d.bus != "read"
+        dirty = [(k, w) for k, w in others if w.state in DIRTY]
+        if P == "dragon":
+            name = "BusRd+BusUpd" if write else "BusRd"
+            supplier = dirty[0][0] if dirty else None
+            after = {"M": "Sm", "E": "Sc", "Sm": "Sm", "Sc": "Sc"}
+            for k, w in others:
+                self.change(g, k, core, w, "Sc" if write else after[w.state], name)
+            new = ("Sm" if others else "M") if write else ("Sc" if others else "E")
+            s["bus_rd"] += 1
+            if write and others:
+                s["bus_upd"] += 1
+                D += 1
+        elif write:
+            name = "BusRdX"
+            supplier = dirty[0][0] if dirty else None
+            if supplier is not None and P != "moesi":
+                supplier.stats["writebacks"] += 1     # a flush that memory picks up
+            self.invalidate(core, others, g, name)
+            new = "M"
+            s["bus_rdx"] += 1
+        else:
+            name = "BusRd"
+            supplier = dirty[0][0] if dirty else None
+            if P == "moesi":
+                after = {"M": "O", "O": "O", "E": "S", "S": "S"}
+            else:
+                after = {"M": "S", "E": "S", "S": "S"}
+                if supplier is not None:
+                    supplier.stats["writebacks"] += 1
+            for k, w in others:
+                self.change(g, k, core, w, after[w.state], name)
+            new = "S" if P == "msi" or others else "E"
+            s["bus_rd"] += 1
+        if supplier is not None:
+            s["cache_to_cache"] += 1
+            D += W
+        else:
+            D += L + W - 1
+        events.append((victim, new, name))
+        return name, D, events
+
+    def invalidate(self, core: _Core, others: list, g: int, name: str) -> None:
+        """Every other copy of the line -> I, each remembering who took it (coherence misses)."""
+        for k, w in others:
+            cache, line = self.caches[k.id], w.line
+            self.change(g, k, core, w, "I", name)
+            k.stats["invalidations_received"] += 1
+            cache.lost[line] = (core.id, g)
+            cache.written_since[line] = set()
+
+    def perform(self, core: _Core, d, a: int) -> tuple[int, int]:
+        """The data effect of a memory instruction on word a; returns the word before and after."""
         key, r, m, s = d.ins.key, core.r, self.mem, core.stats
         before = m[a]
         if key.startswith("ld"):
@@ -230,19 +423,38 @@ class ReferenceMachine:
             old = m[a]; m[a] = r[d.r1]; core.set(d.r1, old)
             s["mem_reads"] += 1; s["mem_writes"] += 1
         else:  # bus class "string" (trap #3): the string at a
-            text = []
-            while a < len(m) and m[a] != 0:
-                text.append(chr(m[a] & 0xFF)); a += 1
+            text, i = [], a
+            while i < len(m) and m[i] != 0:
+                text.append(chr(m[i] & 0xFF)); i += 1
             self.output.append((core.request_cycle, core.id, "".join(text)))
             s["mem_reads"] += 1
-        a = core.request[1]
-        self.log(g, core, "grant", g - core.request_cycle, a, before, m[a])
+        return before, m[a]
+
+    def access(self, core: _Core, g: int) -> None:
+        d, a = core.request
+        s, wait = core.stats, g - core.request_cycle
+        if self.caches and d.bus != "string":
+            name, D, events = self.transaction(core, d, a, g)
+            before, after = self.perform(core, d, a)
+            self.log(g, core, f"grant {name} {D}", wait, a, before, after)
+            for way, new, why in events:
+                if why != "evict" and way.line is None:       # the fill: the way now holds the line
+                    way.line = a // self.W
+                    self.caches[core.id].touch(way)
+                self.change(g, core, core, way, new, why)
+            if d.bus != "read":
+                self.wrote(core.id, a)
+        else:
+            D = self.L
+            before, after = self.perform(core, d, a)
+            self.log(g, core, "grant", wait, a, before, after)
+        self.stalls[core.id] += wait + D - 1
         s["mem_accesses"] += 1
-        s["bus_wait_cycles"] += g - core.request_cycle
-        s["bus_busy_cycles"] += self.L
+        s["bus_wait_cycles"] += wait
+        s["bus_busy_cycles"] += D
         core.pc += 1
-        core.state, core.next_issue = "run", g + self.L
-        self.bus_free = g + self.L
+        core.state, core.next_issue = "run", g + D
+        self.bus_free = g + D
         self.streak = self.streak + 1 if core.id == self.last_grant else 1
         self.last_grant = core.id
 
@@ -281,6 +493,7 @@ class ReferenceMachine:
         return {
             "cycles": max(k.stats["finish_cycle"] for k in self.cores),
             "cores": [dict(k.stats) for k in self.cores],
+            "stall_cycles": list(self.stalls),
             "output": self.output,
             "bus_busy_cycles": sum(k.stats["bus_busy_cycles"] for k in self.cores),
         }

@@ -172,6 +172,14 @@ class Stepper:
             raise S2mcError(f"core {core} does not exist (0..{self.config.cores - 1})")
         return core
 
+    # -- the caches -------------------------------------------------------------------------------
+    def cache(self, core: int) -> list[tuple[int, str] | None]:
+        """A core's cache, slot by slot (slot = set x ways + way): (the line's base address, its
+        state) for a valid line, None for an invalid one; [] without caches. Line data is memory's:
+        the engines keep every word's current value once (docs/timing-model.md, "The caches")."""
+        self._core(core)
+        return [None if slot is None else tuple(slot[:2]) for slot in self._engine.cache(core)]
+
     # -- breakpoints and watches ----------------------------------------------------------------
     def add_break(self, where: str | int, core: int | None = None) -> int:
         """A breakpoint at a code label or pc, for one core or (None) every core; its number."""

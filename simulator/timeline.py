@@ -7,13 +7,14 @@ A core is in one of five states in each cycle of the run (docs/timeline.md):
 
     executing   the cycle an instruction issues (a sync or a halting trap too), unless it is a bus access
     bus wait    a memory instruction waits for the grant: cycles t .. g-1 (request at t, grant at g)
-    bus hold    it holds the bus: cycles g .. g+L-1
+    bus hold    it holds the bus: cycles g .. g+L-1 (with caches g .. g+D-1, D the transaction's bus time)
     sync wait   after its sync, until the barrier completes: cycles t+1 .. c
     halted      from its finish cycle to the end of the run
 
 The states partition the cycles, so per core: bus wait = bus_wait_cycles, bus hold = bus_busy_cycles,
 sync wait = sync_wait_cycles, and the five add up to the run's total cycles. The bus row shows who
-holds the bus.
+holds the bus; with caches it is coloured by the transaction on it (BusRd, BusRdX, ...: XACT_COLOURS),
+and a cache hit is `executing` for its H cycles.
 
 Memory stays bounded however long the run: the builder keeps intervals (one per instruction, one per
 stretch of waiting, holding or halting), only those in the window [from_cycle, to_cycle), and at most
@@ -36,7 +37,7 @@ from s2mc.isa import Program
 from s2mc.common.errors import S2mcError
 from s2mc.common.outputs import Output
 
-from .trace import KINDS, RECORD, Instructions, _Decoder
+from .trace import KINDS, RECORD, XACTS, Instructions, _Decoder
 
 STATES = ("executing", "bus wait", "bus hold", "sync wait", "halted")
 EXECUTING, BUS_WAIT, BUS_HOLD, SYNC_WAIT, HALTED = range(len(STATES))
@@ -45,6 +46,12 @@ STATE_COLOURS = ("#6bbf59", "#f4d35e", "#d1495b", "#8e7dbe", "#e2e2e2")
 # with no green, yellow, red, purple or grey, so that a core is never read as a state.
 CORE_COLOURS = ("#1f77b4", "#ff7f0e", "#17becf", "#8c564b", "#e377c2", "#393b79", "#008080", "#b5651d",
                 "#222222", "#6baed6")
+
+# With caches the bus row takes the colour of the transaction on it (an uncached trap #3 access: the
+# first); the same palette rules as CORE_COLOURS.
+XACT_COLOURS = {"": "#222222", "BusRd": "#1f77b4", "BusRdX": "#8c564b", "BusUpgr": "#ff7f0e", "BusUpd": "#17becf",
+                "BusRd+BusUpd": "#393b79"}
+BUS_XACTS = tuple(XACT_COLOURS)      # what a bus tenure can be, in legend order
 
 MAX_INTERVALS = 100_000   # intervals kept for a window; beyond, the window is aggregated
 BUCKETS = 2_000           # buckets of an aggregated window (an even number: two merge into one)
@@ -63,6 +70,8 @@ class Interval(NamedTuple):
     address: int | None = None
     before: int | None = None
     after: int | None = None
+    xact: str = ""                # a bus hold with caches: its transaction (BusRd, ...); "" uncached
+
 
 
 def check_window(from_cycle: int, to_cycle: int | None, what=("from_cycle", "to_cycle")) -> None:
@@ -96,6 +105,11 @@ class Timeline:
     counts: list[list[list[int]]] | None = None
     program: Program | None = None
     title: str = ""
+    cache: str = "none"           # the caches' protocol; with one, the bus row shows transactions
+
+    @property
+    def cached(self) -> bool:
+        return self.cache != "none"
 
     @property
     def aggregated(self) -> bool:
@@ -135,13 +149,13 @@ class Timeline:
         return tot
 
 
-# The interval columns the builder keeps (int64 arrays; address -1: no access).
-_CORE, _START, _END, _STATE, _PC, _WAIT, _ADDRESS, _BEFORE, _AFTER = range(9)
-_ISSUE, _REQUEST, _GRANT, _SYNC, _RESUME, _HALT = range(len(KINDS))
+# The interval columns the builder keeps (int64 arrays; address -1: no access; xact: index in XACTS).
+_CORE, _START, _END, _STATE, _PC, _WAIT, _ADDRESS, _BEFORE, _AFTER, _XACT = range(10)
+_ISSUE, _REQUEST, _GRANT, _SYNC, _RESUME, _HALT, _HIT, _XGRANT, _STATE_CHANGE = range(len(KINDS))
 # A raw record (s2::TraceEvent) as numpy reads it, field for field as trace.RECORD.
-_RECORD_DTYPE = np.dtype([("cycle", "=u8"), ("pc", "=u4"), ("core", "=u2"), ("kind", "u1"), ("pad", "u1"),
+_RECORD_DTYPE = np.dtype([("cycle", "=u8"), ("pc", "=u4"), ("core", "=u2"), ("kind", "u1"), ("xact", "u1"),
                           ("wait", "=u8"), ("address", "=u4"), ("before", "=i4"), ("after", "=i4"),
-                          ("pad2", "=u4")])
+                          ("span", "=u4")])
 assert _RECORD_DTYPE.itemsize == RECORD.size
 
 
@@ -152,8 +166,10 @@ class TimelineBuilder:
     (a grant carries its wait, a resume the barrier's), so a batch becomes intervals column-wise."""
 
     def __init__(self, cores: int, mem_latency: int, from_cycle: int = 0, to_cycle: int | None = None,
-                 max_intervals: int = MAX_INTERVALS, buckets: int = BUCKETS):
+                 max_intervals: int = MAX_INTERVALS, buckets: int = BUCKETS, hit_latency: int = 1):
+        """hit_latency: H, the cycles a cache hit takes (runs with caches)."""
         check_window(from_cycle, to_cycle)
+        self.hit_latency = hit_latency
         if buckets < 2 or buckets % 2:
             raise ValueError("buckets must be an even number of at least 2")
         self.cores, self.latency = cores, mem_latency
@@ -174,21 +190,33 @@ class TimelineBuilder:
         if not events:
             return
         kind = {k: i for i, k in enumerate(KINDS)}
-        rows = [(e[0], e[1], e[2], kind[e[3]], e[4], *(e[5:8] if len(e) > 5 else (-1, 0, 0))) for e in events]
-        self._add(*np.array(rows, dtype=np.int64).T)
+        xact = {x: i for i, x in enumerate(XACTS)}
+
+        def row(e):
+            name = e[3]
+            if name.startswith("grant "):    # a coherence transaction: `grant <T> <D>`
+                _, t, span = name.split(" ")
+                return (e[0], e[1], e[2], _XGRANT, e[4], *e[5:8], xact[t], int(span))
+            if name.startswith("state "):    # a line's state change: no interval of its own
+                return (e[0], e[1], e[2], _STATE_CHANGE, e[4], 0, 0, 0, 0, 0)
+            return (e[0], e[1], e[2], kind[name], e[4], *(e[5:8] if len(e) > 5 else (-1, 0, 0)), 0, 0)
+        self._add(*np.array([row(e) for e in events], dtype=np.int64).T)
 
     def add_records(self, raw) -> None:
         """Whole raw records (s2::TraceEvent), as the engines hand them over."""
         r = np.frombuffer(raw, dtype=_RECORD_DTYPE)
         if len(r):
             self._add(*(r[f].astype(np.int64) for f in ("cycle", "core", "pc", "kind", "wait", "address",
-                                                        "before", "after")))
+                                                        "before", "after", "xact", "span")))
 
-    def _add(self, cycle, core, pc, kind, wait, address, before, after) -> None:
+    def _add(self, cycle, core, pc, kind, wait, address, before, after, xact, span) -> None:
         self._track(cycle, core, pc, kind)
-        lat = self.latency
+        # a bus hold lasts L cycles, or with caches the transaction's own bus time D
+        lat = np.where(kind == _XGRANT, span, self.latency)
+        xact = np.where(kind == _XGRANT, xact, 0)     # the field means nothing in other records
         ex = (kind == _ISSUE) | (kind == _SYNC) | (kind == _HALT)
-        gr = kind == _GRANT
+        hit = kind == _HIT
+        gr = (kind == _GRANT) | (kind == _XGRANT)
         gw = gr & (wait > 0)
         rs = (kind == _RESUME) & (wait > 0)
         none = lambda m: np.full(int(m.sum()), -1, dtype=np.int64)   # noqa: E731
@@ -196,13 +224,16 @@ class TimelineBuilder:
         state = lambda m, k: np.full(int(m.sum()), k, dtype=np.int64)   # noqa: E731
         # The pc of a sync is the one before the pc its resume names (sync only advances the pc).
         cols = [np.concatenate(parts) for parts in zip(
-            (core[ex], cycle[ex], cycle[ex] + 1, state(ex, EXECUTING), pc[ex], zero(ex), none(ex), zero(ex), zero(ex)),
+            (core[ex], cycle[ex], cycle[ex] + 1, state(ex, EXECUTING), pc[ex], zero(ex), none(ex), zero(ex), zero(ex),
+             zero(ex)),
+            (core[hit], cycle[hit], cycle[hit] + self.hit_latency, state(hit, EXECUTING), pc[hit], zero(hit),
+             address[hit], before[hit], after[hit], zero(hit)),
             (core[gw], cycle[gw] - wait[gw], cycle[gw], state(gw, BUS_WAIT), pc[gw], wait[gw], address[gw],
-             before[gw], after[gw]),
-            (core[gr], cycle[gr], cycle[gr] + lat, state(gr, BUS_HOLD), pc[gr], wait[gr], address[gr], before[gr],
-             after[gr]),
+             before[gw], after[gw], zero(gw)),
+            (core[gr], cycle[gr], cycle[gr] + lat[gr], state(gr, BUS_HOLD), pc[gr], wait[gr], address[gr], before[gr],
+             after[gr], xact[gr]),
             (core[rs], cycle[rs] - wait[rs], cycle[rs], state(rs, SYNC_WAIT), pc[rs] - 1, wait[rs], none(rs),
-             zero(rs), zero(rs)))]
+             zero(rs), zero(rs), zero(rs)))]
         self._keep(np.stack(cols))
 
     def _track(self, cycle, core, pc, kind) -> None:
@@ -215,7 +246,8 @@ class TimelineBuilder:
             np.maximum.at(out, core[m], at[m])
             return out
 
-        req, grant, sync, resume, halt = (last(k) for k in (_REQUEST, _GRANT, _SYNC, _RESUME, _HALT))
+        req, sync, resume, halt = (last(k) for k in (_REQUEST, _SYNC, _RESUME, _HALT))
+        grant = np.maximum(last(_GRANT), last(_XGRANT))
         for c in np.nonzero((req >= 0) | (grant >= 0) | (sync >= 0) | (resume >= 0) | (halt >= 0))[0]:
             if req[c] > grant[c]:
                 self._request[c] = (int(cycle[req[c]]), int(pc[req[c]]))
@@ -281,7 +313,7 @@ class TimelineBuilder:
         self._counts += np.rint(total).astype(np.int64).reshape(shape)
 
     # -- the end ----------------------------------------------------------------------------------
-    def finish(self, program: Program | None = None, title: str = "") -> Timeline:
+    def finish(self, program: Program | None = None, title: str = "", cache: str = "none") -> Timeline:
         """The timeline, once every event is in. A core still waiting when the run stopped (a
         simulated fault) waits to the end; a halted core is halted from its finish cycle."""
         end = self.end
@@ -289,26 +321,26 @@ class TimelineBuilder:
         for core in range(self.cores):
             if self._request[core] is not None:
                 t, pc = self._request[core]
-                rest.append((core, t, end, BUS_WAIT, pc, end - t, -1, 0, 0))
+                rest.append((core, t, end, BUS_WAIT, pc, end - t, -1, 0, 0, 0))
             if self._sync[core] is not None:
                 t, pc = self._sync[core]
-                rest.append((core, t + 1, end, SYNC_WAIT, pc, end - t - 1, -1, 0, 0))
+                rest.append((core, t + 1, end, SYNC_WAIT, pc, end - t - 1, -1, 0, 0, 0))
             if self._halt[core] is not None:
                 t, pc = self._halt[core]
-                rest.append((core, t, end, HALTED, pc, 0, -1, 0, 0))
+                rest.append((core, t, end, HALTED, pc, 0, -1, 0, 0, 0))
         rest = [r for r in rest if r[2] > r[1]]
         if rest:
             self._keep(np.array(rest, dtype=np.int64).T.copy())
         hi = end if self.hi is None else min(self.hi, end)
         if self.lo >= hi:
             raise S2mcError(f"the timeline window starts at cycle {self.lo}, but the run has only {end} cycles")
-        tl = Timeline(self.cores, self.latency, self.lo, hi, end, None, program=program, title=title)
+        tl = Timeline(self.cores, self.latency, self.lo, hi, end, None, program=program, title=title, cache=cache)
         if self._kept is not None:
-            iv = np.concatenate(self._kept, axis=1) if self._kept else np.zeros((9, 0), dtype=np.int64)
+            iv = np.concatenate(self._kept, axis=1) if self._kept else np.zeros((10, 0), dtype=np.int64)
             iv = iv[:, np.lexsort((iv[_START], iv[_CORE]))]
             tl.intervals = [Interval(c, s, e, k, pc, w, None if a < 0 else a, None if a < 0 else b,
-                                     None if a < 0 else f)
-                            for c, s, e, k, pc, w, a, b, f in zip(*iv.tolist())]
+                                     None if a < 0 else f, XACTS[x])
+                            for c, s, e, k, pc, w, a, b, f, x in zip(*iv.tolist())]
         else:
             tl.bucket = self._width
             used = -(-(hi - self.lo) // self._width)
@@ -317,11 +349,11 @@ class TimelineBuilder:
 
 
 def timeline_of(events, cores: int, mem_latency: int, from_cycle: int = 0, to_cycle: int | None = None,
-                program: Program | None = None, **limits) -> Timeline:
+                program: Program | None = None, cache: str = "none", **limits) -> Timeline:
     """The timeline of a whole list of events (Result.trace, the reference model's log)."""
     b = TimelineBuilder(cores, mem_latency, from_cycle, to_cycle, **limits)
     b.add(events)
-    return b.finish(program)
+    return b.finish(program, cache=cache)
 
 
 class TimelineSink:
@@ -330,13 +362,15 @@ class TimelineSink:
     rules of s2mc.common.outputs; `timeline` holds it afterwards."""
 
     def __init__(self, program: Program, cores: int, mem_latency: int, path: str | os.PathLike | None = None,
-                 from_cycle: int = 0, to_cycle: int | None = None, title: str = ""):
+                 from_cycle: int = 0, to_cycle: int | None = None, title: str = "", cache: str = "none",
+                 hit_latency: int = 1):
         self.path = os.fspath(path) if path is not None else None
         self._format = timeline_format(path) if path is not None else None
         self._out = Output(path, "wb", what="timeline") if path is not None else None   # checks the path now
         self._program, self._title = program, title
         self._decode = _Decoder()
-        self._build = TimelineBuilder(cores, mem_latency, from_cycle, to_cycle)
+        self._build = TimelineBuilder(cores, mem_latency, from_cycle, to_cycle, hit_latency=hit_latency)
+        self._cache = cache
         self.timeline: Timeline | None = None
         self.seconds = 0.0    # host time spent building the timeline during the run (not simulating)
 
@@ -349,7 +383,7 @@ class TimelineSink:
         if not keep:
             return
         self._decode.check_done()
-        self.timeline = self._build.finish(self._program, self._title)
+        self.timeline = self._build.finish(self._program, self._title, self._cache)
         if self._out is not None:
             write_timeline(self.timeline, self._out, self._format)
 
@@ -394,7 +428,13 @@ class _Names:
 
 
 def _title(tl: Timeline) -> str:
-    return tl.title or f"{tl.cores} core{'s' if tl.cores > 1 else ''}, L = {tl.mem_latency}"
+    caches = f", {tl.cache.upper()} caches" if tl.cached else ""
+    return tl.title or f"{tl.cores} core{'s' if tl.cores > 1 else ''}, L = {tl.mem_latency}{caches}"
+
+
+def _bus_name(tl: Timeline, iv: Interval) -> str:
+    """A bus tenure as the bus row names it: the core, and with caches the transaction first."""
+    return f"{iv.xact or 'uncached'}, core {iv.core}" if tl.cached else f"core {iv.core}"
 
 
 def to_trace_events(tl: Timeline) -> dict:
@@ -421,8 +461,9 @@ def to_trace_events(tl: Timeline) -> dict:
             ev.append({"ph": "X", "pid": 1, "tid": iv.core + 1, "ts": iv.start, "dur": iv.end - iv.start,
                        "name": STATES[iv.state], "cat": "core", "args": args(iv)})
         for iv in tl.bus():
+            extra = {"transaction": iv.xact or "uncached"} if tl.cached else {}
             ev.append({"ph": "X", "pid": 1, "tid": bus_tid, "ts": iv.start, "dur": iv.end - iv.start,
-                       "name": f"core {iv.core}", "cat": "bus", "args": {"core": iv.core, **args(iv)}})
+                       "name": _bus_name(tl, iv), "cat": "bus", "args": {"core": iv.core, **extra, **args(iv)}})
     else:
         for b, per_core in enumerate(tl.counts):
             lo, hi = tl.bucket_span(b)
@@ -438,7 +479,8 @@ def to_trace_events(tl: Timeline) -> dict:
     return {"traceEvents": ev, "displayTimeUnit": "ms",
             "otherData": {"tool": "s2mc", "time_unit": "1 us = 1 cycle", "cores": tl.cores,
                           "mem_latency": tl.mem_latency, "window": [tl.start, tl.end], "run_cycles": tl.run_end,
-                          "aggregated": tl.aggregated, "bucket_cycles": tl.bucket}}
+                          "aggregated": tl.aggregated, "bucket_cycles": tl.bucket,
+                          **({"cache": tl.cache} if tl.cached else {})}}
 
 
 def _page_data(tl: Timeline) -> dict:
@@ -446,7 +488,8 @@ def _page_data(tl: Timeline) -> dict:
     names = _Names(tl.program)
     d = {"title": _title(tl), "cores": tl.cores, "L": tl.mem_latency, "start": tl.start, "end": tl.end,
          "runEnd": tl.run_end, "states": STATES, "colours": STATE_COLOURS, "coreColours": CORE_COLOURS,
-         "maxIntervals": MAX_INTERVALS}
+         "maxIntervals": MAX_INTERVALS, "cache": tl.cache if tl.cached else "",
+         "xacts": BUS_XACTS, "xactColours": [XACT_COLOURS[x] for x in BUS_XACTS]}
     if tl.aggregated:
         d.update(mode="aggregate", bucket=tl.bucket,
                  counts=[[[tl.counts[b][c][k] for b in range(len(tl.counts))] for k in range(len(STATES))]
@@ -462,7 +505,7 @@ def _page_data(tl: Timeline) -> dict:
         pcs.add(iv.pc)
         if iv.address is not None:
             addrs.add(iv.address)
-    bus = {"s": [], "d": [], "c": [], "i": []}
+    bus = {"s": [], "d": [], "c": [], "i": [], "x": []}
     index = {}
     for c, r in enumerate(rows):
         for i, s in enumerate(r["s"]):
@@ -471,6 +514,7 @@ def _page_data(tl: Timeline) -> dict:
     for iv in tl.bus():
         bus["s"].append(iv.start); bus["d"].append(iv.end - iv.start)   # noqa: E702
         bus["c"].append(iv.core); bus["i"].append(index[(iv.start, iv.core)])   # noqa: E702
+        bus["x"].append(BUS_XACTS.index(iv.xact))
     d.update(mode="detail", rows=rows, bus=bus,
              ins={pc: [names.instruction(pc), names.bus_class(pc)] for pc in sorted(pcs)},
              addr={a: names.address(a) for a in sorted(addrs)})
@@ -504,7 +548,12 @@ def _figure(tl: Timeline):
         # White edges part the boxes while they are wide; with many narrow boxes (16 cores) the edges
         # would cover the fill and the busy bus would look empty, so then there are none.
         edges = dict(edgecolor="white", linewidth=0.3) if len(bus) <= 60 else dict(linewidth=0, antialiased=False)
-        for c in sorted({iv.core for iv in bus}):
+        if tl.cached:    # coloured by transaction, the owner's number inside
+            for x in BUS_XACTS:
+                spans = [(iv.start, iv.end - iv.start) for iv in bus if iv.xact == x]
+                if spans:
+                    ax.broken_barh(spans, (y(0), h), facecolors=XACT_COLOURS[x], **edges)
+        for c in sorted({iv.core for iv in bus}) if not tl.cached else ():
             ax.broken_barh([(iv.start, iv.end - iv.start) for iv in bus if iv.core == c], (y(0), h),
                            facecolors=CORE_COLOURS[c % len(CORE_COLOURS)], **edges)
         if len(bus) <= 60:   # the owner's number in each box, while they are wide enough to read
@@ -532,23 +581,32 @@ def _figure(tl: Timeline):
     ax.set_xlim(tl.start, tl.end)
     ax.set_xlabel("cycle")
     ax.grid(axis="x", alpha=0.3)
+    by_xact = tl.cached and not tl.aggregated
     how = (f"aggregated: each bar a bucket of {tl.bucket} cycles, its height the share of each state"
-           if tl.aggregated else "one box per instruction; the bus row in the colour of the core that holds it")
+           if tl.aggregated else "one box per instruction; the bus row in the colour of the "
+           + ("transaction on it, the owner's number inside" if by_xact else "core that holds it"))
     ax.set_title(f"s2mc timeline: {_title(tl)}, cycles {tl.start}..{tl.end - 1} of {tl.run_end} ({how})", fontsize=9)
-    # The key: the core states, and under it whose colour the bus row shows (repeating after ten cores)
+    # The key: the core states, and under it what the bus row's colours say: whose it is (repeating
+    # after ten cores), or with caches the transaction on it (those that occur)
     inch = 1 / (0.4 + 0.32 * rows)      # one inch of the figure's height, in axes fractions
     states = ax.legend(handles=[Patch(color=col, label=s) for s, col in zip(STATES, STATE_COLOURS)],
                        loc="upper center", bbox_to_anchor=(0.5, -0.6 * inch), ncol=len(STATES), frameon=False,
                        fontsize=8, title="core states", title_fontsize=8)
     ax.add_artist(states)
-    owners = [Patch(color=CORE_COLOURS[c], label=f"core {c}" + (f", {c + len(CORE_COLOURS)}, ..." if tl.cores >
+    if by_xact:
+        seen = {iv.xact for iv in tl.bus()}
+        key = [Patch(color=XACT_COLOURS[x], label=x or "uncached") for x in BUS_XACTS if x in seen]
+        title = "the bus row: the transaction on it"
+    else:
+        key = [Patch(color=CORE_COLOURS[c], label=f"core {c}" + (f", {c + len(CORE_COLOURS)}, ..." if tl.cores >
                                                                  c + len(CORE_COLOURS) else ""))
-              for c in range(min(tl.cores, len(CORE_COLOURS)))]
-    ax.legend(handles=owners, loc="upper center", bbox_to_anchor=(0.5, -1.1 * inch), ncol=len(owners),
-              frameon=False, fontsize=8, title="the bus row: held by", title_fontsize=8)
+               for c in range(min(tl.cores, len(CORE_COLOURS)))]
+        title = "the bus row: held by"
+    ax.legend(handles=key, loc="upper center", bbox_to_anchor=(0.5, -1.1 * inch), ncol=max(len(key), 1),
+              frameon=False, fontsize=8, title=title, title_fontsize=8)
     return fig
 
 
-__all__ = ["BUCKETS", "FORMATS", "Interval", "MAX_INTERVALS", "STATES", "Timeline", "TimelineBuilder",
+__all__ = ["BUCKETS", "BUS_XACTS", "FORMATS", "Interval", "MAX_INTERVALS", "STATES", "XACT_COLOURS", "Timeline", "TimelineBuilder",
            "TimelineSink", "check_window", "timeline_format", "timeline_of", "to_html", "to_trace_events",
            "write_timeline"]

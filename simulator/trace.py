@@ -13,6 +13,9 @@ simulator/include/s2mc/trace.h), already in order; they hold only a bounded numb
 An event is the tuple (cycle, core, pc, event, wait, address, before, after): `address` is the data
 address of a bus request or grant, `before` and `after` the word at that address before and after a
 granted access (what a load read, what a store or xchg wrote); all three are 0 for other events.
+With caches there are also `hit` (like a grant), `grant <T> <D>` (a coherence transaction and its
+bus time) and `state <cause>` (wait: the core that caused it, address: the line's base, before and
+after: the state names); docs/timing-model.md, "The event log with caches".
 """
 from __future__ import annotations
 
@@ -24,13 +27,26 @@ from s2mc.isa import Program, decode, disassemble_word
 from s2mc.common.errors import S2mcError
 from s2mc.common.outputs import Output
 
-# s2::TraceEvent: cycle u64, pc u32, core u16, kind u8, one padding byte, wait u64, address u32,
-# before i32, after i32, four padding bytes.
-RECORD = struct.Struct("=QIHBxQIii4x")
-KINDS = ("issue", "request", "grant", "sync", "resume", "halt")   # s2::TraceKind, in order
+# s2::TraceEvent: cycle u64, pc u32, core u16, kind u8, xact u8, wait u64, address u32, before i32,
+# after i32, span u32.
+RECORD = struct.Struct("=QIHBBQIiiI")
+KINDS = ("issue", "request", "grant", "sync", "resume", "halt", "hit", "xgrant", "state")   # s2::TraceKind
+# s2::Xact (a coherence transaction, or the cause of a state change) and s2::LineState, in order.
+XACTS = ("", "BusRd", "BusRdX", "BusUpgr", "BusUpd", "BusRd+BusUpd", "evict", "PrWr")
+STATES = ("I", "S", "E", "O", "M", "Sc", "Sm")
 
 INSTRUCTION_WIDTH = 36
 HEADER = f"{'cycle':>8}  {'core':>4}  {'bus':>3}  {'pc':>6}  {'instruction':<{INSTRUCTION_WIDTH}}event"
+
+
+def _event(cycle, pc, core, kind, xact, wait, address, before, after, span) -> tuple:
+    """The tuple of one record (docs/timing-model.md, "The event log with caches")."""
+    name = KINDS[kind]
+    if name == "xgrant":
+        return (cycle, core, pc, f"grant {XACTS[xact]} {span}", wait, address, before, after)
+    if name == "state":
+        return (cycle, core, pc, f"state {XACTS[xact]}", wait, address, STATES[before], STATES[after])
+    return (cycle, core, pc, name, wait, address, before, after)
 
 
 class _Decoder:
@@ -49,8 +65,7 @@ class _Decoder:
         return memoryview(chunk)[:whole]
 
     def __call__(self, chunk: bytes) -> list[tuple]:
-        return [(cycle, core, pc, KINDS[kind], wait, address, before, after)
-                for cycle, pc, core, kind, wait, address, before, after in RECORD.iter_unpack(self.whole(chunk))]
+        return [_event(*r) for r in RECORD.iter_unpack(self.whole(chunk))]
 
     def check_done(self) -> None:
         if self._rest:
@@ -149,6 +164,8 @@ class _Formatter:
         for e in held:
             if e[3] == "grant":
                 self._owner, self._busy_until = e[1], cycle + self._latency
+            elif e[3].startswith("grant "):      # a cache transaction: `grant <T> <D>`
+                self._owner, self._busy_until = e[1], cycle + int(e[3].rsplit(" ", 1)[1])
         bus = str(self._owner) if cycle < self._busy_until else "-"
         return "".join(self.line(e, bus) + "\n" for e in held)
 
@@ -158,6 +175,18 @@ class _Formatter:
         if event == "grant":
             note = f"bus grant (waited {wait})"
             ins = f"{ins}  {self.ins.access(pc, address, before, after)}"
+        elif event.startswith("grant "):
+            _, kind, bus_time = event.split(" ")
+            note = f"bus grant {kind} (waited {wait}, {bus_time} cycle{'s' if bus_time != '1' else ''})"
+            ins = f"{ins}  {self.ins.access(pc, address, before, after)}"
+        elif event == "hit":
+            note = "cache hit"
+            ins = f"{ins}  {self.ins.access(pc, address, before, after)}"
+        elif event.startswith("state "):
+            # a line's state change: `wait` is the core whose access caused it, `address` the line's base
+            cause = event.split(" ", 1)[1]
+            why = cause if cause in ("evict", "PrWr") else f"{cause} by core {wait}"
+            note, ins = f"line {address}: {before} -> {after} ({why})", ""
         elif event == "resume":
             note = f"barrier released (waited {wait})"
         else:

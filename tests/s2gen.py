@@ -139,3 +139,16 @@ configs = st.fixed_dictionaries({
     "mem_latency": st.integers(1, 4),
     "arbitration": st.sampled_from(["fifo", "fixed", "round_robin", "burst4"]),
 })
+
+#: Protocols and cache shapes (lines, ways, words per line) for the equality suites: tiny caches,
+#: so that evictions, write-backs and false sharing happen in short random programs.
+PROTOCOLS = ["msi", "mesi", "moesi", "dragon"]
+CACHE_SHAPES = [(1, 1, 1), (2, 1, 1), (2, 1, 2), (2, 1, 4), (4, 2, 2), (4, 4, 1), (8, 2, 4), (64, 2, 4)]
+
+
+@st.composite
+def cache_configs(draw, protocols=tuple(PROTOCOLS)):
+    """A machine configuration with caches on (docs/timing-model.md, "Caches and coherence")."""
+    lines, ways, words = draw(st.sampled_from(CACHE_SHAPES))
+    return {**draw(configs), "cache": draw(st.sampled_from(list(protocols))), "cache_lines": lines,
+            "cache_ways": ways, "line_words": words, "cache_hit_latency": draw(st.sampled_from([1, 1, 2, 3]))}

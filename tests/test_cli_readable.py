@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from s2mc.cli.cmd_sim import info_rows, stall_legend
-from s2mc.simulator import systemc_engine
+from s2mc.simulator import Config, systemc_engine
 from s2mc.workloads.native.grid import format_summary, summary_header, summary_legend
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,7 +51,7 @@ def test_info_prints_no_raw_dicts():
 def test_the_stall_legend_is_true_of_the_counters_it_explains(latency):
     proc = s2mc("run", SUM, "--cores", 4, "--mem-latency", latency)
     lines = proc.stderr.splitlines()
-    assert lines[-1] == stall_legend(latency) and f"L-1 = {latency - 1} cycle" in lines[-1]
+    assert lines[-1] == stall_legend(Config(mem_latency=latency)) and f"L-1 = {latency - 1} cycle" in lines[-1]
     head = lines[0].split()
     rows = [dict(zip(["core", "instr", "cycles", "stalls", "bus", "reads", "writes", "sync"], map(int, l.split())))
             for l in lines[1:5]]
@@ -59,7 +59,7 @@ def test_the_stall_legend_is_true_of_the_counters_it_explains(latency):
     for r in rows:        # parallel_sum has no xchg: every access is one read or one write
         assert r["stalls"] == r["bus"] + (latency - 1) * (r["reads"] + r["writes"])
     sweep = s2mc("run", SUM, "--cores", "1,2", "--mem-latency", latency).stderr.splitlines()
-    assert sweep[-1] == stall_legend(latency)
+    assert sweep[-1] == stall_legend(Config(mem_latency=latency))
 
 
 def test_native_header_lines_up_with_its_rows():

@@ -96,6 +96,21 @@ def test_a_result_and_the_records_carry_every_core_counter():
         assert c["stall_cycles"] == c["bus_wait_cycles"] + c["bus_busy_cycles"] - c["mem_accesses"]
 
 
+@pytest.mark.parametrize("engine", ["fast", pytest.param("systemc", marks=needs_systemc)])
+def test_with_caches_every_engine_reports_the_cache_group_too(engine):
+    prog = assemble(".code 0\n  cid r1\n  ld r2 @0 r1\n  ld r3 @0 r1\n  st r2 @8 r1\n  sync\n  trap r0 #0\n")
+    res = run(prog, cores=2, mem_words=64, engine=engine, cache="mesi", cache_lines=4, cache_ways=2,
+              line_words=2, cache_hit_latency=3)
+    assert [list(c) for c in res.cores] == [["core", *core_counters(cached=True)]] * 2
+    for c in res.cores:
+        assert c["hit_stall_cycles"] == 2 * (c["cache_hits"] - c["bus_upgr"] - c["bus_upd"])
+        assert c["stall_cycles"] == (c["bus_wait_cycles"] + c["bus_busy_cycles"] - c["mem_accesses"]
+                                     + c["hit_stall_cycles"])
+        # every cycle before the finish is an instruction's first, a stall or a barrier wait
+        assert c["stall_cycles"] == c["finish_cycle"] - c["instructions"] - c["sync_wait_cycles"]
+        assert c["cache_hits"] > 0 and c["cache_misses"] > 0
+
+
 def test_every_counter_is_a_records_metric_with_its_unit_and_help():
     for r in TABLE:
         m = METRICS[r["name"]]

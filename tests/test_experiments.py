@@ -16,6 +16,7 @@ from s2mc.common.errors import S2mcError
 from s2mc.workloads import native
 from s2mc.workloads.cipher_sim.grid import AesGrid, preset
 from s2mc.workloads.native.grid import NativeGrid
+from s2mc.workloads.program_grid import ProgramGrid
 
 needs_native = pytest.mark.skipif(not native.available(), reason="native AES extension not built")
 
@@ -95,7 +96,9 @@ def test_demo_runs_the_experiments_in_process(monkeypatch, tmp_path):
                     native_thread_scaling=NativeGrid(**fast),
                     seed000_block_sizes=NativeGrid(strategies=("coarse",), **fast),
                     gpu_size_sweep=GpuGrid(sizes=(1 << 20,)),
-                    seed003_model=dataclasses.replace(preset("seed003"), cores=(1, 2), sizes=(32,)))
+                    seed003_model=dataclasses.replace(preset("seed003"), cores=(1, 2), sizes=(32,)),
+                    aes_caches=AesGrid(cores=(1, 2), sizes=(32,), styles=("ttable",), caches=("none", "mesi")),
+                    caches_lab=ProgramGrid(cores=(1, 2), caches=("none", "mesi")))
     from s2mc.experiments import seeds_native   # seeds 001/004 on this host: a tiny form here
     monkeypatch.setattr(seeds_native, "measure_quick",
                         lambda: seeds_native.measure([256 << 10], [1024], min_seconds=0, min_reps=1))
@@ -125,11 +128,13 @@ def test_demo_goes_on_after_a_failed_experiment(monkeypatch, tmp_path):
     _small_registry(monkeypatch, seed003_grid=AesGrid(cores=(1,), sizes=(40,)),   # ECB needs whole blocks
                     core_scaling=AesGrid(cores=(1,), sizes=(16,)), mem_latency_sweep=AesGrid(cores=(1,), sizes=(16,)),
                     arbitration_sweep=AesGrid(cores=(1,), sizes=(16,)),
-                    seed003_model=dataclasses.replace(preset("seed003"), cores=(1,), sizes=(16,)))
+                    seed003_model=dataclasses.replace(preset("seed003"), cores=(1,), sizes=(16,)),
+                    aes_caches=AesGrid(cores=(1,), sizes=(16,), caches=("mesi",)),
+                    caches_lab=ProgramGrid(cores=(1,), caches=("mesi",)))
     res = CliRunner().invoke(cli, ["demo", "--results", str(tmp_path / "res"), "--out", str(tmp_path / "rep"),
                                    "--skip", "native", "--skip", "gpu"])
     assert res.exit_code == 0, res.output
     assert "! failed: --bytes: ECB needs whole 16-byte blocks; 40 is not a multiple of 16" in res.output
     assert "seed003_grid: failed" in res.output
     assert sorted(p.stem for p in (tmp_path / "res" / "demo").glob("*.parquet")) == [
-        "arbitration_sweep", "core_scaling", "mem_latency_sweep", "seed003_model"]
+        "aes_caches", "arbitration_sweep", "caches_lab", "core_scaling", "mem_latency_sweep", "seed003_model"]

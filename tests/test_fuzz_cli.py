@@ -92,7 +92,9 @@ SPECS = {
         "--vcd": ["w.vcd"], "--opt": ["0", "0,1"], "--mem-words": ["100", "4096", "67108865"],
         "--key": [KEY, KEY * 2, KEY[:-1], "zz"], "--seed": ["0", "9223372036854775807", "9223372036854775808"],
         "--experiment": ["e1"], "--out": ["r.parquet", "r.csv"], "--key-expansion": ["per-core", "core0,per-core", "all"],
-        "--preset": ["seed003", "seed004"], **TIMELINE}),
+        "--preset": ["seed003", "seed004"], "--cache": ["mesi", "none,dragon", "lru"],
+        "--cache-lines": ["64", "6"], "--cache-ways": ["1", "3"], "--line-words": ["4", "1025"],
+        "--cache-hit-latency": ["1", "101"], **TIMELINE}),
     # fidelity runs only the cheapest hypothesis (the engine's, 14 runs) unless --only changes it
     "fidelity": dict(base={"--only": "today"}, flags=["--json", "-q"], options={
         "--only": ["today", "fifo,rr", "model-x", ""], "--out": ["r.parquet", "r.csv", "-"]}),
@@ -160,7 +162,9 @@ SPECS["debug"] = dict(args=["{prog_s}"], base={"--mem-words": "1024"}, flags=[],
     "--cores": ["1", "64", "65", "1,2"], "--mem-latency": ["1", "1000", "1001"],
     "--arbitration": ["fifo", "round_robin", "lottery"], "--engine": ["fast", "systemc"],
     "--max-cycles": ["5", "4611686018427387904", "4611686018427387905"],
-    "--mem-words": ["1", "16", "4096", "67108865"], "-O": ["0", "1", "2"]})
+    "--mem-words": ["1", "16", "4096", "67108865"], "-O": ["0", "1", "2"],
+    "--cache": ["msi", "lru"], "--cache-lines": ["64", "6"], "--cache-ways": ["2", "0"],
+    "--line-words": ["4", "12"], "--cache-hit-latency": ["1", "101"]})
 # serve: the server is built (its socket bound, on --port 0 by default) but never started (tests/
 # test_server_*.py start real ones); a scheduler never connects
 SPECS["serve"] = dict(base={"--port": "0"}, flags=[], options={
@@ -172,7 +176,8 @@ SPECS["serve"] = dict(base={"--port": "0"}, flags=[], options={
     "--memory-mib": ["16", "15", "1048576", "1048577"]})
 
 # Every command that writes files takes --force (replace a read-only output: cli/options.py).
-for _name in ("asm", "compile", "run", "aes", "cipher", "fidelity", "native", "encrypt", "decrypt", "gpu", "sweep"):
+for _name in ("asm", "compile", "run", "aes", "cipher", "fidelity", "native", "encrypt", "decrypt", "gpu", "sweep",
+              "coherence-native"):
     if "--force" not in SPECS[_name]["flags"]:
         SPECS[_name]["flags"] = SPECS[_name]["flags"] + ["--force"]
 

@@ -3,9 +3,10 @@ programs and configurations: final memory, registers, output and every per-core 
 import pytest
 from hypothesis import given, settings
 
-from s2gen import configs, programs
+from s2gen import PROTOCOLS, cache_configs, configs, programs
 from s2mc.isa import assemble
 from s2mc.simulator import Machine, SimFault
+from s2mc.simulator.counters import core_counters, engine_counters
 from s2mc.simulator.reference import ReferenceMachine, RefFault
 
 MEM = 1024
@@ -34,10 +35,14 @@ def assert_matches_reference(src, cfg):
     for i, core in enumerate(expected["cores"]):
         got = res.cores[i]
         assert got["cycles"] == core["finish_cycle"]
-        for key in ("instructions", "mem_reads", "mem_writes", "mem_accesses", "bus_wait_cycles",
-                    "bus_busy_cycles", "sync_wait_cycles"):
+        cached = cfg.get("cache", "none") != "none"
+        for key in engine_counters(cached):
             assert got[key] == core[key], (i, key)
-        assert got["stall_cycles"] == core["bus_wait_cycles"] + (cfg["mem_latency"] - 1) * core["mem_accesses"]
+        # the reference's own stall count, by the rule as it goes (with or without caches)
+        assert got["stall_cycles"] == expected["stall_cycles"][i], i
+        if not cached:
+            assert got["stall_cycles"] == core["bus_wait_cycles"] + (cfg["mem_latency"] - 1) * core["mem_accesses"]
+            assert set(got) == {"core", *core_counters(False)}
         assert fast.registers(i) == ref.cores[i].r
     assert fast.read(0, MEM) == ref.mem
 
@@ -52,3 +57,18 @@ def test_fast_engine_matches_reference(src, cfg):
 @given(programs(max_chunks=30), configs)
 def test_fast_engine_matches_reference_long_programs(src, cfg):
     assert_matches_reference(src, cfg)
+
+
+@settings(max_examples=600)
+@given(programs(), cache_configs())
+def test_fast_engine_matches_reference_with_caches(src, cfg):
+    """Every protocol and cache shape: cycles, every counter (the caches' included), memory."""
+    assert_matches_reference(src, cfg)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+@settings(max_examples=1500)
+@given(src=programs(max_chunks=30), cfg=cache_configs())
+def test_fast_engine_matches_reference_with_caches_long(protocol, src, cfg):
+    assert_matches_reference(src, {**cfg, "cache": protocol})

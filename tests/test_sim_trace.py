@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 
-from s2gen import configs, programs
+from s2gen import cache_configs, configs, programs
 from s2mc.isa import assemble
 from s2mc.common.errors import S2mcError
 from s2mc.simulator import Machine, SimFault, format_trace
@@ -32,12 +32,13 @@ def reference_trace(prog, **cfg):
     return ref.trace
 
 
-def fast_trace(prog, lane_cap, cores=1, mem_latency=2, arbitration="fifo", max_cycles=20_000, mem_words=MEM):
+def fast_trace(prog, lane_cap, cores=1, mem_latency=2, arbitration="fifo", max_cycles=20_000, mem_words=MEM,
+               **caches):
     """The fast engine's log with a chosen in-memory cap per core (a tiny cap makes cores that run
     ahead spill their events to a temporary file); returns it and the number of events spilled."""
     from s2mc.simulator import _fast
     eng = _fast.Engine([w & 0xFFFFFFFF for w in prog.code_image], prog.data_image, prog.entry, cores, mem_latency,
-                       arbitration, max_cycles, mem_words)
+                       arbitration, max_cycles, mem_words, **caches)
     sink = TraceList()
     eng.enable_trace(sink, lane_cap=lane_cap)
     eng.run()
@@ -56,6 +57,14 @@ def test_fast_trace_equals_the_reference_models_log(src, cfg):
         return   # a faulting run's log ends wherever each engine stopped its cores: not compared
     assert Machine(prog, mem_words=MEM, max_cycles=20_000, trace=True, **cfg).run().trace == expected
     assert fast_trace(prog, lane_cap=2, **cfg)[0] == expected
+
+
+@settings(max_examples=300)
+@given(programs(), cache_configs())
+def test_fast_trace_with_caches_equals_the_reference_models_log(src, cfg):
+    """With caches: hits, coherence grants and every state change, in the reference model's order
+    (other cores' changes come from a lane of their own, merged in after their own events)."""
+    test_fast_trace_equals_the_reference_models_log.hypothesis.inner_test(src, cfg)
 
 
 def test_a_core_far_ahead_spills_and_the_order_holds():
@@ -197,14 +206,19 @@ def test_the_logs_in_the_timing_model_page_are_current():
 
 def test_records_split_across_chunks_are_decoded():
     # A pipe delivers any number of bytes: a record cut in two waits for its second half.
-    raw = (RECORD.pack(7, 3, 1, 2, 5, 2**26 - 1, -2**31, 2**31 - 1) + RECORD.pack(9, 4, 0, 4, 0, 0, 0, 0)
-           + RECORD.pack(2**40, 2**22 - 1, 63, 5, 0, 0, 0, 0))
+    # Fields: cycle, pc, core, kind, xact, wait, address, before, after, span (s2::TraceEvent).
+    raw = (RECORD.pack(7, 3, 1, 2, 0, 5, 2**26 - 1, -2**31, 2**31 - 1, 0) + RECORD.pack(9, 4, 0, 4, 0, 0, 0, 0, 0, 0)
+           + RECORD.pack(2**40, 2**22 - 1, 63, 5, 0, 0, 0, 0, 0, 0)
+           # with caches: a BusRdX (2) grant of 5 cycles, and line 8 of core 2 going S (1) -> I (0)
+           # by core 1's BusRdX
+           + RECORD.pack(11, 6, 1, 7, 2, 3, 9, 4, 7, 5) + RECORD.pack(11, 6, 2, 8, 2, 1, 8, 1, 0, 0))
     sink = TraceList()
-    for a, b in [(0, 5), (5, 50), (50, 111), (111, len(raw))]:
+    for a, b in [(0, 5), (5, 50), (50, 111), (111, 170), (170, len(raw))]:
         sink(raw[a:b])
     sink.close(keep=True)
     assert sink.events == [(7, 1, 3, "grant", 5, 2**26 - 1, -2**31, 2**31 - 1), (9, 0, 4, "resume", 0, 0, 0, 0),
-                           (2**40, 63, 2**22 - 1, "halt", 0, 0, 0, 0)]
+                           (2**40, 63, 2**22 - 1, "halt", 0, 0, 0, 0),
+                           (11, 1, 6, "grant BusRdX 5", 3, 9, 4, 7), (11, 2, 6, "state BusRdX", 1, 8, "S", "I")]
     bad = TraceList()
     bad(raw[:50])
     with pytest.raises(S2mcError, match="partial record"):

@@ -59,7 +59,7 @@ GOOD = 'title = "t"\n[[grid]]\nkind = "aes"\ncores = [1, 2]\nsizes = [32]\n'
     ('name = "Bad Name"\n' + GOOD, "name: 'Bad Name' must be lower-case"),
     ('title = "t"\n', r"grid: no \[\[grid\]\] table"),
     ('[[grid]]\ncores = [1]\n', r"\[\[grid\]\] 1: kind: missing"),
-    ('[[grid]]\nkind = "fpga"\n', r"\[\[grid\]\] 1: kind: unknown value 'fpga' \(choose aes, native, gpu\)"),
+    ('[[grid]]\nkind = "fpga"\n', r"\[\[grid\]\] 1: kind: unknown value 'fpga' \(choose aes, native, gpu, program\)"),
     (GOOD + 'core = [1]\n', r"\[\[grid\]\] 1: core: unknown key for kind 'aes' \(keys: cores, sizes"),
     (GOOD.replace("[1, 2]", "[1, 65]"), r"\[\[grid\]\] 1: cores: 65 is out of range \(1..64\)"),
     (GOOD.replace("[1, 2]", '["two"]'), r"\[\[grid\]\] 1: cores: 'two' is not an integer"),

@@ -197,7 +197,7 @@ def test_bad_options_are_one_line(tmp_path, args, code, message):
 
 # --out is an output file like every other (cli/options.py OutputFile): refused while parsing, exit 2
 @pytest.mark.parametrize("spec,out,message,code", [
-    ("nope", "r.parquet", "s2mc: error: nope: no such spec file or shipped experiment (shipped: arbitration_sweep", 1),
+    ("nope", "r.parquet", "s2mc: error: nope: no such spec file or shipped experiment (shipped: aes_caches, arbitration_sweep", 1),
     ("bad.toml", "r.parquet", "s2mc: error: {tmp}/bad.toml: [[grid]] 1: sizes: 40 is not a multiple of 16", 1),
     ("small.toml", "missing/r.parquet", "s2mc sweep: error: Invalid value for '--out': {tmp}/missing/r.parquet: "
                                         "cannot write records: folder {tmp}/missing does not exist", 2),

@@ -45,6 +45,22 @@ def test_random_programs(src, cfg):
     assert_same(assemble(src), mem_words=1024, **cfg)
 
 
+@settings(max_examples=80)
+@given(s2gen.programs(), s2gen.cache_configs())
+def test_random_programs_with_caches(src, cfg):
+    """Every protocol and cache shape: the same cycles, counters (the caches' included), trace,
+    registers and memory; the fast engine is held to the reference model in test_sim_property."""
+    assert_same(assemble(src), mem_words=1024, max_cycles=20_000, **cfg)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("protocol", s2gen.PROTOCOLS)
+@settings(max_examples=150)
+@given(src=s2gen.programs(max_chunks=30), cfg=s2gen.cache_configs())
+def test_random_programs_with_caches_long(protocol, src, cfg):
+    assert_same(assemble(src), mem_words=1024, max_cycles=20_000, **{**cfg, "cache": protocol})
+
+
 def _teaching_programs():
     progs = [(Path(p).name, "asm", p) for p in sorted(glob.glob(str(ROOT / "workloads/asm/*.s")))]
     progs += [(Path(p).name, "rz", p) for p in sorted(glob.glob(str(ROOT / "workloads/rz/*.rz")))]
@@ -65,6 +81,10 @@ def test_teaching_programs(name, kind, path):
                                 (3, 5, "fixed"), (5, 1, "round_robin")]:
         assert_same(prog, cores=cores, mem_latency=latency, arbitration=arb, mem_read=4096, trace=False,
                     max_cycles=1_000_000)
+    # with caches: one protocol per program, in turn, on a small cache that evicts
+    proto = s2gen.PROTOCOLS[sum(map(ord, name)) % len(s2gen.PROTOCOLS)]
+    assert_same(prog, cores=4, mem_latency=2, mem_read=4096, trace=False, max_cycles=1_000_000, cache=proto,
+                cache_lines=8, cache_ways=2, line_words=4)
 
 
 def test_fault_messages_are_the_same():

@@ -119,3 +119,40 @@ def test_cli_run_with_vcd(tmp_path):
     assert jb["config"].pop("engine") == "systemc" and ja["config"].pop("engine") == "fast"
     assert ja == jb
     assert vcd.read_text().startswith("$date")
+
+
+# Every state a line can take, as the VCD shows it (s2::LineState, docs/systemc.md).
+LINE_STATES = ("I", "S", "E", "O", "M", "Sc", "Sm")
+
+
+@pytest.mark.parametrize("protocol", s2gen.PROTOCOLS)
+@pytest.mark.parametrize("hit_latency", [1, 3])
+def test_vcd_with_caches_shows_each_line_and_the_counted_stalls(tmp_path, protocol, hit_latency):
+    """The signals still match the counters (hits of H > 1 cycles stall H - 1), and each cache slot's
+    state and line end as the fast engine's caches end (Machine.cache): another engine as oracle."""
+    cfg = dict(cores=3, mem_words=64, cache=protocol, cache_lines=4, cache_ways=2, line_words=2,
+               cache_hit_latency=hit_latency)
+    path = tmp_path / "run.vcd"
+    res = Machine(assemble(PROG), engine="systemc", vcd=path, **cfg).run()
+    sig = parse(path, 3)
+    check_trace(res, sig)
+    fast = Machine(assemble(PROG), **cfg)
+    assert fast.run().cores == res.cores
+    for core in range(3):
+        for slot, line in enumerate(fast.cache(core)):
+            state = sig[f"core{core}.cache.slot{slot}.state"][-1][1]
+            address = sig[f"core{core}.cache.slot{slot}.line"][-1][1]
+            want = ("I", None) if line is None else (line[1], line[0])   # line: (address, state, use)
+            assert LINE_STATES[int(state, 2)] == want[0], (core, slot)
+            if line is not None:
+                assert int(address, 2) == want[1], (core, slot)
+    assert any(int(tv[-1][1], 2) for name, tv in sig.items() if name.endswith(".state")), "some line is valid"
+
+
+@settings(max_examples=20, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(s2gen.programs(max_chunks=8), s2gen.cache_configs())
+def test_tracing_with_caches_changes_nothing(tmp_path, src, cfg):
+    """With caches the cores meet the kernel at every lookup anyway; --vcd adds its signal waits."""
+    prog = assemble(src)
+    path = tmp_path / "r.vcd"
+    assert outcome(prog, "systemc", mem_words=1024, vcd=path, **cfg) == outcome(prog, "fast", mem_words=1024, **cfg)

@@ -88,6 +88,22 @@ def bundled(path: str | os.PathLike) -> Example | None:
     return None
 
 
+def load(path: str, opt: int = 1, debug: bool = False):
+    """A Program from .rz (compiled at -O`opt`, with debug information when `debug`), .s (assembled)
+    or .obj; a bundled example by name too."""
+    from s2mc.isa import load_program, read_text
+    path = resolve(path)
+    if path.endswith(".rz"):
+        source = read_text(path)
+        from s2mc.compiler import compile as compile_rz
+        return compile_rz(source, opt=opt, filename=path, debug=debug).program
+    if not path.endswith((".s", ".obj")):
+        raise S2mcError(f"{path}: expected a .rz, .s or .obj file")
+    if not Path(path).exists():
+        raise S2mcError(f"{path}: no such file (the bundled examples: `s2mc examples`)")
+    return load_program(path)
+
+
 def resolve(path: str | os.PathLike) -> str:
     """The file to read for a program argument: the path itself, or the packaged copy of the example
     it names when there is no such file here (see `bundled`)."""

@@ -37,6 +37,13 @@ void check_range(const char* name, T v, uint64_t lo, uint64_t hi) {
                                 ".." + std::to_string(hi) + ")");
 }
 
+Protocol parse_protocol(const std::string& s) {
+  Protocol p;
+  if (!protocol_from_name(s, p))
+    throw std::invalid_argument("unknown cache '" + s + "' (choose " + params::CACHE_CHOICES_TEXT + ")");
+  return p;
+}
+
 }  // namespace
 
 // The counters of simulator/counters.toml under their names; the cache group only with caches on.
@@ -56,12 +63,12 @@ py::list output_to_list(const std::vector<PrintEvent>& output) {
 }
 
 // Converts an engine result to the dict shape shared with the SystemC engine's JSON output.
-py::dict result_to_dict(const RunResult& r) {
+py::dict result_to_dict(const RunResult& r, bool cached) {
   py::dict d;
   d["cycles"] = r.cycles;
   d["bus_busy_cycles"] = r.bus_busy_cycles;
   py::list cores;
-  for (const CoreStats& s : r.cores) cores.append(stats_to_dict(s, false));  // no caches yet
+  for (const CoreStats& s : r.cores) cores.append(stats_to_dict(s, cached));
   d["cores"] = cores;
   d["output"] = output_to_list(r.output);
   if (r.fault.kind == FaultKind::NONE) {
@@ -88,7 +95,9 @@ PYBIND11_MODULE(_fast, m) {
   py::class_<FastEngine>(m, "Engine")
       .def(py::init([](const std::vector<uint32_t>& code, const std::vector<int32_t>& data, uint32_t entry,
                        int cores, int mem_latency, const std::string& arbitration, uint64_t max_cycles,
-                       uint32_t mem_words, uint32_t stacks_base, uint32_t stacks_words, uint32_t stacks_count) {
+                       uint32_t mem_words, uint32_t stacks_base, uint32_t stacks_words, uint32_t stacks_count,
+                       const std::string& cache, uint32_t cache_lines, uint32_t cache_ways, uint32_t line_words,
+                       uint32_t cache_hit_latency) {
              check_range("cores", cores, params::CORES_MIN, params::CORES_MAX);
              check_range("mem-latency", mem_latency, params::MEM_LATENCY_MIN, params::MEM_LATENCY_MAX);
              check_range("max-cycles", max_cycles, params::MAX_CYCLES_MIN, params::MAX_CYCLES_MAX);
@@ -99,6 +108,14 @@ PYBIND11_MODULE(_fast, m) {
              cfg.arbitration = parse_arbitration(arbitration);
              cfg.max_cycles = max_cycles;
              cfg.mem_words = mem_words;
+             check_range("cache-lines", cache_lines, params::CACHE_LINES_MIN, params::CACHE_LINES_MAX);
+             check_range("cache-ways", cache_ways, params::CACHE_WAYS_MIN, params::CACHE_WAYS_MAX);
+             check_range("line-words", line_words, params::LINE_WORDS_MIN, params::LINE_WORDS_MAX);
+             check_range("cache-hit-latency", cache_hit_latency, params::CACHE_HIT_LATENCY_MIN,
+                         params::CACHE_HIT_LATENCY_MAX);
+             cfg.cache = CacheConfig{parse_protocol(cache), cache_lines, cache_ways, line_words, cache_hit_latency};
+             const std::string shape = cache_shape_problem(cfg.cache, mem_words);
+             if (cfg.cache.on() && !shape.empty()) throw std::invalid_argument(shape);
              // The stack guard's offsets are 32-bit: the area must end within 32 bits.
              if (stacks_count != 0 &&
                  (stacks_words == 0 || stacks_base + static_cast<uint64_t>(stacks_words) * stacks_count > 0xFFFFFFFFull))
@@ -109,7 +126,11 @@ PYBIND11_MODULE(_fast, m) {
            }),
            py::arg("code"), py::arg("data"), py::arg("entry"), py::arg("cores"), py::arg("mem_latency"),
            py::arg("arbitration"), py::arg("max_cycles"), py::arg("mem_words"), py::arg("stacks_base") = 0,
-           py::arg("stacks_words") = 0, py::arg("stacks_count") = 0)
+           py::arg("stacks_words") = 0, py::arg("stacks_count") = 0,
+           py::arg("cache") = params::CACHE_CHOICES[params::CACHE_DEFAULT],
+           py::arg("cache_lines") = params::CACHE_LINES_DEFAULT, py::arg("cache_ways") = params::CACHE_WAYS_DEFAULT,
+           py::arg("line_words") = params::LINE_WORDS_DEFAULT,
+           py::arg("cache_hit_latency") = params::CACHE_HIT_LATENCY_DEFAULT)
       .def("write", [](FastEngine& e, uint32_t addr, const std::vector<int32_t>& words) {
              auto& mem = e.memory();
              if (addr + words.size() > mem.size()) throw std::out_of_range("write past the end of memory");
@@ -144,7 +165,7 @@ PYBIND11_MODULE(_fast, m) {
                  py::gil_scoped_release release;
                  r = e.run();
                }
-               return result_to_dict(r);
+               return result_to_dict(r, e.caches().config().on());
              }
              for (uint64_t pause = slice_cycles;; pause = pause > ~0ull - slice_cycles ? ~0ull : pause + slice_cycles) {
                bool paused;
@@ -155,14 +176,28 @@ PYBIND11_MODULE(_fast, m) {
                if (!paused) break;
                if (PyErr_CheckSignals() != 0) throw py::error_already_set();
              }
-             return result_to_dict(e.result());
+             return result_to_dict(e.result(), e.caches().config().on());
            }, py::arg("slice_cycles") = RUN_SLICE_CYCLES)
       // Stepping (s2mc.simulator.stepping): advance to a pause cycle, then look inside.
       .def("advance", [](FastEngine& e, uint64_t pause) {
              py::gil_scoped_release release;
              return e.advance(pause);
            })
-      .def("result", [](FastEngine& e) { return result_to_dict(e.result()); })
+      .def("result", [](FastEngine& e) { return result_to_dict(e.result(), e.caches().config().on()); })
+      // A core's cache, slot by slot (slot = set * ways + way): (line's base address, state name,
+      // last use) for a valid line, None for an invalid one. [] without caches.
+      .def("cache", [](const FastEngine& e, int core) {
+             const Caches& c = e.caches();
+             py::list out;
+             if (!c.config().on()) return out;
+             check_range("core", core, 0, static_cast<uint64_t>(e.core_count() - 1));
+             for (uint32_t i = 0; i < c.config().lines; ++i) {
+               const Caches::Line l = c.line(core, i);
+               if (l.state == LS_I) out.append(py::none());
+               else out.append(py::make_tuple(l.address, state_name(l.state), l.use));
+             }
+             return out;
+           }, py::arg("core"))
       .def("set_break", &FastEngine::set_break, py::arg("pc"), py::arg("cores"))
       .def("set_watch", &FastEngine::set_watch, py::arg("address"), py::arg("on"))
       .def("set_return_trap", &FastEngine::set_return_trap, py::arg("core"), py::arg("pc"), py::arg("fp"))
@@ -173,7 +208,9 @@ PYBIND11_MODULE(_fast, m) {
            })
       .def("core_view", [](const FastEngine& e, int core) {
              const auto v = e.core_view(core);
-             return py::make_tuple(v.status, v.pc, v.t, v.req_addr, stats_to_dict(*v.stats, false));
+             CoreStats stats = *v.stats;
+             e.caches().copy_to(core, stats);
+             return py::make_tuple(v.status, v.pc, v.t, v.req_addr, stats_to_dict(stats, e.caches().config().on()));
            })
       .def("paused_at", &FastEngine::paused_at)
       .def("checkpoint", [](const FastEngine& e) { return std::make_shared<FastEngine::Snapshot>(e.checkpoint()); })

@@ -12,7 +12,8 @@ constexpr uint64_t NEVER = std::numeric_limits<uint64_t>::max();
 
 FastEngine::FastEngine(const Image& image, const Config& cfg)
     : cfg_(cfg), mem_(cfg.mem_words, 0), cores_(cfg.cores), limit_(cfg.max_cycles), entry_(image.entry),
-      stacks_(image.stacks), guarded_(image.stacks.count != 0) {
+      stacks_(image.stacks), guarded_(image.stacks.count != 0), cached_(cfg.cache.on()),
+      caches_(cfg.cache, cfg.cores, cfg.mem_words, static_cast<uint32_t>(cfg.mem_latency)) {
   prog_.reserve(image.code.size());
   for (uint32_t w : image.code) prog_.push_back(predecode(w));
   std::copy(image.data.begin(), image.data.begin() + std::min<size_t>(image.data.size(), mem_.size()), mem_.begin());
@@ -22,29 +23,45 @@ FastEngine::FastEngine(const Image& image, const Config& cfg)
 
 // Performs core id's access, granted at g and requested at t_req, advancing its pc; returns the
 // cycle its next instruction issues. Both the scheduler and the on-the-spot grant use it.
+// Cached: a data access is a coherence transaction of bus time D (trap #3 stays uncached, L).
+template <bool Cached>
 __attribute__((always_inline)) inline uint64_t FastEngine::access(int id, const Uop& u, uint32_t addr, uint64_t t_req, uint64_t g, uint32_t& pc) {
   Core& c = cores_[id];
-  const uint64_t L = static_cast<uint64_t>(cfg_.mem_latency);
+  uint64_t D = static_cast<uint64_t>(cfg_.mem_latency);
   const uint32_t here = pc;
   const int32_t before = tracing_ ? mem_[addr] : 0;  // for the trace: the word before and after the access
   AccessCount ac;
+  Caches::Grant x{XA_NONE, 0};
   if (__builtin_expect(u.bus == BUS_STRING, 0)) {
     std::string text;
     ac = mem_access(c.r, pc, u, addr, mem_.data(), cfg_.mem_words, &text);
     output_.push_back({t_req, id, std::move(text)});
   } else {
+    if (Cached) {
+      x = caches_.transact(id, u.bus, addr);
+      D = x.span;
+    }
     ac = mem_access(c.r, pc, u, addr, mem_.data(), cfg_.mem_words, nullptr);
   }
-  if (tracing_) log(g, here, id, TraceKind::GRANT, g - t_req, addr, before, mem_[addr]);
+  if (tracing_) {
+    if (Cached && x.xact != XA_NONE) {
+      TraceEvent e{g, here, static_cast<uint16_t>(id), TraceKind::XGRANT, x.xact, g - t_req, addr, before, mem_[addr],
+                   x.span};
+      trace_->push(e);
+      log_changes(g, here, id);
+    } else {
+      log(g, here, id, TraceKind::GRANT, g - t_req, addr, before, mem_[addr]);
+    }
+  }
   c.s.mem_reads += ac.reads;
   c.s.mem_writes += ac.writes;
   c.s.mem_accesses += 1;
   c.s.bus_wait_cycles += g - t_req;
-  c.s.bus_busy_cycles += L;
-  bus_free_ = g + L;
+  c.s.bus_busy_cycles += D;
+  bus_free_ = g + D;
   burst_streak_ = id == last_grant_ ? burst_streak_ + 1 : 1;
   last_grant_ = id;
-  return g + L;
+  return g + D;
 }
 
 // The earliest cycle at which any core other than `id` could request the bus: a running core
@@ -66,12 +83,14 @@ void FastEngine::fault(int id, FaultKind kind, uint32_t address) {
 }
 
 // `bound` is the earliest cycle any other core could request the bus (see bound_excluding).
-template <bool Trace, bool Guard, bool Break>
+// With caches, a lookup at t is decided here only when t <= bound: no other core can be granted the
+// bus before t (a lookup of cycle t precedes the grant of cycle t); otherwise the core stops as
+// LOOKUP, at the instruction, for the scheduler.
+template <bool Trace, bool Guard, bool Break, bool Cached>
 void FastEngine::run_free_impl(int id, uint64_t bound) {
   Core& c = cores_[id];
   const uint32_t n = static_cast<uint32_t>(prog_.size());
   const uint32_t mem_words = cfg_.mem_words;
-  const uint64_t L = static_cast<uint64_t>(cfg_.mem_latency);
   const int ncores = cfg_.cores;
   const StackGuard guard = Guard ? StackGuard(stacks_, id) : StackGuard();
   int32_t* r = c.r;
@@ -109,6 +128,58 @@ void FastEngine::run_free_impl(int id, uint64_t bound) {
     const Uop& u = prog_[pc];
     const uint32_t here = pc;
     const Next nx = execute(r, pc, u, id, ncores);
+    if (Cached && nx == Next::MEMORY && u.bus != BUS_STRING) {
+      // A data access: faults at issue, then the lookup (when no grant can come before it).
+      const uint32_t a = mem_address(r, u);
+      if (a >= mem_words || (Guard && guard.violates(a))) {
+        if (Trace) log(t, here, id, TraceKind::REQUEST, 0, a);  // the faulting request, as without caches
+        return stop_with_fault(a >= mem_words ? FaultKind::ADDRESS_OUT_OF_RANGE : FaultKind::STACK_OVERFLOW, pc, a);
+      }
+      if (t > bound) {
+        c.t = t;
+        c.pc = pc;
+        c.s.instructions += issued;
+        set_status(id, Status::LOOKUP);
+        return;
+      }
+      ++issued;
+      if (caches_.lookup(id, u.bus, a)) {
+        const int32_t before = (Trace || Break) ? mem_[a] : 0;
+        const AccessCount ac = mem_access(r, pc, u, a, mem_.data(), mem_words, nullptr);
+        c.s.mem_reads += ac.reads;
+        c.s.mem_writes += ac.writes;
+        if (Trace) {
+          log(t, here, id, TraceKind::HIT, 0, a, before, mem_[a]);
+          log_changes(t, here, id);
+        }
+        if (Break && watched(u, a)) {
+          note_write(id, here, a, before, t);
+          t += cfg_.cache.hit_latency;
+          c.t = t;
+          set_status(id, Status::RUNNING);
+          break;
+        }
+        t += cfg_.cache.hit_latency;
+        continue;
+      }
+      if (Trace) log(t, here, id, TraceKind::REQUEST, 0, a);
+      const uint64_t g = std::max(bus_free_, t);
+      if (g < bound && g < lim) {
+        const int32_t before = Break ? mem_[a] : 0;
+        t = access<true>(id, u, a, t, g, pc);
+        if (Break && watched(u, a)) {
+          note_write(id, here, a, before, g);
+          c.t = t;
+          set_status(id, Status::RUNNING);
+          break;
+        }
+        continue;
+      }
+      c.req_addr = a;
+      c.t = t;
+      set_status(id, Status::PENDING);
+      break;
+    }
     if (Trace) {
       const TraceKind k = nx == Next::MEMORY ? TraceKind::REQUEST : nx == Next::SYNC ? TraceKind::SYNC
                           : nx == Next::HALT ? TraceKind::HALT : TraceKind::ISSUE;
@@ -124,7 +195,7 @@ void FastEngine::run_free_impl(int id, uint64_t bound) {
       if (g < bound && g < lim) {
         // No other core can request before g: this core alone is a candidate, grant at once.
         const int32_t before = Break ? mem_[a] : 0;
-        t = access(id, u, a, t, g, pc);
+        t = access<Cached>(id, u, a, t, g, pc);
         if (Break && watched(u, a)) {
           note_write(id, here, a, before, g);
           c.t = t;
@@ -148,16 +219,17 @@ void FastEngine::run_free_impl(int id, uint64_t bound) {
   c.s.instructions += issued;
 }
 
+template <bool Cached>
 __attribute__((always_inline)) inline void FastEngine::grant(int id, uint64_t g) {
   Core& c = cores_[id];
   const uint32_t pc = c.pc;
   const Uop& u = prog_[pc];
   if (__builtin_expect(breaking_, 0)) {
     const int32_t before = mem_[c.req_addr];
-    c.t = access(id, u, c.req_addr, c.t, g, c.pc);
+    c.t = access<Cached>(id, u, c.req_addr, c.t, g, c.pc);
     if (watched(u, c.req_addr)) note_write(id, pc, c.req_addr, before, g);
   } else {
-    c.t = access(id, u, c.req_addr, c.t, g, c.pc);
+    c.t = access<Cached>(id, u, c.req_addr, c.t, g, c.pc);
   }
   set_status(id, Status::RUNNING);
 }
@@ -187,10 +259,13 @@ RunResult FastEngine::run() {
 
 // Runs the cores that are free to run, then grants the bus in order, until every event before
 // pause_ has happened (true) or the run is over (false). From the start, or from a pause.
-bool FastEngine::schedule() {
+// Cached: cores also stop at lookups they could not decide; before a grant at g every lookup at a
+// cycle <= g is decided (in cycle order; lookups of one cycle do not affect each other).
+template <bool Cached>
+bool FastEngine::schedule_as() {
   const int N = cfg_.cores;
   for (int i = 0; i < N; ++i)
-    if (cores_[i].status == Status::RUNNING) run_free(i, bound_excluding(i));
+    if (cores_[i].status == Status::RUNNING) run_free_as<Cached>(i, bound_excluding(i));
   for (;;) {
     // No core is running now (but those paused at pause_). The next grant goes at the first cycle
     // the bus is free and someone is waiting.
@@ -198,21 +273,39 @@ bool FastEngine::schedule() {
     // bounds how far the winner may then run on its own.
     uint64_t first = NEVER, second = NEVER;
     int argfirst = -1;
+    uint64_t look = NEVER, asked = NEVER;  // Cached: the earliest pending lookup, and request
+    int arglook = -1, argasked = -1;
     for (int i = 0; i < N; ++i) {
       const uint64_t v = req_[i];
       if (v < first) { second = first; first = v; argfirst = i; }
       else if (v < second) second = v;
+      if (Cached && v != NEVER) {
+        const Status st = cores_[i].status;
+        if (st == Status::LOOKUP && v < look) { look = v; arglook = i; }
+        else if (st == Status::PENDING && v < asked) { asked = v; argasked = i; }
+      }
     }
     if (first != NEVER) {
-      const uint64_t g = std::max(bus_free_, first);
+      // Cached: without a request (paused cores only) the next event is at `first`, beyond the pause.
+      const uint64_t g = Cached ? (asked == NEVER ? std::max(first, look) : std::max(bus_free_, asked))
+                                : std::max(bus_free_, first);
+      if (Cached && look <= g && look < std::min(limit_, pause_)) {
+        // A lookup before (or in the cycle of) the next grant: the core decides it and runs on.
+        run_free_as<true>(arglook, std::max(look, bound_excluding(arglook)));
+        continue;
+      }
       if (g >= std::min(limit_, pause_)) {
         if (pause_ < limit_) return true;  // the requests wait on in the state at pause_
         // Paused cores (RUNNING here) stand at or after pause_, so at or after limit_ too.
         for (int i = 0; i < N; ++i)
-          if (cores_[i].status == Status::PENDING || cores_[i].status == Status::RUNNING) set_status(i, Status::STOPPED);
+          if (cores_[i].status == Status::PENDING || cores_[i].status == Status::RUNNING ||
+              cores_[i].status == Status::LOOKUP)
+            set_status(i, Status::STOPPED);
         continue;
       }
-      int win = argfirst;  // fifo: earliest request, ties to the lowest id (strict < keeps the first)
+      // Cached: every pending lookup is after g now, and a paused core at or after pause_ > g, so
+      // the cores with req_ <= g are the requesting ones, and the earliest of them is argasked.
+      int win = Cached ? argasked : argfirst;  // fifo: earliest request, ties to the lowest id
       if (cfg_.arbitration != Arbitration::FIFO) {
         // fixed and burst4 scan from core 0, round-robin from the core after the last grantee;
         // burst4 passes over the last grantee after BURST_LIMIT grants in a row, unless it is alone.
@@ -224,8 +317,8 @@ bool FastEngine::schedule() {
           if (req_[i] <= g && i != skip) { win = i; break; }
         }
       }
-      grant(win, g);
-      run_free(win, win == argfirst ? second : first);
+      grant<Cached>(win, g);
+      run_free_as<Cached>(win, win == argfirst ? second : first);
       continue;
     }
     bool waiting = false, stopped = false;
@@ -236,12 +329,16 @@ bool FastEngine::schedule() {
     if (waiting && !stopped) {
       release_barrier();
       for (int i = 0; i < N; ++i)
-        if (cores_[i].status == Status::RUNNING) run_free(i, bound_excluding(i));
+        if (cores_[i].status == Status::RUNNING) run_free_as<Cached>(i, bound_excluding(i));
       continue;
     }
     return false;
   }
 }
+
+// stepping.cpp schedules too.
+template bool FastEngine::schedule_as<false>();
+template bool FastEngine::schedule_as<true>();
 
 RunResult FastEngine::result() {
   const int N = cfg_.cores;
@@ -258,6 +355,7 @@ RunResult FastEngine::result() {
   }
   for (const Core& o : cores_) {
     res.cores.push_back(o.s);
+    caches_.copy_to(static_cast<int>(&o - cores_.data()), res.cores.back());
     res.cycles = std::max(res.cycles, o.s.finish_cycle);
     res.bus_busy_cycles += o.s.bus_busy_cycles;
   }

@@ -77,7 +77,8 @@ void FastEngine::set_return_trap(int core, uint32_t pc, int32_t fp) {
 }
 
 FastEngine::CoreView FastEngine::core_view(int id) const {
-  static const char* const names[] = {"running", "waiting", "sync", "halted", "stopped"};
+  // A core stopped before a lookup (LOOKUP) has not issued that instruction yet: running.
+  static const char* const names[] = {"running", "waiting", "sync", "halted", "stopped", "running"};
   const Core& c = cores_.at(static_cast<size_t>(id));
   return {names[static_cast<int>(c.status)], c.pc, c.t, c.req_addr, &c.s};
 }
@@ -99,7 +100,7 @@ size_t FastEngine::Snapshot::bytes() const {
 
 FastEngine::Snapshot FastEngine::save() const {
   return Snapshot{cores_, mem_, output_, std::vector<uint64_t>(req_, req_ + MAX_CORES), bus_free_, limit_,
-                  last_grant_, burst_streak_, fault_};
+                  last_grant_, burst_streak_, fault_, caches_};
 }
 
 void FastEngine::restore(const Snapshot& s) {
@@ -112,6 +113,7 @@ void FastEngine::restore(const Snapshot& s) {
   last_grant_ = s.last_grant;
   burst_streak_ = s.burst_streak;
   fault_ = s.fault;
+  caches_ = s.caches;
 }
 
 }  // namespace s2

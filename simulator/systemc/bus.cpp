@@ -16,7 +16,7 @@ s2_bus::s2_bus(sc_module_name name, run_control& ctl)
 // Called in the requesting core's thread, at or before its request cycle.
 uint64_t s2_bus::transfer(mem_request& rq) {
   const uint64_t now = now_cycle();
-  if (rq.request_cycle < now || (rq.request_cycle == now && now != 0 && !m_ctl.vcd))
+  if (rq.request_cycle < now || (rq.request_cycle == now && now != 0 && !m_ctl.vcd && !m_ctl.cfg.cache.on()))
     throw std::logic_error("bus request for cycle " + std::to_string(rq.request_cycle) + " posted at cycle " +
                            std::to_string(now) + " (internal timing error)");
   m_pending.push_back(&rq);
@@ -38,7 +38,7 @@ void s2_bus::arbitrate() {
     m_wake.notify(cycles(g - now));
     return;
   }
-  if ((now == 0 || m_ctl.vcd) && m_settled != now) {
+  if ((now == 0 || m_ctl.vcd || m_ctl.cfg.cache.on()) && m_settled != now) {
     m_settled = now;
     m_wake.notify(SC_ZERO_TIME);
     return;
@@ -57,14 +57,29 @@ void s2_bus::arbitrate() {
   m_pending.erase(m_pending.begin() + static_cast<std::ptrdiff_t>(k));
   // The access takes effect at g; the slave's answer travels back in the transaction. The trace
   // shows the word at the address before and after it (read from the memory's host view).
+  // With caches a data access is the coherence transaction decided now, from the states at g: the
+  // caches snoop it (s2::Caches::transact) before the access takes effect, and it holds the bus D.
   const int32_t before = m_ctl.trace ? memory->direct()[rq->address] : 0;
-  if (rq->kind == s2::BUS_STRING) rq->text = memory->read_string(rq->address);
-  else rq->rdata = memory->access(rq->kind, rq->address, rq->wdata);
+  s2::Caches::Grant x{s2::XA_NONE, static_cast<uint32_t>(m_ctl.cfg.mem_latency)};
+  if (rq->kind == s2::BUS_STRING) {
+    rq->text = memory->read_string(rq->address);
+  } else {
+    if (m_ctl.cfg.cache.on()) x = m_ctl.caches.transact(rq->core, rq->kind, rq->address);
+    rq->rdata = memory->access(rq->kind, rq->address, rq->wdata);
+  }
   rq->grant_cycle = g;
-  m_free = g + static_cast<uint64_t>(m_ctl.cfg.mem_latency);
-  if (m_ctl.trace)
-    m_ctl.log(g, rq->pc, rq->core, s2::TraceKind::GRANT, g - rq->request_cycle, rq->address, before,
-              memory->direct()[rq->address]);
+  rq->span = x.span;
+  m_free = g + x.span;
+  if (m_ctl.trace) {
+    if (x.xact != s2::XA_NONE) {
+      m_ctl.trace->push({g, rq->pc, static_cast<uint16_t>(rq->core), s2::TraceKind::XGRANT, x.xact, g - rq->request_cycle,
+                         rq->address, before, memory->direct()[rq->address], x.span});
+    } else {
+      m_ctl.log(g, rq->pc, rq->core, s2::TraceKind::GRANT, g - rq->request_cycle, rq->address, before,
+                memory->direct()[rq->address]);
+    }
+  }
+  if (x.xact != s2::XA_NONE) m_ctl.log_changes(g, rq->pc, rq->core);  // after the grant's own event
   m_granted[rq->core].notify();  // the core runs again in this evaluation phase
   if (m_ctl.vcd) {
     owner.write(static_cast<unsigned>(rq->core));

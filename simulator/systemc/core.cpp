@@ -27,7 +27,7 @@ void s2_core::run() {
   const auto& prog = m_ctl.prog;
   const uint32_t n = static_cast<uint32_t>(prog.size());
   const uint32_t mem_words = m_ctl.cfg.mem_words;
-  const uint64_t L = static_cast<uint64_t>(m_ctl.cfg.mem_latency);
+  const bool cached = m_ctl.cfg.cache.on();
   const int ncores = m_ctl.cfg.cores;
   const bool vcd = m_ctl.vcd;
   const s2::StackGuard guard(m_ctl.stacks, m_id);
@@ -53,11 +53,38 @@ void s2_core::run() {
         continue;
       case Next::MEMORY: {
         const uint32_t a = s2::mem_address(r, u);
-        // The faulting request is logged too, at its issue cycle, as the fast engine logs it.
-        m_ctl.log(t, here, m_id, TraceKind::REQUEST, 0, a);
-        if (a >= mem_words) return m_ctl.record_fault(s2::FaultKind::ADDRESS_OUT_OF_RANGE, m_id, here, t, a);
-        if (guard.violates(a)) return m_ctl.record_fault(s2::FaultKind::STACK_OVERFLOW, m_id, here, t, a);
+        if (a >= mem_words || guard.violates(a)) {
+          // The faulting request is logged too, at its issue cycle, as the fast engine logs it.
+          m_ctl.log(t, here, m_id, TraceKind::REQUEST, 0, a);
+          return m_ctl.record_fault(a >= mem_words ? s2::FaultKind::ADDRESS_OUT_OF_RANGE : s2::FaultKind::STACK_OVERFLOW,
+                                    m_id, here, t, a);
+        }
         ++stats.instructions;
+        if (cached && u.bus != s2::BUS_STRING) {
+          // The lookup at t: after every grant before t, and before the bus decides the grant of t
+          // (the bus settles one delta cycle first, see bus.h).
+          sync_to(t);
+          if (m_ctl.caches.lookup(m_id, u.bus, a)) {
+            auto& mem = line_data->direct();
+            const int32_t before = mem[a];
+            s2::writeback(r, pc, u, a, line_data->access(u.bus, a, s2::store_value(r, u, a)));
+            const s2::AccessCount counts = s2::access_count(u.bus);
+            stats.mem_reads += counts.reads;
+            stats.mem_writes += counts.writes;
+            m_ctl.log(t, here, m_id, TraceKind::HIT, 0, a, before, mem[a]);
+            m_ctl.log_changes(t, here, m_id);
+            const uint64_t H = m_ctl.cfg.cache.hit_latency;
+            t += H;
+            if (vcd && H > 1) {  // the hit's cycles beyond its first are stalls
+              wait(cycles(1));
+              stall.write(true);
+              wait(cycles(H - 1));
+              stall.write(false);
+            }
+            continue;
+          }
+        }
+        m_ctl.log(t, here, m_id, TraceKind::REQUEST, 0, a);
         if (vcd) sync_to(t);  // so that the request signal rises at t
         mem_request rq;
         rq.core = m_id;
@@ -76,18 +103,19 @@ void s2_core::run() {
         stats.mem_writes += counts.writes;
         stats.mem_accesses += 1;
         stats.bus_wait_cycles += g - t;
-        stats.bus_busy_cycles += L;
-        t = g + L;
+        stats.bus_busy_cycles += rq.span;
+        const uint64_t D = rq.span;  // L, or with caches the transaction's bus time
+        t = g + D;
         if (vcd) {
           stall.write(false);
           grant.write(true);
           wait(half_cycle());
           request.write(false);
           grant.write(false);
-          if (L > 1) {
+          if (D > 1) {
             wait(half_cycle());
             stall.write(true);
-            wait(cycles(L - 1));
+            wait(cycles(D - 1));
             stall.write(false);
           }
         }

@@ -3,6 +3,9 @@
 // time, and meets the SystemC kernel only when an instruction matters to others:
 //  - a bus request: posted to the bus for its cycle t (ahead of time, see bus.h), then the core
 //    blocks until the grant cycle g and goes on at g + L;
+//  - with caches, a data access first waits until simulated time equals t and looks its line up
+//    in the core's cache (s2::Caches, shared with the fast engine): a hit takes effect at t and
+//    the core goes on at t + H, without the bus; a miss requests the bus as above (bus.h);
 //  - a barrier arrival or a halt: the core first waits until simulated time equals its cycle, so
 //    the barrier sees arrivals and halts in time order (docs/timing-model.md).
 // Instructions that touch only the core's registers need no kernel time at all.
@@ -18,6 +21,9 @@ class s2_core : public sc_core::sc_module {
  public:
   sc_core::sc_port<s2_bus_if> bus;
   sc_core::sc_port<s2_sync_if> barrier;
+  // With caches: where a hit reads and writes its word. A valid line's data is by construction
+  // the current value of each word (docs/timing-model.md), so the cache's data is the memory's.
+  sc_core::sc_port<s2_mem_if> line_data;
   // Traced signals (driven only with --vcd).
   sc_core::sc_out<bool> request;  // from the request cycle to the middle of the grant cycle
   sc_core::sc_out<bool> grant;    // a pulse in the first half of the grant cycle, one per access

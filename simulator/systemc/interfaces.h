@@ -10,6 +10,7 @@
 #include <systemc>
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <string>
@@ -36,6 +37,7 @@ struct mem_request {
   int32_t wdata = 0;           // the word a write or swap stores (s2::store_value)
   // response: from the bus, at the grant
   uint64_t grant_cycle = NEVER;  // g, or NEVER when the run stopped before a grant
+  uint64_t span = 0;           // the cycles the access holds the bus: L, or a transaction's D
   int32_t rdata = 0;           // the word a read or swap found at the address
   std::string text;            // a string access: the characters it read
 };
@@ -101,6 +103,10 @@ struct run_control {
   std::vector<s2::PrintEvent> output;
   bool vcd = false;           // drive the traced signals (--vcd)
   std::unique_ptr<s2::TraceMerger> trace;  // the per-event log (--trace), when asked for
+  // With caches (cfg.cache): every core's cache, looked up by the cores at issue and changed by
+  // the bus's transactions at their grants (docs/timing-model.md, "Caches and coherence").
+  s2::Caches caches;
+  std::function<void()> show_lines;  // with --vcd and caches: drive the signals of changed lines
   int halted = 0;             // cores that have halted
   uint64_t last_finish = 0;   // the largest finish cycle so far
 
@@ -113,7 +119,19 @@ struct run_control {
   }
   void log(uint64_t cycle, uint32_t pc, int core, s2::TraceKind kind, uint64_t wait = 0, uint32_t address = 0,
            int32_t before = 0, int32_t after = 0) {
-    if (trace) trace->push({cycle, pc, static_cast<uint16_t>(core), kind, wait, address, before, after});
+    if (trace) trace->push({cycle, pc, static_cast<uint16_t>(core), kind, 0, wait, address, before, after, 0});
+  }
+  // The state changes of the caches' last lookup or transaction, made by core's instruction at pc:
+  // its own to its lane, the others' to the lane of others' changes (s2::TraceMerger::push_other).
+  // With --vcd also drives the signals of the lines that changed.
+  void log_changes(uint64_t cycle, uint32_t pc, int core) {
+    if (show_lines) show_lines();
+    if (!trace) return;
+    for (const s2::StateChange& ch : caches.changes()) {
+      const s2::TraceEvent e{cycle, pc, ch.core, s2::TraceKind::STATE, ch.cause, ch.by, ch.line_addr, ch.from, ch.to, 0};
+      if (ch.core == core) trace->push(e);
+      else trace->push_other(e);
+    }
   }
 };
 

@@ -13,9 +13,10 @@
 // Input (whitespace-separated tokens; see docs/systemc.md):
 //   s2mc-systemc-input 1
 //   cores N  mem_latency L  arbitration fifo|fixed|round_robin|burst4  max_cycles N  mem_words N
-//   entry N  trace 0|1  [stacks BASE WORDS COUNT]
+//   entry N  trace 0|1  [cache PROTOCOL LINES WAYS LINE_WORDS HIT_LATENCY]  [stacks BASE WORDS COUNT]
 //   code N w...     data N w...     (write ADDR N w...)*     end
-// `stacks` is there only when the program declares its stacks (.stacks, docs/isa.md).
+// `cache` is there only when caches are on; `stacks` only when the program declares its stacks
+// (.stacks, docs/isa.md).
 #include <systemc>
 
 #include <fcntl.h>
@@ -115,7 +116,23 @@ machine_input read_input(std::istream& in) {
   m.cfg.mem_words = static_cast<uint32_t>(tr.keyed("mem_words", p::MEM_WORDS_MIN, p::MEM_WORDS_MAX));
   m.image.entry = static_cast<uint32_t>(tr.keyed("entry", 0, 0xFFFFFFFFu));
   m.trace = tr.keyed("trace", 0, 1) != 0;
-  std::string key = tr.word("'stacks' or 'code'");
+  std::string key = tr.word("'cache', 'stacks' or 'code'");
+  if (key == "cache") {
+    const std::string proto = tr.word("a cache protocol");
+    if (!s2::protocol_from_name(proto, m.cfg.cache.protocol) || !m.cfg.cache.on()) {
+      std::string protocols;  // the choices but none (a cacheless run has no cache line)
+      for (int i = 1; i < p::CACHE_COUNT; ++i) protocols += std::string(i > 1 ? ", " : "") + p::CACHE_CHOICES[i];
+      throw bad_input("unknown cache protocol '" + proto + "' (choose " + protocols + ")");
+    }
+    m.cfg.cache.lines = static_cast<uint32_t>(tr.number("cache lines", p::CACHE_LINES_MIN, p::CACHE_LINES_MAX));
+    m.cfg.cache.ways = static_cast<uint32_t>(tr.number("cache ways", p::CACHE_WAYS_MIN, p::CACHE_WAYS_MAX));
+    m.cfg.cache.line_words = static_cast<uint32_t>(tr.number("line words", p::LINE_WORDS_MIN, p::LINE_WORDS_MAX));
+    m.cfg.cache.hit_latency =
+        static_cast<uint32_t>(tr.number("cache hit latency", p::CACHE_HIT_LATENCY_MIN, p::CACHE_HIT_LATENCY_MAX));
+    const std::string problem = s2::cache_shape_problem(m.cfg.cache, m.cfg.mem_words);
+    if (!problem.empty()) throw bad_input(problem);
+    key = tr.word("'stacks' or 'code'");
+  }
   if (key == "stacks") {
     // The host sends what the assembler accepts: an area that ends within the 22-bit addresses.
     constexpr uint64_t ADDRESSES = 1u << 22;
@@ -163,11 +180,12 @@ void write_result(std::ostream& o, const s2::RunResult& r, const s2_system& sys)
   o << "{\"cycles\":" << r.cycles << ",\"bus_busy_cycles\":" << r.bus_busy_cycles << ",\"cores\":[";
   for (size_t i = 0; i < r.cores.size(); ++i) {
     const s2::CoreStats& s = r.cores[i];
-    // The counters of simulator/counters.toml under their names (the cache group: not simulated yet).
+    // The counters of simulator/counters.toml under their names; the cache group only with caches.
     const char* sep = "{";
 #define S2_COUNTER_JSON(name) o << sep << "\"" #name "\":" << s.name, sep = ",";
     o << (i ? "," : "");
     S2_BASE_COUNTERS(S2_COUNTER_JSON)
+    if (sys.caches().config().on()) { S2_CACHE_COUNTERS(S2_COUNTER_JSON) }
 #undef S2_COUNTER_JSON
     o << "}";
   }
@@ -323,6 +341,8 @@ int run(int argc, char* argv[]) {
   ctl.stacks = m.image.stacks;
   ctl.limit = m.cfg.max_cycles;
   ctl.vcd = !vcd.empty();
+  ctl.caches = s2::Caches(m.cfg.cache, m.cfg.cores, m.cfg.mem_words, static_cast<uint32_t>(m.cfg.mem_latency));
+  ctl.caches.record(trace_out != nullptr || !vcd.empty());
   if (trace_out) {
     ctl.trace = std::make_unique<s2::TraceMerger>(m.cfg.cores, [&](const s2::TraceEvent* ev, size_t n) {
       if (std::fwrite(ev, sizeof(s2::TraceEvent), n, trace_out.get()) != n)

@@ -22,6 +22,8 @@ s2_system::s2_system(sc_module_name name, run_control& ctl)
       halted("halted", ctl.cfg.cores),
       owner("owner"),
       busy("busy"),
+      line_state("line_state"),
+      line_address("line_address"),
       m_ctl(ctl) {
   cores.init(ctl.cfg.cores, [&ctl](const char* nm, size_t i) { return new s2_core(nm, static_cast<int>(i), ctl); });
   bus.arbiter(arbiter);
@@ -32,6 +34,7 @@ s2_system::s2_system(sc_module_name name, run_control& ctl)
     s2_core& c = cores[i];
     c.bus(bus);
     c.barrier(barrier);
+    c.line_data(memory);
     c.request(request[i]);
     c.stall(stall[i]);
     c.waiting(waiting[i]);
@@ -39,7 +42,24 @@ s2_system::s2_system(sc_module_name name, run_control& ctl)
     c.grant(grant[i]);
   }
   if (ctl.vcd) SC_THREAD(clock);
+  if (ctl.vcd && ctl.cfg.cache.on()) {
+    const uint32_t n = traced_slots();
+    line_state.init(static_cast<size_t>(ctl.cfg.cores) * n);
+    line_address.init(static_cast<size_t>(ctl.cfg.cores) * n);
+    ctl.show_lines = [this, n]() {
+      for (const s2::StateChange& ch : m_ctl.caches.changes()) {
+        if (ch.slot >= n) continue;
+        const size_t k = static_cast<size_t>(ch.core) * n + ch.slot;
+        line_state[k].write(ch.to);
+        line_address[k].write(ch.line_addr);
+      }
+    };
+  }
 }
+
+// The cache slots the VCD shows per core: all of them up to TRACED_SLOTS (a bigger cache shows its
+// first TRACED_SLOTS, so that a trace of 64 cores stays readable and small).
+uint32_t s2_system::traced_slots() const { return std::min(m_ctl.cfg.cache.lines, TRACED_SLOTS); }
 
 s2_system::~s2_system() { close_trace(); }
 
@@ -77,6 +97,13 @@ void s2_system::trace_to(const std::string& path) {
     sc_trace(m_tf, stall[i], p + "stall");
     sc_trace(m_tf, waiting[i], p + "sync_wait");
     sc_trace(m_tf, halted[i], p + "halted");
+    if (!m_ctl.cfg.cache.on()) continue;
+    const uint32_t n = traced_slots();
+    for (uint32_t j = 0; j < n; ++j) {
+      const std::string q = p + "cache.slot" + std::to_string(j) + ".";
+      sc_trace(m_tf, line_state[static_cast<size_t>(i) * n + j], q + "state");
+      sc_trace(m_tf, line_address[static_cast<size_t>(i) * n + j], q + "line");
+    }
   }
 }
 
@@ -103,6 +130,7 @@ s2::RunResult s2_system::result() const {
   }
   for (int i = 0; i < n; ++i) {
     res.cores.push_back(cores[i].stats);
+    m_ctl.caches.copy_to(i, res.cores.back());
     res.cycles = std::max(res.cycles, cores[i].stats.finish_cycle);
     res.bus_busy_cycles += cores[i].stats.bus_busy_cycles;
   }

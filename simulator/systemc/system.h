@@ -29,6 +29,7 @@ class s2_system : public sc_core::sc_module {
   void close_trace();
   // The run's result in the engines' common shape (after sc_start() returns).
   s2::RunResult result() const;
+  const s2::Caches& caches() const { return m_ctl.caches; }
 
   s2_memory memory;
   s2_arbiter arbiter;
@@ -41,10 +42,17 @@ class s2_system : public sc_core::sc_module {
   sc_core::sc_vector<sc_core::sc_signal<bool>> request, grant, stall, waiting, halted;
   sc_core::sc_signal<sc_dt::sc_uint<8>> owner;
   sc_core::sc_signal<bool> busy;
+  // With caches: per core, per traced slot of its cache (set * ways + way), the line's state (an
+  // s2::LineState: 0 I, 1 S, 2 E, 3 O, 4 M, 5 Sc, 6 Sm) and its base address (docs/systemc.md).
+  // Written by the core (hits) and by the bus (transactions), never in the same delta cycle.
+  static constexpr uint32_t TRACED_SLOTS = 256;
+  sc_core::sc_vector<sc_core::sc_signal<sc_dt::sc_uint<3>, sc_core::SC_MANY_WRITERS>> line_state;
+  sc_core::sc_vector<sc_core::sc_signal<sc_dt::sc_uint<32>, sc_core::SC_MANY_WRITERS>> line_address;
 
  private:
   void clock();  // SC_THREAD, only with --vcd
 
+  uint32_t traced_slots() const;
   run_control& m_ctl;
   sc_core::sc_trace_file* m_tf = nullptr;
   std::string m_path, m_written;

@@ -49,6 +49,11 @@ class AesGrid:
     key_expansions: tuple[str, ...] = ("core0",)
     calibrations: tuple[str | None, ...] = (None,)
     mem_words: int = DEFAULTS["mem_words"]
+    caches: tuple[str, ...] = (DEFAULTS["cache"],)     # none and/or protocols, all of one shape:
+    cache_lines: int = DEFAULTS["cache_lines"]
+    cache_ways: int = DEFAULTS["cache_ways"]
+    line_words: int = DEFAULTS["line_words"]
+    cache_hit_latency: int = DEFAULTS["cache_hit_latency"]
     key: bytes | None = None
     seed: int = 2014
     ciphers: tuple[str, ...] = ("aes",)
@@ -60,22 +65,28 @@ class AesGrid:
     def configs(self) -> list[dict]:
         """AesConfig fields (all but cores) of every configuration, in run order."""
         out = []
-        for ciph, bits, mode, d, style, part, lat, arb, eng, opt, kx, cal in itertools.product(
+        for ciph, bits, mode, d, style, part, lat, arb, cache, eng, opt, kx, cal in itertools.product(
                 self.ciphers, self.key_sizes, self.modes, self.directions, self.styles, self.partitions,
-                self.mem_latencies, self.arbitrations, self.engines, self.opts, self.key_expansions,
-                self.calibrations):
+                self.mem_latencies, self.arbitrations, self.caches, self.engines, self.opts,
+                self.key_expansions, self.calibrations):
             if ciph in CIPHERS and style not in CIPHERS[ciph].styles:
                 continue
             # the program variant (and the cipher) only when it is not the default, so that every
             # other configuration keeps the identity it had before variants existed (s2mc sweep's parts)
             variant = {**({"key_expansion": kx} if kx != "core0" else {}),
                        **({"calibration": cal} if cal is not None else {}),
-                       **({"cipher": ciph} if ciph != "aes" else {})}
+                       **({"cipher": ciph} if ciph != "aes" else {}),
+                       **(self.cache_shape(cache) if cache != "none" else {})}
             for e in (self.ext_blocks if part == "extended" else (DEFAULT_EXT_BLOCKS,)):
                 out.append(dict(key_bits=bits, mode=mode, direction=d, style=style, partition=part,
                                 ext_blocks=e, mem_latency=lat, arbitration=arb, engine=eng, opt=opt,
                                 **variant, mem_words=self.mem_words))
         return out
+
+    def cache_shape(self, cache: str) -> dict:
+        """The AesConfig cache fields of one protocol of the grid."""
+        return dict(cache=cache, cache_lines=self.cache_lines, cache_ways=self.cache_ways,
+                    line_words=self.line_words, cache_hit_latency=self.cache_hit_latency)
 
     def jobs(self) -> list[tuple[int, int, dict]]:
         """(cores, bytes, config) of every run, in run order: configurations outermost, cores innermost."""
@@ -130,6 +141,8 @@ class AesGrid:
                     engines=list(self.engines), opt=list(self.opts),
                     key_expansion=list(self.key_expansions), calibration=list(self.calibrations),
                     mem_words=self.mem_words, ciphers=list(self.ciphers),
+                    **({"cache": list(self.caches), **{k: v for k, v in self.cache_shape("").items() if k != "cache"}}
+                       if self.caches != ("none",) else {}),
                     seed=self.seed, key_given=self.key is not None,
                     checked_against="cryptography " + _cryptography_version())
 

@@ -50,15 +50,21 @@ class FastEngine {
   void enable_trace(TraceMerger::Sink sink, size_t lane_cap = TraceMerger::LANE_CAP) {
     trace_ = std::make_unique<TraceMerger>(cfg_.cores, std::move(sink), lane_cap);
     tracing_ = true;
+    caches_.record(true);
   }
   uint64_t trace_spilled() const { return trace_ ? trace_->spilled() : 0; }
 
   // Shared memory and registers, for hosts that load inputs and read outputs.
   std::vector<int32_t>& memory() { return mem_; }
   const int32_t* registers(int core) const { return cores_[core].r; }
+  // The caches (their config says whether there are any), for hosts that show or count them.
+  const Caches& caches() const { return caches_; }
+  int core_count() const { return cfg_.cores; }
 
  private:
-  enum class Status : uint8_t { RUNNING, PENDING, SYNC, HALTED, STOPPED };
+  // LOOKUP (with caches): stopped before a data access at t, whose lookup must wait until every
+  // grant before t has been made (docs/timing-model.md, "How the fast engine stays exact").
+  enum class Status : uint8_t { RUNNING, PENDING, SYNC, HALTED, STOPPED, LOOKUP };
   struct Core {
     int32_t r[NUM_REGS + 1] = {};  // r[32] absorbs writes to r0
     uint32_t pc = 0;
@@ -72,14 +78,16 @@ class FastEngine {
   // Trace: log events; Guard: check the declared stacks. Both are compiled out when off, so a
   // program that declares no stacks runs the same loop as before they existed.
   // Break: check breakpoints and watches (only while stepping with some set; never with Trace).
-  template <bool Trace, bool Guard, bool Break> void run_free_impl(int id, uint64_t bound);
-  void run_free(int id, uint64_t bound) {
-    if (breaking_) guarded_ ? run_free_impl<false, true, true>(id, bound) : run_free_impl<false, false, true>(id, bound);
-    else if (tracing_) guarded_ ? run_free_impl<true, true, false>(id, bound) : run_free_impl<true, false, false>(id, bound);
-    else guarded_ ? run_free_impl<false, true, false>(id, bound) : run_free_impl<false, false, false>(id, bound);
+  // Cached: the cores have caches. Without, the loop is the one that ran before caches existed.
+  template <bool Trace, bool Guard, bool Break, bool Cached> void run_free_impl(int id, uint64_t bound);
+  template <bool Cached> void run_free_as(int id, uint64_t bound) {
+    if (breaking_) guarded_ ? run_free_impl<false, true, true, Cached>(id, bound) : run_free_impl<false, false, true, Cached>(id, bound);
+    else if (tracing_) guarded_ ? run_free_impl<true, true, false, Cached>(id, bound) : run_free_impl<true, false, false, Cached>(id, bound);
+    else guarded_ ? run_free_impl<false, true, false, Cached>(id, bound) : run_free_impl<false, false, false, Cached>(id, bound);
   }
-  bool schedule();
-  void grant(int id, uint64_t g);
+  template <bool Cached> bool schedule_as();
+  bool schedule() { return cached_ ? schedule_as<true>() : schedule_as<false>(); }
+  template <bool Cached> void grant(int id, uint64_t g);
   uint64_t bound_excluding(int id) const;
   void fault(int id, FaultKind kind, uint32_t address = 0);
   void release_barrier();
@@ -90,14 +98,23 @@ class FastEngine {
   uint64_t req_[MAX_CORES];
   void set_status(int id, Status st) {
     cores_[id].status = st;
-    req_[id] = (st == Status::RUNNING || st == Status::PENDING) ? cores_[id].t : ~0ull;
+    req_[id] = (st == Status::RUNNING || st == Status::PENDING || st == Status::LOOKUP) ? cores_[id].t : ~0ull;
     if (tracing_ && (st == Status::HALTED || st == Status::STOPPED)) trace_->close(id);
   }
   void log(uint64_t cycle, uint32_t pc, int id, TraceKind kind, uint64_t wait, uint32_t address = 0,
            int32_t before = 0, int32_t after = 0) {
-    trace_->push({cycle, pc, static_cast<uint16_t>(id), kind, wait, address, before, after});
+    trace_->push({cycle, pc, static_cast<uint16_t>(id), kind, 0, wait, address, before, after, 0});
   }
-  uint64_t access(int id, const Uop& u, uint32_t addr, uint64_t t_req, uint64_t g, uint32_t& pc);
+  template <bool Cached> uint64_t access(int id, const Uop& u, uint32_t addr, uint64_t t_req, uint64_t g, uint32_t& pc);
+  // The state changes the caches made in the last lookup or transaction of core id, caused by its
+  // instruction at pc, to the trace: its own in its lane, the others' in the lane of others.
+  void log_changes(uint64_t cycle, uint32_t pc, int id) {
+    for (const StateChange& ch : caches_.changes()) {
+      TraceEvent e{cycle, pc, ch.core, TraceKind::STATE, ch.cause, ch.by, ch.line_addr, ch.from, ch.to, 0};
+      if (ch.core == id) trace_->push(e);
+      else trace_->push_other(e);
+    }
+  }
 
   Config cfg_;
   std::vector<Uop> prog_;
@@ -114,6 +131,8 @@ class FastEngine {
   bool guarded_;                   // stacks are declared
   bool tracing_ = false;
   std::unique_ptr<TraceMerger> trace_;
+  bool cached_;                    // the cores have caches (cfg_.cache.protocol is not NONE)
+  Caches caches_;
 
   // Stepping (stepping.cpp). Cores issue nothing at or after pause_, and no grant happens there.
   uint64_t pause_ = ~0ull;
@@ -151,6 +170,7 @@ class FastEngine {
     uint64_t bus_free, limit;
     int last_grant, burst_streak;
     Fault fault;
+    Caches caches;
     size_t bytes() const;          // about what it holds in memory
   };
   // Reverse stepping (s2mc.simulator.stepping): the state at a pause, and back to one saved at

@@ -7,6 +7,7 @@
 
 #include "s2_counters.h"  // generated from simulator/counters.toml: the counters' names
 #include "s2_params.h"  // generated from simulator/params.toml: defaults and ranges
+#include "coherence.h"
 #include "semantics.h"
 
 namespace s2 {
@@ -43,6 +44,7 @@ struct Config {
   Arbitration arbitration = static_cast<Arbitration>(params::ARBITRATION_DEFAULT);
   uint64_t max_cycles = params::MAX_CYCLES_DEFAULT;  // the run faults if a core is still running at this cycle
   uint32_t mem_words = static_cast<uint32_t>(params::MEM_WORDS_DEFAULT);  // size of the shared data memory
+  CacheConfig cache;  // protocol NONE: no caches (every access uses the bus)
 };
 
 // Per-core counters, one field per counter the engines count in simulator/counters.toml (what each
@@ -87,16 +89,22 @@ struct PrintEvent {
 };
 
 // One line of a --trace log. Events are made only when tracing is on, and go to a sink (trace.h).
-enum class TraceKind : uint8_t { ISSUE, REQUEST, GRANT, SYNC, RESUME, HALT };
+// With caches: HIT (an access served by the core's cache, logged like a grant), XGRANT (the grant
+// of a coherence transaction: `xact` names it, `span` is its bus time D) and STATE (a line's state
+// change: `wait` is the core whose transaction caused it, `address` the line's base, `before` and
+// `after` the LineStates, `xact` the cause).
+enum class TraceKind : uint8_t { ISSUE, REQUEST, GRANT, SYNC, RESUME, HALT, HIT, XGRANT, STATE };
 struct TraceEvent {
   uint64_t cycle;
   uint32_t pc;
   uint16_t core;
   TraceKind kind;
+  uint8_t xact = 0;  // XGRANT: the transaction; STATE: the cause (an Xact)
   uint64_t wait;     // GRANT: cycles waited for the bus; RESUME: cycles waited at the barrier
   uint32_t address;  // REQUEST, GRANT: the data address
   int32_t before;    // GRANT: the word at the address before the access (what a load or xchg read)
   int32_t after;     // GRANT: the word there after it (what a store or xchg wrote; a load leaves it)
+  uint32_t span = 0; // XGRANT: the bus time D
 };
 
 struct RunResult {

@@ -10,6 +10,11 @@
 
 #include "s2_isa_table.h"  // generated from isa/instructions.toml
 
+// The engines' inner loops must have execute() and mem_access() inlined: with several builds of a
+// loop in one file (the fast engine compiles one per combination of trace, stack check, breakpoints
+// and caches) the compiler's growth limits would otherwise call them (30 % slower measured).
+#define S2_INLINE __attribute__((always_inline)) inline
+
 namespace s2 {
 
 constexpr int NUM_REGS = 32;
@@ -56,7 +61,7 @@ inline Uop predecode(uint32_t w) {
 
 // 32-bit ALU with the ISA's corner cases: wraparound, truncating division, low 5 bits of shifts,
 // arithmetic shr. Division by zero is reported by the caller before calling.
-inline int32_t alu(int k, int32_t a, int32_t b) {
+S2_INLINE int32_t alu(int k, int32_t a, int32_t b) {
   const uint32_t ua = static_cast<uint32_t>(a), ub = static_cast<uint32_t>(b);
   switch (k) {
     case 0: return static_cast<int32_t>(ua + ub);
@@ -85,7 +90,7 @@ enum class Next : uint8_t { CONTINUE, MEMORY, SYNC, HALT, PRINT, DIV_ZERO, UNDEF
 // instruction (bus class other than BUS_NONE) it changes nothing and returns MEMORY: the engine
 // requests the bus and later calls mem_access. For print traps it returns PRINT and the engine
 // calls trap_text.
-inline Next execute(int32_t* r, uint32_t& pc, const Uop& u, int core_id, int ncores) {
+S2_INLINE Next execute(int32_t* r, uint32_t& pc, const Uop& u, int core_id, int ncores) {
   const uint32_t next = pc + 1;
   // One flat switch so the compiler emits a single jump table: this is the simulators' hot path.
 #define S2_ALU(NAME, K)                                                                    \
@@ -127,7 +132,7 @@ inline Next execute(int32_t* r, uint32_t& pc, const Uop& u, int core_id, int nco
 
 // The data address a memory instruction uses, from the registers at issue (they cannot change
 // while the core waits for the bus).
-inline uint32_t mem_address(const int32_t* r, const Uop& u) {
+S2_INLINE uint32_t mem_address(const int32_t* r, const Uop& u) {
   switch (u.op) {
     case OP_LD_ABS: case OP_ST_ABS: return static_cast<uint32_t>(u.imm);
     case OP_LD_DISP: case OP_ST_DISP: return static_cast<uint32_t>(u.imm + r[u.r2]);
@@ -150,7 +155,7 @@ struct AccessCount { uint8_t reads, writes; };
 
 // The word a write or swap stores, from the registers at issue (they cannot change while the core
 // waits for the bus). push reads R[r2] after R[r1] = R[r1] + 1, so `push r r` stores the new pointer.
-inline int32_t store_value(const int32_t* r, const Uop& u, uint32_t addr) {
+S2_INLINE int32_t store_value(const int32_t* r, const Uop& u, uint32_t addr) {
   switch (u.op) {
     case OP_ST_ABS: case OP_ST_DISP: case OP_ST_INDEX: case OP_XCHG: return r[u.r1];
     case OP_PUSH: return u.r2 == u.r1 && u.r1 != 0 ? static_cast<int32_t>(addr) : r[u.r2];
@@ -160,7 +165,7 @@ inline int32_t store_value(const int32_t* r, const Uop& u, uint32_t addr) {
 
 // The memory's side of one word access of class `bus` (read, write or swap): returns the word at
 // addr before the access and stores `wdata` for a write or a swap.
-inline int32_t memory_word(Bus bus, uint32_t addr, int32_t wdata, int32_t* mem) {
+S2_INLINE int32_t memory_word(Bus bus, uint32_t addr, int32_t wdata, int32_t* mem) {
   const int32_t old = mem[addr];
   if (bus == BUS_WRITE || bus == BUS_SWAP) mem[addr] = wdata;
   return old;
@@ -173,12 +178,12 @@ inline void memory_string(uint32_t addr, const int32_t* mem, uint32_t mem_words,
 }
 
 // Words read and written by one access of class `bus` (xchg is one access, one read and one write).
-inline AccessCount access_count(Bus bus) {
+S2_INLINE AccessCount access_count(Bus bus) {
   return {static_cast<uint8_t>(bus != BUS_WRITE), static_cast<uint8_t>(bus == BUS_WRITE || bus == BUS_SWAP)};
 }
 
 // The master's side after the grant: `rdata` is the word memory_word() returned.
-inline void writeback(int32_t* r, uint32_t& pc, const Uop& u, uint32_t addr, int32_t rdata) {
+S2_INLINE void writeback(int32_t* r, uint32_t& pc, const Uop& u, uint32_t addr, int32_t rdata) {
   pc += 1;
   switch (u.op) {
     case OP_LD_ABS: case OP_LD_DISP: case OP_LD_INDEX: case OP_XCHG: r[u.d1] = rdata; return;
@@ -190,7 +195,7 @@ inline void writeback(int32_t* r, uint32_t& pc, const Uop& u, uint32_t addr, int
 
 // Performs a granted memory instruction at its grant cycle and advances pc. `addr` was checked
 // against the memory size at issue. A BUS_STRING access (trap #3) appends the string it reads to `text`.
-inline AccessCount mem_access(int32_t* r, uint32_t& pc, const Uop& u, uint32_t addr, int32_t* mem,
+S2_INLINE AccessCount mem_access(int32_t* r, uint32_t& pc, const Uop& u, uint32_t addr, int32_t* mem,
                               uint32_t mem_words, std::string* text) {
   if (u.bus == BUS_STRING) {
     memory_string(addr, mem, mem_words, *text);

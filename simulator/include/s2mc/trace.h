@@ -27,6 +27,7 @@
 #include <queue>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -39,9 +40,9 @@ namespace s2 {
 // Sinks receive TraceEvents as they are laid out here; hosts decode these 40-byte records
 // (s2mc.simulator.trace.RECORD, native byte order).
 static_assert(sizeof(TraceEvent) == 40 && offsetof(TraceEvent, cycle) == 0 && offsetof(TraceEvent, pc) == 8 &&
-                  offsetof(TraceEvent, core) == 12 && offsetof(TraceEvent, kind) == 14 &&
+                  offsetof(TraceEvent, core) == 12 && offsetof(TraceEvent, kind) == 14 && offsetof(TraceEvent, xact) == 15 &&
                   offsetof(TraceEvent, wait) == 16 && offsetof(TraceEvent, address) == 24 &&
-                  offsetof(TraceEvent, before) == 28 && offsetof(TraceEvent, after) == 32 && sizeof(TraceKind) == 1,
+                  offsetof(TraceEvent, before) == 28 && offsetof(TraceEvent, after) == 32 && offsetof(TraceEvent, span) == 36 && sizeof(TraceKind) == 1,
               "s2mc.simulator.trace.RECORD must match TraceEvent");
 
 class TraceMerger {
@@ -52,8 +53,9 @@ class TraceMerger {
   static constexpr size_t BATCH = size_t{1} << 12;     // events per sink call and per read-back
 
   TraceMerger(int cores, Sink sink, size_t lane_cap = LANE_CAP)
-      : lanes_(static_cast<size_t>(cores)), sink_(std::move(sink)), cap_(lane_cap < 2 ? 2 : lane_cap) {
+      : lanes_(static_cast<size_t>(cores) + 1), sink_(std::move(sink)), cap_(lane_cap < 2 ? 2 : lane_cap) {
     out_.reserve(BATCH);
+    lanes_.back().closed = true;  // the lane of others' changes (push_other) never holds the others back
   }
   ~TraceMerger() {
     for (Lane& l : lanes_)
@@ -70,6 +72,20 @@ class TraceMerger {
     l.last = e.cycle;
     l.tail.push_back(e);
     if (l.tail.size() - l.pos >= cap_) make_room(l);
+  }
+
+  // With caches: a state change another core's grant at e.cycle made in the cache of core e.core.
+  // That core may already have logged later events of its own, so these go to one extra lane, in
+  // grant order (one grant per cycle, its changes in core order); at one (cycle, core) they come
+  // after the core's own events (its lookups of the cycle happen before the grant). They hold
+  // nothing back: a later grant is at or after the cycle of some core's last event.
+  void push_other(const TraceEvent& e) {
+    Lane& l = lanes_.back();
+    if (e.cycle < l.last)
+      throw std::logic_error("state change at cycle " + std::to_string(e.cycle) + " logged after one at cycle " +
+                             std::to_string(l.last) + " (internal ordering error)");
+    l.last = e.cycle;
+    l.tail.push_back(e);
   }
 
   // The core logs no more events (it halted or stopped): it no longer holds the others back.
@@ -127,22 +143,24 @@ class TraceMerger {
 
   // Hands every held event at a cycle before w to the sink, merged by (cycle, core): a lane's events
   // at one cycle come out together, since its next head keeps the smallest key.
+  // Keys (cycle, core, lane): the lane of others' changes is the last, so at one (cycle, core)
+  // they follow the core's own events.
   void emit_before(uint64_t w) {
-    using Key = std::pair<uint64_t, size_t>;
+    using Key = std::tuple<uint64_t, uint16_t, size_t>;
     std::priority_queue<Key, std::vector<Key>, std::greater<Key>> heap;
     for (size_t i = 0; i < lanes_.size(); ++i) {
       const TraceEvent* h = head(lanes_[i]);
-      if (h && h->cycle < w) heap.push({h->cycle, i});
+      if (h && h->cycle < w) heap.push({h->cycle, h->core, i});
     }
     while (!heap.empty()) {
-      const size_t i = heap.top().second;
+      const size_t i = std::get<2>(heap.top());
       heap.pop();
       Lane& l = lanes_[i];
       out_.push_back(*head(l));
       pop(l);
       if (out_.size() == BATCH) flush();
       const TraceEvent* h = head(l);
-      if (h && h->cycle < w) heap.push({h->cycle, i});
+      if (h && h->cycle < w) heap.push({h->cycle, h->core, i});
     }
     for (Lane& l : lanes_) {
       if (l.pos) l.tail.erase(l.tail.begin(), l.tail.begin() + static_cast<std::ptrdiff_t>(l.pos));

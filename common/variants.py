@@ -1,0 +1,32 @@
+"""How a records `variant` names a cache configuration (docs/records.md): the simulator writes the
+part, the analysis reads it back, and neither imports the other, so it lives at the bottom.
+
+    cache_part("mesi", 64, 2, 4, 1)      # 'mesi-64x2-w4'
+    parse_cache_part("dragon-1x1-w2-h3") # {'cache': 'dragon', 'cache_lines': 1, ..., 'cache_hit_latency': 3}
+"""
+from __future__ import annotations
+
+import re
+
+#: protocol-<lines>x<ways>-w<line words>, then -h<hit latency> when it is not 1 (the default).
+CACHE_PART = re.compile(r"(?P<cache>[a-z]+)-(?P<cache_lines>\d+)x(?P<cache_ways>\d+)-w(?P<line_words>\d+)"
+                        r"(?:-h(?P<cache_hit_latency>\d+))?")
+DEFAULT_HIT_LATENCY = 1
+
+
+def cache_part(cache: str, cache_lines: int, cache_ways: int, line_words: int, cache_hit_latency: int) -> str:
+    """The variant part naming a cache configuration (CACHE_PART); empty for `none`."""
+    if cache == "none":
+        return ""
+    h = f"-h{cache_hit_latency}" if cache_hit_latency != DEFAULT_HIT_LATENCY else ""
+    return f"{cache}-{cache_lines}x{cache_ways}-w{line_words}{h}"
+
+
+def parse_cache_part(part: str) -> dict | None:
+    """The cache parameters a variant part names ({'cache': 'mesi', 'cache_lines': 64, ...}), or None."""
+    m = CACHE_PART.fullmatch(part)
+    if m is None:
+        return None
+    got = {k: (v if k == "cache" else int(v)) for k, v in m.groupdict().items() if v is not None}
+    got.setdefault("cache_hit_latency", DEFAULT_HIT_LATENCY)
+    return got
