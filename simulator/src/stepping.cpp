@@ -93,7 +93,7 @@ void FastEngine::rewind(const Snapshot& s, uint64_t cycle, uint64_t break_from) 
 
 size_t FastEngine::Snapshot::bytes() const {
   size_t n = sizeof(Snapshot) + cores.size() * sizeof(Core) + mem.size() * sizeof(int32_t) +
-             req.size() * sizeof(uint64_t);
+             req.size() * sizeof(uint64_t) + caches.bytes();
   for (const PrintEvent& e : output) n += sizeof(PrintEvent) + e.text.size();
   return n;
 }

@@ -121,6 +121,14 @@ class Caches {
   // the VCD waveforms).
   void record(bool on) { record_ = on; }
   const std::vector<StateChange>& changes() const { return changes_; }
+  // About what the caches hold in memory, for the stepping history's budget (its snapshots copy them).
+  size_t bytes() const {
+    size_t n = sizeof(*this) + tag_.size() * sizeof(uint32_t) + state_.size() + use_.size() * sizeof(uint64_t) +
+               clock_.size() * sizeof(uint64_t) + stats_.size() * sizeof(CacheStats) +
+               lost_count_.size() * sizeof(uint32_t) + changes_.capacity() * sizeof(StateChange);
+    for (const auto& lost : lost_) n += lost.size() * (sizeof(uint32_t) + sizeof(Loss) + 2 * sizeof(void*));
+    return n;
+  }
   uint32_t line_of(uint32_t addr) const { return addr >> shift_; }
 
   // A slot of a core's cache, for hosts that show the caches: slot = set * ways + way.
