@@ -66,12 +66,17 @@ def test_the_lab_runs_verbatim_and_states_what_it_prints(tmp_path):
     assert bare.stderr == done["s2mc run padded.s --cores 1,2,4,8"].stderr
     assert [ln for ln in bare.stdout.splitlines() if ln.isdigit()] == ["100", "200", "400", "800"]
     padded = sweep(out("s2mc run padded.s --cores 1,2,4,8 --cache mesi"))
+    padded_accesses = [r[6] for r in rows(out("s2mc run padded.s --cores 1,2,4,8 --cache mesi")) if len(r) == 8]
+    assert padded_accesses == [2 * n - 1 for n in (1, 2, 4, 8)]
+    assert_stated(f"adds them up: {', '.join(map(str, padded_accesses))})")
     packed = {r[0]: r[1:] for r in rows(out("python3 totals.py packed.json"))}
     assert sorted(packed) == [1, 2, 4, 8]
-    for n, (cycles, fsm, inval) in packed.items():
+    for n, (cycles, fsm, inval, rdx, upgr) in packed.items():
         pc = padded[n][0]
+        assert rdx + upgr == (100 * n if n > 1 else 0)                  # "from 2 cores on ... 100 times"
         assert_stated(f"| {n} | {cycles} | {pc} | {cycles / pc:.2f} | {fsm} | {inval} |")
-    assert_stated(f"({packed[2][2]}, {packed[4][2]}, {packed[8][2]} invalidations received)")
+    assert_stated(f"({packed[2][2]}, {packed[4][2]}, {packed[8][2]} invalidations received in all)")
+    assert_stated(f"({packed[2][1]}, {packed[4][1]}, {packed[8][1]} in all;")
     assert sweep(done["s2mc run false_sharing.s --cores 1,2,4,8 --cache mesi --line-words 8"].stderr)[8][0] == packed[8][0]
 
     stride = rows(out("for s in 1 2 4 8 16"))
