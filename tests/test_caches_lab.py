@@ -41,6 +41,7 @@ FLAT = " ".join(LAB.split())                       # prose wraps lines anywhere
 
 
 def assert_stated(text: str):
+    text = " ".join(text.split())
     assert text in FLAT, f"the page should state:\n{text}"
 
 
@@ -125,6 +126,11 @@ def test_the_lab_runs_verbatim_and_states_what_it_prints(tmp_path):
     assert_stated(f"({ticket[8][1] + ticket[8][2]} at 8 cores)")
     assert_stated(f"{ticket[8][3]} in all at 8")
     assert_stated(f"({ticket[8][0]} cycles, about what it costs without caches: {bare_sweeps[2][8][0]})")
+
+    fixed = done["s2mc run ticket_lock.rz --cores 8 --arbitration fixed --cache mesi"]
+    fixed_cycles = re.search(r"total: (\d+) cycles", fixed.stderr)[1]
+    assert_stated(f"prints `{fixed.stdout.strip()}` after {fixed_cycles} cycles")
+    assert fixed.stdout.split()[2] == fixed.stdout.split()[5]              # the count is right
 
     # 4. AES: speedups and bus utilisation from the three sweeps, hit rates from totals.py.
     aes = [sweep(done[line].stdout + done[line].stderr) for line in lines if line.startswith("s2mc aes") and "--out" in line]
