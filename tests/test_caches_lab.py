@@ -14,9 +14,9 @@ LAB = (Path(__file__).resolve().parents[1] / "docs" / "caches-lab.md").read_text
 PROTOCOLS = ("msi", "mesi", "moesi", "dragon")
 
 
-def rows(text: str) -> list[list[int]]:
-    """The lines of numbers a command printed (a sweep's table, totals.py), as integers; the
-    percent and ratio columns are left out."""
+def rows(text: str) -> list[list[int | str]]:
+    """The lines made only of numbers that a command printed (a sweep's table, totals.py): whole
+    numbers as int, ratios, percentages and sizes (1K) as their text."""
     out = []
     for line in text.splitlines():
         cells = line.split()
