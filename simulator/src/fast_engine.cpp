@@ -109,6 +109,25 @@ void FastEngine::run_free_impl(int id, uint64_t bound) {
   const uint64_t lim = std::min(limit_, pause_);
   const uint64_t* const brk = Break ? brk_.data() : nullptr;
   const uint64_t break_from = break_from_;
+  // A bus access at t (the instruction at `here`, counted): granted on the spot when no other core
+  // can request before its grant g, as then it is the only candidate under every policy; true when
+  // the core runs on. Otherwise it waits for the scheduler (PENDING), or stops after a watched write.
+  auto grant_or_wait = [&](const Uop& u, uint32_t a, uint32_t here) __attribute__((always_inline)) {
+    const uint64_t g = std::max(bus_free_, t);
+    if (g < bound && g < lim) {
+      const int32_t before = Break ? mem_[a] : 0;
+      t = access<Cached>(id, u, a, t, g, pc);
+      if (!(Break && watched(u, a))) return true;
+      note_write(id, here, a, before, g);
+      c.t = t;   // set_status reads it
+      set_status(id, Status::RUNNING);
+    } else {
+      c.req_addr = a;
+      c.t = t;
+      set_status(id, Status::PENDING);
+    }
+    return false;
+  };
   for (;;) {
     if (t >= lim) {
       c.t = t;
@@ -163,21 +182,7 @@ void FastEngine::run_free_impl(int id, uint64_t bound) {
         continue;
       }
       if (Trace) log(t, here, id, TraceKind::REQUEST, 0, a);
-      const uint64_t g = std::max(bus_free_, t);
-      if (g < bound && g < lim) {
-        const int32_t before = Break ? mem_[a] : 0;
-        t = access<true>(id, u, a, t, g, pc);
-        if (Break && watched(u, a)) {
-          note_write(id, here, a, before, g);
-          c.t = t;
-          set_status(id, Status::RUNNING);
-          break;
-        }
-        continue;
-      }
-      c.req_addr = a;
-      c.t = t;
-      set_status(id, Status::PENDING);
+      if (grant_or_wait(u, a, here)) continue;
       break;
     }
     if (Trace) {
@@ -191,22 +196,7 @@ void FastEngine::run_free_impl(int id, uint64_t bound) {
       if (a >= mem_words) return stop_with_fault(FaultKind::ADDRESS_OUT_OF_RANGE, pc, a);
       if (Guard && guard.violates(a)) return stop_with_fault(FaultKind::STACK_OVERFLOW, pc, a);
       ++issued;
-      const uint64_t g = std::max(bus_free_, t);
-      if (g < bound && g < lim) {
-        // No other core can request before g: this core alone is a candidate, grant at once.
-        const int32_t before = Break ? mem_[a] : 0;
-        t = access<Cached>(id, u, a, t, g, pc);
-        if (Break && watched(u, a)) {
-          note_write(id, here, a, before, g);
-          c.t = t;
-          set_status(id, Status::RUNNING);
-          break;
-        }
-        continue;
-      }
-      c.req_addr = a;
-      c.t = t;
-      set_status(id, Status::PENDING);
+      if (grant_or_wait(u, a, here)) continue;
       break;
     }
     if (nx == Next::PRINT) { output_.push_back({t, id, trap_text(r, u)}); ++t; ++issued; continue; }
