@@ -41,7 +41,9 @@ def fresh_truths() -> dict:
             "s4_speedup_L4": round(one4.cycles / Machine(ps, cores=4, mem_latency=4).run().cycles, 2),
             "s5_access_ratio": round(fib_acc[1] / fib_acc[0], 2),
             "s6_ratio_1core": round(aes[1] / 266173, 2),          # seed 003 Table 3: 256 bytes, 1 core
-            "s6_speedup_2": round(aes[1] / aes[2], 2)}
+            "s6_speedup_2": round(aes[1] / aes[2], 2),
+            **{f"s6b_false_sharing_w{w}": sum(c["false_sharing_misses"] for c in Machine(
+                asm("false_sharing.s"), cores=2, cache="mesi", line_words=w).run().cores) for w in (8, 1)}}
 
 
 @pytest.fixture(scope="module")
