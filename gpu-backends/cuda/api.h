@@ -22,6 +22,9 @@
 #include <vector>
 
 namespace s2mc {
+namespace cipher_host {
+struct RingOps;  // s2mc_cipher/fd_ring.h
+}
 namespace gpu {
 
 struct DeviceInfo {
@@ -100,6 +103,7 @@ class FileCipher {
   int streams() const;
 
  private:
+  cipher_host::RingOps ops();  // the ring's submit and wait on this device
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -782,14 +782,20 @@ size_t FileCipher::slot_bytes() const { return impl_->slot_bytes; }
 int FileCipher::slots() const { return int(impl_->bufs.size()); }
 int FileCipher::streams() const { return int(impl_->lanes.size()); }
 
-FileResult FileCipher::crypt_fds(int in_fd, int out_fd, uint64_t offset, uint64_t length) {
-  if (offset % 16) throw std::invalid_argument("file range offset must be a multiple of 16");
+// What the ring calls: submit a slot's piece to the device, wait for it.
+cipher_host::RingOps FileCipher::ops() {
   Impl& m = *impl_;
   cipher_host::RingOps ops;
   ops.submit = [&m](size_t slot, uint64_t off, size_t len) { m.submit(slot, off, len); };
   ops.wait = [&m](size_t slot) { m.ex->event_sync(m.events[slot]); };
+  return ops;
+}
+
+FileResult FileCipher::crypt_fds(int in_fd, int out_fd, uint64_t offset, uint64_t length) {
+  if (offset % 16) throw std::invalid_argument("file range offset must be a multiple of 16");
+  Impl& m = *impl_;
   const cipher_host::RingResult rr =
-      cipher_host::ring_run(in_fd, out_fd, offset, length, m.bufs, m.slot_bytes, ops);
+      cipher_host::ring_run(in_fd, out_fd, offset, length, m.bufs, m.slot_bytes, ops());
   FileResult fr;
   fr.err = rr.err;
   fr.stage = rr.stage;
@@ -800,28 +806,7 @@ FileResult FileCipher::crypt_fds(int in_fd, int out_fd, uint64_t offset, uint64_
 
 void FileCipher::crypt_buffer(uint8_t* data, size_t n, uint64_t offset) {
   if (offset % 16) throw std::invalid_argument("stream offset must be a multiple of 16");
-  Impl& m = *impl_;
-  const size_t nslots = m.bufs.size();
-  struct Out {
-    size_t slot, at, len;
-  };
-  std::deque<Out> inflight;  // oldest first; at most one per slot
-  auto retire = [&] {
-    const Out o = inflight.front();
-    inflight.pop_front();
-    m.ex->event_sync(m.events[o.slot]);
-    std::memcpy(data + o.at, m.bufs[o.slot], o.len);
-  };
-  size_t next = 0;
-  for (size_t at = 0; at < n; at += m.slot_bytes) {
-    if (inflight.size() == nslots) retire();
-    const size_t slot = next++ % nslots;
-    const size_t len = std::min(m.slot_bytes, n - at);
-    std::memcpy(m.bufs[slot], data + at, len);
-    m.submit(slot, offset + at, len);
-    inflight.push_back({slot, at, len});
-  }
-  while (!inflight.empty()) retire();
+  cipher_host::ring_buffer(data, n, offset, impl_->bufs, impl_->slot_bytes, ops());
 }
 
 std::array<uint8_t, 16> keystream_fold(const Request& r, const uint8_t* key, int key_bits,

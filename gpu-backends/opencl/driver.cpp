@@ -650,13 +650,19 @@ size_t FileRing::slot_bytes() const { return impl_->slot_bytes; }
 int FileRing::slots() const { return int(impl_->slots.size()); }
 int FileRing::queues() const { return int(impl_->lanes.size()); }
 
-FileResult FileRing::crypt_fds(int in_fd, int out_fd, uint64_t offset, uint64_t length) {
-  if (offset % 16) throw Error("file range offset must be a multiple of 16");
+// What the ring calls: submit a slot's piece to the device, wait for it.
+cipher_host::RingOps FileRing::ops() {
   Impl& m = *impl_;
   cipher_host::RingOps ops;
   ops.submit = [&m](size_t slot, uint64_t off, size_t len) { m.submit(slot, off, len); };
   ops.wait = [&m](size_t slot) { m.wait(slot); };
-  const cipher_host::RingResult rr = cipher_host::ring_run(in_fd, out_fd, offset, length, m.ptrs, m.slot_bytes, ops);
+  return ops;
+}
+
+FileResult FileRing::crypt_fds(int in_fd, int out_fd, uint64_t offset, uint64_t length) {
+  if (offset % 16) throw Error("file range offset must be a multiple of 16");
+  Impl& m = *impl_;
+  const cipher_host::RingResult rr = cipher_host::ring_run(in_fd, out_fd, offset, length, m.ptrs, m.slot_bytes, ops());
   FileResult fr;
   fr.err = rr.err;
   fr.stage = rr.stage;
@@ -667,28 +673,7 @@ FileResult FileRing::crypt_fds(int in_fd, int out_fd, uint64_t offset, uint64_t 
 
 void FileRing::crypt_buffer(uint8_t* data, size_t n, uint64_t offset) {
   if (offset % 16) throw Error("stream offset must be a multiple of 16");
-  Impl& m = *impl_;
-  const size_t nslots = m.slots.size();
-  struct Out {
-    size_t slot, at, len;
-  };
-  std::deque<Out> inflight;
-  auto retire = [&] {
-    const Out o = inflight.front();
-    inflight.pop_front();
-    m.wait(o.slot);
-    std::memcpy(data + o.at, m.ptrs[o.slot], o.len);
-  };
-  size_t next = 0;
-  for (size_t at = 0; at < n; at += m.slot_bytes) {
-    if (inflight.size() == nslots) retire();
-    const size_t slot = next++ % nslots;
-    const size_t len = std::min(m.slot_bytes, n - at);
-    std::memcpy(m.ptrs[slot], data + at, len);
-    m.submit(slot, offset + at, len);
-    inflight.push_back({slot, at, len});
-  }
-  while (!inflight.empty()) retire();
+  cipher_host::ring_buffer(data, n, offset, impl_->ptrs, impl_->slot_bytes, ops());
 }
 
 std::vector<double> bench_device(const Request& r, int key_bits, size_t n, int reps, RunInfo* info) {

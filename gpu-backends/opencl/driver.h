@@ -10,6 +10,9 @@
 #include <vector>
 
 namespace s2mc {
+namespace cipher_host {
+struct RingOps;  // s2mc_cipher/fd_ring.h
+}
 namespace ocl {
 
 // Every failure: one line saying what failed and the OpenCL error's name.
@@ -85,6 +88,7 @@ class FileRing {
   int queues() const;
 
  private:
+  cipher_host::RingOps ops();  // the ring's submit and wait on this device
   struct Impl;
   Impl* impl_;
 };

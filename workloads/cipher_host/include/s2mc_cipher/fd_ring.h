@@ -175,5 +175,33 @@ inline RingResult ring_run(int in_fd, int out_fd, uint64_t offset, uint64_t leng
   return res;
 }
 
+// The same ring over a host buffer instead of two files (pipes, stdout, a Python buffer): each piece is
+// copied into a free slot, submitted, and copied back in place once `wait` says it is done, so up
+// to bufs.size() pieces are in flight. `offset` is the buffer's byte offset in the stream (the CTR
+// counter); a multiple of 16, as slot_bytes is.
+inline void ring_buffer(uint8_t* data, size_t n, uint64_t offset, const std::vector<uint8_t*>& bufs,
+                        size_t slot_bytes, const RingOps& ops) {
+  struct Out {
+    size_t slot, at, len;
+  };
+  std::deque<Out> inflight;  // oldest first; at most one per slot
+  auto retire = [&] {
+    const Out o = inflight.front();
+    inflight.pop_front();
+    ops.wait(o.slot);
+    std::copy(bufs[o.slot], bufs[o.slot] + o.len, data + o.at);
+  };
+  size_t next = 0;
+  for (size_t at = 0; at < n; at += slot_bytes) {
+    if (inflight.size() == bufs.size()) retire();
+    const size_t slot = next++ % bufs.size();
+    const size_t len = std::min(slot_bytes, n - at);
+    std::copy(data + at, data + at + len, bufs[slot]);
+    ops.submit(slot, offset + at, len);
+    inflight.push_back({slot, at, len});
+  }
+  while (!inflight.empty()) retire();
+}
+
 }  // namespace cipher_host
 }  // namespace s2mc
