@@ -1,7 +1,9 @@
 """s2mc.workloads.cipher_host, the host-side AES pieces both backends share: counter arithmetic, key and
 IV parsing, where a key comes from; and the layering it exists for: the native and CUDA backends
 depend on it and never on each other (Python imports, C++ include paths)."""
+import errno
 import io
+import os
 import re
 import shutil
 import subprocess
@@ -163,3 +165,37 @@ def test_standalone_gpu_build_configures(tmp_path):
     """run_on_gpu.sh's Python-free build: `cmake -S gpu-backends` on its own (about 20 s with nvcc)."""
     r = subprocess.run(["cmake", "-S", str(GPU), "-B", str(tmp_path / "b")], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+class _Ring:
+    """A file ring's binding, answering crypt_fds with a fixed end state."""
+
+    def __init__(self, stage, err=0, message=""):
+        self.end = (0, err, stage, message)
+
+    def crypt_fds(self, in_fd, out_fd, offset, length):
+        return self.end
+
+
+@pytest.mark.parametrize("stage,err,message,line", [
+    ("eof", 0, "", "in.bin: input file shrank while it was being read"),
+    ("device", 0, "cudaErrorLaunchFailure", "gpu: cudaErrorLaunchFailure"),
+    ("read", errno.EIO, "", f"in.bin: cannot read input ({os.strerror(errno.EIO)})"),
+    ("write", errno.ENOSPC, "", f"out.bin: cannot write output ({os.strerror(errno.ENOSPC)})"),
+])
+def test_a_ring_s_end_states_are_one_line_errors(stage, err, message, line):
+    from s2mc.workloads.cipher_host import ring_range_transform
+    with pytest.raises(S2mcError) as e:
+        ring_range_transform(_Ring(stage, err, message), "in.bin", "out.bin", "gpu")(3, 4, 0, 16)
+    assert str(e.value) == line
+    ring_range_transform(_Ring(""), "in.bin", "out.bin", "gpu")(3, 4, 0, 16)   # done: no error
+
+
+def test_running_total_turns_chunk_sizes_into_bytes_done():
+    from s2mc.workloads.cipher_host import running_total
+    seen = []
+    report = running_total(seen.append)
+    for n in (16, 32, 5):
+        report(n)
+    assert seen == [16, 48, 53]
+    assert running_total(True) is True and running_total(False) is False and running_total(None) is False

@@ -21,13 +21,13 @@ AES's optimised-t4b2).
 """
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from typing import Any
 
 from s2mc.common.errors import S2mcError
-from s2mc.workloads.cipher_host import MAX_CHUNK_BYTES, check_input, counter_add, crypt_file, ring_slots
+from s2mc.workloads.cipher_host import (MAX_CHUNK_BYTES, check_input, counter_add, crypt_file,
+                                        ring_range_transform, ring_slots, running_total)
 
 __all__ = ["status", "available", "kernels", "occupancy", "crypt", "emulate", "keystream_fold",
            "encrypt_file", "bench", "platform_info", "counter_add", "OPS", "MEASURES", "CTA_THREADS",
@@ -249,31 +249,13 @@ def encrypt_file(in_path, out_path, key: bytes, iv: bytes, decrypt: bool = False
     fc = _call(ext.FileCipher, bytes(key), bytes(iv), cipher=cipher, kernel=kernel, streams=streams,
                slot_bytes=piece_bytes, slots=ring_slots(slots, piece_bytes), emulated=emulated, max_grid=max_grid)
 
-    def range_transform(in_fd: int, out_fd: int, offset: int, length: int) -> None:
-        _, err, stage, message = fc.crypt_fds(in_fd, out_fd, offset, length)
-        if stage == "eof":
-            raise S2mcError(f"{src}: input file shrank while it was being read")
-        if stage == "device":
-            raise S2mcError(f"gpu: {message}")
-        if stage:
-            name, what = (src, "cannot read input") if stage == "read" else (out_path, "cannot write output")
-            raise S2mcError(f"{name}: {what} ({os.strerror(err)})")
-
     def transform(view: memoryview, offset: int) -> None:
         _call(fc.crypt_buffer, view, offset)
 
-    report = progress
-    if callable(progress):
-        done = [0]
-
-        def report(n: int) -> None:  # the callable wants the running total
-            done[0] += n
-            progress(done[0])
-    elif progress is not True:
-        report = False
     segment = max(piece_bytes, FILE_SEGMENT_BYTES // piece_bytes * piece_bytes)
     return crypt_file(src, out_path, transform, chunk_bytes=min(piece_bytes, MAX_CHUNK_BYTES), nbuffers=2,
-                      progress=report, range_transform=range_transform, segment_bytes=segment)
+                      progress=running_total(progress),
+                      range_transform=ring_range_transform(fc, src, out_path, "gpu"), segment_bytes=segment)
 
 
 def bench(kernel: str, measure: str, *, key_bits: int = 128, nbytes: int, reps: int = 5,

@@ -31,7 +31,8 @@ from typing import Any, Callable
 
 from s2mc.common.errors import S2mcError
 from s2mc.common.units import human_size
-from s2mc.workloads.cipher_host import MAX_CHUNK_BYTES, check_input, counter_add, crypt_file, ring_slots
+from s2mc.workloads.cipher_host import (MAX_CHUNK_BYTES, check_input, counter_add, crypt_file,
+                                        ring_range_transform, ring_slots, running_total)
 
 __all__ = ["status", "available", "devices", "crypt", "encrypt_file", "calibrate", "Calibration", "choose",
            "platform_info",
@@ -201,35 +202,16 @@ def encrypt_file(in_path, out_path, key: bytes, iv: bytes | None, decrypt: bool 
                  device=-1 if device is None else int(device), slot_bytes=piece, slots=ring_slots(slots, piece),
                  queues=queues)
 
-    def range_transform(in_fd: int, out_fd: int, offset: int, length: int) -> None:
-        _, err, stage, message = ring.crypt_fds(in_fd, out_fd, offset, length)
-        if stage == "eof":
-            raise S2mcError(f"{src}: input file shrank while it was being read")
-        if stage == "device":
-            raise S2mcError(f"opencl: {message}")
-        if stage:
-            name, what = (src, "cannot read input") if stage == "read" else (out_path, "cannot write output")
-            raise S2mcError(f"{name}: {what} ({os.strerror(err)})")
-
     def transform(view: memoryview, offset: int) -> None:
         if op != "ctr" and len(view) % 16:
             raise S2mcError(f"{src}: input length is not a multiple of 16 "
                             "(ECB has no padding; pad the input or use --mode ctr)")
         _call(ring.crypt_buffer, view, offset)
 
-    report = progress
-    if callable(progress):
-        done = [0]
-
-        def report(n: int) -> None:
-            done[0] += n
-            progress(done[0])
-    elif progress is not True:
-        report = False
     segment_bytes = max(piece, FILE_SEGMENT_BYTES // piece * piece)
     return crypt_file(src, out_path, transform, chunk_bytes=min(max(piece_bytes, piece), MAX_CHUNK_BYTES),
-                      nbuffers=2, progress=report, multiple=1 if op == "ctr" else 16,
-                      range_transform=range_transform, segment_bytes=segment_bytes)
+                      nbuffers=2, progress=running_total(progress), multiple=1 if op == "ctr" else 16,
+                      range_transform=ring_range_transform(ring, src, out_path, "opencl"), segment_bytes=segment_bytes)
 
 
 # -- seed 004's adaptive segment size ------------------------------------------------------------

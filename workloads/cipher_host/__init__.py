@@ -15,9 +15,9 @@ Output files follow s2mc.common.outputs (atomic replace, devices and FIFOs writt
 from __future__ import annotations
 
 from .files import (DEFAULT_CHUNK_BYTES, MAX_CHUNK_BYTES, RangeTransform, Transform, check_input, crypt_file, host_memory,
-                    ring_slots, stream_transform)
+                    ring_range_transform, ring_slots, running_total, stream_transform)
 from .keys import check_key_iv, cipher_title, counter_add, hex_from_options, parse_iv_hex, parse_key_hex
 
-__all__ = ["DEFAULT_CHUNK_BYTES", "MAX_CHUNK_BYTES", "host_memory", "ring_slots", "RangeTransform", "Transform", "check_input", "crypt_file",
+__all__ = ["DEFAULT_CHUNK_BYTES", "MAX_CHUNK_BYTES", "host_memory", "ring_range_transform", "ring_slots", "running_total", "RangeTransform", "Transform", "check_input", "crypt_file",
            "stream_transform",
            "check_key_iv", "cipher_title", "counter_add", "hex_from_options", "parse_iv_hex", "parse_key_hex"]

@@ -44,6 +44,36 @@ def ring_slots(slots: int, piece_bytes: int, floor_bytes: int = 128 << 20) -> in
     return max(1, min(slots, budget // max(piece_bytes, 1)))
 
 
+
+def ring_range_transform(ring, src: str, dst: str, backend: str):
+    """The range transform of an accelerator's file ring (s2mc_cipher/fd_ring.h, bound as
+    `crypt_fds(in_fd, out_fd, offset, length) -> (bytes, errno, stage, message)`): its end states as
+    one-line S2mcErrors naming the file or the backend (`gpu`, `opencl`)."""
+    def range_transform(in_fd: int, out_fd: int, offset: int, length: int) -> None:
+        _, err, stage, message = ring.crypt_fds(in_fd, out_fd, offset, length)
+        if stage == "eof":
+            raise S2mcError(f"{src}: input file shrank while it was being read")
+        if stage == "device":
+            raise S2mcError(f"{backend}: {message}")
+        if stage:
+            name, what = (src, "cannot read input") if stage == "read" else (dst, "cannot write output")
+            raise S2mcError(f"{name}: {what} ({os.strerror(err)})")
+    return range_transform
+
+
+def running_total(progress):
+    """crypt_file's `progress` for a caller whose callable wants the bytes done so far (crypt_file
+    gives each chunk's bytes); True (a bar) passes through, anything else is no progress."""
+    if not callable(progress):
+        return progress is True
+    done = 0
+
+    def report(n: int) -> None:
+        nonlocal done
+        done += n
+        progress(done)
+    return report
+
 #: range_transform(in_fd, out_fd, offset, length): transform bytes [offset, offset + length) of the
 #: regular file in_fd into the same range of the regular file out_fd (pread, in place, pwrite), on as
 #: many threads as it likes; raises S2mcError. The fast path for a regular file into a regular file.
