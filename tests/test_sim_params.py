@@ -297,8 +297,13 @@ def test_no_copied_limits_in_the_cpp_sources():
     sources = [*REPO.glob("simulator/src/*.cpp"), *REPO.glob("simulator/include/s2mc/*.h"),
                *REPO.glob("simulator/systemc/*.cpp"), *REPO.glob("simulator/systemc/*.h")]
     copied = re.compile(r"\b(1000000|100'000'000|100000000|1u? << (20|26|28|62)|uint64_t\{1\} << \d+)\b")
+    # Constants that are powers of two like the limits but no machine parameter, by name: the fast
+    # binding's run slice (cycles between checks for Ctrl-C).
+    not_limits = ("RUN_SLICE_CYCLES =",)
     for path in sources:
         for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if any(name in line for name in not_limits):
+                continue
             assert not copied.search(line), f"{path.relative_to(REPO)}:{i}: {line.strip()}"
 
 

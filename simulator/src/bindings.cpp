@@ -17,7 +17,7 @@ namespace {
 
 // Cycles per slice of FastEngine.run: a few milliseconds of one core, a fraction of a second of
 // 64 busy cores (how long Ctrl-C may wait); the pauses cost nothing measurable (bench/bench_fast.py).
-constexpr uint64_t RUN_SLICE_CYCLES = 0x100000;  // 2^20
+constexpr uint64_t RUN_SLICE_CYCLES = uint64_t{1} << 20;
 
 Arbitration parse_arbitration(const std::string& s) {
   Arbitration a;
