@@ -19,12 +19,16 @@ from dataclasses import dataclass
 from typing import Callable
 
 from s2mc.common.errors import S2mcError
+from s2mc.isa.program import VALUE_MAX, VALUE_MIN
+
 
 from . import SimFault
 from .stepping import NEVER, Stop, Stepper
 from .trace import Instructions
 
 HISTORY_BYTES = 64 << 20     # checkpoints kept for reverse stepping (Debugger.for_program)
+# how `p/F` and `x/F` show a word (show()); d (signed) is what every other command shows
+FORMATS = {"x": "hex", "d": "decimal", "u": "unsigned", "t": "binary", "c": "character"}
 
 
 @dataclass(frozen=True)
@@ -57,8 +61,8 @@ COMMANDS = [
     Command("reverse-continue", ("rc",), "reverse-continue", "back to the previous breakpoint or watch stop", True),
     Command("core", ("thread",), "core [N]", "the core the stepping commands and p follow (gdb's thread)"),
     Command("backtrace", ("bt", "where"), "backtrace", "the calls the current core is in, innermost first"),
-    Command("print", ("p",), "print[/x|d|u|t|c] EXPR", "a variable, $register, ARRAY[i], *ADDR, &VAR, sums"),
-    Command("x", (), "x[/NFMT] ADDR", "N words of memory from ADDR, FMT x d u t c, or i: instructions", True),
+    Command("print", ("p",), f"print[/{'|'.join(FORMATS)}] EXPR", "a variable, $register, ARRAY[i], *ADDR, &VAR, sums"),
+    Command("x", (), "x[/NFMT] ADDR", f"N words of memory from ADDR, FMT {' '.join(FORMATS)}, or i: instructions", True),
     Command("list", ("l",), "list [LINE|FUNCTION]", "the source around the current line (again: the next lines)", True),
     Command("disas", ("disassemble",), "disas [FUNCTION|LABEL|PC]", "the instructions of a function, with its lines"),
     Command("info", ("i",), "info [locals|breakpoints|registers|line|cores]",
@@ -86,7 +90,7 @@ def help_text() -> str:
 
 
 SPECIAL_REGS = {"retval": 28, "fp": 29, "rads": 30, "sp": 31}
-FORMATS = "xdutc"
+WORD = 1 << 32
 
 
 def _number(text: str, what: str, lo: int = 0) -> int:
@@ -99,8 +103,29 @@ def _number(text: str, what: str, lo: int = 0) -> int:
     return value
 
 
-def _fmt(value: int, f: str) -> str:
-    u = value & 0xFFFFFFFF
+def word_bits(value: int, what: str | None = None) -> int:
+    """The 32 bits (0 .. 2^32-1) of a value that is a word: VALUE_MIN .. VALUE_MAX, its signed or
+    its unsigned reading (as the assembler's .word takes it); anything else is no word."""
+    if not VALUE_MIN <= value <= VALUE_MAX:
+        raise S2mcError(f"{what or value} does not fit in a 32-bit word ({VALUE_MIN}..{VALUE_MAX})")
+    return value % WORD
+
+
+def signed(value: int) -> int:
+    """A word's signed reading, as the machine's arithmetic and the registers see it."""
+    u = word_bits(value)
+    return u - WORD if u >> 31 else u
+
+
+def wrap(value: int) -> int:
+    """The result of word arithmetic: any integer, modulo 2^32, read signed."""
+    return signed(value % WORD)
+
+
+def show(value: int, f: str = "d") -> str:
+    """The one way a word becomes text: x hex, d signed, u unsigned, t binary, c signed and its
+    low byte as a character. Registers, memory, variables and values of every command use it."""
+    u, s = word_bits(value), signed(value)
     if f == "x":
         return f"0x{u:08x}"
     if f == "u":
@@ -108,8 +133,10 @@ def _fmt(value: int, f: str) -> str:
     if f == "t":
         return f"{u:032b}"
     if f == "c":
-        return f"{value} {chr(u & 255)!r}"
-    return str(value - (1 << 32) if u >> 31 else u) if f == "d" else str(value)
+        return f"{s} {chr(u & 255)!r}"
+    if f == "d":
+        return str(s)
+    raise S2mcError(f"unknown format '/{f}' ({' '.join(FORMATS)})")
 
 
 class Debugger:
@@ -231,7 +258,7 @@ class Debugger:
             func = self.debug.func_at(c.pc) if self.debug else None
             cores.append({"core": c.core, "state": c.state, "pc": c.pc, "where": s.where(c.pc),
                           "instruction": self.ins.text(c.pc), "since": c.since,
-                          "registers": s.registers(c.core),
+                          "registers": [signed(r) for r in s.registers(c.core)],
                           "line": self.debug.line_at(c.pc) if self.debug else None,
                           "function": func.name if func else None})
         breaks = []
@@ -364,8 +391,8 @@ class Debugger:
             return
         for n, w in stop.watches:
             self.current = w.core
-            self.out(f"watch {n}: core {w.core} wrote {w.after} to address {w.address} "
-                     f"({self.ins.symbols.data(w.address)}; was {w.before}) in cycle {w.cycle}: "
+            self.out(f"watch {n}: core {w.core} wrote {show(w.after)} to address {w.address} "
+                     f"({self.ins.symbols.data(w.address)}; was {show(w.before)}) in cycle {w.cycle}: "
                      f"{self.ins.text(w.pc)} at pc {w.pc} ({self.s.where(w.pc)})")
         for n, core, pc in stop.breaks:
             self.current = core
@@ -511,7 +538,7 @@ class Debugger:
         back = self._return_point(core, func)
         stop = self.s.run_to_return(core, *back) if back else self.s.finish_call(core)
         if self._stepped(stop, core):
-            self.out(f"value returned: retval = {self.s.registers(core)[SPECIAL_REGS['retval']]}")
+            self.out(f"value returned: retval = {show(self.s.registers(core)[SPECIAL_REGS['retval']])}")
         self._show_core(stop, core)
 
     # -- going back ---------------------------------------------------------------------------
@@ -655,7 +682,7 @@ class Debugger:
         self._need_debug("backtrace")
         core = self.current
         regs = self.s.registers(core)
-        pc, fp, top = self.s.core(core).pc, regs[SPECIAL_REGS["fp"]], self.config_mem()
+        pc, fp = self.s.core(core).pc, regs[SPECIAL_REGS["fp"]]
         for depth in range(64):
             func = self.debug.func_at(pc)
             if func is None:
@@ -666,20 +693,20 @@ class Debugger:
             args = ""
             if depth == 0:
                 params = self.debug.locals(func)[:func.params]
-                args = ", ".join(f"{v.name}={self._name(v.name)}" for v in params)
+                args = ", ".join(f"{v.name}={self._shown(v.name)}" for v in params)
             self.out(f"#{depth}  {func.name} ({args}) at {self._file}:{line or func.line}")
             if pc < func.body or line is None:       # entry or exit code: fp and rads are moving
                 self.out("(the calls above are not known while a function enters or leaves)")
                 return
             if func.frame:     # its return address at fp + 0; its caller's fp below its frame
-                ra = self.s.read(fp, 1)[0] if 0 <= fp < top else -1
+                ra = self.s.read(fp, 1)[0] if self._placed(fp, "data") else -1
                 fp -= func.frame
             elif depth == 0:   # a leaf keeps the return address in rads
                 ra = regs[SPECIAL_REGS["rads"]]
             else:
                 return
             pc = ra - 1        # the call
-            if not 0 <= pc < self.program.top("code") or not self.s.is_call(pc):
+            if not self._placed(pc, "code") or not self.s.is_call(pc):
                 return
 
     def _return_point(self, core: int, func) -> tuple[int, int] | None:
@@ -692,12 +719,18 @@ class Debugger:
         fp = regs[SPECIAL_REGS["fp"]]
         if not func.frame:
             return regs[SPECIAL_REGS["rads"]], fp
-        if not 0 <= fp < self.config_mem():
+        if not self._placed(fp, "data"):
             return None
         return self.s.read(fp, 1)[0], fp - func.frame
 
-    def config_mem(self) -> int:
-        return self.s.config.mem_words
+    def _placed(self, addr: int, kind: str) -> bool:
+        """Whether the one address check takes addr (a frame pointer or a return address read
+        from a frame need not be one while a function enters or leaves)."""
+        try:
+            self.s.place(addr, kind)
+        except S2mcError:
+            return False
+        return True
 
     def do_regs(self, args):
         self._args(args, 1, "regs [CORE]")
@@ -706,7 +739,7 @@ class Debugger:
         c = self.s.core(core)
         self.out(f"core {core}, cycle {self.s.cycle}, pc {c.pc} ({self.s.where(c.pc)}), {c.state}")
         for row in range(0, 32, 4):
-            self.out("  ".join(f"r{i:<2} {regs[i]:>11}" for i in range(row, row + 4)))
+            self.out("  ".join(f"r{i:<2} {show(regs[i]):>11}" for i in range(row, row + 4)))
 
     def do_mem(self, args):
         if len(args) not in (1, 2):
@@ -716,7 +749,7 @@ class Debugger:
         words = self.s.read(start, n)
         width = max(len(self.ins.symbols.data(a)) for a in range(start, start + n))
         for i, w in enumerate(words):
-            self.out(f"{start + i:>8}  {self.ins.symbols.data(start + i):<{width}}  {w}")
+            self.out(f"{start + i:>8}  {self.ins.symbols.data(start + i):<{width}}  {show(w)}")
 
     def do_cache(self, args):
         """`cache`, `cache core N` or `cache ADDR|SYMBOL`."""
@@ -745,7 +778,7 @@ class Debugger:
             self.out(f"core {core}: {cfg.cache.upper()}, {len(lines)} of {cfg.cache_lines} lines valid "
                      f"({sets} sets x {ways} ways, {W} words a line)")
             for i, (base, state) in lines:
-                data = " ".join(str(w) for w in self.s.read(base, min(W, cfg.mem_words - base)))
+                data = " ".join(show(w) for w in self.s.read(base, min(W, cfg.mem_words - base)))
                 self.out(f"  set {i // ways:>4} way {i % ways:>2}  line {base:>6} "
                          f"{self.ins.symbols.data(base):<12} {state:<2}  {data}")
 
@@ -786,15 +819,20 @@ class Debugger:
                 raise S2mcError(f"an array where a number is needed in '{text}'")
             return v
 
-        def word(addr):
-            return self.s.read(scalar(addr) & 0xFFFFFFFF, 1)[0]
+        def word(addr):             # the address as written: the memory's one check takes it or not
+            return self.s.read(scalar(addr), 1)[0]
+
+        def operand(v):             # arithmetic is on words: a number past 32 bits is refused, not cut
+            v = scalar(v)
+            word_bits(v, f"{v} in '{text}'")
+            return v
 
         def sum_():
             v = term()
             while peek() in ("+", "-"):
                 op = take()
-                w = scalar(term())
-                v = _wrap(scalar(v) + w if op == "+" else scalar(v) - w)
+                a, b = operand(v), operand(term())
+                v = wrap(a + b if op == "+" else a - b)
             return v
 
         def term():
@@ -804,7 +842,7 @@ class Debugger:
                 take(")")
                 return v
             if t == "-":
-                return _wrap(-scalar(term()))
+                return wrap(-operand(term()))
             if t == "*":
                 return word(term())
             if t == "&":
@@ -874,23 +912,28 @@ class Debugger:
             return self.s.read(sym.value, 1)[0]
         return sym.value
 
+    def _shown(self, name: str) -> str:
+        """A variable's value as print shows it (an array: all its words)."""
+        v = self._name(name)
+        return "{" + ", ".join(show(w) for w in self.s.read(*v)) + "}" if isinstance(v, tuple) else show(v)
+
     def do_print(self, args, fmt=""):
         if not args:
             raise S2mcError("usage: print[/FMT] EXPR")
         if fmt and fmt not in FORMATS:
-            raise S2mcError(f"unknown format '/{fmt}' (x d u t c)")
+            raise S2mcError(f"unknown format '/{fmt}' ({' '.join(FORMATS)})")
         expr = " ".join(args)
         v = self._evaluate(expr)
         f = fmt or "d"
         if isinstance(v, list):
-            self.out(f"{expr} = {{" + ", ".join(_fmt(w, f) for w in v) + "}")
+            self.out(f"{expr} = {{" + ", ".join(show(w, f) for w in v) + "}")
         else:
-            self.out(f"{expr} = {_fmt(v, f)}")
+            self.out(f"{expr} = {show(v, f)}")
 
     def do_x(self, args, fmt=""):
-        m = re.fullmatch(r"(\d*)([xdutci]?)", fmt or "")
+        m = re.fullmatch(rf"(\d*)([{''.join(FORMATS)}i]?)", fmt or "")
         if not m:
-            raise S2mcError(f"unknown format '/{fmt}' (a count, then x d u t c or i; words only)")
+            raise S2mcError(f"unknown format '/{fmt}' (a count, then {' '.join(FORMATS)} or i; words only)")
         if not args:
             if self._x_next is None:
                 raise S2mcError("usage: x[/NFMT] ADDR")
@@ -903,19 +946,17 @@ class Debugger:
             v = self._evaluate(" ".join(args))
             if isinstance(v, list):                 # an array's name: its words
                 v = self._variable(args[0]).where if self._variable(args[0], quiet=True) else v[0]
-            start = v & 0xFFFFFFFF
+            start = v                       # as written: the one address check below takes it or not
         if n < 1:
             raise S2mcError("the count must be at least 1")
         if f == "i":
-            for pc in range(start, start + n):
-                if pc >= self.program.top("code"):
-                    raise S2mcError(f"pc {pc} is outside the program (0..{self.program.top('code') - 1})")
+            for pc in range(self.s.place(start, "code", n), start + n):
                 self.out(f"{pc:>8} <{self.s.where(pc)}>:  {self.ins.text(pc)}")
         else:
             words = self.s.read(start, n)
             for i in range(0, n, 4):
                 a = start + i
-                self.out(f"{a:>8} <{self.ins.symbols.data(a)}>:  " + "  ".join(_fmt(w, f) for w in words[i:i + 4]))
+                self.out(f"{a:>8} <{self.ins.symbols.data(a)}>:  " + "  ".join(show(w, f) for w in words[i:i + 4]))
         self._x_next = (start + n, f, n)
 
     def do_list(self, args):
@@ -1035,7 +1076,7 @@ class Debugger:
         if not local:
             self.out(f"{func.name}() has no locals")
         for v in local:
-            self.out(f"{v.name} = {self._name(v.name)}    ({v.place()})")
+            self.out(f"{v.name} = {self._shown(v.name)}    ({v.place()})")
 
     def _info_line(self):
         self._need_debug("info line")
@@ -1058,8 +1099,3 @@ class Debugger:
     def do_help(self, args):
         for line in help_text().splitlines():
             self.out(line)
-
-
-def _wrap(v: int) -> int:
-    v &= 0xFFFFFFFF
-    return v - (1 << 32) if v >> 31 else v

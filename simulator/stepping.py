@@ -145,8 +145,9 @@ class Stepper:
         self._kinds = [_mnemonic(w) for w in program.code_image]    # for calls and returns
 
     # -- places ---------------------------------------------------------------------------------
-    def place(self, where: str | int, kind: str) -> int:
-        """A code (pc) or data address from a number, a label or label+offset."""
+    def place(self, where: str | int, kind: str, n: int = 1) -> int:
+        """A code (pc) or data address from a number, a label or label+offset: the one check that
+        an address (and the n words or instructions from it) lies in the program or the memory."""
         if isinstance(where, int):
             addr = where
         else:
@@ -161,10 +162,14 @@ class Stepper:
                 if sym is None or sym.kind not in (kind, "const"):
                     raise S2mcError(f"no {kind} label '{m[1]}' in the program")
                 addr = sym.value + (int(m[2].replace(" ", ""), 0) if m[2] else 0)
-        top = self._code_size if kind == "code" else self.config.mem_words
-        if not 0 <= addr < top:
-            what = "pc" if kind == "code" else "data address"
-            raise S2mcError(f"{what} {addr} is outside the {'program' if kind == 'code' else 'memory'} (0..{top - 1})")
+        code = kind == "code"
+        top = self._code_size if code else self.config.mem_words
+        if n == 1 and not 0 <= addr < top:
+            raise S2mcError(f"{'pc' if code else 'data address'} {addr} is outside the "
+                            f"{'program' if code else 'memory'} (0..{top - 1})")
+        if n < 1 or not 0 <= addr or addr + n > top:
+            raise S2mcError(f"{n} {'instructions at pc' if code else 'words at address'} {addr} do not fit in "
+                            f"the {'program' if code else 'memory'} (0..{top - 1})")
         return addr
 
     def _core(self, core: int) -> int:
@@ -557,9 +562,7 @@ class Stepper:
 
     def read(self, where: str | int, n: int = 1, offset: int = 0) -> list[int]:
         """n words of memory from a data label or address, as they are now."""
-        start = self.place(where, "data") + offset
-        if n < 1 or start < 0 or start + n > self.config.mem_words:
-            raise S2mcError(f"{n} words at address {start} do not fit in the memory (0..{self.config.mem_words - 1})")
+        start = self.place(self.place(where, "data") + offset, "data", n)
         return list(self._engine.read(start, n))
 
     def registers(self, core: int = 0) -> list[int]:
