@@ -784,7 +784,8 @@ class Debugger:
 
     # expressions of p and x: sums of terms; a term is a number, $reg, a variable (its value), a
     # label (a data label's word, a code label's address), NAME[i], *TERM, &NAME, (EXPR), -TERM
-    _TOKEN = re.compile(r"\s*(0x[0-9a-fA-F]+|\d+|\$\w+|[A-Za-z_.][\w.]*|[-+*&()\[\]])")
+    _NUMBER = re.compile(r"0x[0-9a-fA-F]+|\d+")
+    _TOKEN = re.compile(rf"\s*({_NUMBER.pattern}|\$\w+|[A-Za-z_.][\w.]*|[-+*&()\[\]])")
 
     def _variable(self, name: str, quiet: bool = False):
         if self.debug is None:
@@ -841,6 +842,8 @@ class Debugger:
                 v = sum_()
                 take(")")
                 return v
+            if t == "-" and self._NUMBER.fullmatch(peek() or ""):
+                return -int(take(), 0)      # a negative number as written: a word or refused, not wrapped
             if t == "-":
                 return wrap(-operand(term()))
             if t == "*":
@@ -857,7 +860,7 @@ class Debugger:
                 return self.s.place(name, "data")
             if t.startswith("$"):
                 return self._register(t[1:])
-            if re.fullmatch(r"0x[0-9a-fA-F]+|\d+", t):
+            if self._NUMBER.fullmatch(t):
                 return int(t, 0)
             v = self._name(t)
             if peek() == "[":

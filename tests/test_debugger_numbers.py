@@ -9,10 +9,12 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from s2mc.common.errors import S2mcError
 from s2mc.compiler import compile as compile_rz
-from s2mc.simulator.debugger import show
+from s2mc.simulator.debugger import Debugger, show
 from s2mc.simulator.stepping import Stepper
 
 from serve_helpers import client
@@ -87,7 +89,11 @@ CASES = [
     ("p $r0 + 4294967296", rf"print: 4294967296 in '\$r0 \+ 4294967296' does not fit in a 32-bit word {WORD}"),
     ("p 1 - 99999999999999", rf"print: 99999999999999 in '1 - 99999999999999' does not fit in a 32-bit word "
                              rf"{WORD}"),
-    ("p -4294967296", rf"print: 4294967296 in '-4294967296' does not fit in a 32-bit word {WORD}"),
+    ("p -4294967296", rf"print: -4294967296 does not fit in a 32-bit word {WORD}"),
+    ("p -2147483649", rf"print: -2147483649 does not fit in a 32-bit word {WORD}"),
+    ("p -2147483649 + 0", rf"print: -2147483649 in '-2147483649 \+ 0' does not fit in a 32-bit word {WORD}"),
+    ("p 1 - -5", r"1 - -5 = 6"),
+    ("p -(5)", r"-\(5\) = -5"),
     ("p/xd x", r"print: unknown format '/xd' \(x d u t c\)"),
     ("p/du x", r"print: unknown format '/du' \(x d u t c\)"),
     # print of memory: arrays, *ADDR, the address check
@@ -115,6 +121,7 @@ CASES = [
     (f"x/2d {4294967296 + G}", f"x: {outside(4294967296 + G)}"),
     ("x/4d 99999999999", f"x: {outside(99999999999)}"),
     ("x -1", f"x: {outside(-1)}"),
+    ("x -2147483649", f"x: {outside(-2147483649)}"),
     (f"x/2x {MEM - 1}", rf"x: 2 words at address {MEM - 1} do not fit in the memory \(0\.\.{MEM - 1}\)"),
     ("x/i 4294967296", rf"x: pc 4294967296 is outside the program \(0\.\.{CODE - 1}\)"),
     (f"x/3i {CODE - 2}", rf"x: 3 instructions at pc {CODE - 2} do not fit in the program \(0\.\.{CODE - 1}\)"),
@@ -234,3 +241,35 @@ def test_the_one_address_check_names_the_address_as_given(where, n, message):
         s.read(where, n)
     assert str(exc.value) == message
     assert s.place(4095, "data") == 4095 and s.read(4094, 2) == [0, 0]
+
+
+@given(st.integers(-(1 << 40), 1 << 40), st.sampled_from("xdutc"))
+def test_any_literal_is_its_word_or_one_line_saying_it_is_none(value, f):
+    """`p/F N` for any N: the word's reading computed here by hand, or one refusal naming N."""
+    d = Debugger(Stepper(PROGRAM, mem_words=MEM))
+    got = d.execute(f"p/{f} {value}")
+    if -(1 << 31) <= value < (1 << 32):
+        u = value % (1 << 32)
+        s = u - (1 << 32) if u >= 1 << 31 else u
+        want = {"x": f"0x{u:08x}", "d": str(s), "u": str(u), "t": format(u, "032b"),
+                "c": f"{s} {chr(u & 255)!r}"}[f]
+        assert got == f"{value} = {want}\n"
+    else:
+        assert got == f"print: {value} does not fit in a 32-bit word (-2147483648..4294967295)\n"
+
+
+@given(st.integers(-(1 << 40), 1 << 40), st.integers(1, 8))
+def test_any_address_is_read_whole_or_refused_as_given(addr, n):
+    """`x/Nd A`, `p *A` and `mem A N` agree: the words there when all N lie in the memory, else one
+    line naming A itself (never A modulo 2^32)."""
+    d = Debugger(Stepper(PROGRAM, mem_words=MEM))
+    inside = 0 <= addr and addr + n <= MEM
+    for name, cmd, count in (("x", f"x/{n}d {addr}", n), ("mem", f"mem {addr} {n}", n), ("print", f"p *{addr}", 1)):
+        got = d.execute(cmd)
+        if 0 <= addr and addr + count <= MEM:
+            assert d.last_error is None, got
+        elif count == 1 or not 0 <= addr < MEM:
+            assert got == f"{name}: data address {addr} is outside the memory (0..{MEM - 1})\n"
+        else:
+            assert got == f"{name}: {n} words at address {addr} do not fit in the memory (0..{MEM - 1})\n"
+    assert inside == (d.execute(f"x/{n}x {addr}").count("0x") == n)
