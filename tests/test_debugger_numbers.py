@@ -136,11 +136,18 @@ CASES = [
     (f"mem {MEM - 1} 2", rf"mem: 2 words at address {MEM - 1} do not fit in the memory \(0\.\.{MEM - 1}\)"),
     ("watch 4294967296", f"watch: {outside(4294967296)}"),
     ("watch -1", f"watch: {outside(-1)}"),
+    ("watch g+4294967296", f"watch: {outside(G + 4294967296)}"),
+    ("mem g-4294967296", f"mem: {outside(G - 4294967296)}"),
+    ("p *(&g + 4294967296)", rf"print: 4294967296 in '\*\(&g \+ 4294967296\)' does not fit in a 32-bit word {WORD}"),
+    ("p g[4294967296]", r"print: index 4294967296 is outside g\[0\.\.1\]"),
     ("cache 4294967296", f"cache: {outside(4294967296)}"),
     ("cache g", rf"address {G} \(g\): line {G}\.\.{G + 3}, set {NUM}: core 0 M"),
     ("cache core 0", rf"core 0: MSI, .*(?:\n.*)*\n  set +\d+ way +\d+  line +{G} g +M   -5 0 0 0(?:\n.*)*"),
     ("break *4294967296", rf"break: pc 4294967296 is outside the program \(0\.\.{CODE - 1}\)"),
     ("disas 4294967296", rf"disas: pc 4294967296 is outside the program \(0\.\.{CODE - 1}\)"),
+    ("break *-1", rf"break: pc -1 is outside the program \(0\.\.{CODE - 1}\)"),
+    ("break f+4294967296", rf"break: pc {PROGRAM.symbols['f'].value + 4294967296} is outside the program "
+                           rf"\(0\.\.{CODE - 1}\)"),
     ("watch g+1", None),
     # in f(-5): its parameter, the backtrace, finish's value
     ("continue", None),
