@@ -21,14 +21,13 @@ from typing import Callable
 from s2mc.common.errors import S2mcError
 from s2mc.isa.program import VALUE_MAX, VALUE_MIN
 
-
 from . import SimFault
 from .stepping import NEVER, Stop, Stepper
 from .trace import Instructions
 
 HISTORY_BYTES = 64 << 20     # checkpoints kept for reverse stepping (Debugger.for_program)
-# how `p/F` and `x/F` show a word (show()); d (signed) is what every other command shows
-FORMATS = {"x": "hex", "d": "decimal", "u": "unsigned", "t": "binary", "c": "character"}
+# how `p/F` and `x/F` show a word (show()); d, signed, is how every other command shows one
+FORMATS = ("x", "d", "u", "t", "c")
 
 
 @dataclass(frozen=True)
@@ -61,8 +60,10 @@ COMMANDS = [
     Command("reverse-continue", ("rc",), "reverse-continue", "back to the previous breakpoint or watch stop", True),
     Command("core", ("thread",), "core [N]", "the core the stepping commands and p follow (gdb's thread)"),
     Command("backtrace", ("bt", "where"), "backtrace", "the calls the current core is in, innermost first"),
-    Command("print", ("p",), f"print[/{'|'.join(FORMATS)}] EXPR", "a variable, $register, ARRAY[i], *ADDR, &VAR, sums"),
-    Command("x", (), "x[/NFMT] ADDR", f"N words of memory from ADDR, FMT {' '.join(FORMATS)}, or i: instructions", True),
+    Command("print", ("p",), f"print[/{'|'.join(FORMATS)}] EXPR",
+            "a variable, $register, ARRAY[i], *ADDR, &VAR, sums"),
+    Command("x", (), "x[/NFMT] ADDR", f"N words of memory from ADDR, FMT {' '.join(FORMATS)}, or i: instructions",
+            True),
     Command("list", ("l",), "list [LINE|FUNCTION]", "the source around the current line (again: the next lines)", True),
     Command("disas", ("disassemble",), "disas [FUNCTION|LABEL|PC]", "the instructions of a function, with its lines"),
     Command("info", ("i",), "info [locals|breakpoints|registers|line|cores]",
