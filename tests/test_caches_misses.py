@@ -10,7 +10,10 @@ import re
 
 import pytest
 
-from test_caches_hand import ENGINES, _section, observe
+from s2mc.isa import assemble
+from s2mc.simulator.reference import ReferenceMachine
+from s2mc.simulator.stepping import Stepper
+from test_caches_hand import ENGINES, SHARING, _section, observe
 
 CLASSES = ("cache_misses", "cold_misses", "capacity_misses", "conflict_misses", "coherence_misses",
            "true_sharing_misses", "false_sharing_misses")
@@ -212,3 +215,24 @@ def test_the_worked_example_in_the_timing_model_page_is_current():
     assert (f"Core 0: {c0['cache_misses']} misses = {c0['cold_misses']} cold + {c0['coherence_misses']} coherence "
             f"({c0['true_sharing_misses']} true, {c0['false_sharing_misses']} false); core 1: {c1['cold_misses']} cold."
             in " ".join(doc.split()))
+
+
+def test_a_paused_run_counts_only_the_copies_that_ended():
+    """SHARING of test_caches_hand, MESI: core 0's coherence miss at 11 only writes, and its copy is
+    invalidated at 15: false sharing, counted then. Core 1's coherence miss at 15 only writes too,
+    but its copy is still held at cycle 17, so a run paused there has not counted it; the run ends
+    at 20 with the copy held: false sharing, counted at the end. The reference model stepped to
+    the same cycles counts the same."""
+    prog = assemble(SHARING.format(stride=1))
+    cfg = dict(mem_words=256, cores=2, cache="mesi")
+    kinds = lambda counters: [(c["coherence_misses"], c["false_sharing_misses"]) for c in counters]  # noqa: E731
+    stepper = Stepper(prog, **cfg)
+    ref = ReferenceMachine(prog.code_image, prog.data_image, prog.entry, **cfg)
+    stepper.run_until(17)
+    while ref.now < 17:
+        ref.step()
+    assert kinds(stepper.core(i).counters for i in (0, 1)) == kinds(k.stats for k in ref.cores) == [(1, 1), (1, 0)]
+    stepper.cont()
+    ended = ref.run()["cores"]
+    assert kinds(stepper.core(i).counters for i in (0, 1)) == kinds(ended) == [(1, 1), (1, 1)]
+    assert kinds(stepper.result.cores) == [(1, 1), (1, 1)]

@@ -19,7 +19,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "s2_counters.h"  // generated from simulator/counters.toml
@@ -97,6 +96,51 @@ struct StateChange {
   uint32_t slot;  // where in core's cache: set * ways + way
 };
 
+// A hash map from a memory line's number to a value, with open addressing (linear probing; entries
+// are never removed): no allocation per entry, so a miss's bookkeeping stays cheap, and a copy of
+// the caches (the stepping history's snapshots) is a copy of two vectors.
+template <class V> class LineMap {
+ public:
+  V* find(uint32_t line) { return const_cast<V*>(static_cast<const LineMap*>(this)->find(line)); }
+  const V* find(uint32_t line) const {
+    if (size_ == 0) return nullptr;
+    for (size_t i = home(line);; i = (i + 1) & mask_) {
+      if (keys_[i] == 0) return nullptr;
+      if (keys_[i] == line + 1) return &vals_[i];
+    }
+  }
+  // The value of `line`, inserted as V{} if absent.
+  V& operator[](uint32_t line) {
+    if (V* v = find(line)) return *v;
+    if (2 * (size_ + 1) > keys_.size()) grow();
+    size_t i = home(line);
+    while (keys_[i] != 0) i = (i + 1) & mask_;
+    keys_[i] = line + 1;
+    vals_[i] = V{};
+    ++size_;
+    return vals_[i];
+  }
+  size_t size() const { return size_; }
+  size_t bytes() const { return keys_.size() * (sizeof(uint32_t) + sizeof(V)); }
+
+ private:
+  size_t home(uint32_t line) const { return static_cast<size_t>((uint64_t{line} * 0x9E3779B97F4A7C15ull) >> 32) & mask_; }
+  void grow() {
+    std::vector<uint32_t> keys = std::move(keys_);
+    std::vector<V> vals = std::move(vals_);
+    const size_t n = keys.empty() ? 16 : 2 * keys.size();
+    keys_.assign(n, 0);
+    vals_.assign(n, V{});
+    mask_ = n - 1;
+    size_ = 0;
+    for (size_t i = 0; i < keys.size(); ++i)
+      if (keys[i] != 0) (*this)[keys[i] - 1] = vals[i];
+  }
+  std::vector<uint32_t> keys_;  // line + 1; 0: empty
+  std::vector<V> vals_;
+  size_t mask_ = 0, size_ = 0;
+};
+
 class Caches {
  public:
   Caches() = default;
@@ -119,14 +163,12 @@ class Caches {
     // A fully associative cache is its own shadow: it has no conflict misses.
     shadowed_ = cfg.ways != cfg.lines;
     if (shadowed_) {
-      snode_.assign(slots, NIL);
-      sh_line_.assign(slots, 0);
+      sh_row_.assign(slots, 0);
       sh_prev_.assign(slots, NIL);
       sh_next_.assign(slots, NIL);
       sh_head_.assign(static_cast<size_t>(cores), NIL);
       sh_tail_.assign(static_cast<size_t>(cores), NIL);
       sh_size_.assign(static_cast<size_t>(cores), 0);
-      sh_map_.resize(static_cast<size_t>(cores));
     }
   }
 
@@ -156,13 +198,12 @@ class Caches {
     size_t n = sizeof(*this) + tag_.size() * sizeof(uint32_t) + state_.size() + use_.size() * sizeof(uint64_t) +
                clock_.size() * sizeof(uint64_t) + stats_.size() * sizeof(CacheStats) + flags_.size() +
                hslot_.size() * sizeof(uint32_t) + wmask_.size() * sizeof(uint64_t) +
-               (snode_.size() + sh_line_.size() + sh_prev_.size() + sh_next_.size()) * sizeof(uint32_t) +
+               (sh_row_.size() + sh_prev_.size() + sh_next_.size()) * sizeof(uint32_t) +
                changes_.capacity() * sizeof(StateChange);
-    const size_t node = sizeof(uint32_t) * 2 + 2 * sizeof(void*);  // about one hash-map entry
-    for (const History& h : history_) n += h.index.size() * node + h.left.size() + h.news.size() * sizeof(uint64_t);
-    for (const auto& m : sh_map_) n += m.size() * node;
-    for (const auto& m : seen_) n += node + sizeof(m.second) - sizeof(uint32_t);
-    return n;
+    for (const History& h : history_)
+      n += h.index.bytes() + h.left.size() + h.shared.size() + h.node.size() * sizeof(uint32_t) +
+           h.news.size() * sizeof(uint64_t);
+    return n + seen_.bytes();
   }
   uint32_t line_of(uint32_t addr) const { return addr >> shift_; }
 
@@ -301,11 +342,13 @@ class Caches {
   enum : uint8_t { LEFT_EVICTED = 1, LEFT_INVALIDATED = 2 };
   enum : uint8_t { F_PENDING = 1,  // a coherence miss's copy that has not served a new word yet
                    F_WATCH = 2 };  // the core's news of the line was not empty at the fill
-  // Per core, every line it ever held: how the line last left (0 while it never did), and its news,
-  // the words another core wrote that this core has yet to receive (nw_ words of bits per line).
+  // Per core, every line it ever held (a row each): how the line last left (0 while it never did);
+  // whether another core ever held it too; its node in the shadow cache (NIL: not there); its news,
+  // the words another core wrote that this core has yet to receive (nw_ words of bits).
   struct History {
-    std::unordered_map<uint32_t, uint32_t> index;  // line -> row
-    std::vector<uint8_t> left;
+    LineMap<uint32_t> index;  // line -> row
+    std::vector<uint8_t> left, shared;
+    std::vector<uint32_t> node;
     std::vector<uint64_t> news;
   };
 
@@ -353,13 +396,17 @@ class Caches {
   void publish(int j, int64_t s) {
     if (dragon()) return;
     uint64_t* mask = &wmask_[static_cast<size_t>(s) * nw_];
+    if (!history_[static_cast<size_t>(j)].shared[hslot_[s]]) {  // nobody else to tell: no news either
+      std::fill(mask, mask + nw_, 0);
+      return;
+    }
     if (std::all_of(mask, mask + nw_, [](uint64_t w) { return w == 0; })) return;
     const uint32_t line = tag_[s];
-    uint64_t others = seen_[line] & ~(uint64_t{1} << j);
+    uint64_t others = *seen_.find(line) & ~(uint64_t{1} << j);
     for (int k = 0; others; ++k, others >>= 1) {
       if (!(others & 1)) continue;
       History& h = history_[static_cast<size_t>(k)];
-      uint64_t* news = &h.news[static_cast<size_t>(h.index.at(line)) * nw_];
+      uint64_t* news = &h.news[static_cast<size_t>(*h.index.find(line)) * nw_];
       for (uint32_t i = 0; i < nw_; ++i) news[i] |= mask[i];
     }
     uint64_t* own = &history_[static_cast<size_t>(j)].news[static_cast<size_t>(hslot_[s]) * nw_];
@@ -371,21 +418,29 @@ class Caches {
     CacheStats& rs = stats_[static_cast<size_t>(R)];
     History& h = history_[static_cast<size_t>(R)];
     uint8_t f = 0;
-    const auto it = h.index.find(line);
+    const uint32_t* known = h.index.find(line);
     uint32_t row;
-    if (it == h.index.end()) {
+    if (!known) {
       ++rs.cold_misses;
       row = static_cast<uint32_t>(h.left.size());
-      h.index.emplace(line, row);
+      h.index[line] = row;
       h.left.push_back(0);
+      h.node.push_back(NIL);
       h.news.resize(h.news.size() + nw_, 0);
-      seen_[line] |= uint64_t{1} << R;
+      uint64_t& seen = seen_[line];
+      h.shared.push_back(seen != 0);
+      for (int k = 0; k < cores_; ++k) {  // the first time another core holds it: now shared
+        if (!((seen >> k) & 1)) continue;
+        History& o = history_[static_cast<size_t>(k)];
+        o.shared[*o.index.find(line)] = 1;
+      }
+      seen |= uint64_t{1} << R;
     } else {
-      row = it->second;
+      row = *known;
       if (h.left[row] == LEFT_INVALIDATED) {
         ++rs.coherence_misses;
         f = F_PENDING;
-      } else if (shadowed_ && sh_map_[static_cast<size_t>(R)].count(line)) {
+      } else if (shadowed_ && h.node[row] != NIL) {
         ++rs.conflict_misses;
       } else {
         ++rs.capacity_misses;
@@ -396,11 +451,6 @@ class Caches {
     hslot_[v] = row;
     flags_[v] = f;
     std::fill(&wmask_[static_cast<size_t>(v) * nw_], &wmask_[static_cast<size_t>(v) * nw_] + nw_, 0);
-    if (shadowed_) {
-      const auto& m = sh_map_[static_cast<size_t>(R)];
-      const auto n = m.find(line);
-      snode_[v] = n == m.end() ? NIL : n->second;
-    }
   }
   // Core j's copy in slot s ends (`how`: evicted or invalidated): its writes are published, and a
   // coherence miss's copy that served no new word was a false-sharing miss.
@@ -414,27 +464,24 @@ class Caches {
 
   // The shadow cache of each core: fully associative, LRU, as many lines as the real one, seeing the
   // same accesses, never invalidated; nodes core * lines + n in a list from the most recently used
-  // (sh_head_) on. A present line's node is in snode_ of its slot (NIL: not in the shadow).
+  // (sh_head_) on. A node keeps its line's History row, a row its node.
   void shadow_touch(int core, int64_t s) {
     const size_t c = static_cast<size_t>(core), base = c * cfg_.lines;
-    uint32_t n = snode_[s];
+    std::vector<uint32_t>& node = history_[c].node;
+    const uint32_t row = hslot_[s];
+    uint32_t n = node[row];
     if (n != NIL) {
       if (n == sh_head_[c]) return;
       shadow_unlink(c, n);
     } else if (sh_size_[c] < cfg_.lines) {
       n = sh_size_[c]++;
-      sh_map_[c][tag_[s]] = n;
     } else {  // the shadow's least recently used line leaves it
       n = sh_tail_[c];
       shadow_unlink(c, n);
-      const uint32_t old = sh_line_[base + n];
-      sh_map_[c].erase(old);
-      const int64_t o = find(core, old);
-      if (o >= 0) snode_[o] = NIL;
-      sh_map_[c][tag_[s]] = n;
+      node[sh_row_[base + n]] = NIL;
     }
-    sh_line_[base + n] = tag_[s];
-    snode_[s] = n;
+    sh_row_[base + n] = row;
+    node[row] = n;
     sh_prev_[base + n] = NIL;
     sh_next_[base + n] = sh_head_[c];
     if (sh_head_[c] != NIL) sh_prev_[base + sh_head_[c]] = n;
@@ -465,11 +512,10 @@ class Caches {
   std::vector<uint32_t> hslot_;
   std::vector<uint64_t> wmask_;
   std::vector<History> history_;                  // per core
-  std::unordered_map<uint32_t, uint64_t> seen_;   // line -> the cores that ever held it (a bit each)
+  LineMap<uint64_t> seen_;   // line -> the cores that ever held it (a bit each)
   // The shadow caches (not kept when the cache is fully associative).
   bool shadowed_ = false;
-  std::vector<uint32_t> snode_, sh_line_, sh_prev_, sh_next_, sh_head_, sh_tail_, sh_size_;
-  std::vector<std::unordered_map<uint32_t, uint32_t>> sh_map_;
+  std::vector<uint32_t> sh_row_, sh_prev_, sh_next_, sh_head_, sh_tail_, sh_size_;
   bool record_ = false;
   std::vector<StateChange> changes_;
 };
