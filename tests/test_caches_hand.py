@@ -212,13 +212,18 @@ def _section(name: str) -> str:
     return text[start:min(p for p in (end, nxt) if p != -1)]
 
 
+def assert_example_is(doc: str, program: str) -> None:
+    """The first code block of a page's section is `program`, comments aside."""
+    code = re.search(r"```\n(.*?)```", doc, re.S).group(1)
+    assert [ln.split(";")[0].split() for ln in code.splitlines()] == \
+        [ln.split(";")[0].split() for ln in program.strip().splitlines()]
+
+
 def test_the_worked_example_in_the_timing_model_page_is_current():
     """The page's worked example with caches is this test's program, and the totals it states
     are the reference model's."""
     doc = _section("A worked example with caches")
-    code = re.search(r"```\n(.*?)```", doc, re.S).group(1)
-    assert [ln.split(";")[0].split() for ln in code.splitlines()] == \
-        [ln.split(";")[0].split() for ln in HANDOVER.strip().splitlines()]
+    assert_example_is(doc, HANDOVER)
     stated = {m.group(1): int(m.group(2)) for m in re.finditer(r"(\w+) takes (\d+) cycles", doc)}
     assert stated, "the page states no totals"
     for protocol, cycles in stated.items():

@@ -6,14 +6,12 @@ in the test's docstring), and every engine and the reference model must give the
 says otherwise: L = 2, W = 4, 64 lines in 2 ways, fifo (test_caches_hand's defaults). The other
 counters of these programs follow the rules test_caches_hand checks; here only the classes count.
 """
-import re
-
 import pytest
 
 from s2mc.isa import assemble
 from s2mc.simulator.reference import ReferenceMachine
 from s2mc.simulator.stepping import Stepper
-from test_caches_hand import ENGINES, SHARING, _section, observe
+from test_caches_hand import ENGINES, SHARING, _section, assert_example_is, observe
 
 CLASSES = ("cache_misses", "cold_misses", "capacity_misses", "conflict_misses", "coherence_misses",
            "true_sharing_misses", "false_sharing_misses")
@@ -208,9 +206,7 @@ def test_the_worked_example_in_the_timing_model_page_is_current():
     """The page's worked example of the classification is SPLIT, and the classes its prose sums up
     are the reference model's."""
     doc = _section("Miss classification")
-    code = re.search(r"```\n(.*?)```", doc, re.S).group(1)
-    assert [ln.split(";")[0].split() for ln in code.splitlines()] == \
-        [ln.split(";")[0].split() for ln in SPLIT.strip().splitlines()]
+    assert_example_is(doc, SPLIT)
     c0, c1 = classes(observe(SPLIT, "reference", cores=2, cache="mesi"))
     assert (f"Core 0: {c0['cache_misses']} misses = {c0['cold_misses']} cold + {c0['coherence_misses']} coherence "
             f"({c0['true_sharing_misses']} true, {c0['false_sharing_misses']} false); core 1: {c1['cold_misses']} cold."
