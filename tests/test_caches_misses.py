@@ -160,6 +160,56 @@ def test_a_word_not_read_by_a_false_sharing_copy_is_still_new(engine, protocol):
     assert classes(got) == [want(3, cold=1, coherence=2, true=1, false=1), want(1, cold=1)]
 
 
+REFILL = """
+.code 0
+  cid r1            ; 0
+  jt r1 one         ; 1
+  ld r2 w0          ; 2   core 0
+  ld r2 b           ; 3   evicts line 0 (a one-line cache)
+  sync              ; 4
+  sync              ; 5   (core 1 writes w1)
+  ld r2 w1          ; 6   line 0 again
+  sync              ; 7
+  sync              ; 8   (core 1 writes w0)
+  ld r2 w1          ; 9
+  trap r0 #0        ; 10
+:one
+  sync              ; 11
+  st r1 w1          ; 12  core 1
+  sync              ; 13
+  sync              ; 14
+  st r1 w0          ; 15
+  sync              ; 16
+  trap r0 #0        ; 17
+.data 0
+:w0
+  0
+:w1
+  0
+:b
+  0
+  0
+.end
+"""
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("protocol", ["msi", "mesi", "moesi"])
+def test_a_replacement_copy_that_reads_a_new_word_receives_it(engine, protocol):
+    """One line of two words per cache: line 0 = w0 w1, line 1 = b.
+
+    | step | core 0 | core 1 | new to core 0 |
+    |---|---|---|---|
+    | 1 | ld w0: cold; ld b: cold, evicts line 0 | | — |
+    | 2 | | st w1: cold (core 0 holds nothing to invalidate) | w1 |
+    | 3 | ld w1: **capacity** (evicted; the cache is fully associative); reads w1, new: received | M -> S | — |
+    | 4 | invalidated | st w0: BusUpgr | w0 |
+    | 5 | ld w1: coherence; w1 arrived at step 3, w0 is new but not read: **false sharing** (at the end) | | w0 |
+    """
+    got = observe(REFILL, engine, cores=2, cache=protocol, cache_lines=1, cache_ways=1, line_words=2)
+    assert classes(got) == [want(4, cold=2, capacity=1, coherence=1, false=1), want(1, cold=1)]
+
+
 REPLACE = """
 .code 0
   ld r1 a           ; 0
