@@ -22,6 +22,9 @@ the core's own cache: a hit takes effect at c and the next instruction issues at
 a write to a line it may not write) becomes a bus request, and step 2 decides at the grant which
 transaction it is, from the states at that cycle, applies it to every cache, and keeps the bus for
 its bus time D. The caches hold states only: `mem` always holds the current value of every word.
+Misses are classified (docs/timing-model.md, "Miss classification") the direct way: every write
+adds its word to the new words of every other cache that ever held the line, every access moves
+its line up a per-cache OrderedDict standing for the fully associative shadow cache.
 """
 from __future__ import annotations
 
