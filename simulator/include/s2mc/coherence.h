@@ -160,6 +160,7 @@ class Caches {
     hslot_.assign(slots, 0);
     wmask_.assign(slots * nw_, 0);
     history_.resize(static_cast<size_t>(cores));
+    last_.assign(static_cast<size_t>(cores), -1);
     // A fully associative cache is its own shadow: it has no conflict misses.
     shadowed_ = cfg.ways != cfg.lines;
     if (shadowed_) {
@@ -375,7 +376,12 @@ class Caches {
   // update, or the fill's own access): the LRU clocks, then the read (ld, pop, xchg), then the write.
   S2_INLINE void access(int core, int64_t s, Bus bus, uint32_t addr) {
     use_[s] = ++clock_[static_cast<size_t>(core)];
-    if (shadowed_) shadow_touch(core, s);
+    // Again the line of the core's last access (not a fill: begin_copy forgets it): already the
+    // shadow's most recent.
+    if (shadowed_ && last_[static_cast<size_t>(core)] != s) {
+      shadow_touch(core, s);
+      last_[static_cast<size_t>(core)] = s;
+    }
     const uint32_t off = addr & (cfg_.line_words - 1);
     if (bus != BUS_WRITE && (flags_[s] & F_WATCH)) read_news(core, s, off);
     if (bus != BUS_READ) wmask_[static_cast<size_t>(s) * nw_ + (off >> 6)] |= uint64_t{1} << (off & 63);
@@ -450,6 +456,7 @@ class Caches {
     }
     hslot_[v] = row;
     flags_[v] = f;
+    last_[static_cast<size_t>(R)] = -1;
     std::fill(&wmask_[static_cast<size_t>(v) * nw_], &wmask_[static_cast<size_t>(v) * nw_] + nw_, 0);
   }
   // Core j's copy in slot s ends (`how`: evicted or invalidated): its writes are published, and a
@@ -516,6 +523,7 @@ class Caches {
   // The shadow caches (not kept when the cache is fully associative).
   bool shadowed_ = false;
   std::vector<uint32_t> sh_row_, sh_prev_, sh_next_, sh_head_, sh_tail_, sh_size_;
+  std::vector<int64_t> last_;  // per core: the slot of its last access, -1 after a fill
   bool record_ = false;
   std::vector<StateChange> changes_;
 };
