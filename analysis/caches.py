@@ -15,7 +15,7 @@ from s2mc.common.variants import parse_cache_part
 
 #: The whole-run counters the section reads (those a run lacks are left empty).
 METRICS = ["cycles", "instructions", "stall_cycles", "mem_accesses", "bus_utilisation", "cache_hits", "cache_misses",
-           "coherence_misses", "false_sharing_misses", "invalidations_received", "writebacks", "bus_rd", "bus_rdx",
+           "coherence_misses", "true_sharing_misses", "false_sharing_misses", "invalidations_received", "writebacks", "bus_rd", "bus_rdx",
            "bus_upgr", "bus_upd", "cache_to_cache"]
 #: Protocols in the order the tables list them; `none` is the cacheless machine.
 ORDER = ["none", "msi", "mesi", "moesi", "dragon"]
@@ -91,8 +91,9 @@ def _comparison(runs: pd.DataFrame, cores: int) -> pd.DataFrame:
         rows.append({"caches": proto, "cycles": f"{r['cycles']:,.0f}", "speedup": f"{r['speedup']:.2f}",
                      "bus util": f"{r['bus_utilisation']:.0%}", "bus transactions": f"{r['mem_accesses']:,.0f}",
                      "hit rate": f"{r['hit_rate']:.1%}" if cached else "–",
-                     "misses": cell("cache_misses"), "coherence (false sharing)":
-                         "–" if not cached else f"{r['coherence_misses']:,.0f} ({r['false_sharing_misses']:,.0f})",
+                     "misses": cell("cache_misses"), "coherence (true / false sharing)":
+                         "–" if not cached else (f"{r['coherence_misses']:,.0f} ({r['true_sharing_misses']:,.0f} / "
+                                                 f"{r['false_sharing_misses']:,.0f})"),
                      "invalidations": cell("invalidations_received"), "write-backs": cell("writebacks"),
                      "BusUpd": cell("bus_upd")})
     return pd.DataFrame(rows)

@@ -156,7 +156,8 @@ def _print_table(res) -> None:
 
 
 #: The cache counters' column heads in the per-core table (the counters: CACHE_COUNTERS).
-_CACHE_HEADS = {"cache_hits": "hits", "cache_misses": "misses", "coherence_misses": "coher",
+_CACHE_HEADS = {"cache_hits": "hits", "cache_misses": "misses", "cold_misses": "cold", "capacity_misses": "capac",
+                "conflict_misses": "confl", "coherence_misses": "coher", "true_sharing_misses": "true sh",
                 "false_sharing_misses": "false sh", "bus_rd": "BusRd", "bus_rdx": "BusRdX", "bus_upgr": "BusUpgr",
                 "bus_upd": "BusUpd", "cache_to_cache": "c2c", "writebacks": "wbacks",
                 "invalidations_received": "inval rx", "hit_stall_cycles": "hit stall"}

@@ -136,16 +136,18 @@ SECTIONS: tuple[Section, ...] = (
             "is 0.92x theirs. The speedup stops below 2x in both: the bus ceiling (Z + L) / L."),
     Section("6b. Private caches: false sharing",
             "`false_sharing.s`: each core increments its own counter 100 times; the counters are "
-            "neighbouring words, so no core ever reads another's. Give every core a MESI cache "
-            "(docs/caches-lab.md). Predict the false-sharing misses, summed over 2 cores, with 8-word "
-            "lines, then with 1-word lines.",
+            "neighbouring words, so no core reads another's until core 0 adds them up at the end. Give "
+            "every core a MESI cache (docs/caches-lab.md). Predict the false-sharing misses, summed over "
+            "2 cores, with 8-word lines, then with 1-word lines.",
             tuple(Quantity(f"s6b_false_sharing_w{w}", f"false-sharing misses, 2 cores, MESI, {w}-word lines",
                            f"r = lab.run('false_sharing.s', 2, cache='mesi', line_words={w})\n"
                            f"measured['s6b_false_sharing_w{w}'] = sum(c['false_sharing_misses'] for c in r.cores)")
                   for w in (8, 1)),
             "With 8-word lines both counters live in one line: every store needs the line in M and "
-            "takes it from the other core, about one miss per increment after the first. With 1-word "
-            "lines each counter has a line of its own: nothing is shared, so no coherence misses."),
+            "takes it from the other core, about one miss per increment after the first. All but one "
+            "are false sharing: the copy serves a core only its own counter. The exception is core 0's "
+            "last miss, whose copy serves it core 1's counter when it adds them up: true sharing. With "
+            "1-word lines each counter has a line of its own: nothing is shared, so no coherence misses."),
     Section("7. Real hardware",
             "Native AES-CTR with OpenMP on this machine. Predict the speedup of 2 threads over 1 on a "
             "16 MiB buffer (each core has its own caches; there is no shared bus).",

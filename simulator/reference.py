@@ -22,8 +22,13 @@ the core's own cache: a hit takes effect at c and the next instruction issues at
 a write to a line it may not write) becomes a bus request, and step 2 decides at the grant which
 transaction it is, from the states at that cycle, applies it to every cache, and keeps the bus for
 its bus time D. The caches hold states only: `mem` always holds the current value of every word.
+Misses are classified (docs/timing-model.md, "Miss classification") the direct way: every write
+adds its word to the new words of every other cache that ever held the line, every access moves
+its line up a per-cache OrderedDict standing for the fully associative shadow cache.
 """
 from __future__ import annotations
+
+from collections import OrderedDict
 
 from s2mc.isa.instructions import decode
 
@@ -96,21 +101,28 @@ class _Core:
 
 
 class _Line:
-    """One way of a cache: which memory line it holds (None: invalid), its state, its last use."""
+    """One way of a cache: which memory line it holds (None: invalid), its state, its last use, and
+    whether it is the copy of a coherence miss that has not yet read a word new to its core."""
     def __init__(self):
         self.line, self.state, self.use = None, "I", 0
+        self.undecided = False
 
 
 class _Cache:
-    """A core's private cache: sets of ways, and what the coherence counters need to remember."""
+    """A core's private cache: sets of ways, and what the miss classification needs to remember
+    (docs/timing-model.md, "Miss classification")."""
     def __init__(self, lines: int, ways: int):
         self.sets = [[_Line() for _ in range(ways)] for _ in range(lines // ways)]
         self.uses = 0                 # accesses so far (hits and fills): the LRU clock
-        # line -> (core, cycle): who took the line from this cache with a BusRdX or BusUpgr, and
-        # when; forgotten when the line is filled again (the miss is then a coherence miss)
-        self.lost: dict[int, tuple[int, int]] = {}
-        # line -> word offsets the core in `lost` wrote at or after it took the line
-        self.written_since: dict[int, set[int]] = {}
+        # every line this cache ever held -> how it last left: "evicted", "invalidated" (None: never)
+        self.left: dict[int, str | None] = {}
+        # every line this cache ever held -> the words of it that are new to this core: written by
+        # another core, and not yet read by this core in a copy of the line
+        self.news: dict[int, set[int]] = {}
+        # a fully associative LRU cache of the same size, seeing the same accesses, never invalidated:
+        # the lines it holds, least recently used first
+        self.shadow: OrderedDict[int, None] = OrderedDict()
+        self.capacity = lines
 
     def find(self, line: int) -> _Line | None:
         for way in self.sets[line % len(self.sets)]:
@@ -280,7 +292,7 @@ class ReferenceMachine:
         hits = READ_HITS if d.bus == "read" else WRITE_HITS
         if way is None or way.state not in hits[self.protocol]:
             return False
-        cache.touch(way)
+        self.use(core, way, d, a)
         before, after = self.perform(core, d, a)
         s = core.stats
         s["cache_hits"] += 1
@@ -289,8 +301,6 @@ class ReferenceMachine:
         self.log(c, core, "hit", 0, a, before, after)
         if d.bus != "read" and way.state == "E":      # the first write to an exclusive line
             self.change(c, core, core, way, "M", "PrWr")
-        if d.bus != "read":
-            self.wrote(core.id, a)
         core.pc += 1
         core.next_issue = c + self.H
         return True
@@ -308,13 +318,49 @@ class ReferenceMachine:
         if new == "I":
             way.line = None
 
-    def wrote(self, core: int, a: int) -> None:
-        """A write by `core` to word a: remembered by every cache that lost the line to that core
-        (what false_sharing_misses asks about later)."""
-        line = a // self.W
-        for cache in self.caches:
-            if cache.lost.get(line, (None,))[0] == core:
-                cache.written_since[line].add(a % self.W)
+    def use(self, core: _Core, way: _Line, d, a: int) -> None:
+        """Core's access to word a takes effect in its cache's `way` (a hit, an upgrade or update, or
+        the access of a fill): the LRU clocks, then what it reads and writes for the classification."""
+        cache, line, word = self.caches[core.id], a // self.W, a % self.W
+        cache.touch(way)
+        cache.shadow[line] = None
+        cache.shadow.move_to_end(line)
+        if len(cache.shadow) > cache.capacity:
+            cache.shadow.popitem(last=False)
+        news = cache.news[line]
+        if d.bus in ("read", "swap") and word in news:    # the copy brings this core a new word
+            news.clear()                                   # ... and with it every new word of the line
+            if way.undecided:
+                core.stats["true_sharing_misses"] += 1
+                way.undecided = False
+        if d.bus in ("write", "swap"):
+            news.discard(word)                             # the core's own value now
+            for other in self.caches:
+                if other is not cache and line in other.news:
+                    other.news[line].add(word)
+
+    def end_copy(self, core: _Core, way: _Line, how: str) -> None:
+        """The copy in `way` leaves core's cache (evicted or invalidated): a coherence miss's copy
+        that never read a new word was a false-sharing miss."""
+        if way.undecided:
+            core.stats["false_sharing_misses"] += 1
+            way.undecided = False
+        self.caches[core.id].left[way.line] = how
+
+    def classify(self, core: _Core, line: int) -> bool:
+        """Counts the class of core's miss on `line`; True for a coherence miss."""
+        cache, s = self.caches[core.id], core.stats
+        if line not in cache.left:
+            s["cold_misses"] += 1
+            cache.left[line], cache.news[line] = None, set()
+        elif cache.left[line] == "invalidated":
+            s["coherence_misses"] += 1
+            return True
+        elif line in cache.shadow:
+            s["conflict_misses"] += 1
+        else:
+            s["capacity_misses"] += 1
+        return False
 
     def transaction(self, core: _Core, d, a: int, g: int) -> tuple[str, int, list]:
         """Decides and applies, at the grant g, the transaction of core's cached access to word a:
@@ -328,7 +374,6 @@ class ReferenceMachine:
         others = [(k, w) for k, w in others if w is not None]
         events: list[tuple] = []        # the requester's own changes, logged after its grant
         if way is not None:             # present: an upgrade (S/O -> M) or a Dragon update
-            mine.touch(way)
             s["cache_hits"] += 1
             if P == "dragon":
                 name, D = "BusUpd", 1
@@ -344,18 +389,15 @@ class ReferenceMachine:
             return name, D, events
         # absent: a fill, after making room
         s["cache_misses"] += 1
-        if line in mine.lost:
-            s["coherence_misses"] += 1
-            if a % W not in mine.written_since[line]:
-                s["false_sharing_misses"] += 1
-            del mine.lost[line], mine.written_since[line]
         D = 0
         victim = mine.victim(line)
         if victim.line is not None:
             if victim.state in DIRTY:
                 s["writebacks"] += 1
                 D += L + W - 1
+            self.end_copy(core, victim, "evicted")
             events.append((victim, "I", "evict"))
+        victim.undecided = self.classify(core, line)
         write = d.bus != "read"
         dirty = [(k, w) for k, w in others if w.state in DIRTY]
         if P == "dragon":
@@ -401,11 +443,9 @@ class ReferenceMachine:
     def invalidate(self, core: _Core, others: list, g: int, name: str) -> None:
         """Every other copy of the line -> I, each remembering who took it (coherence misses)."""
         for k, w in others:
-            cache, line = self.caches[k.id], w.line
+            self.end_copy(k, w, "invalidated")
             self.change(g, k, core, w, "I", name)
             k.stats["invalidations_received"] += 1
-            cache.lost[line] = (core.id, g)
-            cache.written_since[line] = set()
 
     def perform(self, core: _Core, d, a: int) -> tuple[int, int]:
         """The data effect of a memory instruction on word a; returns the word before and after."""
@@ -440,10 +480,8 @@ class ReferenceMachine:
             for way, new, why in events:
                 if why != "evict" and way.line is None:       # the fill: the way now holds the line
                     way.line = a // self.W
-                    self.caches[core.id].touch(way)
                 self.change(g, core, core, way, new, why)
-            if d.bus != "read":
-                self.wrote(core.id, a)
+            self.use(core, self.caches[core.id].find(a // self.W), d, a)
         else:
             D = self.L
             before, after = self.perform(core, d, a)
@@ -487,6 +525,9 @@ class ReferenceMachine:
     def run(self) -> dict:
         while self.step():
             pass
+        for core in self.cores if self.caches else ():    # the copies still held end with the run
+            for way in (w for ways in self.caches[core.id].sets for w in ways if w.line is not None):
+                self.end_copy(core, way, "held at the end")
         self.output.sort(key=lambda e: (e[0], e[1]))
         if self.trace is not None:
             self.trace.sort(key=lambda e: (e[0], e[1]))   # stable: a core's events keep their order

@@ -54,6 +54,10 @@ def check(got: dict, cycles: int, *cores: dict) -> None:
         assert have == want, f"core {i}"
         c = got["cores"][i]   # every cycle before the finish: an instruction's first, a stall or a barrier wait
         assert c["stall_cycles"] == c["finish_cycle"] - c["instructions"] - c["sync_wait_cycles"]
+        if "cache_misses" in c:   # every miss has exactly one class, every coherence miss one sharing kind
+            assert c["cache_misses"] == (c["cold_misses"] + c["capacity_misses"] + c["conflict_misses"]
+                                         + c["coherence_misses"])
+            assert c["coherence_misses"] == c["true_sharing_misses"] + c["false_sharing_misses"]
 
 
 def states(got: dict) -> list[tuple]:
@@ -94,12 +98,12 @@ def test_one_core_reads_then_writes_a_line(engine, protocol):
     got = observe(READ_WRITE, engine, cache=protocol)
     if protocol == "msi":
         check(got, 7, dict(instructions=3, finish_cycle=7, mem_accesses=2, bus_busy_cycles=6, stall_cycles=4,
-                           cache_hits=1, cache_misses=1, bus_rd=1, bus_upgr=1))
+                           cache_hits=1, cache_misses=1, cold_misses=1, bus_rd=1, bus_upgr=1))
         assert grants(got) == [(0, 0, "grant BusRd 5"), (5, 0, "grant BusUpgr 1")]
         assert states(got) == [(0, 0, "BusRd", 0, "I", "S", 0), (5, 0, "BusUpgr", 0, "S", "M", 0)]
     else:
         check(got, 7, dict(instructions=3, finish_cycle=7, mem_accesses=1, bus_busy_cycles=5, stall_cycles=4,
-                           cache_hits=1, cache_misses=1, bus_rd=1))
+                           cache_hits=1, cache_misses=1, cold_misses=1, bus_rd=1))
         assert grants(got) == [(0, 0, "grant BusRd 5")]
         assert states(got) == [(0, 0, "BusRd", 0, "I", "E", 0), (5, 0, "PrWr", 0, "E", "M", 0)]
         assert [e[3] for e in got["trace"] if e[0] == 5] == ["hit", "state PrWr"]
@@ -111,7 +115,7 @@ def test_hit_latency_adds_its_stall(engine):
     extra cycles are stalls: 4 (the fill) + 2 = 6."""
     got = observe(READ_WRITE, engine, cache="mesi", cache_hit_latency=3)
     check(got, 9, dict(finish_cycle=9, mem_accesses=1, bus_busy_cycles=5, stall_cycles=6,
-                       cache_hits=1, cache_misses=1, bus_rd=1, hit_stall_cycles=2))
+                       cache_hits=1, cache_misses=1, cold_misses=1, bus_rd=1, hit_stall_cycles=2))
 
 
 # -- two cores hand a line back and forth across barriers ------------------------------------------
@@ -154,17 +158,17 @@ def test_two_cores_hand_a_line_back_and_forth(engine, protocol):
     | 13 | | add | |
     | 14 | | st: BusUpgr, D = 1: core 0 S (moesi: O) -> I; core 1 S -> M | 14 |
     | 15 | barrier completes (core 0 waited 6) | sync (arrives) | |
-    | 16 | ld misses (a coherence miss: core 1 took the line at 14 and wrote x): BusRd, core 1's M supplies, D = 4; core 1 M -> S, writes back (moesi: M -> O) | trap: finish 17 | 16-19 |
+    | 16 | ld misses (a coherence miss, true sharing: it reads the x core 1 wrote at 14): BusRd, core 1's M supplies, D = 4; core 1 M -> S, writes back (moesi: M -> O) | trap: finish 17 | 16-19 |
     | 20 | trap: finish 21 | | |
     """
     got = observe(HANDOVER, engine, cores=2, cache=protocol)
     wb = 0 if protocol == "moesi" else 1
     check(got, 21,
           dict(instructions=8, finish_cycle=21, mem_accesses=2, bus_busy_cycles=9, sync_wait_cycles=6,
-               stall_cycles=7, cache_misses=2, coherence_misses=1, bus_rd=1, bus_rdx=1, cache_to_cache=1,
-               writebacks=wb, invalidations_received=1),
+               stall_cycles=7, cache_misses=2, cold_misses=1, coherence_misses=1, true_sharing_misses=1, bus_rd=1,
+               bus_rdx=1, cache_to_cache=1, writebacks=wb, invalidations_received=1),
           dict(instructions=8, finish_cycle=17, mem_accesses=2, bus_busy_cycles=5, sync_wait_cycles=6,
-               stall_cycles=3, cache_hits=1, cache_misses=1, bus_rd=1, bus_upgr=1, cache_to_cache=1,
+               stall_cycles=3, cache_hits=1, cache_misses=1, cold_misses=1, bus_rd=1, bus_upgr=1, cache_to_cache=1,
                writebacks=wb))
     shared = "O" if protocol == "moesi" else "S"
     assert states(got) == [
@@ -189,9 +193,9 @@ def test_two_cores_hand_a_line_back_and_forth_dragon(engine):
     got = observe(HANDOVER, engine, cores=2, cache="dragon")
     check(got, 18,
           dict(instructions=8, finish_cycle=18, mem_accesses=1, bus_busy_cycles=5, sync_wait_cycles=6,
-               stall_cycles=4, cache_hits=1, cache_misses=1, bus_rd=1),
+               stall_cycles=4, cache_hits=1, cache_misses=1, cold_misses=1, bus_rd=1),
           dict(instructions=8, finish_cycle=17, mem_accesses=2, bus_busy_cycles=5, sync_wait_cycles=6,
-               stall_cycles=3, cache_hits=1, cache_misses=1, bus_rd=1, bus_upd=1, cache_to_cache=1))
+               stall_cycles=3, cache_hits=1, cache_misses=1, cold_misses=1, bus_rd=1, bus_upd=1, cache_to_cache=1))
     assert grants(got) == [(3, 0, "grant BusRd+BusUpd 5"), (9, 1, "grant BusRd 4"), (14, 1, "grant BusUpd 1")]
     assert states(got) == [
         (3, 0, "BusRd+BusUpd", 0, "I", "M", 0),
@@ -208,13 +212,18 @@ def _section(name: str) -> str:
     return text[start:min(p for p in (end, nxt) if p != -1)]
 
 
+def assert_example_is(doc: str, program: str) -> None:
+    """The first code block of a page's section is `program`, comments aside."""
+    code = re.search(r"```\n(.*?)```", doc, re.S).group(1)
+    assert [ln.split(";")[0].split() for ln in code.splitlines()] == \
+        [ln.split(";")[0].split() for ln in program.strip().splitlines()]
+
+
 def test_the_worked_example_in_the_timing_model_page_is_current():
     """The page's worked example with caches is this test's program, and the totals it states
     are the reference model's."""
     doc = _section("A worked example with caches")
-    code = re.search(r"```\n(.*?)```", doc, re.S).group(1)
-    assert [ln.split(";")[0].split() for ln in code.splitlines()] == \
-        [ln.split(";")[0].split() for ln in HANDOVER.strip().splitlines()]
+    assert_example_is(doc, HANDOVER)
     stated = {m.group(1): int(m.group(2)) for m in re.finditer(r"(\w+) takes (\d+) cycles", doc)}
     assert stated, "the page states no totals"
     for protocol, cycles in stated.items():
@@ -247,7 +256,7 @@ def test_a_dirty_victim_is_written_back(engine, protocol):
     |---|---|---|
     | 0 | st a misses: BusRdX (dragon: BusRd+BusUpd, no other copy), I -> M | 3 |
     | 3 | ld b misses; the victim, line 0 in M, is written back first: M -> I (evict), then I -> S (msi) or E | 3 + 3 = 6 |
-    | 9 | ld a misses; the victim, line 1, is clean: no write-back | 3 |
+    | 9 | ld a misses (a capacity miss: the cache has one line); the victim, line 1, is clean: no write-back | 3 |
     | 12 | trap: finish 13 | |
 
     Stalls: 2 + 5 + 2 = 9."""
@@ -255,7 +264,7 @@ def test_a_dirty_victim_is_written_back(engine, protocol):
     write = "BusRd+BusUpd" if protocol == "dragon" else "BusRdX"
     read = "S" if protocol == "msi" else "E"
     check(got, 13, dict(instructions=4, finish_cycle=13, mem_accesses=3, bus_busy_cycles=12, stall_cycles=9,
-                        cache_misses=3, bus_rd=3 if protocol == "dragon" else 2,
+                        cache_misses=3, cold_misses=2, capacity_misses=1, bus_rd=3 if protocol == "dragon" else 2,
                         bus_rdx=0 if protocol == "dragon" else 1, writebacks=1))
     assert grants(got) == [(0, 0, f"grant {write} 3"), (3, 0, "grant BusRd 6"), (9, 0, "grant BusRd 3")]
     assert states(got) == [(0, 0, write, 0, "I", "M", 0),
@@ -294,12 +303,12 @@ def test_lru_evicts_the_least_recently_used_way(engine):
     | 4 | ld a hits | a (newest) | b |
     | 5 | ld c misses: b is older | a | c |
     | 7 | ld a hits | a (newest) | c |
-    | 8 | ld b misses: c is older | a | b |
+    | 8 | ld b misses (capacity: the cache is fully associative): c is older | a | b |
     | 10 | trap: finish 11 | | |
     """
     got = observe(LRU, engine, cache="mesi", cache_lines=2, cache_ways=2, line_words=1)
     check(got, 11, dict(finish_cycle=11, mem_accesses=4, bus_busy_cycles=8, stall_cycles=4,
-                        cache_hits=2, cache_misses=4, bus_rd=4))
+                        cache_hits=2, cache_misses=4, cold_misses=3, capacity_misses=1, bus_rd=4))
     assert [(c, base, new) for c, _, why, base, _, new, _ in states(got) if why == "evict"] == [(5, 1, "I"), (8, 2, "I")]
 
 
@@ -330,16 +339,17 @@ def test_an_upgrade_becomes_busrdx_when_the_line_was_lost_while_waiting(engine, 
     | 13 | trap: finish 14 | granted: the line is gone, so a **BusRdX**; core 0's M supplies, D = 4 (msi, mesi: a flush, core 0 writes back), core 0 M -> I | 13-16 |
     | 17 | | trap: finish 18 | |
 
-    Core 1's miss is a coherence miss, not a false-sharing one: core 0 wrote x itself."""
+    Core 1's miss is a coherence miss, and false sharing although core 0 wrote x itself: core 1
+    only overwrites x, so its copy never reads a value another core wrote (it ends with the run)."""
     got = observe(UPGRADE_LOST, engine, cores=2, cache=protocol)
     wb = 0 if protocol == "moesi" else 1
     check(got, 18,
           dict(instructions=5, finish_cycle=14, mem_accesses=2, bus_busy_cycles=6, sync_wait_cycles=5,
-               stall_cycles=4, cache_hits=1, cache_misses=1, bus_rd=1, bus_upgr=1, writebacks=wb,
+               stall_cycles=4, cache_hits=1, cache_misses=1, cold_misses=1, bus_rd=1, bus_upgr=1, writebacks=wb,
                invalidations_received=1),
           dict(instructions=5, finish_cycle=18, bus_wait_cycles=6, mem_accesses=2, bus_busy_cycles=9,
-               stall_cycles=13, cache_misses=2, coherence_misses=1, bus_rd=1, bus_rdx=1, cache_to_cache=1,
-               invalidations_received=1))
+               stall_cycles=13, cache_misses=2, cold_misses=1, coherence_misses=1, false_sharing_misses=1, bus_rd=1,
+               bus_rdx=1, cache_to_cache=1, invalidations_received=1))
     assert grants(got) == [(0, 0, "grant BusRd 5"), (5, 1, "grant BusRd 5"), (12, 0, "grant BusUpgr 1"),
                            (13, 1, "grant BusRdX 4")]
     assert [(e[0], e[1], e[3]) for e in got["trace"] if e[3] == "request" and e[0] == 12] == \
@@ -361,9 +371,9 @@ def test_both_writers_update_under_dragon(engine):
     got = observe(UPGRADE_LOST, engine, cores=2, cache="dragon")
     check(got, 15,
           dict(finish_cycle=14, mem_accesses=2, bus_busy_cycles=6, sync_wait_cycles=5, stall_cycles=4,
-               cache_hits=1, cache_misses=1, bus_rd=1, bus_upd=1),
+               cache_hits=1, cache_misses=1, cold_misses=1, bus_rd=1, bus_upd=1),
           dict(finish_cycle=15, bus_wait_cycles=6, mem_accesses=2, bus_busy_cycles=6, stall_cycles=10,
-               cache_hits=1, cache_misses=1, bus_rd=1, bus_upd=1))
+               cache_hits=1, cache_misses=1, cold_misses=1, bus_rd=1, bus_upd=1))
 
 
 # -- false sharing against padded ------------------------------------------------------------------
@@ -395,9 +405,9 @@ def test_false_sharing_against_padded(engine, protocol):
     | 2 | st misses: BusRdX from memory, D = 5, M | st misses, waits | 2-6 |
     | 7 | ld **hits** (lookups come before the grant of the cycle) | BusRdX granted: core 0's M supplies, D = 4, core 0 M -> I | 7-10 |
     | 8 | st misses, waits | | |
-    | 11 | BusRdX granted: core 1's M supplies, D = 4: a false-sharing miss (core 1 wrote word 1, not 0) | ld hits | 11-14 |
+    | 11 | BusRdX granted: core 1's M supplies, D = 4: a coherence miss | ld hits | 11-14 |
     | 12 | | st misses, waits | |
-    | 15 | trap: finish 16 | BusRdX granted, D = 4: a false-sharing miss | 15-18 |
+    | 15 | trap: finish 16; its copy of 11, invalidated, never read a word core 1 wrote: false sharing | BusRdX granted, D = 4: a coherence miss, false sharing at the end of the run (nothing read) | 15-18 |
     | 19 | | trap: finish 20 | |
 
     Padded: two fills from memory (2-6, 7-11), then only hits: core 0 finishes at 10, core 1 at 15."""
@@ -405,17 +415,17 @@ def test_false_sharing_against_padded(engine, protocol):
     wb = protocol != "moesi"
     check(got, 20,
           dict(finish_cycle=16, bus_wait_cycles=3, mem_accesses=2, bus_busy_cycles=9, stall_cycles=10,
-               cache_hits=1, cache_misses=2, coherence_misses=1, false_sharing_misses=1, bus_rdx=2,
+               cache_hits=1, cache_misses=2, cold_misses=1, coherence_misses=1, false_sharing_misses=1, bus_rdx=2,
                cache_to_cache=1, writebacks=2 * wb, invalidations_received=2),
           dict(finish_cycle=20, bus_wait_cycles=8, mem_accesses=2, bus_busy_cycles=8, stall_cycles=14,
-               cache_hits=1, cache_misses=2, coherence_misses=1, false_sharing_misses=1, bus_rdx=2,
+               cache_hits=1, cache_misses=2, cold_misses=1, coherence_misses=1, false_sharing_misses=1, bus_rdx=2,
                cache_to_cache=2, writebacks=1 * wb, invalidations_received=1))
     padded = observe(SHARING.format(stride=4), engine, cores=2, cache=protocol)
     check(padded, 15,
           dict(finish_cycle=10, mem_accesses=1, bus_busy_cycles=5, stall_cycles=4, cache_hits=2, cache_misses=1,
-               bus_rdx=1),
+               cold_misses=1, bus_rdx=1),
           dict(finish_cycle=15, bus_wait_cycles=5, mem_accesses=1, bus_busy_cycles=5, stall_cycles=9,
-               cache_hits=2, cache_misses=1, bus_rdx=1))
+               cache_hits=2, cache_misses=1, cold_misses=1, bus_rdx=1))
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -435,9 +445,9 @@ def test_false_sharing_under_dragon_is_updates(engine):
     got = observe(SHARING.format(stride=1), engine, cores=2, cache="dragon")
     check(got, 15,
           dict(finish_cycle=14, bus_wait_cycles=4, mem_accesses=2, bus_busy_cycles=6, stall_cycles=8,
-               cache_hits=2, cache_misses=1, bus_rd=1, bus_upd=1),
+               cache_hits=2, cache_misses=1, cold_misses=1, bus_rd=1, bus_upd=1),
           dict(finish_cycle=15, bus_wait_cycles=5, mem_accesses=2, bus_busy_cycles=6, stall_cycles=9,
-               cache_hits=2, cache_misses=1, bus_rd=1, bus_upd=2, cache_to_cache=1))
+               cache_hits=2, cache_misses=1, cold_misses=1, bus_rd=1, bus_upd=2, cache_to_cache=1))
     assert states(got)[1:3] == [(7, 0, "BusRd+BusUpd", 0, "M", "Sc", 1), (7, 1, "BusRd+BusUpd", 0, "I", "Sm", 1)]
 
 
@@ -484,7 +494,8 @@ def test_tas_spin_storms_and_ttas_does_not(engine):
     """Two cores spin three times on a lock that stays held (MESI, W = 1: a fill from memory takes
     L = 2, from a cache 1).
 
-    TAS: every xchg needs M, and the other core took it in between:
+    TAS: every xchg needs M, and the other core took it in between; each xchg after the first reads
+    the lock word the other core wrote last, so each coherence miss is true sharing:
     | cycle | core 0 | core 1 |
     |---|---|---|
     | 3 | xchg: BusRdX from memory (2), M | xchg waits |
@@ -500,17 +511,18 @@ def test_tas_spin_storms_and_ttas_does_not(engine):
     core 0 loads at 2, 7, 11 and finishes at 16; core 1 at 4, 9, 13 and finishes at 18."""
     tas = observe(TAS, engine, cores=2, cache="mesi", line_words=1)
     check(tas, 17,
-          dict(finish_cycle=16, mem_accesses=3, bus_busy_cycles=4, stall_cycles=1, cache_misses=3,
-               coherence_misses=2, bus_rdx=3, cache_to_cache=2, writebacks=3, invalidations_received=3),
+          dict(finish_cycle=16, mem_accesses=3, bus_busy_cycles=4, stall_cycles=1, cache_misses=3, cold_misses=1,
+               coherence_misses=2, true_sharing_misses=2, bus_rdx=3, cache_to_cache=2, writebacks=3,
+               invalidations_received=3),
           dict(finish_cycle=17, bus_wait_cycles=2, mem_accesses=3, bus_busy_cycles=3, stall_cycles=2,
-               cache_misses=3, coherence_misses=2, bus_rdx=3, cache_to_cache=3, writebacks=2,
-               invalidations_received=2))
+               cache_misses=3, cold_misses=1, coherence_misses=2, true_sharing_misses=2, bus_rdx=3, cache_to_cache=3,
+               writebacks=2, invalidations_received=2))
     ttas = observe(TTAS, engine, cores=2, cache="mesi", line_words=1)
     check(ttas, 18,
           dict(finish_cycle=16, mem_accesses=1, bus_busy_cycles=2, stall_cycles=1, cache_hits=2,
-               cache_misses=1, bus_rd=1),
+               cache_misses=1, cold_misses=1, bus_rd=1),
           dict(finish_cycle=18, bus_wait_cycles=2, mem_accesses=1, bus_busy_cycles=2, stall_cycles=3,
-               cache_hits=2, cache_misses=1, bus_rd=1))
+               cache_hits=2, cache_misses=1, cold_misses=1, bus_rd=1))
     storm = sum(c["invalidations_received"] + c["bus_rdx"] for c in tas["cores"])
     calm = sum(c["invalidations_received"] + c["bus_rdx"] for c in ttas["cores"])
     assert (storm, calm) == (11, 0)

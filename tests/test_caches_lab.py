@@ -72,11 +72,12 @@ def test_the_lab_runs_verbatim_and_states_what_it_prints(tmp_path):
     assert_stated(f"adds them up: {', '.join(map(str, padded_accesses))})")
     packed = {r[0]: r[1:] for r in rows(out("python3 totals.py packed.json"))}
     assert sorted(packed) == [1, 2, 4, 8]
-    for n, (cycles, fsm, inval, rdx, upgr) in packed.items():
+    for n, (cycles, fsm, tsm, inval, rdx, upgr) in packed.items():
         pc = padded[n][0]
         assert rdx + upgr == (100 * n if n > 1 else 0)                  # "from 2 cores on ... 100 times"
-        assert_stated(f"| {n} | {cycles} | {pc} | {cycles / pc:.2f} | {fsm} | {inval} |")
-    assert_stated(f"({packed[2][2]}, {packed[4][2]}, {packed[8][2]} invalidations received in all)")
+        assert tsm == (n > 1)                                           # "the one true-sharing miss"
+        assert_stated(f"| {n} | {cycles} | {pc} | {cycles / pc:.2f} | {fsm} | {tsm} | {inval} |")
+    assert_stated(f"({packed[2][3]}, {packed[4][3]}, {packed[8][3]} invalidations received in all)")
     assert_stated(f"({packed[2][1]}, {packed[4][1]}, {packed[8][1]} in all;")
     assert sweep(done["s2mc run false_sharing.s --cores 1,2,4,8 --cache mesi --line-words 8"].stderr)[8][0] == packed[8][0]
 
@@ -148,6 +149,9 @@ def test_the_lab_runs_verbatim_and_states_what_it_prints(tmp_path):
     assert_stated(f"With 512 lines u = {aes[2][1][2]}")
     assert_stated(f"peaks at 8 cores ({aes[2][8][1]}) and falls at 16 ({aes[2][16][1]})")
     assert max(aes[2], key=lambda n: float(aes[2][n][1])) == 8
+    one = hits[0][0]                                                 # cores, cycles, hits, misses, 3 classes
+    assert_stated(f"on one core {one[4]} of the {one[3]}, against {one[5]} conflict misses")
+    assert [h[6] for h in hits[0]] == [0] * 5                           # "no coherence miss at any core count"
     r512 = [pct(h[2] / (h[2] + h[3])) for h in hits[1]]
     assert_stated(f"({r512[0]} to {r512[-1]})")
     assert_stated(f"({aes[2][16][2]} at 16)")

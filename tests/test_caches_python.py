@@ -72,7 +72,14 @@ def test_random_programs_keep_the_invariants_and_the_derived_stalls(src, cores, 
         assert {k: core[k] for k in CACHE_COUNTERS} == {k: want[k] for k in CACHE_COUNTERS}
         assert core["cache_hits"] + core["cache_misses"] <= core["mem_reads"] + core["mem_writes"]
         assert core["mem_accesses"] >= core["cache_misses"]
-        assert core["false_sharing_misses"] <= core["coherence_misses"] <= core["cache_misses"]
+        # every miss has exactly one class, every coherence miss one sharing kind
+        assert core["cache_misses"] == (core["cold_misses"] + core["capacity_misses"] + core["conflict_misses"]
+                                        + core["coherence_misses"])
+        assert core["coherence_misses"] == core["true_sharing_misses"] + core["false_sharing_misses"]
+        if c["cache"] == "dragon":                     # an update protocol invalidates nothing
+            assert core["coherence_misses"] == 0
+        if c["shape"]["cache_ways"] == c["shape"]["cache_lines"]:   # fully associative: no conflicts
+            assert core["conflict_misses"] == 0
 
 
 @settings(max_examples=100)

@@ -46,8 +46,8 @@ def test_the_section_compares_protocols_with_the_runs_counters():
     mesi = results["mesi", 2]
     total = lambda k: sum(c[k] for c in mesi.cores)   # noqa: E731
     assert table.loc["mesi", "cycles"] == f"{mesi.cycles:,}"
-    assert table.loc["mesi", "coherence (false sharing)"] == \
-        f"{total('coherence_misses')} ({total('false_sharing_misses')})"
+    assert table.loc["mesi", "coherence (true / false sharing)"] == \
+        f"{total('coherence_misses')} ({total('true_sharing_misses')} / {total('false_sharing_misses')})"
     assert table.loc["mesi", "invalidations"] == f"{total('invalidations_received')}"
     assert table.loc["none", "hit rate"] == "–"
     assert table.loc["dragon", "BusUpd"] == f"{sum(c['bus_upd'] for c in results['dragon', 2].cores)}"

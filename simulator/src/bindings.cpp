@@ -209,7 +209,13 @@ PYBIND11_MODULE(_fast, m) {
       .def("core_view", [](const FastEngine& e, int core) {
              const auto v = e.core_view(core);
              CoreStats stats = *v.stats;
-             e.caches().copy_to(core, stats);
+             // once every core has halted or stopped the run is over and its open copies end
+             bool ended = true;
+             for (int i = 0; i < e.core_count(); ++i) {
+               const std::string st = e.core_view(i).status;
+               ended = ended && (st == "halted" || st == "stopped");
+             }
+             e.caches().copy_to(core, stats, ended);
              return py::make_tuple(v.status, v.pc, v.t, v.req_addr, stats_to_dict(stats, e.caches().config().on()));
            })
       .def("paused_at", &FastEngine::paused_at)

@@ -345,7 +345,7 @@ RunResult FastEngine::result() {
   }
   for (const Core& o : cores_) {
     res.cores.push_back(o.s);
-    caches_.copy_to(static_cast<int>(&o - cores_.data()), res.cores.back());
+    caches_.copy_to(static_cast<int>(&o - cores_.data()), res.cores.back(), true);
     res.cycles = std::max(res.cycles, o.s.finish_cycle);
     res.bus_busy_cycles += o.s.bus_busy_cycles;
   }

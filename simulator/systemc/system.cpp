@@ -130,7 +130,7 @@ s2::RunResult s2_system::result() const {
   }
   for (int i = 0; i < n; ++i) {
     res.cores.push_back(cores[i].stats);
-    m_ctl.caches.copy_to(i, res.cores.back());
+    m_ctl.caches.copy_to(i, res.cores.back(), true);
     res.cycles = std::max(res.cycles, cores[i].stats.finish_cycle);
     res.bus_busy_cycles += cores[i].stats.bus_busy_cycles;
   }

@@ -6,11 +6,19 @@
 // The caches hold states and tags only: the engines keep one array with the current value of every
 // word, and a valid line's data is by construction that value. What each cache does is counted per
 // core (CacheStats); with record(true) every state change is also kept for the engine's trace.
+//
+// Every miss is classified (docs/timing-model.md, "Miss classification"): cold, capacity or
+// conflict (a shadow fully associative LRU cache per core tells them apart), or coherence, then
+// true or false sharing by whether the new copy serves the core a word new to it. What a core has
+// yet to receive is kept per line it ever held (History); the words a core writes while it holds a
+// line are gathered in the slot (wmask_) and published to the other cores' histories only when the
+// line leaves the core or another core's transaction touches it, so a hit never looks outside its
+// own slot.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "s2_counters.h"  // generated from simulator/counters.toml
@@ -88,6 +96,51 @@ struct StateChange {
   uint32_t slot;  // where in core's cache: set * ways + way
 };
 
+// A hash map from a memory line's number to a value, with open addressing (linear probing; entries
+// are never removed): no allocation per entry, so a miss's bookkeeping stays cheap, and a copy of
+// the caches (the stepping history's snapshots) is a copy of two vectors.
+template <class V> class LineMap {
+ public:
+  V* find(uint32_t line) { return const_cast<V*>(static_cast<const LineMap*>(this)->find(line)); }
+  const V* find(uint32_t line) const {
+    if (size_ == 0) return nullptr;
+    for (size_t i = home(line);; i = (i + 1) & mask_) {
+      if (keys_[i] == 0) return nullptr;
+      if (keys_[i] == line + 1) return &vals_[i];
+    }
+  }
+  // The value of `line`, inserted as V{} if absent.
+  V& operator[](uint32_t line) {
+    if (V* v = find(line)) return *v;
+    if (2 * (size_ + 1) > keys_.size()) grow();
+    size_t i = home(line);
+    while (keys_[i] != 0) i = (i + 1) & mask_;
+    keys_[i] = line + 1;
+    vals_[i] = V{};
+    ++size_;
+    return vals_[i];
+  }
+  size_t size() const { return size_; }
+  size_t bytes() const { return keys_.size() * (sizeof(uint32_t) + sizeof(V)); }
+
+ private:
+  size_t home(uint32_t line) const { return static_cast<size_t>((uint64_t{line} * 0x9E3779B97F4A7C15ull) >> 32) & mask_; }
+  void grow() {
+    std::vector<uint32_t> keys = std::move(keys_);
+    std::vector<V> vals = std::move(vals_);
+    const size_t n = keys.empty() ? 16 : 2 * keys.size();
+    keys_.assign(n, 0);
+    vals_.assign(n, V{});
+    mask_ = n - 1;
+    size_ = 0;
+    for (size_t i = 0; i < keys.size(); ++i)
+      if (keys[i] != 0) (*this)[keys[i] - 1] = vals[i];
+  }
+  std::vector<uint32_t> keys_;  // line + 1; 0: empty
+  std::vector<V> vals_;
+  size_t mask_ = 0, size_ = 0;
+};
+
 class Caches {
  public:
   Caches() = default;
@@ -102,20 +155,40 @@ class Caches {
     use_.assign(slots, 0);
     clock_.assign(static_cast<size_t>(cores), 0);
     stats_.assign(static_cast<size_t>(cores), CacheStats{});
-    lost_.resize(static_cast<size_t>(cores));
-    lost_count_.assign((mem_words >> shift_) + 1, 0);
+    nw_ = (cfg.line_words + 63) / 64;
+    flags_.assign(slots, 0);
+    hslot_.assign(slots, 0);
+    wmask_.assign(slots * nw_, 0);
+    history_.resize(static_cast<size_t>(cores));
+    last_.assign(static_cast<size_t>(cores), -1);
+    // A fully associative cache is its own shadow: it has no conflict misses.
+    shadowed_ = cfg.ways != cfg.lines;
+    if (shadowed_) {
+      sh_row_.assign(slots, 0);
+      sh_prev_.assign(slots, NIL);
+      sh_next_.assign(slots, NIL);
+      sh_head_.assign(static_cast<size_t>(cores), NIL);
+      sh_tail_.assign(static_cast<size_t>(cores), NIL);
+      sh_size_.assign(static_cast<size_t>(cores), 0);
+    }
   }
 
   const CacheConfig& config() const { return cfg_; }
   bool dragon() const { return cfg_.protocol == Protocol::DRAGON; }
   const CacheStats& stats(int core) const { return stats_[static_cast<size_t>(core)]; }
-  // Puts core's cache counters into an engine's per-core counters (s2::CoreStats).
-  template <class Stats> void copy_to(int core, Stats& s) const {
+  // Puts core's cache counters into an engine's per-core counters (s2::CoreStats). At the end of a
+  // run (ended) a coherence miss whose copy is still held and has not proved true sharing ends
+  // there: it counts as false sharing; a paused run counts only the copies that have ended.
+  template <class Stats> void copy_to(int core, Stats& s, bool ended) const {
     if (!cfg_.on()) return;
     const CacheStats& c = stats(core);
 #define S2_COPY(name) s.name = c.name;
     S2_CACHE_COUNTERS(S2_COPY)
 #undef S2_COPY
+    if (!ended) return;
+    const size_t base = static_cast<size_t>(core) * cfg_.lines;
+    for (size_t i = base; i < base + cfg_.lines; ++i)
+      if (state_[i] != LS_I && (flags_[i] & F_PENDING)) ++s.false_sharing_misses;
   }
   // Keep every state change of the next lookup() or transact() in changes() (for the trace and
   // the VCD waveforms).
@@ -124,10 +197,14 @@ class Caches {
   // About what the caches hold in memory, for the stepping history's budget (its snapshots copy them).
   size_t bytes() const {
     size_t n = sizeof(*this) + tag_.size() * sizeof(uint32_t) + state_.size() + use_.size() * sizeof(uint64_t) +
-               clock_.size() * sizeof(uint64_t) + stats_.size() * sizeof(CacheStats) +
-               lost_count_.size() * sizeof(uint32_t) + changes_.capacity() * sizeof(StateChange);
-    for (const auto& lost : lost_) n += lost.size() * (sizeof(uint32_t) + sizeof(Loss) + 2 * sizeof(void*));
-    return n;
+               clock_.size() * sizeof(uint64_t) + stats_.size() * sizeof(CacheStats) + flags_.size() +
+               hslot_.size() * sizeof(uint32_t) + wmask_.size() * sizeof(uint64_t) +
+               (sh_row_.size() + sh_prev_.size() + sh_next_.size()) * sizeof(uint32_t) +
+               changes_.capacity() * sizeof(StateChange);
+    for (const History& h : history_)
+      n += h.index.bytes() + h.left.size() + h.shared.size() + h.node.size() * sizeof(uint32_t) +
+           h.news.size() * sizeof(uint64_t);
+    return n + seen_.bytes();
   }
   uint32_t line_of(uint32_t addr) const { return addr >> shift_; }
 
@@ -147,9 +224,8 @@ class Caches {
     if (bus != BUS_READ) {
       if (state_[s] == LS_E) set(core, s, LS_M, XA_PR_WR, core);  // written silently: no other copy
       else if (state_[s] != LS_M) return false;
-      wrote(core, addr);
     }
-    use_[s] = ++clock_[static_cast<size_t>(core)];
+    access(core, s, bus, addr);
     CacheStats& st = stats_[static_cast<size_t>(core)];
     ++st.cache_hits;
     st.hit_stall_cycles += cfg_.hit_latency - 1;  // the cycles of a hit beyond its first
@@ -166,7 +242,6 @@ class Caches {
     CacheStats& rs = stats_[static_cast<size_t>(R)];
     const int64_t present = find(R, line);
     if (present >= 0) {  // a write to a line it may not write yet: no data moves
-      use_[present] = ++clock_[static_cast<size_t>(R)];
       ++rs.cache_hits;
       if (dragon()) {
         bool others = false;
@@ -179,7 +254,7 @@ class Caches {
         }
         set(R, present, others ? LS_SM : LS_M, XA_BUS_UPD, R);
         ++rs.bus_upd;
-        wrote(R, addr);
+        access(R, present, bus, addr);
         return {XA_BUS_UPD, 1};
       }
       for (int j = 0; j < cores_; ++j) {
@@ -189,7 +264,7 @@ class Caches {
       }
       set(R, present, LS_M, XA_BUS_UPGR, R);
       ++rs.bus_upgr;
-      wrote(R, addr);
+      access(R, present, bus, addr);
       return {XA_BUS_UPGR, 1};
     }
     // A fill. First room: the lowest-numbered invalid way, else the least recently used.
@@ -207,6 +282,7 @@ class Caches {
         ++rs.writebacks;
         span += L_ + W - 1;
       }
+      end_copy(R, v, LEFT_EVICTED);
       set(R, v, LS_I, XA_EVICT, R);
     }
     const Protocol p = cfg_.protocol;
@@ -217,6 +293,7 @@ class Caches {
       const int64_t o = find(j, line);
       if (o < 0) continue;
       others = true;
+      publish(j, o);  // the line is no longer that core's alone: what it wrote becomes the others' news
       const uint8_t st = state_[o];
       if (p == Protocol::MSI || p == Protocol::MESI) {
         if (st == LS_M) {  // flushes: the data to R, and memory picks it up (a write-back)
@@ -253,26 +330,28 @@ class Caches {
     }
     ++rs.cache_misses;
     if (from_cache) ++rs.cache_to_cache;
-    auto& lost = lost_[static_cast<size_t>(R)];
-    const auto it = lost.find(line);
-    if (it != lost.end()) {  // a coherence miss; false sharing unless the invalidator wrote this word since
-      ++rs.coherence_misses;
-      const uint32_t off = addr & (W - 1);
-      if (!((it->second.written[off >> 6] >> (off & 63)) & 1)) ++rs.false_sharing_misses;
-      lost.erase(it);
-      --lost_count_[line];
-    }
     tag_[v] = line;
     set(R, v, now, xact, R);
-    use_[v] = ++clock_[static_cast<size_t>(R)];
-    if (write) wrote(R, addr);
+    begin_copy(R, v, line);
+    access(R, v, bus, addr);
     return {xact, span};
   }
 
  private:
-  // A line lost to another core's invalidation: by whom, and the words of the line that core wrote
-  // from its invalidating access on (a bit per word).
-  struct Loss { int by; std::vector<uint64_t> written; };
+  static constexpr uint32_t NIL = ~0u;
+  // How a line last left a core's cache (History::left), and a slot's copy (flags_).
+  enum : uint8_t { LEFT_EVICTED = 1, LEFT_INVALIDATED = 2 };
+  enum : uint8_t { F_PENDING = 1,  // a coherence miss's copy that has not served a new word yet
+                   F_WATCH = 2 };  // the core's news of the line was not empty at the fill
+  // Per core, every line it ever held (a row each): how the line last left (0 while it never did);
+  // whether another core ever held it too; its node in the shadow cache (NIL: not there); its news,
+  // the words another core wrote that this core has yet to receive (nw_ words of bits).
+  struct History {
+    LineMap<uint32_t> index;  // line -> row
+    std::vector<uint8_t> left, shared;
+    std::vector<uint32_t> node;
+    std::vector<uint64_t> news;
+  };
 
   // The slot holding `line` in core's cache, or -1.
   S2_INLINE int64_t find(int core, uint32_t line) const {
@@ -288,28 +367,139 @@ class Caches {
     state_[s] = to;
   }
   void invalidate(int j, int64_t s, int by, uint8_t cause) {
-    const uint32_t line = tag_[s];
+    end_copy(j, s, LEFT_INVALIDATED);
     set(j, s, LS_I, cause, by);
     ++stats_[static_cast<size_t>(j)].invalidations_received;
-    auto& lost = lost_[static_cast<size_t>(j)];
-    auto it = lost.find(line);
-    if (it == lost.end()) {
-      ++lost_count_[line];
-      it = lost.emplace(line, Loss{by, {}}).first;
-    }
-    it->second.by = by;
-    it->second.written.assign((cfg_.line_words + 63) / 64, 0);
   }
-  // A write by `core` to word addr: noted by every cache that lost the line to that core. Most
-  // lines are lost by nobody, and one look at lost_count_ says so.
-  void wrote(int core, uint32_t addr) {
-    const uint32_t line = line_of(addr);
-    if (lost_count_[line] == 0) return;
-    const uint32_t off = addr & (cfg_.line_words - 1);
-    for (auto& lost : lost_) {
-      const auto it = lost.find(line);
-      if (it != lost.end() && it->second.by == core) it->second.written[off >> 6] |= uint64_t{1} << (off & 63);
+
+  // The access of class `bus` to word addr, taking effect in core's slot s (a hit, an upgrade or
+  // update, or the fill's own access): the LRU clocks, then the read (ld, pop, xchg), then the write.
+  S2_INLINE void access(int core, int64_t s, Bus bus, uint32_t addr) {
+    use_[s] = ++clock_[static_cast<size_t>(core)];
+    // Again the line of the core's last access (not a fill: begin_copy forgets it): already the
+    // shadow's most recent.
+    if (shadowed_ && last_[static_cast<size_t>(core)] != s) {
+      shadow_touch(core, s);
+      last_[static_cast<size_t>(core)] = s;
     }
+    const uint32_t off = addr & (cfg_.line_words - 1);
+    if (bus != BUS_WRITE && (flags_[s] & F_WATCH)) read_news(core, s, off);
+    if (bus != BUS_READ) wmask_[static_cast<size_t>(s) * nw_ + (off >> 6)] |= uint64_t{1} << (off & 63);
+  }
+  // A read of word `off` of a copy whose core had news of the line at the fill: a new word (not
+  // since overwritten by the core itself) means the copy served it; its news is then all received.
+  void read_news(int core, int64_t s, uint32_t off) {
+    uint64_t* news = &history_[static_cast<size_t>(core)].news[static_cast<size_t>(hslot_[s]) * nw_];
+    const uint64_t bit = uint64_t{1} << (off & 63);
+    if (!(news[off >> 6] & bit) || (wmask_[static_cast<size_t>(s) * nw_ + (off >> 6)] & bit)) return;
+    std::fill(news, news + nw_, 0);
+    if (flags_[s] & F_PENDING) ++stats_[static_cast<size_t>(core)].true_sharing_misses;
+    flags_[s] = 0;
+  }
+  // Core j's writes to the line in slot s since it last published them become news to every other
+  // core that ever held the line, and are no longer news to j. Dragon never invalidates, so it has
+  // no coherence misses and keeps no news.
+  void publish(int j, int64_t s) {
+    if (dragon()) return;
+    uint64_t* mask = &wmask_[static_cast<size_t>(s) * nw_];
+    if (!history_[static_cast<size_t>(j)].shared[hslot_[s]]) {  // nobody else to tell: no news either
+      std::fill(mask, mask + nw_, 0);
+      return;
+    }
+    if (std::all_of(mask, mask + nw_, [](uint64_t w) { return w == 0; })) return;
+    const uint32_t line = tag_[s];
+    uint64_t others = *seen_.find(line) & ~(uint64_t{1} << j);
+    for (int k = 0; others; ++k, others >>= 1) {
+      if (!(others & 1)) continue;
+      History& h = history_[static_cast<size_t>(k)];
+      uint64_t* news = &h.news[static_cast<size_t>(*h.index.find(line)) * nw_];
+      for (uint32_t i = 0; i < nw_; ++i) news[i] |= mask[i];
+    }
+    uint64_t* own = &history_[static_cast<size_t>(j)].news[static_cast<size_t>(hslot_[s]) * nw_];
+    for (uint32_t i = 0; i < nw_; ++i) own[i] &= ~mask[i];
+    std::fill(mask, mask + nw_, 0);
+  }
+  // A fill of `line` into core R's slot v: the miss's class, and the new copy's flags.
+  void begin_copy(int R, int64_t v, uint32_t line) {
+    CacheStats& rs = stats_[static_cast<size_t>(R)];
+    History& h = history_[static_cast<size_t>(R)];
+    uint8_t f = 0;
+    const uint32_t* known = h.index.find(line);
+    uint32_t row;
+    if (!known) {
+      ++rs.cold_misses;
+      row = static_cast<uint32_t>(h.left.size());
+      h.index[line] = row;
+      h.left.push_back(0);
+      h.node.push_back(NIL);
+      h.news.resize(h.news.size() + nw_, 0);
+      uint64_t& seen = seen_[line];
+      h.shared.push_back(seen != 0);
+      for (int k = 0; k < cores_; ++k) {  // the first time another core holds it: now shared
+        if (!((seen >> k) & 1)) continue;
+        History& o = history_[static_cast<size_t>(k)];
+        o.shared[*o.index.find(line)] = 1;
+      }
+      seen |= uint64_t{1} << R;
+    } else {
+      row = *known;
+      if (h.left[row] == LEFT_INVALIDATED) {
+        ++rs.coherence_misses;
+        f = F_PENDING;
+      } else if (shadowed_ && h.node[row] != NIL) {
+        ++rs.conflict_misses;
+      } else {
+        ++rs.capacity_misses;
+      }
+      const uint64_t* news = &h.news[static_cast<size_t>(row) * nw_];
+      if (std::any_of(news, news + nw_, [](uint64_t w) { return w != 0; })) f |= F_WATCH;
+    }
+    hslot_[v] = row;
+    flags_[v] = f;
+    last_[static_cast<size_t>(R)] = -1;
+    std::fill(&wmask_[static_cast<size_t>(v) * nw_], &wmask_[static_cast<size_t>(v) * nw_] + nw_, 0);
+  }
+  // Core j's copy in slot s ends (`how`: evicted or invalidated): its writes are published, and a
+  // coherence miss's copy that served no new word was a false-sharing miss.
+  void end_copy(int j, int64_t s, uint8_t how) {
+    publish(j, s);
+    if (flags_[s] & F_PENDING) ++stats_[static_cast<size_t>(j)].false_sharing_misses;
+    flags_[s] = 0;
+    History& h = history_[static_cast<size_t>(j)];
+    h.left[hslot_[s]] = how;
+  }
+
+  // The shadow cache of each core: fully associative, LRU, as many lines as the real one, seeing the
+  // same accesses, never invalidated; nodes core * lines + n in a list from the most recently used
+  // (sh_head_) on. A node keeps its line's History row, a row its node.
+  void shadow_touch(int core, int64_t s) {
+    const size_t c = static_cast<size_t>(core), base = c * cfg_.lines;
+    std::vector<uint32_t>& node = history_[c].node;
+    const uint32_t row = hslot_[s];
+    uint32_t n = node[row];
+    if (n != NIL) {
+      if (n == sh_head_[c]) return;
+      shadow_unlink(c, n);
+    } else if (sh_size_[c] < cfg_.lines) {
+      n = sh_size_[c]++;
+    } else {  // the shadow's least recently used line leaves it
+      n = sh_tail_[c];
+      shadow_unlink(c, n);
+      node[sh_row_[base + n]] = NIL;
+    }
+    sh_row_[base + n] = row;
+    node[row] = n;
+    sh_prev_[base + n] = NIL;
+    sh_next_[base + n] = sh_head_[c];
+    if (sh_head_[c] != NIL) sh_prev_[base + sh_head_[c]] = n;
+    sh_head_[c] = n;
+    if (sh_tail_[c] == NIL) sh_tail_[c] = n;
+  }
+  void shadow_unlink(size_t c, uint32_t n) {
+    const size_t base = c * cfg_.lines;
+    const uint32_t p = sh_prev_[base + n], q = sh_next_[base + n];
+    if (p != NIL) sh_next_[base + p] = q; else sh_head_[c] = q;
+    if (q != NIL) sh_prev_[base + q] = p; else sh_tail_[c] = p;
   }
 
   CacheConfig cfg_;
@@ -322,9 +512,18 @@ class Caches {
   std::vector<uint64_t> use_;
   std::vector<uint64_t> clock_;  // per core: its accesses so far (hits and fills), for LRU
   std::vector<CacheStats> stats_;
-  // Per core: the lines it lost to another core's invalidation (coherence and false-sharing misses).
-  std::vector<std::unordered_map<uint32_t, Loss>> lost_;
-  std::vector<uint32_t> lost_count_;  // per memory line: the caches that keep a Loss of it
+  // Miss classification. Per slot: the copy's flags, its row in its core's History, the words the
+  // core wrote since it last published them (nw_ words of bits).
+  uint32_t nw_ = 1;
+  std::vector<uint8_t> flags_;
+  std::vector<uint32_t> hslot_;
+  std::vector<uint64_t> wmask_;
+  std::vector<History> history_;                  // per core
+  LineMap<uint64_t> seen_;   // line -> the cores that ever held it (a bit each)
+  // The shadow caches (not kept when the cache is fully associative).
+  bool shadowed_ = false;
+  std::vector<uint32_t> sh_row_, sh_prev_, sh_next_, sh_head_, sh_tail_, sh_size_;
+  std::vector<int64_t> last_;  // per core: the slot of its last access, -1 after a fill
   bool record_ = false;
   std::vector<StateChange> changes_;
 };
