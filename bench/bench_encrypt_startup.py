@@ -29,7 +29,10 @@ import sys
 import tempfile
 import time
 
+from s2mc.common.errors import S2mcError
 from s2mc.common.units import human_size, parse_size
+
+NAME = "bench_encrypt_startup"
 
 KEY, IV = "000102030405060708090a0b0c0d0e0f", "f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff"
 #: The phases (the mark that ends each, from cli/timings.py, and "exit" here) and their rows.
@@ -66,7 +69,8 @@ def _cli(backend: str, src: str, dst: str) -> dict[str, float]:
     p = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, S2MC_BENCH_KEY=KEY))
     t1 = _now()
     if p.returncode:
-        raise SystemExit(f"bench_encrypt_startup: {backend}: {p.stderr.strip().splitlines()[-1]}")
+        last = (p.stderr.strip().splitlines() or [f"exit status {p.returncode}"])[-1]
+        raise SystemExit(f"{NAME}: {backend}: {last}")
     marks = json.loads(p.stdout)["timings"]["marks"]
     marks = dict(marks, spawn=t0, exit=t1)
     names = ["spawn"] + [n for n, _ in ROWS if n in marks]
@@ -117,18 +121,25 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--dir", default=os.environ.get("FILE_DIR") or ("/dev/shm" if os.path.isdir("/dev/shm") else None))
     args = ap.parse_args(argv)
-    n = parse_size(args.size)
+    try:
+        n = parse_size(args.size)
+    except S2mcError as exc:
+        raise SystemExit(f"{NAME}: --size: {exc}") from None
+    if n < 1 or args.rounds < 1:
+        raise SystemExit(f"{NAME}: --size and --rounds must be at least 1")
     if shutil.which("cp") is None:
-        raise SystemExit("bench_encrypt_startup: no cp on the PATH")
+        raise SystemExit(f"{NAME}: no cp on the PATH")
     backends = []
     for b in args.backend.split(","):
+        if b not in ("native", "cuda", "opencl"):
+            raise SystemExit(f"{NAME}: --backend: unknown backend {b!r} (native, cuda, opencl)")
         why = _why_not(b)
         if why:
             print(f"{b}: left out ({why})", file=sys.stderr)
         else:
             backends.append(b)
     if not backends:
-        raise SystemExit("bench_encrypt_startup: no backend can run here")
+        raise SystemExit(f"{NAME}: no backend can run here")
     with tempfile.TemporaryDirectory(dir=args.dir, prefix="s2mc-startup-") as d:
         src = os.path.join(d, "in.bin")
         with open(src, "wb") as f:
@@ -147,11 +158,11 @@ def main(argv: list[str] | None = None) -> int:
                 out = os.path.join(d, f"{b}.bin")
                 cli[b].append(_cli(b, src, out))
                 if b != backends[0] and not _same(out, os.path.join(d, f"{backends[0]}.bin")):
-                    raise SystemExit(f"bench_encrypt_startup: {b}'s output differs from {backends[0]}'s")
+                    raise SystemExit(f"{NAME}: {b}'s output differs from {backends[0]}'s")
                 ip = os.path.join(d, f"{b}-in-process.bin")
                 inproc[b].append(_in_process(b, src, ip))
                 if not _same(ip, out):
-                    raise SystemExit(f"bench_encrypt_startup: {b} in this process differs from its command line")
+                    raise SystemExit(f"{NAME}: {b} in this process differs from its command line")
                 os.unlink(ip)
             for b in backends[1:]:
                 os.unlink(os.path.join(d, f"{b}.bin"))

@@ -22,7 +22,10 @@ import sys
 import tempfile
 import time
 
+from s2mc.common.errors import S2mcError
 from s2mc.common.units import human_size, parse_size
+
+NAME = "bench_opencl_ring"
 
 KEY, IV = bytes(range(16)), bytes(16)
 
@@ -47,9 +50,15 @@ def main(argv: list[str] | None = None) -> int:
 
     st = opencl.status()
     if not st["devices"]:
-        print(f"bench_opencl_ring: no OpenCL device: {st['reason']}", file=sys.stderr)
+        print(f"{NAME}: no OpenCL device: {st['reason']}", file=sys.stderr)
         return 1
-    n = parse_size(args.size)
+    try:
+        n = parse_size(args.size)
+        segments = [parse_size(x) for x in args.segments.split(",")]
+    except S2mcError as exc:
+        raise SystemExit(f"{NAME}: --size or --segments: {exc}") from None
+    if n < 16 or args.reps < 1 or min(segments) < 16:
+        raise SystemExit(f"{NAME}: --size and each segment must be at least 16 bytes, --reps at least 1")
     ext = opencl._require()
     dev = st["devices"][st["device"]]
     auto = opencl.resolve_segment("auto", cipher="aes", op="ctr", key_bits=128)
@@ -57,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     d = opencl.bench("aes", "device", nbytes=min(n, dev.get("max_alloc_bytes", n)), reps=args.reps)
     rows.append(("kernel alone (device-resident)", "-", d["seconds"] * n / d["bytes"]))
-    for seg in [parse_size(s) for s in args.segments.split(",")]:
+    for seg in segments:
         seg = min(seg, n)
         r = opencl.bench("aes", "host", nbytes=n, reps=args.reps, segment=seg)
         rows.append((f"host-segmented, pageable memory, 1 queue, {human_size(seg)}B segments", "-", r["seconds"]))
@@ -81,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
                 with open(src, "rb") as fi, open(dst, "wb") as fo:
                     _, err, stage, msg = ring.crypt_fds(fi.fileno(), fo.fileno(), 0, n)
                     if stage:
-                        raise SystemExit(f"bench_opencl_ring: the ring stopped at {stage}: {msg or os.strerror(err)}")
+                        raise SystemExit(f"{NAME}: the ring stopped at {stage}: {msg or os.strerror(err)}")
             rows.append((f"file ring, mapped buffers, {opencl.FILE_SLOTS} x {human_size(piece)}B, {queues} queue(s)",
                          str(queues),
                          _median_s(run, args.reps)))
