@@ -6,8 +6,8 @@ a fresh process, and the backend's library call (`encrypt_file`) inside this pro
 come from the run's own marks (`--timings`, CLOCK_MONOTONIC, shared by every process of the
 machine) with this script's spawn and exit times around them: spawn to main() (the interpreter,
 click), main() to the command (its module, the options), the key and options, the backend's
-start-up (device, context, buffers: made on a thread while the files open), the encryption
-(reading, the device, writing, overlapped), closing the output, and the exit (freeing the buffers
+start-up (device, context, buffers: made on a thread while the files open), the ring's first
+piece read, the rest of the encryption (reading, the device, writing, overlapped), closing the output, and the exit (freeing the buffers
 and the context, the interpreter's exit). The outputs of every backend are compared with each
 other. The phases shown are those of each backend's median round (by its
 total), so they add up to it; cp and the in-process call are medians.
@@ -40,7 +40,8 @@ ROWS = [("main", "spawn to main(): interpreter, s2mc.cli.main, click"),
         ("command", "main() to the command: its module, parsing"),
         ("options", "key, IV, option checks"),
         ("backend", "backend start-up left (device, context, buffers)"),
-        ("encrypt", "read, encrypt, write (overlapped)"),
+        ("first_read", "the ring's first piece read"),
+        ("encrypt", "the rest: read, encrypt, write (overlapped)"),
         ("close", "close and rename the output"),
         ("exit", "exit: free buffers and context, interpreter")]
 

@@ -19,7 +19,8 @@ PHASES = {
     "options": "reading the key and IV, checking the options",
     "backend": "backend start-up: the device check, then opening the files while the context and "
                "buffers are made, and what is left of making them",
-    "encrypt": "reading, encrypting and writing, overlapped",
+    "first_read": "the ring's first piece read (its reader starts once the backend is ready)",
+    "encrypt": "the rest of reading, encrypting and writing, overlapped",
     "close": "closing the output and renaming it into place",
 }
 
@@ -62,10 +63,11 @@ class Timeline:
         if _main_at is not None:
             self.marks["main"] = _main_at
 
-    def mark(self, name: str) -> None:
+    def mark(self, name: str, at: float | None = None) -> None:
+        """Mark `name` now, or at `at` (a time on the same clock the backend took itself)."""
         if name not in PHASES:
             raise ValueError(f"unknown timing mark {name!r}")
-        self.marks[name] = now()
+        self.marks[name] = now() if at is None else float(at)
 
     def phases(self) -> dict[str, float]:
         """Seconds of each phase, keyed by the mark that ends it, in PHASES order."""

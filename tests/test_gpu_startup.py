@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 import types
 
 import pytest
@@ -41,8 +42,9 @@ class _FakeFileCipher:
 
     def crypt_fds(self, in_fd, out_fd, offset, length):
         data = os.pread(in_fd, length, offset)
+        first = time.clock_gettime(time.CLOCK_MONOTONIC)
         os.pwrite(out_fd, self._crypt(data, offset), offset)
-        return len(data), 0, "", ""
+        return len(data), 0, "", "", first
 
     def crypt_buffer(self, view, offset):
         view[:] = self._crypt(bytes(view), offset)
@@ -60,10 +62,13 @@ def test_the_file_cipher_is_made_on_a_thread_while_the_files_open(tmp_path, fake
     data = os.urandom(3 * 4096 + 5)
     src.write_bytes(data)
     marks = []
-    n = gpu.encrypt_file(src, dst, KEY, IV, piece_bytes=4096, emulated=True, phase=marks.append)
+    n = gpu.encrypt_file(src, dst, KEY, IV, piece_bytes=4096, emulated=True,
+                         phase=lambda name, at=None: marks.append((name, at)))
     assert n == len(data) and dst.read_bytes() == _ctr(data)
     assert fake_cuda.made == ["s2mc-gpu-start"]          # not the calling thread
-    assert marks[0] == "backend" and set(marks[1:]) == {"encrypt"}
+    # the ring's own time of its first piece, once, between the backend and the encryption's end
+    assert [m for m, _ in marks] == ["backend", "first_read", "encrypt"]
+    assert marks[0][1] is None and marks[1][1] > 0
     assert not [t for t in threading.enumerate() if t.name == "s2mc-gpu-start"]
 
 
@@ -104,8 +109,10 @@ def test_opencl_file_ring_starts_on_a_thread(tmp_path, monkeypatch):
     data = os.urandom(100_000)
     src.write_bytes(data)
     marks = []
-    opencl.encrypt_file(src, dst, KEY, IV, segment=1 << 16, piece_bytes=1 << 16, phase=marks.append)
-    assert dst.read_bytes() == _ctr(data) and made == ["s2mc-gpu-start"] and marks[0] == "backend"
+    opencl.encrypt_file(src, dst, KEY, IV, segment=1 << 16, piece_bytes=1 << 16,
+                        phase=lambda name, at=None: marks.append(name))
+    assert dst.read_bytes() == _ctr(data) and made == ["s2mc-gpu-start"]
+    assert marks == ["backend", "first_read", "encrypt"]
 
 
 def test_encrypt_timings_come_from_the_run(tmp_path):
@@ -142,3 +149,25 @@ def test_without_timings_the_summary_has_none(tmp_path):
                         "--out", str(tmp_path / "o"), "--key", KEY.hex(), "--iv", IV.hex()],
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 0 and "timings" not in json.loads(p.stdout) and "where the time" not in p.stderr
+
+
+def test_opencl_timings_have_the_backend_and_the_first_piece(tmp_path):
+    """`s2mc encrypt --backend opencl --timings`: the backend's marks in order between the options
+    and the close, the first piece's time being the ring's own."""
+    from s2mc.gpu import opencl
+    if not opencl.status()["devices"]:
+        pytest.skip("no OpenCL device")
+    src, dst = tmp_path / "in.bin", tmp_path / "out.bin"
+    data = os.urandom(300_000)
+    src.write_bytes(data)
+    p = subprocess.run([sys.executable, "-m", "s2mc.cli", "encrypt", "--backend", "opencl", "--segment", "64K",
+                        "--timings", "--json", "--in", str(src), "--out", str(dst), "--key", KEY.hex(),
+                        "--iv", IV.hex()], capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, S2MC_CACHE_DIR=str(tmp_path / "cache")))
+    assert p.returncode == 0, p.stderr
+    assert dst.read_bytes() == _ctr(data)
+    marks = json.loads(p.stdout)["timings"]["marks"]
+    order = ["main", "command", "options", "backend", "first_read", "encrypt", "close"]
+    assert [m for m in marks if m != "start"] == order
+    assert all(marks[a] <= marks[b] for a, b in zip(order, order[1:]))
+    assert "the ring's first piece read" in p.stderr

@@ -26,9 +26,10 @@ import subprocess
 from typing import Any
 
 from s2mc.common.errors import S2mcError
-from . import startup
 from s2mc.workloads.cipher_host import (MAX_CHUNK_BYTES, check_input, counter_add, crypt_file,
                                         ring_range_transform, ring_slots, running_total)
+
+from . import startup
 
 __all__ = ["status", "available", "kernels", "occupancy", "crypt", "emulate", "keystream_fold",
            "encrypt_file", "bench", "platform_info", "counter_add", "OPS", "MEASURES", "CTA_THREADS",

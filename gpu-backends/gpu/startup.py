@@ -20,9 +20,11 @@ import os
 import threading
 from typing import Any, Callable
 
-#: phase(name): called with "backend" once the file object is ready (its wait is over) and with
-#: "encrypt" after each range or buffer call; `s2mc encrypt --timings` keeps the last of each.
-Phase = Callable[[str], None]
+#: phase(name, at=None): called with "backend" once the file object is ready (its wait is over),
+#: "first_read" with the CLOCK_MONOTONIC time the ring's reader had the first piece in (`at`, from
+#: the ring's own result) and "encrypt" after each range or buffer call; `s2mc encrypt --timings`
+#: keeps the last of each.
+Phase = Callable[..., None]
 
 
 class Pending:
@@ -33,6 +35,7 @@ class Pending:
         self._obj: Any = None
         self._exc: BaseException | None = None
         self._ready = False
+        self._first_read = False
         self._phase = phase
         self._thread = threading.Thread(target=self._make, args=(make,), name="s2mc-gpu-start", daemon=True)
         self._thread.start()
@@ -57,6 +60,9 @@ class Pending:
     def crypt_fds(self, *args):
         out = self.get().crypt_fds(*args)
         if self._phase is not None:
+            if not self._first_read and len(out) > 4 and out[4] > 0:
+                self._first_read = True
+                self._phase("first_read", at=out[4])
             self._phase("encrypt")
         return out
 
