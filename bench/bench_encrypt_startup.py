@@ -29,7 +29,6 @@ import sys
 import tempfile
 import time
 
-from s2mc.common.errors import S2mcError
 from s2mc.common.units import human_size, parse_size
 
 NAME = "bench_encrypt_startup"
@@ -122,10 +121,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--dir", default=os.environ.get("FILE_DIR") or ("/dev/shm" if os.path.isdir("/dev/shm") else None))
     args = ap.parse_args(argv)
-    try:
-        n = parse_size(args.size)
-    except S2mcError as exc:
-        raise SystemExit(f"{NAME}: --size: {exc}") from None
+    n = parse_size(args.size)
+    if n is None:
+        raise SystemExit(f"{NAME}: --size: not a size ({args.size!r}; e.g. 256M)")
     if n < 1 or args.rounds < 1:
         raise SystemExit(f"{NAME}: --size and --rounds must be at least 1")
     if shutil.which("cp") is None:
