@@ -30,6 +30,7 @@ import tempfile
 import time
 
 from s2mc.common.units import human_size, parse_size
+from random_data import write_random_file
 
 NAME = "bench_encrypt_startup"
 
@@ -140,12 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     if not backends:
         raise SystemExit(f"{NAME}: no backend can run here")
     with tempfile.TemporaryDirectory(dir=args.dir, prefix="s2mc-startup-") as d:
-        src = os.path.join(d, "in.bin")
-        with open(src, "wb") as f:
-            left = n
-            while left:
-                f.write(os.urandom(min(left, 1 << 24)))
-                left -= min(left, 1 << 24)
+        src = write_random_file(os.path.join(d, "in.bin"), n)
         cp_s: list[float] = []
         cli: dict[str, list[dict[str, float]]] = {b: [] for b in backends}
         inproc: dict[str, list[float]] = {b: [] for b in backends}

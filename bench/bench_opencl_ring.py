@@ -24,6 +24,7 @@ import tempfile
 import time
 
 from s2mc.common.units import human_size, parse_size
+from random_data import write_random_file
 
 NAME = "bench_opencl_ring"
 
@@ -71,12 +72,7 @@ def main(argv: list[str] | None = None) -> int:
         r = opencl.bench("aes", "host", nbytes=n, reps=args.reps, segment=seg)
         rows.append((f"host-segmented, pageable memory, 1 queue, {human_size(seg)}B segments", "-", r["seconds"]))
     with tempfile.TemporaryDirectory(dir=args.dir, prefix="s2mc-ocl-ring-") as tmp:
-        src, dst = os.path.join(tmp, "in.bin"), os.path.join(tmp, "out.bin")
-        with open(src, "wb") as f:
-            left = n
-            while left:
-                f.write(os.urandom(min(left, 1 << 24)))
-                left -= min(left, 1 << 24)
+        src, dst = write_random_file(os.path.join(tmp, "in.bin"), n), os.path.join(tmp, "out.bin")
 
         def cp() -> None:
             subprocess.run(["cp", src, dst], check=True)

@@ -44,15 +44,22 @@ def test_bench_csv_rows_keep_their_own_gbps():
         assert got[(f"{r['kernel']}/{r['measure']}", int(r["bytes"]))] == pytest.approx(float(r["gbps"]), rel=1e-3)
 
 
-def test_report_shows_them_without_any_gpu_results(tmp_path):
-    res = tmp_path / "res"
+@pytest.fixture(scope="module")
+def report_md(tmp_path_factory) -> str:
+    """The report of one simulator record: no GPU result of this host, only those checked in."""
+    tmp = tmp_path_factory.mktemp("report")
+    res = tmp / "res"
     res.mkdir()
     records.write(records.make_records([dict(run_id="r1", experiment="x", source="sim", platform="s2",
                                              workload="aes-128-ecb-enc", variant="bytes/interleaved",
                                              engine="fast", cores=1, bytes=32, metric="cycles", value=9000)]),
                   res / "r.csv")
-    report.build([res], tmp_path / "rep")
-    md = (tmp_path / "rep" / "report.md").read_text(encoding="utf-8")
+    report.build([res], tmp / "rep")
+    return (tmp / "rep" / "report.md").read_text(encoding="utf-8")
+
+
+def test_report_shows_them_without_any_gpu_results(report_md):
+    md = report_md
     # seed 002 (Figs. 11-16): the H200's AES-128 keystream best, 5216 Gbit/s at 1 GB (its table)
     assert "Ours, aes on NVIDIA H200: best A 5088 Gbps" in md
     assert "| gpu-h200-2026-11-26.csv | NVIDIA H200 | 2026-11-26 | 03f1f4e |" in md
@@ -138,17 +145,10 @@ def test_the_opencl_ring_question_in_docs_gpu_uses_the_checked_in_runs():
             assert f"{v * 8 / 1e9:.1f} Gbit/s" in text, variant
 
 
-def test_report_keeps_each_cuda_opencl_run_in_its_own_rows(tmp_path):
+def test_report_keeps_each_cuda_opencl_run_in_its_own_rows(report_md):
     """Two CUDA-against-OpenCL runs on the same GPU: each row's ratio is to its own run's OpenCL
     figure (the second H200 run: 209 / 33.3 host to host), never to the other run's."""
-    res = tmp_path / "res"
-    res.mkdir()
-    records.write(records.make_records([dict(run_id="r1", experiment="x", source="sim", platform="s2",
-                                             workload="aes-128-ecb-enc", variant="bytes/interleaved",
-                                             engine="fast", cores=1, bytes=32, metric="cycles", value=9000)]),
-                  res / "r.csv")
-    report.build([res], tmp_path / "rep")
-    md = (tmp_path / "rep" / "report.md").read_text(encoding="utf-8")
+    md = report_md
     assert f"209 ({209 / 33.3:.2f}x)" in md and f"5071 ({5071 / 1407:.2f}x)" in md
     assert f"210 ({210 / 41:.2f}x)" in md
     rows = [line for line in md.splitlines() if line.startswith("| cuda-vs-opencl-h200-2026-11-26 |")]
