@@ -7,8 +7,8 @@ come from the run's own marks (`--timings`, CLOCK_MONOTONIC, shared by every pro
 machine) with this script's spawn and exit times around them: spawn to main() (the interpreter,
 click), main() to the command (its module, the options), the key and options, the backend's
 start-up (device, context, buffers: made on a thread while the files open), the ring's first
-piece read, the rest of the encryption (reading, the device, writing, overlapped), closing the output, and the exit (freeing the buffers
-and the context, the interpreter's exit). The outputs of every backend are compared with each
+piece read, the rest of the encryption (reading, the device, writing, overlapped), closing the output and freeing the backend's buffers,
+and the exit (the interpreter's, with the device's context). The outputs of every backend are compared with each
 other. The phases shown are those of each backend's median round (by its
 total), so they add up to it; cp and the in-process call are medians.
 
@@ -42,8 +42,8 @@ ROWS = [("main", "spawn to main(): interpreter, s2mc.cli.main, click"),
         ("backend", "backend start-up left (device, context, buffers)"),
         ("first_read", "the ring's first piece read"),
         ("encrypt", "the rest: read, encrypt, write (overlapped)"),
-        ("close", "close and rename the output"),
-        ("exit", "exit: free buffers and context, interpreter")]
+        ("close", "close the output, free the backend's buffers"),
+        ("exit", "exit: the interpreter (and the device's context)")]
 
 
 def _now() -> float:

@@ -21,7 +21,7 @@ PHASES = {
                "buffers are made, and what is left of making them",
     "first_read": "the ring's first piece read (its reader starts once the backend is ready)",
     "encrypt": "the rest of reading, encrypting and writing, overlapped",
-    "close": "closing the output and renaming it into place",
+    "close": "closing the output (renamed into place) and freeing the backend's buffers",
 }
 
 #: "close" straight after "options" (a backend without the marks between): the whole call.
