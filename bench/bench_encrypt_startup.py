@@ -7,9 +7,10 @@ come from the run's own marks (`--timings`, CLOCK_MONOTONIC, shared by every pro
 machine) with this script's spawn and exit times around them: spawn to main() (the interpreter,
 click), main() to the command (its module, the options), the key and options, the backend's
 start-up (device, context, buffers: made on a thread while the files open), the ring's first
-piece read, the rest of the encryption (reading, the device, writing, overlapped), closing the output and freeing the backend's buffers,
-and the exit (the interpreter's, with the device's context). The outputs of every backend are compared with each
-other. The phases shown are those of each backend's median round (by its
+piece read, the rest of the encryption (reading, the device, writing, overlapped), closing the
+output and freeing the backend's buffers, and the exit (the interpreter's, with the device's
+context). The outputs of every backend are compared with each other. The phases shown are those
+of each backend's median round (by its
 total), so they add up to it; cp and the in-process call are medians.
 
     .venv/bin/python bench/bench_encrypt_startup.py [--backend native,cuda,opencl] [--size 256M]
