@@ -10,8 +10,8 @@ start-up (device, context, buffers: made on a thread while the files open), the 
 piece read, the rest of the encryption (reading, the device, writing, overlapped), closing the
 output and freeing the backend's buffers, and the exit (the interpreter's, with the device's
 context). The outputs of every backend are compared with each other. The phases shown are those
-of each backend's median round (by its
-total), so they add up to it; cp and the in-process call are medians.
+of each backend's median round (by its total), so they add up to it; cp and the in-process call
+are medians.
 
     .venv/bin/python bench/bench_encrypt_startup.py [--backend native,cuda,opencl] [--size 256M]
                                                      [--rounds 5] [--dir /dev/shm]
