@@ -11,6 +11,8 @@ as measured elsewhere: `source` cuda (or opencl), `platform` the GPU's name, `ex
     gpu_measured.load()          # records (bytes_per_second, and seconds where the file has them)
     gpu_measured.sources()       # [{file, gpu, date, commit, command, machine, ...}]
     gpu_measured.files_table()   # the file-encryption wall times side by side
+    gpu_measured.ring_tables()   # the file path in one process, before the ring and with it
+    gpu_measured.host1m_tables() # the 1 MB host-serial runs: medians per stage, in microseconds
     gpu_measured.occupancy_table()   # seed 002 Table 2's columns for our kernels
 """
 from __future__ import annotations
@@ -74,8 +76,9 @@ def _rows(src: dict) -> list[dict]:
     return out
 
 
-#: Layouts that are tables, not records: the file runs and the occupancy rows (seed 002's Table 2).
-TABLE_LAYOUTS = ("files", "occupancy")
+#: Layouts that are tables, not records: the file runs (from the command line, and in one process
+#: before and with the ring), the 1 MB host-serial runs and the occupancy rows (seed 002's Table 2).
+TABLE_LAYOUTS = ("files", "ring", "host1m", "occupancy")
 
 
 def load() -> pd.DataFrame:
@@ -84,19 +87,47 @@ def load() -> pd.DataFrame:
     return records.make_records(rows) if rows else records.empty()
 
 
-def files_table() -> tuple[pd.DataFrame, dict | None]:
-    """The file-encryption runs (command, cipher, each run's wall seconds, the best, its speed and
-    its ratio to cp's best on the same file) and their source; (empty, None) when there is none."""
-    src = next((s for s in sources() if s["layout"] == "files"), None)
+def files_table(file: str | None = None) -> tuple[pd.DataFrame, dict | None]:
+    """The file-encryption runs of `file` (default: the first checked in) as command, cipher, each
+    run's wall seconds where the file kept them, the best, its speed and its ratio to cp's best on
+    the same file; and their source. (empty, None) when there is none."""
+    src = next((s for s in sources() if s["layout"] == "files" and file in (None, s["file"])), None)
     if src is None:
         return pd.DataFrame(), None
     d = _read(src)
     runs = [c for c in d.columns if c.startswith("run")]
-    d["best_s"] = d[runs].min(axis=1)
+    if runs:
+        d["best_s"] = d[runs].min(axis=1)
     cp = d.loc[d["command"] == "cp", "best_s"]
     d["GB/s"] = d["bytes"] / d["best_s"] / 1e9
     d["cp best / best"] = (float(cp.iloc[0]) / d["best_s"]) if len(cp) else float("nan")
     return d.drop(columns=["bytes"]).fillna({"cipher": ""}), src
+
+
+def ring_tables() -> list[tuple[pd.DataFrame, dict]]:
+    """The file path in one process (bench/bench_gpu_files.py), one (table, source) per run: each
+    row's median and best seconds, its median speed (GB/s) and its median over cp's."""
+    out = []
+    for src in (s for s in sources() if s["layout"] == "ring"):
+        d = _read(src, dtype={"row": str, "backend": str, "path": str})
+        cp = d.loc[d["path"] == "copy", "median_s"]
+        d["GB/s"] = d["bytes"] / d["median_s"] / 1e9
+        d["median / cp's"] = d["median_s"] / float(cp.iloc[0]) if len(cp) else float("nan")
+        out.append((d.fillna({"backend": ""}), src))
+    return out
+
+
+def host1m_tables() -> list[tuple[pd.DataFrame, dict]]:
+    """The 1 MB host-serial runs (s2mc-gpu-bench, fresh processes), one (table, source) per
+    measurement: medians in microseconds of the wall, each CUDA-event stage and the host's wait,
+    with the wall's Gbit/s and the stages' sum."""
+    out = []
+    for src in (s for s in sources() if s["layout"] == "host1m"):
+        d = _read(src, dtype={"run": str, "measure": str})
+        d["gbps"] = d["bytes"] * 8 / (d["wall_us"] * 1e-6) / 1e9
+        d["stages_us"] = d["h2d_us"] + d["kernel_us"] + d["d2h_us"]
+        out.append((d, src))
+    return out
 
 
 def occupancy_table() -> list[tuple[pd.DataFrame, dict]]:
@@ -105,4 +136,4 @@ def occupancy_table() -> list[tuple[pd.DataFrame, dict]]:
 
 
 __all__ = ["MEASURED_DIR", "PREFIX", "TABLE_LAYOUTS", "sources", "experiment_of", "load", "files_table",
-           "occupancy_table"]
+           "ring_tables", "host1m_tables", "occupancy_table"]

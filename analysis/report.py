@@ -728,13 +728,15 @@ def _measured_gpu_blocks(b: list, measured: pd.DataFrame) -> None:
     if ex:
         d = _gbps_of(measured[measured["experiment"].isin(ex)])
         rows = []
-        for (plat, cipher, kind), part in d.assign(
+        # one measurement's rows at a time: two runs on the same GPU are not mixed in one row
+        for (run, plat, cipher, kind), part in d.assign(
                 kind=d["measure"].map(lambda m: "device-resident" if m == "device-resident" else "host to host")
-        ).groupby(["platform", "cipher", "kind"]):
+        ).groupby(["experiment", "platform", "cipher", "kind"]):
             cl = part.loc[part["backend"] == "opencl", "gbps"]
             if cl.empty:
                 continue
-            row = {"GPU": plat, "cipher": cipher, "measure": kind, "OpenCL": f"{cl.iloc[0]:.0f}"}
+            row = {"run": run.removeprefix(gpu_measured.PREFIX), "GPU": plat, "cipher": cipher, "measure": kind,
+                   "OpenCL": f"{cl.iloc[0]:.0f}"}
             for _, r in part[part["backend"] == "cuda"].iterrows():
                 row[f"CUDA {r['kernel']}"] = f"{r['gbps']:.0f} ({r['gbps'] / cl.iloc[0]:.2f}x)"
             rows.append(row)

@@ -23,6 +23,7 @@ import time
 from typing import Callable
 
 from s2mc.common.units import human_size, parse_size
+from random_data import write_random_file
 from s2mc.workloads.cipher_host import counter_add, crypt_file
 
 KEY, IV = bytes(range(16)), bytes.fromhex("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff")
@@ -83,12 +84,7 @@ def main() -> int:
     folder = os.environ.get("FILE_DIR", "/dev/shm" if os.path.isdir("/dev/shm") else tempfile.gettempdir())
     work = tempfile.mkdtemp(prefix="s2mc-bench-files-", dir=folder)
     try:
-        src = os.path.join(work, "in.bin")
-        with open(src, "wb") as f:
-            left = n
-            while left:
-                f.write(os.urandom(min(left, 16 << 20)))
-                left -= min(left, 16 << 20)
+        src = write_random_file(os.path.join(work, "in.bin"), n)
         times: dict[str, list[float]] = {k: [] for k in rows}
         outputs: dict[str, bytes] = {}
         for _ in range(args.rounds):

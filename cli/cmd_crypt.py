@@ -26,14 +26,14 @@ _ENV = Text(255, empty=False, forbid="=")
 
 def _encrypt(backend: str, in_path, out_path, key: bytes, iv: bytes | None, *, impl: str, threads: int | None,
              chunk: int | None, progress: bool, mode: str = "ctr", decrypt: bool = False,
-             cipher: str = "aes", segment: int | str = "auto") -> int:
+             cipher: str = "aes", segment: int | str = "auto", phase=None) -> int:
     if backend == "opencl":
         from s2mc.gpu import opencl
         st = opencl.status()
         if not st["devices"]:
             raise S2mcError(f"--backend opencl: {st['reason']}")
         return opencl.encrypt_file(in_path, out_path, key, iv, decrypt, cipher=cipher, mode=mode, segment=segment,
-                                   piece_bytes=chunk, progress=progress)
+                                   piece_bytes=chunk, progress=progress, phase=phase)
     if backend == "cuda":
         if mode != "ctr":
             raise S2mcError(f"--backend cuda does CTR only (got --mode {mode}); use --backend native")
@@ -50,7 +50,8 @@ def _encrypt(backend: str, in_path, out_path, key: bytes, iv: bytes | None, *, i
         st = gpu.status()
         if not st["gpu_present"]:
             raise S2mcError(f"--backend cuda: {st['reason']}")
-        return gpu.encrypt_file(in_path, out_path, key, iv, piece_bytes=chunk, progress=progress, **extra)
+        return gpu.encrypt_file(in_path, out_path, key, iv, piece_bytes=chunk, progress=progress, phase=phase,
+                                **extra)
     from s2mc.workloads import native
     fn = native.decrypt_file if decrypt else native.encrypt_file
     return fn(in_path, out_path, key, iv, mode=mode, impl=impl, threads=threads, chunk_bytes=chunk,
@@ -74,7 +75,6 @@ def _records(path: str, summary: dict) -> str:
 
 
 def _platform(backend: str = "native") -> str:
-    import platform
     if backend == "opencl":   # the device that ran it (PoCL: the CPU; else a GPU)
         from s2mc.gpu import opencl
         st = opencl.status()
@@ -82,8 +82,13 @@ def _platform(backend: str = "native") -> str:
             return st["devices"][st["device"]]["name"]
     try:
         from s2mc.workloads import native
-        return native.info().get("cpu") or platform.processor() or platform.machine()
+        cpu = native.info().get("cpu")
+        if cpu:
+            return cpu
+        import platform
+        return platform.processor() or platform.machine()
     except Exception:   # the records still say what ran
+        import platform
         return platform.machine()
 
 
@@ -126,9 +131,17 @@ def _file_command(name: str, verb: str):
     @click.option("--records", "records_path", type=OutputFile("records", stdout=False),
                   help="Also write the run as records (Parquet, or CSV by extension; a manifest beside it).")
     @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+    @click.option("--timings", is_flag=True, help="Also print where the run's time went (process start, "
+                  "imports, options, backend start-up, encryption, close; from this run's own clock) on stderr, "
+                  "and with --json as \"timings\" in the summary.")
     def cmd(in_path, out_path, cipher, key, key_file, key_env, iv, iv_file, iv_env, mode, backend, segment, impl,
-            threads, chunk_bytes, as_json, records_path, quiet):
+            threads, chunk_bytes, as_json, records_path, quiet, timings):
         from s2mc.workloads.cipher_host import cipher_title, hex_from_options
+
+        from .timings import Timeline
+        tl = Timeline() if timings else None
+        if tl:
+            tl.mark("command")
 
         if key == "-" and iv == "-":
             raise click.UsageError("--key - and --iv -: only one of them can be read from stdin")
@@ -149,16 +162,23 @@ def _file_command(name: str, verb: str):
             from s2mc.workloads.native.files import available_cpus
             threads = threads or available_cpus()
             engine = native.resolve_impl(impl, cipher)
+        if tl:
+            tl.mark("options")
         t0 = time.perf_counter()
         n = _encrypt(backend, in_path, out_path, k, c, impl=impl, threads=threads, chunk=chunk,
                      progress=not quiet and sys.stderr.isatty(), mode=mode, decrypt=name == "decrypt",
-                     cipher=cipher, segment=segment or "auto")
+                     cipher=cipher, segment=segment or "auto", phase=tl.mark if tl else None)
         secs = time.perf_counter() - t0
+        if tl:
+            tl.mark("close")
         summary = {"command": name, "in": in_path, "out": out_path, "bytes": n, "cipher": cipher,
                    "key_bits": len(k) * 8,
                    "mode": mode, "backend": backend, "engine": engine, "threads": threads,
-                   "platform": _platform(backend), "seconds": secs,
-                   "gb_per_s": n / secs / 1e9 if secs > 0 else None}
+                   "seconds": secs, "gb_per_s": n / secs / 1e9 if secs > 0 else None}
+        if as_json or records_path:   # the platform's name costs a query: only where it is kept
+            summary["platform"] = _platform(backend)
+        if tl:
+            summary["timings"] = tl.as_json()
         if records_path:
             path = _records(records_path, summary)
             if not as_json and not quiet:
@@ -169,6 +189,8 @@ def _file_command(name: str, verb: str):
             click.echo(f"{verb} {n} bytes with {cipher_title(cipher)}-{len(k) * 8}-{mode.upper()} ({backend}"
                        f"{f', {threads} threads' if threads else ''}) in {secs:.3f} s "
                        f"-> {'stdout' if out_path == STDOUT else out_path}", err=True)
+        if tl:
+            click.echo(f"where the time went ({name}, {backend}):\n{tl.table()}", err=True)
 
     d = '-d ' if name == 'decrypt' else ''
     # `cmd` is already a click command here: its help text, not its __doc__, is what --help shows.

@@ -181,6 +181,8 @@ def _stdout_error(exc: OSError) -> None:
 def main() -> None:
     """The `s2mc` command: every failure, writing stdout included (closed, a full device, also
     for --help and --version), is one line on stderr and a non-zero exit."""
+    from .timings import main_entered
+    main_entered()
     raw = _guard_stdio()
     code: int | str | None = 0
     try:

@@ -2,7 +2,8 @@
 # gpu-backends/run_on_gpu.sh -- build, verify and benchmark every CUDA AES and Camellia kernel in one call.
 #
 #   bash gpu-backends/run_on_gpu.sh [OUTDIR]        (default OUTDIR: results/gpu)
-#   bash gpu-backends/run_on_gpu.sh --files-only [OUTDIR]   (step 6's file table alone, any machine)
+#   bash gpu-backends/run_on_gpu.sh --files-only [OUTDIR]   (step 6's file tables alone, any machine:
+#                                                            files.md and files-startup.md)
 #
 # Environment: SIZES (default 1M,16M,256M,1G), REPS (5), STREAMS (1,4), KEY_BITS (128),
 # JOBS (nproc), PYTHON=0 to skip the Python part, BUILD_DIR (build/gpu-standalone).
@@ -36,14 +37,19 @@
 #      (native, every CPU) and s2mc encrypt --backend cuda and --backend opencl, wall seconds of each
 #      and its speed against cp and openssl, outputs compared; Camellia too (openssl enc
 #      -camellia-128-ctr beside the cuda and opencl backends) -> files.md; the GPU file path
-#      before the ring and with it, side by side (bench/bench_gpu_files.py) -> files-ring.md; and seeds 001/004 measured on this host's CPUs (python -m
+#      before the ring and with it, side by side (bench/bench_gpu_files.py) -> files-ring.md; where a
+#      command-line `s2mc encrypt` spends its time (process start, imports, options, backend start-up,
+#      encryption, close, exit) beside cp and the same call in one process, native, cuda and opencl
+#      (bench/bench_encrypt_startup.py) -> files-startup.md; and seeds 001/004 measured on this host's CPUs (python -m
 #      s2mc.experiments.seeds_native) -> seeds_native.parquet, seeds_native.txt
 #   7. with Python too (seed 004's question: the cost of portability): the OpenCL backend on
 #      this GPU's OpenCL (NVIDIA's ICD; `make setup` adds the loader and PoCL): its tests on the GPU,
 #      seed 004's segment calibration, then `s2mc gpu --backend opencl` and `s2mc gpu --backend cuda
 #      --kernel coarse,optimised` on the same sizes (device-resident = the kernel alone, and host to
 #      host), AES and Camellia, and the table CUDA / OpenCL per size -> opencl-*.md, opencl*.parquet,
-#      cuda-vs-opencl.md
+#      cuda-vs-opencl.md; why the OpenCL ring is no faster than the old pipeline (docs/gpu.md): host
+#      to host at 16M..1G segments and the file ring with 1, 2 and 4 queues beside cp
+#      (bench/bench_opencl_ring.py) -> opencl-ring-check.md
 # The Markdown table of Gbps is printed on stdout at the end. Exit status: non-zero when any
 # verification failed.
 set -uo pipefail
@@ -138,6 +144,10 @@ cuda_vs_opencl() {
       >"$OUT/cuda-vs-opencl-$c.stdout" 2>"$OUT/cuda-vs-opencl-$c.log" || log "s2mc gpu --cipher $c (CUDA side) failed"
   done
   # one table: Gbps of each, and CUDA / OpenCL per size (same GPU, same process order)
+  # why the ring is no faster than the old pipeline on this platform (docs/gpu.md's hypothesis)
+  FILE_DIR=${FILE_DIR:-$( [ -d /dev/shm ] && echo /dev/shm || echo /tmp )}
+  $py bench/bench_opencl_ring.py --size 1G --reps 3 --dir "$FILE_DIR" >"$OUT/opencl-ring-check.md" 2>&1 ||
+    log "bench_opencl_ring failed (see $OUT/opencl-ring-check.md)"
   $py - "$OUT" >"$OUT/cuda-vs-opencl.md" 2>>"$OUT/cuda-vs-opencl.log" <<'PYEOF'
 import sys
 from pathlib import Path
@@ -166,11 +176,23 @@ PYEOF
   cat "$OUT/cuda-vs-opencl.md" >&2
 }
 
+# startup_table DIR SIZE: where a command-line `s2mc encrypt` spends its time (process start, imports,
+# options, backend start-up, encryption, close, exit), every backend that runs here, beside cp and
+# the same call in one process, STARTUP_ROUNDS (3) rounds -> files-startup.md
+startup_table() {
+  if ! .venv/bin/python bench/bench_encrypt_startup.py --backend native,cuda,opencl --size "$2" \
+       --rounds "${STARTUP_ROUNDS:-3}" --dir "$1" >"$OUT/files-startup.md" 2>&1; then
+    log "bench_encrypt_startup failed (see $OUT/files-startup.md)"
+    return 1
+  fi
+}
+
 # `run_on_gpu.sh --files-only [OUTDIR]`: step 6's file table alone (FILE_BYTES, FILE_DIR as below)
 if [ "${1:-}" = "--files-only" ]; then
   FILE_BYTES=${FILE_BYTES:-2G}
   FILE_DIR=${FILE_DIR:-$( [ -d /dev/shm ] && echo /dev/shm || echo /tmp )}
   files_side_by_side "$FILE_DIR" "$(numfmt --from=iec "$FILE_BYTES")" || exit 1
+  startup_table "$FILE_DIR" "$FILE_BYTES" || exit 1
   cat "$OUT/files.md"
   exit 0
 fi
@@ -280,6 +302,7 @@ if [ "$PYTHON" = 1 ]; then
     # the file path before the ring (the Python pipeline in pieces) and the ring, side by side
     FILE_DIR="$FILE_DIR" $py bench/bench_gpu_files.py --backend cuda,opencl --size "$FILE_BYTES" --rounds 3 \
       >"$OUT/files-ring.md" 2>&1 || log "bench_gpu_files failed (see $OUT/files-ring.md)"
+    startup_table "$FILE_DIR" "$FILE_BYTES" && cat "$OUT/files-startup.md" >&2
     $py -m s2mc.experiments.seeds_native --out "$OUT/seeds_native.parquet" >"$OUT/seeds_native.txt" 2>&1 ||
       { log "seeds_native failed"; tail -3 "$OUT/seeds_native.txt" >&2; }
     cuda_vs_opencl
@@ -300,5 +323,7 @@ cat "$OUT/gpu-bench.md" 2>/dev/null
 [ -f "$OUT/gpu-bench-camellia.md" ] && { echo; echo "Camellia:"; echo; cat "$OUT/gpu-bench-camellia.md"; }
 [ -s "$OUT/occupancy.md" ] && { echo; echo "Registers, shared memory, occupancy (seed 002 Table 2):"; echo; cat "$OUT/occupancy.md"; }
 [ -f "$OUT/files.md" ] && { echo; echo "Files ($FILE_BYTES, page-cached):"; echo; cat "$OUT/files.md"; }
+[ -s "$OUT/files-startup.md" ] && { echo; echo "Where a command-line s2mc encrypt spends its time:"; cat "$OUT/files-startup.md"; }
 [ -s "$OUT/cuda-vs-opencl.md" ] && { echo; echo "CUDA vs OpenCL on this GPU (Gbps; the cost of portability):"; echo; cat "$OUT/cuda-vs-opencl.md"; }
+[ -s "$OUT/opencl-ring-check.md" ] && { echo; echo "The OpenCL ring's check:"; cat "$OUT/opencl-ring-check.md"; }
 exit $fail

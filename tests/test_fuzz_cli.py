@@ -113,7 +113,7 @@ SPECS = {
         "--iterations": ["1", "1000", "1000000001"], "--acquisitions": ["1", "1000000001"],
         "--round-trips": ["200", "150", "99"], "--reps": ["2", "1000", "1001"], "--experiment": ["e1"],
         "--out": ["r.parquet", "r.csv"]}),
-    "encrypt": dict(base={"--in": "{file}", "--out": "o.bin", "--key": KEY, "--iv": IV}, flags=["-q", "--json"],
+    "encrypt": dict(base={"--in": "{file}", "--out": "o.bin", "--key": KEY, "--iv": IV}, flags=["-q", "--json", "--timings"],
                     options={
         "--in": ["{file}", "{prog_s}"], "--out": ["o.bin", "-", "{file}"], "--key": [KEY, KEY * 2, "-", "zz"],
         "--key-file": ["{key_file}", "{prog_s}"], "--key-env": ["S2MC_FUZZ_KEY", "S2MC_NOT_SET", "A=B"],

@@ -111,18 +111,32 @@ def test_read_write_and_eof_errors_name_the_stage(tmp_path):
     src = _file(tmp_path, rnd(300, 51))
     _file(tmp_path, b"x", "ro")
     with open(src, "rb") as fin, open(tmp_path / "ro", "rb") as fro:
-        written, err, stage, _ = fc.crypt_fds(fin.fileno(), fro.fileno(), 0, 300)
+        written, err, stage, _, _ = fc.crypt_fds(fin.fileno(), fro.fileno(), 0, 300)
     assert (stage, err, written) == ("write", errno.EBADF, 0)   # the output was opened read-only
     wr = os.open(src, os.O_WRONLY)
     try:
         with open(tmp_path / "out", "wb") as fout:
-            _, err, stage, _ = fc.crypt_fds(wr, fout.fileno(), 0, 300)
+            _, err, stage, _, first = fc.crypt_fds(wr, fout.fileno(), 0, 300)
     finally:
         os.close(wr)
-    assert (stage, err) == ("read", errno.EBADF)                # the input was opened write-only
+    assert (stage, err, first) == ("read", errno.EBADF, 0)      # the input was opened write-only
     with open(src, "rb") as fin, open(tmp_path / "out", "wb") as fout:
-        written, _, stage, _ = fc.crypt_fds(fin.fileno(), fout.fileno(), 0, 400)   # 100 past the end
+        written, _, stage, _, _ = fc.crypt_fds(fin.fileno(), fout.fileno(), 0, 400)   # 100 past the end
     assert stage == "eof" and written <= 300
+
+
+def test_the_ring_says_when_its_first_piece_was_in(tmp_path):
+    """crypt_fds's fifth value: the time (CLOCK_MONOTONIC, the clock of `s2mc encrypt --timings`)
+    the reader had the first piece of the range, between the call's start and its end."""
+    import time
+    ext = gpu._load()
+    fc = ext.FileCipher(bytes(16), bytes(16), slot_bytes=64, slots=2, emulated=True)
+    src = _file(tmp_path, rnd(1000, 52))
+    with open(src, "rb") as fin, open(tmp_path / "out", "wb") as fout:
+        t0 = time.clock_gettime(time.CLOCK_MONOTONIC)
+        written, err, stage, _, first = fc.crypt_fds(fin.fileno(), fout.fileno(), 0, 1000)
+        t1 = time.clock_gettime(time.CLOCK_MONOTONIC)
+    assert (written, err, stage) == (1000, 0, "") and t0 <= first <= t1
 
 
 def test_bad_arguments_are_one_line(tmp_path):

@@ -18,7 +18,7 @@ def test_every_source_names_its_gpu_commit_and_command_and_exists():
     assert {s["file"] for s in srcs} == {p.name for p in DATA.glob("*.csv")}
     for s in srcs:
         assert s["gpu"].startswith("NVIDIA ") and re.fullmatch(r"[0-9a-f]{7,40}", s["commit"])
-        assert "run_on_gpu.sh" in s["command"] and s["layout"] in ("bench", "gbps", "backends", "files", "occupancy")
+        assert "run_on_gpu.sh" in s["command"] and s["layout"] in ("bench", "gbps", "backends", "files", "ring", "host1m", "occupancy")
         assert "run_on_gpu.sh" in s["command"] and re.fullmatch(r"\d{4}-\d\d-\d\d", s["date"])
 
 
@@ -44,15 +44,22 @@ def test_bench_csv_rows_keep_their_own_gbps():
         assert got[(f"{r['kernel']}/{r['measure']}", int(r["bytes"]))] == pytest.approx(float(r["gbps"]), rel=1e-3)
 
 
-def test_report_shows_them_without_any_gpu_results(tmp_path):
-    res = tmp_path / "res"
+@pytest.fixture(scope="module")
+def report_md(tmp_path_factory) -> str:
+    """The report of one simulator record: no GPU result of this host, only those checked in."""
+    tmp = tmp_path_factory.mktemp("report")
+    res = tmp / "res"
     res.mkdir()
     records.write(records.make_records([dict(run_id="r1", experiment="x", source="sim", platform="s2",
                                              workload="aes-128-ecb-enc", variant="bytes/interleaved",
                                              engine="fast", cores=1, bytes=32, metric="cycles", value=9000)]),
                   res / "r.csv")
-    report.build([res], tmp_path / "rep")
-    md = (tmp_path / "rep" / "report.md").read_text(encoding="utf-8")
+    report.build([res], tmp / "rep")
+    return (tmp / "rep" / "report.md").read_text(encoding="utf-8")
+
+
+def test_report_shows_them_without_any_gpu_results(report_md):
+    md = report_md
     # seed 002 (Figs. 11-16): the H200's AES-128 keystream best, 5216 Gbit/s at 1 GB (its table)
     assert "Ours, aes on NVIDIA H200: best A 5088 Gbps" in md
     assert "| gpu-h200-2026-11-26.csv | NVIDIA H200 | 2026-11-26 | 03f1f4e |" in md
@@ -68,3 +75,81 @@ def test_report_shows_them_without_any_gpu_results(tmp_path):
     assert f"5083 ({5083 / 1407:.2f}x)" in md
     # the file path: cp's best 0.837 s, the CUDA path's best 3.035 s
     assert f"{0.837 / 3.035:.0%} of the copy bound" in md
+
+
+def _section(doc: str, title: str) -> str:
+    """The text of docs/<doc>'s section `title` (up to the next heading of its level or higher)."""
+    text = (Path(__file__).resolve().parent.parent / "docs" / doc).read_text(encoding="utf-8")
+    start = text.index(title)
+    level = text.rfind("\n", 0, start) + 1
+    hashes = title.split(" ")[0]
+    assert level == start, title
+    rest = text[start + len(title):]
+    m = re.search(rf"^#{{1,{len(hashes)}}} ", rest, flags=re.M)
+    return rest[:m.start()] if m else rest
+
+
+def test_second_h200_tables_keep_the_ratios_the_measurement_printed():
+    """The second H200 measurement's tables, checked in as seconds and Gbit/s: the speeds and ratios
+    derived from them are the ones its report printed beside them (hand-copied here)."""
+    (ring, src), = [(t, s) for t, s in gpu_measured.ring_tables() if s["commit"] == "f041a3d"]
+    assert src["gpu"] == "NVIDIA H200" and src["date"] == "2026-11-26"
+    printed = {"cp": (3.083, 1.00), "cuda before (pipeline, 256 MiB pieces)": (0.850, 3.63),
+               "cuda ring (encrypt_file)": (2.820, 1.09), "opencl before (pipeline, 64MB segments)": (2.137, 1.44),
+               "opencl ring (encrypt_file)": (2.020, 1.53)}
+    assert set(ring["row"]) == set(printed)
+    for row, got_gbs, got_ratio in zip(ring["row"], ring["GB/s"], ring["median / cp's"]):
+        gbs, ratio = printed[row]
+        # the medians were printed to the millisecond: 0.5 ms of 0.7 s moves the third digit
+        assert got_gbs == pytest.approx(gbs, abs=0.005) and got_ratio == pytest.approx(ratio, abs=0.011)
+    files, fsrc = gpu_measured.files_table("files-h200-2026-11-26b.csv")
+    assert fsrc["commit"] == "f041a3d"
+    vs_cp = dict(zip(files["command"], files["cp best / best"]))
+    for cmd, want in {"cp": 1.00, "s2mc encrypt (native, 16 CPUs)": 0.74, "s2mc encrypt --backend cuda": 0.69,
+                      "s2mc encrypt --backend opencl": 0.53, "s2mc encrypt --backend cuda --cipher camellia": 0.67,
+                      "s2mc encrypt --backend opencl --cipher camellia": 0.35}.items():
+        # run_on_gpu.sh divides in bash, which cuts the ratio to two decimals
+        assert want - 0.001 <= vs_cp[cmd] < want + 0.011, cmd
+    (h, _), = gpu_measured.host1m_tables()
+    assert len(h) == 5 and (h["reps"] == 30).all() and (h["bytes"] == 1 << 20).all()
+    assert h["gbps"].round().eq(122).all()   # "68.6 us for 1 MiB is 122 Gbps, in every mode"
+
+
+def test_the_1mb_section_of_docs_gpu_states_the_checked_in_runs():
+    """docs/gpu.md's 1 MB section carries every run of host1m-*.csv as a table row and the range
+    of its medians in words, from the data."""
+    text = _section("gpu.md", "## The 1 MB host-serial oddity")
+    (h, src), = gpu_measured.host1m_tables()
+    assert src["file"] in text
+    for r in h.itertuples(index=False):
+        row = (f"| {r.run} | {r.measure} | {r.wall_us:.1f} | {r.h2d_us:.1f} | {r.kernel_us:.1f} | "
+               f"{r.d2h_us:.1f} | {r.stages_us:.1f} | {r.sync_us:.1f} | {r.gbps:.0f} |")
+        assert row in text, row
+    lo, hi = h["wall_us"].min(), h["wall_us"].max()
+    assert f"{lo:.1f}-{hi:.1f} µs" in text and f"{h['gbps'].min():.0f} Gbit/s" in text
+
+
+def test_the_opencl_ring_question_in_docs_gpu_uses_the_checked_in_runs():
+    """docs/gpu.md's answer on the OpenCL ring quotes the ring's and the pipeline's medians, cp's,
+    and the OpenCL host-to-host Gbit/s of the same measurement, as the data has them."""
+    text = _section("gpu.md", "### Why the ring is no faster on NVIDIA's OpenCL")
+    (ring, _), = [(t, s) for t, s in gpu_measured.ring_tables() if s["commit"] == "f041a3d"]
+    med = dict(zip(ring["path"] + "/" + ring["backend"], ring["median_s"]))
+    for key in ("ring/opencl", "pipeline/opencl", "copy/", "ring/cuda"):
+        assert f"{med[key]:.3f} s" in text, key
+    df = gpu_measured.load()
+    cl = df[(df["experiment"] == "measured:cuda-vs-opencl-h200-2026-11-26b") & (df["source"] == "opencl")
+            & (df["metric"] == "bytes_per_second")]
+    for variant, v in zip(cl["variant"], cl["value"]):
+        if variant.split("/")[1].startswith("host"):
+            assert f"{v * 8 / 1e9:.1f} Gbit/s" in text, variant
+
+
+def test_report_keeps_each_cuda_opencl_run_in_its_own_rows(report_md):
+    """Two CUDA-against-OpenCL runs on the same GPU: each row's ratio is to its own run's OpenCL
+    figure (the second H200 run: 209 / 33.3 host to host), never to the other run's."""
+    md = report_md
+    assert f"209 ({209 / 33.3:.2f}x)" in md and f"5071 ({5071 / 1407:.2f}x)" in md
+    assert f"210 ({210 / 41:.2f}x)" in md
+    rows = [line for line in md.splitlines() if line.startswith("| cuda-vs-opencl-h200-2026-11-26 |")]
+    assert rows and not any("209" in r or "5071" in r for r in rows)

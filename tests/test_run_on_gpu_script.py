@@ -28,7 +28,8 @@ def test_files_only_writes_the_table_with_ratios_to_cp_and_openssl(tmp_path):
     fake.mkdir()
     (fake / "bc").write_text("#!/bin/sh\necho 'bc was called' >&2\nexit 99\n")
     (fake / "bc").chmod(0o755)
-    env = dict(os.environ, FILE_BYTES="256K", FILE_DIR=str(tmp_path), PATH=f"{fake}:{os.environ['PATH']}")
+    env = dict(os.environ, FILE_BYTES="256K", FILE_DIR=str(tmp_path), PATH=f"{fake}:{os.environ['PATH']}",
+               STARTUP_ROUNDS="1")
     p = subprocess.run(["bash", str(SCRIPT), "--files-only", str(out)], cwd=REPO, env=env,
                        capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stderr
@@ -55,3 +56,22 @@ def test_files_only_writes_the_table_with_ratios_to_cp_and_openssl(tmp_path):
             assert float(vs_ssl) == pytest.approx(ssl_s / secs, abs=0.02 + 0.002 / secs)
     assert "- native output = openssl's" in table
     assert "DIFFERS" not in table
+    # and where a command-line encrypt spends its time, from the runs' own marks (bench_encrypt_startup):
+    # the phases of a round add up to its total, spawn to exit
+    startup = (out / "files-startup.md").read_text(encoding="utf-8")
+    assert "`s2mc encrypt` of 256K (262144 random bytes" in startup and ", 1 rounds," in startup
+    cells = {}
+    for line in startup.splitlines():
+        m = re.fullmatch(r"\| ([^|]+) \| (.+) \|", line)
+        if m and not line.startswith("|---"):
+            cells[m[1].strip("* ")] = [c.strip("* ") for c in m[2].split(" | ")]
+    backends = cells["phase"]
+    assert backends[0] == "native" and set(backends) <= {"native", "cuda", "opencl"}
+    total = [float(x) for x in cells["command line, spawn to exit"]]
+    phases = [r for r in cells if r not in ("phase", "command line, spawn to exit") and not r.startswith(
+        ("the same call", "cp of", "command line", "in one process"))]
+    for i, _ in enumerate(backends):   # the phases add up to the total, spawn to exit
+        parts = [float(cells[r][i]) for r in phases if cells[r][i] != "-"]
+        assert sum(parts) == pytest.approx(total[i], abs=0.002 * len(parts))
+    cp = float(cells["cp of the same file (spawn to exit)"][0])
+    assert [float(x) for x in cells["command line: speed vs cp"]] == pytest.approx([cp / t for t in total], abs=0.006)

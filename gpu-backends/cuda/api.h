@@ -84,6 +84,7 @@ struct FileResult {
   std::string stage;       // "" = done; "read", "write", "eof" (input shorter than the range), "device"
   std::string message;     // the GPU's error for stage "device"
   uint64_t bytes = 0;
+  double first_read = 0;  // the ring's RingResult::first_read
 };
 
 class FileCipher {

@@ -370,6 +370,9 @@ struct Exec {
   virtual void event_sync(void* e) = 0;
   virtual const u32* base() = 0;
   virtual size_t free_mem() = 0;
+  // Make the device current for the calling host thread, which may not be the one that made
+  // this (s2mc.gpu.startup makes a FileCipher on a thread of its own).
+  virtual void bind() {}
 };
 
 struct GpuExec final : Exec {
@@ -426,6 +429,7 @@ struct GpuExec final : Exec {
   void record(void* e, void* s) override {
     check(cudaEventRecord(static_cast<cudaEvent_t>(e), static_cast<cudaStream_t>(s)), "cudaEventRecord");
   }
+  void bind() override { check(cudaSetDevice(d.index), "cudaSetDevice"); }
   void event_sync(void* e) override {
     check(cudaSetDevice(d.index), "cudaSetDevice");  // the writer thread's first CUDA call
     check(cudaEventSynchronize(static_cast<cudaEvent_t>(e)), "cudaEventSynchronize");
@@ -794,6 +798,7 @@ cipher_host::RingOps FileCipher::ops() {
 FileResult FileCipher::crypt_fds(int in_fd, int out_fd, uint64_t offset, uint64_t length) {
   if (offset % 16) throw std::invalid_argument("file range offset must be a multiple of 16");
   Impl& m = *impl_;
+  m.ex->bind();  // submit runs on this thread
   const cipher_host::RingResult rr =
       cipher_host::ring_run(in_fd, out_fd, offset, length, m.bufs, m.slot_bytes, ops());
   FileResult fr;
@@ -801,11 +806,13 @@ FileResult FileCipher::crypt_fds(int in_fd, int out_fd, uint64_t offset, uint64_
   fr.stage = rr.stage;
   fr.message = rr.message;
   fr.bytes = rr.bytes;
+  fr.first_read = rr.first_read;
   return fr;
 }
 
 void FileCipher::crypt_buffer(uint8_t* data, size_t n, uint64_t offset) {
   if (offset % 16) throw std::invalid_argument("stream offset must be a multiple of 16");
+  impl_->ex->bind();  // submit runs on this thread
   cipher_host::ring_buffer(data, n, offset, impl_->bufs, impl_->slot_bytes, ops());
 }
 

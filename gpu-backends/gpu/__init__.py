@@ -29,6 +29,8 @@ from s2mc.common.errors import S2mcError
 from s2mc.workloads.cipher_host import (MAX_CHUNK_BYTES, check_input, counter_add, crypt_file,
                                         ring_range_transform, ring_slots, running_total)
 
+from . import startup
+
 __all__ = ["status", "available", "kernels", "occupancy", "crypt", "emulate", "keystream_fold",
            "encrypt_file", "bench", "platform_info", "counter_add", "OPS", "MEASURES", "CTA_THREADS",
            "MAX_STREAMS", "MAX_REPS", "FILE_SLOT_BYTES", "FILE_SLOTS", "CIPHERS", "CAMELLIA_KERNELS", "default_kernel"]
@@ -217,7 +219,8 @@ FILE_SEGMENT_BYTES = 1 << 30
 def encrypt_file(in_path, out_path, key: bytes, iv: bytes, decrypt: bool = False, *,
                  kernel: str | None = None, streams: int = 4, chunk_bytes: int = 0,
                  piece_bytes: int | None = None, slots: int = FILE_SLOTS, progress=None,
-                 emulated: bool = False, max_grid: int = 3, cipher: str = "aes") -> int:
+                 emulated: bool = False, max_grid: int = 3, cipher: str = "aes",
+                 phase: startup.Phase | None = None) -> int:
     """AES-CTR or Camellia-CTR of a whole file through the GPU; output identical to `openssl enc
     -aes-N-ctr` / `-camellia-N-ctr` (cipher="camellia").
 
@@ -235,6 +238,9 @@ def encrypt_file(in_path, out_path, key: bytes, iv: bytes, decrypt: bool = False
     on stderr, or a callable given the number of bytes done so far. Returns the byte count.
     chunk_bytes: kept for callers of the older pipeline; the pieces are the chunks now.
     emulated=True runs the kernels on the CPU emulator (tests; max_grid as in `emulate`).
+    The FileCipher (context, pinned and device buffers) is made on a thread while the files are
+    opened and the first pieces read ahead (s2mc.gpu.startup); `phase` (for `s2mc encrypt
+    --timings`) hears "backend" when it is ready and "encrypt" after each range.
     """
     del decrypt, chunk_bytes  # CTR: the same keystream XOR both ways
     _check_key_iv(key, iv, "ctr", cipher)
@@ -246,16 +252,22 @@ def encrypt_file(in_path, out_path, key: bytes, iv: bytes, decrypt: bool = False
     if not 1 <= slots <= 256:
         raise S2mcError(f"gpu: slots must be in 1..256, not {slots}")
     src = check_input(in_path, out_path)
-    fc = _call(ext.FileCipher, bytes(key), bytes(iv), cipher=cipher, kernel=kernel, streams=streams,
-               slot_bytes=piece_bytes, slots=ring_slots(slots, piece_bytes), emulated=emulated, max_grid=max_grid)
+    nslots = ring_slots(slots, piece_bytes)
+    fc = startup.Pending(lambda: _call(ext.FileCipher, bytes(key), bytes(iv), cipher=cipher, kernel=kernel,
+                                       streams=streams, slot_bytes=piece_bytes, slots=nslots, emulated=emulated,
+                                       max_grid=max_grid), phase)
+    startup.read_ahead(src, nslots * piece_bytes)
 
     def transform(view: memoryview, offset: int) -> None:
         _call(fc.crypt_buffer, view, offset)
 
     segment = max(piece_bytes, FILE_SEGMENT_BYTES // piece_bytes * piece_bytes)
-    return crypt_file(src, out_path, transform, chunk_bytes=min(piece_bytes, MAX_CHUNK_BYTES), nbuffers=2,
-                      progress=running_total(progress),
-                      range_transform=ring_range_transform(fc, src, out_path, "gpu"), segment_bytes=segment)
+    try:
+        return crypt_file(src, out_path, transform, chunk_bytes=min(piece_bytes, MAX_CHUNK_BYTES), nbuffers=2,
+                          progress=running_total(progress),
+                          range_transform=ring_range_transform(fc, src, out_path, "gpu"), segment_bytes=segment)
+    finally:
+        fc.close()
 
 
 def bench(kernel: str, measure: str, *, key_bits: int = 128, nbytes: int, reps: int = 5,

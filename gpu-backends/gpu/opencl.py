@@ -31,6 +31,7 @@ from typing import Any, Callable
 
 from s2mc.common.errors import S2mcError
 from s2mc.common.units import human_size
+from s2mc.gpu import startup
 from s2mc.workloads.cipher_host import (MAX_CHUNK_BYTES, check_input, counter_add, crypt_file,
                                         ring_range_transform, ring_slots, running_total)
 
@@ -170,7 +171,7 @@ FILE_SEGMENT_BYTES = 1 << 30
 def encrypt_file(in_path, out_path, key: bytes, iv: bytes | None, decrypt: bool = False, *,
                  cipher: str = "aes", mode: str = "ctr", segment: int | str = "auto",
                  piece_bytes: int = 64 << 20, slots: int = FILE_SLOTS, queues: int = FILE_QUEUES,
-                 device: int | None = None, progress=None) -> int:
+                 device: int | None = None, progress=None, phase: startup.Phase | None = None) -> int:
     """A whole file through the OpenCL backend; output identical to `openssl enc -<cipher>-N-ctr`
     (or `-<cipher>-N-ecb -nopad`). One FileRing per file allocates `slots` host buffers (mapped
     CL_MEM_ALLOC_HOST_PTR buffers) and each of `queues` queues' device buffers once; a piece is one
@@ -181,7 +182,8 @@ def encrypt_file(in_path, out_path, key: bytes, iv: bytes | None, decrypt: bool 
     pieces in flight, and nothing passes through Python. Other inputs and outputs (FIFOs, stdout)
     stream through s2mc.workloads.cipher_host's pipeline into the same buffers. Returns the byte
     count. Fewer slots when they would take more than an eighth of this machine's memory
-    (cipher_host.ring_slots)."""
+    (cipher_host.ring_slots). The FileRing is made on a thread while the files are opened and the
+    first pieces read ahead (s2mc.gpu.startup); `phase` as in s2mc.gpu.encrypt_file."""
     op = "ctr" if mode == "ctr" else ("ecb-dec" if decrypt else "ecb-enc")
     _check(cipher, op, key, iv)
     if piece_bytes < 16 or piece_bytes % 16:
@@ -198,9 +200,11 @@ def encrypt_file(in_path, out_path, key: bytes, iv: bytes | None, decrypt: bool 
     seg = resolve_segment(segment, cipher=cipher, op=op, key_bits=len(key) * 8, device=device)
     ext = _require()
     piece = seg or piece_bytes
-    ring = _call(ext.FileRing, bytes(key), bytes(iv or b""), cipher=cipher, op=op,
-                 device=-1 if device is None else int(device), slot_bytes=piece, slots=ring_slots(slots, piece),
-                 queues=queues)
+    nslots = ring_slots(slots, piece)
+    ring = startup.Pending(lambda: _call(ext.FileRing, bytes(key), bytes(iv or b""), cipher=cipher, op=op,
+                                         device=-1 if device is None else int(device), slot_bytes=piece,
+                                         slots=nslots, queues=queues), phase)
+    startup.read_ahead(src, nslots * piece)
 
     def transform(view: memoryview, offset: int) -> None:
         if op != "ctr" and len(view) % 16:
@@ -209,9 +213,13 @@ def encrypt_file(in_path, out_path, key: bytes, iv: bytes | None, decrypt: bool 
         _call(ring.crypt_buffer, view, offset)
 
     segment_bytes = max(piece, FILE_SEGMENT_BYTES // piece * piece)
-    return crypt_file(src, out_path, transform, chunk_bytes=min(max(piece_bytes, piece), MAX_CHUNK_BYTES),
-                      nbuffers=2, progress=running_total(progress), multiple=1 if op == "ctr" else 16,
-                      range_transform=ring_range_transform(ring, src, out_path, "opencl"), segment_bytes=segment_bytes)
+    try:
+        return crypt_file(src, out_path, transform, chunk_bytes=min(max(piece_bytes, piece), MAX_CHUNK_BYTES),
+                          nbuffers=2, progress=running_total(progress), multiple=1 if op == "ctr" else 16,
+                          range_transform=ring_range_transform(ring, src, out_path, "opencl"),
+                          segment_bytes=segment_bytes)
+    finally:
+        ring.close()
 
 
 # -- seed 004's adaptive segment size ------------------------------------------------------------

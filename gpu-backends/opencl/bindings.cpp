@@ -116,10 +116,11 @@ PYBIND11_MODULE(_opencl, m) {
                py::gil_scoped_release nogil;
                r = f.crypt_fds(in_fd, out_fd, offset, length);
              }
-             return py::make_tuple(r.bytes, r.err, r.stage, r.message);
+             return py::make_tuple(r.bytes, r.err, r.stage, r.message, r.first_read);
            },
            py::arg("in_fd"), py::arg("out_fd"), py::arg("offset"), py::arg("length"),
-           "(bytes written, errno, stage, message): stage '' when done, else read/write/eof/device")
+           "(bytes written, errno, stage, message, first_read): stage '' when done, else "
+           "read/write/eof/device; first_read: CLOCK_MONOTONIC seconds when the first piece was in")
       .def("crypt_buffer",
            [](FileRing& f, py::buffer data, uint64_t offset) {
              py::buffer_info info = data.request(true);

@@ -668,6 +668,7 @@ FileResult FileRing::crypt_fds(int in_fd, int out_fd, uint64_t offset, uint64_t 
   fr.stage = rr.stage;
   fr.message = rr.message;
   fr.bytes = rr.bytes;
+  fr.first_read = rr.first_read;
   return fr;
 }
 

@@ -70,6 +70,7 @@ struct FileResult {
   std::string stage;    // "" done; "read", "write", "eof", "device"
   std::string message;  // the OpenCL error for "device"
   uint64_t bytes = 0;
+  double first_read = 0;  // the ring's RingResult::first_read
 };
 
 class FileRing {

@@ -47,10 +47,10 @@ def ring_slots(slots: int, piece_bytes: int, floor_bytes: int = 128 << 20) -> in
 
 def ring_range_transform(ring, src: str, dst: str, backend: str):
     """The range transform of an accelerator's file ring (s2mc_cipher/fd_ring.h, bound as
-    `crypt_fds(in_fd, out_fd, offset, length) -> (bytes, errno, stage, message)`): its end states as
+    `crypt_fds(in_fd, out_fd, offset, length) -> (bytes, errno, stage, message, first_read)`): its end states as
     one-line S2mcErrors naming the file or the backend (`gpu`, `opencl`)."""
     def range_transform(in_fd: int, out_fd: int, offset: int, length: int) -> None:
-        _, err, stage, message = ring.crypt_fds(in_fd, out_fd, offset, length)
+        _, err, stage, message = ring.crypt_fds(in_fd, out_fd, offset, length)[:4]
         if stage == "eof":
             raise S2mcError(f"{src}: input file shrank while it was being read")
         if stage == "device":

@@ -9,6 +9,7 @@
 // read into the buffer, its write out of it), and nothing is allocated per piece.
 #pragma once
 
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -35,6 +36,9 @@ struct RingResult {
   std::string stage;
   std::string message;
   uint64_t bytes = 0;  // bytes written
+  // When the range's first piece had been read, in CLOCK_MONOTONIC seconds (the clock of Python's
+  // time.CLOCK_MONOTONIC, for `s2mc encrypt --timings`); 0 when none was.
+  double first_read = 0;
 };
 
 struct RingOps {
@@ -130,6 +134,11 @@ inline RingResult ring_run(int in_fd, int out_fd, uint64_t offset, uint64_t leng
         got += size_t(r);
       }
       if (got < len) break;
+      if (off == offset) {  // only this thread writes first_read, read after the join
+        timespec ts{};
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        res.first_read = double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
+      }
       filled.put({slot, off, len});
       off += len;
     }
