@@ -79,6 +79,10 @@ def _commands():
 
 OPTION_CASES = [
     ("serve", ["--wall-seconds", "nan"], "--wall-seconds"),     # started before, then every run 500
+    ("run", ["p.s", "--cache-lines", "3"], "--cache-lines"),    # accepted before: no cache
+    ("run", ["p.s", "--line-words", "3"], "--line-words"),      # accepted before: no cache
+    ("run", ["p.s", "--cache-ways", "6"], "--cache-ways"),      # accepted before: no cache
+    ("aes", ["--cache-lines", "3"], "--cache-lines"),           # accepted before: no cache
     # refused before too; kept as guards now that every option type goes through s2mc.common.values
     ("serve", ["--wall-seconds", "inf"], "--wall-seconds"),
     ("serve", ["--wall-seconds", "-inf"], "--wall-seconds"),
@@ -128,3 +132,23 @@ def test_server_limits_refuse_values_outside_their_range(change):     # all acce
     from s2mc.server.limits import Limits
     with pytest.raises(S2mcError, match=f"^limit {next(iter(change))}: "):
         Limits().replace(**change)
+
+
+# -- spec files ---------------------------------------------------------------------------------------
+
+SPEC_CASES = [
+    ("aes", 'caches = ["none"]\ncache_lines = 3', "cache_lines"),     # accepted before
+    ("aes", 'caches = ["none"]\ncache_ways = 6', "cache_ways"),       # accepted before
+    ("aes", 'caches = ["none"]\nline_words = 12', "line_words"),      # accepted before
+    ("program", 'caches = ["none"]\ncache_lines = 3', "cache_lines"),  # accepted before
+]
+
+
+@pytest.mark.parametrize("kind, lines, key", SPEC_CASES, ids=[f"{k}-{l.splitlines()[-1]}" for k, l, _ in SPEC_CASES])
+def test_spec_refuses_values_outside_the_domain(tmp_path, kind, lines, key):
+    from s2mc.experiments import specs
+    path = tmp_path / "s.toml"
+    path.write_text(f'[[grid]]\nkind = "{kind}"\n{lines}\n')
+    with pytest.raises(S2mcError) as exc:
+        specs.load(path)
+    assert f"[[grid]] 1: {key}:" in str(exc.value) and "\n" not in str(exc.value), exc.value
