@@ -141,6 +141,15 @@ SPEC_CASES = [
     ("aes", 'caches = ["none"]\ncache_ways = 6', "cache_ways"),       # accepted before
     ("aes", 'caches = ["none"]\nline_words = 12', "line_words"),      # accepted before
     ("program", 'caches = ["none"]\ncache_lines = 3', "cache_lines"),  # accepted before
+    ("native", "min_seconds = inf", "min_seconds"),                  # accepted before
+    ("native", "min_seconds = 1e400", "min_seconds"),                # accepted before (TOML: inf)
+    ("native", "min_seconds = nan", "min_seconds"),                  # refused before too
+    ("native", f"min_reps = {2 ** 64}", "min_reps"),                  # accepted before
+    ("native", f"threads = [{10 ** 30}]", "threads"),                 # accepted before
+    ("native", f"sizes = [{2 ** 70}]", "sizes"),                      # accepted before
+    ("gpu", f"streams = [{2 ** 64}]", "streams"),                     # accepted before
+    ("aes", "cores = [1.5]", "cores"),                                # refused before too
+    ("aes", "key_bits = [true]", "key_bits"),                         # refused before too
 ]
 
 
