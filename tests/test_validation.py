@@ -161,3 +161,21 @@ def test_spec_refuses_values_outside_the_domain(tmp_path, kind, lines, key):
     with pytest.raises(S2mcError) as exc:
         specs.load(path)
     assert f"[[grid]] 1: {key}:" in str(exc.value) and "\n" not in str(exc.value), exc.value
+
+
+# -- records ------------------------------------------------------------------------------------------
+
+def _row(**changes):
+    return {"run_id": "r", "source": "sim", "metric": "cycles", "value": 10.0, "cores": 2, "core": -1,
+            **changes}
+
+
+@pytest.mark.parametrize("changes, shown", [
+    (dict(cores=-5), "(value -5)"), (dict(core=-2), "(value -2)"), (dict(core=3), "(value 3)"),
+    (dict(bytes=-1), "(value -1)"), (dict(value=math.inf), "(value inf)"), (dict(value=math.nan), "(value nan)"),
+    (dict(source="gpu?"), "(value 'gpu?')")])
+def test_records_errors_print_plain_numbers(changes, shown):
+    from s2mc.analysis import records
+    with pytest.raises(S2mcError) as exc:
+        records.make_records([_row(**changes)])
+    assert shown in str(exc.value) and "np." not in str(exc.value), exc.value
