@@ -179,3 +179,86 @@ def test_records_errors_print_plain_numbers(changes, shown):
     with pytest.raises(S2mcError) as exc:
         records.make_records([_row(**changes)])
     assert shown in str(exc.value) and "np." not in str(exc.value), exc.value
+
+
+# -- s2mc lab check -----------------------------------------------------------------------------------
+
+NOTEBOOKS = {      # each a traceback before (AttributeError, TypeError, jsonschema's ValidationError)
+    "array": [],
+    "string": "notebook",
+    "null": None,
+    "no_cells": {"nbformat": 4, "nbformat_minor": 5, "metadata": {}},
+    "cells_not_a_list": {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": 5},
+    "cell_not_an_object": {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [5]},
+    "nbformat_3": {"nbformat": 3, "nbformat_minor": 0, "metadata": {}, "worksheets": [{"cells": []}]},
+    "nbformat_text": {"nbformat": "4", "nbformat_minor": 5, "metadata": {}, "cells": []},   # refused before too
+}
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_lab_check_refuses_a_file_that_is_not_a_v4_notebook(tmp_path, name):
+    from s2mc.experiments import lab
+    path = tmp_path / f"{name}.ipynb"
+    path.write_text(json.dumps(NOTEBOOKS[name]))
+    with pytest.raises(S2mcError) as exc:
+        lab.execute(path, timeout=30)
+    assert str(path) in str(exc.value) and "\n" not in str(exc.value), exc.value
+
+
+def test_lab_check_command_prints_one_line_for_a_json_array(tmp_path):
+    path = tmp_path / "array.ipynb"
+    path.write_text("[]")
+    proc = subprocess.run([sys.executable, "-m", "s2mc.cli", "lab", "check", str(path)], capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and str(path) in proc.stderr, proc.stderr
+
+
+def _truths():
+    from s2mc.experiments import lab
+    return {q.name: 1.0 for _, q in lab.quantities()}
+
+
+def _worked(**changes):
+    """Every exercise predicted and measured right, then `changes` ({"predict": {name: v}} ...),
+    through the JSON round trip the notebook's last cell makes (default=str, NaN allowed)."""
+    answers = {"predict": dict(_truths()), "measured": dict(_truths())}
+    for key, values in changes.items():
+        if isinstance(values, dict):
+            answers[key].update(values)
+        else:
+            answers[key] = values
+    return json.loads(json.dumps(answers, default=str))
+
+
+def test_a_worked_lab_passes():
+    from s2mc.experiments import lab
+    assert lab.passed(lab.grade(_worked(), _truths()))
+
+
+LAB_VALUES = [
+    ("predict", math.nan), ("predict", math.inf), ("predict", -math.inf), ("predict", "nan"),
+    ("predict", True), ("predict", [1]), ("measured", BIG), ("measured", -BIG), ("measured", "1e400"),
+    ("measured", {}), ("measured", np.float64(math.nan)),
+]
+
+
+@pytest.mark.parametrize("key, value", LAB_VALUES, ids=[f"{k}-{str(v)[:20]}" for k, v in LAB_VALUES])
+def test_lab_grade_refuses_a_value_that_is_not_a_finite_number(key, value):
+    from s2mc.experiments import lab
+    with pytest.raises(S2mcError) as exc:
+        lab.grade(_worked(**{key: {ANSWER: value}}), _truths())
+    assert str(exc.value).startswith(f"{key}[{ANSWER!r}]: ") and "\n" not in str(exc.value), exc.value
+
+
+@pytest.mark.parametrize("key", ["predict", "measured"])
+def test_lab_grade_refuses_answers_that_are_not_a_mapping(key):
+    from s2mc.experiments import lab
+    with pytest.raises(S2mcError, match=f"^{key} must be a dict"):
+        lab.grade(_worked(**{key: [1, 2]}), _truths())
+
+
+def test_an_integer_prediction_of_a_float_quantity_is_a_prediction():
+    from s2mc.experiments import lab
+    marks = lab.grade(_worked(predict={ANSWER: 1}), _truths())
+    assert lab.passed(marks)
