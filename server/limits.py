@@ -57,11 +57,9 @@ class Limits:
         max_cycles is clamped (a run that needs more is told so by its cycle-limit fault)."""
         from s2mc.simulator.params import check
         check(**params)
-        if params.get("cores", 1) > self.max_cores:
-            raise S2mcError(f"params.cores {params['cores']} is over this server's cap of {self.max_cores}")
-        if params.get("mem_words", 0) > self.max_mem_words:
-            raise S2mcError(f"params.mem_words {params['mem_words']} is over this server's cap of "
-                            f"{self.max_mem_words}")
+        for name, cap in (("cores", self.max_cores), ("mem_words", self.max_mem_words)):
+            if params.get(name, 0) > cap:
+                raise S2mcError(f"{name} {params[name]} is over this server's cap of {cap}")
         return {**params, "max_cycles": min(params.get("max_cycles", self.max_cycles), self.max_cycles),
                 **({} if "mem_words" in params else {"mem_words": min(PARAMS["mem_words"].default,
                                                                       self.max_mem_words)})}

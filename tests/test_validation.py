@@ -262,3 +262,115 @@ def test_an_integer_prediction_of_a_float_quantity_is_a_prediction():
     from s2mc.experiments import lab
     marks = lab.grade(_worked(predict={ANSWER: 1}), _truths())
     assert lab.passed(marks)
+
+
+# -- the server's API ---------------------------------------------------------------------------------
+
+class JSONRaw:
+    """A value written into a JSON body as it is (NaN, Infinity, 1e400), which json.dumps cannot."""
+
+    def __init__(self, text):
+        self.text = text
+
+    def __repr__(self):
+        return self.text
+
+
+def _body(fields: dict) -> str:
+    raw = {}
+
+    def mark(o):
+        raw[f"@raw{len(raw)}@"] = o.text
+        return f"@raw{len(raw) - 1}@"
+    text = json.dumps(fields, default=mark)
+    for key, value in raw.items():
+        text = text.replace(f'"{key}"', value)
+    return text
+
+
+NAN, INF = JSONRaw("NaN"), JSONRaw("Infinity")
+ANSWER = "s1_speedup_4"
+
+API_CASES = [
+    # /api/timeline: the cycle window (500 before: OverflowError, TypeError; to_cycle null was taken
+    # as the run's end and from_cycle 2^64 was run, then refused with a 422 that named no field)
+    ("timeline", dict(to_cycle=2 ** 63), "to_cycle"),
+    ("timeline", dict(to_cycle=10 ** 21), "to_cycle"),
+    ("timeline", dict(to_cycle=BIG), "to_cycle"),
+    ("timeline", dict(from_cycle=None), "from_cycle"),
+    ("timeline", dict(to_cycle=None), "to_cycle"),
+    ("timeline", dict(from_cycle=2 ** 64), "from_cycle"),
+    # machine parameters checked on their own (accepted before: no cache)
+    ("run", dict(params={"cache_lines": 3}), "cache-lines"),
+    ("run", dict(params={"line_words": 3}), "line-words"),
+    ("run", dict(params={"cache_ways": 6}), "cache-ways"),
+    # the program's other fields
+    ("run", dict(language=[]), "language"),                  # 500 before: unhashable
+    ("run", dict(language={}), "language"),                  # 500 before: unhashable
+    ("run", dict(opt=1.0), "opt"),                           # accepted before, as 1.0
+    # exercise answers, refused before the right values are measured (before: 500 for NaN,
+    # Infinity, 1e400, 10**400 and 'nan'; a list or true was taken as no answer)
+    ("exercises/check", dict(answers={ANSWER: {"predict": NAN}}), f"answers.{ANSWER}.predict"),
+    ("exercises/check", dict(answers={ANSWER: {"predict": INF}}), f"answers.{ANSWER}.predict"),
+    ("exercises/check", dict(answers={ANSWER: {"predict": JSONRaw("1e400")}}), f"answers.{ANSWER}.predict"),
+    ("exercises/check", dict(answers={ANSWER: {"measured": BIG}}), f"answers.{ANSWER}.measured"),
+    ("exercises/check", dict(answers={ANSWER: {"predict": "nan"}}), f"answers.{ANSWER}.predict"),
+    ("exercises/check", dict(answers={ANSWER: {"predict": [1]}}), f"answers.{ANSWER}.predict"),
+    ("exercises/check", dict(answers={ANSWER: {"predict": True}}), f"answers.{ANSWER}.predict"),
+    # refused before too, kept as guards
+    ("timeline", dict(from_cycle=NAN), "from_cycle"),
+    ("timeline", dict(to_cycle=INF), "to_cycle"),
+    ("timeline", dict(to_cycle=1.5), "to_cycle"),
+    ("timeline", dict(from_cycle=True), "from_cycle"),
+    ("timeline", dict(from_cycle=-1), "from_cycle"),
+    ("run", dict(params={"cores": NAN}), "cores"),
+    ("run", dict(params={"cores": INF}), "cores"),
+    ("run", dict(params={"cores": 2 ** 64}), "cores"),
+    ("run", dict(params={"cores": None}), "cores"),
+    ("run", dict(params={"cores": True}), "cores"),
+    ("run", dict(params={"cores": 1.0}), "cores"),
+    ("run", dict(params={"mem_latency": [1]}), "mem-latency"),
+    ("run", dict(params={"arbitration": {}}), "arbitration"),
+    ("run", dict(language=None), "language"),
+    ("run", dict(opt=NAN), "opt"),
+    ("run", dict(source=None), "source"),
+    ("run", dict(params=[]), "params"),
+    ("sweep", dict(cores=[NAN]), "cores"),
+    ("sweep", dict(cores=[2 ** 64]), "cores"),
+    ("sweep", dict(cores=None), "cores"),
+    ("sweep", dict(cores=[True]), "cores"),
+]
+
+
+@pytest.fixture(scope="module")
+def api():
+    with client(workers=1) as c:
+        yield c
+
+
+@pytest.mark.parametrize("call, fields, needle", API_CASES, ids=[f"{c}-{f}" for c, f, _ in API_CASES])
+def test_api_refuses_values_outside_the_domain_with_one_line(api, call, fields, needle):
+    body = fields if call == "exercises/check" else (
+        {"source": SRC, "cores": [1, 2], **fields} if call == "sweep" else {"source": SRC, **fields})
+    r = api.post(f"/api/{call}", content=_body(body), headers={"content-type": "application/json"})
+    assert r.status_code == 400, (r.status_code, r.text)
+    error = r.json()["error"]
+    assert "\n" not in error and needle in error, error
+    # and the server goes on serving
+    assert api.post("/api/run", json={"source": SRC}).json()["output"].startswith("42")
+
+
+def test_a_cap_refusal_names_its_field_once(api):
+    r = api.post("/api/run", json={"source": SRC, "params": {"mem_words": 1 << 23}})
+    assert r.status_code == 400
+    assert r.json()["error"] == "params: mem_words 8388608 is over this server's cap of 4194304"
+
+
+def test_nan_where_text_goes_is_refused_by_that_field(api):     # refused before too
+    r = api.post("/api/debug/x", content='{"command": NaN}', headers={"content-type": "application/json"})
+    assert r.status_code == 400 and r.json()["error"].startswith("command must be")
+
+
+def test_params_answers_json_with_the_server_caps(api):
+    p = api.get("/api/params")
+    assert p.status_code == 200 and p.json()["limits"]["wall_seconds"] == 10.0
