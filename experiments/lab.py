@@ -232,17 +232,24 @@ def _read(path: Path):
     if version != 4 or isinstance(version, bool):
         raise S2mcError(f"{path}: notebook format {values.plain(version)}; the lab's notebooks are format 4 "
                         "(save it from a current Jupyter)")
+    # the schema's own errors say which part is wrong (data.cells must be array); nbformat.validate
+    # would stumble over such a file with a TypeError or KeyError first
+    from nbformat.validator import get_validator
+    minor = data.get("nbformat_minor")
+    known = isinstance(minor, int) and not isinstance(minor, bool)
+    schema = (get_validator(version=4, version_minor=minor) if known else None) or get_validator(version=4)
+    problems = list(schema.iter_errors(data))
+    if problems:
+        raise S2mcError(f"{path}: not a valid notebook ({_first_line(problems[0].message)})")
     try:
-        nb = nbformat.reads(text, as_version=4)
-        nbformat.validate(nb)
+        return nbformat.reads(text, as_version=4)
     except (nbformat.ValidationError, ValueError, TypeError, AttributeError, KeyError) as exc:
         raise S2mcError(f"{path}: not a valid notebook ({_first_line(exc)})") from None
-    return nb
 
 
-def _first_line(exc: Exception) -> str:
-    """The first line of an exception's message, cut: what a one-line error may quote of it."""
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+def _first_line(why) -> str:
+    """The first line of a message (or an exception's), cut: what a one-line error may quote of it."""
+    return (str(why).strip().splitlines() or [type(why).__name__])[0][:200]
 
 
 def execute(path: str | Path, timeout: int = 600) -> dict:

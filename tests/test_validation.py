@@ -191,6 +191,8 @@ NOTEBOOKS = {      # each a traceback before (AttributeError, TypeError, jsonsch
     "cells_not_a_list": {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": 5},
     "cell_not_an_object": {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [5]},
     "nbformat_3": {"nbformat": 3, "nbformat_minor": 0, "metadata": {}, "worksheets": [{"cells": []}]},
+    "cell_without_source": {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"cell_type": "code"}]},
+    "minor_text": {"nbformat": 4, "nbformat_minor": "5", "metadata": {}, "cells": []},
     "nbformat_text": {"nbformat": "4", "nbformat_minor": 5, "metadata": {}, "cells": []},   # refused before too
 }
 
@@ -202,7 +204,7 @@ def test_lab_check_refuses_a_file_that_is_not_a_v4_notebook(tmp_path, name):
     path.write_text(json.dumps(NOTEBOOKS[name]))
     with pytest.raises(S2mcError) as exc:
         lab.execute(path, timeout=30)
-    assert str(path) in str(exc.value) and "\n" not in str(exc.value), exc.value
+    assert str(exc.value).startswith(f"{path}: ") and "\n" not in str(exc.value), exc.value
 
 
 def test_lab_check_command_prints_one_line_for_a_json_array(tmp_path):
