@@ -105,8 +105,9 @@ def number(value, lo: float | None = None, hi: float | None = None, *, shown: st
 
 
 def choice(value, choices, *, shown: str | None = None):
-    """One of `choices` (compared by equality: a list or an object is simply not one of them)."""
-    if isinstance(value, bool) or not any(value == c and type(value) is type(c) for c in choices):
+    """One of `choices`: equal to one and of its type (1.0 is not the choice 1, a bool never a
+    number; a list or an object is simply not one of them)."""
+    if isinstance(value, bool) or not any(isinstance(value, type(c)) and value == c for c in choices):
         shown = plain(value) if shown is None else shown
         raise BadValue(f"unknown value {shown} (choose {', '.join(map(str, choices))})")
     return value

@@ -66,6 +66,14 @@ def test_number_refuses(value, why):
     assert str(exc.value) == why
 
 
+def test_choice_takes_equal_values_of_the_choices_type_only():
+    from s2mc.common.values import BadValue, choice
+    assert choice(np.str_("fifo"), ("fifo", "fixed")) == "fifo"
+    for value in (1.0, True, [1], None):
+        with pytest.raises(BadValue, match=r"^unknown value .* \(choose 1, 0\)$"):
+            choice(value, (1, 0))
+
+
 # -- the options of the commands ----------------------------------------------------------------------
 
 def _commands():
