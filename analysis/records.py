@@ -34,6 +34,7 @@ import pandas as pd
 
 from s2mc.common.errors import S2mcError, excerpt
 from s2mc.common.outputs import check as check_output, open_output, write_output
+from s2mc.common.values import plain
 
 # --------------------------------------------------------------------------------------------------
 # Columns
@@ -291,7 +292,7 @@ def _coerce(df: pd.DataFrame) -> pd.DataFrame:
                     raise ValueError("missing value")
                 i = _first_outside_int64(num)
                 if i is not None:
-                    raise S2mcError(f"records: column {col!r}: value {excerpt(str(num.iloc[i]))} at row {i} "
+                    raise S2mcError(f"records: column {col!r}: value {plain(num.iloc[i])} at row {i} "
                                     "is out of range (a 64-bit integer, -2^63..2^63-1)")
                 if (num.astype("float64") != num.astype("float64").round()).any():
                     raise ValueError("non-integer value")
@@ -337,7 +338,7 @@ def validate(df: pd.DataFrame) -> pd.DataFrame:
         if mask.any():
             i = int(mask.to_numpy().nonzero()[0][0])
             raise S2mcError(f"records: column {col!r}: {why} at row {i} "
-                            f"(value {df[col].iloc[i]!r})")
+                            f"(value {plain(df[col].iloc[i])})")
 
     bad("run_id", df["run_id"].str.len() == 0, "empty run id")
     bad("source", ~df["source"].isin(SOURCES), f"source must be one of {'|'.join(SOURCES)}")

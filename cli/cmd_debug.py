@@ -11,7 +11,7 @@ from s2mc.isa import read_text
 from s2mc.workloads.examples import resolve
 
 from .cmd_sim import load_any
-from .options import cache_options, machine_option
+from .options import Integer, cache_options, machine_option
 
 PROMPT = "(s2mc) "
 
@@ -25,7 +25,7 @@ PROMPT = "(s2mc) "
 @machine_option("max_cycles")
 @machine_option("mem_words")
 @cache_options
-@click.option("-O", "opt", default=1, show_default=True, type=click.IntRange(0, 1), help="Rz optimisation level.")
+@click.option("-O", "opt", default=1, show_default=True, type=Integer(0, 1), help="Rz optimisation level.")
 def debug(program, cores, mem_latency, arbitration, engine, max_cycles, mem_words, opt, **cache):
     """Step a .rz, .s or .obj program: by cycles, instructions or Rz lines, forward and back;
     breakpoints on lines, functions and labels, watches, variables, registers, memory, the bus.

@@ -8,6 +8,8 @@ import click
 
 from s2mc.common.errors import S2mcError
 
+from .options import Integer
+
 
 @click.group("lab")
 def lab_cmd():
@@ -36,7 +38,7 @@ def write_cmd(dest):
 
 @lab_cmd.command("check")
 @click.argument("notebook", type=click.Path(dir_okay=False))
-@click.option("--timeout", default=600, show_default=True, type=click.IntRange(1, 3600),
+@click.option("--timeout", default=600, show_default=True, type=Integer(1, 3600),
               help="Seconds a cell may run.")
 def check_cmd(notebook, timeout):
     """Run a student's notebook and mark it: per quantity, whether the measured value is right and

@@ -9,9 +9,9 @@ import click
 
 from s2mc.common.errors import S2mcError
 
-from s2mc.server.limits import Limits
+from s2mc.server.limits import RANGES, Limits
 
-from .options import Integer
+from .options import Integer, Seconds
 
 DEFAULT = Limits()
 
@@ -31,18 +31,18 @@ def _loopback(host: str) -> bool:
 @click.option("--port", default=8000, show_default=True, type=Integer(0, 65535), help="Port (0: any free one).")
 @click.option("--workers", default=os.cpu_count() or 1, show_default="the CPUs", type=Integer(1, 256),
               help="Jobs that run at once, each in its own capped process.")
-@click.option("--queue", default=DEFAULT.queue, show_default=True, type=Integer(0, 10_000),
+@click.option("--queue", default=DEFAULT.queue, show_default=True, type=Integer(*RANGES["queue"]),
               help="Jobs that may wait for a worker; beyond, 'busy, try again' (429).")
 @click.option("--token", default=None, help="The class token the API requires (or the environment "
               "variable S2MC_SERVE_TOKEN). Students open http://HOST:PORT/?token=TOKEN.")
 @click.option("--executor", default="local", show_default=True, type=click.Choice(["local", "dask"]),
               help="Where runs happen: worker processes here, or an existing Dask cluster.")
 @click.option("--scheduler", default=None, help="The Dask scheduler's address (with --executor dask).")
-@click.option("--wall-seconds", default=DEFAULT.wall_seconds, show_default=True, type=click.FloatRange(0.1, 3600),
+@click.option("--wall-seconds", default=DEFAULT.wall_seconds, show_default=True, type=Seconds(*RANGES["wall_seconds"]),
               help="Seconds one run, sweep or debugger command may take.")
-@click.option("--max-cycles", default=DEFAULT.max_cycles, show_default=True, type=Integer(1, 1 << 62),
+@click.option("--max-cycles", default=DEFAULT.max_cycles, show_default=True, type=Integer(*RANGES["max_cycles"]),
               help="The cycle limit of every run (a request's own is clamped to it).")
-@click.option("--memory-mib", default=DEFAULT.memory_mib, show_default=True, type=Integer(16, 1 << 20),
+@click.option("--memory-mib", default=DEFAULT.memory_mib, show_default=True, type=Integer(*RANGES["memory_mib"]),
               help="Memory one worker may add (MiB, RLIMIT_AS).")
 def serve(host, port, workers, queue, token, executor, scheduler, wall_seconds, max_cycles, memory_mib):
     """Serve the browser lab: the page and its JSON API, for a whole class at once.

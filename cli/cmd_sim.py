@@ -17,7 +17,7 @@ from s2mc.common.outputs import STDOUT, check_distinct, write_output
 from s2mc.simulator import CACHE_COUNTERS, CACHE_PARAMS, Machine, SimFault
 from s2mc.simulator.records import result_rows, variant_parts
 
-from .options import OutputFile, Text, cache_options, check_timeline_window, machine_option, timeline_options
+from .options import Integer, OutputFile, Text, cache_options, check_timeline_window, machine_option, timeline_options
 
 
 def _cpu_features() -> list[str]:
@@ -220,7 +220,7 @@ def _per_run(path: str | None, cores: int, sweep: bool) -> str | None:
 @machine_option("max_cycles")
 @machine_option("mem_words")
 @cache_options
-@click.option("-O", "opt", default=1, show_default=True, type=click.IntRange(0, 1), help="Rz optimisation level.")
+@click.option("-O", "opt", default=1, show_default=True, type=Integer(0, 1), help="Rz optimisation level.")
 @click.option("--trace", "trace_file", type=OutputFile("trace"),
               help="Write a per-event log here (FILE-<n>c.EXT for each core count of a sweep).")
 @click.option("--vcd", type=OutputFile("VCD waveform", stdout=False),

@@ -17,7 +17,7 @@ import click
 
 from s2mc.common.errors import S2mcError
 
-from .options import OutputFile
+from .options import Integer, OutputFile
 
 
 def _spec_path(spec: str) -> Path:
@@ -44,7 +44,7 @@ def _spec_path(spec: str) -> Path:
 @click.option("--scheduler", metavar="ADDRESS",
               help="With --executor dask: a running `dask scheduler` (tcp://HOST:8786); without it, "
                    "a local cluster is started.")
-@click.option("--workers", type=click.IntRange(1, 4096),
+@click.option("--workers", type=Integer(1, 4096),
               help="With --executor dask and no --scheduler: worker processes of the local cluster "
                    "[default: the CPUs].")
 @click.option("--quick", is_flag=True, help="The spec's [[quick]] grids (what `s2mc demo` runs).")

@@ -15,27 +15,24 @@ names the option and states the allowed range:
   exist; nothing is created while parsing).
 - `Text`: a name or title (printable, bounded length); `AesKey`: a key as hex digits.
 
+The checks themselves are the shared ones of s2mc.common.values, which the server's API, the spec
+files and the lab's marking use too: one value gets the same words wherever it is typed.
+
 Quoted values are cut and their control characters escaped (s2mc.common.errors.excerpt), so that a
 message stays one line whatever was typed.
 """
 from __future__ import annotations
 
 import functools
-import math
 import os
-import re
 from typing import Callable
 
 import click
 
-from s2mc.common import outputs
+from s2mc.common import outputs, values
 from s2mc.common.errors import S2mcError, excerpt
 from s2mc.common.outputs import STDOUT, check as check_output, check_folder
 from s2mc.common.units import human_size, parse_size
-
-_INT = re.compile(r"[+-]?[0-9]+")
-#: More digits than this is out of any range here (and int() of thousands of digits is refused).
-_MAX_DIGITS = 40
 
 
 def quote(text) -> str:
@@ -59,6 +56,13 @@ class _Value(click.ParamType):
     def one(self, text: str, param, ctx):
         raise NotImplementedError
 
+    def check(self, param, ctx, validate, *args, **kwargs):
+        """validate(*args, **kwargs) (s2mc.common.values), a refusal as this option's usage error."""
+        try:
+            return validate(*args, **kwargs)
+        except values.BadValue as exc:
+            self.fail(str(exc), param, ctx)
+
     def convert(self, value, param, ctx):
         if not self.many:
             if isinstance(value, (list, tuple)):   # a list given from Python: its one item
@@ -75,10 +79,6 @@ class _Value(click.ParamType):
         if not all(items):
             self.fail(f"{quote(value)}: empty item in the list", param, ctx)
         return [self.one(item, param, ctx) for item in items]
-
-
-def _range_text(lo, hi, fmt=str, unit: str = "", why: str = "") -> str:
-    return f"({fmt(lo)}..{fmt(hi)}{' ' + unit if unit else ''}{': ' + why if why else ''})"
 
 
 class Size(_Value):
@@ -103,23 +103,8 @@ class Size(_Value):
         if n is None:
             words = f", or {', '.join(self.words)}" if self.words else ""
             self.fail(f"{quote(text)} is not a size (examples: 4096, 16K, 64M, 1G{words})", param, ctx)
-        hi = _bound(self.hi)
-        if not self.lo <= n <= hi:
-            self.fail(f"{quote(text)} is out of range {_range_text(self.lo, hi, human_size, 'bytes', self.why)}",
-                      param, ctx)
-        if n % self.multiple:
-            self.fail(f"{quote(text)} is not a multiple of {self.multiple} bytes", param, ctx)
-        return n
-
-
-def parse_int(text: str) -> int | None:
-    """Decimal digits (optionally signed) as an int; None when `text` is not one. Numbers of more
-    than _MAX_DIGITS digits come back as ±10**_MAX_DIGITS, beyond every range."""
-    if not _INT.fullmatch(text):
-        return None
-    sign = -1 if text[0] == "-" else 1
-    digits = text.lstrip("+-").lstrip("0") or "0"
-    return sign * (int(digits) if len(digits) <= _MAX_DIGITS else 10 ** _MAX_DIGITS)
+        return self.check(param, ctx, values.integer, n, self.lo, _bound(self.hi), multiple=self.multiple,
+                          shown=quote(text), fmt=human_size, unit="bytes", why=self.why)
 
 
 class Integer(_Value):
@@ -137,16 +122,12 @@ class Integer(_Value):
     def one(self, text, param, ctx) -> int:
         if text.lower() in self.names:
             return self.names[text.lower()]()
-        n = parse_int(text)
+        n = values.parse_integer(text)
         if n is None:
             words = f" (or {', '.join(self.names)})" if self.names else ""
             self.fail(f"{quote(text)} is not an integer{words}", param, ctx)
-        hi = _bound(self.hi)
-        if not self.lo <= n <= hi:
-            self.fail(f"{quote(text)} is out of range {_range_text(self.lo, hi, why=self.why)}", param, ctx)
-        if n % self.multiple:
-            self.fail(f"{quote(text)} is not a multiple of {self.multiple}", param, ctx)
-        return n
+        return self.check(param, ctx, values.integer, n, self.lo, _bound(self.hi), multiple=self.multiple,
+                          shown=quote(text), why=self.why)
 
 
 class Seconds(_Value):
@@ -159,17 +140,11 @@ class Seconds(_Value):
         self.lo, self.hi, self.why = lo, hi, why
 
     def one(self, text, param, ctx) -> float:
-        try:
-            x = float(text)
-        except ValueError:
+        x = values.parse_number(text)
+        if x is None:
             self.fail(f"{quote(text)} is not a number", param, ctx)
-        if not math.isfinite(x):
-            self.fail(f"{quote(text)} is not a finite number "
-                      f"{_range_text(self.lo, self.hi, '{:g}'.format, 's', self.why)}", param, ctx)
-        if not self.lo <= x <= self.hi:
-            self.fail(f"{quote(text)} is out of range {_range_text(self.lo, self.hi, '{:g}'.format, 's', self.why)}",
-                      param, ctx)
-        return x + 0.0   # -0 is 0
+        return self.check(param, ctx, values.number, x, self.lo, self.hi, shown=quote(text),
+                          fmt="{:g}".format, unit="s", why=self.why)
 
 
 class Choices(_Value):
@@ -306,10 +281,10 @@ class MachineParamType(_Value):
     def one(self, text, param, ctx):
         item = text
         if self.param.type == "int":
-            item = parse_int(text)
+            item = values.parse_integer(text)
             if item is None:
                 self.fail(f"{quote(text)} is not an integer", param, ctx)
-            if abs(item) >= 10 ** _MAX_DIGITS:     # say what was typed, not the stand-in
+            if abs(item) >= 10 ** values.MAX_DIGITS:     # say what was typed, not the stand-in
                 self.fail(f"{quote(text)} is out of range ({self.param.allowed})", param, ctx)
         why = self.param.problem(item)
         if why:

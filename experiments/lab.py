@@ -8,7 +8,9 @@ right and how far the predictions were.
     lab.grade({"predict": {...}, "measured": {...}})   # the marking alone, for any front end
 
 A lab is done when every exercise has a prediction and a right measurement: an unchanged worksheet
-(every prediction None) fails.
+(every prediction None) fails. A prediction or measurement that is not a finite number (NaN, an
+infinity, an integer past a float's range, a list) is refused with one line naming it, and so is a
+file that is not a notebook of format 4.
 The truth is computed here, fresh, from the simulator (deterministic to the cycle), never stored.
 A quantity measured on real hardware (timing) is reported but not marked right or wrong.
 """
@@ -21,6 +23,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from s2mc.common import values
 from s2mc.common.errors import S2mcError
 
 
@@ -216,6 +219,41 @@ _DUMP = ("import json as _json\nprint('S2MC-LAB ' + _json.dumps({'predict': glob
          "'measured': globals().get('measured', {})}, default=str))")
 
 
+def _read(path: Path):
+    """A notebook of format 4 (what `s2mc lab write` writes) that nbformat's schema accepts, or one
+    S2mcError naming the file and what is wrong with it."""
+    import nbformat
+    try:
+        text = path.read_text(encoding="utf-8")
+        data = json.loads(text)
+    except (OSError, ValueError) as exc:      # json's errors and UnicodeDecodeError are ValueErrors
+        raise S2mcError(f"{path}: not a notebook ({_first_line(exc)})") from None
+    if not isinstance(data, dict):
+        raise S2mcError(f"{path}: not a notebook (a JSON {type(data).__name__}, not an object)")
+    version = data.get("nbformat")
+    if version != 4 or isinstance(version, bool):
+        raise S2mcError(f"{path}: notebook format {values.plain(version)}; the lab's notebooks are format 4 "
+                        "(save it from a current Jupyter)")
+    # the schema's own errors say which part is wrong (data.cells must be array); nbformat.validate
+    # would stumble over such a file with a TypeError or KeyError first
+    from nbformat.validator import get_validator
+    minor = data.get("nbformat_minor")
+    known = isinstance(minor, int) and not isinstance(minor, bool)
+    schema = (get_validator(version=4, version_minor=minor) if known else None) or get_validator(version=4)
+    problems = list(schema.iter_errors(data))
+    if problems:
+        raise S2mcError(f"{path}: not a valid notebook ({_first_line(problems[0].message)})")
+    try:
+        return nbformat.reads(text, as_version=4)
+    except (nbformat.ValidationError, ValueError, TypeError, AttributeError, KeyError) as exc:
+        raise S2mcError(f"{path}: not a valid notebook ({_first_line(exc)})") from None
+
+
+def _first_line(why) -> str:
+    """The first line of a message (or an exception's), cut: what a one-line error may quote of it."""
+    return (str(why).strip().splitlines() or [type(why).__name__])[0][:200]
+
+
 def execute(path: str | Path, timeout: int = 600) -> dict:
     """Run a notebook top to bottom (nbclient, in its folder) and return its predict/measured dicts.
     A cell that fails is one S2mcError naming the cell."""
@@ -223,10 +261,7 @@ def execute(path: str | Path, timeout: int = 600) -> dict:
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
     path = Path(path)
-    try:
-        nb = nbformat.read(path, as_version=4)
-    except (OSError, ValueError) as exc:   # nbformat's errors are ValueErrors
-        raise S2mcError(f"{path}: not a notebook ({str(exc).splitlines()[0][:200]})") from None
+    nb = _read(path)
     nb.cells.append(nbformat.v4.new_code_cell(_DUMP))
     client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=False,
                             resources={"metadata": {"path": str(path.parent.resolve())}})
@@ -288,11 +323,17 @@ def grade(answers: dict, truths: dict | None = None) -> list[Mark]:
     None prediction or measurement: not done), against the right values (`truths`: name -> value,
     default measured now). One Mark per exercise, in exercises() order; passed() says whether the
     whole lab is done."""
-    predict, measured = answers.get("predict") or {}, answers.get("measured") or {}
+    given = {}
+    for key in ("predict", "measured"):
+        given[key] = answers.get(key) or {}
+        if not isinstance(given[key], dict):
+            raise S2mcError(f"{key} must be a dict of {{name: number}}, not {type(given[key]).__name__}")
+    predict, measured = given["predict"], given["measured"]
     marks = []
     for sec, q in quantities():
         expected = truths[q.name] if truths and q.name in truths else q.truth()
-        m, p = _number(measured.get(q.name)), _number(predict.get(q.name))
+        m = answer(measured.get(q.name), f"measured[{q.name!r}]")
+        p = answer(predict.get(q.name), f"predict[{q.name!r}]")
         right = None if not q.exact else (m is not None and abs(m - expected) <= 0.5 * 10 ** -q.digits)
         ref = expected if q.exact or m is None else m
         error = None if p is None else abs(p - ref) / abs(ref) if ref else abs(p - ref)
@@ -310,11 +351,17 @@ def check(path: str | Path, timeout: int = 600) -> list[Mark]:
     return grade(execute(path, timeout))
 
 
-def _number(v):
-    try:
-        return None if v is None or isinstance(v, bool) else float(v)
-    except (TypeError, ValueError):
+def answer(value, where: str) -> float | None:
+    """A prediction or a measurement as a finite float, None when not given (None: an unchanged
+    worksheet); S2mcError naming `where` for anything else (NaN, an infinity, an integer past a
+    float's range, a bool, a list). Text is read as a number: the notebook's last cell writes
+    what JSON cannot hold (a numpy number) as text."""
+    if value is None:
         return None
+    if isinstance(value, str):
+        x = values.parse_number(value)
+        return values.named(where, values.number, value if x is None else x, shown=values.plain(value))
+    return values.named(where, values.number, value)
 
 
 def format_marks(marks: list[Mark]) -> str:

@@ -32,13 +32,14 @@ from pathlib import Path
 
 from s2mc.gpu import CIPHERS, MEASURES, OPS
 from s2mc.gpu.grid import GpuGrid
+from s2mc.common import values
 from s2mc.common.errors import S2mcError
 from s2mc.common.units import parse_size
 from s2mc.simulator.params import PARAMS
 from s2mc.workloads.cipher_sim.grid import AesGrid
 from s2mc.workloads.cipher_sim.runner import (ALL_STYLES, CIPHERS as SIM_CIPHERS, DIRECTIONS, KEY_BITS, MODES, PARTITIONS,
                                      words_needed)
-from s2mc.workloads.native import IMPLS, STRATEGIES
+from s2mc.workloads.native import IMPLS, MAX_MIN_SECONDS, STRATEGIES
 from s2mc.workloads.native.grid import NativeGrid
 from s2mc.workloads.program_grid import ProgramGrid
 
@@ -84,13 +85,28 @@ def shipped() -> list[Path]:
 # checks of single values: each returns why a value is not allowed, or None
 # --------------------------------------------------------------------------------------------------
 
+#: Every integer of a spec fits the records' 64-bit columns; the library's own ranges are tighter.
+INT_MAX = (1 << 63) - 1
+
+
 def _choose(allowed):
-    return lambda v: None if v in allowed else \
-        f"unknown value {v!r} (choose {', '.join(map(str, allowed))})"
+    return lambda v: _why(values.choice, v, allowed)
 
 
 def _at_least(lo):
-    return lambda v: None if v >= lo else f"{v} must be at least {lo}"
+    return lambda v: _why(values.integer, v, lo)
+
+
+def _seconds(v):
+    return _why(values.number, v, 0.0, MAX_MIN_SECONDS, unit="s")
+
+
+def _why(check, *args, **kwargs) -> str | None:
+    try:
+        check(*args, **kwargs)
+    except values.BadValue as exc:
+        return str(exc)
+    return None
 
 
 def _param(name):
@@ -113,7 +129,7 @@ _CHECKS = {
                 "max_cycles": _param("max_cycles"), "opt": _choose((1, 0))},
     "native": {"threads": _at_least(1), "sizes": _at_least(1), "impls": _choose(("auto",) + IMPLS),
                "strategies": _choose(STRATEGIES), "block_bytes": _at_least(16),
-               "key_bits": _choose(KEY_BITS), "min_seconds": _at_least(0), "min_reps": _at_least(1)},
+               "key_bits": _choose(KEY_BITS), "min_seconds": _seconds, "min_reps": _at_least(1)},
     "gpu": {"sizes": _at_least(1), "measures": _choose(MEASURES), "key_bits": _choose(KEY_BITS),
             "op": _choose(OPS), "streams": _at_least(1), "reps": _at_least(1),
             "chunk_bytes": _at_least(0), "ext_bytes": _at_least(16), "threads": _at_least(1),
@@ -126,19 +142,21 @@ class _Bad(Exception):
 
 
 def _scalar(kind_of, field: str, v):
-    if kind_of is int:
-        if isinstance(v, str) and field in SIZE_FIELDS:
-            n = parse_size(v)
-            if n is None:
-                raise _Bad(f"{v!r} is not a size (examples: 4096, 16K, 64M, 1G)")
-            return n
-        if isinstance(v, bool) or not isinstance(v, int):
-            raise _Bad(f"{v!r} is not an integer")
-        return v
-    if kind_of is float:
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise _Bad(f"{v!r} is not a number")
-        return float(v)
+    try:
+        if kind_of is int:
+            if isinstance(v, str) and field in SIZE_FIELDS:
+                try:
+                    n = parse_size(v)
+                except ValueError:      # thousands of digits, which int() refuses
+                    n = None
+                if n is None:
+                    raise _Bad(f"{v!r} is not a size (examples: 4096, 16K, 64M, 1G)")
+                v = n
+            return values.integer(v, -INT_MAX - 1, INT_MAX, why="a 64-bit integer")
+        if kind_of is float:
+            return values.number(v)
+    except values.BadValue as exc:
+        raise _Bad(str(exc)) from None
     if kind_of is bool and not isinstance(v, bool):
         raise _Bad(f"{v!r} is not true or false")
     if kind_of is str and not isinstance(v, str):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
+import math
 import os
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -21,7 +22,9 @@ from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
+from s2mc.common import values
 from s2mc.common.errors import S2mcError
+from s2mc.simulator.timeline import check_window
 
 from . import exercises, jobs
 from .limits import Limits
@@ -84,10 +87,34 @@ class BodyLimit:
 
 # -- reading a request --------------------------------------------------------------------------------
 
+class NotANumber:
+    """What the body held where Python's json would make a float that is not finite (NaN,
+    Infinity, 1e400): no field accepts it, so each field's own check refuses it by name."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def _float(text: str):
+    x = float(text)
+    return x if math.isfinite(x) else NotANumber(text)
+
+
+def _field(name: str, check, *args, **kwargs):
+    """check(*args, **kwargs) (s2mc.common.values), a refusal as 400 naming the field."""
+    try:
+        return values.named(name, check, *args, **kwargs)
+    except S2mcError as exc:
+        raise ApiError(400, str(exc)) from None
+
+
 async def _body(request: Request, required: tuple, optional: tuple = ()) -> dict:
     raw = await request.body()
     try:
-        data = json.loads(raw)
+        data = json.loads(raw, parse_constant=NotANumber, parse_float=_float)
     except (ValueError, UnicodeDecodeError) as exc:
         raise ApiError(400, f"malformed JSON in the request body: {exc}") from None
     except RecursionError:
@@ -112,10 +139,8 @@ def _program(data: dict, limits: Limits) -> dict:
     size = len(source.encode("utf-8", "surrogatepass"))
     if size > limits.source_bytes:
         raise ApiError(413, f"source is {size} bytes; this server takes programs of at most {limits.source_bytes}")
-    if language not in jobs.LANGUAGES:
-        raise ApiError(400, f"unknown language {str(language)[:40]!r} (choose {', '.join(jobs.LANGUAGES)})")
-    if opt not in (0, 1) or isinstance(opt, bool):
-        raise ApiError(400, f"opt must be 0 or 1, not {str(opt)[:40]}")
+    _field("language", values.choice, language, tuple(jobs.LANGUAGES))
+    _field("opt", values.integer, opt, 0, 1)
     params = data.get("params", {})
     if not isinstance(params, dict):
         raise ApiError(400, "params must be an object of machine parameters")
@@ -236,11 +261,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def sweep(request: Request):
         body = await _body(request, ("source", "cores"), PROGRAM_FIELDS[1:])
         cores = body.pop("cores")
-        if (not isinstance(cores, list) or not cores or len(cores) > limits.sweep_points
-                or not all(isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= limits.max_cores
-                           for n in cores)):
-            raise ApiError(400, f"cores must be a list of 1..{limits.sweep_points} core counts, each "
-                                f"1..{limits.max_cores}")
+        if not isinstance(cores, list) or not 1 <= len(cores) <= limits.sweep_points:
+            raise ApiError(400, f"cores must be a list of 1..{limits.sweep_points} core counts")
+        for i, n in enumerate(cores):
+            _field(f"cores[{i}]", values.integer, n, 1, limits.max_cores)
         data = _program(body, limits)
         return await pool.submit("sweep", {**data, "cores": cores})
 
@@ -249,8 +273,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         body = await _body(request, ("source",), (*PROGRAM_FIELDS[1:], "from_cycle", "to_cycle"))
         window = {k: body.pop(k) for k in ("from_cycle", "to_cycle") if k in body}
         for k, v in window.items():
-            if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 0):
-                raise ApiError(400, f"{k} must be a cycle number (0 or more)")
+            if v is None:
+                raise ApiError(400, f"{k}: null is not a cycle number (leave the field out for its default)")
+        try:
+            check_window(window.get("from_cycle", 0), window.get("to_cycle"))
+        except S2mcError as exc:
+            raise ApiError(400, str(exc)) from None
         data = _program(body, limits)
         return await pool.submit("timeline", {**data, **window})
 

@@ -28,7 +28,8 @@ def truths() -> dict:
 
 def answers(form: dict) -> dict:
     """{"predict": {...}, "measured": {...}} from a form {name: {"predict": x, "measured": y}}.
-    A blank field is None, as in an unchanged worksheet."""
+    A blank field is None, as in an unchanged worksheet; anything else must be a finite number
+    (or its text), as `s2mc lab check` requires (lab.answer)."""
     unknown = sorted(set(form) - names())
     if unknown:
         raise S2mcError(f"answers: no exercise named {unknown[0]!r}")
@@ -40,7 +41,7 @@ def answers(form: dict) -> dict:
             value = fields.get(key)
             if isinstance(value, str):
                 value = value.strip() or None
-            got[key][name] = value
+            got[key][name] = lab.answer(value, f"answers.{name}.{key}")
     return got
 
 

@@ -8,8 +8,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
+from s2mc.common import values
 from s2mc.common.errors import S2mcError
 from s2mc.simulator.params import PARAMS
+
+#: The values each cap may take (a float range: a number of seconds), checked whenever Limits are
+#: made; `s2mc serve`'s options take their ranges from here.
+RANGES: dict[str, tuple] = {
+    "source_bytes": (1, 1 << 30), "body_bytes": (1, 1 << 30), "max_cores": (1, PARAMS["cores"].max),
+    "max_cycles": (1, PARAMS["max_cycles"].max), "max_mem_words": (1, PARAMS["mem_words"].max),
+    "wall_seconds": (0.1, 3600.0), "memory_mib": (16, 1 << 20), "queue": (0, 10_000), "retry_after": (1, 3600),
+    "sessions": (1, 10_000), "idle_seconds": (0.0, 7 * 86400.0), "history_mib": (1, 1 << 20),
+    "sweep_points": (1, 1024),
+}
 
 
 @dataclass(frozen=True)
@@ -28,6 +39,12 @@ class Limits:
     history_mib: int = 32                  # a session's checkpoints for reverse stepping (within memory_mib)
     sweep_points: int = 16                 # core counts in one sweep
 
+    def __post_init__(self):
+        for f in fields(self):
+            lo, hi = RANGES[f.name]
+            values.named(f"limit {f.name}", values.number if isinstance(lo, float) else values.integer,
+                         getattr(self, f.name), lo, hi)
+
     def replace(self, **changes) -> "Limits":
         known = {f.name for f in fields(self)}
         bad = sorted(set(changes) - known)
@@ -40,11 +57,9 @@ class Limits:
         max_cycles is clamped (a run that needs more is told so by its cycle-limit fault)."""
         from s2mc.simulator.params import check
         check(**params)
-        if params.get("cores", 1) > self.max_cores:
-            raise S2mcError(f"params.cores {params['cores']} is over this server's cap of {self.max_cores}")
-        if params.get("mem_words", 0) > self.max_mem_words:
-            raise S2mcError(f"params.mem_words {params['mem_words']} is over this server's cap of "
-                            f"{self.max_mem_words}")
+        for name, cap in (("cores", self.max_cores), ("mem_words", self.max_mem_words)):
+            if params.get(name, 0) > cap:
+                raise S2mcError(f"{name} {params[name]} is over this server's cap of {cap}")
         return {**params, "max_cycles": min(params.get("max_cycles", self.max_cycles), self.max_cycles),
                 **({} if "mem_words" in params else {"mem_words": min(PARAMS["mem_words"].default,
                                                                       self.max_mem_words)})}

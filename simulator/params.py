@@ -11,11 +11,11 @@ model and the C++ header of the engines (simulator/gen_params.py) are all derive
 """
 from __future__ import annotations
 
-import operator
 import tomllib
 from dataclasses import dataclass
 from importlib.resources import files
 
+from s2mc.common import values
 from s2mc.common.errors import S2mcError
 
 TYPES = ("int", "choice")
@@ -31,6 +31,7 @@ class Param:
     min: int | None = None    # int: the inclusive range
     max: int | None = None
     choices: tuple[str, ...] = ()
+    power_of_two: bool = False  # int: also a power of two
 
     @property
     def flag(self) -> str:
@@ -42,17 +43,17 @@ class Param:
         return f"{self.min}..{self.max}" if self.type == "int" else ", ".join(self.choices)
 
     def problem(self, value) -> str | None:
-        """Why `value` is not allowed (a message without the parameter's name), or None."""
-        if self.type == "choice":
-            return None if value in self.choices else f"unknown value {value!r} (choose {self.allowed})"
+        """Why `value` is not allowed (a message without the parameter's name), or None: the same
+        answer whatever the other parameters are (the cache shape's relations are cache_problem's)."""
         try:
-            number = operator.index(value)   # numpy integers too, but not floats
-        except TypeError:
-            number = None
-        if number is None or isinstance(value, bool):
-            return f"{value!r} is not an integer"
-        if not self.min <= number <= self.max:
-            return f"{number} is out of range ({self.allowed})"
+            if self.type == "choice":
+                values.choice(value, self.choices)
+                return None
+            number = values.integer(value, self.min, self.max)   # numpy integers too, not floats
+        except values.BadValue as exc:
+            return str(exc)
+        if self.power_of_two and number & (number - 1):
+            return f"{number} is not a power of two"
         return None
 
     def check(self, value) -> None:
@@ -61,7 +62,7 @@ class Param:
         if why is None:
             return
         if self.type == "choice":
-            raise S2mcError(f"unknown {self.name.replace('_', ' ')} {value!r} (choose {self.allowed})")
+            raise S2mcError(f"unknown {self.name.replace('_', ' ')} {values.plain(value)} (choose {self.allowed})")
         raise S2mcError(f"{self.flag} {why}")
 
 
@@ -73,8 +74,9 @@ def _load() -> dict[str, Param]:
         # the invariants everything derived from the declaration relies on
         ok = p.type in TYPES and (
             (p.type == "int" and isinstance(p.min, int) and isinstance(p.max, int) and not p.choices
-             and 0 <= p.min <= p.default <= p.max < 1 << 63)
-            or (p.type == "choice" and p.min is None and p.max is None and p.default in p.choices))
+             and 0 <= p.min <= p.default <= p.max < 1 << 63 and p.problem(p.default) is None)
+            or (p.type == "choice" and p.min is None and p.max is None and p.default in p.choices
+                and not p.power_of_two))
         if not ok or p.name in out:
             raise ValueError(f"simulator/params.toml: inconsistent parameter {p}")
         out[p.name] = p
@@ -88,11 +90,13 @@ DEFAULTS: dict[str, int | str] = {p.name: p.default for p in PARAMS.values()}
 
 
 def cache_problem(cache_lines: int, cache_ways: int, line_words: int, mem_words: int) -> str | None:
-    """Why a cache shape cannot be built (each size a power of two, ways <= lines, a line no larger
-    than memory), or None. Only checked when caches are on: with `cache none` the sizes are unused."""
-    for name, value in (("cache-lines", cache_lines), ("cache-ways", cache_ways), ("line-words", line_words)):
-        if value & (value - 1):
-            return f"{name} {value} is not a power of two"
+    """Why a cache shape cannot be built, or None: each size must be allowed on its own (a power of
+    two, Param.problem), ways <= lines and a line no larger than memory. The relations are only
+    checked when caches are on: with `cache none` the sizes are unused."""
+    for name, value in (("cache_lines", cache_lines), ("cache_ways", cache_ways), ("line_words", line_words)):
+        why = PARAMS[name].problem(value)
+        if why:
+            return f"{PARAMS[name].flag} {why}"
     if cache_ways > cache_lines:
         return f"cache-ways {cache_ways} is more than cache-lines {cache_lines}"
     if line_words > mem_words:
@@ -100,17 +104,17 @@ def cache_problem(cache_lines: int, cache_ways: int, line_words: int, mem_words:
     return None
 
 
-def check(**values) -> None:
+def check(**given) -> None:
     """Check the given parameters (by name) against the declaration, in declaration order, then
     the cache shape when caches are on (cache_problem)."""
-    unknown = set(values) - set(PARAMS)
+    unknown = set(given) - set(PARAMS)
     if unknown:
         raise S2mcError(f"unknown machine parameter {sorted(unknown)[0]!r} (known: {', '.join(PARAMS)})")
     for name, p in PARAMS.items():
-        if name in values:
-            p.check(values[name])
-    if values.get("cache", DEFAULTS["cache"]) != "none":
-        shape = {k: values.get(k, DEFAULTS[k]) for k in ("cache_lines", "cache_ways", "line_words", "mem_words")}
+        if name in given:
+            p.check(given[name])
+    if given.get("cache", DEFAULTS["cache"]) != "none":
+        shape = {k: given.get(k, DEFAULTS[k]) for k in ("cache_lines", "cache_ways", "line_words", "mem_words")}
         problem = cache_problem(**shape)
         if problem:
             raise S2mcError(problem)
@@ -121,6 +125,7 @@ def doc_table() -> str:
     lines = ["| parameter | option | default | allowed | unit | meaning |", "|---|---|---|---|---|---|"]
     for p in PARAMS.values():
         allowed = f"{p.min}..{p.max}" if p.type == "int" else ", ".join(f"`{c}`" for c in p.choices)
+        allowed += ", a power of two" if p.power_of_two else ""
         default = p.default if p.type == "int" else f"`{p.default}`"
         lines.append(f"| `{p.name}` | `--{p.flag}` | {default} | {allowed} | {p.unit or '-'} | {p.help} |")
     return "\n".join(lines) + "\n"

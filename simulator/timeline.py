@@ -34,9 +34,11 @@ from typing import NamedTuple
 import numpy as np
 
 from s2mc.isa import Program
+from s2mc.common import values
 from s2mc.common.errors import S2mcError
 from s2mc.common.outputs import Output
 
+from .params import PARAMS
 from .trace import KINDS, RECORD, XACTS, Instructions, _Decoder
 
 STATES = ("executing", "bus wait", "bus hold", "sync wait", "halted")
@@ -75,8 +77,12 @@ class Interval(NamedTuple):
 
 
 def check_window(from_cycle: int, to_cycle: int | None, what=("from_cycle", "to_cycle")) -> None:
-    if from_cycle < 0:
-        raise S2mcError(f"{what[0]} {from_cycle} is negative")
+    """The window's ends (named `what` in messages) are cycle numbers below the largest cycle limit,
+    to_cycle (None: the run's end) after from_cycle."""
+    top = PARAMS["max_cycles"].max
+    values.named(what[0], values.integer, from_cycle, 0, top - 1)
+    if to_cycle is not None:
+        values.named(what[1], values.integer, to_cycle, 1, top)
     if to_cycle is not None and to_cycle <= from_cycle:
         raise S2mcError(f"{what[1]} {to_cycle} must be greater than {what[0]} {from_cycle}")
 

@@ -32,11 +32,11 @@ def test_the_cipher_grid_runs_each_protocol_with_one_shape():
 
 def test_cache_option_errors_are_one_line():
     for args, why in [(["--cache", "mosi"], "mosi"), (["--cache", "mesi", "--cache-lines", "6"],
-                                                      "cache-lines 6 is not a power of two")]:
+                                                      "'--cache-lines': 6 is not a power of two")]:
         proc = s2mc("run", "spin_lock.s", *args)
         assert proc.returncode != 0 and len(proc.stderr.strip().splitlines()) == 1 and why in proc.stderr, proc.stderr
     proc = s2mc("aes", "--cache", "msi", "--cache-ways", "3", "--bytes", "32", "--cores", "1", "-q")
-    assert proc.returncode != 0 and "cache-ways 3 is not a power of two" in proc.stderr
+    assert proc.returncode != 0 and "'--cache-ways': 3 is not a power of two" in proc.stderr
 
 
 def test_s2mc_run_json_and_table_with_caches(tmp_path):
