@@ -123,10 +123,13 @@ def test_the_tutorials_numbers_are_the_simulators():
         c1, c4 = (Machine(ps, cores=n, mem_latency=lat).run() for n in (1, 4))
         assert f"| {lat} | {c1.cycles} | {c4.cycles} | {c1.cycles / c4.cycles:.2f} |" in text
     fib = (ROOT / "workloads/rz/fib.rz").read_text()
+    # each column named as the program prints it: the stall cycles of the total line, the reads + writes
+    assert "| fib.rz, 1 core | cycles | instructions | stall cycles | bus accesses (reads + writes) |" in text
     for o in (0, 1):
         r = Machine(compile_rz(fib, opt=o).program).run()
-        acc = sum(c["mem_accesses"] for c in r.cores)
-        assert f"| `-O{o}` | {r.cycles:,} | {r.instructions:,} | {acc:,} |" in text
+        acc = sum(c["mem_reads"] + c["mem_writes"] for c in r.cores)
+        assert f"| `-O{o}` | {r.cycles:,} | {r.instructions:,} | {r.stall_cycles:,} | {acc:,} |" in text
+        assert acc == sum(c["mem_accesses"] for c in r.cores)
 
 
 def test_the_reports_hints_work_verbatim(tmp_path):
