@@ -197,7 +197,7 @@ def _print_sweep(results, program: str) -> None:
     if grows:
         ratio_head = f"time vs {nb}c"
         ratio = lambda r: f"{r.cycles / base.cycles:.2f}" if base.cycles else "-"  # noqa: E731
-        legend = (f"time vs {nb}c = cycles / cycles on {nb} core{'s' if nb > 1 else ''}: {Path(program).name} "
+        legend = (f"time vs {nb}c = cycles / cycles on {nb} core{'s' if nb > 1 else ''}: the program "
                   f"says `{WORK_PER_CORE}` (its work grows with the cores), so this is not a speedup")
     else:
         ratio_head = "speedup" if nb == 1 else f"speedup vs {nb}c"
