@@ -226,3 +226,12 @@ def test_the_docs_example_answers_what_the_docs_say(api):
     said = text.split("answers `", 1)[1].split(", ...}`", 1)[0] + "}"
     got = api.post("/api/run", json=body).json()
     assert {k: got[k] for k in json.loads(said)} == json.loads(said)
+
+
+def test_the_test_client_loads_without_a_deprecation_warning():
+    """Starlette's TestClient deprecates plain httpx for httpx2 (what `make setup` installs): loading it, as
+    every server test does, prints no StarletteDeprecationWarning."""
+    import sys
+    proc = subprocess.run([sys.executable, "-W", "always", "-c", "import fastapi.testclient"], capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0 and "DeprecationWarning" not in proc.stderr, proc.stderr
