@@ -27,6 +27,7 @@ from pathlib import Path
 from unittest import mock
 
 import pandas as pd
+import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings, strategies as st
 
@@ -344,12 +345,12 @@ def command_lines(draw, command: str):
     return chosen, flags
 
 
-def _test(command: str, n: int):
+def _test(command: str, n: int, suffix: str = ""):
     @examples(n)
     @given(command_lines(command))
     def test(line):
         check(command, *line)
-    test.__name__ = f"test_{command.replace(' ', '_')}_options"
+    test.__name__ = f"test_{command.replace(' ', '_')}_options{suffix}"
     return test
 
 
@@ -369,7 +370,9 @@ test_encrypt_options = _test("encrypt", 150)
 test_decrypt_options = _test("decrypt", 50)
 test_gpu_options = _test("gpu", 150)
 test_report_options = _test("report", 40)
-test_demo_options = _test("demo", 50)
+# A demo that runs is seconds of simulation: a few in the default run, fifty with the slow tests.
+test_demo_options = _test("demo", 4)
+test_demo_options_many = pytest.mark.slow(_test("demo", 50, "_many"))
 test_sweep_options = _test("sweep", 40)
 test_examples_options = _test("examples", 3)
 test_lab_options = _test("lab", 2)
