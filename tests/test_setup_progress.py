@@ -51,3 +51,12 @@ def test_the_install_recipe_pipes_pip_through_it():
     recipe = proc.stdout[proc.stdout.index(install):]
     assert " install -v " in recipe and "| .venv/bin/python tools/build_progress.py build/install.log" in recipe
     assert " -q " not in recipe.split("\n", 1)[0]
+
+
+def test_ci_runs_the_default_suite_then_the_slow_tests():
+    steps = [ln.strip() for ln in (ROOT / ".ci" / "run").read_text().splitlines()
+             if ln.strip() and not ln.lstrip().startswith("#")]
+    assert steps[-2:] == ["make test", "make test-all"]
+    # and test-all is the default suite with the slow tests, which make test leaves out
+    dry = subprocess.run(["make", "-n", "test-all"], cwd=ROOT, capture_output=True, text=True, timeout=60).stdout
+    assert '-m "slow or not slow"' in dry
