@@ -16,7 +16,7 @@ APT_PACKAGES := build-essential g++ cmake ninja-build pkg-config python3-dev pyt
                 chromium-driver libjs-codemirror
 PY_DEPS := scikit-build-core pybind11 click tqdm pandas pyarrow matplotlib cryptography \
            pytest pytest-xdist hypothesis pexpect vcdvcd dask distributed nbformat nbclient ipykernel \
-           fastapi uvicorn httpx selenium
+           fastapi uvicorn httpx2 selenium
 
 # Everything the build reads: when one changes, the package is rebuilt (incrementally).
 SOURCES := $(shell find common isa compiler simulator workloads gpu-backends analysis experiments server cli \
@@ -44,8 +44,15 @@ $(VENV)/.pydeps: $(VENV)/.apt pyproject.toml Makefile
 
 # A regular (not editable) install: site-packages/s2mc/<name>/ mirrors the folder <name>/ exactly, so
 # every module has one name and one file. Any source change reinstalls; CMake rebuilds incrementally.
+# pip's verbose output is the C++ build's: build/install.log keeps all of it, and tools/build_progress.py
+# shows its stages and ninja's steps, so the first build (minutes) is not silent; a failure shows the
+# log's end.
 $(VENV)/.installed: $(VENV)/.pydeps $(SOURCES)
-	mkdir -p build && flock build/.install.lock $(PIP) install -q --disable-pip-version-check --no-build-isolation --no-deps .
+	@mkdir -p build
+	@echo "make setup: building and installing s2mc (build/install.log; the first C++ build takes minutes)"
+	@set -o pipefail; flock build/.install.lock $(PIP) install -v --disable-pip-version-check --no-build-isolation \
+	  --no-deps . 2>&1 | $(PY) tools/build_progress.py build/install.log \
+	  || { tail -n 40 build/install.log; echo "make setup: the install failed; all of it: build/install.log"; exit 1; }
 	@touch $@
 
 test: setup

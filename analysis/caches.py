@@ -74,6 +74,12 @@ def speedup_table(runs: pd.DataFrame) -> pd.DataFrame:
     return _pivot(runs, "speedup", lambda v: f"{v:.2f}")
 
 
+def cycles_table(runs: pd.DataFrame) -> pd.DataFrame:
+    """One program's cycles: a row per protocol, a column per core count. For a lab program (LAB),
+    whose every core does the same work, a speedup over one core would mean nothing."""
+    return _pivot(runs, "cycles", lambda v: f"{v:,.0f}")
+
+
 def _pivot(runs: pd.DataFrame, value: str, fmt) -> pd.DataFrame:
     t = runs.pivot_table(index="protocol", columns="cores", values=value, aggfunc="median", observed=True)
     out = t.apply(lambda col: col.map(lambda v: "–" if pd.isna(v) else fmt(v)))
@@ -188,7 +194,7 @@ def report_parts(df: pd.DataFrame) -> list[tuple]:
         if what:   # a lab program gives every core the same work: more cores, more work
             parts.append(("p", "Cycles (every core does the same work, so more cores do more of it; rows: the "
                                "caches):"))
-            parts.append(("table", _pivot(g, "cycles", lambda v: f"{v:,.0f}")))
+            parts.append(("table", cycles_table(g)))
         else:
             parts.append(("p", "Speedup over the same program on one cacheless core (rows: the caches):"))
             parts.append(("table", speedup_table(g)))

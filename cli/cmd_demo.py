@@ -67,16 +67,21 @@ def demo(results_dir, report_dir, full, skip, quiet):
 
 
 def _caches_summary(df) -> None:
-    """The caches steps' headline: each program's speedup per protocol (the report's section 2b)."""
+    """The caches steps' headline: each program's speedup per protocol (the report's section 2b), or
+    its cycles for a lab program, whose work grows with the cores."""
     from s2mc.analysis import caches
     from s2mc.analysis import report as rep
     runs = caches.cache_runs(df)
     if runs.empty:
         return
     for (workload, base, nbytes), g in runs.groupby(["workload", "base", "bytes"], sort=False):
-        size = f", {int(nbytes)} bytes" if nbytes else ""
-        click.echo(f"Caches, {workload}{f' ({base})' if base else ''}{size}: speedup over one cacheless core:")
-        click.echo(rep.md_table(caches.speedup_table(g)))
+        name = f"Caches, {workload}{f' ({base})' if base else ''}{f', {int(nbytes)} bytes' if nbytes else ''}"
+        if workload in caches.LAB:
+            click.echo(f"{name}: cycles (every core does the same work, so more cores do more of it):")
+            click.echo(rep.md_table(caches.cycles_table(g)))
+        else:
+            click.echo(f"{name}: speedup over one cacheless core:")
+            click.echo(rep.md_table(caches.speedup_table(g)))
         click.echo("")
 
 

@@ -189,17 +189,30 @@ def stall_legend(cfg) -> str:
             "is not a stall")
 
 
-def _print_sweep(results) -> None:
-    """One row per run of a core-count sweep, with the speedup over the fewest cores."""
+def _print_sweep(results, program: str) -> None:
+    """One row per run of a core-count sweep, with the speedup over the fewest cores, or, for a program
+    whose work grows with the cores (its header says `work: per core`), the time ratio to them."""
+    from s2mc.workloads.examples import WORK_PER_CORE, work_per_core
     base = min(results, key=lambda r: r.config.cores)
-    head = ["cores", "cycles", "speedup" if base.config.cores == 1 else f"speedup vs {base.config.cores}c",
-            "instructions", "stall cycles", "bus wait", "mem accesses", "bus util"]
-    rows = [[str(r.config.cores), str(r.cycles), f"{base.cycles / r.cycles:.2f}" if r.cycles else "-",
-             str(r.instructions), str(r.stall_cycles), str(sum(c["bus_wait_cycles"] for c in r.cores)),
-             str(sum(c["mem_accesses"] for c in r.cores)), f"{r.bus_utilisation:.1%}"] for r in results]
+    nb, grows = base.config.cores, work_per_core(program)
+    if grows:
+        ratio_head = f"time vs {nb}c"
+        ratio = lambda r: f"{r.cycles / base.cycles:.2f}" if base.cycles else "-"  # noqa: E731
+        legend = (f"time vs {nb}c = cycles / cycles on {nb} core{'s' if nb > 1 else ''}: the program "
+                  f"says `{WORK_PER_CORE}` (its work grows with the cores), so this is not a speedup")
+    else:
+        ratio_head = "speedup" if nb == 1 else f"speedup vs {nb}c"
+        ratio = lambda r: f"{base.cycles / r.cycles:.2f}" if r.cycles else "-"  # noqa: E731
+        legend = None
+    head = ["cores", "cycles", ratio_head, "instructions", "stall cycles", "bus wait", "mem accesses", "bus util"]
+    rows = [[str(r.config.cores), str(r.cycles), ratio(r), str(r.instructions), str(r.stall_cycles),
+             str(sum(c["bus_wait_cycles"] for c in r.cores)), str(sum(c["mem_accesses"] for c in r.cores)),
+             f"{r.bus_utilisation:.1%}"] for r in results]
     widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(head)]
     for line in [head, *rows]:
         click.echo("  ".join(cell.rjust(w) for cell, w in zip(line, widths)), err=True)
+    if legend:
+        click.echo(legend, err=True)
     click.echo(stall_legend(base.config), err=True)
 
 
@@ -280,7 +293,7 @@ def run(program, cores, mem_latency, arbitration, engine, max_cycles, mem_words,
         if res.output and not res.output.endswith("\n"):
             click.echo()
     if sweep:
-        _print_sweep(results)
+        _print_sweep(results, program)
     else:
         _print_table(results[0])
 

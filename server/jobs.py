@@ -54,8 +54,11 @@ def _labels(program: Program) -> dict[str, int]:
 
 
 def sweep(source: str, language: str, params: dict, cores: list[int], opt: int = 1) -> dict:
-    """The program once per core count: the totals the stall-against-cores plot needs."""
+    """The program once per core count: the totals the stall-against-cores plot needs, and whether
+    the program says its work grows with the cores (`; work: per core`: the page then shows a time
+    ratio, not a speedup)."""
     from s2mc.simulator import Machine, SimFault
+    from s2mc.workloads.examples import declares_work_per_core
     program, _ = load(source, language, opt)
     runs = []
     for n in cores:
@@ -67,7 +70,7 @@ def sweep(source: str, language: str, params: dict, cores: list[int], opt: int =
                      "stall_cycles": res.stall_cycles,
                      "bus_wait_cycles": sum(c["bus_wait_cycles"] for c in res.cores),
                      "bus_utilisation": round(res.bus_utilisation, 6)})
-    return {"runs": runs}
+    return {"runs": runs, "work_per_core": declares_work_per_core(source)}
 
 
 def timeline(source: str, language: str, params: dict, from_cycle: int = 0, to_cycle: int | None = None,

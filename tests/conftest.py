@@ -39,3 +39,21 @@ def null_device(tmp_path):
     except OSError as exc:
         pytest.skip(f"cannot make a private character device ({exc.strerror})")
     return str(node)
+
+
+def undrawn_save(fig, path):
+    """plots._save without the drawing: the figure is made, closed, and its file left empty. A PNG
+    takes a second or more to render; tests that read only the report's text do not need it."""
+    from s2mc.analysis import plots
+    plots.plt.close(fig)
+    with open(path, "wb"):
+        pass
+    from pathlib import Path
+    return Path(path)
+
+
+@pytest.fixture
+def undrawn(monkeypatch):
+    """The report's figures not drawn (undrawn_save) for one test."""
+    from s2mc.analysis import plots
+    monkeypatch.setattr(plots, "_save", undrawn_save)

@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-import httpx
+import httpx2
 
 REPO = Path(__file__).resolve().parent.parent
 S2MC = str(Path(sys.executable).with_name("s2mc"))
@@ -64,9 +64,9 @@ def live_server(*args: str, ready_seconds: float = 60):
             if proc.poll() is not None:
                 raise AssertionError(f"s2mc serve exited with {proc.returncode}: {proc.stdout.read()}")
             try:
-                if httpx.get(url + "/", timeout=2).status_code == 200:
+                if httpx2.get(url + "/", timeout=2).status_code == 200:
                     break
-            except httpx.TransportError:
+            except httpx2.TransportError:
                 pass
             if time.monotonic() > deadline:
                 raise AssertionError("s2mc serve did not answer in time")

@@ -128,6 +128,30 @@ def test_the_lab_runs_verbatim_and_states_what_it_prints(tmp_path):
     assert_stated(f"{ticket[8][3]} in all at 8")
     assert_stated(f"({ticket[8][0]} cycles, about what it costs without caches: {bare_sweeps[2][8][0]})")
 
+    # TAS's verdict under other parameters: each row's W, L and cycles, and that caches lose only where W > L.
+    tas_rows = {}
+    for line in out('for opts in "--cache none"').splitlines():
+        opts, totals = line.split(" | ")
+        cores, cycles = map(int, totals.split())
+        words = re.search(r"--line-words (\d+)", opts)
+        latency = re.search(r"--mem-latency (\d+)", opts)
+        cache = opts.split()[1]
+        w = "-" if cache == "none" else words[1] if words else "4"          # the defaults: line_words 4,
+        l_ = latency[1] if latency else "2"                                 # mem_latency 2
+        assert cores == 8
+        assert_stated(f"| {names.get(cache, cache)} | {w} | {l_} | {cycles} |")
+        tas_rows[(cache, w, l_)] = cycles
+    assert len(tas_rows) == 7
+    assert tas_rows[("none", "-", "2")] == bare_sweeps[0][8][0] and tas_rows[("mesi", "4", "2")] == tas[8][0]
+    for (cache, w, l_), cycles in tas_rows.items():
+        if cache != "none":
+            loses = cycles > tas_rows[("none", "-", l_)]
+            assert loses == (cache == "mesi" and int(w) > int(l_)), (cache, w, l_)   # "only where W > L"
+    assert_stated(f"MESI wins ({tas_rows[('mesi', '2', '2')]} against {tas_rows[('none', '-', '2')]})")
+    assert_stated(f"never a whole line ({tas_rows[('dragon', '4', '2')]})")
+    assert_stated(f"pays more for every try ({tas_rows[('none', '-', '4')]})")
+    assert_stated(f"MESI wins again ({tas_rows[('mesi', '4', '4')]})")
+
     fixed = done["s2mc run ticket_lock.rz --cores 8 --arbitration fixed --cache mesi"]
     fixed_cycles = re.search(r"total: (\d+) cycles", fixed.stderr)[1]
     assert_stated(f"prints `{fixed.stdout.strip()}` after {fixed_cycles} cycles")

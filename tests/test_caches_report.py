@@ -147,3 +147,20 @@ def test_the_knee_sentences_follow_from_the_runs():
                              for h, m in [(sum(c["cache_hits"] for c in res["mesi", n].cores),
                                            sum(c["cache_misses"] for c in res["mesi", n].cores)) for n in (1, 2, 4)])
     assert knee_line_has_rate and hits + misses > 0
+
+
+def test_the_demos_caches_headline_gives_a_lab_program_cycles_not_a_speedup(capsys):
+    # s2mc demo prints this after its caches steps: false_sharing's every core does the same work
+    from s2mc.cli.cmd_demo import _caches_summary
+    rows, results = [], {}
+    for cache in ("none", "mesi"):
+        for cores in (1, 2):
+            res, r = run(SHARING.format(stride=1), cores, cache)
+            rows += r
+            results[cache, cores] = res
+    _caches_summary(records.make_records(rows))
+    out = capsys.readouterr().out
+    assert "Caches, false_sharing: cycles (every core does the same work" in out and "speedup" not in out
+    mesi = next(ln for ln in out.splitlines() if ln.startswith("| mesi"))
+    assert [c.strip() for c in mesi.strip("|").split("|")] == ["mesi", f"{results['mesi', 1].cycles:,}",
+                                                              f"{results['mesi', 2].cycles:,}"]

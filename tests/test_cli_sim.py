@@ -111,3 +111,41 @@ def test_malformed_source_and_object(tmp_path):
     binary = tmp_path / "bin.obj"
     binary.write_bytes(b"\xff\xfe\x00\x81")
     one_line_error(s2mc("disasm", binary), "not a text file")
+
+
+def _sweep_table(stderr: str) -> tuple[list[str], dict[int, list[str]]]:
+    """A sweep's table on stderr: its head and, by core count, its row."""
+    lines = stderr.splitlines()
+    at = next(i for i, ln in enumerate(lines) if ln.startswith("cores  cycles"))
+    head = [h for h in lines[at].split("  ") if h.strip()]
+    body = {}
+    for ln in lines[at + 1:]:
+        if not ln.split() or not ln.split()[0].isdigit():
+            break
+        body[int(ln.split()[0])] = ln.split()
+    return [h.strip() for h in head], body
+
+
+@pytest.mark.parametrize("program,extra", [("spin_lock.s", ()), ("false_sharing.s", ("--cache", "mesi")),
+                                           ("spinlock.rz", ())])
+def test_sweep_of_a_program_whose_work_grows_says_time_ratio_not_speedup(tmp_path, program, extra):
+    # the lock programs do cores x rounds increments: 8 cores do 8 times the work of one
+    proc = s2mc("run", program, "--cores", "1,2,4", *extra, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    head, body = _sweep_table(proc.stderr)
+    assert head[2] == "time vs 1c" and not any("speedup" in h for h in head)
+    for n in (2, 4):   # the cycles over the 1-core run's, from the same table
+        assert body[n][2] == f"{int(body[n][1]) / int(body[1][1]):.2f}"
+    assert float(body[4][2]) > 1
+    assert "the program says `work: per core` (its work grows with the cores)" in proc.stderr
+
+
+def test_sweep_of_fixed_work_and_of_an_undeclared_copy_says_speedup(tmp_path):
+    proc = s2mc("run", "parallel_sum.s", "--cores", "2,4", cwd=tmp_path)
+    head, body = _sweep_table(proc.stderr)
+    assert head[2] == "speedup vs 2c" and body[4][2] == f"{int(body[2][1]) / int(body[4][1]):.2f}"
+    # the declaration travels with the file: a copy without it is the user's claim of fixed work
+    src = (ROOT / "workloads" / "asm" / "spin_lock.s").read_text()
+    (tmp_path / "mine.s").write_text("\n".join(ln for ln in src.splitlines() if "work: per core" not in ln) + "\n")
+    head, _ = _sweep_table(s2mc("run", "mine.s", "--cores", "1,2", cwd=tmp_path).stderr)
+    assert head[2] == "speedup"

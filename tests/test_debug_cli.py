@@ -262,3 +262,14 @@ def test_ctrl_c_stops_a_long_continue_with_the_state_whole(tmp_path):
     finally:
         child.close()
     assert child.exitstatus == 0
+
+
+def test_the_error_lines_the_docs_quote_are_what_the_debugger_prints(tmp_path):
+    """docs/debugger.md's bad commands, run as written: stderr is exactly its text block, line for line."""
+    from test_tour import run_in_order, stated_outputs
+    text = (Path(__file__).resolve().parents[1] / "docs" / "debugger.md").read_text()
+    [(cmds, want)] = [(c, w) for c, w in stated_outputs(text) if any("frobnicate" in line for line in c)]
+    done = run_in_order(cmds, tmp_path)
+    got = [ln for c in cmds for ln in done[c].stderr.splitlines()]
+    assert got == want
+    assert all(done[c].stdout == "" for c in cmds)          # every line of the block is an error line

@@ -27,6 +27,7 @@ from pathlib import Path
 from unittest import mock
 
 import pandas as pd
+import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings, strategies as st
 
@@ -329,8 +330,10 @@ def check(command: str, chosen: list[tuple[str | None, str]], flags: list[str]) 
 
 
 @st.composite
-def command_lines(draw, command: str):
+def command_lines(draw, command: str, leave_out: tuple[str, ...] = ()):
+    """One or two options with values, and up to two flags (none of `leave_out`)."""
     spec = SPECS[command]
+    flags_of = [f for f in spec["flags"] if f not in leave_out]
     names = ([None] if spec.get("args") else []) + list(spec["options"])
     chosen = []
     for _ in range(draw(st.sampled_from([1, 1, 1, 2])) if names else 0):
@@ -340,16 +343,16 @@ def command_lines(draw, command: str):
         if too_slow(option, value):
             value = "-1"
         chosen.append((option, value))
-    flags = draw(st.lists(st.sampled_from(spec["flags"]), unique=True, max_size=2)) if spec["flags"] else []
+    flags = draw(st.lists(st.sampled_from(flags_of), unique=True, max_size=2)) if flags_of else []
     return chosen, flags
 
 
-def _test(command: str, n: int):
+def _test(command: str, n: int, suffix: str = "", leave_out: tuple[str, ...] = ()):
     @examples(n)
-    @given(command_lines(command))
+    @given(command_lines(command, leave_out))
     def test(line):
         check(command, *line)
-    test.__name__ = f"test_{command.replace(' ', '_')}_options"
+    test.__name__ = f"test_{command.replace(' ', '_')}_options{suffix}"
     return test
 
 
@@ -369,7 +372,10 @@ test_encrypt_options = _test("encrypt", 150)
 test_decrypt_options = _test("decrypt", 50)
 test_gpu_options = _test("gpu", 150)
 test_report_options = _test("report", 40)
-test_demo_options = _test("demo", 50)
+# A demo that runs is seconds of simulation, a --full one minutes: a few quick ones in the default run,
+# fifty of either with the slow tests.
+test_demo_options = _test("demo", 8, leave_out=("--full",))
+test_demo_options_many = pytest.mark.slow(_test("demo", 50, "_many"))
 test_sweep_options = _test("sweep", 40)
 test_examples_options = _test("examples", 3)
 test_lab_options = _test("lab", 2)

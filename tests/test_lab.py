@@ -194,3 +194,17 @@ def test_the_lab_readme_runs_only_what_setup_installs():
     # what the text names outside the block is installed where it says, or says how to install it
     if "jupyter notebook" in text:
         assert "pip install notebook" in text or shutil.which("jupyter", path=str(venv_bin))
+
+
+def test_the_readme_and_the_server_page_name_every_exercise():
+    """docs/lab/README.md lists the exercises as the generated worksheet titles them, 6b included, and
+    docs/server.md's Exercises row names every section number."""
+    import re
+    readme = (LAB / "README.md").read_text()
+    titles = [c.source.lstrip("# ").split("\n", 1)[0] for c in lab.notebook(answers=False).cells
+              if c.cell_type == "markdown" and re.match(r"## \d", c.source)]
+    assert titles == [s.title for s in lab.SECTIONS] and "6b. Private caches: false sharing" in titles
+    assert re.findall(r"^- (\d+b?\. .+)$", readme, re.M) == titles
+    row = next(ln for ln in (ROOT / "docs" / "server.md").read_text().splitlines() if ln.startswith("| Exercises |"))
+    for t in titles:
+        assert re.search(rf"\b{t.split('.')[0]}\b", row), t

@@ -313,7 +313,7 @@ def seed_rows() -> pd.DataFrame:
 
 
 @pytest.mark.parametrize("cpus", [16, 2])
-def test_host_sentences_come_from_the_manifest(tmp_path, cpus):
+def test_host_sentences_come_from_the_manifest(tmp_path, cpus, undrawn):
     """The same records reported from a 16-CPU and a 2-CPU manifest: every sentence about the host says
     what the manifest says (never '2 shared vCPUs' as fixed text), and only the threads beyond its CPUs
     are called oversubscribed."""

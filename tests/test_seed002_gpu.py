@@ -97,7 +97,7 @@ def _small_sim_results():
                                       engine="fast", cores=1, bytes=32, metric="cycles", value=9000)])
 
 
-def test_report_without_gpu_records(tmp_path, monkeypatch):
+def test_report_without_gpu_records(tmp_path, monkeypatch, undrawn):
     # without the runs checked in under analysis/gpu_measurements/ (tests/test_gpu_measured.py has them)
     monkeypatch.setattr(report, "gpu_measured_records", records.empty)
     res = tmp_path / "res"

@@ -58,7 +58,7 @@ def test_seed001_beside_speedups():
 
 
 @pytest.mark.skipif(not native.available(), reason="native AES extension not built")
-def test_tiny_measurement_and_report_section(tmp_path):
+def test_tiny_measurement_and_report_section(tmp_path, undrawn):
     from s2mc.analysis import report
     df = measure.measure([256 * KB], [KB, 16 * KB], min_seconds=0.0, min_reps=1)
     assert set(df["experiment"]) == {"seed001_ours", "seed004_ours"}

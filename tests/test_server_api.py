@@ -90,6 +90,17 @@ def test_sweep_is_one_run_per_core_count(api):
     every = _cli_json("parallel_sum.s", "--cores", "1,2,4")
     assert [r["cores"] for r in got["runs"]] == [1, 2, 4]
     assert [(r["cycles"], r["stall_cycles"]) for r in got["runs"]] == [(e["cycles"], e["stall_cycles"]) for e in every]
+    assert got["work_per_core"] is False                      # fixed work: the page shows a speedup
+
+
+@pytest.mark.parametrize("name,language", [("spin_lock.s", "asm"), ("spinlock.rz", "rz")])
+def test_sweep_says_when_the_work_grows_with_the_cores(api, name, language):
+    # the lock programs' every core does the same increments: the page shows a time ratio, as the CLI does
+    got = api.post("/api/sweep", json={"source": example(name), "language": language, "cores": [1, 2],
+                                       "params": {}}).json()
+    assert got["work_per_core"] is True
+    assert "time vs 1c" in subprocess.run([S2MC, "run", name, "--cores", "1,2"], capture_output=True, text=True,
+                                          check=True).stderr
 
 
 def test_timeline_is_the_page_s2mc_run_writes(api, tmp_path):
@@ -226,3 +237,12 @@ def test_the_docs_example_answers_what_the_docs_say(api):
     said = text.split("answers `", 1)[1].split(", ...}`", 1)[0] + "}"
     got = api.post("/api/run", json=body).json()
     assert {k: got[k] for k in json.loads(said)} == json.loads(said)
+
+
+def test_the_test_client_loads_without_a_deprecation_warning():
+    """Starlette's TestClient deprecates plain httpx for httpx2 (what `make setup` installs): loading it, as
+    every server test does, prints no StarletteDeprecationWarning."""
+    import sys
+    proc = subprocess.run([sys.executable, "-W", "always", "-c", "import fastapi.testclient"], capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0 and "DeprecationWarning" not in proc.stderr, proc.stderr

@@ -4,7 +4,7 @@ import json
 import os
 import subprocess
 
-import httpx
+import httpx2
 import pytest
 
 from serve_helpers import S2MC, example, live_server
@@ -21,12 +21,12 @@ def test_a_real_server_with_a_token_from_the_environment(monkeypatch):
     monkeypatch.setenv("S2MC_SERVE_TOKEN", "class-7")
     with live_server("--workers", "1") as url:
         body = {"source": example("barrier.s"), "language": "asm", "params": {"cores": 3}}
-        refused = httpx.post(url + "/api/run", json=body, timeout=60)
+        refused = httpx2.post(url + "/api/run", json=body, timeout=60)
         assert refused.status_code == 401
-        got = httpx.post(url + "/api/run", json=body, headers={"Authorization": "Bearer class-7"}, timeout=60)
+        got = httpx2.post(url + "/api/run", json=body, headers={"Authorization": "Bearer class-7"}, timeout=60)
         assert got.status_code == 200 and got.json() == _cli("barrier.s", "--cores", "3")
         # a session left open when the server stops is closed with it (live_server checks the processes)
-        opened = httpx.post(url + "/api/debug", json=body, headers={"Authorization": "Bearer class-7"}, timeout=60)
+        opened = httpx2.post(url + "/api/debug", json=body, headers={"Authorization": "Bearer class-7"}, timeout=60)
         assert opened.status_code == 200
 
 
@@ -35,7 +35,7 @@ def test_runs_on_an_existing_dask_cluster():
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         with live_server("--executor", "dask", "--scheduler", cluster.scheduler_address) as url:
             body = {"source": example("parallel_sum.s"), "language": "asm", "params": {"cores": 2}}
-            got = httpx.post(url + "/api/run", json=body, timeout=120)
+            got = httpx2.post(url + "/api/run", json=body, timeout=120)
             assert got.status_code == 200, got.text
             assert got.json() == _cli("parallel_sum.s", "--cores", "2")
             # the job ran on the cluster's worker, not here

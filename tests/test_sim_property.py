@@ -47,9 +47,16 @@ def assert_matches_reference(src, cfg):
     assert fast.read(0, MEM) == ref.mem
 
 
-@settings(max_examples=2000)
+@settings(max_examples=500)
 @given(programs(), configs)
 def test_fast_engine_matches_reference(src, cfg):
+    assert_matches_reference(src, cfg)
+
+
+@pytest.mark.slow
+@settings(max_examples=2000)
+@given(programs(), configs)
+def test_fast_engine_matches_reference_many(src, cfg):
     assert_matches_reference(src, cfg)
 
 
@@ -59,10 +66,17 @@ def test_fast_engine_matches_reference_long_programs(src, cfg):
     assert_matches_reference(src, cfg)
 
 
-@settings(max_examples=600)
+@settings(max_examples=200)
 @given(programs(), cache_configs())
 def test_fast_engine_matches_reference_with_caches(src, cfg):
     """Every protocol and cache shape: cycles, every counter (the caches' included), memory."""
+    assert_matches_reference(src, cfg)
+
+
+@pytest.mark.slow
+@settings(max_examples=600)
+@given(programs(), cache_configs())
+def test_fast_engine_matches_reference_with_caches_many(src, cfg):
     assert_matches_reference(src, cfg)
 
 

@@ -96,7 +96,7 @@ def test_s2mc_run_sweep_of_the_xchg_program(tmp_path):
     assert manifest["params"]["mem_words"] == 16
 
 
-def test_spin_lock_records_hold_the_simulators_own_counts(tmp_path):
+def test_spin_lock_records_hold_the_simulators_own_counts(tmp_path, undrawn):
     """The records' acceptance check: spin_lock.s (xchg) on 1, 2, 4 cores into r.parquet."""
     out = tmp_path / "r.parquet"
     res = run_cli(SPIN_LOCK, "--cores", "1,2,4", "--out", out)

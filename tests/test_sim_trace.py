@@ -327,7 +327,7 @@ def _check_bounded(tmp_path, engine, iters):
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_traced_run_memory_is_bounded(tmp_path, engine):
-    _check_bounded(tmp_path, engine, 25_000)     # 250 000 and 1 000 000 cycles
+    _check_bounded(tmp_path, engine, 10_000)     # 100 000 and 400 000 cycles: a whole log would be 100+ MB more
 
 
 @pytest.mark.slow

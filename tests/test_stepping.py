@@ -4,7 +4,7 @@ core states, counters, memory, output, the bus); breakpoints and watches stop at
 reference model reaches them; stepping to the end gives exactly Machine.run()'s result. Random
 programs from s2gen.py, and the worked example of docs/timing-model.md by hand."""
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from s2gen import WINDOW, configs, programs
@@ -68,6 +68,11 @@ def plain_run(prog, cfg):
         return None, f.fault
 
 
+# The default run draws a third of the profile's examples; the *_many tests (slow) draw them all.
+LIGHT = settings(max_examples=max(1, settings().max_examples // 3))
+
+
+@LIGHT
 @given(programs(), configs, st.lists(st.integers(1, 30), max_size=10))
 def test_pauses_match_the_reference_and_the_end_matches_a_plain_run(src, cfg, gaps):
     prog = assemble(src)
@@ -137,6 +142,13 @@ def ref_next_stop(ref, prog, breaks, watches, first):
                 return c + 1, at, (cyc, core, pc, address, before, after)
 
 
+@pytest.mark.slow
+@given(programs(), configs, st.lists(st.integers(1, 30), max_size=10))
+def test_pauses_match_the_reference_and_the_end_matches_a_plain_run_many(src, cfg, gaps):
+    test_pauses_match_the_reference_and_the_end_matches_a_plain_run.hypothesis.inner_test(src, cfg, gaps)
+
+
+@LIGHT
 @given(programs(), configs, st.data())
 def test_breakpoints_and_watches_stop_where_the_reference_model_does(src, cfg, data):
     prog = assemble(src)
@@ -174,6 +186,12 @@ def test_breakpoints_and_watches_stop_where_the_reference_model_does(src, cfg, d
         assert_same_state(s, ref, cfg["mem_latency"])
     if fault is None:
         assert_same_result(s.finish(), plain)
+
+
+@pytest.mark.slow
+@given(programs(), configs, st.data())
+def test_breakpoints_and_watches_stop_where_the_reference_model_does_many(src, cfg, data):
+    test_breakpoints_and_watches_stop_where_the_reference_model_does.hypothesis.inner_test(src, cfg, data)
 
 
 # -- by hand: the worked example of docs/timing-model.md ------------------------------------------

@@ -53,6 +53,30 @@ def _description(path: Path) -> str:
     return ""
 
 
+#: The header line by which a program says that each core does the same work, so that n cores do n
+#: times as much and a sweep's cycles(1) / cycles(n) is no speedup (`s2mc run --cores 1,2,4,8`).
+WORK_PER_CORE = "work: per core"
+
+
+def declares_work_per_core(source: str) -> bool:
+    """Whether a program's text (.s or .rz) has a comment line that starts `; work: per core`
+    (`// work: per core` in Rz). The examples put it last, so that no line number moves."""
+    for line in source.splitlines():
+        text = line.strip()
+        if text.startswith((";", "//")) and text.lstrip(";/").strip().startswith(WORK_PER_CORE):
+            return True
+    return False
+
+
+def work_per_core(path: str | os.PathLike) -> bool:
+    """declares_work_per_core for a program file (a bundled example by name too); an .obj has no
+    comments: False."""
+    path = resolve(path)
+    if not str(path).endswith((".s", ".rz")) or not Path(path).is_file():
+        return False
+    return declares_work_per_core(Path(path).read_text(encoding="utf-8", errors="replace"))
+
+
 def all_examples() -> list[Example]:
     """Every bundled example, assembly first, each folder sorted by name."""
     out = []

@@ -206,9 +206,11 @@ async function sweep() {
   const res = await busy(`sweeping ${cores.length} core counts`,
                          () => api("POST", "/api/sweep", { ...program(), params: machine(), cores }));
   $("sweep-plot").innerHTML = plot(res.runs);
-  const base = res.runs[0].cycles;
-  table($("sweep-table"), res.runs.map((r) => ({ ...r, speedup: (base / r.cycles).toFixed(2) })),
-        ["cores", "cycles", "speedup", "stall_cycles", "bus_wait_cycles", "instructions", "bus_utilisation"]);
+  // a program whose work grows with the cores (`; work: per core`) gets a time ratio, not a speedup
+  const base = res.runs[0], ratio = res.work_per_core ? `time vs ${base.cores}c` : "speedup";
+  table($("sweep-table"), res.runs.map((r) => ({
+          ...r, [ratio]: (res.work_per_core ? r.cycles / base.cycles : base.cycles / r.cycles).toFixed(2) })),
+        ["cores", "cycles", ratio, "stall_cycles", "bus_wait_cycles", "instructions", "bus_utilisation"]);
 }
 
 // -- the debugger: the interpreter of `s2mc debug`, one command at a time ------------------------------

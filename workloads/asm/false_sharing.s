@@ -40,3 +40,4 @@
 :counters
   0
 .end
+; work: per core (every core does `rounds` increments of its own counter: n cores do n times the work)

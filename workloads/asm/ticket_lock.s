@@ -54,3 +54,4 @@
 :counter
   0
 .end
+; work: per core (every core does `rounds` locked increments: n cores do n times the work)

@@ -38,3 +38,4 @@
 :counter
   0
 .end
+; work: per core (every core does `rounds` locked increments: n cores do n times the work)
