@@ -28,6 +28,12 @@ def _max_threads() -> int:
 
 
 _MEMORY = "this machine's memory"
+#: Every implementation name once (AES and Camellia share vaes and aesni), from the libraries' tables.
+_IMPL_NAMES = tuple(dict.fromkeys(("auto", *(i for c in CIPHERS for i in CIPHER_IMPLS[c]),
+                                   *(i for c in CRYPTREC_CIPHERS for i in CRYPTREC_IMPLS[c]), "all")))
+#: Which cipher each implementation belongs to, for the help: "aes: vaes512, vaes, ...; camellia: ...".
+_IMPLS_PER_CIPHER = "; ".join(f"{c}: {', '.join(names)}" for c, names in (*CIPHER_IMPLS.items(),
+                                                                          *CRYPTREC_IMPLS.items()))
 
 
 @click.command("native")
@@ -40,12 +46,9 @@ _MEMORY = "this machine's memory"
 @click.option("--cipher", "ciphers", type=Choices(CIPHERS + CRYPTREC_CIPHERS), default="aes", show_default=True,
               help="Comma-separated ciphers: aes, camellia (RFC 3713), sc2000, hierocrypt3 (seed 002's "
                    "CRYPTREC ciphers: table implementations, contiguous chunks); each runs the whole grid.")
-@click.option("--impl", "impls", type=Choices(("auto", *(i for c in CIPHERS for i in CIPHER_IMPLS[c]),
-                                                *(i for c in CRYPTREC_CIPHERS for i in CRYPTREC_IMPLS[c]), "all")),
-              default="auto", show_default=True,
-              help="Comma-separated implementations: auto, ttable, aesni, vaes, vaes512 (AES), vaes, aesni, sptable "
-                   "(Camellia), table-11-10-11, table-6-10-10-6, table-6-5-5-5-5-6 (SC2000), table "
-                   "(Hierocrypt-3), or 'all' (every one this CPU supports).")
+@click.option("--impl", "impls", type=Choices(_IMPL_NAMES), metavar="IMPL,...", default="auto", show_default=True,
+              help="Comma-separated implementations of the chosen ciphers: " + _IMPLS_PER_CIPHER +
+                   "; auto: the best this CPU runs, all: every one it runs.")
 @click.option("--strategy", "strategies", type=Choices(STRATEGIES), default="contiguous", show_default=True,
               help="Comma-separated: coarse, extended, contiguous.")
 @click.option("--block-bytes", type=Size(16, host_memory, multiple=16, many=True, why=_MEMORY), default="1024",
