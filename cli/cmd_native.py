@@ -8,6 +8,7 @@ import sys
 import click
 
 from s2mc.common.errors import S2mcError
+from s2mc.common.measure import MIN_SAMPLES
 from s2mc.common.units import human_size
 from s2mc.workloads.cipher_host import host_memory
 from s2mc.workloads.native import CIPHER_IMPLS, CIPHERS, MAX_MIN_SECONDS, MAX_REPS, MAX_THREADS, STRATEGIES
@@ -60,10 +61,11 @@ _IMPLS_PER_CIPHER = "; ".join(f"{c}: {', '.join(names)}" for c, names in (*CIPHE
 @click.option("--multi", is_flag=True, help="Every thread encrypts its own buffer of each size (like "
               "`openssl speed -multi N`) and the aggregate throughput is reported; --strategy is ignored.")
 @click.option("--min-seconds", type=Seconds(0, MAX_MIN_SECONDS), default=0.1, show_default=True,
-              help=f"Repeat each measurement at least this long, 0..{MAX_MIN_SECONDS:g} s (best run is "
-              "reported; 0: --reps alone decides).")
+              help=f"Time each measurement's samples for at least this long, 0..{MAX_MIN_SECONDS:g} s (the "
+              "median sample is reported, with the spread; 0: --reps alone decides).")
 @click.option("--reps", type=Integer(1, MAX_REPS), default=3, show_default=True,
-              help=f"At least this many timed runs (1..{MAX_REPS}).")
+              help=f"At least this many timed samples (1..{MAX_REPS}; never fewer than {MIN_SAMPLES}: a median "
+              "and a spread need them).")
 @click.option("--experiment", type=Text(), default="native", show_default=True, help="The records' experiment name.")
 @click.option("--out", "out_path", type=OutputFile("records", stdout=False), help="Write records (Parquet, or CSV "
               "when the name ends in .csv) and a manifest next to it.")
@@ -135,7 +137,7 @@ def native_cmd(threads, sizes, ciphers, impls, strategies, block_bytes, key_bits
         path = records.write(df, out_path, params=params)
         click.echo(f"wrote {len(df)} records to {path}", err=True)
     if not as_json:
-        click.echo(summary_legend(vs_openssl))
+        click.echo(summary_legend(summaries, vs_openssl))
     if as_json:
         click.echo(json.dumps({"results": summaries, "records": df.astype(object).to_dict("records")},
                               indent=2, default=str))
