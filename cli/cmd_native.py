@@ -172,7 +172,8 @@ _CPUS = "the CPUs this process may use: each thread is pinned to its own"
 @click.option("--round-trips", type=Integer(100, COHERENCE_MAX, multiple=100), default=20_000, show_default=True,
               help="Line round trips in ping-pong (a multiple of 100: they are timed 100 at a time).")
 @click.option("--reps", type=Integer(1, COHERENCE_MAX_REPS), default=3, show_default=True,
-              help="Repetitions of each false-sharing and lock measurement (the best is reported).")
+              help="Repetitions of each false-sharing and lock measurement after an untimed warm-up (the "
+              "median is reported, with the spread).")
 @click.option("--experiment", type=Text(), default="coherence_native", show_default=True,
               help="The records' experiment name.")
 @click.option("--out", "out_path", type=OutputFile("records", stdout=False), help="Write records (Parquet, or CSV "
