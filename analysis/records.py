@@ -112,7 +112,8 @@ COLUMN_DOCS: dict[str, str] = {
               "get the workload's first word when it names a cipher (`aes-128-ecb-enc` is `aes`), so "
               "they read as AES.",
     "spread": "How far the repeated samples behind `value` scattered: their median absolute deviation / "
-              "their median (0.02 = 2 %); for a ratio, the same over the paired samples' ratios. 0 for a "
+              "their median (0.02 = 2 %); for a ratio of two timings, propagated from theirs (the root of the "
+              "sum of their squares). 0 for a "
               "figure that is not a repeated timing (simulated counts, transcribed tables).",
     "disturbed": "True when the machine's other load disturbed the timing: its spread is over 5 % "
                  "(s2mc.common.measure.MAX_SPREAD) or it broke an invariant (t threads faster than t times "

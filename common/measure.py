@@ -5,7 +5,7 @@ thing in every table and a disturbed one is said to be disturbed.
     from s2mc.common.measure import measure
     t = measure({"ours": ours.sample, "openssl": ossl.sample}, min_reps=3, min_seconds=0.1)
     t["ours"].median, t["ours"].spread, t["ours"].disturbed, t["ours"].why
-    ratio, spread = paired_ratio(t["openssl"], t["ours"])
+    r, spread = ratio(t["openssl"], t["ours"])
 
 A sampler is `sample(loops) -> seconds` (or `(seconds, cycles)`): it runs the work `loops` times
 and returns how long that took (the native ones time inside C++, with the GIL released). The
@@ -17,8 +17,8 @@ spread, a warning when the spread is large) and Google Benchmark (repetitions an
    sample is too short for the clock (a sampler that keeps returning ~0 s gets more loops, never
    a throughput of 0 or infinity; one that stays at 0 s is an error, not a figure);
 3. A/B alternation: the samplers take turns, one sample each per round (A B, then B A), until
-   every one has `min_reps` samples (at least `MIN_SAMPLES`) and `min_seconds` of them, so a
-   burst of other load hits all of them alike;
+   every one has `min_reps` samples (at least `MIN_SAMPLES`) and `min_seconds` of them, so
+   load that lasts longer than a sample hits all of them alike;
 4. statistics (the standard library's `statistics`): the median of the per-loop times is the
    figure, the spread is their median absolute deviation over the median (robust: one
    outlier moves neither), and a timing whose spread exceeds `max_spread` is disturbed.
@@ -163,12 +163,12 @@ def measure(samplers: Mapping[str, Sampler], *, min_reps: int = MIN_SAMPLES, min
     return {n: Timing(tuple(secs[n]), loops[n], tuple(cycles[n]), max_spread) for n in names}
 
 
-def paired_ratio(num: Timing, den: Timing) -> tuple[float, float]:
-    """The median and spread of num / den over samples taken side by side (round i of one against
-    round i of the other): a burst of load that slowed both cancels out of the ratio."""
-    k = min(len(num.seconds), len(den.seconds))
-    ratios = [num.seconds[i] / den.seconds[i] for i in range(k)]
-    return statistics.median(ratios), relative_spread(ratios)
+def ratio(num: Timing, den: Timing) -> tuple[float, float]:
+    """num's median / den's, and its spread propagated from theirs (hyperfine's relative speed:
+    the root of the sum of the squared relative spreads). Both were sampled in alternation over the
+    same stretch of time, so load that lasts longer than a sample hits both medians alike; a burst
+    shorter than a sample hits one sample of one of them, and the medians ignore it."""
+    return num.median / den.median, (num.spread ** 2 + den.spread ** 2) ** 0.5
 
 
 def scaling_excess(rate: float, threads: int, base_rate: float, base_threads: int) -> str:

@@ -71,15 +71,18 @@ def test_at_least_three_samples_and_at_least_min_seconds():
     assert len(m.measure({"x": Script([1e-3])}, min_reps=1, min_seconds=0.01)["x"].seconds) == 10
 
 
-def test_the_paired_ratio_cancels_load_that_hits_both():
+def test_the_ratio_of_alternated_medians_cancels_load_that_hits_both():
     # the machine's load multiplies both samplers' times alike, round by round
     load = [1, 3, 1.5, 7, 1, 2, 4]
     a = Script([2e-3] * 2 + [2e-3 * x for x in load])      # ours: 2 ms x load
     b = Script([5e-3] * 2 + [5e-3 * x for x in load])      # OpenSSL: 5 ms x load
     t = m.measure({"ours": a, "openssl": b}, min_reps=len(load), min_seconds=0)
-    assert t["ours"].disturbed and t["openssl"].disturbed
-    ratio, spread = m.paired_ratio(t["openssl"], t["ours"])
-    assert ratio == pytest.approx(2.5) and spread == pytest.approx(0)
+    assert t["ours"].median == 4e-3 and t["openssl"].median == 1e-2        # the median load is 2
+    r, spread = m.ratio(t["openssl"], t["ours"])
+    # each spread: deviations from 2 of 1 1 .5 5 1 0 2 -> MAD 1, half the median; propagated: 0.5 x sqrt(2)
+    assert r == pytest.approx(2.5) and spread == pytest.approx(0.5 * 2 ** 0.5)
+    quiet = m.Timing((1e-3,) * 3, 1)
+    assert m.ratio(quiet, m.Timing((4e-3,) * 3, 1)) == (0.25, 0.0)
 
 
 def test_scaling_beyond_perfect_is_named():

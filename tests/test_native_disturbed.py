@@ -81,19 +81,25 @@ def test_two_threads_beyond_twice_one_thread_are_disturbed():
     assert not any(s["disturbed"] for s in ss)
 
 
-def test_openssl_is_timed_beside_ours_and_the_ratio_is_paired():
-    # load hits both alike, round by round (ours 2 ms x load, OpenSSL 5 ms x load): each alone is disturbed,
-    # their paired ratio is exactly 2.5 with no spread
+def test_openssl_is_timed_beside_ours_and_its_row_is_disturbed_with_it():
+    # OpenSSL's samples 5 ms x load, load 1 3 1.5 7 1: median 7.5 ms, MAD 2.5 ms (a third); ours steady 2 ms
     load = [1, 1, 1, 3, 1.5, 7, 1]
-    script = {("ours", 1): [2e-3 * x for x in load], ("openssl", 1): [5e-3 * x for x in load]}
+    script = {("ours", 1): [2e-3], ("openssl", 1): [5e-3 * x for x in load]}
     (s,), rows = run_grid(grid(vs_openssl=True), run_id="r", make=fake(script))
-    assert s["ratio"] == pytest.approx(2.5) and s["ratio_spread"] == pytest.approx(0)
-    assert s["disturbed"] and "openssl spread" in s["why"]
+    assert s["ratio"] == pytest.approx(3.75) and s["ratio_spread"] == pytest.approx(1 / 3)
+    assert s["spread"] == 0 and s["openssl_spread"] == pytest.approx(1 / 3)
+    assert s["disturbed"] and s["why"] == "openssl spread 33.3% > 5%"
     line = format_summary(s)
-    assert "ratio  2.50x   ±0.0%" in line and line.endswith("DISTURBED: spread 33.3% > 5%; openssl spread 33.3% > 5%")
+    assert "ratio  3.75x  ±33.3%" in line and line.endswith("DISTURBED: openssl spread 33.3% > 5%")
     df = records.make_records(rows)
     ratio = df[df["metric"] == "speedup_vs_openssl"]
-    assert ratio["value"].iloc[0] == pytest.approx(2.5) and ratio["disturbed"].iloc[0]
+    assert ratio["value"].iloc[0] == pytest.approx(3.75) and ratio["disturbed"].iloc[0]
+    assert ratio["spread"].iloc[0] == pytest.approx(1 / 3)
+    ossl = df[(df["engine"] == "openssl") & (df["metric"] == "seconds")]
+    assert ossl["value"].iloc[0] == pytest.approx(7.5e-3) and ossl["disturbed"].iloc[0]
+    # both steady: not disturbed
+    (s,), _ = run_grid(grid(vs_openssl=True), run_id="r", make=fake({("ours", 1): [2e-3], ("openssl", 1): [5e-3]}))
+    assert not s["disturbed"] and s["ratio"] == pytest.approx(2.5) and s["ratio_spread"] == 0
 
 
 def test_a_clock_too_coarse_for_the_work_gets_more_loops_never_zero():
