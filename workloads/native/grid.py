@@ -77,7 +77,8 @@ def run_grid(grid: NativeGrid, *, run_id: str, experiment: str = "native", progr
 
     With vs_openssl, ours and OpenSSL are timed in alternation (a sample of one, then of the
     other) so that load on the machine hits both alike; the ratio is OpenSSL's median / ours, its
-    spread propagated from theirs, and the row is disturbed when either timing is. A summary per measurement: impl, strategy, block_bytes, threads, bytes,
+    spread propagated from theirs, and the row is disturbed when either timing is. A summary per
+    measurement: impl, strategy, block_bytes, threads, bytes,
     total_bytes, seconds (the median sample), gb_per_s, cycles_per_byte, spread, samples, reps,
     disturbed and why (and openssl_gb_per_s, openssl_spread, ratio, ratio_spread with vs_openssl);
     `log` is called with each as it is measured. cycles_per_byte is time-stamp-counter ticks x
