@@ -21,6 +21,7 @@ import pandas as pd
 from s2mc.analysis import caches, coverage, derive, fidelity, model, plots, records, seeds, summaries
 from s2mc.analysis.seed003 import SEED003_BYTES, SEED003_VARIANT, SEED003_WORKLOAD
 from s2mc.common.errors import S2mcError
+from s2mc.common.measure import figure
 from s2mc.common.outputs import make_folder, write_output
 
 
@@ -409,7 +410,7 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
             b.append(Block("p", text))
         b.append(Block("p", "**Throughput, GB/s** (a row per backend, cipher, key size, mode, implementation, "
                             "strategy and data size; the seeds' own runs are in 4.1-4.5)"))
-        gb_table = summaries.native_pivot(nat, "gb_per_second", lambda v: f"{v:.2f}")
+        gb_table = summaries.native_pivot(nat, "gb_per_second", figure)   # never 0.00: a tiny rate keeps its digits
         marked = _mark_disturbed(gb_table, nat, ours_d)
         b.append(Block("table", table=gb_table))
         if marked:
@@ -417,7 +418,7 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
                                 "the samples spread over 5 % or beat perfect scaling from fewer threads, so the "
                                 "machine's other load changed them. Read them as what a busy machine gave, not as the code's speed, and "
                                 "rerun them on a quiet machine (docs/native.md, \"Reading a disturbed row\")."))
-        sp_table = summaries.native_pivot(nat, "speedup", lambda v: f"{v:.2f}", scaling_only=True)
+        sp_table = summaries.native_pivot(nat, "speedup", figure, scaling_only=True)
         if len(sp_table):
             _mark_disturbed(sp_table, nat[nat["speedup"].notna()], ours_d, scaling_only=True)
             b.append(Block("p", "**Speedup over one thread** (the configurations measured at several thread "
