@@ -417,7 +417,7 @@ def report_parts(df, reference, out_dir) -> list[tuple]:
     table = hypothesis_table(df)
     if table.empty:
         parts.append(("p", "No hypothesis table in these results: `s2mc fidelity --out DIR/fidelity.parquet` "
-                           "runs every hypothesis (two to three minutes)."))
+                           "runs every hypothesis."))
     else:
         parts.append(("p", f"**Hypotheses** about the paper's machine and program, each calibrated to its 1-core "
                            f"cells only; errors are mean |ours/paper - 1| over the 10 multi-core cells and all 14; "

@@ -43,18 +43,18 @@ from s2mc.common.values import plain
 #: The columns, in order. Nothing else may appear in a records frame.
 COLUMNS: tuple[str, ...] = (
     "run_id", "experiment", "source", "platform", "workload", "variant", "engine",
-    "cores", "core", "bytes", "metric", "value", "unit", "cipher",
+    "cores", "core", "bytes", "metric", "value", "unit", "cipher", "spread", "disturbed",
 )
 
-#: Column kinds: "str", "int" (int64) or "float" (float64).
+#: Column kinds: "str", "int" (int64), "float" (float64) or "bool".
 KINDS: dict[str, str] = {
     "run_id": "str", "experiment": "str", "source": "str", "platform": "str", "workload": "str",
     "variant": "str", "engine": "str", "cores": "int", "core": "int", "bytes": "int",
-    "metric": "str", "value": "float", "unit": "str", "cipher": "str",
+    "metric": "str", "value": "float", "unit": "str", "cipher": "str", "spread": "float", "disturbed": "bool",
 }
 
 #: pandas dtypes used for every frame this module returns.
-DTYPES: dict[str, str] = {c: {"str": "string", "int": "int64", "float": "float64"}[k]
+DTYPES: dict[str, str] = {c: {"str": "string", "int": "int64", "float": "float64", "bool": "bool"}[k]
                           for c, k in KINDS.items()}
 
 #: Allowed values of `source`.
@@ -64,7 +64,12 @@ SOURCES: tuple[str, ...] = ("sim", "native", "cuda", "opencl", "reference")
 DEFAULTS: dict[str, object] = {
     "experiment": "", "platform": "", "workload": "", "variant": "", "engine": "",
     "cores": 1, "core": -1, "bytes": 0, "cipher": None,    # None: from the workload (cipher_of_workloads)
+    "spread": 0.0, "disturbed": False,
 }
+
+#: Columns that records written before they existed lack: read as their default (a figure that is
+#: not a repeated measurement has no spread and was not judged disturbed).
+ADDED_LATER: tuple[str, ...] = ("spread", "disturbed")
 
 #: Ciphers a `cipher` value may name (besides "" for runs that are not a cipher).
 CIPHERS: tuple[str, ...] = ("aes", "camellia")
@@ -100,12 +105,21 @@ COLUMN_DOCS: dict[str, str] = {
     "core": "The core/thread the row describes, 0-based; -1 for the whole run.",
     "bytes": "Size of the data processed (plaintext bytes); 0 when not applicable.",
     "metric": "Name of the measured or derived quantity: one of the declared metrics below.",
-    "value": "The number (float64, finite).",
+    "value": "The number (float64, finite). For a repeated real-hardware timing (`source` native; "
+             "s2mc.common.measure) it is the median of the timed samples, not the best one.",
     "unit": "Unit of `value`; must equal the metric's declared unit.",
     "cipher": "The block cipher the run computed: `aes`, `camellia`; empty when the run is not a cipher "
               "(a teaching program). A row that leaves it out, and records written before the column existed, "
               "get the workload's first word when it names a cipher (`aes-128-ecb-enc` is `aes`), so "
               "they read as AES.",
+    "spread": "How far the repeated samples behind `value` scattered: their median absolute deviation / "
+              "their median (0.02 = 2 %); for a ratio of two timings, propagated from theirs (the root of the "
+              "sum of their squares). 0 for a "
+              "figure that is not a repeated timing (simulated counts, transcribed tables).",
+    "disturbed": "True when the machine's other load disturbed the timing: its spread is over 5 % "
+                 "(s2mc.common.measure.MAX_SPREAD) or it broke an invariant (t threads faster than t times "
+                 "fewer threads' rate). Read such a row as a lower bound of the machine and rerun it on a "
+                 "quiet one (docs/native.md, \"Reading a disturbed row\").",
 }
 
 # --------------------------------------------------------------------------------------------------
@@ -286,6 +300,8 @@ def _coerce(df: pd.DataFrame) -> pd.DataFrame:
                     bad = s[s.isna()].index[0]
                     raise S2mcError(f"records: column {col!r}: missing value at row {bad}")
                 df[col] = s.astype(str).astype(DTYPES[col])
+            elif kind == "bool":
+                df[col] = s.map(_as_bool).astype("bool")
             elif kind == "int":
                 num = pd.to_numeric(s, errors="raise")
                 if num.isna().any():
@@ -306,6 +322,18 @@ def _coerce(df: pd.DataFrame) -> pd.DataFrame:
     return df[list(COLUMNS)].reset_index(drop=True)
 
 
+def _as_bool(v: object) -> bool:
+    """A bool from Parquet (bool), CSV (True/False text) or a hand-written 0/1; ValueError otherwise."""
+    if isinstance(v, bool) or (hasattr(v, "dtype") and getattr(v, "dtype").kind == "b"):
+        return bool(v)
+    text = str(v).strip().lower()
+    if text in ("true", "1", "1.0"):
+        return True
+    if text in ("false", "0", "0.0"):
+        return False
+    raise ValueError(f"{excerpt(str(v))!r} is not true or false")
+
+
 def cipher_of_workloads(workloads: pd.Series) -> pd.Series:
     """The `cipher` of records that lack the column: the workload's first word when it names a
     cipher (`aes-128-ecb-enc` -> aes), else empty."""
@@ -322,6 +350,10 @@ def validate(df: pd.DataFrame) -> pd.DataFrame:
         raise S2mcError(f"records: expected a pandas DataFrame, got {type(df).__name__}")
     if "cipher" not in df.columns and "workload" in df.columns:
         df = df.assign(cipher=cipher_of_workloads(df["workload"]))
+    # absent, or an empty cell of a CSV: the default
+    df = df.assign(**{c: (df[c].astype(object).map(lambda v: DEFAULTS[c] if v is None or v == "" or
+                                                     (isinstance(v, float) and math.isnan(v)) else v)
+                          if c in df.columns else DEFAULTS[c]) for c in ADDED_LATER})
     missing = [c for c in COLUMNS if c not in df.columns]
     if missing:
         raise S2mcError(f"records: column {missing[0]!r} is missing "
@@ -350,6 +382,8 @@ def validate(df: pd.DataFrame) -> pd.DataFrame:
     bad("core", (df["core"] >= df["cores"]) & (df["cores"] > 0), "core index >= cores")
     bad("bytes", df["bytes"] < 0, "bytes must be >= 0")
     bad("value", ~df["value"].map(math.isfinite).astype(bool), "value must be finite")
+    bad("spread", ~(df["spread"].map(math.isfinite).astype(bool) & (df["spread"] >= 0)),
+        "spread must be finite and >= 0")
     return df
 
 
@@ -578,8 +612,9 @@ def render_doc() -> str:
         "",
         "Validation (`records.validate`) rejects a frame with a missing or extra column, a value "
         "of the wrong type, an unknown `source` or `metric`, a `unit` other than the metric's, "
-        "`core` outside -1..cores-1, negative `bytes`, or a non-finite `value`; the error names "
-        "the column.",
+        "`core` outside -1..cores-1, negative `bytes`, a non-finite `value` or a negative `spread`; the "
+        "error names the column. Records written before `spread` and `disturbed` existed read as 0.0 "
+        "and False.",
         "",
         "## Metrics",
         "",

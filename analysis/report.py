@@ -21,6 +21,7 @@ import pandas as pd
 from s2mc.analysis import caches, coverage, derive, fidelity, model, plots, records, seeds, summaries
 from s2mc.analysis.seed003 import SEED003_BYTES, SEED003_VARIANT, SEED003_WORKLOAD
 from s2mc.common.errors import S2mcError
+from s2mc.common.measure import figure
 from s2mc.common.outputs import make_folder, write_output
 
 
@@ -409,9 +410,17 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
             b.append(Block("p", text))
         b.append(Block("p", "**Throughput, GB/s** (a row per backend, cipher, key size, mode, implementation, "
                             "strategy and data size; the seeds' own runs are in 4.1-4.5)"))
-        b.append(Block("table", table=summaries.native_pivot(nat, "gb_per_second", lambda v: f"{v:.2f}")))
-        sp_table = summaries.native_pivot(nat, "speedup", lambda v: f"{v:.2f}", scaling_only=True)
+        gb_table = summaries.native_pivot(nat, "gb_per_second", figure)   # never 0.00: a tiny rate keeps its digits
+        marked = _mark_disturbed(gb_table, nat, ours_d)
+        b.append(Block("table", table=gb_table))
+        if marked:
+            b.append(Block("p", f"{marked} of these figures {'is' if marked == 1 else 'are'} marked *disturbed*: "
+                                "the samples spread over 5 % or beat perfect scaling from fewer threads, so the "
+                                "machine's other load changed them. Read them as what a busy machine gave, not as the code's speed, and "
+                                "rerun them on a quiet machine (docs/native.md, \"Reading a disturbed row\")."))
+        sp_table = summaries.native_pivot(nat, "speedup", figure, scaling_only=True)
         if len(sp_table):
+            _mark_disturbed(sp_table, nat[nat["speedup"].notna()], ours_d, scaling_only=True)
             b.append(Block("p", "**Speedup over one thread** (the configurations measured at several thread "
                                 "counts)"))
             b.append(Block("table", table=sp_table))
@@ -513,6 +522,29 @@ def _host_phrase(mans: list[dict]) -> str:
     from s2mc.analysis import seeds_native as sn
     m = next((m for m in mans if m.get("host_cpu_count")), {})
     return sn.host_phrase(m.get("host_cpu_count"), m.get("host_cpu"))
+
+
+def _mark_disturbed(table: pd.DataFrame, nat: pd.DataFrame, ours_d: pd.DataFrame, scaling_only: bool = False) -> int:
+    """Append ' (disturbed)' to the cells of `table` (a summaries.native_pivot of `nat`) whose
+    measurement the records flag disturbed; returns how many. A speedup cell is marked when its own
+    run or the one-thread run it divides is."""
+    key = ["experiment", "workload", "engine", "variant", "bytes"]
+    bad = ours_d[ours_d["disturbed"] & ours_d["source"].isin(["native", "cuda"])]
+    flagged = {tuple(k) for k in bad[key + ["cores"]].drop_duplicates().itertuples(index=False)}
+    if not flagged or table.empty:
+        return 0
+    if scaling_only:
+        nat = nat[nat.groupby("config")["cores"].transform("nunique") > 1]
+    marked = 0
+    for i, cfg in enumerate(dict.fromkeys(nat["config"])):
+        for _, r in nat[nat["config"] == cfg].iterrows():
+            k = tuple(r[c] for c in key)
+            if k + (r["cores"],) in flagged or (scaling_only and k + (1,) in flagged):
+                col = f"{int(r['cores'])} thread{'s' if r['cores'] != 1 else ''}"
+                if col in table and not table.at[i, col].endswith("(disturbed)"):
+                    table.at[i, col] += " (disturbed)"
+                    marked += 1
+    return marked
 
 
 def _seeds_native_blocks(b: list, ours_d: pd.DataFrame, ref: pd.DataFrame, host: str, hint) -> None:

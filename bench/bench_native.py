@@ -109,18 +109,18 @@ def main(argv=None) -> int:
 
     # 3. T-table cycles per byte -------------------------------------------------------------------
     r = native.bench_ctr(1 * MB, impl="ttable", threads=1, min_reps=reps, min_seconds=min_s)
-    cpb = r["tsc_cycles_best"] / MB
-    ghz = r["tsc_cycles_best"] / r["seconds_best"] / 1e9
+    cpb = r["tsc_cycles_median"] / MB
+    ghz = r["tsc_cycles_median"] / r["seconds_median"] / 1e9
     print("### T-table AES-128-CTR, 1 thread, 1 MiB\n")
     print(f"{cpb:.2f} cycles/byte (time-stamp counter at {ghz:.2f} GHz), "
-          f"{MB / r['seconds_best'] / 1e9 * 1e3:.0f} MB/s\n")
+          f"{MB / r['seconds_median'] / 1e9 * 1e3:.0f} MB/s (median, spread {r['spread']:.1%})\n")
     run_id = records.new_run_id("native-ttable")
     frames.append(records.make_records([
         dict(run_id=run_id, experiment="ttable-cpb", source="native", platform=info["cpu"],
              workload="aes-128-ctr", variant="contiguous", engine="ttable", cores=1, bytes=MB,
-             metric=m, value=v)
-        for m, v in (("cycles_per_byte", cpb), ("seconds", r["seconds_best"]),
-                     ("bytes_per_second", MB / r["seconds_best"]))]))
+             metric=m, value=v, spread=r["spread"], disturbed=r["disturbed"])
+        for m, v in (("cycles_per_byte", cpb), ("seconds", r["seconds_median"]),
+                     ("bytes_per_second", MB / r["seconds_median"]))]))
 
     df = records.concat(frames)
     if args.out == DEFAULT_OUT:

@@ -1,7 +1,7 @@
 """`s2mc fidelity`: which machine and program reproduce seed 003's Tables 3-4 (run by
 s2mc.experiments.fidelity, read by s2mc.analysis.fidelity).
 
-    s2mc fidelity --out results/fidelity.parquet        # every hypothesis, two to three minutes
+    s2mc fidelity --out results/fidelity.parquet        # every hypothesis
     s2mc fidelity --only model,fifo                     # some of them
 
 Each hypothesis (a bus, where the key is expanded, the Rz level, how stalls are counted) is

@@ -8,6 +8,7 @@ import sys
 import click
 
 from s2mc.common.errors import S2mcError
+from s2mc.common.measure import MIN_SAMPLES
 from s2mc.common.units import human_size
 from s2mc.workloads.cipher_host import host_memory
 from s2mc.workloads.native import CIPHER_IMPLS, CIPHERS, MAX_MIN_SECONDS, MAX_REPS, MAX_THREADS, STRATEGIES
@@ -28,6 +29,12 @@ def _max_threads() -> int:
 
 
 _MEMORY = "this machine's memory"
+#: Every implementation name once (AES and Camellia share vaes and aesni), from the libraries' tables.
+_IMPL_NAMES = tuple(dict.fromkeys(("auto", *(i for c in CIPHERS for i in CIPHER_IMPLS[c]),
+                                   *(i for c in CRYPTREC_CIPHERS for i in CRYPTREC_IMPLS[c]), "all")))
+#: Which cipher each implementation belongs to, for the help: "aes: vaes512, vaes, ...; camellia: ...".
+_IMPLS_PER_CIPHER = "; ".join(f"{c}: {', '.join(names)}" for c, names in (*CIPHER_IMPLS.items(),
+                                                                          *CRYPTREC_IMPLS.items()))
 
 
 @click.command("native")
@@ -40,12 +47,9 @@ _MEMORY = "this machine's memory"
 @click.option("--cipher", "ciphers", type=Choices(CIPHERS + CRYPTREC_CIPHERS), default="aes", show_default=True,
               help="Comma-separated ciphers: aes, camellia (RFC 3713), sc2000, hierocrypt3 (seed 002's "
                    "CRYPTREC ciphers: table implementations, contiguous chunks); each runs the whole grid.")
-@click.option("--impl", "impls", type=Choices(("auto", *(i for c in CIPHERS for i in CIPHER_IMPLS[c]),
-                                                *(i for c in CRYPTREC_CIPHERS for i in CRYPTREC_IMPLS[c]), "all")),
-              default="auto", show_default=True,
-              help="Comma-separated implementations: auto, ttable, aesni, vaes, vaes512 (AES), vaes, aesni, sptable "
-                   "(Camellia), table-11-10-11, table-6-10-10-6, table-6-5-5-5-5-6 (SC2000), table "
-                   "(Hierocrypt-3), or 'all' (every one this CPU supports).")
+@click.option("--impl", "impls", type=Choices(_IMPL_NAMES), metavar="IMPL,...", default="auto", show_default=True,
+              help="Comma-separated implementations of the chosen ciphers: " + _IMPLS_PER_CIPHER +
+                   "; auto: the best this CPU runs, all: every one it runs.")
 @click.option("--strategy", "strategies", type=Choices(STRATEGIES), default="contiguous", show_default=True,
               help="Comma-separated: coarse, extended, contiguous.")
 @click.option("--block-bytes", type=Size(16, host_memory, multiple=16, many=True, why=_MEMORY), default="1024",
@@ -57,10 +61,11 @@ _MEMORY = "this machine's memory"
 @click.option("--multi", is_flag=True, help="Every thread encrypts its own buffer of each size (like "
               "`openssl speed -multi N`) and the aggregate throughput is reported; --strategy is ignored.")
 @click.option("--min-seconds", type=Seconds(0, MAX_MIN_SECONDS), default=0.1, show_default=True,
-              help=f"Repeat each measurement at least this long, 0..{MAX_MIN_SECONDS:g} s (best run is "
-              "reported; 0: --reps alone decides).")
+              help=f"Time each measurement's samples for at least this long, 0..{MAX_MIN_SECONDS:g} s (the "
+              "median sample is reported, with the spread; 0: --reps alone decides).")
 @click.option("--reps", type=Integer(1, MAX_REPS), default=3, show_default=True,
-              help=f"At least this many timed runs (1..{MAX_REPS}).")
+              help=f"At least this many timed samples (1..{MAX_REPS}; never fewer than {MIN_SAMPLES}: a median "
+              "and a spread need them).")
 @click.option("--experiment", type=Text(), default="native", show_default=True, help="The records' experiment name.")
 @click.option("--out", "out_path", type=OutputFile("records", stdout=False), help="Write records (Parquet, or CSV "
               "when the name ends in .csv) and a manifest next to it.")
@@ -132,7 +137,7 @@ def native_cmd(threads, sizes, ciphers, impls, strategies, block_bytes, key_bits
         path = records.write(df, out_path, params=params)
         click.echo(f"wrote {len(df)} records to {path}", err=True)
     if not as_json:
-        click.echo(summary_legend(vs_openssl))
+        click.echo(summary_legend(summaries, vs_openssl))
     if as_json:
         click.echo(json.dumps({"results": summaries, "records": df.astype(object).to_dict("records")},
                               indent=2, default=str))
@@ -167,7 +172,8 @@ _CPUS = "the CPUs this process may use: each thread is pinned to its own"
 @click.option("--round-trips", type=Integer(100, COHERENCE_MAX, multiple=100), default=20_000, show_default=True,
               help="Line round trips in ping-pong (a multiple of 100: they are timed 100 at a time).")
 @click.option("--reps", type=Integer(1, COHERENCE_MAX_REPS), default=3, show_default=True,
-              help="Repetitions of each false-sharing and lock measurement (the best is reported).")
+              help="Repetitions of each false-sharing and lock measurement after an untimed warm-up (the "
+              "median is reported, with the spread).")
 @click.option("--experiment", type=Text(), default="coherence_native", show_default=True,
               help="The records' experiment name.")
 @click.option("--out", "out_path", type=OutputFile("records", stdout=False), help="Write records (Parquet, or CSV "

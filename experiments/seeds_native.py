@@ -7,9 +7,9 @@ sequential against CPU parallel (and a GPU) from 1 KB to 1 GB, where the paralle
 faster one at some size (the crossover).
 
 Ours: the native library on this host. Encryption-only = `native.ecb_encrypt` in place on a buffer
-in memory, timed around the call (best of repeats, as the shared host's other load disturbs the
-median; it includes the ~1-2 us of a Python call,
-which is what makes the smallest sizes slow). Total = `native.encrypt_file(..., mode="ecb")`, a file
+in memory, timed around the call by s2mc.common.measure's method (the median of calibrated
+samples, with its spread and the disturbed flag in the records; it includes the ~1-2 us of a
+Python call, which is what makes the smallest sizes slow). Total = `native.encrypt_file(..., mode="ecb")`, a file
 in the temporary folder into another (page-cached; the fast path). Sequential = 1 thread, parallel
 = every available CPU. Seed 004's GPU column has ours beside it when an OpenCL device is here
 (`measure_seed004_opencl`): seed 004's portable C++ AMP code against our portable OpenCL
@@ -24,7 +24,7 @@ Seed 002 (Figure 10): five 128-bit block ciphers on a Core i7-2600K (4 cores, 8
 hyper-threads) at 1, 4 and 8 OpenMP threads, in Gbit/s. The figure's bars were not transcribed (the
 seed text keeps only SC2000's 7.1 Gbit/s at 8 threads, AES-NI's 44.2 Gbit/s at 4 threads and "4
 threads: nearly 4x; 8 threads: +7 to 34 % over 4"). Ours: `native.bench_ctr` (timed in C++, the
-best of repeats) on one buffer split over 1, 2, 4 and 8 threads (those beyond the host's CPUs are
+median of calibrated samples) on one buffer split over 1, 2, 4 and 8 threads (those beyond the host's CPUs are
 oversubscribed) for each (cipher, implementation) of `SEED002_CPU_CIPHERS`: the table-based
 AES (the paper's Figure 10 AES was OpenSSL's table code), AES with this CPU's best instructions
 (against the paper's AES-NI figure), Camellia with SP tables (seed 002's approach) and Camellia with
@@ -49,21 +49,17 @@ SEED001_SIZES = [256 * KB << i for i in range(11)]                        # 256 
 SEED004_SIZES = [KB << i for i in range(19)] + [m * MB for m in (384, 512, 640, 768, 896, 1024)]
 
 
-def _best_seconds(fn, min_seconds: float, min_reps: int) -> float:
-    """The best of repeated runs: on a shared host the median mostly measures the other load (a
-    second thread that waits a scheduler tick, 4-12 ms, for a CPU); the best is the code."""
-    fn()   # warm-up: page faults, thread pool
-    times: list[float] = []
-    total = 0.0
-    while len(times) < min_reps or total < min_seconds:
+def _timing(fn, min_seconds: float, min_reps: int):
+    """fn() timed around the Python call by s2mc.common.measure's method (warm-up, samples of at
+    least 1 ms, median and spread): a Timing."""
+    from s2mc.common.measure import measure
+
+    def sample(loops: int) -> float:
         t0 = time.perf_counter()
-        fn()
-        dt = time.perf_counter() - t0
-        times.append(dt)
-        total += dt
-        if len(times) >= 100_000:
-            break
-    return min(times)
+        for _ in range(loops):
+            fn()
+        return time.perf_counter() - t0
+    return measure({"call": sample}, min_reps=min_reps, min_seconds=min_seconds)["call"]
 
 
 def _threads() -> list[tuple[str, int]]:
@@ -82,16 +78,15 @@ def measure(seed001_sizes=SEED001_SIZES, seed004_sizes=SEED004_SIZES, *, min_sec
     impl = native.best_impl()
     rows: list[dict] = []
 
-    def add(exp: str, variant: str, cores: int, nbytes: int, secs: float) -> None:
+    def add(exp: str, variant: str, cores: int, nbytes: int, t) -> None:
         rows.append(dict(run_id=rid, experiment=exp, source="native", platform=plat,
                          workload="aes-128-ecb-enc", variant=variant, engine=impl, cores=cores,
-                         bytes=nbytes, metric="seconds", value=secs))
+                         bytes=nbytes, metric="seconds", value=t.median, spread=t.spread, disturbed=t.disturbed))
 
-    def ecb_time(nbytes: int, threads: int) -> float:
+    def ecb_time(nbytes: int, threads: int):
         buf = bytearray(os.urandom(min(nbytes, MB))) * max(1, nbytes // MB) if nbytes >= MB \
             else bytearray(os.urandom(nbytes))
-        return _best_seconds(lambda: native.ecb_encrypt(KEY, buf, threads=threads, out=buf),
-                               min_seconds, min_reps)
+        return _timing(lambda: native.ecb_encrypt(KEY, buf, threads=threads, out=buf), min_seconds, min_reps)
 
     for name, t in _threads():
         for n in seed004_sizes:
@@ -106,10 +101,9 @@ def measure(seed001_sizes=SEED001_SIZES, seed004_sizes=SEED004_SIZES, *, min_sec
                     f.write(os.urandom(n))
                 for name, t in _threads():
                     dst = os.path.join(d, "out.bin")
-                    secs = _best_seconds(
-                        lambda: native.encrypt_file(src, dst, KEY, None, mode="ecb", threads=t),
-                        min_seconds, min_reps)
-                    add("seed001_ours", f"{'openmp' if t > 1 else 'sequential'}/total", t, n, secs)
+                    tm = _timing(lambda: native.encrypt_file(src, dst, KEY, None, mode="ecb", threads=t),
+                                 min_seconds, min_reps)
+                    add("seed001_ours", f"{'openmp' if t > 1 else 'sequential'}/total", t, n, tm)
     return records.make_records(rows)
 
 
@@ -145,9 +139,9 @@ def measure_seed002(nbytes: int = 16 * MB, threads=SEED002_THREADS, pairs=None, 
                                      min_seconds=min_seconds)
             base = dict(run_id=rid, experiment="seed002_cpu", source="native", platform=plat,
                         workload=f"{cipher}-128-ctr-enc", variant="contiguous", engine=engine, cores=t,
-                        bytes=nbytes, cipher=cipher)
-            rows.append(dict(base, metric="seconds", value=r["seconds_best"]))
-            rows.append(dict(base, metric="bytes_per_second", value=nbytes / r["seconds_best"]))
+                        bytes=nbytes, cipher=cipher, spread=r["spread"], disturbed=r["disturbed"])
+            rows.append(dict(base, metric="seconds", value=r["seconds_median"]))
+            rows.append(dict(base, metric="bytes_per_second", value=nbytes / r["seconds_median"]))
     return records.make_records(rows)
 
 
@@ -161,7 +155,7 @@ def measure_seed004_opencl(sizes=None, *, min_seconds: float = 0.05, min_reps: i
                            run_id: str | None = None) -> pd.DataFrame:
     """Seed 004's GPU column on this host's OpenCL device (s2mc.gpu.opencl): AES-128-ECB host to
     host, in segments of seed 004's calibrated size (stored per device; calibrated when there is
-    none), best of repeats. Sizes default to seed 004's up to 64 MB on a CPU device (PoCL does
+    none), the median of calibrated samples. Sizes default to seed 004's up to 64 MB on a CPU device (PoCL does
     ~0.1 GB/s) and all of them on a GPU. Records: experiment seed004_ours, source and engine opencl,
     variant opencl. Empty when there is no OpenCL device."""
     from s2mc.analysis import records
@@ -178,10 +172,10 @@ def measure_seed004_opencl(sizes=None, *, min_seconds: float = 0.05, min_reps: i
     rows = []
     for n in sizes:
         buf = bytearray(n)
-        secs = _best_seconds(lambda: opencl.crypt(buf, KEY, op="ecb-enc", segment=seg), min_seconds, min_reps)
+        tm = _timing(lambda: opencl.crypt(buf, KEY, op="ecb-enc", segment=seg), min_seconds, min_reps)
         rows.append(dict(run_id=rid, experiment="seed004_ours", source="opencl", platform=dev["name"],
                          workload="aes-128-ecb-enc", variant="opencl", engine="opencl", cores=1, bytes=n,
-                         metric="seconds", value=secs))
+                         metric="seconds", value=tm.median, spread=tm.spread, disturbed=tm.disturbed))
     return records.make_records(rows)
 
 

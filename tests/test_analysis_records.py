@@ -35,6 +35,27 @@ def test_cipher_comes_from_the_workload_unless_given():
     old = records.make_records(_rows()).drop(columns="cipher")        # records written before the column
     assert records.validate(old)["cipher"].tolist() == ["aes", "aes"]
 
+def test_spread_and_disturbed_are_columns_with_defaults(tmp_path):
+    rows = _rows(3)
+    rows[1].update(spread=0.125, disturbed=True)
+    df = records.make_records(rows)
+    assert df["spread"].tolist() == [0.0, 0.125, 0.0] and df["disturbed"].tolist() == [False, True, False]
+    assert str(df["disturbed"].dtype) == "bool" and str(df["spread"].dtype) == "float64"
+    for name in ("r.csv", "r.parquet"):       # both file kinds keep them
+        back = records.read(records.write(df, tmp_path / name))
+        assert back["disturbed"].tolist() == [False, True, False] and back["spread"].tolist() == [0.0, 0.125, 0.0]
+    # records written before the columns existed, and empty CSV cells, read as the defaults
+    old = df.drop(columns=["spread", "disturbed"])
+    assert not records.validate(old)["disturbed"].any() and (records.validate(old)["spread"] == 0).all()
+    csv = tmp_path / "old.csv"
+    old.to_csv(csv, index=False)
+    assert records.read(csv)["disturbed"].tolist() == [False] * 3
+    with pytest.raises(S2mcError, match="column 'spread': spread must be finite and >= 0"):
+        records.make_records([dict(_rows(1)[0], spread=-0.1)])
+    with pytest.raises(S2mcError, match="column 'disturbed'"):
+        records.make_records([dict(_rows(1)[0], disturbed="maybe")])
+
+
 @pytest.mark.parametrize("change, column", [
     ({"source": "gpu"}, "source"),
     ({"metric": "furlongs"}, "metric"),

@@ -152,3 +152,28 @@ def test_demo_with_every_part_skipped_still_writes_the_report(tmp_path):
     assert "Report:" in r.output and "172,687" in r.output
     assert (tmp_path / "rep" / "report.html").exists()
     _check_report(tmp_path / "rep")
+
+
+def test_report_marks_disturbed_native_figures(tmp_path):
+    """A native row the records flag disturbed is marked in the report's throughput and speedup tables,
+    with a paragraph that counts them; the quiet rows are not."""
+    rows = []
+    for nbytes in (1 << 20, 16 << 20):
+        for t in (1, 2):
+            rows.append(dict(run_id=f"nat-{nbytes}-{t}", experiment="native", source="native", platform="cpu",
+                             workload="aes-128-ctr", variant="contiguous", engine="vaes", cores=t, bytes=nbytes,
+                             metric="seconds", value=20.0 if nbytes == 16 << 20 and t == 2 else nbytes / 2e9 / t,
+                             spread=0.3 if t == 2 else 0.01, disturbed=nbytes == 16 << 20 and t == 2))
+    res = tmp_path / "results"
+    res.mkdir()
+    records.write(records.make_records(rows), res / "n.parquet")
+    report.build([res], tmp_path / "report")
+    md = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
+    table = [line for line in md.split("## 4.")[1].splitlines() if line.startswith("| ")]
+    marked = [line for line in table if "(disturbed)" in line]
+    # the 16 MiB row of the throughput table and of the speedup table, at 2 threads only
+    assert len(marked) == 2 and all("16 MiB" in line or "16M" in line for line in marked)
+    assert all(line.count("(disturbed)") == 1 and line.rstrip(" |").endswith("(disturbed)") for line in marked)
+    assert "1 of these figures is marked *disturbed*" in md
+    # 16 MiB in 20 s: 0.000839 GB/s, with its digits (not 0.00), and a speedup of 0.000419
+    assert "0.000839 (disturbed)" in md and "0.000419 (disturbed)" in md and "| 0.00 |" not in "\n".join(table)

@@ -65,14 +65,16 @@ def test_the_stall_legend_is_true_of_the_counters_it_explains(latency):
 def test_native_header_lines_up_with_its_rows():
     s = {"cipher": "camellia", "key_bits": 256, "impl": "aesni", "strategy": "contiguous", "threads": 2,
          "bytes": 16 << 20, "gb_per_s": 12.345,
-         "cycles_per_byte": 0.5, "openssl_gb_per_s": 7.9, "ratio": 1.5625}
+         "cycles_per_byte": 0.5, "openssl_gb_per_s": 7.9, "ratio": 1.5625, "spread": 0.01, "openssl_spread": 0.02,
+         "ratio_spread": 0.125}
     head, row = summary_header(True), format_summary(s)
     # Each header name ends where its column ends.
     assert head.index("cipher") == row.index("camellia-256") == 0 and head.index("impl") == row.index("aesni")
-    for name, cell in [("bytes", "16M"), ("throughput", "GB/s"), ("cycles/B", "c/B"), ("ratio", "1.56x")]:
+    for name, cell in [("bytes", "16M"), ("throughput", "GB/s"), ("cycles/B", "c/B"), ("ratio", "1.56x"),
+                       ("spread", "±1.0%")]:
         assert head.index(name) + len(name) == row.index(cell) + len(cell), (name, head, row)
     assert head.index("|") == row.index("|") and len(head) == len(row)
-    assert "c/B" in summary_legend() and "ratio" not in summary_legend() and "ratio" in summary_legend(True)
+    assert "c/B" in summary_legend([s]) and "ratio" not in summary_legend([s]) and "ratio" in summary_legend([s], True)
 
 
 @pytest.mark.systemc

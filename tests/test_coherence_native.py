@@ -156,7 +156,8 @@ def test_cli_prints_every_measurement_and_writes_records(tmp_path):
         manifest["command"] == "coherence-native"
     # the printed figures are the records' figures
     ratio = df[df["metric"] == "false_sharing_ratio"].set_index(["variant", "cores"])["value"]
-    assert f"{ratio[('packed-vs-padded/atomic', 2)]:9.2f}x" in res.stdout
+    from s2mc.common.measure import figure
+    assert f"{figure(ratio[('packed-vs-padded/atomic', 2)], 9)}x" in res.stdout
 
 
 def test_cli_json_has_results_and_records():
@@ -253,3 +254,38 @@ def test_cli_when_openmp_gives_fewer_threads_says_so():
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert proc.stderr.strip().splitlines()[-1] == \
         "s2mc: error: OpenMP gave 1 thread(s), not 2 (OMP_THREAD_LIMIT or OMP_DYNAMIC in the environment?)"
+
+
+def fake_lock(script):
+    """coherence.lock replaced: script[threads] is the repetitions' seconds."""
+    def lock(kind, threads, acquisitions, *, reps=3):
+        secs = script[threads]
+        return dict(seconds=secs, concurrency_median=1.0, counter=threads * acquisitions)
+    return lock
+
+
+def test_locks_report_the_median_and_mark_two_threads_at_over_twice_one(monkeypatch):
+    # 1 thread: 1 000 acquisitions in 1, 5, 5 ms -> median 5 ms: 0.2 M/s (the best, 1 ms, would say 1 M/s);
+    # 2 threads: 2 000 in 1 ms -> 2 M/s, 10x one thread: the lock serialises, so one of them was disturbed
+    monkeypatch.setattr(coherence, "lock", fake_lock({1: [1e-3, 5e-3, 5e-3], 2: [1e-3, 1e-3, 1e-3]}))
+    g = coherence.CoherenceGrid(benches=("locks",), threads=(1, 2), locks=("ttas",), acquisitions=1000)
+    ss, rows = coherence.run_grid(g, run_id="c")
+    assert [s["acquisitions_per_second"] for s in ss] == pytest.approx([2e5, 2e6])
+    assert ss[0]["spread"] == 0 and not ss[0]["disturbed"]
+    assert ss[1]["why"] == "2 threads ran 10.00x the rate of 1, above the 2x that perfect scaling allows"
+    assert coherence.format_summary(ss[1]).endswith("DISTURBED: " + ss[1]["why"])
+    df = records.make_records(rows)
+    assert df.groupby("cores")["disturbed"].all().to_dict() == {1: False, 2: True}
+
+
+def test_a_noisy_lock_is_disturbed(monkeypatch):
+    monkeypatch.setattr(coherence, "lock", fake_lock({1: [1e-3, 2e-3, 3e-3]}))
+    (s,), _ = coherence.run_grid(coherence.CoherenceGrid(benches=("locks",), threads=(1,), locks=("tas",),
+                                                         acquisitions=1000), run_id="c")
+    assert s["seconds"] == 2e-3 and s["spread"] == pytest.approx(0.5) and s["why"] == "spread 50.0% > 5%"
+    assert "±50.0%" in coherence.format_summary(s)
+
+
+def test_coherence_help_says_the_median_is_reported():
+    text = CliRunner().invoke(cli, ["coherence-native", "--help"], terminal_width=200).stdout
+    assert "the best is reported" not in text and "median is reported" in text

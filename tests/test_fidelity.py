@@ -181,3 +181,12 @@ def test_a_preset_in_the_papers_setting_compares_and_says_nothing_of_it():
     res = CliRunner().invoke(cli, ["aes", "--preset", "seed003", "--bytes", "32", "--cores", "1,2", "--quiet"])
     assert res.exit_code == 0, res.output
     assert "the paper's setting" not in res.output and "== Seed 003" in res.output
+
+
+def test_the_report_promises_no_machine_dependent_duration(tmp_path):
+    """Without a hypothesis table the report says how to make one; how long that takes depends on the
+    machine (it took 59 s where the text claimed two to three minutes), so the sentence gives no time."""
+    from s2mc.analysis import seeds
+    parts = fidelity.report_parts(records.empty(), seeds.load_reference(), tmp_path)
+    hint = next(text for kind, text, *_ in parts if kind == "p" and "No hypothesis table" in text)
+    assert hint.endswith("runs every hypothesis.") and "minute" not in hint

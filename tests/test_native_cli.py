@@ -116,3 +116,10 @@ def test_bench_ctr_python_api():
     r = native.bench_ctr(4096, impl="ttable", threads=2, min_reps=2, min_seconds=0, multi=True)
     assert r["engine"] == "ttable" and r["total_bytes"] == 8192 and r["reps"] >= 2
     assert 0 < r["seconds_best"] <= r["seconds_median"]
+
+
+def test_native_help_lists_each_implementation_once():
+    text = CliRunner().invoke(cli, ["native", "--help"], terminal_width=200).stdout
+    block = text[text.index("--impl"):text.index("--strategy")]
+    for name in ("sptable", "table-11-10-11", "table-6-5-5-5-5-6", "vaes512", "ttable"):
+        assert block.count(name) == 1, name

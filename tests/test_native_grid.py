@@ -62,12 +62,21 @@ def test_multi_counts_every_threads_buffer():
 
 def test_summary_line():
     s = dict(cipher="aes", key_bits=128, impl="aesni", strategy="extended", block_bytes=1024, threads=4,
-             bytes=16 << 20, gb_per_s=12.3456, cycles_per_byte=0.5)
+             bytes=16 << 20, gb_per_s=12.3456, cycles_per_byte=0.5, spread=0.012)
     assert format_summary(s) == ("aes-128         aesni             extended/1024     4 thr        16M     "
-                                 "12.35 GB/s    0.500 c/B")
-    s.update(strategy="multi", block_bytes=None, openssl_gb_per_s=10.0, ratio=0.81)
-    assert format_summary(s) == ("aes-128         aesni             multi             4 x          16M     "
-                                 "12.35 GB/s    0.500 c/B  | openssl   10.00 GB/s  ratio 0.81x")
+                                 "12.35 GB/s   ±1.2%    0.500 c/B")
+    s.update(strategy="multi", block_bytes=None, openssl_gb_per_s=10.0, ratio=0.81, openssl_spread=0.003,
+             ratio_spread=0.02)
+    line = format_summary(s)
+    assert line == ("aes-128         aesni             multi             4 x          16M     "
+                    "12.35 GB/s   ±1.2%    0.500 c/B  | openssl   10.00 GB/s   ±0.3%  ratio  0.81x   ±2.0%")
+    head = summary_header(True)
+    # every column name ends where its figures end
+    import re
+    ends = lambda text, pattern: [m.end() for m in re.finditer(pattern, text)]  # noqa: E731
+    assert ends(head, "spread") == ends(line, "%")
+    assert ends(head, r"throughput") == ends(line, "GB/s")
+    assert ends(head, "cycles/B") == ends(line, "c/B") and ends(head, "ratio") == ends(line, r"\d+x")
     # the longest implementation and cipher names keep the columns where the header puts them
     s.update(impl="table-6-5-5-5-5-6", cipher="hierocrypt3")
     assert format_summary(s).index("multi") == summary_header().index("strategy")
@@ -77,7 +86,7 @@ def test_summary_line():
 def test_native_lines_keep_ciphers_apart():
     """AES and Camellia rows of one `s2mc native` run read apart: the cipher and key size lead each line."""
     rows = [format_summary(dict(cipher=c, key_bits=b, impl="auto", strategy="contiguous", threads=1, bytes=4096,
-                                gb_per_s=1.0, cycles_per_byte=1.0)) for c, b in (("aes", 128), ("camellia", 256))]
+                                gb_per_s=1.0, cycles_per_byte=1.0, spread=0.0)) for c, b in (("aes", 128), ("camellia", 256))]
     head = summary_header()
     assert head.split()[0] == "cipher" and [r.split()[0] for r in rows] == ["aes-128", "camellia-256"]
 

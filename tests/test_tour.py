@@ -160,3 +160,22 @@ def test_the_reports_hints_work_verbatim(tmp_path):
     hints = _run_the_reports_hints(tmp_path)
     run_in_order([hints[0][1]], tmp_path)
     check_complete_report(tmp_path)
+
+
+def test_the_tutorials_real_hardware_figures_are_measured_ones():
+    """Section 7's timings depend on the machine and its load: every figure it quotes is a measurement
+    that a section of docs/benchmarks.md it names records with its conditions, and it tells the reader
+    how to tell a disturbed line."""
+    text = (ROOT / "docs" / "tutorial.md").read_text()
+    sec = text.split("## 7. Real hardware", 1)[1].split("\n## ", 1)[0]
+    bench = (ROOT / "docs" / "benchmarks.md").read_text()
+    named = re.findall(r'\("([^"]+)"\)', " ".join(sec.split()))
+    assert named, "section 7 names no measurement"
+    quoted = []
+    for heading in named:
+        m = re.search(rf"^#+ {re.escape(heading)}.*\n", bench, re.M)
+        assert m, heading
+        quoted.append(bench[m.end():].split("\n#", 1)[0])
+    for figure in re.findall(r"(\d+\.\d+)x", sec):
+        assert any(f"{figure}×" in q or f"{figure}x" in q for q in quoted), figure
+    assert "DISTURBED" in sec and "Reading a disturbed row" in sec

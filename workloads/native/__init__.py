@@ -25,6 +25,7 @@ else:
     _IMPORT_ERROR = None
 
 from s2mc.common.errors import S2mcError
+from s2mc.common.measure import measure
 
 STRATEGIES: tuple[str, ...] = ("coarse", "extended", "contiguous")
 #: The block ciphers (128-bit blocks, 128/192/256-bit keys); "aes" is every function's default.
@@ -36,8 +37,8 @@ CIPHER_IMPLS: dict[str, tuple[str, ...]] = {"aes": IMPLS, "camellia": ("vaes", "
 #: Extended block sizes of seed 000 (bytes per task).
 SEED_BLOCK_BYTES: tuple[int, ...] = (512, 1024, 2048, 4096)
 #: The ranges `bench_ctr` (and `s2mc native`) accept: more threads than any machine has cores only
-#: measures oversubscription; the C++ timing loop stops at 2,000,000 samples anyway; a minimum
-#: measuring time over an hour is a typo (0: the repetitions alone decide). Sizes are bounded by the machine's memory
+#: measures oversubscription; more repetitions than a million is a typo, and so is a minimum
+#: measuring time over an hour (0: the repetitions alone decide). Sizes are bounded by the machine's memory
 #: (cipher_host.host_memory).
 MAX_THREADS = 1024
 MAX_REPS = 1_000_000
@@ -141,35 +142,59 @@ def openssl_version() -> str:
     return _lib().openssl_version()
 
 
-def bench_ctr(nbytes: int, *, key_bits: int = 128, engine: str = "ours", impl: str = "auto",
-              strategy: str = "contiguous", threads: int = 1, block_bytes: int = 1024,
-              min_reps: int = 3, min_seconds: float = 0.2, multi: bool = False, cipher: str = "aes") -> dict:
-    """Time in-place CTR over an nbytes buffer inside C++ (engine "ours" or "openssl").
-
-    Keys (and OpenSSL's contexts) are set up before timing; one untimed warm-up run; then runs are
-    repeated until both min_reps and min_seconds are reached. With multi=True every thread
-    encrypts its own nbytes buffer (like `openssl speed -multi`): seconds are per round of all
-    `threads` buffers (total_bytes = threads x nbytes). Returns seconds_best, seconds_median,
-    tsc_cycles_best (time-stamp counter ticks of the best run), reps, engine, bytes, total_bytes.
-    """
+def make_bench(nbytes: int, *, key_bits: int = 128, engine: str = "ours", impl: str = "auto",
+               strategy: str = "contiguous", threads: int = 1, block_bytes: int = 1024, multi: bool = False,
+               cipher: str = "aes"):
+    """In-place CTR over an nbytes buffer (engine "ours" or "openssl"), set up for timing: keys,
+    buffers and OpenSSL's contexts are made here, and `.sample(loops)` runs it `loops` times inside
+    C++ and returns (seconds, TSC ticks). With multi=True every thread encrypts its own nbytes
+    buffer (like `openssl speed -multi`): one run is a round of all `threads` buffers
+    (`.total_bytes` = threads x nbytes). `s2mc.common.measure` times it."""
     from s2mc.common.units import human_size
     from s2mc.workloads.cipher_host import host_memory
     check_cipher(cipher)
     if not 16 <= block_bytes <= host_memory() or block_bytes % 16:
         raise S2mcError(f"block_bytes {block_bytes} is not a multiple of 16 in 16..{human_size(host_memory())}")
-    return run_bench(lambda: _lib().bench_ctr(int(key_bits), int(nbytes), engine, impl, strategy, int(threads),
-                                              int(block_bytes), int(min_reps), float(min_seconds), bool(multi),
-                                              cipher),
-                     nbytes, threads=threads, multi=multi, min_reps=min_reps, min_seconds=min_seconds)
+    return run_bench(lambda: _lib().make_bench(int(key_bits), int(nbytes), engine, impl, strategy, int(threads),
+                                               int(block_bytes), bool(multi), cipher),
+                     nbytes, threads=threads, multi=multi)
 
 
-def run_bench(call, nbytes: int, *, threads: int, multi: bool, min_reps: int, min_seconds: float) -> dict:
-    """What every native bench_ctr (this module's, cryptrec's) does around its C++ timing loop: check
-    the arguments they share, so that no value reaches the binding as an overflowing int (pybind's
-    TypeError) or an allocation larger than the machine (bad_alloc), then call() and turn a failed
-    allocation into an S2mcError."""
+def bench_ctr(nbytes: int, *, key_bits: int = 128, engine: str = "ours", impl: str = "auto",
+              strategy: str = "contiguous", threads: int = 1, block_bytes: int = 1024,
+              min_reps: int = 3, min_seconds: float = 0.2, multi: bool = False, cipher: str = "aes") -> dict:
+    """Time `make_bench`'s work by s2mc.common.measure's method (warm-up, calibrated samples until
+    min_reps and min_seconds, median and spread). Returns bench_result's dict."""
+    check_timing(min_reps, min_seconds)
+    b = make_bench(nbytes, key_bits=key_bits, engine=engine, impl=impl, strategy=strategy, threads=threads,
+                   block_bytes=block_bytes, multi=multi, cipher=cipher)
+    return bench_result(b, measure({b.engine: b.sample}, min_reps=min_reps, min_seconds=min_seconds)[b.engine])
+
+
+def bench_result(bench, t) -> dict:
+    """One timed bench as a dict: engine, bytes, total_bytes (per run), seconds_median (the figure),
+    seconds_best, spread (median absolute deviation / median), disturbed and why, tsc_cycles_median
+    (time-stamp counter ticks per run, the median sample's), samples, loops (runs per sample) and
+    reps (runs timed)."""
+    return dict(engine=bench.engine, bytes=bench.bytes, total_bytes=bench.total_bytes,
+                seconds_median=t.median, seconds_best=t.best, spread=t.spread, disturbed=t.disturbed, why=t.why,
+                tsc_cycles_median=t.median_cycles, samples=len(t.seconds), loops=t.loops, reps=t.reps)
+
+
+def check_timing(min_reps: int, min_seconds: float) -> None:
+    """The timing arguments every native bench takes, checked before anything is allocated."""
     import math
+    if not 1 <= min_reps <= MAX_REPS:
+        raise S2mcError(f"min_reps {min_reps} is out of range (1..{MAX_REPS})")
+    if not (math.isfinite(min_seconds) and 0 <= min_seconds <= MAX_MIN_SECONDS):
+        raise S2mcError(f"min_seconds {min_seconds} is not a number of seconds in 0..{MAX_MIN_SECONDS:g}")
 
+
+def run_bench(call, nbytes: int, *, threads: int, multi: bool):
+    """What every native make_bench (this module's, cryptrec's) does around its C++ constructor:
+    check the arguments they share, so that no value reaches the binding as an overflowing int
+    (pybind's TypeError) or an allocation larger than the machine (bad_alloc), then call() and turn
+    a failed allocation into an S2mcError."""
     from s2mc.common.units import human_size
     from s2mc.workloads.cipher_host import host_memory
     nbuf = threads if multi else 1
@@ -180,12 +205,8 @@ def run_bench(call, nbytes: int, *, threads: int, multi: bool, min_reps: int, mi
     if nbytes * nbuf > host_memory():
         raise S2mcError(f"{nbuf} x {human_size(nbytes)} bytes do not fit in this machine's memory "
                         f"({human_size(host_memory())})")
-    if not 1 <= min_reps <= MAX_REPS:
-        raise S2mcError(f"min_reps {min_reps} is out of range (1..{MAX_REPS})")
-    if not (math.isfinite(min_seconds) and 0 <= min_seconds <= MAX_MIN_SECONDS):
-        raise S2mcError(f"min_seconds {min_seconds} is not a number of seconds in 0..{MAX_MIN_SECONDS:g}")
     try:
-        return dict(call())
+        return call()
     except MemoryError:
         raise S2mcError(f"cannot allocate {nbuf} x {human_size(nbytes)} bytes for the benchmark") from None
 
@@ -195,7 +216,7 @@ from s2mc.workloads.cipher_host import counter_add, parse_iv_hex, parse_key_hex 
 from .files import decrypt_file, encrypt_file  # noqa: E402
 
 __all__ = [
-    "STRATEGIES", "CIPHERS", "CIPHER_IMPLS", "check_cipher", "camellia_selftest", "IMPLS", "SEED_BLOCK_BYTES", "MAX_THREADS", "MAX_REPS", "MAX_MIN_SECONDS", "available", "impls", "supported_impls", "best_impl", "run_bench",
+    "STRATEGIES", "CIPHERS", "make_bench", "bench_result", "check_timing", "CIPHER_IMPLS", "check_cipher", "camellia_selftest", "IMPLS", "SEED_BLOCK_BYTES", "MAX_THREADS", "MAX_REPS", "MAX_MIN_SECONDS", "available", "impls", "supported_impls", "best_impl", "run_bench",
     "resolve_impl", "max_threads", "info", "ctr", "ecb_encrypt", "ecb_decrypt", "openssl_ctr",
     "openssl_version", "counter_add", "bench_ctr", "encrypt_file", "decrypt_file", "parse_key_hex",
     "parse_iv_hex",

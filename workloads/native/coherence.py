@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from s2mc.common.errors import S2mcError
+from s2mc.common.measure import Timing, figure, scaling_excess, spread_text
 
 try:
     from . import _coherence
@@ -83,7 +84,7 @@ def false_sharing(threads: int, iterations: int, layout: str, *, increment: str 
     """Each of `threads` pinned threads increments its own 8-byte counter `iterations` times, the
     counters packed side by side (`layout="packed"`, one line for up to line/8 threads) or one per
     line ("padded"), with a plain load and store (`increment="plain"`) or an atomic add ("atomic").
-    Returns seconds (wall time of the increment loop, each repetition), seconds_best /
+    Returns seconds (wall time of the increment loop, each repetition after an untimed warm-up), seconds_best /
     seconds_median, concurrency / concurrency_median (the threads' CPU time / (threads x wall):
     below 1 they took turns on a shared machine), counters (final values of the last repetition,
     each = iterations), addresses, stride_bytes, line_bytes and the cpus used."""
@@ -93,7 +94,7 @@ def false_sharing(threads: int, iterations: int, layout: str, *, increment: str 
 def ping_pong(round_trips: int, *, batch: int = 100) -> dict:
     """Two threads on two CPUs hand one line back and forth `round_trips` times (a multiple of
     `batch`); each batch of `batch` round trips is timed. Returns median_ns and min_ns per round
-    trip (over the batches),
+    trip (over the batches), batch_ns (each batch's, in order),
     round_trips, answered (the second thread's count) and final_flag (2 x round_trips)."""
     return _call(_lib().ping_pong, int(round_trips), int(batch))
 
@@ -151,8 +152,11 @@ def run_grid(grid: CoherenceGrid, *, run_id: str, experiment: str = "coherence_n
 
     A summary: bench, variant, threads and the figure (ns_per_increment, false_sharing_ratio,
     round_trip_ns or acquisitions_per_second) with what proves the run did its work (final counts).
-    Timings are the median of the repetitions, not the best: on a shared machine the fastest
-    repetition of a contended run is the one where the threads happened not to run at once.
+    Timings are the median of the repetitions (after an untimed warm-up), not the best: on a shared
+    machine the fastest repetition of a contended run is the one where the threads happened not to
+    run at once. Each carries its spread (s2mc.common.measure) and is disturbed when the spread is
+    over MAX_SPREAD or, for a lock, when t threads took it more than t times as often as fewer did
+    (a lock serialises its section, so that only happens when the machine slowed the other run).
     Each timing comes with its concurrency (thread_concurrency in the records). The rows carry no
     `seconds`: every thread does a fixed amount of work, so more threads take longer by design, and
     the report's speedup over one thread (derived from `seconds`) would mean nothing here.
@@ -166,12 +170,15 @@ def run_grid(grid: CoherenceGrid, *, run_id: str, experiment: str = "coherence_n
     if progress:
         from tqdm import tqdm
         bar = tqdm(total=len(configs), desc="s2mc coherence-native", unit="run", leave=False)
-    rows, summaries, padded_ns = [], [], {}
+    rows, summaries, padded = [], [], {}
+    lock_rates: dict[str, list[tuple[int, float]]] = {}   # lock -> [(threads, acquisitions/s)]
 
-    def emit(s: dict, metrics: dict) -> None:
+    def emit(s: dict, metrics: dict, timing: Timing | None = None) -> None:
+        if timing is not None:
+            s.update(spread=timing.spread, disturbed=timing.disturbed, why=timing.why)
         base = dict(run_id=run_id, experiment=experiment, source="native", platform=plat,
                     workload=WORKLOADS[s["bench"]], variant=s["variant"], engine="openmp", cores=s["threads"],
-                    core=-1, bytes=0, cipher="")
+                    core=-1, bytes=0, cipher="", spread=s.get("spread", 0.0), disturbed=s.get("disturbed", False))
         rows.extend(dict(base, metric=m, value=float(v)) for m, v in metrics.items())
         summaries.append(s)
         if log:
@@ -182,29 +189,40 @@ def run_grid(grid: CoherenceGrid, *, run_id: str, experiment: str = "coherence_n
             if bench == "false-sharing":
                 layout, inc = variant.split("/")
                 r = false_sharing(t, grid.iterations, layout, increment=inc, reps=grid.reps)
-                ns = r["seconds_median"] * 1e9 / grid.iterations
-                emit(dict(bench=bench, variant=variant, threads=t, ns_per_increment=ns, seconds=r["seconds_median"],
+                tm = Timing(tuple(r["seconds"]), 1)
+                ns = tm.median * 1e9 / grid.iterations
+                emit(dict(bench=bench, variant=variant, threads=t, ns_per_increment=ns, seconds=tm.median,
                           concurrency=r["concurrency_median"], increments=sum(r["counters"]),
                           stride_bytes=r["stride_bytes"]),
                      {"ns_per_increment": ns,
-                      "thread_concurrency": r["concurrency_median"]})
+                      "thread_concurrency": r["concurrency_median"]}, tm)
                 if layout == "padded":
-                    padded_ns[(inc, t)] = ns
+                    padded[(inc, t)] = (ns, tm)
                 else:
-                    ratio = ns / padded_ns[(inc, t)]
-                    emit(dict(bench=bench, variant=f"packed-vs-padded/{inc}", threads=t, false_sharing_ratio=ratio),
-                         {"false_sharing_ratio": ratio})
+                    pad_ns, pad_tm = padded[(inc, t)]
+                    why = "; ".join(f"{name} {x.why}" for name, x in (("padded", pad_tm), ("packed", tm)) if x.why)
+                    emit(dict(bench=bench, variant=f"packed-vs-padded/{inc}", threads=t, false_sharing_ratio=ns / pad_ns,
+                              spread=max(tm.spread, pad_tm.spread), disturbed=bool(why), why=why),
+                         {"false_sharing_ratio": ns / pad_ns})
             elif bench == "ping-pong":
                 r = ping_pong(grid.round_trips)
+                tm = Timing(tuple(r["batch_ns"]), 1)
                 emit(dict(bench=bench, variant=variant, threads=2, round_trip_ns=r["median_ns"], min_ns=r["min_ns"],
-                          round_trips=r["round_trips"], cpus=r["cpus"]), {"round_trip_ns": r["median_ns"]})
+                          round_trips=r["round_trips"], cpus=r["cpus"]), {"round_trip_ns": r["median_ns"]}, tm)
             else:
                 r = lock(variant, t, grid.acquisitions, reps=grid.reps)
-                emit(dict(bench=bench, variant=variant, threads=t,
-                          acquisitions_per_second=r["acquisitions_per_second"], seconds=r["seconds_median"],
+                tm = Timing(tuple(r["seconds"]), 1)
+                rate = grid.acquisitions * t / tm.median
+                # A lock serialises its section: t threads cannot take it more than t times as often as one.
+                for t0, rate0 in lock_rates.setdefault(variant, []):
+                    why = scaling_excess(rate, t, rate0, t0)
+                    if why:
+                        tm = tm.flagged(why)
+                lock_rates[variant].append((t, rate))
+                emit(dict(bench=bench, variant=variant, threads=t, acquisitions_per_second=rate, seconds=tm.median,
                           concurrency=r["concurrency_median"], counter=r["counter"]),
-                     {"acquisitions_per_second": r["acquisitions_per_second"],
-                      "thread_concurrency": r["concurrency_median"]})
+                     {"acquisitions_per_second": rate,
+                      "thread_concurrency": r["concurrency_median"]}, tm)
             if bar:
                 bar.update(1)
     finally:
@@ -214,15 +232,21 @@ def run_grid(grid: CoherenceGrid, *, run_id: str, experiment: str = "coherence_n
 
 
 def format_summary(s: dict) -> str:
-    """One measurement as a line: experiment, variant, threads and its figure."""
+    """One measurement as a line: experiment, variant, threads, its figure (the median repetition) with
+    the spread, and DISTURBED with why at the end of a disturbed row."""
     head = f"{s['bench']:<14} {s['variant']:<24} {s['threads']:>2} thr  "
+    spread = f" {spread_text(s['spread']):>7}" if "spread" in s else ""
     if "ns_per_increment" in s:
-        return head + f"{s['ns_per_increment']:9.2f} ns/increment  ({s['increments']} increments, " \
+        line = head + f"{figure(s['ns_per_increment'], 9)} ns/increment{spread}  ({s['increments']} increments, " \
                       f"counters {s['stride_bytes']} B apart; concurrency {s['concurrency']:.2f})"
-    if "false_sharing_ratio" in s:
-        return head + f"{s['false_sharing_ratio']:9.2f}x  packed / padded ns per increment"
-    if "round_trip_ns" in s:
-        return head + f"{s['round_trip_ns']:9.1f} ns/round trip (median; best batch {s['min_ns']:.1f}) " \
-                      f"on CPUs {s['cpus'][0]} and {s['cpus'][1]}"
-    return head + f"{s['acquisitions_per_second'] / 1e6:9.3f} M acquisitions/s  (counter {s['counter']}; " \
-                  f"concurrency {s['concurrency']:.2f})"
+    elif "false_sharing_ratio" in s:
+        line = head + f"{figure(s['false_sharing_ratio'], 9)}x  packed / padded ns per increment"
+    elif "round_trip_ns" in s:
+        line = head + f"{figure(s['round_trip_ns'], 9)} ns/round trip{spread} (median batch; best " \
+                      f"{figure(s['min_ns'])}) on CPUs {s['cpus'][0]} and {s['cpus'][1]}"
+    else:
+        line = head + f"{figure(s['acquisitions_per_second'] / 1e6, 9)} M acquisitions/s{spread}  (counter " \
+                      f"{s['counter']}; concurrency {s['concurrency']:.2f})"
+    if s.get("disturbed"):
+        line += f"  DISTURBED: {s['why']}"
+    return line

@@ -93,21 +93,29 @@ def default_key_bits(cipher: str) -> int:
     return 8 * KEY_BYTES[_check_cipher(cipher)][0]
 
 
-def bench_ctr(cipher: str, nbytes: int, *, key_bits: int | None = None, threads: int = 1, min_reps: int = 3,
-              min_seconds: float = 0.2, multi: bool = False, impl: str = "auto") -> dict:
-    """Time in-place CTR over an nbytes buffer inside C++ (the keys set up before timing, one
-    untimed warm-up); the same keys as `native.bench_ctr`: seconds_best, seconds_median,
-    tsc_cycles_best, reps, engine (the implementation), bytes, total_bytes. key_bits: the cipher's
-    smallest by default."""
+def make_bench(cipher: str, nbytes: int, *, key_bits: int | None = None, threads: int = 1, multi: bool = False,
+               impl: str = "auto"):
+    """In-place CTR over an nbytes buffer set up for timing, as `native.make_bench` (key_bits: the
+    cipher's smallest by default)."""
     from s2mc.workloads.native import run_bench
     impl = resolve_impl(cipher, impl)
     if key_bits is None:
         key_bits = default_key_bits(cipher)
     if key_bits not in [8 * n for n in KEY_BYTES[cipher]]:
         raise S2mcError(f"key_bits {key_bits} is not one of {cipher}'s ({', '.join(str(8 * n) for n in KEY_BYTES[cipher])})")
-    return run_bench(lambda: _call(_lib().bench_ctr, cipher, int(key_bits), int(nbytes), int(threads), int(min_reps),
-                                   float(min_seconds), bool(multi), impl),
-                     nbytes, threads=threads, multi=multi, min_reps=min_reps, min_seconds=min_seconds)
+    return run_bench(lambda: _call(_lib().make_bench, cipher, int(key_bits), int(nbytes), int(threads), bool(multi),
+                                   impl),
+                     nbytes, threads=threads, multi=multi)
+
+
+def bench_ctr(cipher: str, nbytes: int, *, key_bits: int | None = None, threads: int = 1, min_reps: int = 3,
+              min_seconds: float = 0.2, multi: bool = False, impl: str = "auto") -> dict:
+    """Time `make_bench`'s work by the method of `native.bench_ctr`, with the same keys."""
+    from s2mc.common.measure import measure
+    from s2mc.workloads.native import bench_result, check_timing
+    check_timing(min_reps, min_seconds)
+    b = make_bench(cipher, nbytes, key_bits=key_bits, threads=threads, multi=multi, impl=impl)
+    return bench_result(b, measure({b.engine: b.sample}, min_reps=min_reps, min_seconds=min_seconds)[b.engine])
 
 
 def hierocrypt3_sbox() -> bytes:
@@ -116,4 +124,4 @@ def hierocrypt3_sbox() -> bytes:
 
 
 __all__ = ["CIPHERS", "IMPLS", "NOT_IMPLEMENTED", "KEY_BYTES", "available", "default_key_bits", "resolve_impl", "ecb_encrypt",
-           "ecb_decrypt", "ctr", "bench_ctr", "hierocrypt3_sbox"]
+           "ecb_decrypt", "ctr", "make_bench", "bench_ctr", "hierocrypt3_sbox"]

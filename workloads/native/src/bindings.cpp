@@ -59,51 +59,64 @@ RunConfig config(const std::string& impl, Cipher cipher, const std::string& stra
   return cfg;
 }
 
-py::dict bench_ctr(int key_bits, size_t nbytes, const std::string& engine, const std::string& impl,
-                   const std::string& strategy, int threads, size_t block_bytes, int min_reps,
-                   double min_seconds, bool multi, const std::string& cipher_s) {
+// The work `s2mc native` times: CTR in place on an nbytes buffer, set up once and run by
+// Bench::sample. split: one buffer shared by `threads` threads (the strategy decides who does
+// what). multi: every thread encrypts its own buffer with one thread's worth of work, like
+// `openssl speed -multi N`; one run is a round of all buffers.
+s2mc_bench::Bench make_bench(int key_bits, size_t nbytes, const std::string& engine, const std::string& impl,
+                             const std::string& strategy, int threads, size_t block_bytes, bool multi,
+                             const std::string& cipher_s) {
   const Cipher cipher = parse_cipher(cipher_s);
   const bool openssl = engine == "openssl";
   if (!openssl && engine != "ours") throw std::invalid_argument("engine must be 'ours' or 'openssl'");
-  RunConfig cfg = config(openssl ? "auto" : impl, cipher, strategy, threads, block_bytes);
   if (rounds_for_key_bits(key_bits) == 0) throw std::invalid_argument("key_bits must be 128, 192 or 256");
-  std::vector<uint8_t> key(size_t(key_bits / 8)), iv(16);
-  for (size_t i = 0; i < key.size(); ++i) key[i] = uint8_t(i * 7 + 1);
-  for (size_t i = 0; i < 16; ++i) iv[i] = uint8_t(0xf0 + i);
-  const Key k = make_key(key.data(), key_bits, cipher);
-  // split: one buffer shared by `threads` threads (the strategy decides who does what).
-  // multi: every thread encrypts its own buffer with one thread's worth of work, like
-  //        `openssl speed -multi N`; the time is per round of all buffers.
-  const int nbuf = multi ? threads : 1;
-  std::vector<std::vector<uint8_t>> bufs(static_cast<size_t>(nbuf), std::vector<uint8_t>(nbytes, 0));
-  for (auto& b : bufs)
-    for (size_t i = 0; i < nbytes; ++i) b[i] = uint8_t(i * 131 + 7);
-  std::vector<std::unique_ptr<OpensslCtr>> ossl;
-  if (openssl)
-    for (int i = 0; i < nbuf; ++i) ossl.push_back(std::make_unique<OpensslCtr>(multi ? 1 : threads, key.data(), key_bits, cipher));
-  RunConfig one = cfg;
-  one.threads = 1;
-  one.strategy = Strategy::Contiguous;
-  auto run_buf = [&](int i, const RunConfig& c) {
-    uint8_t* b = bufs[size_t(i)].data();
-    if (openssl)
-      ossl[size_t(i)]->run(iv.data(), b, b, nbytes);
-    else
-      ctr_parallel(c, k, iv.data(), b, b, nbytes);
+  struct State {
+    RunConfig cfg, one;
+    std::vector<uint8_t> key, iv;
+    Key k;
+    std::vector<std::vector<uint8_t>> bufs;
+    std::vector<std::unique_ptr<OpensslCtr>> ossl;
   };
-  auto sample = [&](long reps) {
+  auto st = std::make_shared<State>();
+  st->cfg = config(openssl ? "auto" : impl, cipher, strategy, threads, block_bytes);
+  st->key.resize(size_t(key_bits / 8));
+  st->iv.resize(16);
+  for (size_t i = 0; i < st->key.size(); ++i) st->key[i] = uint8_t(i * 7 + 1);
+  for (size_t i = 0; i < 16; ++i) st->iv[i] = uint8_t(0xf0 + i);
+  st->k = make_key(st->key.data(), key_bits, cipher);
+  const int nbuf = multi ? threads : 1;
+  st->bufs.assign(static_cast<size_t>(nbuf), std::vector<uint8_t>(nbytes, 0));
+  for (auto& b : st->bufs)
+    for (size_t i = 0; i < nbytes; ++i) b[i] = uint8_t(i * 131 + 7);
+  if (openssl)
+    for (int i = 0; i < nbuf; ++i)
+      st->ossl.push_back(std::make_unique<OpensslCtr>(multi ? 1 : threads, st->key.data(), key_bits, cipher));
+  st->one = st->cfg;
+  st->one.threads = 1;
+  st->one.strategy = Strategy::Contiguous;
+  s2mc_bench::Bench b;
+  b.engine = openssl ? "openssl" : st->cfg.impl->name;
+  b.bytes = nbytes;
+  b.total_bytes = nbytes * size_t(nbuf);
+  b.run = [st, openssl, multi, threads, nbytes](long reps) {
+    auto run_buf = [&](int i, const RunConfig& c) {
+      uint8_t* p = st->bufs[size_t(i)].data();
+      if (openssl)
+        st->ossl[size_t(i)]->run(st->iv.data(), p, p, nbytes);
+      else
+        ctr_parallel(c, st->k, st->iv.data(), p, p, nbytes);
+    };
     if (!multi || threads == 1) {
-      for (long r = 0; r < reps; ++r) run_buf(0, multi ? one : cfg);
+      for (long r = 0; r < reps; ++r) run_buf(0, multi ? st->one : st->cfg);
       return;
     }
 #pragma omp parallel num_threads(threads)
     {
       const int id = omp_get_thread_num();
-      for (long r = 0; r < reps; ++r) run_buf(id, one);
+      for (long r = 0; r < reps; ++r) run_buf(id, st->one);
     }
   };
-  return s2mc_bench::time_rounds(sample, multi && threads > 1, min_reps, min_seconds,
-                                 openssl ? "openssl" : cfg.impl->name, nbytes, size_t(nbuf));
+  return b;
 }
 
 #ifndef MADV_POPULATE_READ
@@ -292,10 +305,9 @@ PYBIND11_MODULE(_native, m) {
         py::arg("threads") = 1, py::arg("chunk_bytes") = 1 << 20, py::arg("cipher") = "aes",
         "Transform bytes [offset, offset+length) of in_fd into the same range of out_fd (pread, in place, "
         "pwrite) with `threads` threads taking chunks in turn; returns (bytes, errno, stage).");
-  m.def("bench_ctr", &bench_ctr, py::arg("key_bits"), py::arg("nbytes"), py::arg("engine") = "ours",
+  s2mc_bench::register_bench(m);
+  m.def("make_bench", &make_bench, py::arg("key_bits"), py::arg("nbytes"), py::arg("engine") = "ours",
         py::arg("impl") = "auto", py::arg("strategy") = "contiguous", py::arg("threads") = 1,
-        py::arg("block_bytes") = 1024, py::arg("min_reps") = 3, py::arg("min_seconds") = 0.2,
-        py::arg("multi") = false, py::arg("cipher") = "aes",
-        "Time CTR in place on an nbytes buffer (multi: one buffer per thread), repeating until min_reps "
-        "and min_seconds are both met.");
+        py::arg("block_bytes") = 1024, py::arg("multi") = false, py::arg("cipher") = "aes",
+        "CTR in place on an nbytes buffer (multi: one buffer per thread), set up for timing: a Bench.");
 }

@@ -204,9 +204,9 @@ py::dict false_sharing(int threads, long iterations, const std::string& layout, 
   std::vector<uint64_t> finals(static_cast<size_t>(threads));
   {
     py::gil_scoped_release nogil;
-    for (int r = 0; r < reps; ++r) {
+    for (int r = -1; r < reps; ++r) {  // r = -1: the untimed warm-up (thread pool, pinning, caches)
       for (int i = 0; i < threads; ++i) counter(i)->store(0, std::memory_order_relaxed);
-      samples.push_back(timed_parallel(threads, cpus, [&](int id) {
+      const Sample x = timed_parallel(threads, cpus, [&](int id) {
         std::atomic<uint64_t>* c = counter(id);
         // plain: a load and a store (no lock prefix); each counter has one writer, so the count is
         // exact. A core may keep forwarding its own pending stores to its loads, so it needs the
@@ -217,7 +217,8 @@ py::dict false_sharing(int threads, long iterations, const std::string& layout, 
         else
           for (long k = 0; k < iterations; ++k)
             c->store(c->load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-      }));
+      });
+      if (r >= 0) samples.push_back(x);
       for (int i = 0; i < threads; ++i) finals[size_t(i)] = counter(i)->load();
     }
   }
@@ -286,6 +287,7 @@ py::dict ping_pong(long round_trips, long batch) {
   d["batch"] = batch;
   d["answered"] = answered;
   d["final_flag"] = flag->load();
+  d["batch_ns"] = per_trip;  // each batch's ns per round trip, in order (their spread)
   d["median_ns"] = median(per_trip);
   d["min_ns"] = *std::min_element(per_trip.begin(), per_trip.end());
   d["cpus"] = std::vector<int>(cpus.begin(), cpus.begin() + 2);
@@ -335,10 +337,10 @@ py::dict lock(const std::string& kind, int threads, long acquisitions, int reps)
   uint64_t final_count = 0;
   {
     py::gil_scoped_release nogil;
-    for (int r = 0; r < reps; ++r) {
+    for (int r = -1; r < reps; ++r) {  // r = -1: the untimed warm-up
       for (Word* w : {&locks->flag, &locks->next, &locks->serving}) w->v.store(0);
       counter->v.store(0);
-      samples.push_back(timed_parallel(threads, cpus, [&](int) {
+      const Sample x = timed_parallel(threads, cpus, [&](int) {
         for (long k = 0; k < acquisitions; ++k) {
           uint64_t ticket = 0;
           acquire(kind, *locks, &ticket);
@@ -346,7 +348,8 @@ py::dict lock(const std::string& kind, int threads, long acquisitions, int reps)
           counter->v.store(counter->v.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
           release(kind, *locks, ticket);
         }
-      }));
+      });
+      if (r >= 0) samples.push_back(x);
       final_count = counter->v.load();
     }
   }

@@ -27,33 +27,42 @@ Cipher make_cipher(const std::string& name, const py::bytes& key, const std::str
   return Cipher(name, reinterpret_cast<const uint8_t*>(k.data()), k.size(), impl);
 }
 
-// Times CTR in place on a buffer (split over `threads`, or with `multi` one buffer per thread, like
-// `openssl speed -multi`): a warm-up, then runs until min_reps and min_seconds are both met.
-py::dict bench_ctr(const std::string& name, int key_bits, size_t nbytes, int threads, int min_reps,
-                   double min_seconds, bool multi, const std::string& impl) {
+// CTR in place on a buffer (split over `threads`, or with `multi` one buffer per thread, like
+// `openssl speed -multi`), set up once for Bench::sample to time.
+s2mc_bench::Bench make_bench(const std::string& name, int key_bits, size_t nbytes, int threads, bool multi,
+                             const std::string& impl) {
   if (threads < 1) throw std::invalid_argument("threads must be >= 1");
   if (key_bits != 128 && key_bits != 192 && key_bits != 256) throw std::invalid_argument("key_bits must be 128, 192 or 256");
-  std::vector<uint8_t> key(size_t(key_bits / 8)), iv(16);
+  std::vector<uint8_t> key(size_t(key_bits / 8));
   for (size_t i = 0; i < key.size(); ++i) key[i] = uint8_t(i * 7 + 1);
-  for (size_t i = 0; i < 16; ++i) iv[i] = uint8_t(0xf0 + i);
-  const Cipher c(name, key.data(), key.size(), impl);
+  struct State {
+    Cipher c;
+    std::vector<uint8_t> iv;
+    std::vector<std::vector<uint8_t>> bufs;
+  };
+  auto st = std::make_shared<State>(State{Cipher(name, key.data(), key.size(), impl), std::vector<uint8_t>(16), {}});
+  for (size_t i = 0; i < 16; ++i) st->iv[i] = uint8_t(0xf0 + i);
   const int nbuf = multi ? threads : 1;
-  std::vector<std::vector<uint8_t>> bufs(static_cast<size_t>(nbuf), std::vector<uint8_t>(nbytes));
-  for (auto& b : bufs)
+  st->bufs.assign(static_cast<size_t>(nbuf), std::vector<uint8_t>(nbytes));
+  for (auto& b : st->bufs)
     for (size_t i = 0; i < nbytes; ++i) b[i] = uint8_t(i * 131 + 7);
-  auto sample = [&](long reps) {
+  s2mc_bench::Bench b;
+  b.engine = st->c.impl();  // the implementation (the cipher is the caller's workload)
+  b.bytes = nbytes;
+  b.total_bytes = nbytes * size_t(nbuf);
+  b.run = [st, multi, threads, nbytes](long reps) {
     if (!multi || threads == 1) {
-      for (long r = 0; r < reps; ++r) ctr_parallel(c, iv.data(), bufs[0].data(), bufs[0].data(), nbytes, multi ? 1 : threads);
+      uint8_t* p = st->bufs[0].data();
+      for (long r = 0; r < reps; ++r) ctr_parallel(st->c, st->iv.data(), p, p, nbytes, multi ? 1 : threads);
       return;
     }
 #pragma omp parallel num_threads(threads)
     {
-      uint8_t* b = bufs[size_t(omp_get_thread_num())].data();
-      for (long r = 0; r < reps; ++r) c.ctr(iv.data(), b, b, nbytes);
+      uint8_t* p = st->bufs[size_t(omp_get_thread_num())].data();
+      for (long r = 0; r < reps; ++r) st->c.ctr(st->iv.data(), p, p, nbytes);
     }
   };
-  // engine: the implementation (the cipher is the caller's workload)
-  return s2mc_bench::time_rounds(sample, multi && threads > 1, min_reps, min_seconds, c.impl(), nbytes, size_t(nbuf));
+  return b;
 }
 
 }  // namespace
@@ -95,6 +104,7 @@ PYBIND11_MODULE(_cryptrec, m) {
       },
       py::arg("cipher"), py::arg("key"), py::arg("iv"), py::arg("data"), py::arg("threads") = 1,
       py::arg("out") = py::none(), py::arg("impl") = "auto");
-  m.def("bench_ctr", &bench_ctr, py::arg("cipher"), py::arg("key_bits"), py::arg("nbytes"), py::arg("threads"),
-        py::arg("min_reps"), py::arg("min_seconds"), py::arg("multi") = false, py::arg("impl") = "auto");
+  s2mc_bench::register_bench(m);
+  m.def("make_bench", &make_bench, py::arg("cipher"), py::arg("key_bits"), py::arg("nbytes"), py::arg("threads"),
+        py::arg("multi") = false, py::arg("impl") = "auto");
 }
