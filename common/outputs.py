@@ -26,9 +26,10 @@ The rules (those of `openssl enc -out`, made atomic for regular files):
   through any links) are refused by `check_distinct` before anything is written.
 - A path ending in `/` or naming a directory is a one-line error; so is a folder that does not
   exist (nothing creates the folders above an output).
-- SIGTERM and SIGHUP (like SIGINT, which arrives as KeyboardInterrupt) remove the temporary file
-  (and run the cleanups registered with `cleanup_on_signal`, which stop child processes and remove
-  temporary folders) before the process dies of the signal.
+- Every signal that would end the process (SIGNALS: HUP, QUIT, TERM, USR1, USR2, ALRM, VTALRM,
+  PROF, XCPU, the real-time ones, ...; SIGINT arrives as KeyboardInterrupt and takes the error path)
+  removes the temporary files (and runs the cleanups registered with `cleanup_on_signal`, which stop
+  child processes and remove temporary folders) before the process dies of that signal.
 - Every error is an S2mcError that names the path.
 """
 from __future__ import annotations
@@ -49,10 +50,28 @@ STDOUT = "-"
 
 # Temporary files being written now; the signal handler removes them.
 _live: set[str] = set()
-# Cleanups to run when SIGTERM/SIGHUP ends the process (stop a child, remove a temporary folder).
+# Cleanups to run when a signal of SIGNALS ends the process (stop a child, remove a temporary folder).
 _cleanups: dict[int, object] = {}
 _handled: set[int] = set()
-_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+#: The signals whose default action ends the process (terminate, or dump core) and that a handler can
+#: act on: those another process, the terminal, a timer or a resource limit sends. Left out: SIGKILL
+#: (cannot be caught); SIGINT (Python's KeyboardInterrupt: the error path cleans up); the faults a
+#: bad instruction raises (SEGV, BUS, FPE, ILL, TRAP, SYS: a Python handler would run only after
+#: that instruction, which faults again) and SIGABRT (abort() dies whatever the handler does).
+#: SIGPIPE and SIGXFSZ are on the list though Python ignores both at start (a write then fails with
+#: EPIPE or EFBIG, and the error path cleans up): handled wherever a host program restores them.
+_TERMINATING = ("SIGHUP", "SIGQUIT", "SIGTERM", "SIGUSR1", "SIGUSR2", "SIGALRM", "SIGVTALRM", "SIGPROF",
+                "SIGPIPE", "SIGXCPU", "SIGXFSZ", "SIGPOLL", "SIGIO", "SIGPWR", "SIGSTKFLT", "SIGLOST")
+
+
+def _terminating() -> tuple[int, ...]:
+    named = {getattr(signal, name) for name in _TERMINATING if hasattr(signal, name)}
+    realtime = range(signal.SIGRTMIN, signal.SIGRTMAX + 1) if hasattr(signal, "SIGRTMIN") else ()
+    return tuple(sorted(named | set(realtime)))
+
+
+#: _TERMINATING as this system numbers them, with its real-time signals (SIGRTMIN..SIGRTMAX).
+SIGNALS = _terminating()
 #: Replace read-only existing outputs instead of refusing them (the CLI's --force sets it).
 force = False
 
@@ -81,9 +100,9 @@ def _on_signal(signum, frame):  # noqa: ARG001 - signal handler signature
 
 
 def _install_signal_handlers() -> None:
-    """Handle SIGTERM/SIGHUP where they would kill the process anyway (never where they are
-    ignored, as under nohup, or handled by someone else)."""
-    for sig in _SIGNALS:
+    """Handle every signal of SIGNALS where it would end the process anyway (never where it is
+    ignored, as SIGHUP under nohup, or handled by someone else)."""
+    for sig in SIGNALS:
         if sig in _handled:
             continue
         try:
@@ -96,7 +115,7 @@ def _install_signal_handlers() -> None:
 
 @contextmanager
 def cleanup_on_signal(fn) -> Iterator[None]:
-    """Run `fn()` if SIGTERM or SIGHUP kills the process inside this block (the block's own
+    """Run `fn()` if a signal of SIGNALS ends the process inside this block (the block's own
     `finally` runs for Ctrl-C and errors, not for those)."""
     _install_signal_handlers()
     key = id(fn)
@@ -531,6 +550,6 @@ def write_output(path: str | os.PathLike, data: str | bytes, *, what: str = "out
         f.write(data)
 
 
-__all__ = ["STDOUT", "Output", "open_output", "write_output", "check", "check_folder", "make_folder",
+__all__ = ["STDOUT", "SIGNALS", "Output", "open_output", "write_output", "check", "check_folder", "make_folder",
            "resolve", "display", "check_distinct", "set_force", "cleanup_on_signal", "remove_stale",
            "pid_alive", "temp_prefix"]
