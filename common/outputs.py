@@ -30,10 +30,16 @@ The rules (those of `openssl enc -out`, made atomic for regular files):
   PROF, XCPU, the real-time ones, ...; SIGINT arrives as KeyboardInterrupt and takes the error path)
   removes the temporary files (and runs the cleanups registered with `cleanup_on_signal`, which stop
   child processes and remove temporary folders) before the process dies of that signal.
+- The files of one command are one unit (`one_unit`; the CLI puts every command that writes files
+  in one, and records with their manifest are one wherever they are written): each waits in its
+  temporary file until all are written, then all are renamed back to back under a kernel lock
+  (flock) on their folders, so that two runs writing the same files never leave one file of each;
+  a failure or a signal leaves none of them.
 - Every error is an S2mcError that names the path.
 """
 from __future__ import annotations
 
+import fcntl
 import os
 import re
 import shutil
@@ -41,6 +47,7 @@ import signal
 import stat
 import sys
 import tempfile
+import threading
 from contextlib import contextmanager
 from typing import IO, Iterator
 
@@ -53,6 +60,8 @@ _live: set[str] = set()
 # Cleanups to run when a signal of SIGNALS ends the process (stop a child, remove a temporary folder).
 _cleanups: dict[int, object] = {}
 _handled: set[int] = set()
+# Per thread: the outputs finished inside `one_unit()` and waiting for its end (no attribute: no unit).
+_units = threading.local()
 #: The signals whose default action ends the process (terminate, or dump core) and that a handler can
 #: act on: those another process, the terminal, a timer or a resource limit sends. Left out: SIGKILL
 #: (cannot be caught); SIGINT (Python's KeyboardInterrupt: the error path cleans up); the faults a
@@ -387,13 +396,14 @@ class Output:
     """One output by the rules above, for writers that cannot use a `with` block (a sink that
     lives across calls): `f = out.open()`, write to f, then `out.commit()` or `out.discard()`.
 
-    Writes through `f` raise S2mcError naming the path; so do open() and commit().
+    Writes through `f` raise S2mcError naming the path; so do open() and commit(). Inside
+    `one_unit()` commit() leaves the finished file for the unit's end to rename, unless `now`.
     `suffix` ends the temporary file's name (a writer that picks its format by the file name, such
     as SystemC's VCD writer, can write the temporary file itself: see `temp_path`).
     """
 
     def __init__(self, path: str | os.PathLike, mode: str = "wb", *, what: str = "output",
-                 encoding: str = "utf-8", buffering: int = -1, suffix: str = ".part"):
+                 encoding: str = "utf-8", buffering: int = -1, suffix: str = ".part", now: bool = False):
         if mode not in ("w", "wb"):
             raise ValueError(f"Output: mode must be 'w' or 'wb', not {mode!r}")
         self.path, self.what = os.fspath(path), what
@@ -403,6 +413,7 @@ class Output:
         self._file = None
         self._tmp: str | None = None
         self._suffix = suffix
+        self._now = now
 
     @property
     def kind(self) -> str:
@@ -462,16 +473,24 @@ class Output:
                 os.fsync(f.fileno())
             if t.kind != "stdout":
                 f.close()
+            self._file = None
+            pending = getattr(_units, "pending", None)
+            if self._tmp is not None and pending is not None and not self._now:
+                pending.append(self)   # renamed with the rest of its unit
+                return
             if self._tmp is not None:
                 os.replace(self._tmp, t.real)
         except OSError as exc:
             self.discard()
             raise self._fail(exc) from None
+        self._placed()
+
+    def _placed(self) -> None:
+        """After the rename: the temporary file is the target now."""
         if self._tmp is not None:
             _live.discard(self._tmp)
             self._tmp = None
-            _fsync_dir(os.path.dirname(t.real))
-        self._file = None
+            _fsync_dir(os.path.dirname(self._target.real))
 
     def discard(self) -> None:
         """Give up: close, and remove the temporary file (the old target stays as it was)."""
@@ -487,14 +506,80 @@ class Output:
 
 
 @contextmanager
+def one_unit() -> Iterator[None]:
+    """Make the outputs committed inside this block (this thread's) one unit: each stays in its
+    temporary file until the block ends, then all are renamed over their targets back to back while
+    this process holds a kernel lock (flock, released by the kernel even when killed) on each of
+    their folders, so that two processes writing the same outputs never interleave (the last one
+    leaves its whole set, never one file of each). A block that fails (an error, Ctrl-C, a signal)
+    leaves none of them, the old targets as they were. A block inside another joins the outer one.
+    Stdout, devices and FIFOs are written through as they go; outputs made with `now=True` (a
+    sweep's stored configuration) appear at once."""
+    if getattr(_units, "pending", None) is not None:
+        yield
+        return
+    pending: list[Output] = []
+    _units.pending = pending
+    try:
+        yield
+    except BaseException:
+        for out in pending:
+            out.discard()
+        raise
+    finally:
+        _units.pending = None
+    _commit_together(pending)
+
+
+def _commit_together(pending: list["Output"]) -> None:
+    done = 0
+    try:
+        with _folders_locked({os.path.dirname(out._target.real) for out in pending}):
+            for out in pending:
+                try:
+                    os.replace(out._tmp, out._target.real)
+                except OSError as exc:
+                    raise out._fail(exc) from None
+                done += 1
+    except BaseException:
+        for out in pending[done:]:
+            out.discard()
+        raise
+    for out in pending:
+        out._placed()
+
+
+@contextmanager
+def _folders_locked(folders) -> Iterator[None]:
+    """Hold an exclusive flock on each folder, taken in one order (device, inode) so that no two
+    processes wait for each other. A folder this process cannot open is not locked (its renames
+    are still atomic one by one)."""
+    fds = []
+    try:
+        for folder in folders:
+            try:
+                fds.append(os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)))
+            except OSError:
+                pass
+        # one lock a folder (two descriptors of one folder would wait for each other)
+        by_id = {(st.st_dev, st.st_ino): fd for fd, st in reversed([(fd, os.fstat(fd)) for fd in fds])}
+        for key in sorted(by_id):
+            fcntl.flock(by_id[key], fcntl.LOCK_EX)
+        yield
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+@contextmanager
 def open_output(path: str | os.PathLike, mode: str = "wb", *, what: str = "output",
-                encoding: str = "utf-8", buffering: int = -1) -> Iterator[IO]:
+                encoding: str = "utf-8", buffering: int = -1, now: bool = False) -> Iterator[IO]:
     """Open `path` for writing by the rules above; yields a file object (text for mode "w").
 
-    The output appears (atomically, for a regular file) when the block ends without an exception;
-    otherwise nothing is left behind.
+    The output appears (atomically, for a regular file) when the block ends without an exception
+    (inside `one_unit()`: when the unit ends, unless `now`); otherwise nothing is left behind.
     """
-    out = Output(path, mode, what=what, encoding=encoding, buffering=buffering)
+    out = Output(path, mode, what=what, encoding=encoding, buffering=buffering, now=now)
     f = out.open()
     try:
         yield f
@@ -544,12 +629,12 @@ def _fsync_dir(folder: str) -> None:
         os.close(fd)
 
 
-def write_output(path: str | os.PathLike, data: str | bytes, *, what: str = "output") -> None:
+def write_output(path: str | os.PathLike, data: str | bytes, *, what: str = "output", now: bool = False) -> None:
     """Write all of `data` (text as UTF-8) to `path` by the rules above."""
-    with open_output(path, "w" if isinstance(data, str) else "wb", what=what) as f:
+    with open_output(path, "w" if isinstance(data, str) else "wb", what=what, now=now) as f:
         f.write(data)
 
 
 __all__ = ["STDOUT", "SIGNALS", "Output", "open_output", "write_output", "check", "check_folder", "make_folder",
-           "resolve", "display", "check_distinct", "set_force", "cleanup_on_signal", "remove_stale",
+           "resolve", "display", "check_distinct", "one_unit", "set_force", "cleanup_on_signal", "remove_stale",
            "pid_alive", "temp_prefix"]

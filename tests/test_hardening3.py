@@ -1,11 +1,14 @@
 """The third hardening pass, output integrity: what is left on disk when runs overlap, fail or are
-stopped. Every signal that would end the process removes the temporary files first. Each test
-fails on the code before the fix.
+stopped. Every command writes its files as one unit (all of them or none, records beside their own
+manifest even when two runs write the same file at once), and every signal that would end the
+process removes the temporary files first. Each test fails on the code before the fix.
 
 CLI cases run the installed `s2mc` in a subprocess with real signals, so that the real files, exit
 statuses and stderr show."""
 from __future__ import annotations
 
+import fcntl
+import json
 import os
 import resource
 import signal
@@ -14,14 +17,16 @@ import sys
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from s2mc.common import outputs
+from s2mc.common.errors import S2mcError
 
 S2MC = Path(sys.executable).with_name("s2mc")
 KEY = bytes(range(16))
 IV = bytes(range(16, 32))
-
+PROG = ".code 0\n  mov r1 #7\n  trap r1 #1\n  trap r0 #0\n"     # prints 7
 #: Signals that end a process by default, besides TERM, HUP and INT (tests/test_outputs.py).
 STOPPING = ["SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGALRM", "SIGVTALRM", "SIGPROF", "SIGXCPU", "SIGIO", "SIGPWR",
             "SIGRTMIN", "SIGRTMAX"]
@@ -110,3 +115,112 @@ def test_encrypt_stopped_by_a_signal_leaves_no_part_file(tmp_path, name):
         child.kill()
     assert child.returncode == -sig
     assert names(tmp_path) == ["in", "out"] and out.read_bytes() == b"previous ciphertext"
+
+
+# -- records and manifest are one unit -----------------------------------------------------------------
+
+def _records_pair(path: Path) -> tuple[list, list]:
+    """(run ids in the records, run ids the manifest beside them lists)."""
+    df = pd.read_parquet(path)
+    manifest = json.loads(path.with_name(path.stem + ".manifest.json").read_text())
+    return sorted(df["run_id"].unique()), manifest["params"]["run_ids"]
+
+
+def test_two_runs_into_one_records_file_leave_one_run_whole(tmp_path):
+    """Run A is held while it writes its manifest (a `git` that waits, which the manifest asks for
+    the commit); run B writes the same --out meanwhile; then A goes on. Whatever the order, the
+    records and the manifest on disk must be the same run's."""
+    prog = tmp_path / "p.s"
+    prog.write_text(PROG)
+    out = tmp_path / "r.parquet"
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    hold, inside = tmp_path / "hold", tmp_path / "inside"
+    os.mkfifo(hold)
+    (bin_dir / "git").write_text(f'#!/bin/sh\nif [ -n "$HOLD_GIT" ]; then : > {inside}; cat {hold} > /dev/null; fi\n'
+                                 "exit 1\n")
+    (bin_dir / "git").chmod(0o755)
+    env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}")
+    a = subprocess.Popen([_entry(), "run", str(prog), "--out", str(out)], env=dict(env, HOLD_GIT="1"),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _wait(lambda: inside.exists() or a.poll() is not None)
+        assert a.poll() is None, a.stderr.read()
+        b = subprocess.run([_entry(), "run", str(prog), "--cores", "2", "--out", str(out)], env=env,
+                           capture_output=True, text=True, timeout=120)
+        assert b.returncode == 0, b.stderr
+        with open(hold, "wb"):   # lets A's git end
+            pass
+        _, err = a.communicate(timeout=120)
+    finally:
+        a.kill()
+    assert a.returncode == 0, err
+    records, listed = _records_pair(out)
+    assert records == listed
+    manifest = json.loads((tmp_path / "r.manifest.json").read_text())
+    assert manifest["params"]["cores"] == sorted(pd.read_parquet(out)["cores"].unique().tolist())
+    assert not [n for n in names(tmp_path) if n.endswith(".part")]
+
+
+def test_records_and_manifest_appear_together_under_a_lock_on_their_folder(tmp_path):
+    """While another process holds the folder's lock, a run keeps both files in its temporary files
+    and replaces neither; when the lock goes, both appear."""
+    prog = tmp_path / "p.s"
+    prog.write_text(PROG)
+    res = tmp_path / "res"
+    res.mkdir()
+    out = res / "r.parquet"
+    fd = os.open(res, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        run = subprocess.Popen([_entry(), "run", str(prog), "--out", str(out)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            _wait(lambda: len([n for n in names(res) if n.endswith(".part")]) == 2 or run.poll() is not None
+                  or out.exists())
+            assert run.poll() is None and names(res) != [] and not out.exists(), names(res)
+        finally:
+            os.close(fd)   # the lock goes with it
+        _, err = run.communicate(timeout=120)
+    finally:
+        run.kill()
+    assert run.returncode == 0, err
+    assert names(res) == ["r.manifest.json", "r.parquet"]
+    records, listed = _records_pair(out)
+    assert records == listed
+
+
+def test_a_command_that_fails_writes_none_of_its_files(tmp_path):
+    """encrypt --records with a read-only manifest where the records go: refused before anything is
+    written (the ciphertext, the records and the old manifest stay as they were)."""
+    src = tmp_path / "in"
+    src.write_bytes(os.urandom(4096))
+    out = tmp_path / "out"
+    out.write_bytes(b"old ciphertext")
+    manifest = tmp_path / "r.manifest.json"
+    manifest.write_text("{}\n")
+    manifest.chmod(0o444)
+    r = subprocess.run([_entry(), "encrypt", "--in", str(src), "--out", str(out), "--key", KEY.hex(),
+                        "--iv", IV.hex(), "--records", str(tmp_path / "r.parquet"), "-q"],
+                       capture_output=True, text=True)
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode != 0 and len(lines) == 1 and lines[0].startswith("s2mc"), r.stderr
+    assert str(manifest) in lines[0] and "read-only" in lines[0]
+    assert names(tmp_path) == ["in", "out", "r.manifest.json"]
+    assert out.read_bytes() == b"old ciphertext" and manifest.read_text() == "{}\n"
+
+
+def test_one_unit_writes_all_or_nothing(tmp_path):
+    with outputs.one_unit():
+        outputs.write_output(tmp_path / "a", "A")
+        with outputs.one_unit():   # joins the outer one
+            outputs.write_output(tmp_path / "b", "B")
+        assert names(tmp_path) != ["a", "b"] and not (tmp_path / "a").exists()
+    assert (tmp_path / "a").read_text() == "A" and (tmp_path / "b").read_text() == "B"
+    with pytest.raises(S2mcError, match="late"):
+        with outputs.one_unit():
+            outputs.write_output(tmp_path / "a", "A2")
+            outputs.write_output(tmp_path / "c", "C", now=True)   # appears at once
+            assert (tmp_path / "c").read_text() == "C"
+            raise S2mcError("late")
+    assert names(tmp_path) == ["a", "b", "c"] and (tmp_path / "a").read_text() == "A"
