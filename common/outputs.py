@@ -35,10 +35,13 @@ The rules (those of `openssl enc -out`, made atomic for regular files):
   temporary file until all are written, then all are renamed back to back under a kernel lock
   (flock) on their folders, so that two runs writing the same files never leave one file of each;
   a failure or a signal leaves none of them.
+- An output folder (`output_folder`: the report) is built in a temporary folder beside it and put
+  in place whole at the end; a failure leaves the previous one as it was.
 - Every error is an S2mcError that names the path.
 """
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import re
@@ -62,6 +65,9 @@ _cleanups: dict[int, object] = {}
 _handled: set[int] = set()
 # Per thread: the outputs finished inside `one_unit()` and waiting for its end (no attribute: no unit).
 _units = threading.local()
+# Folders being built by `output_folder`: a file written inside one is renamed into it at once (the
+# folder as a whole is what appears at the end).
+_staging: set[str] = set()
 #: The signals whose default action ends the process (terminate, or dump core) and that a handler can
 #: act on: those another process, the terminal, a timer or a resource limit sends. Left out: SIGKILL
 #: (cannot be caught); SIGINT (Python's KeyboardInterrupt: the error path cleans up); the faults a
@@ -475,7 +481,7 @@ class Output:
                 f.close()
             self._file = None
             pending = getattr(_units, "pending", None)
-            if self._tmp is not None and pending is not None and not self._now:
+            if self._tmp is not None and pending is not None and not self._now and not _staged(t.real):
                 pending.append(self)   # renamed with the rest of its unit
                 return
             if self._tmp is not None:
@@ -571,6 +577,105 @@ def _folders_locked(folders) -> Iterator[None]:
             os.close(fd)
 
 
+def _staged(path: str) -> bool:
+    return any(path.startswith(folder + os.sep) for folder in _staging)
+
+
+@contextmanager
+def output_folder(path: str | os.PathLike, what: str = "output folder", *,
+                  owns=lambda name: False) -> Iterator[str]:
+    """Build the output folder `path` whole: yields a temporary folder beside it
+    (`.NAME.PID-XXXXXXXX.part`) to write into, and puts it in place only when the block ends
+    without an exception; otherwise (an error, Ctrl-C, a signal of SIGNALS) it is removed and `path`
+    stays as it was. In place means: a new folder is renamed to `path`; an existing folder all of
+    whose entries are files `owns(name)` says this kind of output writes (an earlier run's) is
+    exchanged with the new one in one step (renameat2 RENAME_EXCHANGE) and then removed; a folder
+    that also holds other files (or the current folder, or a file system without that exchange)
+    keeps them and receives the new files one by one, in the order they were written."""
+    check_folder(path, what)
+    real = os.path.realpath(os.fspath(path))
+    if os.path.isdir(real) and not force:   # an earlier output's read-only file is kept, as a file's is
+        with os.scandir(real) as entries:
+            for e in entries:
+                if owns(e.name) and e.is_file(follow_symlinks=False) and not _writable(e.path, e.stat()):
+                    raise S2mcError(f"{os.fspath(path)}: cannot write {what}: {e.name} in it is read-only")
+    parent, name = os.path.split(real)
+    try:
+        tmp = _temp_folder(parent, name)
+    except OSError as exc:
+        if not os.path.isdir(real):
+            raise _error(path, what, exc) from None
+        try:   # a folder we may write in a parent we may not: built inside it, moved in file by file
+            tmp = _temp_folder(real, name)
+        except OSError as exc:
+            raise _error(path, what, exc) from None
+    drop = lambda: shutil.rmtree(tmp, ignore_errors=True)   # noqa: E731
+    _staging.add(tmp)
+    try:
+        with cleanup_on_signal(drop):
+            try:
+                yield tmp
+            except S2mcError as exc:   # a file inside: named where it was going, not where it was
+                raise S2mcError(str(exc).replace(tmp, os.fspath(path))) from None
+            _fsync_dir(tmp)
+            try:
+                _place_folder(tmp, real, owns)
+            except OSError as exc:
+                raise _error(path, what, exc) from None
+    finally:
+        _staging.discard(tmp)
+        drop()
+
+
+def _temp_folder(parent: str, name: str) -> str:
+    """A new 0700 folder `.NAME.PID-XXXXXXXX.part` in `parent` (and those of dead runs removed)."""
+    prefix = temp_prefix(parent, name, ".part")
+    remove_stale(parent, prefix, ".part")
+    return tempfile.mkdtemp(dir=parent, prefix=f"{prefix}{os.getpid()}-", suffix=".part")
+
+
+def _place_folder(tmp: str, real: str, owns) -> None:
+    try:
+        st = os.stat(real)
+    except FileNotFoundError:
+        st = None
+    if st is None:
+        os.chmod(tmp, 0o777 & ~_umask())   # what mkdir would have made
+        os.rename(tmp, real)
+        _fsync_dir(os.path.dirname(real))
+        return
+    os.chmod(tmp, stat.S_IMODE(st.st_mode))
+    here = os.path.realpath(os.getcwd()) == real
+    with os.scandir(real) as entries:
+        ours = all(e.is_file(follow_symlinks=False) and owns(e.name) for e in entries)
+    if ours and not here and _exchange(tmp, real):
+        _fsync_dir(os.path.dirname(real))
+        return   # the old folder is at the temporary name now: the caller removes it
+    with os.scandir(tmp) as entries:
+        files = sorted(entries, key=lambda e: (e.stat(follow_symlinks=False).st_mtime_ns, e.name))
+    for e in files:
+        os.replace(e.path, os.path.join(real, e.name))
+    _fsync_dir(real)
+
+
+def _exchange(a: str, b: str) -> bool:
+    """Swap the folders `a` and `b` in one step (Linux renameat2 RENAME_EXCHANGE); False where the C
+    library or the file system cannot."""
+    import ctypes
+    try:
+        fn = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return False
+    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    at_fdcwd, rename_exchange = -100, 2
+    if fn(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.EPERM):
+        return False
+    raise OSError(err, os.strerror(err), b)
+
+
 @contextmanager
 def open_output(path: str | os.PathLike, mode: str = "wb", *, what: str = "output",
                 encoding: str = "utf-8", buffering: int = -1, now: bool = False) -> Iterator[IO]:
@@ -636,5 +741,5 @@ def write_output(path: str | os.PathLike, data: str | bytes, *, what: str = "out
 
 
 __all__ = ["STDOUT", "SIGNALS", "Output", "open_output", "write_output", "check", "check_folder", "make_folder",
-           "resolve", "display", "check_distinct", "one_unit", "set_force", "cleanup_on_signal", "remove_stale",
+           "resolve", "display", "check_distinct", "one_unit", "output_folder", "set_force", "cleanup_on_signal", "remove_stale",
            "pid_alive", "temp_prefix"]

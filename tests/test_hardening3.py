@@ -1,7 +1,8 @@
 """The third hardening pass, output integrity: what is left on disk when runs overlap, fail or are
 stopped. Every command writes its files as one unit (all of them or none, records beside their own
-manifest even when two runs write the same file at once), and every signal that would end the
-process removes the temporary files first. Each test fails on the code before the fix.
+manifest even when two runs write the same file at once), every signal that would end the process
+removes the temporary files first, and a report is built beside its folder and put in place whole.
+Each test fails on the code before the fix.
 
 CLI cases run the installed `s2mc` in a subprocess with real signals, so that the real files, exit
 statuses and stderr show."""
@@ -224,3 +225,119 @@ def test_one_unit_writes_all_or_nothing(tmp_path):
             assert (tmp_path / "c").read_text() == "C"
             raise S2mcError("late")
     assert names(tmp_path) == ["a", "b", "c"] and (tmp_path / "a").read_text() == "A"
+
+
+# -- a report is put in place whole ---------------------------------------------------------------------
+
+def _results(tmp_path: Path, name: str = "res", cycles: float = 1000) -> Path:
+    from s2mc.analysis import records
+    res = tmp_path / name
+    res.mkdir()
+    rows = [dict(run_id=f"r{c}", source="sim", platform="s2", workload="aes-128-ecb-enc", variant="bytes/interleaved",
+                 engine="fast", cores=c, bytes=64, metric="cycles", value=cycles / c) for c in (1, 2, 4)]
+    records.write(records.make_records(rows), res / "sim.parquet")
+    return res
+
+
+def test_a_report_that_fails_leaves_the_previous_one_as_it_was(tmp_path, monkeypatch):
+    from s2mc.analysis import plots, report
+    res = _results(tmp_path)
+    rep = tmp_path / "rep"
+    first = report.build([res], rep)
+    before = {n: (rep / n).read_bytes() for n in names(rep)}
+    assert first["md"] == rep / "report.md" and "report.md" in before and any(n.endswith(".png") for n in before)
+
+    calls = []
+    real = plots._save
+
+    def fail_on_the_second(fig, path):   # one plot written, then the report fails
+        calls.append(path)
+        if len(calls) == 2:
+            raise S2mcError(f"{path}: cannot write plot (No space left on device)")
+        return real(fig, path)
+
+    monkeypatch.setattr(plots, "_save", fail_on_the_second)
+    other = _results(tmp_path, "other", cycles=3000)   # other numbers: other plots
+    with pytest.raises(S2mcError, match="No space left"):
+        report.build([other], rep)
+    assert len(calls) == 2 and {n: (rep / n).read_bytes() for n in names(rep)} == before
+    assert names(tmp_path) == ["other", "rep", "res"]
+
+
+def test_a_new_report_replaces_an_old_one_whole_and_keeps_other_files(tmp_path):
+    from s2mc.analysis import report
+    res = _results(tmp_path)
+    rep = tmp_path / "rep"
+    rep.mkdir()
+    (rep / "stale_plot.png").write_bytes(b"an old report's plot")
+    (rep / "report.md").write_text("old")
+    out = report.build([res], rep)
+    assert "stale_plot.png" not in names(rep) and out["md"].read_text() != "old"
+    assert all(p.exists() and p.parent == rep for p in out["plots"])
+    mixed = tmp_path / "mixed"    # a folder with the user's own files: they stay
+    mixed.mkdir()
+    (mixed / "notes.txt").write_text("mine")
+    report.build([res], mixed)
+    assert (mixed / "notes.txt").read_text() == "mine" and "report.html" in names(mixed)
+    assert sorted(n for n in names(tmp_path) if n.startswith(".")) == []
+
+
+def test_report_stopped_by_a_signal_leaves_the_previous_report(tmp_path):
+    res = _results(tmp_path)
+    rep = tmp_path / "rep"
+    rep.mkdir()
+    (rep / "report.md").write_text("the previous report\n")
+    child = subprocess.Popen([_entry(), "report", str(res), "--out", str(rep)], cwd=tmp_path,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        def started() -> bool:   # the first plot is written (into the report's temporary folder, or rep)
+            return any(n.endswith(".png") for d, _, files in os.walk(tmp_path) for n in files) or \
+                child.poll() is not None
+        _wait(started, 120)
+        child.send_signal(signal.SIGUSR1)
+        child.communicate(timeout=60)
+    finally:
+        child.kill()
+    assert child.returncode == -signal.SIGUSR1
+    assert names(rep) == ["report.md"] and (rep / "report.md").read_text() == "the previous report\n"
+    assert names(tmp_path) == ["rep", "res"]
+
+
+def _huge_results(tmp_path: Path) -> Path:
+    """Records whose plots overflow numpy's and matplotlib's arithmetic (RuntimeWarnings inside)."""
+    from s2mc.analysis import records
+    res = tmp_path / "res"
+    res.mkdir()
+    rows = [dict(run_id=f"r{c}", source="sim", workload="aes-128-ecb-enc", variant="bytes/interleaved", engine="fast",
+                 cores=c, bytes=64, metric="cycles", value=1e308) for c in (1, 2)]
+    records.write(records.make_records(rows), res / "x.parquet")
+    return res
+
+
+def _fsize(limit: int):
+    def pre():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)   # past the limit a write fails with EFBIG
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    return pre
+
+
+def test_a_report_on_a_full_disk_writes_nothing_and_prints_one_line(tmp_path):
+    """The first plots fit, a larger one does not: one error line naming the plot where it was going,
+    no warning before it, and the previous report as it was (no plots without their report)."""
+    res = _huge_results(tmp_path)
+    rep = tmp_path / "rep"
+    rep.mkdir()
+    (rep / "report.md").write_text("the previous report\n")
+    r = subprocess.run([_entry(), "report", str(res), "--out", str(rep)], capture_output=True, text=True,
+                       preexec_fn=_fsize(100_000))
+    assert r.returncode == 1, r.stderr
+    assert r.stderr.startswith(f"s2mc: error: {rep}/") and r.stderr.endswith(": cannot write plot (File too large)\n")
+    assert len(r.stderr.splitlines()) == 1, r.stderr
+    assert names(rep) == ["report.md"] and (rep / "report.md").read_text() == "the previous report\n"
+    assert names(tmp_path) == ["rep", "res"]
+
+
+def test_a_report_prints_no_library_warnings(tmp_path):
+    res = _huge_results(tmp_path)
+    r = subprocess.run([_entry(), "report", str(res), "--out", str(tmp_path / "rep")], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stderr.startswith("s2mc report: ") and len(r.stderr.splitlines()) == 1, r.stderr
