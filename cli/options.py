@@ -413,9 +413,7 @@ def _files(command: click.Command, params: dict) -> tuple[list, list]:
 def guard_files(command: click.Command) -> click.Command:
     """Give a command that writes files the rules every such command follows: `--force` (replace a
     read-only output), before its body runs the refusal of an output that is the same file as one
-    of its inputs or another of its outputs (s2mc.common.outputs.check_distinct), and its files
-    written as one unit (s2mc.common.outputs.one_unit): all of them appear when it succeeds, none
-    when it fails or is stopped."""
+    of its inputs or another of its outputs (s2mc.common.outputs.check_distinct)."""
     if getattr(command, "_s2mc_guarded", False) or not any(
             isinstance(p.type, OutputFile) for p in command.params):
         return command
@@ -432,8 +430,7 @@ def guard_files(command: click.Command) -> click.Command:
             outputs.check_distinct(outs, ins)
         except S2mcError as exc:
             raise click.UsageError(str(exc), ctx) from None
-        with outputs.one_unit():
-            return body(*args, **kwargs)
+        return body(*args, **kwargs)
 
     command.callback = guarded
     command._s2mc_guarded = True

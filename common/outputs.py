@@ -30,11 +30,13 @@ The rules (those of `openssl enc -out`, made atomic for regular files):
   PROF, XCPU, the real-time ones, ...; SIGINT arrives as KeyboardInterrupt and takes the error path)
   removes the temporary files (and runs the cleanups registered with `cleanup_on_signal`, which stop
   child processes and remove temporary folders) before the process dies of that signal.
-- The files of one command are one unit (`one_unit`; the CLI puts every command that writes files
-  in one, and records with their manifest are one wherever they are written): each waits in its
-  temporary file until all are written, then all are renamed back to back under a kernel lock
-  (flock) on their folders, so that two runs writing the same files never leave one file of each;
-  a failure or a signal leaves none of them.
+- Files that belong together are one unit (`one_unit`: records and their manifest wherever they
+  are written; encrypt's output and its --records; a GPU grid's records and --markdown table;
+  the examples; the lab's notebooks): each waits in its temporary file until all are written,
+  then all are renamed back to back under a kernel lock (flock) on their folders, so that two runs
+  writing the same files never leave one file of each; a failure or a signal leaves none of them.
+  (A run's trace and waveform are not bound to its records: a run that faults still writes them,
+  to show where it went wrong; a sweep that fails some configurations still merges the others.)
 - An output folder (`output_folder`: the report) is built in a temporary folder beside it and put
   in place whole at the end; a failure leaves the previous one as it was.
 - Every error is an S2mcError that names the path.

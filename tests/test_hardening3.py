@@ -1,5 +1,5 @@
 """The third hardening pass, output integrity: what is left on disk when runs overlap, fail or are
-stopped. Every command writes its files as one unit (all of them or none, records beside their own
+stopped. Files that belong together are one unit (all of them or none, records beside their own
 manifest even when two runs write the same file at once), every signal that would end the process
 removes the temporary files first, and a report is built beside its folder and put in place whole.
 Each test fails on the code before the fix.
@@ -42,6 +42,13 @@ def _entry() -> str:
 def _no_core():
     """A child that dies of QUIT or XCPU dumps no core file."""
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def _fsize(limit: int):
+    def pre():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)   # past the limit a write fails with EFBIG
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    return pre
 
 
 def names(folder: Path) -> list[str]:
@@ -191,24 +198,51 @@ def test_records_and_manifest_appear_together_under_a_lock_on_their_folder(tmp_p
     assert records == listed
 
 
-def test_a_command_that_fails_writes_none_of_its_files(tmp_path):
-    """encrypt --records with a read-only manifest where the records go: refused before anything is
-    written (the ciphertext, the records and the old manifest stay as they were)."""
+def _encrypt_with_records(tmp_path: Path, **kw) -> subprocess.CompletedProcess:
     src = tmp_path / "in"
     src.write_bytes(os.urandom(4096))
-    out = tmp_path / "out"
-    out.write_bytes(b"old ciphertext")
+    return subprocess.run([_entry(), "encrypt", "--in", str(src), "--out", str(tmp_path / "out"), "--key", KEY.hex(),
+                           "--iv", IV.hex(), "--records", str(tmp_path / "r.parquet"), "-q"],
+                          capture_output=True, text=True, **kw)
+
+
+def _one_error_line(r: subprocess.CompletedProcess) -> str:
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode != 0 and len(lines) == 1 and lines[0].startswith("s2mc"), r.stderr
+    return lines[0]
+
+
+def test_a_read_only_manifest_is_refused_before_any_work(tmp_path):
+    """encrypt --records with a read-only manifest where the records go: refused while parsing (the
+    ciphertext, the records and the old manifest stay as they were)."""
+    (tmp_path / "out").write_bytes(b"old ciphertext")
     manifest = tmp_path / "r.manifest.json"
     manifest.write_text("{}\n")
     manifest.chmod(0o444)
-    r = subprocess.run([_entry(), "encrypt", "--in", str(src), "--out", str(out), "--key", KEY.hex(),
-                        "--iv", IV.hex(), "--records", str(tmp_path / "r.parquet"), "-q"],
-                       capture_output=True, text=True)
-    lines = r.stderr.strip().splitlines()
-    assert r.returncode != 0 and len(lines) == 1 and lines[0].startswith("s2mc"), r.stderr
-    assert str(manifest) in lines[0] and "read-only" in lines[0]
+    line = _one_error_line(_encrypt_with_records(tmp_path))
+    assert str(manifest) in line and "read-only" in line
     assert names(tmp_path) == ["in", "out", "r.manifest.json"]
-    assert out.read_bytes() == b"old ciphertext" and manifest.read_text() == "{}\n"
+    assert (tmp_path / "out").read_bytes() == b"old ciphertext" and manifest.read_text() == "{}\n"
+
+
+def test_encrypt_whose_records_cannot_be_written_keeps_the_old_output(tmp_path):
+    """The 4 KiB ciphertext fits a 6000-byte file-size limit, its 8 KB records do not: the command
+    fails, and its output is not replaced either (one unit)."""
+    (tmp_path / "out").write_bytes(b"old ciphertext")
+    line = _one_error_line(_encrypt_with_records(tmp_path, preexec_fn=_fsize(6000)))
+    assert "r.parquet" in line and "File too large" in line
+    assert names(tmp_path) == ["in", "out"] and (tmp_path / "out").read_bytes() == b"old ciphertext"
+
+
+def test_gpu_records_and_their_markdown_table_are_one_unit(tmp_path):
+    """The table cannot be written (its folder is gone): the records of the same grid are not either."""
+    from s2mc.analysis import records
+    from s2mc.cli import cmd_gpu
+    df = records.make_records([dict(run_id="g1", source="opencl", metric="seconds", value=1.0)])
+    with pytest.raises(S2mcError, match="gone"):
+        cmd_gpu._write_grid(df, "| table |", {}, [], {"command": "test"}, out_path=str(tmp_path / "r.parquet"),
+                            md_path=str(tmp_path / "gone" / "t.md"), as_json=False)
+    assert names(tmp_path) == []
 
 
 def test_one_unit_writes_all_or_nothing(tmp_path):
@@ -312,13 +346,6 @@ def _huge_results(tmp_path: Path) -> Path:
                  cores=c, bytes=64, metric="cycles", value=1e308) for c in (1, 2)]
     records.write(records.make_records(rows), res / "x.parquet")
     return res
-
-
-def _fsize(limit: int):
-    def pre():
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)   # past the limit a write fails with EFBIG
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
-    return pre
 
 
 def test_a_report_on_a_full_disk_writes_nothing_and_prints_one_line(tmp_path):
