@@ -33,7 +33,7 @@ from typing import Iterable, Mapping
 import pandas as pd
 
 from s2mc.common.errors import S2mcError, excerpt
-from s2mc.common.outputs import check as check_output, open_output, write_output
+from s2mc.common.outputs import check as check_output, one_unit, open_output, write_output
 from s2mc.common.values import plain
 
 # --------------------------------------------------------------------------------------------------
@@ -413,21 +413,28 @@ def write(df: pd.DataFrame, path: str | os.PathLike, params: Mapping[str, object
 
     With `params`, also writes the run manifest next to it (see `write_manifest`) when `path` is a
     regular file (not beside a device such as /dev/null). Outputs follow s2mc.common.outputs: the
-    folder must exist (nothing creates it), a file appears whole or not at all.
+    folder must exist (nothing creates it), a file appears whole or not at all, and the records and
+    their manifest are one unit (`one_unit`): both appear together, under a lock on their folder,
+    or neither does, so that two runs writing the same file never leave one's records beside the
+    other's manifest.
     """
     df = validate(df)
     p = Path(path)
     kind = check_output(p, "records")
-    if p.suffix.lower() == ".csv":
-        with open_output(p, "w", what="records") as f:
-            df.to_csv(f, index=False)
-    else:
-        with open_output(p, "wb", what="records") as f:
-            df.to_parquet(f, index=False, engine="pyarrow")
-    if params is not None and kind == "replace":
-        params = dict(params)
-        params.setdefault("run_ids", sorted(df["run_id"].unique().tolist()))
-        write_manifest(manifest_path_for(p), params)
+    manifest = params is not None and kind == "replace"
+    if manifest:
+        check_output(manifest_path_for(p), "manifest")
+    with one_unit():
+        if p.suffix.lower() == ".csv":
+            with open_output(p, "w", what="records") as f:
+                df.to_csv(f, index=False)
+        else:
+            with open_output(p, "wb", what="records") as f:
+                df.to_parquet(f, index=False, engine="pyarrow")
+        if manifest:
+            params = dict(params)
+            params.setdefault("run_ids", sorted(df["run_id"].unique().tolist()))
+            write_manifest(manifest_path_for(p), params)
     return p
 
 

@@ -22,7 +22,7 @@ from s2mc.analysis import caches, coverage, derive, fidelity, model, plots, reco
 from s2mc.analysis.seed003 import SEED003_BYTES, SEED003_VARIANT, SEED003_WORKLOAD
 from s2mc.common.errors import S2mcError
 from s2mc.common.measure import figure
-from s2mc.common.outputs import make_folder, write_output
+from s2mc.common.outputs import output_folder, write_output
 
 
 @dataclass
@@ -241,9 +241,25 @@ def _experiment_or_all(df: pd.DataFrame, name: str) -> pd.DataFrame:
     return df
 
 
+def _report_file(name: str) -> bool:
+    """Whether a report folder's entry `name` is one a report writes (an earlier report's)."""
+    return name in ("report.md", "report.html", "main_table.json") or name.endswith(".png")
+
+
 def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
           title: str = "s2mc report") -> dict:
-    """Write report.md, report.html and the plots into `out_dir`; return their paths."""
+    """Write report.md, report.html and the plots into `out_dir`; return their paths. The folder is
+    built whole beside it and put in place at the end (s2mc.common.outputs.output_folder): a report
+    that fails leaves nothing, and the previous report in `out_dir` as it was."""
+    with output_folder(out_dir, "report", owns=_report_file) as tmp:
+        built = _build(results, out_dir, Path(tmp), title)
+    final = Path(out_dir)
+    return built | {"md": final / built["md"].name, "html": final / built["html"].name,
+                    "plots": [final / p.name for p in built["plots"]]}
+
+
+def _build(results: list[str | os.PathLike], out_dir: str | os.PathLike, out: Path, title: str) -> dict:
+    """The report of `results` for `out_dir`, written into the folder `out`."""
     paths = [Path(r) for r in results]
     ours = records.load(paths) if paths else records.empty()
     ours = ours[ours["source"] != "reference"] if len(ours) else ours
@@ -252,7 +268,6 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
     ref = seeds.load_reference()
     allrec = derive.derive_all(records.concat([ours, ref]))
     ours_d = allrec[allrec["source"] != "reference"]
-    out = Path(make_folder(out_dir, "report"))   # the folder only, never its parents
     figs: list[Path] = []
 
     def fig(p: Path | None, caption: str, blocks: list[Block], missing: str) -> None:

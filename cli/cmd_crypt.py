@@ -12,7 +12,7 @@ import time
 import click
 
 from s2mc.common.errors import S2mcError
-from s2mc.common.outputs import STDOUT
+from s2mc.common.outputs import STDOUT, one_unit
 from s2mc.common.units import human_size
 from s2mc.workloads.cipher_host import MAX_CHUNK_BYTES, cipher_title
 from s2mc.workloads.native import CIPHER_IMPLS, CIPHERS, MAX_THREADS
@@ -164,25 +164,25 @@ def _file_command(name: str, verb: str):
             engine = native.resolve_impl(impl, cipher)
         if tl:
             tl.mark("options")
-        t0 = time.perf_counter()
-        n = _encrypt(backend, in_path, out_path, k, c, impl=impl, threads=threads, chunk=chunk,
-                     progress=not quiet and sys.stderr.isatty(), mode=mode, decrypt=name == "decrypt",
-                     cipher=cipher, segment=segment or "auto", phase=tl.mark if tl else None)
-        secs = time.perf_counter() - t0
-        if tl:
-            tl.mark("close")
-        summary = {"command": name, "in": in_path, "out": out_path, "bytes": n, "cipher": cipher,
-                   "key_bits": len(k) * 8,
-                   "mode": mode, "backend": backend, "engine": engine, "threads": threads,
-                   "seconds": secs, "gb_per_s": n / secs / 1e9 if secs > 0 else None}
-        if as_json or records_path:   # the platform's name costs a query: only where it is kept
-            summary["platform"] = _platform(backend)
-        if tl:
-            summary["timings"] = tl.as_json()
-        if records_path:
-            path = _records(records_path, summary)
-            if not as_json and not quiet:
-                click.echo(f"wrote records to {path}", err=True)
+        with one_unit():   # the output and its records: both or neither
+            t0 = time.perf_counter()
+            n = _encrypt(backend, in_path, out_path, k, c, impl=impl, threads=threads, chunk=chunk,
+                         progress=not quiet and sys.stderr.isatty(), mode=mode, decrypt=name == "decrypt",
+                         cipher=cipher, segment=segment or "auto", phase=tl.mark if tl else None)
+            secs = time.perf_counter() - t0
+            if tl:
+                tl.mark("close")
+            summary = {"command": name, "in": in_path, "out": out_path, "bytes": n, "cipher": cipher,
+                       "key_bits": len(k) * 8,
+                       "mode": mode, "backend": backend, "engine": engine, "threads": threads,
+                       "seconds": secs, "gb_per_s": n / secs / 1e9 if secs > 0 else None}
+            if as_json or records_path:   # the platform's name costs a query: only where it is kept
+                summary["platform"] = _platform(backend)
+            if tl:
+                summary["timings"] = tl.as_json()
+            path = _records(records_path, summary) if records_path else None
+        if path and not as_json and not quiet:
+            click.echo(f"wrote records to {path}", err=True)
         if as_json:
             click.echo(json.dumps(summary))
         elif not quiet:

@@ -207,13 +207,14 @@ def _write_grid(df, table: str, plat: dict, summaries: list, params: dict, *, ou
     """What both backends' grids write: the records (--out), the Markdown table (--md) and, with --json,
     everything on stdout. Returns whether it printed the JSON (the caller prints its summary otherwise)."""
     from s2mc.analysis import records
+    from s2mc.common.outputs import one_unit, write_output
 
-    if out_path:
-        path = records.write(df, out_path, params=params)
+    with one_unit():   # the records and the table of one measurement: both or neither
+        path = records.write(df, out_path, params=params) if out_path else None
+        if md_path:
+            write_output(md_path, table + "\n", what="Markdown table")
+    if path:
         click.echo(f"wrote {len(df)} records to {path}", err=True)
-    if md_path:
-        from s2mc.common.outputs import write_output
-        write_output(md_path, table + "\n", what="Markdown table")
     if as_json:
         click.echo(json.dumps({"platform": plat, "results": summaries,
                                "records": df.astype(object).to_dict("records")}, indent=2, default=str))

@@ -12,6 +12,7 @@ import io
 import os
 import re
 import sys
+import warnings
 
 import click
 
@@ -180,10 +181,13 @@ def _stdout_error(exc: OSError) -> None:
 
 def main() -> None:
     """The `s2mc` command: every failure, writing stdout included (closed, a full device, also
-    for --help and --version), is one line on stderr and a non-zero exit."""
+    for --help and --version), is one line on stderr and a non-zero exit, and nothing else is
+    printed on stderr but what s2mc says (no Python warnings)."""
     from .timings import main_entered
     main_entered()
     raw = _guard_stdio()
+    if not sys.warnoptions:   # the libraries' warnings (numpy, matplotlib) are not ours to print;
+        warnings.simplefilter("ignore")   # -W or PYTHONWARNINGS still shows them
     code: int | str | None = 0
     try:
         cli(prog_name="s2mc")

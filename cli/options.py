@@ -238,7 +238,9 @@ class OutputFile(_OutputPath):
     def _check(self, text: str) -> None:
         if text == STDOUT and not self.stdout:
             raise S2mcError(f"the {self.what} cannot go to stdout ('-'), which the command prints on; name a file")
-        check_output(text, self.what)
+        if check_output(text, self.what) == "replace" and self.what == "records":
+            from s2mc.analysis.records import manifest_path_for   # written with them: checked with them
+            check_output(manifest_path_for(text), "manifest")
 
 
 class OutputFolder(_OutputPath):
@@ -385,8 +387,8 @@ def _files(command: click.Command, params: dict) -> tuple[list, list]:
 
 def guard_files(command: click.Command) -> click.Command:
     """Give a command that writes files the rules every such command follows: `--force` (replace a
-    read-only output) and, before its body runs, the refusal of an output that is the same file
-    as one of its inputs or another of its outputs (s2mc.common.outputs.check_distinct)."""
+    read-only output), before its body runs the refusal of an output that is the same file as one
+    of its inputs or another of its outputs (s2mc.common.outputs.check_distinct)."""
     if getattr(command, "_s2mc_guarded", False) or not any(
             isinstance(p.type, OutputFile) for p in command.params):
         return command

@@ -26,13 +26,25 @@ The rules (those of `openssl enc -out`, made atomic for regular files):
   through any links) are refused by `check_distinct` before anything is written.
 - A path ending in `/` or naming a directory is a one-line error; so is a folder that does not
   exist (nothing creates the folders above an output).
-- SIGTERM and SIGHUP (like SIGINT, which arrives as KeyboardInterrupt) remove the temporary file
-  (and run the cleanups registered with `cleanup_on_signal`, which stop child processes and remove
-  temporary folders) before the process dies of the signal.
+- Every signal that would end the process (SIGNALS: HUP, QUIT, TERM, USR1, USR2, ALRM, VTALRM,
+  PROF, XCPU, the real-time ones, ...; SIGINT arrives as KeyboardInterrupt and takes the error path)
+  removes the temporary files (and runs the cleanups registered with `cleanup_on_signal`, which stop
+  child processes and remove temporary folders) before the process dies of that signal.
+- Files that belong together are one unit (`one_unit`: records and their manifest wherever they
+  are written; encrypt's output and its --records; a GPU grid's records and --markdown table;
+  the examples; the lab's notebooks): each waits in its temporary file until all are written,
+  then all are renamed back to back under a kernel lock (flock) on their folders, so that two runs
+  writing the same files never leave one file of each; a failure or a signal leaves none of them.
+  (A run's trace and waveform are not bound to its records: a run that faults still writes them,
+  to show where it went wrong; a sweep that fails some configurations still merges the others.)
+- An output folder (`output_folder`: the report) is built in a temporary folder beside it and put
+  in place whole at the end; a failure leaves the previous one as it was.
 - Every error is an S2mcError that names the path.
 """
 from __future__ import annotations
 
+import errno
+import fcntl
 import os
 import re
 import shutil
@@ -40,6 +52,7 @@ import signal
 import stat
 import sys
 import tempfile
+import threading
 from contextlib import contextmanager
 from typing import IO, Iterator
 
@@ -49,10 +62,33 @@ STDOUT = "-"
 
 # Temporary files being written now; the signal handler removes them.
 _live: set[str] = set()
-# Cleanups to run when SIGTERM/SIGHUP ends the process (stop a child, remove a temporary folder).
+# Cleanups to run when a signal of SIGNALS ends the process (stop a child, remove a temporary folder).
 _cleanups: dict[int, object] = {}
 _handled: set[int] = set()
-_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+# Per thread: the outputs finished inside `one_unit()` and waiting for its end (no attribute: no unit).
+_units = threading.local()
+# Folders being built by `output_folder`: a file written inside one is renamed into it at once (the
+# folder as a whole is what appears at the end).
+_staging: set[str] = set()
+#: The signals whose default action ends the process (terminate, or dump core) and that a handler can
+#: act on: those another process, the terminal, a timer or a resource limit sends. Left out: SIGKILL
+#: (cannot be caught); SIGINT (Python's KeyboardInterrupt: the error path cleans up); the faults a
+#: bad instruction raises (SEGV, BUS, FPE, ILL, TRAP, SYS: a Python handler would run only after
+#: that instruction, which faults again) and SIGABRT (abort() dies whatever the handler does).
+#: SIGPIPE and SIGXFSZ are on the list though Python ignores both at start (a write then fails with
+#: EPIPE or EFBIG, and the error path cleans up): handled wherever a host program restores them.
+_TERMINATING = ("SIGHUP", "SIGQUIT", "SIGTERM", "SIGUSR1", "SIGUSR2", "SIGALRM", "SIGVTALRM", "SIGPROF",
+                "SIGPIPE", "SIGXCPU", "SIGXFSZ", "SIGPOLL", "SIGIO", "SIGPWR", "SIGSTKFLT", "SIGLOST")
+
+
+def _terminating() -> tuple[int, ...]:
+    named = {getattr(signal, name) for name in _TERMINATING if hasattr(signal, name)}
+    realtime = range(signal.SIGRTMIN, signal.SIGRTMAX + 1) if hasattr(signal, "SIGRTMIN") else ()
+    return tuple(sorted(named | set(realtime)))
+
+
+#: _TERMINATING as this system numbers them, with its real-time signals (SIGRTMIN..SIGRTMAX).
+SIGNALS = _terminating()
 #: Replace read-only existing outputs instead of refusing them (the CLI's --force sets it).
 force = False
 
@@ -81,9 +117,9 @@ def _on_signal(signum, frame):  # noqa: ARG001 - signal handler signature
 
 
 def _install_signal_handlers() -> None:
-    """Handle SIGTERM/SIGHUP where they would kill the process anyway (never where they are
-    ignored, as under nohup, or handled by someone else)."""
-    for sig in _SIGNALS:
+    """Handle every signal of SIGNALS where it would end the process anyway (never where it is
+    ignored, as SIGHUP under nohup, or handled by someone else)."""
+    for sig in SIGNALS:
         if sig in _handled:
             continue
         try:
@@ -96,7 +132,7 @@ def _install_signal_handlers() -> None:
 
 @contextmanager
 def cleanup_on_signal(fn) -> Iterator[None]:
-    """Run `fn()` if SIGTERM or SIGHUP kills the process inside this block (the block's own
+    """Run `fn()` if a signal of SIGNALS ends the process inside this block (the block's own
     `finally` runs for Ctrl-C and errors, not for those)."""
     _install_signal_handlers()
     key = id(fn)
@@ -368,13 +404,14 @@ class Output:
     """One output by the rules above, for writers that cannot use a `with` block (a sink that
     lives across calls): `f = out.open()`, write to f, then `out.commit()` or `out.discard()`.
 
-    Writes through `f` raise S2mcError naming the path; so do open() and commit().
+    Writes through `f` raise S2mcError naming the path; so do open() and commit(). Inside
+    `one_unit()` commit() leaves the finished file for the unit's end to rename, unless `now`.
     `suffix` ends the temporary file's name (a writer that picks its format by the file name, such
     as SystemC's VCD writer, can write the temporary file itself: see `temp_path`).
     """
 
     def __init__(self, path: str | os.PathLike, mode: str = "wb", *, what: str = "output",
-                 encoding: str = "utf-8", buffering: int = -1, suffix: str = ".part"):
+                 encoding: str = "utf-8", buffering: int = -1, suffix: str = ".part", now: bool = False):
         if mode not in ("w", "wb"):
             raise ValueError(f"Output: mode must be 'w' or 'wb', not {mode!r}")
         self.path, self.what = os.fspath(path), what
@@ -384,6 +421,7 @@ class Output:
         self._file = None
         self._tmp: str | None = None
         self._suffix = suffix
+        self._now = now
 
     @property
     def kind(self) -> str:
@@ -443,16 +481,24 @@ class Output:
                 os.fsync(f.fileno())
             if t.kind != "stdout":
                 f.close()
+            self._file = None
+            pending = getattr(_units, "pending", None)
+            if self._tmp is not None and pending is not None and not self._now and not _staged(t.real):
+                pending.append(self)   # renamed with the rest of its unit
+                return
             if self._tmp is not None:
                 os.replace(self._tmp, t.real)
         except OSError as exc:
             self.discard()
             raise self._fail(exc) from None
+        self._placed()
+
+    def _placed(self) -> None:
+        """After the rename: the temporary file is the target now."""
         if self._tmp is not None:
             _live.discard(self._tmp)
             self._tmp = None
-            _fsync_dir(os.path.dirname(t.real))
-        self._file = None
+            _fsync_dir(os.path.dirname(self._target.real))
 
     def discard(self) -> None:
         """Give up: close, and remove the temporary file (the old target stays as it was)."""
@@ -468,14 +514,179 @@ class Output:
 
 
 @contextmanager
+def one_unit() -> Iterator[None]:
+    """Make the outputs committed inside this block (this thread's) one unit: each stays in its
+    temporary file until the block ends, then all are renamed over their targets back to back while
+    this process holds a kernel lock (flock, released by the kernel even when killed) on each of
+    their folders, so that two processes writing the same outputs never interleave (the last one
+    leaves its whole set, never one file of each). A block that fails (an error, Ctrl-C, a signal)
+    leaves none of them, the old targets as they were. A block inside another joins the outer one.
+    Stdout, devices and FIFOs are written through as they go; outputs made with `now=True` (a
+    sweep's stored configuration) appear at once."""
+    if getattr(_units, "pending", None) is not None:
+        yield
+        return
+    pending: list[Output] = []
+    _units.pending = pending
+    try:
+        yield
+    except BaseException:
+        for out in pending:
+            out.discard()
+        raise
+    finally:
+        _units.pending = None
+    _commit_together(pending)
+
+
+def _commit_together(pending: list["Output"]) -> None:
+    done = 0
+    try:
+        with _folders_locked({os.path.dirname(out._target.real) for out in pending}):
+            for out in pending:
+                try:
+                    os.replace(out._tmp, out._target.real)
+                except OSError as exc:
+                    raise out._fail(exc) from None
+                done += 1
+    except BaseException:
+        for out in pending[done:]:
+            out.discard()
+        raise
+    for out in pending:
+        out._placed()
+
+
+@contextmanager
+def _folders_locked(folders) -> Iterator[None]:
+    """Hold an exclusive flock on each folder, taken in one order (device, inode) so that no two
+    processes wait for each other. A folder this process cannot open is not locked (its renames
+    are still atomic one by one)."""
+    fds = []
+    try:
+        for folder in folders:
+            try:
+                fds.append(os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)))
+            except OSError:
+                pass
+        # one lock a folder (two descriptors of one folder would wait for each other)
+        by_id = {(st.st_dev, st.st_ino): fd for fd, st in reversed([(fd, os.fstat(fd)) for fd in fds])}
+        for key in sorted(by_id):
+            fcntl.flock(by_id[key], fcntl.LOCK_EX)
+        yield
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+def _staged(path: str) -> bool:
+    return any(path.startswith(folder + os.sep) for folder in _staging)
+
+
+@contextmanager
+def output_folder(path: str | os.PathLike, what: str = "output folder", *,
+                  owns=lambda name: False) -> Iterator[str]:
+    """Build the output folder `path` whole: yields a temporary folder beside it
+    (`.NAME.PID-XXXXXXXX.part`) to write into, and puts it in place only when the block ends
+    without an exception; otherwise (an error, Ctrl-C, a signal of SIGNALS) it is removed and `path`
+    stays as it was. In place means: a new folder is renamed to `path`; an existing folder all of
+    whose entries are files `owns(name)` says this kind of output writes (an earlier run's) is
+    exchanged with the new one in one step (renameat2 RENAME_EXCHANGE) and then removed; a folder
+    that also holds other files (or the current folder, or a file system without that exchange)
+    keeps them and receives the new files one by one, in the order they were written."""
+    check_folder(path, what)
+    real = os.path.realpath(os.fspath(path))
+    if os.path.isdir(real) and not force:   # an earlier output's read-only file is kept, as a file's is
+        with os.scandir(real) as entries:
+            for e in entries:
+                if owns(e.name) and e.is_file(follow_symlinks=False) and not _writable(e.path, e.stat()):
+                    raise S2mcError(f"{os.fspath(path)}: cannot write {what}: {e.name} in it is read-only")
+    parent, name = os.path.split(real)
+    try:
+        tmp = _temp_folder(parent, name)
+    except OSError as exc:
+        if not os.path.isdir(real):
+            raise _error(path, what, exc) from None
+        try:   # a folder we may write in a parent we may not: built inside it, moved in file by file
+            tmp = _temp_folder(real, name)
+        except OSError as exc:
+            raise _error(path, what, exc) from None
+    drop = lambda: shutil.rmtree(tmp, ignore_errors=True)   # noqa: E731
+    _staging.add(tmp)
+    try:
+        with cleanup_on_signal(drop):
+            try:
+                yield tmp
+            except S2mcError as exc:   # a file inside: named where it was going, not where it was
+                raise S2mcError(str(exc).replace(tmp, os.fspath(path))) from None
+            _fsync_dir(tmp)
+            try:
+                _place_folder(tmp, real, owns)
+            except OSError as exc:
+                raise _error(path, what, exc) from None
+    finally:
+        _staging.discard(tmp)
+        drop()
+
+
+def _temp_folder(parent: str, name: str) -> str:
+    """A new 0700 folder `.NAME.PID-XXXXXXXX.part` in `parent` (and those of dead runs removed)."""
+    prefix = temp_prefix(parent, name, ".part")
+    remove_stale(parent, prefix, ".part")
+    return tempfile.mkdtemp(dir=parent, prefix=f"{prefix}{os.getpid()}-", suffix=".part")
+
+
+def _place_folder(tmp: str, real: str, owns) -> None:
+    try:
+        st = os.stat(real)
+    except FileNotFoundError:
+        st = None
+    if st is None:
+        os.chmod(tmp, 0o777 & ~_umask())   # what mkdir would have made
+        os.rename(tmp, real)
+        _fsync_dir(os.path.dirname(real))
+        return
+    os.chmod(tmp, stat.S_IMODE(st.st_mode))
+    here = os.path.realpath(os.getcwd()) == real
+    with os.scandir(real) as entries:
+        ours = all(e.is_file(follow_symlinks=False) and owns(e.name) for e in entries)
+    if ours and not here and _exchange(tmp, real):
+        _fsync_dir(os.path.dirname(real))
+        return   # the old folder is at the temporary name now: the caller removes it
+    with os.scandir(tmp) as entries:
+        files = sorted(entries, key=lambda e: (e.stat(follow_symlinks=False).st_mtime_ns, e.name))
+    for e in files:
+        os.replace(e.path, os.path.join(real, e.name))
+    _fsync_dir(real)
+
+
+def _exchange(a: str, b: str) -> bool:
+    """Swap the folders `a` and `b` in one step (Linux renameat2 RENAME_EXCHANGE); False where the C
+    library or the file system cannot."""
+    import ctypes
+    try:
+        fn = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return False
+    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    at_fdcwd, rename_exchange = -100, 2
+    if fn(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.EPERM):
+        return False
+    raise OSError(err, os.strerror(err), b)
+
+
+@contextmanager
 def open_output(path: str | os.PathLike, mode: str = "wb", *, what: str = "output",
-                encoding: str = "utf-8", buffering: int = -1) -> Iterator[IO]:
+                encoding: str = "utf-8", buffering: int = -1, now: bool = False) -> Iterator[IO]:
     """Open `path` for writing by the rules above; yields a file object (text for mode "w").
 
-    The output appears (atomically, for a regular file) when the block ends without an exception;
-    otherwise nothing is left behind.
+    The output appears (atomically, for a regular file) when the block ends without an exception
+    (inside `one_unit()`: when the unit ends, unless `now`); otherwise nothing is left behind.
     """
-    out = Output(path, mode, what=what, encoding=encoding, buffering=buffering)
+    out = Output(path, mode, what=what, encoding=encoding, buffering=buffering, now=now)
     f = out.open()
     try:
         yield f
@@ -525,12 +736,12 @@ def _fsync_dir(folder: str) -> None:
         os.close(fd)
 
 
-def write_output(path: str | os.PathLike, data: str | bytes, *, what: str = "output") -> None:
+def write_output(path: str | os.PathLike, data: str | bytes, *, what: str = "output", now: bool = False) -> None:
     """Write all of `data` (text as UTF-8) to `path` by the rules above."""
-    with open_output(path, "w" if isinstance(data, str) else "wb", what=what) as f:
+    with open_output(path, "w" if isinstance(data, str) else "wb", what=what, now=now) as f:
         f.write(data)
 
 
-__all__ = ["STDOUT", "Output", "open_output", "write_output", "check", "check_folder", "make_folder",
-           "resolve", "display", "check_distinct", "set_force", "cleanup_on_signal", "remove_stale",
+__all__ = ["STDOUT", "SIGNALS", "Output", "open_output", "write_output", "check", "check_folder", "make_folder",
+           "resolve", "display", "check_distinct", "one_unit", "output_folder", "set_force", "cleanup_on_signal", "remove_stale",
            "pid_alive", "temp_prefix"]

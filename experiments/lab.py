@@ -208,12 +208,13 @@ def notebook(answers: bool = False, truths: dict | None = None):
 def write(folder: str | Path) -> list[Path]:
     """worksheet.ipynb and answers.ipynb (unexecuted) into `folder`."""
     import nbformat
-    from s2mc.common.outputs import write_output
+    from s2mc.common.outputs import one_unit, write_output
     out = []
-    for name, answers in (("worksheet.ipynb", False), ("answers.ipynb", True)):
-        path = Path(folder) / name
-        write_output(path, nbformat.writes(notebook(answers)) + "\n", what="notebook")
-        out.append(path)
+    with one_unit():   # the worksheet and its answers: both or neither
+        for name, answers in (("worksheet.ipynb", False), ("answers.ipynb", True)):
+            path = Path(folder) / name
+            write_output(path, nbformat.writes(notebook(answers)) + "\n", what="notebook")
+            out.append(path)
     return out
 
 

@@ -366,8 +366,9 @@ def run(exp: Experiment, out: str | os.PathLike, *, executor: str = "local", sch
                             check = _check_record(data)
                             # its check, then the part (both atomic): a part always has its check
                             # (a check alone, when killed between, is overwritten by the rerun)
-                            write_output(_check_path(part(task)), json.dumps(check), what="records check")
-                            write_output(part(task), data, what="records")
+                            # now: stored at once, even inside a unit, so that a stopped sweep keeps it
+                            write_output(_check_path(part(task)), json.dumps(check), what="records check", now=True)
+                            write_output(part(task), data, what="records", now=True)
                             outcome.ran += 1
                             outcome.task_seconds += secs
                         except S2mcError as exc:

@@ -198,7 +198,7 @@ class SystemCEngine:
             for fd in fds:
                 os.close(fd)   # the child has its own copy: the pipe ends when the child does
         try:
-            with cleanup_on_signal(proc.kill):   # SIGTERM/SIGHUP: stop it now, not 50 ms later
+            with cleanup_on_signal(proc.kill):   # a signal ending us: stop it now, not 50 ms later
                 if fds:
                     with os.fdopen(read_fd, "rb") as pipe:
                         while chunk := pipe.read(1 << 16):

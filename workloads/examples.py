@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from s2mc.common.errors import S2mcError
-from s2mc.common.outputs import write_output
+from s2mc.common.outputs import one_unit, write_output
 
 #: The folders of this package that hold examples, and what their files are written in.
 FOLDERS = {"asm": ("S2 assembly", ".s"), "rz": ("Rz", ".rz")}
@@ -148,6 +148,7 @@ def copy(names: list[str], dest: str | os.PathLike = ".", force: bool = False) -
         if kept:
             raise S2mcError(f"examples copy: {', '.join(kept)} already exists (--force replaces it)")
     folder.mkdir(exist_ok=True)
-    for e, target in targets:
-        write_output(target, e.path.read_text(encoding="utf-8"), what="example")
+    with one_unit():   # all of them or none
+        for e, target in targets:
+            write_output(target, e.path.read_text(encoding="utf-8"), what="example")
     return [t for _, t in targets]
