@@ -36,7 +36,7 @@ def test_a_spec_of_kind_program_is_checked(tmp_path):
                                                                   caches=("none", "dragon"))
     for body, why in [('programs = ["nowhere.s"]', "nowhere.s: no such file"),
                       ('caches = ["mosi"]', "caches: unknown value 'mosi'"),
-                      ('caches = ["mesi"]\ncache_lines = 3', "cache-lines 3 is not a power of two")]:
+                      ('caches = ["mesi"]\ncache_lines = 3', "cache_lines: 3 is not a power of two")]:
         bad = tmp_path / "bad.toml"
         bad.write_text(f'title = "t"\n[[grid]]\nkind = "program"\n{body}\n')
         with pytest.raises(S2mcError, match=why):

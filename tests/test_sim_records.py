@@ -136,8 +136,10 @@ def test_sweep_prints_each_output_and_one_summary_row_per_run(tmp_path):
     assert res.exit_code == 0, res.output
     assert res.stdout == "== 1 core ==\n10\n== 2 cores ==\n20\n== 4 cores ==\n40\n"
     lines = res.stderr.strip().splitlines()
-    assert lines[0].split()[:3] == ["cores", "cycles", "speedup"] and len(lines) == 5
-    assert lines[4].startswith("stalls = ")   # the legend under the table
+    # spin_lock's work grows with the cores (its `work: per core` line): the column is a time ratio
+    assert lines[0].split()[:5] == ["cores", "cycles", "time", "vs", "1c"] and len(lines) == 6
+    assert lines[4].startswith("time vs 1c = cycles / cycles on 1 core")   # the legend under the table
+    assert lines[5].startswith("stalls = ")
     cycles = {n: Machine(load_program(str(SPIN_LOCK)), cores=n).run().cycles for n in (1, 2, 4)}
     for line, n in zip(lines[1:], (1, 2, 4)):
         cells = line.split()
