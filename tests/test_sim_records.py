@@ -144,7 +144,7 @@ def test_sweep_prints_each_output_and_one_summary_row_per_run(tmp_path):
     for line, n in zip(lines[1:], (1, 2, 4)):
         cells = line.split()
         assert int(cells[0]) == n and int(cells[1]) == cycles[n]
-        assert float(cells[2]) == pytest.approx(cycles[1] / cycles[n], abs=0.005)
+        assert float(cells[2]) == pytest.approx(cycles[n] / cycles[1], abs=0.005)
     assert "%|" not in res.stderr      # no progress bar when stderr is not a terminal
 
 
