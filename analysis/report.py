@@ -365,7 +365,7 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
         "bus wait, memory latency, barrier wait; right: each core of one run", b, "no simulator counters")
 
     # 2b. caches and coherence
-    b.append(Block("h2", "2b. Caches and coherence: MSI, MESI, MOESI and Dragon against no caches"))
+    b.append(Block("h2", f"2b. {caches.section_title(ours_d)}", anchor="caches"))
     for part in caches.report_parts(ours_d):
         b.append(Block("table", table=part[1]) if part[0] == "table" else Block("p", part[1]))
     native_coherence, _ = summaries.coherence_native(ours_d)
