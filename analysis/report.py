@@ -241,13 +241,17 @@ def _experiment_or_all(df: pd.DataFrame, name: str) -> pd.DataFrame:
 
 
 def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
-          title: str = "s2mc report") -> dict:
-    """Write report.md, report.html and the plots into `out_dir`; return their paths."""
+          title: str = "s2mc report", empty_ok: bool = False) -> dict:
+    """Write report.md, report.html and the plots into `out_dir`; return their paths. Results that hold
+    no records are an error unless `empty_ok` (the demo with every part skipped: the papers' tables)."""
     paths = [Path(r) for r in results]
     ours = records.load(paths) if paths else records.empty()
     ours = ours[ours["source"] != "reference"] if len(ours) else ours
     if len(ours) == 0 and not paths:
         raise S2mcError("report: no results given (pass result files or directories)")
+    if len(ours) == 0 and not empty_ok:
+        raise S2mcError(f"report: {', '.join(map(str, paths))}: no records (no .parquet or .csv records file "
+                        "holds a run); write some with `s2mc aes ... --out`, `s2mc run ... --out` or `s2mc demo`")
     ref = seeds.load_reference()
     allrec = derive.derive_all(records.concat([ours, ref]))
     ours_d = allrec[allrec["source"] != "reference"]

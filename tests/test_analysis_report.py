@@ -152,3 +152,29 @@ def test_demo_with_every_part_skipped_still_writes_the_report(tmp_path):
     assert "Report:" in r.output and "172,687" in r.output
     assert (tmp_path / "rep" / "report.html").exists()
     _check_report(tmp_path / "rep")
+
+
+def test_the_same_records_given_twice_count_once(tmp_path):
+    """A file named twice, or named beside the folder that holds it: every record is read once, and
+    the report's count is the file's."""
+    res = tmp_path / "results"
+    res.mkdir()
+    df = small_results()
+    path = records.write(df, res / "small.parquet")
+    for given in ([path, path], [res, path], [res, res / "." / "small.parquet"]):
+        assert len(records.load(given)) == len(df), given
+    r = CliRunner().invoke(cli, ["report", str(path), str(path), "--out", str(tmp_path / "rep")])
+    assert r.exit_code == 0, r.output
+    md = (tmp_path / "rep" / "report.md").read_text()
+    assert f": {len(df)} records of {df['run_id'].nunique()} runs" in md
+
+
+def test_a_folder_without_records_is_one_line_and_writes_nothing(tmp_path):
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "notes.txt").write_text("no records here\n")
+    r = CliRunner().invoke(cli, ["report", str(tmp_path / "empty"), "--out", str(tmp_path / "rep")])
+    assert r.exit_code == 1
+    lines = r.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("s2mc: error: report: ") and "empty" in lines[0], r.output
+    assert "no records" in lines[0]
+    assert not (tmp_path / "rep").exists()

@@ -130,9 +130,10 @@ def test_the_tutorials_numbers_are_the_simulators():
 
 
 def test_the_reports_hints_work_verbatim(tmp_path):
-    """An empty results folder: the report names the commands that fill each section; run as
-    written, from the same folder, they do."""
-    run_in_order(["mkdir results", "s2mc report results --out report"], tmp_path)
+    """A results folder with no run of the main sections (one spin-lock measurement of this CPU): the
+    report names the commands that fill each section; run as written, from the same folder, they do."""
+    run_in_order(["mkdir results", "s2mc coherence-native --bench locks --threads 1 --acquisitions 10 --reps 1 -q "
+                  "--out results/locks.parquet", "s2mc report results --out report"], tmp_path)
     md = (tmp_path / "report" / "report.md").read_text()
     hints = re.findall(r"`(s2mc [^`]+--out results/\w+\.parquet)`, then `(s2mc report results --out report)`", md)
     assert len(hints) == 4, md[:3000]                # seed 003, simulated scaling, native, seed 000
