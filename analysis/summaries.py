@@ -509,10 +509,31 @@ def native_takeaways(nat: pd.DataFrame, cpu_count: int | None) -> list[str]:
     if small_slow:
         text += (" A small buffer is encrypted in microseconds, so starting and joining the threads costs "
                  "as much as the work.")
-    text += (" Each core has its own caches and the cipher tables fit in them, so there is no shared bus to "
-             "saturate" + (f"; with {cpu_count} CPUs the curve cannot show where memory bandwidth would stop it."
-                           if cpu_count and cpu_count <= 4 else "."))
+    impls = sorted(set(n[n["cores"] == top]["implementation"]))
+    tabled = [i for i in impls if uses_tables(i)]
+    instr = [i for i in impls if i in INSTRUCTION_IMPLS]
+    what = [f"{_listed(tabled)}'s tables fit in them"] if tabled else []
+    what += [f"{_listed(instr)} {'uses' if len(instr) == 1 else 'use'} the AES instructions and no tables"] \
+        if instr else []
+    text += (" Each core has its own caches" + (f" ({'; '.join(what)})" if what else "")
+             + ", so there is no shared bus to saturate"
+             + (f"; with {cpu_count} CPUs the curve cannot show where memory bandwidth would stop it."
+                if cpu_count and cpu_count <= 4 else "."))
     return [text]
+
+
+#: The native implementations that compute the cipher with the CPU's AES instructions (AES-NI, VAES:
+#: the S-box in hardware, no lookup tables in memory); table-based ones say so in their names.
+INSTRUCTION_IMPLS = ("vaes512", "vaes", "aesni")
+
+
+def uses_tables(implementation: str) -> bool:
+    """Whether a native implementation looks its cipher up in tables in memory (ttable, sptable, table-...)."""
+    return "table" in str(implementation)
+
+
+def _listed(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 # -- 4b. cache coherence on this CPU (s2mc coherence-native) ----------------------------------------------

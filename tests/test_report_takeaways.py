@@ -182,3 +182,16 @@ def test_the_model_sentence_says_where_the_papers_table_is_fastest():
     assert (f"fastest on 3 cores at 64 bytes ({gains[64]:.0%} faster than on two), on 3 cores at 128 bytes "
             f"({gains[128]:.0%}) and on 4 cores at 256 bytes ({gains[256]:.0%})") in text, text
     assert "ceiling, 1.80" in text
+
+
+def test_the_native_sentence_says_tables_only_of_table_implementations():
+    """A host that ran only VAES says nothing of cipher tables (VAES has none); one that also ran the
+    T-table AES says its tables fit in the caches, and names which implementation uses instructions."""
+    from test_report_artefacts import native_rows
+    from s2mc.analysis import derive
+    nat = summaries.native_runs(derive.derive_all(native_rows()))
+    vaes = nat[nat["implementation"] == "vaes"]
+    text = summaries.native_takeaways(vaes, 16)[0]
+    assert "tables fit" not in text and "vaes uses the AES instructions" in text, text
+    text = summaries.native_takeaways(nat[nat["implementation"].isin(["vaes", "ttable"])], 16)[0]
+    assert "ttable's tables fit in them" in text and "vaes uses the AES instructions" in text, text
