@@ -364,9 +364,12 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
         fig(plots.cycles_and_speedup(arb, out / "sim_arbitration_sweep.png", with_model=False), caption, b, "")
     for text in summaries.stall_takeaways(runs):
         b.append(Block("p", text))
-    fig(plots.stall_breakdown(scaling, out / "sim_stall_breakdown.png"),
-        "Where the core-cycles go, as shares of cores x cycles so that every core count reads: compute, "
-        "bus wait, memory latency, barrier wait; right: each core of one run", b, "no simulator counters")
+    subject = summaries.stall_subject(runs)   # the one configuration the sentence and the figure describe
+    fig(plots.stall_breakdown(scaling[scaling["run_id"].isin(subject[1])], out / "sim_stall_breakdown.png",
+                              subject[0]) if subject else None,
+        f"Where the core-cycles go in one configuration ({subject[0] if subject else ''}), as shares of cores "
+        "x cycles so that every core count reads: compute, bus wait, memory latency, barrier wait; right: "
+        "each core of one run", b, "no simulator configuration with counters at two or more core counts")
 
     # 2b. caches and coherence
     b.append(Block("h2", f"2b. {caches.section_title(ours_d)}", anchor="caches"))

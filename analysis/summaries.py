@@ -344,15 +344,33 @@ def arbitration_takeaways(runs: pd.DataFrame, at_cores: int = 4) -> tuple[list[s
     return [text], f"Arbitration policies against fifo at {n} cores: " + ", ".join(caption)
 
 
-def stall_takeaways(runs: pd.DataFrame) -> list[str]:
-    """Where the core-cycles go at 1 core and at the most cores, for the largest configuration."""
+#: What keeps one simulated configuration apart from another (sim_runs' columns): every machine
+#: parameter is in the variant, so a subset of runs chosen by these is one configuration.
+SIM_CONFIG = ["experiment", "workload", "variant", "engine", "bytes"]
+
+
+def stall_subject(runs: pd.DataFrame) -> tuple[str, list[str]] | None:
+    """The configuration "where the cycles go" describes, sentence and figure alike: the largest one (data
+    size, then core count) with bus-wait counters at two or more core counts; (its label, its run ids)."""
     if runs.empty or "bus_wait_cycles" not in runs:
-        return []
+        return None
     r = runs.dropna(subset=["bus_wait_cycles"])
-    if r.empty or r["cores"].nunique() < 2:
+    several = r.groupby(SIM_CONFIG, dropna=False)["cores"].transform("nunique") > 1
+    r = r[several]
+    if r.empty:
+        return None
+    top = r.sort_values(["bytes", "cores"]).iloc[-1]
+    g = r[(r[SIM_CONFIG] == top[SIM_CONFIG]).all(axis=1)]
+    return str(top["config"]), list(g["run_id"])
+
+
+def stall_takeaways(runs: pd.DataFrame) -> list[str]:
+    """Where the core-cycles go at 1 core and at the most cores, for the configuration stall_subject picks."""
+    subject = stall_subject(runs)
+    if subject is None:
         return []
-    config = r.sort_values(["bytes", "cores"]).iloc[-1]["config"]
-    g = r[r["config"] == config].sort_values("cores")
+    config, ids = subject
+    g = runs[runs["run_id"].isin(ids)].sort_values("cores")
     lo, hi = g.iloc[0], g.iloc[-1]
 
     def share(row, col):

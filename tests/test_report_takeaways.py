@@ -195,3 +195,29 @@ def test_the_native_sentence_says_tables_only_of_table_implementations():
     assert "tables fit" not in text and "vaes uses the AES instructions" in text, text
     text = summaries.native_takeaways(nat[nat["implementation"].isin(["vaes", "ttable"])], 16)[0]
     assert "ttable's tables fit in them" in text and "vaes uses the AES instructions" in text, text
+
+
+def test_where_the_cycles_go_is_one_configuration(aes_records):
+    """Byte-oriented AES at -O1 and -O0, 32 and 64 bytes, 1-2 cores: the sentence and the figure take the
+    same single configuration, and the figure's shares are that configuration's own counters, summed
+    over its cores by hand from the simulator's results (never the mean of the -O1 and -O0 runs)."""
+    from s2mc.analysis import plots
+    df, res = aes_records
+    runs = summaries.sim_runs(df)
+    config, ids = summaries.stall_subject(runs)
+    chosen = runs[runs["run_id"].isin(ids)]
+    assert chosen[summaries.SIM_CONFIG].drop_duplicates().shape[0] == 1 and sorted(chosen["cores"]) == [1, 2]
+    assert summaries.stall_takeaways(runs)[0].startswith(config + ":")
+    opt = 0 if chosen["variant"].iloc[0].endswith("/O0") else 1
+    shares = plots.stall_shares(df[df["run_id"].isin(ids)])
+    for n in (1, 2):
+        r = res[64, n, opt]
+        total = lambda k: sum(c[k] for c in r.cores)   # noqa: E731
+        parts = {"compute_cycles": total("instructions"), "bus_wait_cycles": total("bus_wait_cycles"),
+                 "mem_latency_cycles": total("stall_cycles") - total("bus_wait_cycles"),
+                 "sync_wait_cycles": total("sync_wait_cycles")}
+        whole = sum(parts.values())
+        for k, v in parts.items():
+            assert shares.loc[n, k] == pytest.approx(100 * v / whole), (n, k)
+    with pytest.raises(Exception, match="2 configurations"):
+        plots.stall_shares(df[df["bytes"] == 64])
