@@ -456,7 +456,7 @@ def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
         b.append(Block("p", "**Seed 002 Figure 10 (ciphers x threads on a Core i7-2600K) beside this host**"))
         for text in sn.seed002_sentences(ours_d, ref, host, _host_cpus(mans)):
             b.append(Block("p", text))
-        t = sn.seed002_beside(ours_d, ref)
+        t = sn.seed002_beside(ours_d, ref, _host_cpus(mans))
         b.append(Block("table", table=t.map(lambda v: fixed(v) if isinstance(v, float) and pd.notna(v)
                                             else ("–" if v is None or (isinstance(v, float) and pd.isna(v))
                                                   else v))))

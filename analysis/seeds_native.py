@@ -58,10 +58,25 @@ SEED002_NOT_BUILT = (
     "gives them only as bars (Figures 10, 13), so they have no rows.")
 
 
-def seed002_beside(ours: pd.DataFrame, ref: pd.DataFrame) -> pd.DataFrame:
+#: A figure at more threads below this fraction of one thread's throughput is not a result: splitting the
+#: work cannot make it slower than one thread by that much, so the threads waited for CPUs (the machine
+#: was busy while it measured).
+DISTURBED_BELOW = 0.5
+
+
+def disturbed(gbps: dict[int, float]) -> list[int]:
+    """The thread counts whose throughput is below DISTURBED_BELOW x one thread's (none without one)."""
+    one = gbps.get(1)
+    return [t for t in sorted(gbps) if one and t > 1 and gbps[t] < DISTURBED_BELOW * one]
+
+
+def seed002_beside(ours: pd.DataFrame, ref: pd.DataFrame, cpu_count: int | None = None) -> pd.DataFrame:
     """One row per (cipher, implementation): our Gbit/s at each thread count, the speedup of 4 over 1
-    thread and the gain of 8 over 4 threads, and the paper's figure where the seed text gives one
-    (SC2000 at 8 threads; AES-NI at 4 threads, beside our AES with AES instructions) with paper/ours."""
+    thread and the gain of 8 over 4 threads (none from a disturbed figure), the thread counts whose
+    figures are disturbed, and the paper's figure where the seed text gives one (SC2000 at 8 threads;
+    AES-NI at 4 threads, beside our AES with AES instructions) compared per thread: the paper's per
+    thread against ours per thread at the most threads both ran without oversubscribing this host's
+    `cpu_count` CPUs (and undisturbed)."""
     sel = ours[(ours["experiment"] == "seed002_cpu") & (ours["metric"] == "bytes_per_second")]
     if sel.empty:
         return pd.DataFrame()
@@ -75,15 +90,21 @@ def seed002_beside(ours: pd.DataFrame, ref: pd.DataFrame) -> pd.DataFrame:
     for (wl, engine), g in sel.groupby(["workload", "engine"], sort=False):
         cipher = str(wl).split("-")[0]
         gbps = (g.groupby("cores")["value"].max() * 8 / 1e9).to_dict()
+        bad = disturbed(gbps)
         row = {"cipher": cipher, "impl": engine}
         for t in sorted(gbps):
             row[f"{t} thr Gbit/s"] = gbps[t]
-        row["4 vs 1 thr"] = _ratio(gbps.get(4), gbps.get(1))
-        row["8 vs 4 thr"] = _ratio(gbps.get(8), gbps.get(4))
+        row["4 vs 1 thr"] = None if {1, 4} & set(bad) else _ratio(gbps.get(4), gbps.get(1))
+        row["8 vs 4 thr"] = None if {4, 8} & set(bad) else _ratio(gbps.get(8), gbps.get(4))
+        row["disturbed"] = ", ".join(f"{t} thr" for t in bad) or None
         kind = "tables" if engine in ("ttable", "sptable") or cipher not in ("aes",) else "instructions"
         p = paper_by.get((cipher, kind))
         row["paper Gbit/s"] = f"{p[1]:g} ({p[0]} thr)" if p else None
-        row["paper/ours"] = _ratio(p[1], gbps.get(p[0])) if p else None
+        like = [t for t in gbps if t not in bad and t <= min(p[0], cpu_count or p[0])] if p else []
+        t = max(like, default=None)
+        row["paper per thr"] = p[1] / p[0] if p else None
+        row["ours per thr"] = f"{fixed(gbps[t] / t)} ({t} thr)" if t else None
+        row["paper/ours per thr"] = _ratio(p[1] / p[0], gbps[t] / t) if t else None
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -91,7 +112,7 @@ def seed002_beside(ours: pd.DataFrame, ref: pd.DataFrame) -> pd.DataFrame:
 def seed002_sentences(ours: pd.DataFrame, ref: pd.DataFrame, host: str | None = None,
                       cpu_count: int | None = None) -> list[str]:
     """What Figure 10 on this host shows; `host`: host_phrase() of the machine that measured."""
-    t = seed002_beside(ours, ref)
+    t = seed002_beside(ours, ref, cpu_count)
     if t.empty:
         return []
     out = []
@@ -101,11 +122,26 @@ def seed002_sentences(ours: pd.DataFrame, ref: pd.DataFrame, host: str | None = 
             gains.append(f"4 threads {r['4 vs 1 thr']:.2f}x one thread")
         if r.get("8 vs 4 thr") is not None and pd.notna(r.get("8 vs 4 thr")):
             gains.append(f"8 threads {100 * (r['8 vs 4 thr'] - 1):+.0f} % over 4")
-        best = max(v for k, v in r.items() if k.endswith("Gbit/s") and k[0].isdigit() and pd.notna(v))
+        figures = {int(k.split()[0]): v for k, v in r.items() if k.endswith("Gbit/s") and k[0].isdigit() and pd.notna(v)}
+        bad = disturbed(figures)
+        best = max(v for n, v in figures.items() if n not in bad)
         line = f"Seed 002 Figure 10, {r['cipher']} ({r['impl']}): best {best:.2f} Gbit/s on this host"
         line += f" ({'; '.join(gains)})" if gains else ""
-        if r.get("paper/ours") is not None and pd.notna(r.get("paper/ours")):
-            line += f"; the paper's {r['paper Gbit/s']} is {r['paper/ours']:.2f}x ours"
+        if r.get("paper/ours per thr") is not None and pd.notna(r.get("paper/ours per thr")):
+            n = int(str(r["ours per thr"]).split("(")[1].split()[0])
+            p_n = int(str(r["paper Gbit/s"]).split("(")[1].split()[0])
+            cpus = f", this host has {cpu_count} CPU{'s' if cpu_count != 1 else ''}" if cpu_count else ""
+            line += (f"; per thread, the paper's {str(r['paper Gbit/s']).split()[0]} Gbit/s on {p_n} threads "
+                     f"({fixed(r['paper per thr'])} a thread) is {r['paper/ours per thr']:.2f}x ours on {n} "
+                     f"thread{'s' if n != 1 else ''} ({fixed(figures[n] / n)} a thread{cpus})")
+        if bad:
+            worst = min(bad, key=lambda n: figures[n])
+            names = [f"{n}-thread" for n in bad]
+            names = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+            line += (f". Not a result: the {names} figure{'s' if len(bad) > 1 else ''} "
+                     f"({', '.join(fixed(figures[n]) for n in bad)} Gbit/s; {figures[1] / figures[worst]:.0f}x below "
+                     f"one thread{' at worst' if len(bad) > 1 else ''}) cannot come from splitting "
+                     "the work: the threads waited for CPUs while the machine was busy (rerun on a quiet one)")
         out.append(line + ".")
     out.append("The paper: 4 threads on 4 cores nearly 4x one thread; 8 threads (hyper-threading) 7 to 34 % "
                "over 4. " + seed002_what_differs(host or "this host", cpu_count,
