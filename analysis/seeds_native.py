@@ -15,7 +15,7 @@ import pandas as pd
 
 from s2mc.common.units import human_size
 
-from .summaries import fixed
+from .summaries import fixed, uses_tables
 
 
 def host_phrase(cpu_count: int | None = None, cpu: str | None = None) -> str:
@@ -29,8 +29,7 @@ def host_phrase(cpu_count: int | None = None, cpu: str | None = None) -> str:
 def seed001_what_differs(host: str) -> str:
     return ("What differs: seed 001 ran a T-table AES on a 2010 laptop (Core i5 M 450, 2 cores) and a 2009 "
             "desktop (Core i7 960, 4 cores), reading and writing files on a disk; ours runs the native "
-            f"library's best AES (AES-NI/VAES where the CPU has them) on {host} with page-cached files, so "
-            "the ratio is mostly the hardware generation and the AES instructions, not the program structure.")
+            f"library's best AES (AES-NI/VAES where the CPU has them) on {host} with page-cached files.")
 
 
 def seed004_what_differs(host: str) -> str:
@@ -241,16 +240,60 @@ def seed004_sentences(ours: pd.DataFrame, ref: pd.DataFrame, host: str | None = 
     return out
 
 
+def _one_thread_rates(ours: pd.DataFrame) -> pd.DataFrame:
+    """Our native AES runs on one thread as (experiment, engine, bytes, rate in bytes per second)."""
+    d = ours[(ours["source"] == "native") & (ours["cores"] == 1) & (ours["core"] == -1) & (ours["cipher"] == "aes")
+             & (ours["experiment"] != "seed001_ours")]
+    rate = d[d["metric"] == "bytes_per_second"].assign(rate=lambda x: x["value"])
+    secs = d[(d["metric"] == "seconds") & (d["bytes"] > 0)]
+    secs = secs.assign(rate=secs["bytes"] / secs["value"])
+    both = pd.concat([rate, secs[~secs["run_id"].isin(rate["run_id"])]])
+    return both.groupby(["experiment", "engine", "bytes"], as_index=False)["rate"].median()
+
+
+def _span(values, fmt=lambda v: f"{v:,.0f}") -> str:
+    lo, hi = fmt(min(values)), fmt(max(values))
+    return lo if lo == hi else f"{lo}-{hi}"
+
+
+def seed001_split(ours: pd.DataFrame, ref: pd.DataFrame, t: pd.DataFrame) -> str:
+    """How the sequential ratio `t` (seed001_beside, encryption-only) splits, from this host's own runs: our
+    AES-instruction implementation against a T-table AES on one thread (the instructions' share), and the
+    paper's T-table AES on its i5 against ours (the rest: the CPUs and the two programs)."""
+    seq = ours[(ours["experiment"] == "seed001_ours") & (ours["variant"] == "sequential/encryption-only")]
+    engine = str(seq["engine"].iloc[0]) if len(seq) else ""
+    rates = _one_thread_rates(ours)
+    table = rates[rates["engine"].map(uses_tables)]
+    if table.empty:
+        return (" These records hold no T-table AES on one thread of this host to split that ratio into the AES "
+                "instructions' share and the rest (`python -m s2mc.experiments.seeds_native` measures it).")
+    # the instructions' share: both implementations in one experiment at one size (the largest)
+    pairs = table.merge(rates[rates["engine"] == engine], on=["experiment", "bytes"], suffixes=("", "_instr"))
+    tt = pairs.sort_values("bytes").iloc[-1] if len(pairs) else table.sort_values("bytes").iloc[-1]
+    paper_rate = t["bytes"] / t["paper seq s"]
+    rest = _span(tt["rate"] / paper_rate)
+    text = ""
+    if len(pairs) and not uses_tables(engine):
+        text = (f" Of that, the AES instructions give {tt['rate_instr'] / tt['rate']:.1f}x ({engine} against "
+                f"{tt['engine']}, one thread each, {human_size(int(tt['bytes']))}, {tt['experiment']} on this host)"
+                ", and")
+    else:
+        text = " Of that,"
+    return (text + f" the paper's T-table AES on its i5 is {rest}x slower than ours ({tt['engine']}, one thread "
+            "of this host): the two CPUs and the two programs together, which these records cannot separate.")
+
+
 def seed001_sentences(ours: pd.DataFrame, ref: pd.DataFrame, host: str | None = None) -> list[str]:
-    """Seed 001's takeaways: how much faster this host is, and what differs."""
+    """Seed 001's takeaways: how much faster this host is, what of it the AES instructions give (from
+    this host's own one-thread runs), and what differs."""
     out = []
     if not (ours["experiment"] == "seed001_ours").any():
         return out
     t = seed001_beside(ours, ref, "encryption-only").dropna(subset=["paper/ours seq"])
     if len(t):
-        out.append(f"Seed 001 encryption-only, sequential: this host is {t['paper/ours seq'].min():.0f}-"
-                   f"{t['paper/ours seq'].max():.0f}x faster than the paper's Core i5 M 450 "
-                   f"({human_size(int(t['bytes'].min()))}-{human_size(int(t['bytes'].max()))}).")
+        out.append(f"Seed 001 encryption-only, sequential: this host is {_span(t['paper/ours seq'])}x faster than "
+                   f"the paper's Core i5 M 450 ({_span(t['bytes'], lambda v: human_size(int(v)))})."
+                   + seed001_split(ours, ref, t))
     out.append(seed001_what_differs(host or "this host"))
     return out
 
