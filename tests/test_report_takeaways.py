@@ -221,3 +221,60 @@ def test_where_the_cycles_go_is_one_configuration(aes_records):
             assert shares.loc[n, k] == pytest.approx(100 * v / whole), (n, k)
     with pytest.raises(Exception, match="2 configurations"):
         plots.stall_shares(df[df["bytes"] == 64])
+
+
+def _machine_params():
+    from s2mc.common.variants import NOT_IN_VARIANT
+    from s2mc.simulator.params import PARAMS
+    return [p for p in PARAMS if p not in NOT_IN_VARIANT]
+
+
+#: A value other than the default for every machine parameter a variant names (a new parameter in
+#: simulator/params.toml needs one here, or a reason in common.variants.NOT_IN_VARIANT).
+VARIED = {"mem_latency": 4, "arbitration": "fixed", "cache": "mesi", "cache_lines": 16, "cache_ways": 1,
+          "line_words": 8, "cache_hit_latency": 3}
+
+
+def test_every_machine_parameter_is_varied():
+    assert set(_machine_params()) == set(VARIED)
+
+
+@pytest.mark.parametrize("name", sorted(VARIED))
+def test_no_table_merges_runs_that_differ_in_one_machine_parameter(name, tmp_path):
+    """spin_lock.s on 1 and 2 cores with the default machine and with `name` changed (a cache parameter
+    under MESI): two configurations in every table of the report that shows them, each row holding its
+    own runs' numbers, and two lines in the figures (never one row of their mean)."""
+    from s2mc.analysis import caches
+    from s2mc.simulator.params import DEFAULTS
+    from s2mc.common.variants import parse_cache_part
+    machine = _machine_params()
+    base = {"cache": "mesi"} if name in ("cache_lines", "cache_ways", "line_words", "cache_hit_latency") else {}
+    rows, cycles, variants = [], {}, []
+    for i, cfg in enumerate([base, dict(base, **{name: VARIED[name]})]):
+        full = {k: cfg.get(k, DEFAULTS[k]) for k in machine}
+        variant = "/".join(variant_parts(**full))
+        variants.append(variant)
+        for n in (1, 2):
+            res = Machine(LOCK, cores=n, **full).run()
+            rows += result_rows(res, f"{name}-{i}-{n}", experiment="core_scaling", workload="spin_lock",
+                                variant=variant)
+            cycles[variant, n] = res.cycles
+    assert variants[0] != variants[1]
+    df = records.make_records(rows)
+    runs = summaries.sim_runs(df)
+    t = summaries.pivot(runs, "cycles")
+    assert len(t) == 2, t
+    for variant, row in zip(variants, t.itertuples(index=False)):
+        assert list(row[1:]) == [f"{cycles[variant, n]:,}" for n in (1, 2)], (variant, t)
+    labels, _ = summaries.legend_labels([(w, v, 0, "fast") for w, v in zip(["spin_lock"] * 2, variants)])
+    assert len(set(labels)) == 2                                   # the figures' lines (plots._lines)
+    if any(parse_cache_part(p) for v in variants for p in v.split("/")):
+        comparison = caches.report_parts(df)[-1][1] if "spin_lock" not in caches.LAB else \
+            next(p[1] for p in caches.report_parts(df) if p[0] == "table")
+        assert len(comparison) == 2, comparison
+    (tmp_path / "res").mkdir()
+    records.write(df, tmp_path / "res" / "r.parquet")
+    md = report.build([tmp_path / "res"], tmp_path / "rep")["md"].read_text()
+    scaling = md.split("## 2. Simulated scaling", 1)[1].split("\n## ", 1)[0]
+    speedups = [b for b in scaling.split("\n\n") if b.startswith("| configuration |")][0]
+    assert len(speedups.splitlines()) == 2 + 2, speedups
