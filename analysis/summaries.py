@@ -17,6 +17,20 @@ from s2mc.analysis import derive, model
 from s2mc.common.variants import parse_cache_part
 
 _RUN_INDEX = ["run_id", "experiment", "workload", "variant", "engine", "bytes", "cores"]
+#: What keeps one simulated configuration apart from another (sim_runs' columns): every machine
+#: parameter is in the variant (s2mc.common.variants.NOT_IN_VARIANT), so runs chosen by these are one
+#: configuration.
+SIM_CONFIG = ["experiment", "workload", "variant", "engine", "bytes"]
+
+
+def arbitration_policies() -> tuple[str, ...]:
+    """The bus arbitration policies, default first, from the machine-parameter table (read as data:
+    analysis imports no engine)."""
+    import tomllib
+    from importlib.resources import files
+    table = tomllib.loads(files("s2mc").joinpath("simulator").joinpath("params.toml").read_text(encoding="utf-8"))
+    arb = next(p for p in table["param"] if p["name"] == "arbitration")
+    return (arb["default"], *(c for c in arb["choices"] if c != arb["default"]))
 
 
 # -- words from numbers ------------------------------------------------------------------------------
@@ -155,8 +169,29 @@ def sim_runs(df: pd.DataFrame) -> pd.DataFrame:
         spread = per_core.groupby("run_id")["stall_cycles"].agg(["min", "max"]).reset_index()
         w = w.merge(spread.rename(columns={"min": "core_stalls_min", "max": "core_stalls_max"}),
                     on="run_id", how="left")
-    w["config"] = w.apply(label, axis=1)
+    w["config"] = unique_labels(w)
     return w.sort_values(["experiment", "workload", "variant", "bytes", "cores"]).reset_index(drop=True)
+
+
+def unique_labels(w: pd.DataFrame) -> list[str]:
+    """label() of each run, with what else keeps its configuration apart (SIM_CONFIG: the workload, the
+    experiment, the engine) added where two configurations would read the same, so that nothing keyed
+    on the label (tables, sentences) merges them."""
+    base = [label(r) for _, r in w.iterrows()]
+    keys = [tuple(r) for r in w[SIM_CONFIG].astype(str).itertuples(index=False)]
+    owners: dict[str, set] = {}
+    for text, key in zip(base, keys):
+        owners.setdefault(text, set()).add(key)
+    out = []
+    for text, key in zip(base, keys):
+        clash = owners[text]
+        if len(clash) > 1:
+            extra = [f"{col} {key[i]}" if col != "workload" else key[i]
+                     for i, col in enumerate(SIM_CONFIG) if col in ("workload", "experiment", "engine")
+                     and len({k[i] for k in clash}) > 1]
+            text = f"{text} ({', '.join(extra)})" if extra else text
+        out.append(text)
+    return out
 
 
 def pivot(runs: pd.DataFrame, value: str, fmt=num, index: str = "config") -> pd.DataFrame:
@@ -317,36 +352,55 @@ def latency_takeaways(runs: pd.DataFrame) -> list[str]:
             "so the bus saturates with fewer cores."]
 
 
+def without(variant: str, parts) -> str:
+    """A variant with the given parts left out: what else its runs share (the rest of the machine)."""
+    return "/".join(p for p in str(variant).split("/") if p and p not in parts)
+
+
 def arbitration_takeaways(runs: pd.DataFrame, at_cores: int = 4) -> tuple[list[str], str]:
     """How fixed priority and round robin compare with fifo (time, and per-core fairness), and a
-    caption for the arbitration figure."""
+    caption for the arbitration figure: per configuration apart from the policy (every other machine
+    parameter, program and size kept apart), named when there are several."""
+    policies = arbitration_policies()
+    rest = [c for c in SIM_CONFIG if c != "variant"]
+    r = runs.assign(rest=runs["variant"].map(lambda v: without(v, policies)))
+    groups = [g for _, g in r.groupby(rest + ["rest"], sort=False)]
+    texts, captions = [], []
+    for g in groups:
+        t, c = _arbitration_one(g, at_cores, named=len(groups) > 1)
+        texts += t
+        captions += [c] if t else []
+    return texts, "; ".join(captions) or "Arbitration policies"
+
+
+def _arbitration_one(runs: pd.DataFrame, at_cores: int, named: bool) -> tuple[list[str], str]:
+    default, *others = arbitration_policies()
+
     def policy(v):
-        return next((p for p in ("round_robin", "fixed") if p in str(v).split("/")), "fifo")
+        return next((p for p in others if p in str(v).split("/")), default)
     r = runs.assign(policy=runs["variant"].map(policy))
     if r["policy"].nunique() < 2 or "fifo" not in set(r["policy"]):
         return [], "Arbitration policies"
+    first = r.iloc[0]
+    who = (describe_variant(first["workload"], first["rest"]) + (f", {human_bytes(first['bytes'])}"
+                                                                  if first["bytes"] else "") + ": ") if named else ""
     n = at_cores if at_cores in set(r["cores"]) else int(r["cores"].max())
     at = r[r["cores"] == n].groupby("policy")[["cycles", "core_stalls_min", "core_stalls_max"]].median()
     base = at.loc["fifo", "cycles"]
     sentences, caption = [], []
-    for pol in ("fixed", "round_robin"):
+    for pol in ("fixed", "round_robin", *(p for p in others if p not in ("fixed", "round_robin"))):
         if pol in at.index:
             phrase = compare_phrase(at.loc[pol, "cycles"], base)
             sentences.append(f"{pol} is {phrase}{' than fifo' if not sentences else ''} "
                              f"({num(at.loc[pol, 'cycles'])} cycles)")
             caption.append(f"{pol} {phrase}")
-    text = f"Arbitration at {n} cores, against fifo's {num(base)} cycles: " + " and ".join(sentences) + "."
+    text = f"{who}Arbitration at {n} cores, against fifo's {num(base)} cycles: " + " and ".join(sentences) + "."
     if "fixed" in at.index and "core_stalls_max" in at:
         f = at.loc["fixed"]
         text += (f" Fixed priority is also unfair: per-core stalls range from {num(f['core_stalls_min'])} "
                  f"(core 0) to {num(f['core_stalls_max'])}, against {num(at.loc['fifo', 'core_stalls_min'])}-"
                  f"{num(at.loc['fifo', 'core_stalls_max'])} under fifo.")
-    return [text], f"Arbitration policies against fifo at {n} cores: " + ", ".join(caption)
-
-
-#: What keeps one simulated configuration apart from another (sim_runs' columns): every machine
-#: parameter is in the variant, so a subset of runs chosen by these is one configuration.
-SIM_CONFIG = ["experiment", "workload", "variant", "engine", "bytes"]
+    return [text], f"{who}Arbitration policies against fifo at {n} cores: " + ", ".join(caption)
 
 
 def stall_subject(runs: pd.DataFrame) -> tuple[str, list[str]] | None:

@@ -278,3 +278,28 @@ def test_no_table_merges_runs_that_differ_in_one_machine_parameter(name, tmp_pat
     scaling = md.split("## 2. Simulated scaling", 1)[1].split("\n## ", 1)[0]
     speedups = [b for b in scaling.split("\n\n") if b.startswith("| configuration |")][0]
     assert len(speedups.splitlines()) == 2 + 2, speedups
+
+
+def test_two_sweeps_of_the_same_policies_are_never_one_sentence():
+    """The arbitration sweep on spin_lock.s at L = 2 and at L = 4 (and burst4 beside fifo): one sentence
+    per latency, each with its own runs' cycles, and burst4 never counted as fifo; the same variants run in
+    two experiments stay two rows of the tables."""
+    rows, res = [], {}
+    for lat in (2, 4):
+        for pol in ("fifo", "fixed", "burst4"):
+            for n in (1, 4):
+                r = Machine(LOCK, cores=n, arbitration=pol, mem_latency=lat).run()
+                res[lat, pol, n] = r
+                rows += result_rows(r, f"arb-{lat}-{pol}-{n}", experiment="arbitration_sweep", workload="spin_lock",
+                                    variant="/".join(variant_parts(lat, pol)))
+    df = records.make_records(rows)
+    texts, caption = summaries.arbitration_takeaways(summaries.sim_runs(df))
+    assert len(texts) == 2, texts
+    for lat, text in zip((2, 4), texts):
+        assert f"against fifo's {res[lat, 'fifo', 4].cycles:,} cycles" in text, text
+        assert f"({res[lat, 'burst4', 4].cycles:,} cycles)" in text and f"({res[lat, 'fixed', 4].cycles:,} cycles)" in text
+    assert ("L = 4" in texts[1]) and "L = 4" not in texts[0]
+    again = df.assign(run_id="again-" + df["run_id"], experiment="other")
+    runs = summaries.sim_runs(records.concat([df, again]))
+    assert runs.groupby("config")[summaries.SIM_CONFIG].nunique().max().max() == 1
+    assert len(summaries.pivot(runs, "cycles")) == 2 * 6
