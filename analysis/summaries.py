@@ -23,13 +23,18 @@ _RUN_INDEX = ["run_id", "experiment", "workload", "variant", "engine", "bytes", 
 SIM_CONFIG = ["experiment", "workload", "variant", "engine", "bytes"]
 
 
-def arbitration_policies() -> tuple[str, ...]:
-    """The bus arbitration policies, default first, from the machine-parameter table (read as data:
-    analysis imports no engine)."""
+def _param(name: str) -> dict:
+    """One entry of the machine-parameter table, simulator/params.toml (read as data: analysis imports no
+    engine)."""
     import tomllib
     from importlib.resources import files
     table = tomllib.loads(files("s2mc").joinpath("simulator").joinpath("params.toml").read_text(encoding="utf-8"))
-    arb = next(p for p in table["param"] if p["name"] == "arbitration")
+    return next(p for p in table["param"] if p["name"] == name)
+
+
+def arbitration_policies() -> tuple[str, ...]:
+    """The bus arbitration policies, default first, from the machine-parameter table."""
+    arb = _param("arbitration")
     return (arb["default"], *(c for c in arb["choices"] if c != arb["default"]))
 
 
@@ -315,41 +320,62 @@ def scaling_takeaways(runs: pd.DataFrame) -> list[str]:
         out.append(f"{config}: the speedup reaches {best:.2f}x and is within 5% of that from {sat} cores on; "
                    f"at {int(top['cores'])} cores the bus is busy {top['bus_utilisation']:.0%} of the time, "
                    f"so the extra cores only wait.")
+    # the two AES styles compared on the same machine, program and size: the first such pair
     styles = {}
-    for config, g in runs.groupby("config", sort=False):
+    for _, g in runs.groupby(SIM_CONFIG, sort=False):
         one = g[g["cores"] == 1]
         if len(one) and g["bytes"].iloc[0] and pd.notna(one.iloc[0]["mem_accesses"]):
-            style = describe_variant(g["workload"].iloc[0], g["variant"].iloc[0]).split(",")[0]
+            variant = str(g["variant"].iloc[0])
+            style = variant.split("/")[0]
             r = one.iloc[0]
-            styles.setdefault(style, []).append((r["instructions"] / r["bytes"],
-                                                 model.fit(r["cycles"], r["mem_accesses"], 2).saturation_speedup))
-    if "bytes" in styles and "ttable" in styles:
-        b, t = styles["bytes"][0], styles["ttable"][0]
-        out.append(f"T-table AES runs {b[0] / t[0]:.1f}x fewer instructions per byte than the byte-oriented "
-                   f"version, yet its ceiling (Z + L) / L is {t[1]:.2f} against {b[1]:.2f}: it makes fewer bus "
-                   "accesses in the same proportion, so the ratio of compute to memory, and with it the "
-                   "saturation near 2x, barely moves.")
+            key = (r["experiment"], r["workload"], r["engine"], r["bytes"], without(variant, [style]))
+            styles.setdefault(key, {})[style] = (r["instructions"] / r["bytes"], model.fit(
+                r["cycles"], r["mem_accesses"], _latency(variant)).saturation_speedup)
+    pair = next(((k, v) for k, v in styles.items() if {"bytes", "ttable"} <= set(v)), None)
+    if pair:
+        (_, _, _, nbytes, _), v = pair
+        b, t = v["bytes"], v["ttable"]
+        out.append(f"At {human_bytes(nbytes)}, T-table AES runs {b[0] / t[0]:.1f}x fewer instructions per byte than "
+                   f"the byte-oriented version, yet its ceiling (Z + L) / L is {t[1]:.2f} against {b[1]:.2f} "
+                   f"({compare_phrase(t[1], b[1], 'higher', 'lower')})" + (
+                       ": it makes fewer bus accesses in about the same proportion, so the ratio of compute to "
+                       "memory moves little." if abs(t[1] / b[1] - 1) < 0.1 else "."))
     return out
 
 
+def _latency(variant: str) -> int:
+    """The memory latency L a variant names (`L4`), else the parameter table's default."""
+    part = next((p for p in str(variant).split("/") if re.fullmatch(r"L\d+", p)), None)
+    return int(part[1:]) if part else int(_param("mem_latency")["default"])
+
+
 def latency_takeaways(runs: pd.DataFrame) -> list[str]:
-    """The memory-latency sweep: best speedup per L, against the ceiling (Z + L) / L."""
-    best = []
-    for config, g in runs.groupby("config", sort=False):
-        m = re.search(r"L = (\d+)", config)
-        lat = int(m.group(1)) if m else 2
-        one = g[g["cores"] == 1]
-        if one.empty or one["mem_accesses"].isna().all():
+    """The memory-latency sweep: best speedup per L, against the ceiling (Z + L) / L, per configuration
+    apart from L (every other machine parameter, program and size kept apart), named when there are several."""
+    rest = [c for c in SIM_CONFIG if c != "variant"]
+    r = runs.assign(rest=runs["variant"].map(lambda v: without(v, [f"L{_latency(v)}"])))
+    groups = [g for _, g in r.groupby(rest + ["rest"], sort=False)]
+    out = []
+    for sweep in groups:
+        best = []
+        for variant, g in sweep.groupby("variant", sort=False):
+            lat = _latency(variant)
+            one = g[g["cores"] == 1]
+            if one.empty or one["mem_accesses"].isna().all():
+                continue
+            row = one.iloc[0]
+            ceiling = model.fit(row["cycles"], row["mem_accesses"], lat).saturation_speedup
+            best.append((lat, g["speedup"].max(), ceiling))
+        if len(best) < 2:
             continue
-        r = one.iloc[0]
-        ceiling = model.fit(r["cycles"], r["mem_accesses"], lat).saturation_speedup
-        best.append((lat, g["speedup"].max(), ceiling))
-    if len(best) < 2:
-        return []
-    best.sort()
-    parts = ", ".join(f"L = {lat}: {sp:.2f}x (ceiling {c:.2f})" for lat, sp, c in best)
-    return [f"Best speedup by memory latency: {parts}. Each doubling of L lowers the ceiling (Z + L) / L, "
-            "so the bus saturates with fewer cores."]
+        best.sort()
+        first = sweep.iloc[0]
+        who = (f" ({describe_variant(first['workload'], first['rest'])}"
+               + (f", {human_bytes(first['bytes'])}" if first["bytes"] else "") + ")") if len(groups) > 1 else ""
+        parts = ", ".join(f"L = {lat}: {sp:.2f}x (ceiling {c:.2f})" for lat, sp, c in best)
+        out.append(f"Best speedup by memory latency{who}: {parts}. Each doubling of L lowers the ceiling "
+                   "(Z + L) / L, so the bus saturates with fewer cores.")
+    return out
 
 
 def without(variant: str, parts) -> str:

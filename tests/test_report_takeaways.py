@@ -303,3 +303,22 @@ def test_two_sweeps_of_the_same_policies_are_never_one_sentence():
     runs = summaries.sim_runs(records.concat([df, again]))
     assert runs.groupby("config")[summaries.SIM_CONFIG].nunique().max().max() == 1
     assert len(summaries.pivot(runs, "cycles")) == 2 * 6
+
+
+def test_the_latency_sentence_is_one_per_program():
+    """A memory-latency sweep of two programs (spin_lock.s and ttas_lock.s at L = 1 and 2): one sentence
+    each, with each program's own best speedups, never the two programs' L = 1 runs in one list."""
+    ttas = assemble((ROOT / "workloads/asm/ttas_lock.s").read_text())
+    rows, best = [], {}
+    for name, prog in (("spin_lock", LOCK), ("ttas_lock", ttas)):
+        for lat in (1, 2):
+            res = {n: Machine(prog, cores=n, mem_latency=lat).run() for n in (1, 2)}
+            best[name, lat] = max(res[1].cycles / res[n].cycles for n in (1, 2))
+            for n, r in res.items():
+                rows += result_rows(r, f"lat-{name}-{lat}-{n}", experiment="mem_latency_sweep", workload=name,
+                                    variant="/".join(variant_parts(lat, "fifo")))
+    texts = summaries.latency_takeaways(summaries.sim_runs(records.make_records(rows)))
+    assert len(texts) == 2, texts
+    for name, text in zip(("spin_lock", "ttas_lock"), texts):
+        assert f"({name})" in text and text.count("L = 1:") == 1, text
+        assert f"L = 1: {best[name, 1]:.2f}x" in text and f"L = 2: {best[name, 2]:.2f}x" in text
