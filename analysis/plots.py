@@ -284,8 +284,20 @@ def seed002_cpu_bars(ours: pd.DataFrame, reference: pd.DataFrame, path) -> Path 
     x = np.arange(len(t.index))
     w = 0.8 / max(1, len(t.columns))
     fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(t.index) + 2), 4.2))
+    from s2mc.analysis.seeds_native import disturbed
+    bad = {lab: set(disturbed(row.dropna().to_dict())) for lab, row in t.iterrows()}
+    handles = []
     for i, c in enumerate(t.columns):
-        ax.bar(x + (i - (len(t.columns) - 1) / 2) * w, t[c].fillna(0), w, label=f"{int(c)} thread{'s' * (c != 1)}")
+        bars = ax.bar(x + (i - (len(t.columns) - 1) / 2) * w, t[c].fillna(0), w)
+        handles.append(matplotlib.patches.Patch(color=bars.patches[0].get_facecolor(),
+                                                label=f"{int(c)} thread{'s' * (c != 1)}"))
+        for lab, bar in zip(t.index, bars):
+            if c in bad[lab]:   # not a result (seeds_native.disturbed): hatched and pale
+                bar.set_hatch("xxx")
+                bar.set_alpha(0.35)
+    if any(bad.values()):
+        handles.append(matplotlib.patches.Patch(facecolor="white", edgecolor="black", hatch="xxx",
+                                                label="disturbed: not a result"))
     ref = reference[(reference["experiment"] == "seed002_text") & reference["engine"].isin(["openmp", "openssl"])]
     for _, r in ref.iterrows():
         ax.axhline(r["value"], ls=":", lw=1, color="#777777")
@@ -295,7 +307,7 @@ def seed002_cpu_bars(ours: pd.DataFrame, reference: pd.DataFrame, path) -> Path 
     ax.set_yscale("log")
     ax.set_ylabel("throughput (Gbit/s)")
     ax.set_title("Seed 002 Figure 10 on this host (threads beyond the CPUs are oversubscribed)")
-    ax.legend(fontsize=7)
+    ax.legend(handles=handles, fontsize=7)
     return _save(fig, path)
 
 
