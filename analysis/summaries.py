@@ -288,8 +288,13 @@ def seed003_takeaways(grid: pd.DataFrame, ref: pd.DataFrame) -> list[str]:
                 f"{ours}, the paper's {theirs}, both under the bus ceiling (Z + L) / L of section 3")
         if (big, 1) in paper_a:
             m_paper = model.fit(paper_c[(big, 1)], paper_a[(big, 1)], 2)
-            text += (f" ({m_ours.saturation_speedup:.2f} for ours, {m_paper.saturation_speedup:.2f} for theirs: "
-                     "our code touches memory a little less often per cycle, so our ceiling is higher)")
+            ours_c, theirs_c = m_ours.saturation_speedup, m_paper.saturation_speedup
+            how = ("the same (within 1%)" if abs(ours_c / theirs_c - 1) < 0.01 else
+                   f"{'less' if ours_c > theirs_c else 'more'} often per cycle, so our ceiling is "
+                   f"{'higher' if ours_c > theirs_c else 'lower'}")
+            text += (f" ({ours_c:.2f} for ours, {theirs_c:.2f} for theirs: our code touches memory "
+                     f"{how})" if not how.startswith("the same") else
+                     f" ({ours_c:.2f} for ours, {theirs_c:.2f} for theirs: the same within 1%)")
         out.append(text + ".")
     return out
 
