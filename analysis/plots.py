@@ -51,8 +51,10 @@ def _lines(ax, d: pd.DataFrame, x="cores", y="value", marker="o", ls="-",
     """One line per configuration (workload, variant, bytes, engine), labelled with what differs between
     them (style, L, policy, data size, implementation); returns the legend title naming those things."""
     keys = ["workload", "variant", "bytes", "engine"]
-    groups = list(d.groupby(keys, sort=True))
-    labels, title = summaries.legend_labels([k for k, _ in groups])
+    # runs of two machines (hosts) or experiments are two lines, never their median: the engine names them
+    apart = [c for c in ("platform", "experiment") if c in d and d[c].nunique() > 1]
+    groups = list(d.groupby(keys + apart, sort=True))
+    labels, title = summaries.legend_labels([(*k[:3], ", ".join(map(str, k[3:]))) for k, _ in groups])
     for (_, g), text in zip(groups, labels):
         g = g.groupby(x, as_index=False)[y].median().sort_values(x)
         ax.plot(g[x], g[y], marker=marker, ls=ls, label=prefix + text, **kw)

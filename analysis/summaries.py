@@ -552,7 +552,8 @@ def native_runs(df: pd.DataFrame, skip=SEED_NATIVE_EXPERIMENTS) -> pd.DataFrame:
     nat = df[df["source"].isin(["native", "cuda"]) & (df["core"] == -1) & ~df["experiment"].isin(skip)]
     if nat.empty:
         return pd.DataFrame()
-    index = ["source", "experiment", "workload", "engine", "variant", "bytes", "cores"]
+    # the platform keeps two hosts' runs apart (their medians are of neither machine)
+    index = ["source", "platform", "experiment", "workload", "engine", "variant", "bytes", "cores"]
     w = derive.wide(nat, ["seconds", "gb_per_second", "speedup"], index=index)
     if w.empty:   # native rows without timings or throughput (s2mc coherence-native's): no cipher run
         return pd.DataFrame()
@@ -566,9 +567,16 @@ def native_runs(df: pd.DataFrame, skip=SEED_NATIVE_EXPERIMENTS) -> pd.DataFrame:
     w["implementation"] = w["engine"]
     w["strategy"] = w["variant"]
     w["size"] = w["bytes"].map(human_bytes)
-    w["config"] = [", ".join(str(r[k]) for k in NATIVE_KEYS) for _, r in w.iterrows()]
+    w["host"] = w["platform"]
+    keys = native_keys(w)
+    w["config"] = [", ".join(str(r[k]) for k in keys) for _, r in w.iterrows()]
     return w.sort_values(["source", "cipher", "key bits", "mode", "implementation", "strategy", "bytes",
-                          "cores"]).reset_index(drop=True)
+                          "platform", "cores"]).reset_index(drop=True)
+
+
+def native_keys(nat: pd.DataFrame) -> list[str]:
+    """NATIVE_KEYS, and the host when the runs come from more than one machine."""
+    return NATIVE_KEYS + (["host"] if "host" in nat and nat["host"].nunique() > 1 else [])
 
 
 def native_pivot(nat: pd.DataFrame, value: str, fmt, scaling_only: bool = False) -> pd.DataFrame:
@@ -584,7 +592,7 @@ def native_pivot(nat: pd.DataFrame, value: str, fmt, scaling_only: bool = False)
             return pd.DataFrame()
     t = pivot(nat, value, fmt)
     t.columns = [c.replace("core", "thread") for c in t.columns]
-    keys = nat.drop_duplicates("config").set_index("config")[NATIVE_KEYS]
+    keys = nat.drop_duplicates("config").set_index("config")[native_keys(nat)]
     t = keys.loc[t["configuration"]].reset_index(drop=True).join(t.drop(columns="configuration"))
     # a column that is the same in every row says nothing per row: the caption says it instead
     return t
@@ -598,11 +606,13 @@ def native_takeaways(nat: pd.DataFrame, cpu_count: int | None) -> list[str]:
         return []
     top = int(n["cores"].max())
     parts, small_slow = [], False
-    keys = ["cipher", "key bits", "mode", "implementation", "strategy"]
+    keys = ["cipher", "key bits", "mode", "implementation", "strategy", "host"]
+    several = n["host"].nunique() > 1
     for key, g in n[n["cores"] == top].groupby(keys, sort=True):
         at = g.groupby("bytes")["speedup"].median()
         small, large = at.index.min(), at.index.max()
-        text = f"{key[0]}-{key[1]} {key[2]}, {key[3]} ({key[4]}): {at[large]:.2f}x at {human_bytes(large)}"
+        text = (f"{key[0]}-{key[1]} {key[2]}, {key[3]} ({key[4]}{f', on {key[5]}' if several else ''}): "
+                f"{at[large]:.2f}x at {human_bytes(large)}")
         if small != large:
             text += f", {at[small]:.2f}x at {human_bytes(small)}"
             small_slow |= bool(at[small] < 0.9 * at[large])

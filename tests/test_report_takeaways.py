@@ -341,3 +341,21 @@ def test_the_ceiling_comparison_follows_the_numbers(aes_records):
     more = df.assign(value=df["value"].where(~one, df["value"] * 1.5))
     text = summaries.seed003_takeaways(more[more["source"] == "sim"], ref)[1]
     assert f"({ours / 1.5:.2f} for ours" in text and "more often per cycle, so our ceiling is lower" in text, text
+
+
+def test_native_runs_of_two_hosts_are_never_one_row():
+    """The same native configurations measured on two hosts (the second at half the throughput): the
+    tables have a row per host with its own figures, and the sentence names the hosts."""
+    from s2mc.analysis import derive
+    from test_report_artefacts import native_rows
+    a = native_rows("a")
+    b = native_rows("b").assign(platform="other cpu")
+    b = b.assign(value=b["value"].where(b["metric"] != "seconds", b["value"] * 2))
+    b = b.assign(value=b["value"].where(b["metric"] != "bytes_per_second", b["value"] / 2))
+    nat = summaries.native_runs(derive.derive_all(records.concat([a, b])))
+    t = summaries.native_pivot(nat, "gb_per_second", lambda v: f"{v:.2f}")
+    assert "host" in t.columns and len(t) == 2 * 8
+    one = t[(t["implementation"] == "ttable") & (t["size"] == "16 MiB")].set_index("host")
+    assert one.loc["test cpu", "1 thread"] == "1.00" and one.loc["other cpu", "1 thread"] == "0.50"
+    text = summaries.native_takeaways(nat, 16)[0]
+    assert "on test cpu" in text and "on other cpu" in text
