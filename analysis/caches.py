@@ -249,8 +249,8 @@ def report_parts(df: pd.DataFrame) -> list[tuple]:
                 for text in _knee(g):
                     parts.append(("p", text))
         top = comparison_cores(g)
-        parts.append(("p", f"The caches side by side on {top} core{'s' if top != 1 else ''} (whole-run sums; a coherence "
-                           "miss is on a line the core lost to another core's write, a false-sharing one on a word "
-                           "that core did not write):"))
+        parts.append(("p", f"The caches side by side on {top} core{'s' if top != 1 else ''} (whole-run sums; a "
+                           "coherence miss is on a line the core lost to another core's write, a false-sharing one "
+                           "on a word that core did not write):"))
         parts.append(("table", _comparison(g, top)))
     return parts + _locks(runs)
