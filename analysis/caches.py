@@ -101,7 +101,9 @@ def cache_runs(df: pd.DataFrame) -> pd.DataFrame:
     shapes = w.groupby(["workload", "base", "bytes", "protocol"], observed=True)["cache_part"].transform("nunique")
     w["caches"] = [str(proto) if proto == "none" or n == 1 else f"{proto} {part.split('-', 1)[1]}"
                    for proto, part, n in zip(w["protocol"], w["cache_part"], shapes)]
-    w["caches"] = pd.Categorical(w["caches"], list(dict.fromkeys(w["caches"])), ordered=True)
+    shape = [tuple(parse_cache_part(p).values())[1:] if p != "none" else () for p in w["cache_part"]]
+    order = sorted({(code, sh, lab) for code, sh, lab in zip(w["protocol"].cat.codes, shape, w["caches"])})
+    w["caches"] = pd.Categorical(w["caches"], list(dict.fromkeys(lab for *_, lab in order)), ordered=True)
     return w
 
 
@@ -233,7 +235,7 @@ def report_parts(df: pd.DataFrame) -> list[tuple]:
         what = LAB.get(str(workload))
         parts.append(("p", f"**{name}**" + (f": {what}" if what else "")))
         shapes = dict.fromkeys(p for p in g["cache_part"] if p != "none")
-        if len(shapes) == 1:
+        if len({shape_words(p) for p in shapes}) == 1:
             parts.append(("p", f"Every core's cache: {shape_words(next(iter(shapes)))}."))
         else:
             parts.append(("p", "The caches: " + "; ".join(f"{c}: {shape_words(p)}" for c, p in dict.fromkeys(
