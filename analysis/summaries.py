@@ -301,6 +301,10 @@ def seed003_takeaways(grid: pd.DataFrame, ref: pd.DataFrame) -> list[str]:
 
 # -- 2. simulated scaling --------------------------------------------------------------------------------
 
+#: Bus utilisation from which a bus counts as saturated in the sentences: busy within 5% of all the time.
+BUS_SATURATED = 0.95
+
+
 def saturation_point(g: pd.DataFrame, within: float = 0.05) -> int | None:
     """The fewest cores whose speedup is within `within` of the configuration's best."""
     g = g.dropna(subset=["speedup"]).sort_values("cores")
@@ -322,9 +326,11 @@ def scaling_takeaways(runs: pd.DataFrame) -> list[str]:
         sat = saturation_point(g)
         best = g["speedup"].max()
         top = g[g["cores"] == g["cores"].max()].iloc[0]
+        # 'only wait' only where the bus is saturated (within 5% of always busy) and the speedup flat
+        waits = top["bus_utilisation"] >= BUS_SATURATED and sat < int(top["cores"])
         out.append(f"{config}: the speedup reaches {best:.2f}x and is within 5% of that from {sat} cores on; "
-                   f"at {int(top['cores'])} cores the bus is busy {top['bus_utilisation']:.0%} of the time, "
-                   f"so the extra cores only wait.")
+                   f"at {int(top['cores'])} cores the bus is busy {top['bus_utilisation']:.0%} of the time"
+                   + (", so the extra cores only wait." if waits else "."))
     # the two AES styles compared on the same machine, program and size: the first such pair
     styles = {}
     for _, g in runs.groupby(SIM_CONFIG, sort=False):
@@ -378,8 +384,9 @@ def latency_takeaways(runs: pd.DataFrame) -> list[str]:
         who = (f" ({describe_variant(first['workload'], first['rest'])}"
                + (f", {human_bytes(first['bytes'])}" if first["bytes"] else "") + ")") if len(groups) > 1 else ""
         parts = ", ".join(f"L = {lat}: {sp:.2f}x (ceiling {c:.2f})" for lat, sp, c in best)
-        out.append(f"Best speedup by memory latency{who}: {parts}. Each doubling of L lowers the ceiling "
-                   "(Z + L) / L, so the bus saturates with fewer cores.")
+        falls = all(b[2] > a[2] for a, b in zip(best[1:], best))
+        out.append(f"Best speedup by memory latency{who}: {parts}." + (
+            " Each longer L lowers the ceiling (Z + L) / L, so the bus saturates with fewer cores." if falls else ""))
     return out
 
 

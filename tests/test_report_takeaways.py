@@ -359,3 +359,15 @@ def test_native_runs_of_two_hosts_are_never_one_row():
     assert one.loc["test cpu", "1 thread"] == "1.00" and one.loc["other cpu", "1 thread"] == "0.50"
     text = summaries.native_takeaways(nat, 16)[0]
     assert "on test cpu" in text and "on other cpu" in text
+
+
+def test_the_extra_cores_only_wait_only_on_a_saturated_bus():
+    """Hand-made runs: a configuration whose bus is 60% busy at 4 cores (and still speeding up) is not said
+    to have cores that 'only wait'; one at 99% with a flat speedup is."""
+    runs = pd.DataFrame({"config": ["a"] * 3 + ["b"] * 3, "cores": [1, 2, 4] * 2,
+                         "speedup": [1.0, 1.9, 3.6, 1.0, 1.9, 1.95], "bus_utilisation": [0.2, 0.35, 0.6, 0.5, 0.97, 0.99],
+                         "workload": "x", "variant": "v", "bytes": 0, "mem_accesses": float("nan"),
+                         "experiment": "e", "engine": "fast"})
+    texts = summaries.scaling_takeaways(runs)
+    assert texts[0].startswith("a:") and "only wait" not in texts[0] and texts[0].endswith("60% of the time.")
+    assert texts[1].startswith("b:") and texts[1].endswith("so the extra cores only wait.")
