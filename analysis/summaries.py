@@ -531,7 +531,8 @@ def model_takeaways(mt: pd.DataFrame) -> list[str]:
                "times MVA assumes")
         out.append(f"Against our {len(ours)} simulated points the model is within {err.median():.0%} at the "
                    f"median; its worst miss predicts {worst['model/measured']:.2f}x the measured speedup at "
-                   f"{int(worst['cores'])} cores ({human_bytes(worst['bytes'])}, {worst['experiment']}): {why}.")
+                   f"{int(worst['cores'])} cores ({describe_variant(worst['workload'], worst['variant'])}, "
+                   f"{human_bytes(worst['bytes'])}, {worst['experiment']}): {why}.")
     return out
 
 

@@ -371,3 +371,12 @@ def test_the_extra_cores_only_wait_only_on_a_saturated_bus():
     texts = summaries.scaling_takeaways(runs)
     assert texts[0].startswith("a:") and "only wait" not in texts[0] and texts[0].endswith("60% of the time.")
     assert texts[1].startswith("b:") and texts[1].endswith("so the extra cores only wait.")
+
+
+def test_the_models_worst_miss_names_its_configuration(aes_records):
+    df, _ = aes_records
+    mt = report.model_table(df[df["source"] == "sim"])
+    worst = mt.loc[(mt["model/measured"] - 1).abs().idxmax()]
+    text = summaries.model_takeaways(mt)[-1]
+    want = summaries.describe_variant(worst["workload"], worst["variant"])
+    assert f"at {int(worst['cores'])} cores ({want}, {summaries.human_bytes(worst['bytes'])}," in text, text
