@@ -28,12 +28,38 @@ LAB = {"false_sharing": "every core's counter one word from the next core's",
 LOCKS = ["spin_lock", "ttas_lock", "ticket_lock"]
 
 
-def split_variant(variant: str) -> tuple[str, str]:
-    """(the protocol, or 'none'; the variant without its cache part)."""
+def split_variant(variant: str) -> tuple[str, str, str]:
+    """(the protocol, or 'none'; the whole cache part, protocol and shape, or 'none'; the variant without
+    its cache part). The cache part is the key: two shapes of one protocol are two configurations."""
     parts = [p for p in str(variant).split("/") if p]
-    cache = next((parse_cache_part(p) for p in parts if parse_cache_part(p)), None)
+    part = next((p for p in parts if parse_cache_part(p)), None)
     rest = "/".join(p for p in parts if not parse_cache_part(p))
-    return (cache["cache"] if cache else "none"), rest
+    return (parse_cache_part(part)["cache"] if part else "none"), (part or "none"), rest
+
+
+def shape_words(part: str) -> str:
+    """A cache part's shape in words: 'mesi-512x4-w4' -> '512 lines x 4 ways of 4-word lines (8 KiB)'."""
+    c = parse_cache_part(part)
+    kib = c["cache_lines"] * c["line_words"] * 4 / 1024
+    size = f"{kib:g} KiB" if kib >= 1 else f"{c['cache_lines'] * c['line_words'] * 4} bytes"
+    hit = f", hits take {c['cache_hit_latency']} cycles" if c["cache_hit_latency"] != 1 else ""
+    return f"{c['cache_lines']} lines x {c['cache_ways']} ways of {c['line_words']}-word lines ({size}){hit}"
+
+
+def protocols(df: pd.DataFrame) -> list[str]:
+    """The protocols the simulated runs in `df` used, in ORDER ('none' excluded)."""
+    sim = df[(df["source"] == "sim")] if len(df) else df
+    found = {split_variant(v)[0] for v in set(sim["variant"])} if len(sim) else set()
+    return [p for p in ORDER if p in found and p != "none"] + sorted(found - set(ORDER))
+
+
+def section_title(df: pd.DataFrame) -> str:
+    """'Caches and coherence: MESI and Dragon against no caches', naming the protocols the records hold."""
+    names = [p.upper() if p != "dragon" else "Dragon" for p in protocols(df)]
+    if not names:
+        return "Caches and coherence"
+    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return f"Caches and coherence: {listed} against no caches"
 
 
 def cache_runs(df: pd.DataFrame) -> pd.DataFrame:
@@ -48,7 +74,7 @@ def cache_runs(df: pd.DataFrame) -> pd.DataFrame:
         if m not in w:
             w[m] = float("nan")
     split = [split_variant(v) for v in w["variant"]]
-    w["protocol"], w["base"] = [p for p, _ in split], [b for _, b in split]
+    w["protocol"], w["cache_part"], w["base"] = ([x[i] for x in split] for i in range(3))
     cached_keys = set(map(tuple, w[w["protocol"] != "none"][["workload", "base", "bytes"]].values))
     w = w[[k in cached_keys for k in map(tuple, w[["workload", "base", "bytes"]].values)]].copy()
     if w.empty:
@@ -58,15 +84,27 @@ def cache_runs(df: pd.DataFrame) -> pd.DataFrame:
     def one_core(row) -> float:
         same = w[(w["workload"] == row["workload"]) & (w["base"] == row["base"]) & (w["bytes"] == row["bytes"])
                  & (w["cores"] == 1)]
-        for proto in ("none", row["protocol"]):
-            c = same[same["protocol"] == proto]["cycles"]
+        for part in ("none", row["cache_part"]):
+            c = same[same["cache_part"] == part]["cycles"]
             if len(c):
                 return float(c.median())
         return float("nan")
     w["speedup"] = w.apply(one_core, axis=1) / w["cycles"]
     w["protocol"] = pd.Categorical(w["protocol"], [p for p in ORDER if p in set(w["protocol"])] +
                                    sorted(set(w["protocol"]) - set(ORDER)), ordered=True)
-    return w.sort_values(["workload", "base", "bytes", "protocol", "cores"]).reset_index(drop=True)
+    shape = [tuple(parse_cache_part(p).values())[1:] if p != "none" else () for p in w["cache_part"]]
+    w["_shape"] = pd.Categorical(shape, sorted(set(shape)), ordered=True)    # 64 lines before 512
+    w = w.sort_values(["workload", "base", "bytes", "protocol", "_shape", "cores"]).drop(columns="_shape")
+    w = w.reset_index(drop=True)
+    # a row per cache configuration: the protocol's name when the program ran one shape of it, with the
+    # shape when it ran several
+    shapes = w.groupby(["workload", "base", "bytes", "protocol"], observed=True)["cache_part"].transform("nunique")
+    w["caches"] = [str(proto) if proto == "none" or n == 1 else f"{proto} {part.split('-', 1)[1]}"
+                   for proto, part, n in zip(w["protocol"], w["cache_part"], shapes)]
+    shape = [tuple(parse_cache_part(p).values())[1:] if p != "none" else () for p in w["cache_part"]]
+    order = sorted({(code, sh, lab) for code, sh, lab in zip(w["protocol"].cat.codes, shape, w["caches"])})
+    w["caches"] = pd.Categorical(w["caches"], list(dict.fromkeys(lab for *_, lab in order)), ordered=True)
+    return w
 
 
 def speedup_table(runs: pd.DataFrame) -> pd.DataFrame:
@@ -81,15 +119,27 @@ def cycles_table(runs: pd.DataFrame) -> pd.DataFrame:
 
 
 def _pivot(runs: pd.DataFrame, value: str, fmt) -> pd.DataFrame:
-    t = runs.pivot_table(index="protocol", columns="cores", values=value, aggfunc="median", observed=True)
+    t = runs.pivot_table(index="caches", columns="cores", values=value, aggfunc="median", observed=True)
     out = t.apply(lambda col: col.map(lambda v: "–" if pd.isna(v) else fmt(v)))
     out.columns = [f"{int(c)} core{'s' if c != 1 else ''}" for c in t.columns]
-    return out.reset_index().rename(columns={"protocol": "caches"})
+    return out.reset_index()
+
+
+def _upper(label) -> str:
+    """A cache configuration's row label with its protocol in capitals: 'mesi 512x4-w4' -> 'MESI 512x4-w4'."""
+    proto, _, shape = str(label).partition(" ")
+    return proto.upper() + (f" {shape}" if shape else "")
+
+
+def comparison_cores(runs: pd.DataFrame) -> int:
+    """The most cores at which every cache configuration of `runs` ran (else at which the most did)."""
+    per = runs.groupby("cores")["caches"].nunique()
+    return int(per[per == per.max()].index.max())
 
 
 def _comparison(runs: pd.DataFrame, cores: int) -> pd.DataFrame:
-    """The protocols side by side at one core count: time, traffic and what caused it."""
-    at = runs[runs["cores"] == cores].groupby("protocol", observed=True)[METRICS + ["hit_rate", "speedup"]].median()
+    """The cache configurations side by side at one core count: time, traffic and what caused it."""
+    at = runs[runs["cores"] == cores].groupby("caches", observed=True)[METRICS + ["hit_rate", "speedup"]].median()
     rows = []
     for proto, r in at.iterrows():
         cached = proto != "none"
@@ -109,7 +159,7 @@ def _knee(runs: pd.DataFrame) -> list[str]:
     """Where each protocol's speedup stops growing, and why, in sentences from the runs."""
     out = []
     best = {}
-    for proto, g in runs.groupby("protocol", observed=True):
+    for proto, g in runs.groupby("caches", observed=True):
         g = g.groupby("cores")[["speedup", "bus_utilisation", "hit_rate", "mem_accesses", "instructions",
                                 "cache_misses"]].median()
         top = g["speedup"].idxmax()
@@ -120,7 +170,7 @@ def _knee(runs: pd.DataFrame) -> list[str]:
         best[proto] = (top, g.loc[top, "speedup"], knee, g)
     for proto, (top, s, knee, g) in best.items():
         util = g.loc[knee, "bus_utilisation"]
-        who = "No caches" if proto == "none" else proto.upper()
+        who = "No caches" if proto == "none" else _upper(proto)
         if knee == g.index[0]:
             text = (f"**{who}**: the speedup over one cacheless core does not grow by a quarter when the cores "
                     f"double (bus busy {util:.0%} on {knee}); it peaks at {s:.2f} on {top}.")
@@ -129,8 +179,8 @@ def _knee(runs: pd.DataFrame) -> list[str]:
                     f"to {knee} cores (bus busy {util:.0%} there) and peaks at {s:.2f} on {top}.")
         if proto != "none":
             per = g["mem_accesses"] / g["instructions"]
-            text += (f" {g.loc[knee, 'hit_rate']:.1%} of its accesses hit the core's own cache, so a core uses "
-                     f"the bus {per.loc[knee]:.3f} times per instruction")
+            text += (f" On {knee} core{'s' if knee != 1 else ''} {g.loc[knee, 'hit_rate']:.1%} of its accesses hit "
+                     f"the core's own cache, so a core uses the bus {per.loc[knee]:.3f} times per instruction")
             if "none" in best:
                 ng = best["none"][3]
                 if knee in ng.index:
@@ -160,20 +210,20 @@ def _locks(runs: pd.DataFrame) -> list[tuple]:
                                                                    "(the invalidation storm of a TAS lock):")]:
         if what:
             out.append(("p", what))
-        t = locks.pivot_table(index=["lock", "protocol"], columns="cores", values=value, aggfunc="median",
+        t = locks.pivot_table(index=["lock", "caches"], columns="cores", values=value, aggfunc="median",
                               observed=True)
         if value != "cycles":
             t = t.drop(index=[i for i in t.index if i[1] == "none"])
         t = t.apply(lambda col: col.map(lambda v: "–" if pd.isna(v) else fmt.format(v)))
         t.columns = [f"{int(c)} core{'s' if c != 1 else ''}" for c in t.columns]
-        out.append(("table", t.reset_index().rename(columns={"protocol": "caches"})))
+        out.append(("table", t.reset_index()))
     top = int(locks["cores"].max())
-    at = locks[locks["cores"] == top].groupby(["protocol", "lock"], observed=True)["cycles"].median()
+    at = locks[locks["cores"] == top].groupby(["caches", "lock"], observed=True)["cycles"].median()
     for proto in at.index.get_level_values(0).unique():
         row = at[proto]
         if len(row) > 1:
             best, worst = row.idxmin(), row.idxmax()
-            out.append(("p", f"On {top} cores with {'no caches' if proto == 'none' else proto.upper() + ' caches'}, "
+            out.append(("p", f"On {top} cores with {'no caches' if proto == 'none' else _upper(proto) + ' caches'}, "
                              f"{best} is the fastest ({row[best]:,.0f} cycles) and {worst} the slowest "
                              f"({row[worst] / row[best]:.2f}x as long)."))
     return out
@@ -191,6 +241,12 @@ def report_parts(df: pd.DataFrame) -> list[tuple]:
         name = f"{workload}" + (f" ({base})" if base else "") + (f", {int(nbytes)} bytes" if nbytes else "")
         what = LAB.get(str(workload))
         parts.append(("p", f"**{name}**" + (f": {what}" if what else "")))
+        shapes = dict.fromkeys(p for p in g["cache_part"] if p != "none")
+        if len({shape_words(p) for p in shapes}) == 1:
+            parts.append(("p", f"Every core's cache: {shape_words(next(iter(shapes)))}."))
+        else:
+            parts.append(("p", "The caches: " + "; ".join(f"{c}: {shape_words(p)}" for c, p in dict.fromkeys(
+                zip(g["caches"], g["cache_part"])) if p != "none") + "."))
         if what:   # a lab program gives every core the same work: more cores, more work
             parts.append(("p", "Cycles (every core does the same work, so more cores do more of it; rows: the "
                                "caches):"))
@@ -201,9 +257,9 @@ def report_parts(df: pd.DataFrame) -> list[tuple]:
             if g["cores"].nunique() > 2:
                 for text in _knee(g):
                     parts.append(("p", text))
-        top = int(g["cores"].max())
-        parts.append(("p", f"The protocols on {top} core{'s' if top != 1 else ''} (whole-run sums; a coherence "
-                           "miss is on a line the core lost to another core's write, a false-sharing one on a word "
-                           "that core did not write):"))
+        top = comparison_cores(g)
+        parts.append(("p", f"The caches side by side on {top} core{'s' if top != 1 else ''} (whole-run sums; a "
+                           "coherence miss is on a line the core lost to another core's write, a false-sharing one "
+                           "on a word that core did not write):"))
         parts.append(("table", _comparison(g, top)))
     return parts + _locks(runs)

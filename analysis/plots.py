@@ -20,6 +20,7 @@ import pandas as pd  # noqa: E402
 
 from s2mc.analysis import derive, model, summaries  # noqa: E402
 from s2mc.common.outputs import open_output  # noqa: E402
+from s2mc.common.errors import S2mcError  # noqa: E402
 
 plt.rcParams.update({"figure.dpi": 110, "font.size": 10, "axes.grid": True, "grid.alpha": 0.3,
                      "axes.titlesize": 11, "legend.fontsize": 8})
@@ -50,8 +51,10 @@ def _lines(ax, d: pd.DataFrame, x="cores", y="value", marker="o", ls="-",
     """One line per configuration (workload, variant, bytes, engine), labelled with what differs between
     them (style, L, policy, data size, implementation); returns the legend title naming those things."""
     keys = ["workload", "variant", "bytes", "engine"]
-    groups = list(d.groupby(keys, sort=True))
-    labels, title = summaries.legend_labels([k for k, _ in groups])
+    # runs of two machines (hosts) or experiments are two lines, never their median: the engine names them
+    apart = [c for c in ("platform", "experiment") if c in d and d[c].nunique() > 1]
+    groups = list(d.groupby(keys + apart, sort=True))
+    labels, title = summaries.legend_labels([(*k[:3], ", ".join(map(str, k[3:]))) for k, _ in groups])
     for (_, g), text in zip(groups, labels):
         g = g.groupby(x, as_index=False)[y].median().sort_values(x)
         ax.plot(g[x], g[y], marker=marker, ls=ls, label=prefix + text, **kw)
@@ -93,33 +96,54 @@ def cycles_and_speedup(df: pd.DataFrame, path, with_model: bool = True) -> Path 
     return _save(fig, path)
 
 
-def stall_breakdown(df: pd.DataFrame, path) -> Path | None:
-    """Stacked bars of core-cycles per core count: compute, bus wait, memory latency, sync wait.
+_STALL_PARTS = [("compute_cycles", "compute (1 cycle/instr)", "#4C72B0"),
+                ("bus_wait_cycles", "bus wait (contention)", "#DD5555"),
+                ("mem_latency_cycles", "memory latency (L-1 per access)", "#EEAA44"),
+                ("sync_wait_cycles", "barrier wait", "#999999")]
 
-    Core-cycles are summed over all cores (per-core rows), so a bar is the total work of the run;
-    the right panel splits the largest run of at most 8 cores per core.
-    """
+
+def _stall_per_core(df: pd.DataFrame) -> pd.DataFrame:
+    """Per-core rows (whole-run rows when there are none) with the four parts of the core-cycles."""
     sim = derive.derive_all(df[df["source"] == "sim"]) if (df["source"] == "sim").any() else df
-    parts = [("compute_cycles", "compute (1 cycle/instr)", "#4C72B0"),
-             ("bus_wait_cycles", "bus wait (contention)", "#DD5555"),
-             ("mem_latency_cycles", "memory latency (L-1 per access)", "#EEAA44"),
-             ("sync_wait_cycles", "barrier wait", "#999999")]
-    w = derive.wide(sim[sim["source"] == "sim"], [p[0] for p in parts])
+    w = derive.wide(sim[sim["source"] == "sim"], [p[0] for p in _STALL_PARTS])
     if w.empty or "compute_cycles" not in w:
-        return None
-    for p in parts:
+        return pd.DataFrame()
+    for p in _STALL_PARTS:
         if p[0] not in w:
             w[p[0]] = 0.0
     w = w.fillna(0.0)
     per_core = w[w["core"] >= 0]
-    if per_core.empty:
-        per_core = w[w["core"] == -1]
-    size = int(per_core["bytes"].max())
-    pc = per_core[per_core["bytes"] == size]
-    totals = pc.groupby("cores")[[p[0] for p in parts]].sum() / pc.groupby("cores")["run_id"].nunique().values[:, None]
+    return per_core if len(per_core) else w[w["core"] == -1]
+
+
+def stall_shares(df: pd.DataFrame) -> pd.DataFrame:
+    """Per core count, each part's share (%) of the core-cycles of the runs in `df`, which must be one
+    configuration (summaries.stall_subject): runs of two would be averaged into bars of neither."""
+    pc = _stall_per_core(df)
+    if pc.empty:
+        return pc
+    keys = pc[["workload", "variant", "engine", "bytes", "experiment"]].drop_duplicates()
+    if len(keys) > 1:
+        raise S2mcError(f"plots: stall_shares: {len(keys)} configurations given, one expected")
+    totals = pc.groupby("cores")[[p[0] for p in _STALL_PARTS]].sum() / \
+        pc.groupby("cores")["run_id"].nunique().values[:, None]
     # Shares, not sums: core-cycles grow with the core count, and absolute bars would make the
     # 1-4 core runs slivers beside 64 cores.
-    shares = totals.div(totals.sum(axis=1), axis=0) * 100
+    return totals.div(totals.sum(axis=1), axis=0) * 100
+
+
+def stall_breakdown(df: pd.DataFrame, path, config: str = "") -> Path | None:
+    """Stacked bars of core-cycles per core count: compute, bus wait, memory latency, sync wait, for the
+    one configuration in `df` (`config`: its label, for the title).
+
+    Core-cycles are summed over all cores (per-core rows), so a bar is the total work of the run;
+    the right panel splits the largest run of at most 8 cores per core.
+    """
+    parts = _STALL_PARTS
+    pc = _stall_per_core(df)
+    if pc.empty:
+        return None
+    shares = stall_shares(df)
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(12, 4.4), gridspec_kw={"width_ratios": [3, 2]})
     x = np.arange(len(shares))
     bottom = np.zeros(len(shares))
@@ -134,7 +158,7 @@ def stall_breakdown(df: pd.DataFrame, path) -> Path | None:
     a1.set_ylim(0, 100)
     a1.set_xlabel("simulated cores")
     a1.set_ylabel("share of core-cycles (%)")
-    a1.set_title(f"Where the cycles go ({human_bytes(size)}), all cores together")
+    a1.set_title(f"Where the cycles go ({config or human_bytes(int(pc['bytes'].max()))}), all cores together")
     a1.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7)
     detail = pc[pc["core"] >= 0]
     small = detail[detail["cores"] <= 8]
@@ -262,8 +286,20 @@ def seed002_cpu_bars(ours: pd.DataFrame, reference: pd.DataFrame, path) -> Path 
     x = np.arange(len(t.index))
     w = 0.8 / max(1, len(t.columns))
     fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(t.index) + 2), 4.2))
+    from s2mc.analysis.seeds_native import disturbed
+    bad = {lab: set(disturbed(row.dropna().to_dict())) for lab, row in t.iterrows()}
+    handles = []
     for i, c in enumerate(t.columns):
-        ax.bar(x + (i - (len(t.columns) - 1) / 2) * w, t[c].fillna(0), w, label=f"{int(c)} thread{'s' * (c != 1)}")
+        bars = ax.bar(x + (i - (len(t.columns) - 1) / 2) * w, t[c].fillna(0), w)
+        handles.append(matplotlib.patches.Patch(color=bars.patches[0].get_facecolor(),
+                                                label=f"{int(c)} thread{'s' * (c != 1)}"))
+        for lab, bar in zip(t.index, bars):
+            if c in bad[lab]:   # not a result (seeds_native.disturbed): hatched and pale
+                bar.set_hatch("xxx")
+                bar.set_alpha(0.35)
+    if any(bad.values()):
+        handles.append(matplotlib.patches.Patch(facecolor="white", edgecolor="black", hatch="xxx",
+                                                label="disturbed: not a result"))
     ref = reference[(reference["experiment"] == "seed002_text") & reference["engine"].isin(["openmp", "openssl"])]
     for _, r in ref.iterrows():
         ax.axhline(r["value"], ls=":", lw=1, color="#777777")
@@ -273,7 +309,7 @@ def seed002_cpu_bars(ours: pd.DataFrame, reference: pd.DataFrame, path) -> Path 
     ax.set_yscale("log")
     ax.set_ylabel("throughput (Gbit/s)")
     ax.set_title("Seed 002 Figure 10 on this host (threads beyond the CPUs are oversubscribed)")
-    ax.legend(fontsize=7)
+    ax.legend(handles=handles, fontsize=7)
     return _save(fig, path)
 
 

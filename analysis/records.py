@@ -536,6 +536,8 @@ def read_manifest(path: str | os.PathLike) -> dict:
 
 
 def _expand(paths: Iterable[str | os.PathLike] | str | os.PathLike) -> list[Path]:
+    """The records files `paths` name (directories searched recursively), each once however often it is
+    named (a file given twice, or beside the folder that holds it)."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     files: list[Path] = []
@@ -548,7 +550,8 @@ def _expand(paths: Iterable[str | os.PathLike] | str | os.PathLike) -> list[Path
             files.append(p)
         else:
             raise S2mcError(f"records: {p}: no such file or directory")
-    return files
+    seen: set[Path] = set()
+    return [f for f in files if not (f.resolve() in seen or seen.add(f.resolve()))]
 
 
 def read(path: str | os.PathLike) -> pd.DataFrame:
@@ -573,9 +576,11 @@ def read(path: str | os.PathLike) -> pd.DataFrame:
 
 
 def load(paths: Iterable[str | os.PathLike] | str | os.PathLike) -> pd.DataFrame:
-    """Read any mix of .parquet/.csv files and directories (searched recursively) into one frame."""
+    """Read any mix of .parquet/.csv files and directories (searched recursively) into one frame, each
+    file once; a record found in two files (a copy) counts once."""
     files = _expand(paths)
-    return concat(read(f) for f in files)
+    df = concat(read(f) for f in files)
+    return df.drop_duplicates(ignore_index=True) if len(files) > 1 else df
 
 
 # --------------------------------------------------------------------------------------------------

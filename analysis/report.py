@@ -247,24 +247,29 @@ def _report_file(name: str) -> bool:
 
 
 def build(results: list[str | os.PathLike], out_dir: str | os.PathLike,
-          title: str = "s2mc report") -> dict:
+          title: str = "s2mc report", empty_ok: bool = False) -> dict:
     """Write report.md, report.html and the plots into `out_dir`; return their paths. The folder is
     built whole beside it and put in place at the end (s2mc.common.outputs.output_folder): a report
-    that fails leaves nothing, and the previous report in `out_dir` as it was."""
+    that fails leaves nothing, and the previous report in `out_dir` as it was. Results that hold no
+    records are an error unless `empty_ok` (the demo with every part skipped: the papers' tables)."""
     with output_folder(out_dir, "report", owns=_report_file) as tmp:
-        built = _build(results, out_dir, Path(tmp), title)
+        built = _build(results, out_dir, Path(tmp), title, empty_ok)
     final = Path(out_dir)
     return built | {"md": final / built["md"].name, "html": final / built["html"].name,
                     "plots": [final / p.name for p in built["plots"]]}
 
 
-def _build(results: list[str | os.PathLike], out_dir: str | os.PathLike, out: Path, title: str) -> dict:
+def _build(results: list[str | os.PathLike], out_dir: str | os.PathLike, out: Path, title: str,
+           empty_ok: bool) -> dict:
     """The report of `results` for `out_dir`, written into the folder `out`."""
     paths = [Path(r) for r in results]
     ours = records.load(paths) if paths else records.empty()
     ours = ours[ours["source"] != "reference"] if len(ours) else ours
     if len(ours) == 0 and not paths:
         raise S2mcError("report: no results given (pass result files or directories)")
+    if len(ours) == 0 and not empty_ok:
+        raise S2mcError(f"report: {', '.join(map(str, paths))}: no records (no .parquet or .csv records file "
+                        "holds a run); write some with `s2mc aes ... --out`, `s2mc run ... --out` or `s2mc demo`")
     ref = seeds.load_reference()
     allrec = derive.derive_all(records.concat([ours, ref]))
     ours_d = allrec[allrec["source"] != "reference"]
@@ -376,12 +381,15 @@ def _build(results: list[str | os.PathLike], out_dir: str | os.PathLike, out: Pa
         fig(plots.cycles_and_speedup(arb, out / "sim_arbitration_sweep.png", with_model=False), caption, b, "")
     for text in summaries.stall_takeaways(runs):
         b.append(Block("p", text))
-    fig(plots.stall_breakdown(scaling, out / "sim_stall_breakdown.png"),
-        "Where the core-cycles go, as shares of cores x cycles so that every core count reads: compute, "
-        "bus wait, memory latency, barrier wait; right: each core of one run", b, "no simulator counters")
+    subject = summaries.stall_subject(runs)   # the one configuration the sentence and the figure describe
+    fig(plots.stall_breakdown(scaling[scaling["run_id"].isin(subject[1])], out / "sim_stall_breakdown.png",
+                              subject[0]) if subject else None,
+        f"Where the core-cycles go in one configuration ({subject[0] if subject else ''}), as shares of cores "
+        "x cycles so that every core count reads: compute, bus wait, memory latency, barrier wait; right: "
+        "each core of one run", b, "no simulator configuration with counters at two or more core counts")
 
     # 2b. caches and coherence
-    b.append(Block("h2", "2b. Caches and coherence: MSI, MESI, MOESI and Dragon against no caches"))
+    b.append(Block("h2", f"2b. {caches.section_title(ours_d)}", anchor="caches"))
     for part in caches.report_parts(ours_d):
         b.append(Block("table", table=part[1]) if part[0] == "table" else Block("p", part[1]))
     native_coherence, _ = summaries.coherence_native(ours_d)
@@ -473,7 +481,7 @@ def _build(results: list[str | os.PathLike], out_dir: str | os.PathLike, out: Pa
         b.append(Block("p", "**Seed 002 Figure 10 (ciphers x threads on a Core i7-2600K) beside this host**"))
         for text in sn.seed002_sentences(ours_d, ref, host, _host_cpus(mans)):
             b.append(Block("p", text))
-        t = sn.seed002_beside(ours_d, ref)
+        t = sn.seed002_beside(ours_d, ref, _host_cpus(mans))
         b.append(Block("table", table=t.map(lambda v: fixed(v) if isinstance(v, float) and pd.notna(v)
                                             else ("–" if v is None or (isinstance(v, float) and pd.isna(v))
                                                   else v))))

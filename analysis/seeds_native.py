@@ -15,7 +15,7 @@ import pandas as pd
 
 from s2mc.common.units import human_size
 
-from .summaries import fixed
+from .summaries import fixed, uses_tables
 
 
 def host_phrase(cpu_count: int | None = None, cpu: str | None = None) -> str:
@@ -29,8 +29,7 @@ def host_phrase(cpu_count: int | None = None, cpu: str | None = None) -> str:
 def seed001_what_differs(host: str) -> str:
     return ("What differs: seed 001 ran a T-table AES on a 2010 laptop (Core i5 M 450, 2 cores) and a 2009 "
             "desktop (Core i7 960, 4 cores), reading and writing files on a disk; ours runs the native "
-            f"library's best AES (AES-NI/VAES where the CPU has them) on {host} with page-cached files, so "
-            "the ratio is mostly the hardware generation and the AES instructions, not the program structure.")
+            f"library's best AES (AES-NI/VAES where the CPU has them) on {host} with page-cached files.")
 
 
 def seed004_what_differs(host: str) -> str:
@@ -58,10 +57,25 @@ SEED002_NOT_BUILT = (
     "gives them only as bars (Figures 10, 13), so they have no rows.")
 
 
-def seed002_beside(ours: pd.DataFrame, ref: pd.DataFrame) -> pd.DataFrame:
+#: A figure at more threads below this fraction of one thread's throughput is not a result: splitting the
+#: work cannot make it slower than one thread by that much, so the threads waited for CPUs (the machine
+#: was busy while it measured).
+DISTURBED_BELOW = 0.5
+
+
+def disturbed(gbps: dict[int, float]) -> list[int]:
+    """The thread counts whose throughput is below DISTURBED_BELOW x one thread's (none without one)."""
+    one = gbps.get(1)
+    return [t for t in sorted(gbps) if one and t > 1 and gbps[t] < DISTURBED_BELOW * one]
+
+
+def seed002_beside(ours: pd.DataFrame, ref: pd.DataFrame, cpu_count: int | None = None) -> pd.DataFrame:
     """One row per (cipher, implementation): our Gbit/s at each thread count, the speedup of 4 over 1
-    thread and the gain of 8 over 4 threads, and the paper's figure where the seed text gives one
-    (SC2000 at 8 threads; AES-NI at 4 threads, beside our AES with AES instructions) with paper/ours."""
+    thread and the gain of 8 over 4 threads (none from a disturbed figure), the thread counts whose
+    figures are disturbed, and the paper's figure where the seed text gives one (SC2000 at 8 threads;
+    AES-NI at 4 threads, beside our AES with AES instructions) compared per thread: the paper's per
+    thread against ours per thread at the most threads both ran without oversubscribing this host's
+    `cpu_count` CPUs (and undisturbed)."""
     sel = ours[(ours["experiment"] == "seed002_cpu") & (ours["metric"] == "bytes_per_second")]
     if sel.empty:
         return pd.DataFrame()
@@ -75,15 +89,21 @@ def seed002_beside(ours: pd.DataFrame, ref: pd.DataFrame) -> pd.DataFrame:
     for (wl, engine), g in sel.groupby(["workload", "engine"], sort=False):
         cipher = str(wl).split("-")[0]
         gbps = (g.groupby("cores")["value"].max() * 8 / 1e9).to_dict()
+        bad = disturbed(gbps)
         row = {"cipher": cipher, "impl": engine}
         for t in sorted(gbps):
             row[f"{t} thr Gbit/s"] = gbps[t]
-        row["4 vs 1 thr"] = _ratio(gbps.get(4), gbps.get(1))
-        row["8 vs 4 thr"] = _ratio(gbps.get(8), gbps.get(4))
+        row["4 vs 1 thr"] = None if {1, 4} & set(bad) else _ratio(gbps.get(4), gbps.get(1))
+        row["8 vs 4 thr"] = None if {4, 8} & set(bad) else _ratio(gbps.get(8), gbps.get(4))
+        row["disturbed"] = ", ".join(f"{t} thr" for t in bad) or None
         kind = "tables" if engine in ("ttable", "sptable") or cipher not in ("aes",) else "instructions"
         p = paper_by.get((cipher, kind))
         row["paper Gbit/s"] = f"{p[1]:g} ({p[0]} thr)" if p else None
-        row["paper/ours"] = _ratio(p[1], gbps.get(p[0])) if p else None
+        like = [t for t in gbps if t not in bad and t <= min(p[0], cpu_count or p[0])] if p else []
+        t = max(like, default=None)
+        row["paper per thr"] = p[1] / p[0] if p else None
+        row["ours per thr"] = f"{fixed(gbps[t] / t)} ({t} thr)" if t else None
+        row["paper/ours per thr"] = _ratio(p[1] / p[0], gbps[t] / t) if t else None
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -91,7 +111,7 @@ def seed002_beside(ours: pd.DataFrame, ref: pd.DataFrame) -> pd.DataFrame:
 def seed002_sentences(ours: pd.DataFrame, ref: pd.DataFrame, host: str | None = None,
                       cpu_count: int | None = None) -> list[str]:
     """What Figure 10 on this host shows; `host`: host_phrase() of the machine that measured."""
-    t = seed002_beside(ours, ref)
+    t = seed002_beside(ours, ref, cpu_count)
     if t.empty:
         return []
     out = []
@@ -101,11 +121,26 @@ def seed002_sentences(ours: pd.DataFrame, ref: pd.DataFrame, host: str | None = 
             gains.append(f"4 threads {r['4 vs 1 thr']:.2f}x one thread")
         if r.get("8 vs 4 thr") is not None and pd.notna(r.get("8 vs 4 thr")):
             gains.append(f"8 threads {100 * (r['8 vs 4 thr'] - 1):+.0f} % over 4")
-        best = max(v for k, v in r.items() if k.endswith("Gbit/s") and k[0].isdigit() and pd.notna(v))
+        figures = {int(k.split()[0]): v for k, v in r.items() if k.endswith("Gbit/s") and k[0].isdigit() and pd.notna(v)}
+        bad = disturbed(figures)
+        best = max(v for n, v in figures.items() if n not in bad)
         line = f"Seed 002 Figure 10, {r['cipher']} ({r['impl']}): best {best:.2f} Gbit/s on this host"
         line += f" ({'; '.join(gains)})" if gains else ""
-        if r.get("paper/ours") is not None and pd.notna(r.get("paper/ours")):
-            line += f"; the paper's {r['paper Gbit/s']} is {r['paper/ours']:.2f}x ours"
+        if r.get("paper/ours per thr") is not None and pd.notna(r.get("paper/ours per thr")):
+            n = int(str(r["ours per thr"]).split("(")[1].split()[0])
+            p_n = int(str(r["paper Gbit/s"]).split("(")[1].split()[0])
+            cpus = f", this host has {cpu_count} CPU{'s' if cpu_count != 1 else ''}" if cpu_count else ""
+            line += (f"; per thread, the paper's {str(r['paper Gbit/s']).split()[0]} Gbit/s on {p_n} threads "
+                     f"({fixed(r['paper per thr'])} a thread) is {r['paper/ours per thr']:.2f}x ours on {n} "
+                     f"thread{'s' if n != 1 else ''} ({fixed(figures[n] / n)} a thread{cpus})")
+        if bad:
+            worst = min(bad, key=lambda n: figures[n])
+            names = [f"{n}-thread" for n in bad]
+            names = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+            line += (f". Not a result: the {names} figure{'s' if len(bad) > 1 else ''} "
+                     f"({', '.join(fixed(figures[n]) for n in bad)} Gbit/s; {figures[1] / figures[worst]:.0f}x below "
+                     f"one thread{' at worst' if len(bad) > 1 else ''}) cannot come from splitting "
+                     "the work: the threads waited for CPUs while the machine was busy (rerun on a quiet one)")
         out.append(line + ".")
     out.append("The paper: 4 threads on 4 cores nearly 4x one thread; 8 threads (hyper-threading) 7 to 34 % "
                "over 4. " + seed002_what_differs(host or "this host", cpu_count,
@@ -205,16 +240,60 @@ def seed004_sentences(ours: pd.DataFrame, ref: pd.DataFrame, host: str | None = 
     return out
 
 
+def _one_thread_rates(ours: pd.DataFrame) -> pd.DataFrame:
+    """Our native AES runs on one thread as (experiment, engine, bytes, rate in bytes per second)."""
+    d = ours[(ours["source"] == "native") & (ours["cores"] == 1) & (ours["core"] == -1) & (ours["cipher"] == "aes")
+             & (ours["experiment"] != "seed001_ours")]
+    rate = d[d["metric"] == "bytes_per_second"].assign(rate=lambda x: x["value"])
+    secs = d[(d["metric"] == "seconds") & (d["bytes"] > 0)]
+    secs = secs.assign(rate=secs["bytes"] / secs["value"])
+    both = pd.concat([rate, secs[~secs["run_id"].isin(rate["run_id"])]])
+    return both.groupby(["experiment", "engine", "bytes"], as_index=False)["rate"].median()
+
+
+def _span(values, fmt=lambda v: f"{v:,.0f}") -> str:
+    lo, hi = fmt(min(values)), fmt(max(values))
+    return lo if lo == hi else f"{lo}-{hi}"
+
+
+def seed001_split(ours: pd.DataFrame, ref: pd.DataFrame, t: pd.DataFrame) -> str:
+    """How the sequential ratio `t` (seed001_beside, encryption-only) splits, from this host's own runs: our
+    AES-instruction implementation against a T-table AES on one thread (the instructions' share), and the
+    paper's T-table AES on its i5 against ours (the rest: the CPUs and the two programs)."""
+    seq = ours[(ours["experiment"] == "seed001_ours") & (ours["variant"] == "sequential/encryption-only")]
+    engine = str(seq["engine"].iloc[0]) if len(seq) else ""
+    rates = _one_thread_rates(ours)
+    table = rates[rates["engine"].map(uses_tables)]
+    if table.empty:
+        return (" These records hold no T-table AES on one thread of this host to split that ratio into the AES "
+                "instructions' share and the rest (`python -m s2mc.experiments.seeds_native` measures it).")
+    # the instructions' share: both implementations in one experiment at one size (the largest)
+    pairs = table.merge(rates[rates["engine"] == engine], on=["experiment", "bytes"], suffixes=("", "_instr"))
+    tt = pairs.sort_values("bytes").iloc[-1] if len(pairs) else table.sort_values("bytes").iloc[-1]
+    paper_rate = t["bytes"] / t["paper seq s"]
+    rest = _span(tt["rate"] / paper_rate)
+    text = ""
+    if len(pairs) and not uses_tables(engine):
+        text = (f" Of that, the AES instructions give {tt['rate_instr'] / tt['rate']:.1f}x ({engine} against "
+                f"{tt['engine']}, one thread each, {human_size(int(tt['bytes']))}, {tt['experiment']} on this host)"
+                ", and")
+    else:
+        text = " Of that,"
+    return (text + f" the paper's T-table AES on its i5 is {rest}x slower than ours ({tt['engine']}, one thread "
+            "of this host): the two CPUs and the two programs together, which these records cannot separate.")
+
+
 def seed001_sentences(ours: pd.DataFrame, ref: pd.DataFrame, host: str | None = None) -> list[str]:
-    """Seed 001's takeaways: how much faster this host is, and what differs."""
+    """Seed 001's takeaways: how much faster this host is, what of it the AES instructions give (from
+    this host's own one-thread runs), and what differs."""
     out = []
     if not (ours["experiment"] == "seed001_ours").any():
         return out
     t = seed001_beside(ours, ref, "encryption-only").dropna(subset=["paper/ours seq"])
     if len(t):
-        out.append(f"Seed 001 encryption-only, sequential: this host is {t['paper/ours seq'].min():.0f}-"
-                   f"{t['paper/ours seq'].max():.0f}x faster than the paper's Core i5 M 450 "
-                   f"({human_size(int(t['bytes'].min()))}-{human_size(int(t['bytes'].max()))}).")
+        out.append(f"Seed 001 encryption-only, sequential: this host is {_span(t['paper/ours seq'])}x faster than "
+                   f"the paper's Core i5 M 450 ({_span(t['bytes'], lambda v: human_size(int(v)))})."
+                   + seed001_split(ours, ref, t))
     out.append(seed001_what_differs(host or "this host"))
     return out
 

@@ -17,6 +17,25 @@ from s2mc.analysis import derive, model
 from s2mc.common.variants import parse_cache_part
 
 _RUN_INDEX = ["run_id", "experiment", "workload", "variant", "engine", "bytes", "cores"]
+#: What keeps one simulated configuration apart from another (sim_runs' columns): every machine
+#: parameter is in the variant (s2mc.common.variants.NOT_IN_VARIANT), so runs chosen by these are one
+#: configuration.
+SIM_CONFIG = ["experiment", "workload", "variant", "engine", "bytes"]
+
+
+def _param(name: str) -> dict:
+    """One entry of the machine-parameter table, simulator/params.toml (read as data: analysis imports no
+    engine)."""
+    import tomllib
+    from importlib.resources import files
+    table = tomllib.loads(files("s2mc").joinpath("simulator").joinpath("params.toml").read_text(encoding="utf-8"))
+    return next(p for p in table["param"] if p["name"] == name)
+
+
+def arbitration_policies() -> tuple[str, ...]:
+    """The bus arbitration policies, default first, from the machine-parameter table."""
+    arb = _param("arbitration")
+    return (arb["default"], *(c for c in arb["choices"] if c != arb["default"]))
 
 
 # -- words from numbers ------------------------------------------------------------------------------
@@ -155,8 +174,29 @@ def sim_runs(df: pd.DataFrame) -> pd.DataFrame:
         spread = per_core.groupby("run_id")["stall_cycles"].agg(["min", "max"]).reset_index()
         w = w.merge(spread.rename(columns={"min": "core_stalls_min", "max": "core_stalls_max"}),
                     on="run_id", how="left")
-    w["config"] = w.apply(label, axis=1)
+    w["config"] = unique_labels(w)
     return w.sort_values(["experiment", "workload", "variant", "bytes", "cores"]).reset_index(drop=True)
+
+
+def unique_labels(w: pd.DataFrame) -> list[str]:
+    """label() of each run, with what else keeps its configuration apart (SIM_CONFIG: the workload, the
+    experiment, the engine) added where two configurations would read the same, so that nothing keyed
+    on the label (tables, sentences) merges them."""
+    base = [label(r) for _, r in w.iterrows()]
+    keys = [tuple(r) for r in w[SIM_CONFIG].astype(str).itertuples(index=False)]
+    owners: dict[str, set] = {}
+    for text, key in zip(base, keys):
+        owners.setdefault(text, set()).add(key)
+    out = []
+    for text, key in zip(base, keys):
+        clash = owners[text]
+        if len(clash) > 1:
+            extra = [f"{col} {key[i]}" if col != "workload" else key[i]
+                     for i, col in enumerate(SIM_CONFIG) if col in ("workload", "experiment", "engine")
+                     and len({k[i] for k in clash}) > 1]
+            text = f"{text} ({', '.join(extra)})" if extra else text
+        out.append(text)
+    return out
 
 
 def pivot(runs: pd.DataFrame, value: str, fmt=num, index: str = "config") -> pd.DataFrame:
@@ -248,13 +288,22 @@ def seed003_takeaways(grid: pd.DataFrame, ref: pd.DataFrame) -> list[str]:
                 f"{ours}, the paper's {theirs}, both under the bus ceiling (Z + L) / L of section 3")
         if (big, 1) in paper_a:
             m_paper = model.fit(paper_c[(big, 1)], paper_a[(big, 1)], 2)
-            text += (f" ({m_ours.saturation_speedup:.2f} for ours, {m_paper.saturation_speedup:.2f} for theirs: "
-                     "our code touches memory a little less often per cycle, so our ceiling is higher)")
+            ours_c, theirs_c = m_ours.saturation_speedup, m_paper.saturation_speedup
+            how = ("the same (within 1%)" if abs(ours_c / theirs_c - 1) < 0.01 else
+                   f"{'less' if ours_c > theirs_c else 'more'} often per cycle, so our ceiling is "
+                   f"{'higher' if ours_c > theirs_c else 'lower'}")
+            text += (f" ({ours_c:.2f} for ours, {theirs_c:.2f} for theirs: our code touches memory "
+                     f"{how})" if not how.startswith("the same") else
+                     f" ({ours_c:.2f} for ours, {theirs_c:.2f} for theirs: the same within 1%)")
         out.append(text + ".")
     return out
 
 
 # -- 2. simulated scaling --------------------------------------------------------------------------------
+
+#: Bus utilisation from which a bus counts as saturated in the sentences: busy within 5% of all the time.
+BUS_SATURATED = 0.95
+
 
 def saturation_point(g: pd.DataFrame, within: float = 0.05) -> int | None:
     """The fewest cores whose speedup is within `within` of the configuration's best."""
@@ -277,82 +326,143 @@ def scaling_takeaways(runs: pd.DataFrame) -> list[str]:
         sat = saturation_point(g)
         best = g["speedup"].max()
         top = g[g["cores"] == g["cores"].max()].iloc[0]
+        # 'only wait' only where the bus is saturated (within 5% of always busy) and the speedup flat
+        waits = top["bus_utilisation"] >= BUS_SATURATED and sat < int(top["cores"])
         out.append(f"{config}: the speedup reaches {best:.2f}x and is within 5% of that from {sat} cores on; "
-                   f"at {int(top['cores'])} cores the bus is busy {top['bus_utilisation']:.0%} of the time, "
-                   f"so the extra cores only wait.")
+                   f"at {int(top['cores'])} cores the bus is busy {top['bus_utilisation']:.0%} of the time"
+                   + (", so the extra cores only wait." if waits else "."))
+    # the two AES styles compared on the same machine, program and size: the first such pair
     styles = {}
-    for config, g in runs.groupby("config", sort=False):
+    for _, g in runs.groupby(SIM_CONFIG, sort=False):
         one = g[g["cores"] == 1]
         if len(one) and g["bytes"].iloc[0] and pd.notna(one.iloc[0]["mem_accesses"]):
-            style = describe_variant(g["workload"].iloc[0], g["variant"].iloc[0]).split(",")[0]
+            variant = str(g["variant"].iloc[0])
+            style = variant.split("/")[0]
             r = one.iloc[0]
-            styles.setdefault(style, []).append((r["instructions"] / r["bytes"],
-                                                 model.fit(r["cycles"], r["mem_accesses"], 2).saturation_speedup))
-    if "bytes" in styles and "ttable" in styles:
-        b, t = styles["bytes"][0], styles["ttable"][0]
-        out.append(f"T-table AES runs {b[0] / t[0]:.1f}x fewer instructions per byte than the byte-oriented "
-                   f"version, yet its ceiling (Z + L) / L is {t[1]:.2f} against {b[1]:.2f}: it makes fewer bus "
-                   "accesses in the same proportion, so the ratio of compute to memory, and with it the "
-                   "saturation near 2x, barely moves.")
+            key = (r["experiment"], r["workload"], r["engine"], r["bytes"], without(variant, [style]))
+            styles.setdefault(key, {})[style] = (r["instructions"] / r["bytes"], model.fit(
+                r["cycles"], r["mem_accesses"], _latency(variant)).saturation_speedup)
+    pair = next(((k, v) for k, v in styles.items() if {"bytes", "ttable"} <= set(v)), None)
+    if pair:
+        (_, _, _, nbytes, _), v = pair
+        b, t = v["bytes"], v["ttable"]
+        out.append(f"At {human_bytes(nbytes)}, T-table AES runs {b[0] / t[0]:.1f}x fewer instructions per byte than "
+                   f"the byte-oriented version, yet its ceiling (Z + L) / L is {t[1]:.2f} against {b[1]:.2f} "
+                   f"({compare_phrase(t[1], b[1], 'higher', 'lower')})" + (
+                       ": it makes fewer bus accesses in about the same proportion, so the ratio of compute to "
+                       "memory moves little." if abs(t[1] / b[1] - 1) < 0.1 else "."))
     return out
 
 
+def _latency(variant: str) -> int:
+    """The memory latency L a variant names (`L4`), else the parameter table's default."""
+    part = next((p for p in str(variant).split("/") if re.fullmatch(r"L\d+", p)), None)
+    return int(part[1:]) if part else int(_param("mem_latency")["default"])
+
+
 def latency_takeaways(runs: pd.DataFrame) -> list[str]:
-    """The memory-latency sweep: best speedup per L, against the ceiling (Z + L) / L."""
-    best = []
-    for config, g in runs.groupby("config", sort=False):
-        m = re.search(r"L = (\d+)", config)
-        lat = int(m.group(1)) if m else 2
-        one = g[g["cores"] == 1]
-        if one.empty or one["mem_accesses"].isna().all():
+    """The memory-latency sweep: best speedup per L, against the ceiling (Z + L) / L, per configuration
+    apart from L (every other machine parameter, program and size kept apart), named when there are several."""
+    rest = [c for c in SIM_CONFIG if c != "variant"]
+    r = runs.assign(rest=runs["variant"].map(lambda v: without(v, [f"L{_latency(v)}"])))
+    groups = [g for _, g in r.groupby(rest + ["rest"], sort=False)]
+    out = []
+    for sweep in groups:
+        best = []
+        for variant, g in sweep.groupby("variant", sort=False):
+            lat = _latency(variant)
+            one = g[g["cores"] == 1]
+            if one.empty or one["mem_accesses"].isna().all():
+                continue
+            row = one.iloc[0]
+            ceiling = model.fit(row["cycles"], row["mem_accesses"], lat).saturation_speedup
+            best.append((lat, g["speedup"].max(), ceiling))
+        if len(best) < 2:
             continue
-        r = one.iloc[0]
-        ceiling = model.fit(r["cycles"], r["mem_accesses"], lat).saturation_speedup
-        best.append((lat, g["speedup"].max(), ceiling))
-    if len(best) < 2:
-        return []
-    best.sort()
-    parts = ", ".join(f"L = {lat}: {sp:.2f}x (ceiling {c:.2f})" for lat, sp, c in best)
-    return [f"Best speedup by memory latency: {parts}. Each doubling of L lowers the ceiling (Z + L) / L, "
-            "so the bus saturates with fewer cores."]
+        best.sort()
+        first = sweep.iloc[0]
+        who = (f" ({describe_variant(first['workload'], first['rest'])}"
+               + (f", {human_bytes(first['bytes'])}" if first["bytes"] else "") + ")") if len(groups) > 1 else ""
+        parts = ", ".join(f"L = {lat}: {sp:.2f}x (ceiling {c:.2f})" for lat, sp, c in best)
+        falls = all(b[2] > a[2] for a, b in zip(best[1:], best))
+        out.append(f"Best speedup by memory latency{who}: {parts}." + (
+            " Each longer L lowers the ceiling (Z + L) / L, so the bus saturates with fewer cores." if falls else ""))
+    return out
+
+
+def without(variant: str, parts) -> str:
+    """A variant with the given parts left out: what else its runs share (the rest of the machine)."""
+    return "/".join(p for p in str(variant).split("/") if p and p not in parts)
 
 
 def arbitration_takeaways(runs: pd.DataFrame, at_cores: int = 4) -> tuple[list[str], str]:
     """How fixed priority and round robin compare with fifo (time, and per-core fairness), and a
-    caption for the arbitration figure."""
+    caption for the arbitration figure: per configuration apart from the policy (every other machine
+    parameter, program and size kept apart), named when there are several."""
+    policies = arbitration_policies()
+    rest = [c for c in SIM_CONFIG if c != "variant"]
+    r = runs.assign(rest=runs["variant"].map(lambda v: without(v, policies)))
+    groups = [g for _, g in r.groupby(rest + ["rest"], sort=False)]
+    texts, captions = [], []
+    for g in groups:
+        t, c = _arbitration_one(g, at_cores, named=len(groups) > 1)
+        texts += t
+        captions += [c] if t else []
+    return texts, "; ".join(captions) or "Arbitration policies"
+
+
+def _arbitration_one(runs: pd.DataFrame, at_cores: int, named: bool) -> tuple[list[str], str]:
+    default, *others = arbitration_policies()
+
     def policy(v):
-        return next((p for p in ("round_robin", "fixed") if p in str(v).split("/")), "fifo")
+        return next((p for p in others if p in str(v).split("/")), default)
     r = runs.assign(policy=runs["variant"].map(policy))
     if r["policy"].nunique() < 2 or "fifo" not in set(r["policy"]):
         return [], "Arbitration policies"
+    first = r.iloc[0]
+    who = (describe_variant(first["workload"], first["rest"]) + (f", {human_bytes(first['bytes'])}"
+                                                                  if first["bytes"] else "") + ": ") if named else ""
     n = at_cores if at_cores in set(r["cores"]) else int(r["cores"].max())
     at = r[r["cores"] == n].groupby("policy")[["cycles", "core_stalls_min", "core_stalls_max"]].median()
     base = at.loc["fifo", "cycles"]
     sentences, caption = [], []
-    for pol in ("fixed", "round_robin"):
+    for pol in ("fixed", "round_robin", *(p for p in others if p not in ("fixed", "round_robin"))):
         if pol in at.index:
             phrase = compare_phrase(at.loc[pol, "cycles"], base)
             sentences.append(f"{pol} is {phrase}{' than fifo' if not sentences else ''} "
                              f"({num(at.loc[pol, 'cycles'])} cycles)")
             caption.append(f"{pol} {phrase}")
-    text = f"Arbitration at {n} cores, against fifo's {num(base)} cycles: " + " and ".join(sentences) + "."
+    text = f"{who}Arbitration at {n} cores, against fifo's {num(base)} cycles: " + " and ".join(sentences) + "."
     if "fixed" in at.index and "core_stalls_max" in at:
         f = at.loc["fixed"]
         text += (f" Fixed priority is also unfair: per-core stalls range from {num(f['core_stalls_min'])} "
                  f"(core 0) to {num(f['core_stalls_max'])}, against {num(at.loc['fifo', 'core_stalls_min'])}-"
                  f"{num(at.loc['fifo', 'core_stalls_max'])} under fifo.")
-    return [text], f"Arbitration policies against fifo at {n} cores: " + ", ".join(caption)
+    return [text], f"{who}Arbitration policies against fifo at {n} cores: " + ", ".join(caption)
+
+
+def stall_subject(runs: pd.DataFrame) -> tuple[str, list[str]] | None:
+    """The configuration "where the cycles go" describes, sentence and figure alike: the largest one (data
+    size, then core count) with bus-wait counters at two or more core counts; (its label, its run ids)."""
+    if runs.empty or "bus_wait_cycles" not in runs:
+        return None
+    r = runs.dropna(subset=["bus_wait_cycles"])
+    several = r.groupby(SIM_CONFIG, dropna=False)["cores"].transform("nunique") > 1
+    r = r[several]
+    if r.empty:
+        return None
+    top = r.sort_values(["bytes", "cores"]).iloc[-1]
+    g = r[(r[SIM_CONFIG] == top[SIM_CONFIG]).all(axis=1)]
+    return str(top["config"]), list(g["run_id"])
 
 
 def stall_takeaways(runs: pd.DataFrame) -> list[str]:
-    """Where the core-cycles go at 1 core and at the most cores, for the largest configuration."""
-    if runs.empty or "bus_wait_cycles" not in runs:
+    """Where the core-cycles go at 1 core and at the most cores, for the configuration stall_subject picks."""
+    subject = stall_subject(runs)
+    if subject is None:
         return []
-    r = runs.dropna(subset=["bus_wait_cycles"])
-    if r.empty or r["cores"].nunique() < 2:
-        return []
-    config = r.sort_values(["bytes", "cores"]).iloc[-1]["config"]
-    g = r[r["config"] == config].sort_values("cores")
+    config, ids = subject
+    g = runs[runs["run_id"].isin(ids)].sort_values("cores")
     lo, hi = g.iloc[0], g.iloc[-1]
 
     def share(row, col):
@@ -394,10 +504,23 @@ def model_takeaways(mt: pd.DataFrame) -> list[str]:
     if len(paper):
         big = paper[paper["bytes"] == paper["bytes"].max()].set_index("cores")
         if 2 in big.index:
-            out.append(f"Fitted to the paper's own 1-core run at {int(paper['bytes'].max())} bytes, the model "
-                       f"predicts {big.loc[2, 'model speedup']:.2f}x on two cores; the paper measured "
-                       f"{big.loc[2, 'measured speedup']:.2f}x. Its ceiling, "
-                       f"{big['saturation (Z+L)/L'].iloc[0]:.2f}, is why two cores were the paper's best choice.")
+            text = (f"Fitted to the paper's own 1-core run at {int(paper['bytes'].max())} bytes, the model "
+                    f"predicts {big.loc[2, 'model speedup']:.2f}x on two cores; the paper measured "
+                    f"{big.loc[2, 'measured speedup']:.2f}x. Its ceiling, {big['saturation (Z+L)/L'].iloc[0]:.2f}, "
+                    "leaves little for more cores to gain")
+            fastest = []
+            for nbytes, g in paper[paper["cores"] >= 2].groupby("bytes"):
+                g = g.set_index("cores")["measured speedup"]
+                best = int(g.idxmax())
+                if best != 2 and 2 in g.index:
+                    gain = f"{g[best] / g[2] - 1:.0%}"
+                    fastest.append(f"on {best} cores at {int(nbytes)} bytes ("
+                                   + (f"{gain} faster than on two)" if not fastest else f"{gain})"))
+            if fastest:
+                listed = ", ".join(fastest[:-1]) + (" and " if len(fastest) > 1 else "") + fastest[-1]
+                text += (f": the paper's Table 3 is fastest {listed}, which the paper reads as two cores "
+                         "being the best configuration")
+            out.append(text + ".")
     ours = mt[~mt["experiment"].str.contains("paper") & (mt["cores"] > 1)]
     if len(ours):
         err = (ours["model/measured"] - 1).abs()
@@ -408,7 +531,8 @@ def model_takeaways(mt: pd.DataFrame) -> list[str]:
                "times MVA assumes")
         out.append(f"Against our {len(ours)} simulated points the model is within {err.median():.0%} at the "
                    f"median; its worst miss predicts {worst['model/measured']:.2f}x the measured speedup at "
-                   f"{int(worst['cores'])} cores ({human_bytes(worst['bytes'])}, {worst['experiment']}): {why}.")
+                   f"{int(worst['cores'])} cores ({describe_variant(worst['workload'], worst['variant'])}, "
+                   f"{human_bytes(worst['bytes'])}, {worst['experiment']}): {why}.")
     return out
 
 
@@ -436,7 +560,8 @@ def native_runs(df: pd.DataFrame, skip=SEED_NATIVE_EXPERIMENTS) -> pd.DataFrame:
     nat = df[df["source"].isin(["native", "cuda"]) & (df["core"] == -1) & ~df["experiment"].isin(skip)]
     if nat.empty:
         return pd.DataFrame()
-    index = ["source", "experiment", "workload", "engine", "variant", "bytes", "cores"]
+    # the platform keeps two hosts' runs apart (their medians are of neither machine)
+    index = ["source", "platform", "experiment", "workload", "engine", "variant", "bytes", "cores"]
     w = derive.wide(nat, ["seconds", "gb_per_second", "speedup"], index=index)
     if w.empty:   # native rows without timings or throughput (s2mc coherence-native's): no cipher run
         return pd.DataFrame()
@@ -450,9 +575,16 @@ def native_runs(df: pd.DataFrame, skip=SEED_NATIVE_EXPERIMENTS) -> pd.DataFrame:
     w["implementation"] = w["engine"]
     w["strategy"] = w["variant"]
     w["size"] = w["bytes"].map(human_bytes)
-    w["config"] = [", ".join(str(r[k]) for k in NATIVE_KEYS) for _, r in w.iterrows()]
+    w["host"] = w["platform"]
+    keys = native_keys(w)
+    w["config"] = [", ".join(str(r[k]) for k in keys) for _, r in w.iterrows()]
     return w.sort_values(["source", "cipher", "key bits", "mode", "implementation", "strategy", "bytes",
-                          "cores"]).reset_index(drop=True)
+                          "platform", "cores"]).reset_index(drop=True)
+
+
+def native_keys(nat: pd.DataFrame) -> list[str]:
+    """NATIVE_KEYS, and the host when the runs come from more than one machine."""
+    return NATIVE_KEYS + (["host"] if "host" in nat and nat["host"].nunique() > 1 else [])
 
 
 def native_pivot(nat: pd.DataFrame, value: str, fmt, scaling_only: bool = False) -> pd.DataFrame:
@@ -468,7 +600,7 @@ def native_pivot(nat: pd.DataFrame, value: str, fmt, scaling_only: bool = False)
             return pd.DataFrame()
     t = pivot(nat, value, fmt)
     t.columns = [c.replace("core", "thread") for c in t.columns]
-    keys = nat.drop_duplicates("config").set_index("config")[NATIVE_KEYS]
+    keys = nat.drop_duplicates("config").set_index("config")[native_keys(nat)]
     t = keys.loc[t["configuration"]].reset_index(drop=True).join(t.drop(columns="configuration"))
     # a column that is the same in every row says nothing per row: the caption says it instead
     return t
@@ -482,11 +614,13 @@ def native_takeaways(nat: pd.DataFrame, cpu_count: int | None) -> list[str]:
         return []
     top = int(n["cores"].max())
     parts, small_slow = [], False
-    keys = ["cipher", "key bits", "mode", "implementation", "strategy"]
+    keys = ["cipher", "key bits", "mode", "implementation", "strategy", "host"]
+    several = n["host"].nunique() > 1
     for key, g in n[n["cores"] == top].groupby(keys, sort=True):
         at = g.groupby("bytes")["speedup"].median()
         small, large = at.index.min(), at.index.max()
-        text = f"{key[0]}-{key[1]} {key[2]}, {key[3]} ({key[4]}): {at[large]:.2f}x at {human_bytes(large)}"
+        text = (f"{key[0]}-{key[1]} {key[2]}, {key[3]} ({key[4]}{f', on {key[5]}' if several else ''}): "
+                f"{at[large]:.2f}x at {human_bytes(large)}")
         if small != large:
             text += f", {at[small]:.2f}x at {human_bytes(small)}"
             small_slow |= bool(at[small] < 0.9 * at[large])
@@ -496,10 +630,31 @@ def native_takeaways(nat: pd.DataFrame, cpu_count: int | None) -> list[str]:
     if small_slow:
         text += (" A small buffer is encrypted in microseconds, so starting and joining the threads costs "
                  "as much as the work.")
-    text += (" Each core has its own caches and the cipher tables fit in them, so there is no shared bus to "
-             "saturate" + (f"; with {cpu_count} CPUs the curve cannot show where memory bandwidth would stop it."
-                           if cpu_count and cpu_count <= 4 else "."))
+    impls = sorted(set(n[n["cores"] == top]["implementation"]))
+    tabled = [i for i in impls if uses_tables(i)]
+    instr = [i for i in impls if i in INSTRUCTION_IMPLS]
+    what = [f"{_listed(tabled)}'s tables fit in them"] if tabled else []
+    what += [f"{_listed(instr)} {'uses' if len(instr) == 1 else 'use'} the AES instructions and no tables"] \
+        if instr else []
+    text += (" Each core has its own caches" + (f" ({'; '.join(what)})" if what else "")
+             + ", so there is no shared bus to saturate"
+             + (f"; with {cpu_count} CPUs the curve cannot show where memory bandwidth would stop it."
+                if cpu_count and cpu_count <= 4 else "."))
     return [text]
+
+
+#: The native implementations that compute the cipher with the CPU's AES instructions (AES-NI, VAES:
+#: the S-box in hardware, no lookup tables in memory); table-based ones say so in their names.
+INSTRUCTION_IMPLS = ("vaes512", "vaes", "aesni")
+
+
+def uses_tables(implementation: str) -> bool:
+    """Whether a native implementation looks its cipher up in tables in memory (ttable, sptable, table-...)."""
+    return "table" in str(implementation)
+
+
+def _listed(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 # -- 4b. cache coherence on this CPU (s2mc coherence-native) ----------------------------------------------

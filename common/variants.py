@@ -8,6 +8,18 @@ from __future__ import annotations
 
 import re
 
+#: The machine parameters (simulator/params.toml) that a simulated run's records do not name in its
+#: `variant`, and why. Every other parameter that differs from its default is a part of the variant
+#: (s2mc.simulator.records.variant_parts: `L4`, `round_robin`, `mesi-64x2-w4`), so every reader of records
+#: that keys on the whole variant keeps runs that differ in it apart; tests/test_report_takeaways.py
+#: varies each parameter of the table and checks that the report's tables do.
+NOT_IN_VARIANT: dict[str, str] = {
+    "cores": "a column of its own (`cores`)",
+    "engine": "a column of its own (`engine`); the engines are cycle-exact to each other",
+    "max_cycles": "a limit on the run, not a property of the machine",
+    "mem_words": "the memory's size, which no timing depends on",
+}
+
 #: protocol-<lines>x<ways>-w<line words>, then -h<hit latency> when it is not 1 (the default).
 CACHE_PART = re.compile(r"(?P<cache>[a-z]+)-(?P<cache_lines>\d+)x(?P<cache_ways>\d+)-w(?P<line_words>\d+)"
                         r"(?:-h(?P<cache_hit_latency>\d+))?")

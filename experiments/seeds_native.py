@@ -222,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     print(seed001_beside(df, ref, "encryption-only").to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     for s in seed002_sentences(df, ref, host, env.get("host_cpu_count")):
         print(s)
-    print(seed002_beside(df, ref).to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    print(seed002_beside(df, ref, env.get("host_cpu_count")).to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     print(f"records: {args.out}", file=sys.stderr)
     return 0
 

@@ -177,3 +177,29 @@ def test_report_marks_disturbed_native_figures(tmp_path):
     assert "1 of these figures is marked *disturbed*" in md
     # 16 MiB in 20 s: 0.000839 GB/s, with its digits (not 0.00), and a speedup of 0.000419
     assert "0.000839 (disturbed)" in md and "0.000419 (disturbed)" in md and "| 0.00 |" not in "\n".join(table)
+
+
+def test_the_same_records_given_twice_count_once(tmp_path):
+    """A file named twice, or named beside the folder that holds it: every record is read once, and
+    the report's count is the file's."""
+    res = tmp_path / "results"
+    res.mkdir()
+    df = small_results()
+    path = records.write(df, res / "small.parquet")
+    for given in ([path, path], [res, path], [res, res / "." / "small.parquet"]):
+        assert len(records.load(given)) == len(df), given
+    r = CliRunner().invoke(cli, ["report", str(path), str(path), "--out", str(tmp_path / "rep")])
+    assert r.exit_code == 0, r.output
+    md = (tmp_path / "rep" / "report.md").read_text()
+    assert f": {len(df)} records of {df['run_id'].nunique()} runs" in md
+
+
+def test_a_folder_without_records_is_one_line_and_writes_nothing(tmp_path):
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "notes.txt").write_text("no records here\n")
+    r = CliRunner().invoke(cli, ["report", str(tmp_path / "empty"), "--out", str(tmp_path / "rep")])
+    assert r.exit_code == 1
+    lines = r.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("s2mc: error: report: ") and "empty" in lines[0], r.output
+    assert "no records" in lines[0]
+    assert not (tmp_path / "rep").exists()

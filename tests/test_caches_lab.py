@@ -182,6 +182,12 @@ def test_the_lab_runs_verbatim_and_states_what_it_prints(tmp_path):
     for k, name in ((0, "Without caches"), (1, "With the default cache")):
         u = float(aes[k][1][2].rstrip("%")) / 100
         assert_stated(f"{name} u = {aes[k][1][2]}: ceiling {1 / u:.2f}")
+    # the closing report: the two MESI shapes are rows of their own, each with its own 16-core cycles
+    md = (tmp_path / "report" / "report.md").read_text()
+    section = md.split("## 2b.", 1)[1].split("\n## ", 1)[0]
+    for shape, k in (("mesi 64x2-w4", 1), ("mesi 512x2-w4", 2)):
+        row = next(ln for ln in section.splitlines() if ln.startswith(f"| {shape} | {int(aes[k][16][0]):,} |"))
+        assert row, shape
 
     # 5. Four protocols.
     def by_proto(start):

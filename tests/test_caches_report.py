@@ -1,5 +1,7 @@
 """The report's caches section (s2mc.analysis.caches) on records of reference-model runs: its tables
 hold the runs' own counters and its sentences follow from them."""
+import re
+
 import pandas as pd
 
 from s2mc.analysis import caches, records
@@ -37,7 +39,7 @@ def test_the_section_compares_protocols_with_the_runs_counters():
         assert got["speedup"] == one / res.cycles
     parts = caches.report_parts(df)
     assert parts[0] == ("p", f"**false_sharing**: {caches.LAB['false_sharing']}")
-    cycles = parts[2][1]       # a lab program: cycles, not speedup (its work grows with the cores)
+    cycles = next(p[1] for p in parts if p[0] == "table")   # a lab program: cycles, not speedup
     assert list(cycles["caches"]) == ["none", "mesi", "dragon"]
     assert cycles.loc[1, "2 cores"] == f"{results['mesi', 2].cycles:,}"
     assert list(caches.speedup_table(runs)["2 cores"]) == [f"{one / results[c, 2].cycles:.2f}"
@@ -164,3 +166,73 @@ def test_the_demos_caches_headline_gives_a_lab_program_cycles_not_a_speedup(caps
     mesi = next(ln for ln in out.splitlines() if ln.startswith("| mesi"))
     assert [c.strip() for c in mesi.strip("|").split("|")] == ["mesi", f"{results['mesi', 1].cycles:,}",
                                                               f"{results['mesi', 2].cycles:,}"]
+
+
+def shaped_runs(shapes, cores=(1, 2), workload="padded"):
+    """SHARING (padded) on the fast engine under MESI with each cache shape in `shapes` (dicts of
+    cache_lines, cache_ways, line_words, cache_hit_latency over the defaults) and without caches:
+    records, and each run's cycles by (variant, cores)."""
+    from s2mc.simulator import Machine
+    from s2mc.simulator.params import DEFAULTS
+    prog = assemble(SHARING.format(stride=4))
+    rows, cycles = [], {}
+    shape_keys = ("cache_lines", "cache_ways", "line_words", "cache_hit_latency")
+    for shape in [None, *shapes]:
+        cache = "none" if shape is None else "mesi"
+        full = {k: DEFAULTS[k] for k in shape_keys} | (shape or {})
+        for n in cores:
+            res = Machine(prog, cores=n, cache=cache, **full).run()
+            variant = "/".join(variant_parts(2, "fifo", cache, *(full[k] for k in shape_keys)))
+            rows += result_rows(res, records.new_run_id("run"), workload=workload, variant=variant)
+            cycles[variant, n] = res.cycles
+    return records.make_records(rows), cycles
+
+
+def test_each_cache_shape_is_its_own_row():
+    """MESI with the default cache beside MESI with one shape parameter changed, for each of the
+    cache's shape parameters: never one 'mesi' row holding the mean of both (the caches lab's 64 and
+    512 lines merged into 39,366 cycles, matching neither run)."""
+    for key, value in [("cache_lines", 16), ("cache_ways", 1), ("line_words", 8), ("cache_hit_latency", 3)]:
+        df, cycles = shaped_runs([{}, {key: value}])
+        parts = caches.report_parts(df)
+        comparison = parts[-1][1]
+        assert len(comparison) == 3, (key, comparison)       # none, MESI default, MESI changed
+        shown = set(comparison["cycles"])
+        for (variant, n), c in cycles.items():
+            if n == 2:
+                assert f"{c:,}" in shown, (key, variant, comparison)
+        speed = next(p[1] for p in parts if p[0] == "table")
+        assert len(speed) == 3 and len(set(speed["caches"])) == 3, (key, speed)
+
+
+def test_the_comparison_is_at_the_most_cores_every_configuration_ran():
+    """The cacheless runs go to 4 cores, the cached ones to 2: the side-by-side table is at 2 cores,
+    where every configuration has a run (not a table of one row), and says so."""
+    df, _ = shaped_runs([{}], cores=(1, 2))
+    more, _ = shaped_runs([], cores=(4,))
+    parts = caches.report_parts(records.concat([df, more]))
+    assert len(parts[-1][1]) == 2
+    assert parts[-2][1].startswith("The caches side by side on 2 cores")
+
+
+def test_the_hit_rate_sentence_names_its_core_count():
+    df, _ = shaped_runs([{}], cores=(1, 2, 4))
+    runs = caches.cache_runs(df)
+    line = next(t for t in caches._knee(runs) if t.startswith("**MESI"))
+    m = re.search(r"On (\d+) cores? ([\d.]+)% of its accesses hit", line)
+    assert m, line
+    at = runs[(runs["protocol"] == "mesi") & (runs["cores"] == int(m.group(1)))].iloc[0]
+    assert f"{at['hit_rate']:.1%}" == m.group(2) + "%"
+
+
+def test_the_section_title_names_the_protocols_of_the_records(tmp_path):
+    from s2mc.analysis import report
+    df, _ = shaped_runs([{}])
+    path = records.write(df, tmp_path / "lab.parquet", params={"command": "test"})
+    md = report.build([path], tmp_path / "report")["md"].read_text()
+    title = next(line for line in md.splitlines() if line.startswith("## 2b."))
+    assert title == "## 2b. Caches and coherence: MESI against no caches"
+    contents = md.split("**Contents**", 1)[1].split("\n## ", 1)[0]
+    assert "- 2b. Caches and coherence: MESI against no caches" in contents
+    section = md.split(title, 1)[1].split("\n## ", 1)[0]
+    assert "64 lines x 2 ways of 4-word lines" in section     # the cache's shape is stated

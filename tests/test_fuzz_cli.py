@@ -248,10 +248,13 @@ class _FakeReport:
     """report.build without the plots: reads the records and writes into the folder as it does."""
 
     @staticmethod
-    def build(results, out_dir, title="s2mc report"):
+    def build(results, out_dir, title="s2mc report", empty_ok=False):
         from s2mc.analysis import records
+        from s2mc.common.errors import S2mcError
         from s2mc.common.outputs import make_folder, write_output
         df = records.load(results)
+        if df.empty and not empty_ok:
+            raise S2mcError("report: no records")
         out = Path(make_folder(out_dir, "report"))
         write_output(out / "report.md", f"# {title}\n\n{len(df)} records\n", what="report")
         write_output(out / "report.html", f"<h1>{title}</h1>\n", what="report")

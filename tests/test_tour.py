@@ -135,15 +135,17 @@ def test_the_tutorials_numbers_are_the_simulators():
 
 
 def _run_the_reports_hints(folder: Path, quick: bool = False) -> list[tuple[str, str]]:
-    """The report of an empty results folder, and the commands it names to fill each section, run as
+    """A results folder with no run of the main sections (one spin-lock measurement of this CPU: a
+    folder with no records at all is an error), the report's commands to fill each section, run as
     written from the same folder (with `quick`, a sweep as its --quick form: seed 000's full sweep
     measures for half a minute): (command, the report command after it) pairs."""
-    run_in_order(["mkdir results", "s2mc report results --out report"], folder)
+    run_in_order(["mkdir results", "s2mc coherence-native --bench locks --threads 1 --acquisitions 10 --reps 1 -q "
+                  "--out results/locks.parquet", "s2mc report results --out report"], folder)
     md = (folder / "report" / "report.md").read_text()
     hints = re.findall(r"`(s2mc [^`]+--out results/(\w+)\.parquet)`, then `(s2mc report results --out report)`", md)
     assert len(hints) == 4, md[:3000]                # seed 003, simulated scaling, native, seed 000
     run_in_order([h[0] + (" --quick" if quick and h[0].startswith("s2mc sweep ") else "") for h in hints], folder)
-    assert sorted(p.stem for p in (folder / "results").glob("*.parquet")) == sorted(h[1] for h in hints)
+    assert sorted(p.stem for p in (folder / "results").glob("*.parquet")) == sorted(["locks", *(h[1] for h in hints)])
     return [(h[0], h[2]) for h in hints]
 
 
