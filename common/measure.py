@@ -189,7 +189,7 @@ def scaling_excess(rate: float, threads: int, base_rate: float, base_threads: in
 def figure(x: float, width: int = 0) -> str:
     """A measured figure as text, right-aligned in `width`: two decimals from 1 up (12.35), three
     significant digits below (0.0123), so a small figure never reads 0.00."""
-    text = f"{x:.2f}" if abs(x) >= 0.995 else f"{x:.3g}"
+    text = f"{x:.2f}" if abs(x) >= 0.995 else f"{x:#.3g}"
     return f"{text:>{width}}"
 
 

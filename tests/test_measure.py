@@ -48,7 +48,7 @@ def test_tiny_times_lead_to_more_loops_never_to_a_zero_throughput():
     assert all(c == t.loops for c in s.calls[-3:]) and t.median == 1e-9
     gbps = 16 / t.median / 1e9              # 16 bytes a run
     assert m.figure(gbps) == "16.00"
-    assert m.figure(0.0004) == "0.0004" and m.figure(0.00123) == "0.00123"   # never "0.00"
+    assert m.figure(0.0004) == "0.000400" and m.figure(0.5) == "0.500" and m.figure(0.00123) == "0.00123"   # never "0.00"
 
 
 def test_a_clock_that_never_moves_is_an_error_not_a_figure():

@@ -119,7 +119,9 @@ def test_report_tables_are_short_pivots(built):
     model = next(t for t in tables if t.startswith("| configuration | Z | L | ceiling"))
     names = [line.split("|")[1].strip() for line in model.splitlines()[2:]]
     assert len(names) == len(set(names)) == 4 + 4 + 3        # paper; ours -O1/-O0 x 2 sizes; 3 lock policies
-    assert tables and max(len(t.splitlines()) for t in tables[1:-1] if t != model) <= 2 + 8
+    # the GPU measurements' sources (one row per measured file) are a list of provenance, not a pivot
+    sources = [t for t in tables if t.startswith("| file | GPU | date | commit | command |")]
+    assert tables and max(len(t.splitlines()) for t in tables[1:-1] if t != model and t not in sources) <= 2 + 8
     assert "Compiled at -O0" in md and "Arbitration at 4 cores" in md
 
 
