@@ -29,6 +29,8 @@ MODELS: tuple[str, ...] = ("sc", "tso", "pso")
 X86_MODEL = "tso"
 #: The full fence's operation name.
 FENCE = "mfence"
+#: The two variants of every test, by name: without fences and with a fence between every two operations.
+FENCINGS: tuple[str, ...] = ("plain", FENCE)
 
 
 @dataclass(frozen=True)

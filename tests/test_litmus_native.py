@@ -3,10 +3,15 @@ x86-TSO, so SB's relaxed outcome appears without fences and never with them, and
 and IRIW's never appear; every count adds up and every outcome is one the code can produce (values
 stored to the location it reads, or 0), and every bad input is one line."""
 import itertools
+import json
 import platform
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from s2mc.common import litmus as tests
 from s2mc.common.errors import S2mcError
@@ -17,6 +22,8 @@ if not litmus.available():  # pragma: no cover - only when the C++ extension was
 
 x86 = pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64", "i686"),
                          reason="the verdicts checked are x86-TSO's; this CPU is " + platform.machine())
+S2MC = Path(sys.executable).parent / "s2mc"
+two_cpus = pytest.mark.skipif(len(litmus.cpus()) < 2, reason="SB's threads must run at once: needs 2 CPUs")
 #: Enough instances for SB's relaxed outcome to appear on a loaded two-CPU machine (it appeared in
 #: about half of them there, docs/native.md): 20 000 take a few hundredths of a second.
 N = 20_000
@@ -39,6 +46,7 @@ def possible_outcomes(t: tests.LitmusTest) -> set[str]:
 
 
 @x86
+@two_cpus
 def test_sb_relaxed_outcome_appears_without_fences():
     r = litmus.run("sb", iterations=N)
     assert r["interesting"] == "r0=0 r1=0" and r["allowed"] is True
@@ -124,3 +132,62 @@ def test_the_executor_rejects_malformed_code(code, observed, message):
     from s2mc.workloads.native import _litmus
     with pytest.raises(ValueError, match=re.escape(message)):
         _litmus.run(code, observed, 10, 10)
+
+
+def cli(*args):
+    from s2mc.cli.main import cli as group
+    return CliRunner().invoke(group, ["litmus-native", *args], catch_exceptions=False)
+
+
+@x86
+def test_cli_prints_a_table_per_run_and_the_verdict_from_the_counts():
+    res = cli("--test", "mp,lb", "--iterations", "2000", "-q")
+    assert res.exit_code == 0, res.output
+    out = res.stdout
+    assert out.count("(2000 iterations, 2 threads") == 4      # mp, mp+mfences, lb, lb+mfences
+    assert "mp+mfences: x=1; mfence; y=1 || r0=y; mfence; r1=x" in out
+    forbidden = [ln for ln in out.splitlines() if "<- forbidden by TSO" in ln]
+    assert len(forbidden) == 4 and all(ln.split()[2] == "0" for ln in forbidden)   # count column
+    assert out.strip().splitlines()[-1] == "TSO on this CPU: 4 of 4 outcomes TSO forbids never appeared."
+
+
+def test_cli_json_is_one_object_per_run_and_records_match(tmp_path):
+    from s2mc.analysis import records
+    out = tmp_path / "lit.parquet"
+    res = cli("--test", "sb,2+2w", "--fences", "plain", "--iterations", "3000", "--batch", "700", "--json",
+              "--out", str(out))
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert [(d["test"], d["fences"], d["iterations"]) for d in doc] == [("sb", False, 3000), ("2+2w", False, 3000)]
+    assert all(sum(d["outcomes"].values()) == 3000 for d in doc)
+    assert doc[0]["interesting"] == "r0=0 r1=0" and doc[1]["interesting"] == "x=1 y=1"
+    df = records.read(out)
+    for d in doc:
+        mine = df[df["workload"] == d["test"]]
+        got = {v.split("/", 1)[1]: int(c) for v, c in zip(mine["variant"], mine["value"]) if c}
+        assert got == d["outcomes"] and set(mine["cores"]) == {2} and set(mine["source"]) == {"native"}
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--test", "dekker"], "unknown value 'dekker'"),
+    (["--fences", "lfence"], "unknown value 'lfence'"),
+    (["--iterations", "0"], "out of range"),
+    (["--iterations", "many"], "is not an integer"),
+    (["--batch", "0"], "out of range"),
+    (["--batch", str(litmus.MAX_BATCH + 1)], "out of range"),
+])
+def test_cli_bad_options_are_one_line(args, needle):
+    proc = subprocess.run([str(S2MC), "litmus-native", *args, "-q"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and needle in proc.stderr, proc.stderr
+    assert proc.stderr.startswith("s2mc litmus-native: error:")
+
+
+def test_cli_progress_bar_on_a_terminal():
+    pexpect = pytest.importorskip("pexpect")
+    child = pexpect.spawn(str(S2MC), ["litmus-native", "--test", "lb", "--fences", "plain", "--iterations", "200000"],
+                          timeout=60, encoding="utf-8")
+    child.expect("s2mc litmus-native")      # tqdm's description on the terminal
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0

@@ -106,7 +106,7 @@ def run(name: str, *, fences: bool = False, iterations: int = DEFAULT_ITERATIONS
 
 def variant(fences: bool, outcome: str) -> str:
     """The records' variant of an outcome row: `mfence/r0=0 r1=0` or `plain/r0=0 r1=0`."""
-    return f"{tests.FENCE if fences else 'plain'}/{outcome}"
+    return f"{tests.FENCINGS[bool(fences)]}/{outcome}"
 
 
 def rows(result: dict, *, run_id: str, platform: str, experiment: str = EXPERIMENT) -> list[dict]:
@@ -124,7 +124,7 @@ def rows(result: dict, *, run_id: str, platform: str, experiment: str = EXPERIME
 def format_result(r: dict) -> str:
     """A run as a small table: the code, then each outcome with its count and share, the interesting one
     marked with what x86-TSO says about it."""
-    head = f"{r['test']}{' +' + tests.FENCE + 's' if r['fences'] else ''}: {r['code']}   " \
+    head = f"{_label(r)}: {r['code']}   " \
            f"({r['iterations']} iterations, {r['threads']} threads on CPUs {', '.join(map(str, r['cpus']))}" \
            f"{', oversubscribed' if r['oversubscribed'] else ''})"
     lines = [head]
@@ -140,3 +140,26 @@ def format_result(r: dict) -> str:
                 mark += ": SEEN, the CPU broke its model"
         lines.append(f"  {outcome:<{width}}  {count:>12}  {100 * count / r['iterations']:8.4f} %{mark}")
     return "\n".join(lines)
+
+
+def _label(r: dict) -> str:
+    return f"{r['test']}{'+' + tests.FENCE + 's' if r['fences'] else ''}"
+
+
+def verdict_line(results: list[dict]) -> str:
+    """What the runs say about the CPU's model, from their counts: how many forbidden outcomes stayed
+    away (and which appeared), and how often each allowed one was seen."""
+    forbidden = [r for r in results if not r["allowed"]]
+    broken = [r for r in forbidden if r["seen"]]
+    model = results[0]["model"].upper() if results else tests.X86_MODEL.upper()
+    parts = []
+    if forbidden:
+        parts.append(f"{len(forbidden) - len(broken)} of {len(forbidden)} outcomes {model} forbids never appeared")
+    if broken:
+        parts.append("FORBIDDEN and seen: " + ", ".join(f"{_label(r)} {r['interesting']} {r['seen']} times"
+                                                        for r in broken))
+    for r in results:
+        if r["allowed"]:
+            parts.append(f"{_label(r)} {r['interesting']} (allowed) seen {r['seen']} of {r['iterations']} times"
+                         f" ({100 * r['seen'] / r['iterations']:.3g} %)")
+    return f"{model} on this CPU: " + "; ".join(parts) + "." if parts else ""
