@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import pandas as pd
 
-from s2mc.analysis.summaries import fixed
-
 from s2mc.common import litmus as tests
 
 METRIC = "outcome_count"
@@ -84,36 +82,19 @@ def outcomes_table(t: pd.DataFrame) -> pd.DataFrame:
 
 
 def sentences(t: pd.DataFrame) -> list[str]:
-    """What each real machine's counts say about x86-TSO, from the counts alone."""
+    """What each real machine's counts say about x86-TSO (s2mc.common.litmus.verdict), one sentence each."""
     out = []
-    model = tests.X86_MODEL.upper()
     for c in dict.fromkeys(t[t["source"] == "native"]["column"]):
         mine = t[t["column"] == c]
-        forbidden, broken, allowed = 0, [], []
+        runs = []
         for name, fencing in _order(mine):
-            test = tests.TESTS.get(name)
-            if test is None:
-                continue
             at = mine[(mine["test"] == name) & (mine["fencing"] == fencing)]
-            total = int(at["count"].sum())
-            seen = int(at[at["outcome"] == test.interesting]["count"].sum())
-            label = name + ("+mfences" if fencing == tests.FENCE else "")
-            if test.allowed(tests.X86_MODEL, fencing == tests.FENCE):
-                allowed.append(f"{label}'s {test.interesting} appeared {seen} times in {total} instances "
-                               f"({fixed(100 * seen / total)} %)")
-            else:
-                forbidden += 1
-                if seen:
-                    broken.append(f"{label}'s {test.interesting} ({seen} of {total})")
-        parts = []
-        if forbidden and not broken:
-            parts.append(f"none of the {forbidden} outcomes {model} forbids appeared" if forbidden > 1
-                         else f"the outcome {model} forbids did not appear")
-        elif broken:
-            parts.append(f"{len(broken)} of the {forbidden} outcomes {model} forbids appeared: " + ", ".join(broken))
-        parts += allowed
-        if parts:
-            out.append(f"On {c.split(' ', 1)[1]}: " + "; ".join(parts) + ".")
+            test = tests.TESTS.get(name)
+            seen = int(at[at["outcome"] == test.interesting]["count"].sum()) if test else 0
+            runs.append((name, fencing == tests.FENCE, seen, int(at["count"].sum())))
+        text = tests.verdict(runs)
+        if text:
+            out.append(f"On {c.split(' ', 1)[1]}: {text}.")
     return out
 
 

@@ -91,3 +91,41 @@ def test(name: str) -> LitmusTest:
         return TESTS[name]
     except KeyError:
         raise S2mcError(f"unknown litmus test {name!r} (known: {', '.join(TESTS)})") from None
+
+
+def label(name: str, fences: bool) -> str:
+    """A run's name as herd writes it: `sb`, `sb+mfences`."""
+    return f"{name}+{FENCE}s" if fences else name
+
+
+def verdict(runs: list[tuple[str, bool, int, int]], model: str = X86_MODEL) -> str:
+    """What counts say about `model`, from the counts alone: `runs` holds (test, fences, how many
+    instances ended with its interesting outcome, instances). Says how many of the outcomes the
+    model forbids appeared (naming them) and how often each allowed one did; tests not in TESTS are
+    left out."""
+    forbidden, broken, allowed = 0, [], []
+    for name, fences, seen, total in runs:
+        t = TESTS.get(name)
+        if t is None or not total:
+            continue
+        if t.allowed(model, fences):
+            times = "once" if seen == 1 else f"{seen} times"
+            allowed.append(f"{label(name, fences)}'s {t.interesting} appeared {times} in {total} instances "
+                           f"({_percent(seen, total)} %)")
+        else:
+            forbidden += 1
+            if seen:
+                broken.append(f"{label(name, fences)}'s {t.interesting} ({seen} of {total})")
+    parts = []
+    if forbidden and not broken:
+        parts.append(f"none of the {forbidden} outcomes {model.upper()} forbids appeared" if forbidden > 1
+                     else f"the outcome {model.upper()} forbids did not appear")
+    elif broken:
+        parts.append(f"{len(broken)} of the {forbidden} outcomes {model.upper()} forbids appeared: " + ", ".join(broken))
+    return "; ".join(parts + allowed)
+
+
+def _percent(part: int, whole: int) -> str:
+    """100 part / whole with 3 significant digits, in plain notation (0.004, 33.3, 100)."""
+    x = 100 * part / whole
+    return "0" if x == 0 else f"{x:.3g}" if x >= 1e-3 else f"{x:.6f}".rstrip("0")

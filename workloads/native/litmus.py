@@ -143,23 +143,10 @@ def format_result(r: dict) -> str:
 
 
 def _label(r: dict) -> str:
-    return f"{r['test']}{'+' + tests.FENCE + 's' if r['fences'] else ''}"
+    return tests.label(r["test"], r["fences"])
 
 
 def verdict_line(results: list[dict]) -> str:
-    """What the runs say about the CPU's model, from their counts: how many forbidden outcomes stayed
-    away (and which appeared), and how often each allowed one was seen."""
-    forbidden = [r for r in results if not r["allowed"]]
-    broken = [r for r in forbidden if r["seen"]]
-    model = results[0]["model"].upper() if results else tests.X86_MODEL.upper()
-    parts = []
-    if forbidden:
-        parts.append(f"{len(forbidden) - len(broken)} of {len(forbidden)} outcomes {model} forbids never appeared")
-    if broken:
-        parts.append("FORBIDDEN and seen: " + ", ".join(f"{_label(r)} {r['interesting']} {r['seen']} times"
-                                                        for r in broken))
-    for r in results:
-        if r["allowed"]:
-            parts.append(f"{_label(r)} {r['interesting']} (allowed) seen {r['seen']} of {r['iterations']} times"
-                         f" ({100 * r['seen'] / r['iterations']:.3g} %)")
-    return f"{model} on this CPU: " + "; ".join(parts) + "." if parts else ""
+    """What the runs say about x86-TSO, from their counts (s2mc.common.litmus.verdict)."""
+    text = tests.verdict([(r["test"], r["fences"], r["seen"], r["iterations"]) for r in results])
+    return f"{tests.X86_MODEL.upper()} on this CPU: {text}." if text else ""
