@@ -116,7 +116,7 @@ SPECS = {
         "--out": ["r.parquet", "r.csv"]}),
     "litmus-native": dict(base={"--iterations": "100", "--batch": "10"}, flags=["-q", "--json", "--force"], options={
         "--test": ["sb", "iriw,mp", "2+2w", "dekker"], "--fences": ["plain", "mfence,plain", "lfence"],
-        "--iterations": ["1", "1000", "1000000001"], "--batch": ["1", "1000000", "1000001", "0"],
+        "--iterations": ["1", "1000", "1000000001"], "--batch": ["1", "100000", "100001", "0"],
         "--experiment": ["e1"], "--out": ["r.parquet", "r.csv"]}),
     "encrypt": dict(base={"--in": "{file}", "--out": "o.bin", "--key": KEY, "--iv": IV}, flags=["-q", "--json", "--timings"],
                     options={

@@ -33,7 +33,8 @@ DEFAULT_ITERATIONS = 100_000
 DEFAULT_BATCH = 1000
 #: Beyond this one run takes hours: a typo, not a study.
 MAX_ITERATIONS = 1_000_000_000
-MAX_BATCH = 1_000_000
+#: litmus7's default batch; every location of every instance takes a line (6.4 MB per location here).
+MAX_BATCH = 100_000
 #: The records' metric and experiment name.
 METRIC = "outcome_count"
 EXPERIMENT = "litmus_native"
