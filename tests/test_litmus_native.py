@@ -205,3 +205,19 @@ def test_cli_progress_bar_on_a_terminal():
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
+
+
+def test_info_says_what_the_tests_pin_to():
+    from s2mc.cli.cmd_sim import info_rows
+    base = {"s2mc": "0", "python": "3", "platform": "Linux", "cpu": "x86_64", "cpu_features": [], "cpu_count": 2,
+            "engines": {"fast": True, "systemc": True}, "native": {"built": False, "error": "x"},
+            "cuda": {"built": False, "gpu_present": False, "devices": [], "reason": "no"}}
+    lit = {"built": True, "cpus": [0, 3], "fence": "mfence", "tests": {"sb": 2, "iriw": 4}}
+    assert dict(info_rows(base | {"litmus": lit}))["litmus"] == \
+        "built; sb, iriw, plain and with mfence; threads pinned to CPUs 0, 3 (iriw's 4 threads time-slice)"
+    lit["cpus"] = [0, 1, 2, 3]
+    assert dict(info_rows(base | {"litmus": lit}))["litmus"].endswith("CPUs 0, 1, 2, 3")
+    assert dict(info_rows(base | {"litmus": {"built": False, "error": "no module"}}))["litmus"] == \
+        "not built (no module)"
+    assert litmus.info() == {"built": True, "cpus": litmus.cpus(), "fence": litmus.fence_instruction(),
+                             "tests": {n: len(t.threads) for n, t in tests.TESTS.items()}}

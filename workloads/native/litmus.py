@@ -61,6 +61,15 @@ def fence_instruction() -> str:
     return str(_lib().fence_instruction)
 
 
+def info() -> dict:
+    """Facts for `s2mc info`: built or not (and why), the CPUs threads are pinned to, the fence, the tests
+    and their thread counts."""
+    if _litmus is None:
+        return {"built": False, "error": str(_IMPORT_ERROR)}
+    return {"built": True, "cpus": cpus(), "fence": fence_instruction(),
+            "tests": {name: len(t.threads) for name, t in tests.TESTS.items()}}
+
+
 def check_counts(iterations: int, batch: int) -> None:
     """The counts every run takes, checked before any thread starts."""
     if not 1 <= iterations <= MAX_ITERATIONS:
