@@ -221,3 +221,16 @@ def test_info_says_what_the_tests_pin_to():
         "not built (no module)"
     assert litmus.info() == {"built": True, "cpus": litmus.cpus(), "fence": litmus.fence_instruction(),
                              "tests": {n: len(t.threads) for n, t in tests.TESTS.items()}}
+
+
+def test_a_forbidden_outcome_seen_is_said_loudly():
+    # a made-up run, as a CPU that broke TSO would give it
+    r = dict(test="mp", fences=False, iterations=10, outcomes={"r0=0 r1=0": 7, "r0=1 r1=0": 3},
+             interesting="r0=1 r1=0", seen=3, allowed=False, model="tso", code="x=1; y=1 || r0=y; r1=x",
+             threads=2, cpus=[0, 1], oversubscribed=False)
+    lines = litmus.format_result(r).splitlines()
+    assert lines[0] == "mp: x=1; y=1 || r0=y; r1=x   (10 iterations, 2 threads on CPUs 0, 1)"
+    assert lines[2].split() == ["r0=1", "r1=0", "3", "30.0000", "%", "<-", "forbidden", "by", "TSO:", "SEEN,", "the",
+                                "CPU", "broke", "its", "model"]
+    assert litmus.verdict_line([r]) == \
+        "TSO on this CPU: 1 of the 1 outcomes TSO forbids appeared: mp's r0=1 r1=0 (3 of 10)."
