@@ -195,6 +195,12 @@ _METRIC_LIST: tuple[Metric, ...] = (
            "The threads' CPU time over a native run / (threads x wall time): 1 when every thread held its "
            "CPU throughout; lower when the machine was shared and they took turns (so they contended less "
            "than the thread count says)."),
+    # -- litmus tests on the host CPU (s2mc.workloads.native.litmus) ---------------------------
+    Metric("outcome_count", "instances",
+           "Litmus test: how many of the run's instances ended with the outcome the variant names after "
+           "its configuration (`plain/r0=0 r1=0`, `mfence/r0=0 r1=0`); the workload is the test (`sb`), "
+           "the run's instances are the sum over its outcomes. The outcome the test is about has a row "
+           "even when it never appeared."),
     # -- ratios ----------------------------------------------------------------------------------
     Metric("speedup", "x",
            "Baseline time (or cycles) / this run's time (or cycles); the baseline is the 1-core / "

@@ -158,6 +158,8 @@ def sim_runs(df: pd.DataFrame) -> pd.DataFrame:
     run, a `config` label (describe_variant + size) and the per-core stall spread."""
     sim = df[(df["source"] == "sim")]
     whole = sim[sim["core"] == -1]
+    # a run that counted no cycles (a litmus run's outcome counts) is not one to scale
+    whole = whole[whole["run_id"].isin(whole.loc[whole["metric"] == "cycles", "run_id"])]
     if whole.empty:
         return pd.DataFrame(columns=_RUN_INDEX + ["config"])
     metrics = ["cycles", "instructions", "stall_cycles", "bus_wait_cycles", "mem_accesses",

@@ -1,5 +1,6 @@
 """`s2mc native`: the native CPU AES / Camellia grid, optionally against OpenSSL (`s2mc encrypt` / `decrypt`
-are in cmd_crypt.py); `s2mc coherence-native`: false sharing, line ping-pong and spin locks on this CPU."""
+are in cmd_crypt.py); `s2mc coherence-native`: false sharing, line ping-pong and spin locks on this CPU;
+`s2mc litmus-native`: the litmus tests on this CPU."""
 from __future__ import annotations
 
 import json
@@ -7,6 +8,7 @@ import sys
 
 import click
 
+from s2mc.common import litmus as litmus_tests
 from s2mc.common.errors import S2mcError
 from s2mc.common.measure import MIN_SAMPLES
 from s2mc.common.units import human_size
@@ -19,6 +21,11 @@ from s2mc.workloads.native.coherence import MAX_ITERATIONS as COHERENCE_MAX
 from s2mc.workloads.native.coherence import MAX_REPS as COHERENCE_MAX_REPS
 from s2mc.workloads.native.cryptrec import CIPHERS as CRYPTREC_CIPHERS
 from s2mc.workloads.native.cryptrec import IMPLS as CRYPTREC_IMPLS
+from s2mc.workloads.native.litmus import DEFAULT_BATCH as LITMUS_BATCH
+from s2mc.workloads.native.litmus import DEFAULT_ITERATIONS as LITMUS_ITERATIONS
+from s2mc.workloads.native.litmus import EXPERIMENT as LITMUS_EXPERIMENT
+from s2mc.workloads.native.litmus import MAX_BATCH as LITMUS_MAX_BATCH
+from s2mc.workloads.native.litmus import MAX_ITERATIONS as LITMUS_MAX
 
 from .options import Choices, Integer, OutputFile, Seconds, Size, Text
 
@@ -223,4 +230,71 @@ def coherence_native_cmd(benches, threads, increments, locks, iterations, acquis
                               indent=2, default=str))
 
 
-COMMANDS = [native_cmd, coherence_native_cmd]
+@click.command("litmus-native")
+@click.option("--test", "names", type=Choices(tuple(litmus_tests.TESTS)), default=",".join(litmus_tests.TESTS),
+              show_default=True, help="Comma-separated litmus tests: " + "; ".join(
+                  f"{t.name} ({t.title}: {t.text()})" for t in litmus_tests.TESTS.values()) + ".")
+@click.option("--fences", "fencings", type=Choices(litmus_tests.FENCINGS), default=",".join(litmus_tests.FENCINGS),
+              show_default=True, help="Comma-separated variants: plain (relaxed loads and stores, plain movs on "
+              "x86) and mfence (a full fence between every two operations of a thread).")
+@click.option("--iterations", type=Integer(1, LITMUS_MAX), default=LITMUS_ITERATIONS, show_default=True,
+              help="Instances of each test (the threads meet before every one).")
+@click.option("--batch", type=Integer(1, LITMUS_MAX_BATCH), default=LITMUS_BATCH, show_default=True,
+              help="Instances per batch: each runs on its own locations, reset and flushed from the caches "
+                   "between batches.")
+@click.option("--experiment", type=Text(), default=LITMUS_EXPERIMENT, show_default=True,
+              help="The records' experiment name.")
+@click.option("--out", "out_path", type=OutputFile("records", stdout=False), help="Write records (Parquet, or CSV "
+              "when the name ends in .csv) and a manifest next to it.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object per run (test, fences, iterations, "
+              "outcomes and counts, ...) as a list on stdout.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def litmus_native_cmd(names, fencings, iterations, batch, experiment, out_path, as_json, quiet):
+    """Litmus tests on this CPU: SB, MP, LB, 2+2W and IRIW as pinned threads, with and without mfence,
+    each outcome with its count."""
+    from s2mc.analysis import records
+    from s2mc.workloads.native import coherence, litmus
+
+    if not litmus.available():
+        raise S2mcError("native litmus tests not built; run `make setup`")
+    runs = [(name, fencing == litmus_tests.FENCE) for name in dict.fromkeys(names)
+            for fencing in dict.fromkeys(fencings)]
+    cpus = litmus.cpus()
+    plat = coherence.platform_name()
+    if not as_json:
+        click.echo(f"# {plat}: {len(cpus)} CPU(s) usable, thread i pinned to CPU i mod {len(cpus)}; fenced "
+                   f"variant: {litmus.fence_instruction()}; {litmus_tests.X86_MODEL.upper()} verdicts", err=True)
+    bar = None
+    if not quiet and sys.stderr.isatty():
+        from tqdm import tqdm
+        bar = tqdm(total=len(runs) * iterations, desc="s2mc litmus-native", unit="inst", unit_scale=True,
+                   leave=False)
+    results, rows = [], []
+    run_id = records.new_run_id("litmus")
+    try:
+        for name, fences in runs:
+            r = litmus.run(name, fences=fences, iterations=iterations, batch=batch,
+                           step=bar.update if bar else None)
+            results.append(r)
+            rows += litmus.rows(r, run_id=run_id, platform=plat, experiment=experiment)
+            if not as_json:
+                if bar:
+                    bar.clear()
+                click.echo(litmus.format_result(r) + "\n")
+    finally:
+        if bar:
+            bar.close()
+    df = records.make_records(rows)
+    if out_path:
+        params = dict(command="litmus-native", tests=list(dict.fromkeys(names)), fences=list(dict.fromkeys(fencings)),
+                      iterations=iterations, batch=batch, experiment=experiment, cpus=cpus,
+                      fence_instruction=litmus.fence_instruction())
+        path = records.write(df, out_path, params=params)
+        click.echo(f"wrote {len(df)} records to {path}", err=True)
+    if as_json:
+        click.echo(json.dumps(results, indent=2))
+    else:
+        click.echo(litmus.verdict_line(results))
+
+
+COMMANDS = [native_cmd, coherence_native_cmd, litmus_native_cmd]

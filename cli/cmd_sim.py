@@ -44,6 +44,8 @@ def info(as_json):
     facts["native"] = native.info()
     from s2mc.workloads.native import coherence
     facts["coherence"] = coherence.info()
+    from s2mc.workloads.native import litmus
+    facts["litmus"] = litmus.info()
     facts["cuda"] = gpu.status()
     from s2mc.gpu import opencl
     facts["opencl"] = opencl.status()
@@ -80,6 +82,16 @@ def info_rows(facts: dict) -> list[tuple[str, str]]:
         rows.append(("coherence", f"built; threads pinned to CPUs {', '.join(map(str, coh['cpus']))}; cache line "
                                   f"{coh['line_bytes']} bytes" if coh.get("built")
                      else f"not built ({coh.get('error', 'unknown reason')})"))
+    lit = facts.get("litmus")
+    if lit:   # s2mc litmus-native
+        if lit.get("built"):
+            n = len(lit["cpus"])
+            more = [f"{name}'s {k}" for name, k in lit["tests"].items() if k > n]
+            rows.append(("litmus", f"built; {', '.join(lit['tests'])}, plain and with {lit['fence']}; threads pinned "
+                                   f"to CPUs {', '.join(map(str, lit['cpus']))}"
+                                   + (f" ({', '.join(more)} threads time-slice)" if more else "")))
+        else:
+            rows.append(("litmus", f"not built ({lit.get('error', 'unknown reason')})"))
     if cuda.get("gpu_present"):
         rows.append(("CUDA", f"built; GPU: {', '.join(map(str, cuda['devices']))}"))
     else:

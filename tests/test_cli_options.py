@@ -109,6 +109,7 @@ def test_aes_key_bits_that_contradict_the_key_are_refused(tmp_path):
     ["native", "--bytes", "16", "--threads", "1", "--min-seconds", "0", "--reps", "1", "-q", "--out", "{m}/x.parquet"],
     ["coherence-native", "--bench", "locks", "--threads", "1", "--acquisitions", "10", "--reps", "1", "-q",
      "--out", "{m}/x.parquet"],
+    ["litmus-native", "--test", "sb", "--iterations", "10", "-q", "--out", "{m}/x.parquet"],
     ["gpu", "--out", "{m}/x.parquet"],
     ["gpu", "--markdown", "{m}/x.md"],
     ["encrypt", "--in", "{src}", "--key", KEY, "--iv", IV, "--out", "{m}/x.enc"],

@@ -114,6 +114,10 @@ SPECS = {
         "--iterations": ["1", "1000", "1000000001"], "--acquisitions": ["1", "1000000001"],
         "--round-trips": ["200", "150", "99"], "--reps": ["2", "1000", "1001"], "--experiment": ["e1"],
         "--out": ["r.parquet", "r.csv"]}),
+    "litmus-native": dict(base={"--iterations": "100", "--batch": "10"}, flags=["-q", "--json", "--force"], options={
+        "--test": ["sb", "iriw,mp", "2+2w", "dekker"], "--fences": ["plain", "mfence,plain", "lfence"],
+        "--iterations": ["1", "1000", "1000000001"], "--batch": ["1", "100000", "100001", "0"],
+        "--experiment": ["e1"], "--out": ["r.parquet", "r.csv"]}),
     "encrypt": dict(base={"--in": "{file}", "--out": "o.bin", "--key": KEY, "--iv": IV}, flags=["-q", "--json", "--timings"],
                     options={
         "--in": ["{file}", "{prog_s}"], "--out": ["o.bin", "-", "{file}"], "--key": [KEY, KEY * 2, "-", "zz"],
@@ -178,7 +182,7 @@ SPECS["serve"] = dict(base={"--port": "0"}, flags=[], options={
 
 # Every command that writes files takes --force (replace a read-only output: cli/options.py).
 for _name in ("asm", "compile", "run", "aes", "cipher", "fidelity", "native", "encrypt", "decrypt", "gpu", "sweep",
-              "coherence-native"):
+              "coherence-native", "litmus-native"):
     if "--force" not in SPECS[_name]["flags"]:
         SPECS[_name]["flags"] = SPECS[_name]["flags"] + ["--force"]
 
@@ -204,7 +208,7 @@ def too_slow(option: str | None, value: str) -> bool:
             return 0.01 < float(value) <= 3600
         except ValueError:
             return False
-    if option in ("--iterations", "--acquisitions", "--round-trips"):   # s2mc coherence-native's counts
+    if option in ("--iterations", "--acquisitions", "--round-trips"):   # coherence-native's, litmus-native's counts
         return (number() or 0) > 100_000 and number() <= 10 ** 9
     if option == "--reps":
         return (number() or 0) > 1000 and number() <= 10 ** 6
@@ -371,6 +375,7 @@ test_cipher_options = _test("cipher", 60)
 test_fidelity_options = _test("fidelity", 20)
 test_native_options = _test("native", 120)
 test_coherence_native_options = _test("coherence-native", 30)
+test_litmus_native_options = _test("litmus-native", 30)
 test_encrypt_options = _test("encrypt", 150)
 test_decrypt_options = _test("decrypt", 50)
 test_gpu_options = _test("gpu", 150)

@@ -7,16 +7,16 @@
 //   lock:          threads take a test-and-set, test-and-test-and-set or ticket spin lock around
 //                  a shared counter increment.
 // Thread i is pinned to the i-th CPU of the process's affinity mask for the run and unpinned
-// afterwards, so "two threads" means two cores, not one core time-slicing. Work runs with
-// the GIL released; the results carry what the tests check (final counts, counter addresses).
+// afterwards (pinning.h). Work runs with the GIL released; the results carry what the tests check
+// (final counts, counter addresses).
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 #include <omp.h>
 #include <immintrin.h>
-#include <pthread.h>
-#include <sched.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "pinning.h"
 
 #include <algorithm>
 #include <atomic>
@@ -29,6 +29,8 @@
 #include <vector>
 
 namespace py = pybind11;
+using s2mc_native::allowed_cpus;
+using s2mc_native::parallel_pinned;
 
 namespace {
 
@@ -43,39 +45,6 @@ size_t line_bytes() {
   const long n = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
   return n > 0 ? size_t(n) : 64;
 }
-
-// The CPUs this process may run on, in order.
-std::vector<int> allowed_cpus() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  std::vector<int> cpus;
-  if (sched_getaffinity(0, sizeof set, &set) == 0)
-    for (int c = 0; c < CPU_SETSIZE; ++c)
-      if (CPU_ISSET(c, &set)) cpus.push_back(c);
-  return cpus;
-}
-
-// Pins the calling thread to one CPU while alive; restores its previous mask after (OpenMP keeps
-// its threads, and the AES benchmarks in the same process must not inherit the pinning).
-class Pin {
- public:
-  explicit Pin(int cpu) {
-    ok_ = pthread_getaffinity_np(pthread_self(), sizeof old_, &old_) == 0;
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(cpu, &one);
-    pthread_setaffinity_np(pthread_self(), sizeof one, &one);
-  }
-  ~Pin() {
-    if (ok_) pthread_setaffinity_np(pthread_self(), sizeof old_, &old_);
-  }
-  Pin(const Pin&) = delete;
-  Pin& operator=(const Pin&) = delete;
-
- private:
-  cpu_set_t old_;
-  bool ok_ = false;
-};
 
 // Line-aligned zeroed storage of `bytes`, rounded up to whole lines.
 struct Aligned {
@@ -106,25 +75,6 @@ void check_threads(int threads, const std::vector<int>& cpus, const char* what) 
 
 void check_positive(long n, const char* what) {
   if (n < 1) throw std::invalid_argument(std::string(what) + " must be >= 1 (got " + std::to_string(n) + ")");
-}
-
-// Runs body(thread id) on `threads` OpenMP threads, each pinned to cpus[id]; throws when OpenMP
-// gives fewer threads than asked (OMP_THREAD_LIMIT, a nested region).
-template <typename Body>
-void parallel_pinned(int threads, const std::vector<int>& cpus, Body&& body) {
-  int got = 0;
-#pragma omp parallel num_threads(threads)
-  {
-#pragma omp single
-    got = omp_get_num_threads();
-    if (got == threads) {
-      Pin pin(cpus[size_t(omp_get_thread_num())]);
-      body(omp_get_thread_num());
-    }
-  }
-  if (got != threads)
-    throw std::runtime_error("OpenMP gave " + std::to_string(got) + " thread(s), not " + std::to_string(threads) +
-                             " (OMP_THREAD_LIMIT or OMP_DYNAMIC in the environment?)");
 }
 
 // The middle value (the upper of the two middle ones for an even count).
