@@ -69,7 +69,7 @@ def test_summary_line():
              ratio_spread=0.02)
     line = format_summary(s)
     assert line == ("aes-128         aesni             multi             4 x          16M     "
-                    "12.35 GB/s   ±1.2%    0.500 c/B  | openssl   10.00 GB/s   ±0.3%  ratio  0.81x   ±2.0%")
+                    "12.35 GB/s   ±1.2%    0.500 c/B  | openssl   10.00 GB/s   ±0.3%  ratio 0.810x   ±2.0%")
     head = summary_header(True)
     # every column name ends where its figures end
     import re
