@@ -81,6 +81,7 @@ class _Checker:
         self.mem_size = max(program.top("data"), 1)
         self.initial_mem = tuple(program.data_image + [0] * (self.mem_size - program.top("data")))
         self.entry = program.entry
+        self.local_at = [d.ins is not None and self.is_local(d) for d in self.code]
 
     # -- helpers -------------------------------------------------------------------------------
     def fail(self, core: int, pc: int, why: str) -> S2mcError:
@@ -149,18 +150,19 @@ class _Checker:
         return pc + 1
 
     # -- the state graph -----------------------------------------------------------------------
-    def normalise(self, cores: list, mem, out):
-        """Run every core's local instructions and release the barrier when all running cores
-        wait at it; the state as a hashable tuple."""
-        for c, (pc, regs, status, buf) in enumerate(cores):
-            if status != RUNNING:
+    def normalise(self, cores: list, mem, out, changed=None):
+        """Run the local instructions of every core (of core `changed` only: the others have run
+        theirs) and release the barrier when all running cores wait at it; the state as a
+        hashable tuple."""
+        for c in range(len(cores)) if changed is None else (changed,):
+            pc, regs, status, buf = cores[c]
+            if status != RUNNING or not (0 <= pc < len(self.code) and self.local_at[pc]):
                 continue
             r = list(regs)
             for _ in range(MAX_LOCAL_STEPS):
-                d = self.fetch(c, pc)
-                if not self.is_local(d):
+                if not (0 <= pc < len(self.code) and self.local_at[pc]):
                     break
-                pc = self.local(c, pc, r, d)
+                pc = self.local(c, pc, r, self.code[pc])
             else:
                 raise self.fail(c, pc, f"{MAX_LOCAL_STEPS} instructions without a memory access: "
                                        "a loop that cannot end")
@@ -191,7 +193,7 @@ class _Checker:
     def _with(self, cores, c, core, mem, out):
         cs = list(cores)
         cs[c] = core
-        return self.normalise(cs, mem, out)
+        return self.normalise(cs, mem, out, c)
 
     def step(self, c: int, pc: int, regs, buf, mem, out):
         """One memory, output, barrier or fence instruction of core c: (core, mem, out), or None
