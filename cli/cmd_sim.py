@@ -233,6 +233,8 @@ def _per_run(path: str | None, cores: int, sweep: bool) -> str | None:
 @machine_option("max_cycles")
 @machine_option("mem_words")
 @cache_options
+@machine_option("consistency")
+@machine_option("store_buffer_entries")
 @click.option("-O", "opt", default=1, show_default=True, type=Integer(0, 1), help="Rz optimisation level.")
 @click.option("--trace", "trace_file", type=OutputFile("trace"),
               help="Write a per-event log here (FILE-<n>c.EXT for each core count of a sweep).")
@@ -247,6 +249,7 @@ def _per_run(path: str | None, cores: int, sweep: bool) -> str | None:
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def run(program, cores, mem_latency, arbitration, engine, max_cycles, mem_words, opt, trace_file, vcd, as_json,
         out_path, experiment, timeline, from_cycle, to_cycle, quiet, **cache):
+    # **cache: the cache options and the store buffers' (consistency, store_buffer_entries)
     """Run a .rz, .s or .obj program on the simulated multicore, once per core count.
 
     One run prints the program's output on stdout and the per-core counters on stderr; several
