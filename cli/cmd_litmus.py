@@ -21,8 +21,8 @@ def _models():
 
 
 def _engines():
-    from s2mc.simulator import ENGINES
-    return ENGINES
+    from s2mc.experiments.litmus import RUNNERS
+    return RUNNERS
 
 
 @click.command("litmus")
@@ -30,7 +30,7 @@ def _engines():
 @click.option("--model", type=Choices(_models, many=False), default="sc", show_default=True,
               help="Memory model of the simulated machine (tso and pso give each core a store buffer).")
 @click.option("--engine", type=Choices(_engines, many=False), default="fast", show_default=True,
-              help="Simulator engine.")
+              help="Simulator engine, or the cycle-stepped reference model (slower; the engines' specification).")
 @click.option("--runs", type=Integer(1, MAX_RUNS), default=500, show_default=True,
               help="Runs, each under its own timing (start delays, arbitration, latency, caches).")
 @click.option("--seed", type=Integer(0, 2**63 - 1), default=0, show_default=True,

@@ -12,7 +12,10 @@ herd7's models) says of it under each model: the table in docs/consistency.md.
 The timings (docs/consistency.md, "How the runs vary the timing"): run 0 starts every core at
 once on the default machine; every later run draws, from a random.Random(seed), a start delay of
 0..MAX_DELAY cycles per core (a run of `nop`s in a prologue the runner adds: the machine has no
-start-delay parameter), the bus arbitration, the memory latency, the cache protocol and, where the
+start-delay parameter), then 0..MAX_ACCESSES loads and 0..MAX_ACCESSES stores of a word outside
+the program's data (bus traffic that holds up the other cores' accesses, and stores that keep the
+core's own store buffer busy as the program starts, so that its first stores queue), the bus
+arbitration, the memory latency, the cache protocol and, where the
 machine has store buffers, their size. The same seed gives the same runs.
 """
 from __future__ import annotations
@@ -28,7 +31,7 @@ from s2mc.common.values import integer, named
 from s2mc.isa import Program
 from s2mc.isa.instructions import BY_KEY, BY_MNEMONIC, encode
 from s2mc.isa.program import Segment
-from s2mc.simulator import ENGINES, SimFault, run as simulate
+from s2mc.simulator import ENGINES, run as simulate
 from s2mc.simulator.params import PARAMS
 
 from .litmus_model import MODELS, allowed_outputs
@@ -38,10 +41,17 @@ FOLDER = Path(__file__).resolve().parent.parent / "workloads" / "litmus"
 #: The longest start delay a run draws for a core, in cycles (a few memory accesses at the
 #: largest drawn latency: enough to put any core's accesses before or after another's).
 MAX_DELAY = 24
+#: The most loads, and the most stores, a core's prologue makes before the program starts.
+MAX_ACCESSES = 3
 #: The memory latencies the runs draw from.
 LATENCIES = (1, 2, 3, 4)
-#: The cycle limit of one run: a litmus program ends in a few hundred cycles.
-MAX_CYCLES = 1_000_000
+#: The cycle limit of one run: a litmus program ends in a few hundred cycles (Peterson spinning: a
+#: few thousand).
+MAX_CYCLES = 20_000
+#: The reference model's memory: litmus programs use a few words (it allocates all of them per run).
+REFERENCE_MEM_WORDS = 4096
+#: Where a litmus program can run: the engines, and the cycle-stepped reference model.
+RUNNERS = (*ENGINES, "reference")
 HEADER = re.compile(r"^\s*;\s*litmus:\s*(.*)$", re.MULTILINE)
 VERDICTS = ("allowed", "forbidden")
 #: Registers the delay prologue uses (and sets back to 0 before the program starts).
@@ -58,6 +68,11 @@ class LitmusTest:
     values: tuple[str, ...]
     relaxed: str | None                  # the interesting outcome as the program prints it
     expected: dict = field(default_factory=dict)   # model -> "allowed" | "forbidden" (the literature)
+
+    @property
+    def shown(self) -> str:
+        """How messages name the file: a bundled program by its name, any other by its path."""
+        return Path(self.path).name if Path(self.path).parent == FOLDER else self.path
 
     def label(self, output: str) -> str:
         """An output with the names of its values: `r0=0 r1=1` for `0 1\\n`."""
@@ -149,8 +164,10 @@ def _int(text: str):
 
 @dataclass(frozen=True)
 class Timing:
-    """One run's machine and start delays."""
+    """One run's machine, start delays and prologue accesses."""
     delays: tuple[int, ...]
+    loads: tuple[int, ...]
+    stores: tuple[int, ...]
     arbitration: str
     mem_latency: int
     cache: str
@@ -177,33 +194,39 @@ def timings(cores: int, runs: int, seed: int, model: str = "sc") -> list[Timing]
     if model != "sc" and "store_buffer_entries" in PARAMS:
         p = PARAMS["store_buffer_entries"]
         sizes = range(max(p.min, 1), min(p.max, 8) + 1)
-    default = Timing((0,) * cores, PARAMS["arbitration"].default, PARAMS["mem_latency"].default,
+    default = Timing((0,) * cores, (0,) * cores, (0,) * cores, PARAMS["arbitration"].default, PARAMS["mem_latency"].default,
                      PARAMS["cache"].default)
     out = [default]
     while len(out) < runs:
         out.append(Timing(tuple(rng.randint(0, MAX_DELAY) for _ in range(cores)),
+                          tuple(rng.randint(0, MAX_ACCESSES) for _ in range(cores)),
+                          tuple(rng.randint(0, MAX_ACCESSES) for _ in range(cores)),
                           rng.choice(PARAMS["arbitration"].choices), rng.choice(LATENCIES),
                           rng.choice(PARAMS["cache"].choices),
                           rng.choice(sizes) if sizes else None))
     return out[:runs]
 
 
-def delayed(program: Program, delays: tuple[int, ...]) -> Program:
-    """The program with a prologue, after its code, that holds core k for delays[k] `nop`s, sets
-    its registers back to 0 and jumps to the program's entry (the new entry)."""
-    if not any(delays):
+def delayed(program: Program, delays: tuple[int, ...], loads: tuple[int, ...] | None = None,
+            stores: tuple[int, ...] | None = None) -> Program:
+    """The program with a prologue, after its code, that holds core k for delays[k] `nop`s, then
+    makes loads[k] loads and stores[k] stores (of 0) to the word at the program's data top + k,
+    sets its registers back to 0 and jumps to the program's entry (the new entry)."""
+    loads, stores = loads or (0,) * len(delays), stores or (0,) * len(delays)
+    if not any(delays) and not any(loads) and not any(stores):
         return program
-    base = program.top("code")
+    base, scratch = program.top("code"), program.top("data")
     dispatch = 1 + 2 * len(delays)                # cid, then eq + jt per core
     starts, at = [], base + dispatch
-    for d in delays:
+    for d, n, m in zip(delays, loads, stores):
         starts.append(at)
-        at += d + 3                               # the nops, two movs, the jmp
+        at += d + n + m + 3                       # the nops, loads and stores, two movs, the jmp
     words = [encode(BY_KEY["cid"], _R_ID)]
     for k, start in enumerate(starts):
         words += [encode(BY_KEY["eq.imm"], _R_TMP, _R_ID, imm=k), encode(BY_KEY["jt"], _R_TMP, imm=start)]
-    for d in delays:
-        words += [encode(BY_KEY["nop"])] * d
+    for k, (d, n, m) in enumerate(zip(delays, loads, stores)):
+        words += [encode(BY_KEY["nop"])] * d + [encode(BY_KEY["ld.abs"], _R_TMP, imm=scratch + k)] * n
+        words += [encode(BY_KEY["st.abs"], 0, imm=scratch + k)] * m
         words += [encode(BY_KEY["mov.imm"], _R_ID, imm=0), encode(BY_KEY["mov.imm"], _R_TMP, imm=0),
                   encode(BY_KEY["jmp"], imm=program.entry)]
     return Program(segments=[*program.segments, Segment("code", base, words)], symbols=program.symbols,
@@ -250,30 +273,47 @@ def run_litmus(path: str, model: str = "sc", engine: str = "fast", runs: int = 1
                test: LitmusTest | None = None) -> LitmusResult:
     """Run a litmus program `runs` times under the timings of `seed`; count each output."""
     check_model(model)
-    if engine not in ENGINES:
-        raise S2mcError(f"litmus: --engine {engine!r} is not one of {', '.join(ENGINES)}")
+    if engine not in RUNNERS:
+        raise S2mcError(f"litmus: --engine {engine!r} is not one of {', '.join(RUNNERS)}")
     runs = named("litmus: --runs", integer, runs, 1, 1_000_000)
     seed = named("litmus: --seed", integer, seed, 0, 2**63 - 1)
     test = test or load(path)
-    extra = {"consistency": model} if has_store_buffers() else {}
     outcomes: Counter = Counter()
     for i, timing in enumerate(timings(test.cores, runs, seed, model)):
-        try:
-            result = simulate(delayed(test.program, timing.delays), cores=test.cores, engine=engine,
-                              max_cycles=MAX_CYCLES, **timing.machine(), **extra)
-        except SimFault as exc:
-            raise S2mcError(f"litmus: {test.path}: run {i} ({describe(timing)}): {exc}") from None
-        if not result.output:
-            raise S2mcError(f"litmus: {test.path}: run {i} printed nothing: a litmus program prints its "
+        output = run_once(delayed(test.program, timing.delays, timing.loads, timing.stores), test.cores, engine, model, timing,
+                          f"litmus: {test.shown}: run {i} ({describe(timing)})")
+        if not output:
+            raise S2mcError(f"litmus: {test.shown}: run {i} printed nothing: a litmus program prints its "
                             "outcome (trap #1, #2 or #3)")
-        outcomes[result.output] += 1
+        outcomes[output] += 1
     return LitmusResult(test, model, engine, seed, outcomes, allowed_outputs(test.program, test.cores, model).outputs)
+
+
+def run_once(program: Program, cores: int, engine: str, model: str, timing: Timing, where: str) -> str:
+    """One run's output, on an engine or on the cycle-stepped reference model (engine
+    `reference`: slow, but the specification the engines follow)."""
+    machine = {**timing.machine(), **({"consistency": model} if has_store_buffers() else {})}
+    try:
+        if engine == "reference":
+            from s2mc.simulator.reference import RefFault, ReferenceMachine
+            try:
+                raw = ReferenceMachine(program.code_image, program.data_image, program.entry, cores=cores,
+                                       max_cycles=MAX_CYCLES, mem_words=REFERENCE_MEM_WORDS, **machine).run()
+            except RefFault as exc:
+                raise S2mcError(f"the reference model stopped: {exc.kind.replace('_', ' ')} at core {exc.core} "
+                                f"pc {exc.pc} cycle {exc.cycle}") from None
+            return "".join(text for _, _, text in sorted(raw["output"], key=lambda e: (e[0], e[1])))
+        return simulate(program, cores=cores, engine=engine, max_cycles=MAX_CYCLES, **machine).output
+    except S2mcError as exc:
+        raise S2mcError(f"{where}: {exc}") from None
 
 
 def describe(t: Timing) -> str:
     """A timing in words, for messages."""
     sb = f", {t.store_buffer_entries}-entry store buffers" if t.store_buffer_entries else ""
-    return (f"start delays {','.join(map(str, t.delays))}, {t.arbitration} arbitration, "
+    return (f"start delays {','.join(map(str, t.delays))}, prologue loads {','.join(map(str, t.loads))}, "
+            f"stores {','.join(map(str, t.stores))}, "
+            f"{t.arbitration} arbitration, "
             f"latency {t.mem_latency}, cache {t.cache}{sb}")
 
 

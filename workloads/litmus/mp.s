@@ -35,8 +35,9 @@
 :done
   trap r0 #0
 .data 0
-:x 0
+; y below x: a PSO buffer that drains the lowest address first lets y=1 pass x=1
 :y 0
+:x 0
 :v
 :v0 0
 :v1 0
