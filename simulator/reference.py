@@ -115,7 +115,8 @@ class _Core:
         self.request = None           # decoded memory instruction waiting for the bus
         self.stats = dict.fromkeys(engine_counters(cached=False), 0)   # simulator/counters.toml
         self.since = None             # the cycle the instruction at pc began to wait for the store buffer
-        # The store buffer (tso, pso): entries [address, value, pc of the store], oldest first; the
+        # The store buffer (tso, pso): entries [address, value, pc of the store, the cycle it
+        # entered], oldest first; the
         # entry whose drain waits for the bus, and since when; the first cycle the drain port is free.
         self.buf: list[list[int]] = []
         self.drain = None
@@ -309,7 +310,7 @@ class ReferenceMachine:
                 value = core.r[d.r2] if key == "push" else core.r[d.r1]
                 if key == "push":
                     core.set(d.r1, address)
-                core.buf.append([address, value, core.pc])
+                core.buf.append([address, value, core.pc, c])
                 self.log(c, core, "buffer", len(core.buf), address, self.mem[address], value)
             else:
                 newest = [e for e in core.buf if e[0] == address]
@@ -335,19 +336,21 @@ class ReferenceMachine:
         return False
 
     def start_drains(self, c: int) -> None:
-        """After step 1: each core with buffered stores and a free drain port starts draining one
-        entry (tso: the oldest; pso: the lowest address among the oldest entries of each address).
-        With caches a write hit takes effect now, else the entry requests the bus."""
+        """After step 1: each core with a free drain port starts draining one entry that entered
+        before c (tso: the oldest; pso: the lowest address among the oldest entries of each
+        address). With caches a write hit takes effect now, else the entry requests the bus."""
         for core in self.cores:
             if not core.buf or core.drain is not None or core.drain_free > c:
                 continue
-            if self.consistency == "tso":
-                entry = core.buf[0]
-            else:
-                firsts = {}
-                for e in core.buf:
-                    firsts.setdefault(e[0], e)
-                entry = firsts[min(firsts)]
+            firsts = {}
+            for e in core.buf:
+                firsts.setdefault(e[0], e)
+            ready = [e for e in firsts.values() if e[3] < c]
+            if not ready:
+                continue
+            entry = core.buf[0] if self.consistency == "tso" else min(ready, key=lambda e: e[0])
+            if entry[3] >= c:
+                continue
             if self.caches:
                 way = self.caches[core.id].find(entry[0] // self.W)
                 if way is not None and way.state in WRITE_HITS[self.protocol]:
@@ -362,7 +365,7 @@ class ReferenceMachine:
 
     def write_entry(self, core: _Core, entry: list[int], c: int, event: str, wait: int) -> None:
         """A buffered store takes effect in memory at c and leaves the buffer."""
-        a, value, pc = entry
+        a, value, pc, _ = entry
         before = self.mem[a]
         self.mem[a] = _s32(value)
         core.buf.remove(entry)

@@ -65,3 +65,162 @@ def test_the_consistency_and_the_buffer_size_are_checked():
 def test_sc_reports_no_store_buffer_counters():
     raw, _ = ref(".code 0\n  trap r0 #0\n")
     assert not set(BUFFER_STATS) & set(raw["cores"][0])
+
+
+# -- hand-computed cycles (docs/timing-model.md, "Store buffers", worked examples) -----------------
+
+def counters(raw, core=0, *names):
+    return {k: raw["cores"][core][k] for k in names}
+
+
+FORWARD = """
+.code 0
+  mov r1 #5
+  st r1 x
+  st r1 y
+  ld r2 y
+  trap r0 #0
+.data 0
+:x
+  0
+:y
+  0
+.end
+"""
+
+
+@pytest.mark.parametrize("consistency", ["tso", "pso"])
+def test_a_load_hits_its_own_buffered_store(consistency):
+    raw, m = ref(FORWARD, consistency=consistency)
+    assert raw["cycles"] == 6
+    assert counters(raw, 0, "fence_stall_cycles", "store_forwards", "store_drains", "drain_bus_cycles", "drain_bus_accesses",
+                    "mem_writes", "mem_reads", "mem_accesses", "bus_busy_cycles") == {
+        "fence_stall_cycles": 1, "store_forwards": 1, "store_drains": 2, "drain_bus_cycles": 4, "drain_bus_accesses": 2,
+        "mem_writes": 2, "mem_reads": 1, "mem_accesses": 2, "bus_busy_cycles": 4}
+    assert raw["stall_cycles"] == [1]
+    assert m.cores[0].r[2] == 5 and m.mem[:2] == [5, 5]
+    events = [(c, e, a) for c, _, _, e, _, a, _, _ in m.trace if e not in ("issue", "halt")]
+    assert events == [(1, "buffer", 0), (2, "buffer", 1), (2, "drain", 0), (3, "forward", 1), (4, "drain", 1)]
+    assert ref(FORWARD)[0]["cycles"] == 8          # sc: three accesses of L = 2 and their issue cycles
+
+
+FULL = ".code 0\n  st r0 @0 r0\n  st r0 @1 r0\n  st r0 @2 r0\n  trap r0 #0\n"
+
+
+def test_a_full_buffer_holds_the_store_back():
+    raw, m = ref(FULL, consistency="tso", store_buffer_entries=1)
+    assert raw["cycles"] == 7
+    assert counters(raw, 0, "store_buffer_full_stalls", "fence_stall_cycles", "instructions") == {
+        "store_buffer_full_stalls": 2, "fence_stall_cycles": 1, "instructions": 4}
+    assert raw["stall_cycles"] == [3]
+    assert [(c, e) for c, _, _, e, *_ in m.trace] == [
+        (0, "buffer"), (1, "drain"), (2, "buffer"), (3, "drain"), (4, "buffer"), (5, "drain"), (6, "halt")]
+    # with room for all three the bus is still the bottleneck: the halt waits 3 cycles instead
+    roomy, _ = ref(FULL, consistency="tso", store_buffer_entries=4)
+    assert roomy["cycles"] == 7
+    assert counters(roomy, 0, "store_buffer_full_stalls", "fence_stall_cycles") == {
+        "store_buffer_full_stalls": 0, "fence_stall_cycles": 3}
+    assert ref(FULL)[0]["cycles"] == 7
+
+
+FENCE3 = """
+.code 0
+  cid r1
+  jt r1 one
+  ld r2 @8 r0
+  ld r2 @8 r0
+  ld r2 @8 r0
+  trap r0 #0
+:one
+  st r1 @0 r0
+  st r1 @1 r0
+  st r1 @2 r0
+  fence
+  trap r0 #0
+.end
+"""
+
+
+def test_a_fence_waits_for_three_stores_behind_another_cores_loads():
+    raw, m = ref(FENCE3, consistency="tso", cores=2, arbitration="fixed")
+    assert raw["cycles"] == 15
+    assert [c["finish_cycle"] for c in raw["cores"]] == [9, 15]
+    assert counters(raw, 1, "fence_stall_cycles", "store_drains", "bus_wait_cycles") == {
+        "fence_stall_cycles": 8, "store_drains": 3, "bus_wait_cycles": 0}
+    drains = [(c, w) for c, k, _, e, w, *_ in m.trace if e == "drain"]
+    assert drains == [(8, 5), (10, 0), (12, 0)]
+    assert (13, 1, 9, "issue") in [t[:4] for t in m.trace]      # the fence issues once the last drain left
+    assert m.mem[:3] == [1, 1, 1]
+
+
+RACE = """
+.code 0
+  cid r1
+  jt r1 one
+  ld r2 @0 r0
+  trap r0 #0
+:one
+  st r1 @0 r0
+  trap r0 #0
+.end
+"""
+
+
+def test_a_drain_competes_with_another_cores_load():
+    raw, m = ref(RACE, consistency="tso", cores=2)
+    assert raw["cycles"] == 6
+    assert [c["finish_cycle"] for c in raw["cores"]] == [5, 6]
+    assert counters(raw, 1, "fence_stall_cycles", "bus_wait_cycles") == {"fence_stall_cycles": 2, "bus_wait_cycles": 0}
+    assert [(c, w) for c, _, _, e, w, *_ in m.trace if e == "drain"] == [(4, 1)]
+    assert m.cores[0].r[2] == 0 and m.mem[0] == 1
+    assert ref(RACE, cores=2)[0]["cycles"] == 7
+
+
+# -- litmus outcomes: what each model allows under some timing -------------------------------------
+
+ARBITRATIONS = ["fifo", "fixed", "round_robin", "burst4"]
+
+
+def litmus(reader_ops: str, writer_ops: str, data: str, **cfg) -> set[tuple[int, int]]:
+    """The (r1, r2) of core 0 (or of both, see the programs) over a grid of timings: padding nops
+    before each core's accesses, bus latencies and arbitration policies."""
+    seen = set()
+    for pad0 in range(8):
+        for pad1 in range(4):
+            src = (".code 0\n  cid r9\n  jt r9 one\n" + "  nop\n" * pad0 + reader_ops + "  trap r0 #0\n:one\n"
+                   + "  nop\n" * pad1 + writer_ops + "  trap r0 #0\n.data 0\n" + data + ".end\n")
+            for latency in (1, 2, 3):
+                for arbitration in ARBITRATIONS:
+                    _, m = ref(src, cores=2, mem_latency=latency, arbitration=arbitration, **cfg)
+                    seen.add((m.cores[0].r[1], m.cores[1].r[1] if "r1" in writer_ops else m.cores[0].r[2]))
+    return seen
+
+
+# store buffering: each core stores 1 to its word, then loads the other's (r1 of each core)
+SB_0 = "  mov r5 #1\n  st r5 x\n{fence}  ld r1 y\n"
+SB_1 = "  mov r5 #1\n  st r5 y\n{fence}  ld r1 x\n"
+SB_DATA = ":x\n  0\n:y\n  0\n"
+
+
+@pytest.mark.parametrize("consistency,fence,relaxed", [
+    ("sc", "", False), ("tso", "", True), ("pso", "", True), ("tso", "  fence\n", False), ("pso", "  fence\n", False)])
+def test_store_buffering(consistency, fence, relaxed):
+    seen = litmus(SB_0.format(fence=fence), SB_1.format(fence=fence), SB_DATA, consistency=consistency)
+    assert ((0, 0) in seen) == relaxed, seen
+    assert {(0, 1), (1, 0)} <= seen
+
+
+# message passing: core 1 stores the data, then the flag (at a lower address); core 0 loads the flag
+# (r1), then the data (r2). Core 1 first stores another word so that its drain port is busy while
+# both enter the buffer.
+MP_READER = "  ld r1 flag\n  ld r2 data\n"
+MP_WRITER = "  mov r5 #1\n  st r5 z\n  st r5 data\n{fence}  st r5 flag\n"
+MP_DATA = ":flag\n  0\n:data\n  0\n:z\n  0\n"
+
+
+@pytest.mark.parametrize("consistency,fence,relaxed", [
+    ("sc", "", False), ("tso", "", False), ("pso", "", True), ("pso", "  fence\n", False)])
+def test_message_passing(consistency, fence, relaxed):
+    seen = litmus(MP_READER, MP_WRITER.format(fence=fence), MP_DATA, consistency=consistency)
+    assert ((1, 0) in seen) == relaxed, seen
+    assert {(0, 0), (1, 1)} <= seen
