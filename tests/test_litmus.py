@@ -286,3 +286,16 @@ def test_bad_input_is_one_line(tmp_path, args, needle):
 @pytest.mark.skipif(simulates("tso"), reason="this build's fast engine has store buffers")
 def test_tso_without_store_buffers_says_what_is_missing():
     one_line_error(s2mc("sb.s", "--model", "tso"), "tso")
+
+
+def test_an_output_the_checker_forbids_is_shown_and_fails_the_command(monkeypatch):
+    # a checker that allows only one of SB's SC outcomes: the others the engine prints are bugs
+    from click.testing import CliRunner
+
+    from s2mc.cli.main import cli
+    from s2mc.experiments.litmus_model import Allowed
+    monkeypatch.setattr(litmus, "allowed_outputs", lambda *a: Allowed("sc", frozenset({"0 1\n"}), 1))
+    res = CliRunner().invoke(cli, ["litmus", "sb.s", "--runs", "40"])
+    assert res.exit_code == 1
+    assert "r0=0 r1=1" in res.stdout and "FORBIDDEN" in res.stdout
+    assert res.stderr.count("\n") == 1 and "the sc checker forbids: r0=1 r1=0" in res.stderr
