@@ -32,7 +32,7 @@ def _engines():
 @click.option("--engine", type=Choices(_engines, many=False), default="fast", show_default=True,
               help="Simulator engine, or the cycle-stepped reference model (slower; the engines' specification).")
 @click.option("--runs", type=Integer(1, MAX_RUNS), default=500, show_default=True,
-              help="Runs, each under its own timing (start delays, arbitration, latency, caches).")
+              help="Runs, each under its own timing (start delays, bus traffic, arbitration, latency, caches).")
 @click.option("--seed", type=Integer(0, 2**63 - 1), default=0, show_default=True,
               help="Seed of the timings drawn after the first run (the same seed, the same runs).")
 @click.option("--json", "as_json", is_flag=True, help="Print the outcomes as JSON.")
@@ -49,7 +49,8 @@ def litmus_cmd(file, model, engine, runs, seed, as_json):
         click.echo(json.dumps(r.to_json(), indent=1))
     else:
         t = r.test
-        click.echo(f"{t.name} under {model.upper()}: {r.runs} runs on the {engine} engine (seed {seed}), "
+        on = "the reference model" if engine == "reference" else f"the {engine} engine"
+        click.echo(f"{t.name} under {model.upper()}: {r.runs} runs on {on} (seed {seed}), "
                    f"{len(r.outcomes)} distinct output{'s' * (len(r.outcomes) != 1)}")
         rows = [[t.label(o), str(n), f"{100 * n / r.runs:.1f}%", "allowed" if o in r.allowed else "FORBIDDEN"]
                 for o, n in sorted(r.outcomes.items(), key=lambda kv: (-kv[1], kv[0]))]
