@@ -73,12 +73,12 @@ class Allowed:
 
 
 class _Checker:
-    def __init__(self, program: Program, cores: int, model: str):
+    def __init__(self, program: Program, cores: int, model: str, mem_words: int | None = None):
         if model not in MODELS:
             raise S2mcError(f"litmus checker: model {model!r} is not one of {', '.join(MODELS)}")
         self.model, self.cores = model, cores
         self.code = [decode(w) for w in program.code_image]
-        self.mem_size = max(program.top("data"), 1)
+        self.mem_size = max(program.top("data"), mem_words or 1)
         self.initial_mem = tuple(program.data_image + [0] * (self.mem_size - program.top("data")))
         self.entry = program.entry
         self.local_at = [d.ins is not None and self.is_local(d) for d in self.code]
@@ -278,6 +278,7 @@ class _Checker:
         return Allowed(self.model, frozenset(outputs), len(seen))
 
 
-def allowed_outputs(program: Program, cores: int, model: str) -> Allowed:
-    """Every output `program` may print on `cores` cores under `model` (sc, tso or pso)."""
-    return _Checker(program, cores, model).run()
+def allowed_outputs(program: Program, cores: int, model: str, mem_words: int | None = None) -> Allowed:
+    """Every output `program` may print on `cores` cores under `model` (sc, tso or pso); its
+    memory is the program's data, or `mem_words` words when that is more."""
+    return _Checker(program, cores, model, mem_words).run()
