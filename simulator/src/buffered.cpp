@@ -14,6 +14,17 @@ namespace {
 constexpr uint64_t NEVER = std::numeric_limits<uint64_t>::max();
 }
 
+// An instruction whose issue touches only its core's registers and pc, and cannot fault.
+static inline bool pure(const Uop& u) {
+  switch (u.op) {
+    case OP_DIV_IMM: case OP_MOD_IMM: case OP_DIV_REG: case OP_MOD_REG: case OP_FENCE: case OP_SYNC: case OP_TRAP:
+    case OP_UNDEFINED:
+      return false;
+    default:
+      return u.bus == BUS_NONE;
+  }
+}
+
 // Step 1 for core id at cycle c: issue its next instruction (or hold it back). False on a fault.
 bool FastEngine::buffered_issue(int id, uint64_t c) {
   Core& k = cores_[id];
@@ -77,7 +88,21 @@ bool FastEngine::buffered_issue(int id, uint64_t c) {
       k.status = Status::PENDING;
       return true;
     }
-    case Next::CONTINUE: ++k.s.instructions; b.next = c + 1; return true;
+    case Next::CONTINUE: {
+      // The instructions that follow and touch neither memory, the buffer nor the other cores
+      // (ALU, jumps, nop; not div or mod, which may fault) cannot change anything another core or
+      // the bus sees: the core runs on through them now, up to the cycle limit.
+      uint64_t t = c + 1, done = 1;
+      const uint32_t n = static_cast<uint32_t>(prog_.size());
+      while (t < cfg_.max_cycles && k.pc < n && pure(prog_[k.pc])) {
+        execute(r, k.pc, prog_[k.pc], id, cfg_.cores);
+        ++t;
+        ++done;
+      }
+      k.s.instructions += done;
+      b.next = t;
+      return true;
+    }
     case Next::PRINT: output_.push_back({c, id, trap_text(r, u)}); ++k.s.instructions; b.next = c + 1; return true;
     case Next::SYNC: ++k.s.instructions; k.status = Status::SYNC; return true;
     case Next::HALT: ++k.s.instructions; k.status = Status::HALTED; k.s.finish_cycle = c + 1; return true;
@@ -184,23 +209,20 @@ bool FastEngine::run_buffered(uint64_t pause) {
   }
   uint64_t c = sb_cycle_;
   for (;;) {
-    bool live = false;
-    for (const Core& k : cores_) live |= k.status != Status::HALTED;
-    if (!live || c >= cfg_.max_cycles || fault_.kind != FaultKind::NONE) return false;
+    if (c >= cfg_.max_cycles || fault_.kind != FaultKind::NONE) return false;
     if (c >= pause) { sb_cycle_ = c; return true; }
-    for (int i = 0; i < N; ++i)
-      if (cores_[i].status == Status::RUNNING && sb_[static_cast<size_t>(i)].next == c && !buffered_issue(i, c))
-        return false;
-    start_drains(c);
-    if (bus_free_ <= c) buffered_grant(c);
-    // step 3: the barrier completes when every core that has not halted has arrived
-    bool all = true, any = false;
-    for (const Core& k : cores_) {
-      if (k.status == Status::HALTED) continue;
-      any = true;
-      all &= k.status == Status::SYNC;
+    int halted = 0, synced = 0;   // step 1, counting the cores that halted or wait at the barrier
+    for (int i = 0; i < N; ++i) {
+      const Status st = cores_[i].status;
+      if (st == Status::RUNNING && sb_[static_cast<size_t>(i)].next == c && !buffered_issue(i, c)) return false;
+      halted += cores_[i].status == Status::HALTED;
+      synced += cores_[i].status == Status::SYNC;
     }
-    if (any && all) {
+    if (halted == N) return false;
+    start_drains(c);
+    if (bus_free_ <= c) buffered_grant(c);   // a grant changes no core's SYNC or HALTED
+    // step 3: the barrier completes when every core that has not halted has arrived
+    if (synced > 0 && synced + halted == N) {
       for (int i = 0; i < N; ++i) {
         Core& k = cores_[i];
         if (k.status != Status::SYNC) continue;
