@@ -150,6 +150,8 @@ def _print_table(res) -> None:
         click.echo("  ".join(str(c[k]).rjust(w) for k, w in zip(cols, widths)), err=True)
     if res.config.cached:
         _print_cache_table(res)
+    if res.config.buffered:
+        _print_buffer_table(res)
     click.echo(f"total: {res.cycles} cycles, {res.instructions} instructions, {res.stall_cycles} stall cycles, "
                f"bus utilisation {res.bus_utilisation:.1%}", err=True)
     click.echo(stall_legend(res.config), err=True)
@@ -177,8 +179,33 @@ def _print_cache_table(res) -> None:
         click.echo("  ".join(str(c[k]).rjust(w) for k, w in zip(names, widths)), err=True)
 
 
+#: The store buffers' counters and their column heads in the per-core table.
+_BUFFER_HEADS = {"store_forwards": "forwards", "store_drains": "drains", "drain_bus_accesses": "drain bus",
+                 "store_buffer_full_stalls": "full stall", "fence_stall_cycles": "drain wait"}
+
+
+def _print_buffer_table(res) -> None:
+    """The store buffers' counters of every core, headed by the model and the buffer's size."""
+    cfg = res.config
+    click.echo(f"{cfg.consistency.upper()} store buffers: {cfg.store_buffer_entries} "
+               f"entr{'ies' if cfg.store_buffer_entries != 1 else 'y'} per core", err=True)
+    head = ["core", *_BUFFER_HEADS.values()]
+    widths = [max(len(h), 6) for h in head]
+    click.echo("  ".join(h.rjust(w) for h, w in zip(head, widths)), err=True)
+    for c in res.cores:
+        click.echo("  ".join(str(c[k]).rjust(w) for k, w in zip(["core", *_BUFFER_HEADS], widths)), err=True)
+
+
 def stall_legend(cfg) -> str:
     """One line under the counters: what a stall is, against a bus wait (they are easy to confuse)."""
+    if cfg.buffered:
+        return _stall_legend(cfg)[:-len("; sync wait (at a barrier) is not a stall")] + (
+            " + full-buffer and drain waits (the drains' own bus time is not); sync wait (at a barrier) "
+            "is not a stall")
+    return _stall_legend(cfg)
+
+
+def _stall_legend(cfg) -> str:
     if cfg.cached:
         h = cfg.cache_hit_latency - 1
         return ("stalls = bus wait (queued while another core holds the bus) + D-1 cycles per bus transaction "

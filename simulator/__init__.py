@@ -36,7 +36,7 @@ CACHE_PARAMS = ("cache", "cache_lines", "cache_ways", "line_words", "cache_hit_l
 # an sc run is described exactly as before they existed.
 BUFFER_PARAMS = ("consistency", "store_buffer_entries")
 #: The engines that simulate store buffers so far (the others run sc only).
-BUFFERED_ENGINES: tuple[str, ...] = ()
+BUFFERED_ENGINES: tuple[str, ...] = ("fast",)
 
 # Per-core counters of a run without caches, in the order the CLI and the records print them
 # (declared in simulator/counters.toml). A core's `cycles` is its finish cycle (also named
@@ -240,7 +240,10 @@ class Machine:
         self.config.check()
         if self.config.buffered and engine not in BUFFERED_ENGINES:
             raise S2mcError(f"consistency {consistency}: the {engine} engine does not simulate store buffers "
-                            f"yet (only sc); the reference model s2mc.simulator.reference does")
+                            f"yet (only sc); the fast engine does")
+        if self.config.buffered and (trace or trace_file or timeline not in (None, False)):
+            raise S2mcError(f"consistency {consistency}: the event log and the timeline do not show store "
+                            "buffers yet (only sc)")
         # Sizes and the entry are checked before any image is built: a Program made in Python can
         # name any address, and a list of that many words would exhaust memory first.
         if not 0 <= program.entry <= ADS_MAX:
@@ -268,7 +271,8 @@ class Machine:
             from . import _fast
             self._engine = _fast.Engine(code, data, program.entry, cores, mem_latency, arbitration,
                                         max_cycles, mem_words, *(stacks or (0, 0, 0)), cache, cache_lines,
-                                        cache_ways, line_words, cache_hit_latency)
+                                        cache_ways, line_words, cache_hit_latency, consistency,
+                                        store_buffer_entries)
             if self._trace is not None:
                 self._engine.enable_trace(self._trace)
         else:

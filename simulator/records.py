@@ -48,7 +48,7 @@ def result_rows(result, run_id: str, *, experiment: str = "", workload: str = ""
     cfg = result.config
     base = dict(run_id=run_id, experiment=experiment, source="sim", platform="s2", workload=workload,
                 variant=variant, engine=cfg.engine, cores=cfg.cores, bytes=nbytes, cipher=cipher)
-    counters = core_counters(cfg.cached)
+    counters = core_counters(cfg.cached, cfg.buffered)
     total = {k: sum(c[k] for c in result.cores) for k in counters}
     total["cycles"] = result.cycles
     total["finish_cycle"] = min(c["finish_cycle"] for c in result.cores)

@@ -307,9 +307,9 @@ class ReferenceMachine:
             if self.stacks and self.foreign_stack(core.id, address):
                 raise RefFault("stack_overflow", core.id, core.pc, c, address)
             if store:
-                value = core.r[d.r2] if key == "push" else core.r[d.r1]
-                if key == "push":
+                if key == "push":                               # R[r1] first: push r r stores the new pointer
                     core.set(d.r1, address)
+                value = core.r[d.r2] if key == "push" else core.r[d.r1]
                 core.buf.append([address, value, core.pc, c])
                 self.log(c, core, "buffer", len(core.buf), address, self.mem[address], value)
             else:

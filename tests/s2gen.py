@@ -154,3 +154,12 @@ def cache_configs(draw, protocols=tuple(PROTOCOLS)):
     lines, ways, words = draw(st.sampled_from(CACHE_SHAPES))
     return {**draw(configs), "cache": draw(st.sampled_from(list(protocols))), "cache_lines": lines,
             "cache_ways": ways, "line_words": words, "cache_hit_latency": draw(st.sampled_from([1, 1, 2, 3]))}
+
+
+@st.composite
+def buffered_configs(draw, cached=False):
+    """A machine configuration with store buffers (docs/timing-model.md, "Store buffers"): small
+    buffers, so that full-buffer stalls happen in short random programs; with caches when `cached`."""
+    base = draw(cache_configs()) if cached else draw(configs)
+    return {**base, "consistency": draw(st.sampled_from(["tso", "pso"])),
+            "store_buffer_entries": draw(st.sampled_from([1, 2, 3, 4, 8]))}
