@@ -31,7 +31,7 @@ from s2mc.common.values import integer, named
 from s2mc.isa import Program
 from s2mc.isa.instructions import BY_KEY, BY_MNEMONIC, encode
 from s2mc.isa.program import Segment
-from s2mc.simulator import ENGINES, run as simulate
+from s2mc.simulator import ENGINES, SimFault, run as simulate
 from s2mc.simulator.params import PARAMS
 
 from .litmus_model import MODELS, allowed_outputs
@@ -300,12 +300,22 @@ def run_once(program: Program, cores: int, engine: str, model: str, timing: Timi
                 raw = ReferenceMachine(program.code_image, program.data_image, program.entry, cores=cores,
                                        max_cycles=MAX_CYCLES, mem_words=REFERENCE_MEM_WORDS, **machine).run()
             except RefFault as exc:
-                raise S2mcError(f"the reference model stopped: {exc.kind.replace('_', ' ')} at core {exc.core} "
-                                f"pc {exc.pc} cycle {exc.cycle}") from None
+                raise _stopped(exc.kind, exc.core, exc.pc, exc.kind.replace("_", " ")) from None
             return "".join(text for _, _, text in sorted(raw["output"], key=lambda e: (e[0], e[1])))
-        return simulate(program, cores=cores, engine=engine, max_cycles=MAX_CYCLES, **machine).output
+        try:
+            return simulate(program, cores=cores, engine=engine, max_cycles=MAX_CYCLES, **machine).output
+        except SimFault as exc:
+            raise _stopped(exc.fault.get("kind"), exc.fault.get("core"), exc.fault.get("pc"), str(exc)) from None
     except S2mcError as exc:
         raise S2mcError(f"{where}: {exc}") from None
+
+
+def _stopped(kind: str, core: int, pc: int, message: str) -> S2mcError:
+    """A run's fault; the cycle limit said in the litmus runner's terms (it has no --max-cycles)."""
+    if kind == "cycle_limit":
+        return S2mcError(f"still running after {MAX_CYCLES} cycles (core {core} at pc {pc}): "
+                         "a litmus program that never ends under this timing")
+    return S2mcError(message)
 
 
 def describe(t: Timing) -> str:

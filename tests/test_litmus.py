@@ -16,7 +16,7 @@ from s2mc.experiments import litmus
 from s2mc.experiments.litmus_model import MODELS, allowed_outputs
 from s2mc.isa import disassemble_word
 from s2mc.isa.assembler import assemble
-from s2mc.simulator import SimFault, run as simulate
+from s2mc.simulator import SimFault, run as simulate, systemc_engine
 
 ROOT = Path(__file__).resolve().parents[1]
 S2MC = Path(sys.executable).parent / "s2mc"
@@ -160,9 +160,18 @@ def test_the_fast_engine_prints_only_what_the_checker_allows(name, model):
     assert len(r.outcomes) >= 2 or name.startswith("peterson")   # the timings really vary
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=needs_systemc) for n in ("sb.s", "mp.s")])
-def test_the_systemc_engine_prints_only_what_the_checker_allows(name):
-    r = litmus.run_litmus(name, "sc", engine="systemc", runs=8, seed=3)
+def systemc_models():
+    built = systemc_engine.available()
+    return [pytest.param(m, marks=[*needs_systemc, pytest.mark.skipif(
+        built and not simulates(m, "systemc"), reason=f"the systemc engine does not simulate {m} yet "
+                                                       "(machine parameter 'consistency')")])
+            for m in MODELS]
+
+
+@pytest.mark.parametrize("model", systemc_models())
+@pytest.mark.parametrize("name", ["sb.s", "mp.s"])
+def test_the_systemc_engine_prints_only_what_the_checker_allows(name, model):
+    r = litmus.run_litmus(name, model, engine="systemc", runs=8, seed=3)
     assert r.runs == 8 and not r.forbidden
 
 
@@ -170,6 +179,14 @@ def test_the_systemc_engine_prints_only_what_the_checker_allows(name):
 @pytest.mark.parametrize("model", ["tso", "pso"])
 def test_store_buffers_show_the_relaxed_outcome_of_sb(model):
     r = litmus.run_litmus("sb.s", model, runs=100, seed=0)
+    assert r.outcomes[r.test.relaxed] > 0 and not r.forbidden
+
+
+@NO_BUFFERS
+def test_pso_shows_the_relaxed_outcome_of_mp():
+    # rare on this machine (the writer's buffer must be busy, the reader favoured by the arbiter):
+    # 3 of 5000 runs with seed 1
+    r = litmus.run_litmus("mp.s", "pso", runs=2000, seed=1)
     assert r.outcomes[r.test.relaxed] > 0 and not r.forbidden
 
 
@@ -194,12 +211,13 @@ def test_the_reference_model_prints_only_what_the_checker_allows(name, model):
     assert not r.forbidden
 
 
-@pytest.mark.xfail(reason="the reference model drains a core's store buffer only while the core has no "
-                          "bus request of its own: spinning on loads, it never drains and Peterson's "
-                          "lock (no fences) spins forever", raises=S2mcError, strict=False)
+@pytest.mark.xfail(reason="the machine drains a core's store buffer only while the core has no bus request "
+                          "of its own: spinning on loads, it never drains and Peterson's lock (no fences) "
+                          "spins forever", raises=S2mcError, strict=False)
+@pytest.mark.parametrize("engine", ["fast", "reference"])
 @pytest.mark.parametrize("model", REF_MODELS)
-def test_the_reference_model_ends_petersons_lock_without_fences(model):
-    r = litmus.run_litmus("peterson.s", model, engine="reference", runs=320, seed=0)
+def test_the_machine_ends_petersons_lock_without_fences(model, engine):
+    r = litmus.run_litmus("peterson.s", model, engine=engine, runs=320, seed=0)
     assert not r.forbidden
 
 

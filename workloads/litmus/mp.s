@@ -1,4 +1,4 @@
-; MP (message passing): x=1; y=1 || r0=y; r1=x. r0=1 r1=0 needs the stores to reach memory out of order.
+; MP (message passing): r0=y; r1=x || x=1; y=1. r0=1 r1=0 needs the stores to reach memory out of order.
 ; litmus: cores=2 values=r0,r1 relaxed=1,0 sc=forbidden tso=forbidden pso=allowed
 ; Each core keeps what it read in `v`; after the barrier core 0 prints v, then a newline.
 .symbol
@@ -6,15 +6,15 @@
 .code 0
   cid r1
   jt r1 t1
-  mov r2 #1             ; core 0: x = 1; y = 1
-  st r2 x
-  st r2 y
-  jmp show
-:t1
-  ld r3 y               ; core 1: r0 = y; r1 = x
+  ld r3 y               ; core 0: r0 = y; r1 = x
   ld r4 x
   st r3 v0
   st r4 v1
+  jmp show
+:t1
+  mov r2 #1             ; core 1: x = 1; y = 1 (the writer is core 1, so that fixed
+  st r2 x               ; arbitration lets the reader's loads pass its buffered x=1)
+  st r2 y
 :show
   sync
   cid r1

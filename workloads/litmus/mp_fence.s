@@ -6,17 +6,17 @@
 .code 0
   cid r1
   jt r1 t1
-  mov r2 #1             ; core 0: x = 1; y = 1
-  st r2 x
-  fence                 ; wait until this core's earlier stores are in memory
-  st r2 y
-  jmp show
-:t1
-  ld r3 y               ; core 1: r0 = y; r1 = x
+  ld r3 y               ; core 0: r0 = y; r1 = x
   fence                 ; wait until this core's earlier stores are in memory
   ld r4 x
   st r3 v0
   st r4 v1
+  jmp show
+:t1
+  mov r2 #1             ; core 1: x = 1; y = 1 (the writer is core 1, so that fixed
+  st r2 x               ; arbitration lets the reader's loads pass its buffered x=1)
+  fence                 ; wait until this core's earlier stores are in memory
+  st r2 y
 :show
   sync
   cid r1
