@@ -6,11 +6,14 @@ runs on the fast engine, which must agree with the reference on cycles, counters
 memory. Unless a test says otherwise: L = 2, fifo, 4 entries per buffer.
 """
 import pytest
+from hypothesis import given, settings
+
+from s2gen import buffered_configs, programs
 
 from s2mc.common.errors import S2mcError
 from s2mc.compiler import compile as compile_rz
 from s2mc.isa import assemble, disassemble_word
-from s2mc.simulator import Machine
+from s2mc.simulator import Machine, format_trace
 from s2mc.simulator.reference import BUFFER_STATS, ReferenceMachine
 
 MEM = 64
@@ -26,8 +29,9 @@ def ref(src: str, **cfg):
     for c, stall in zip(raw["cores"], raw["stall_cycles"]):
         # every cycle of a core before its finish: an instruction's first, a stall or a barrier wait
         assert stall == c["finish_cycle"] - c["instructions"] - c["sync_wait_cycles"]
-    fast = Machine(prog, mem_words=MEM, **cfg)
+    fast = Machine(prog, mem_words=MEM, trace=True, **cfg)
     res = fast.run()
+    assert res.trace == m.trace          # the event log, buffer, forward and drain events included
     assert res.cycles == raw["cycles"]
     assert [{k: c[k] for k in raw["cores"][0]} for c in res.cores] == raw["cores"]
     assert [c["stall_cycles"] for c in res.cores] == raw["stall_cycles"]
@@ -246,3 +250,29 @@ def test_litmus_outcomes_with_caches(protocol):
                   cache=protocol)
     assert (0, 0) not in seen
     assert (1, 0) not in litmus(MP_READER, MP_WRITER.format(fence=""), MP_DATA, consistency="tso", cache=protocol)
+
+
+@settings(max_examples=150)
+@given(programs(), buffered_configs(cached=True))
+def test_the_event_log_equals_the_reference_models(src, cfg):
+    """Random programs, tso and pso with caches: the fast engine's events are the reference's."""
+    prog = assemble(src)
+    m = ReferenceMachine(prog.code_image, prog.data_image, prog.entry, mem_words=1024, max_cycles=20_000,
+                         trace=True, **cfg)
+    try:
+        m.run()
+    except Exception:       # faults: assert_matches_reference (test_sim_property) compares them
+        return
+    res = Machine(prog, mem_words=1024, max_cycles=20_000, trace=True, **cfg).run()
+    assert res.trace == m.trace
+
+
+def test_the_text_log_names_the_buffer_events():
+    prog = assemble(FORWARD)
+    text = format_trace(Machine(prog, mem_words=MEM, trace=True, consistency="tso").run().trace, prog, 2)
+    lines = [line.split() for line in text.splitlines()[1:]]
+    assert "store buffered (1 entry)" in text and "forwarded from the store buffer" in text
+    assert "store buffer drain (waited 0)" in text
+    # the bus column: the drains hold the bus for L = 2 cycles
+    assert [(ln[0], ln[2]) for ln in lines] == [("0", "-"), ("1", "-"), ("2", "0"), ("2", "0"), ("3", "0"),
+                                                ("4", "0"), ("5", "0")]
