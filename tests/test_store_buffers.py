@@ -5,6 +5,9 @@ reference model ran it; the cycle-by-cycle tables are in docs/timing-model.md. E
 runs on the fast engine, which must agree with the reference on cycles, counters, registers and
 memory. Unless a test says otherwise: L = 2, fifo, 4 entries per buffer.
 """
+import subprocess
+import sys
+
 import pytest
 from hypothesis import given, settings
 
@@ -276,3 +279,48 @@ def test_the_text_log_names_the_buffer_events():
     # the bus column: the drains hold the bus for L = 2 cycles
     assert [(ln[0], ln[2]) for ln in lines] == [("0", "-"), ("1", "-"), ("2", "0"), ("2", "0"), ("3", "0"),
                                                 ("4", "0"), ("5", "0")]
+
+
+# -- s2mc run ----------------------------------------------------------------------------------
+
+def s2mc_run(tmp_path, *args):
+    src = tmp_path / "sb.s"
+    src.write_text(FORWARD.replace("  trap r0 #0", "  trap r2 #1\n  trap r0 #0"))
+    return subprocess.run([sys.executable, "-m", "s2mc.cli", "run", str(src), *args], capture_output=True,
+                          text=True, cwd=tmp_path)
+
+
+def test_s2mc_run_with_tso_prints_the_buffer_counters(tmp_path):
+    proc = s2mc_run(tmp_path, "--consistency", "tso")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "5\n"
+    lines = proc.stderr.splitlines()
+    at = lines.index("TSO store buffers: 4 entries per core")
+    assert lines[at + 1].split() == ["core", "forwards", "drains", "drain", "bus", "full", "stall", "drain", "wait"]
+    assert lines[at + 2].split() == ["0", "1", "2", "2", "0", "1"]
+    assert "full-buffer and drain waits" in lines[-1]
+
+
+def test_s2mc_run_records_name_the_model(tmp_path):
+    out = tmp_path / "runs.csv"
+    proc = s2mc_run(tmp_path, "--consistency", "pso", "--store-buffer-entries", "2", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    import pandas as pd
+    df = pd.read_csv(out)
+    assert set(df["variant"]) == {"pso-sb2"}
+    whole = df[df["core"] == -1].set_index("metric")["value"]
+    assert whole["store_forwards"] == 1 and whole["fence_stall_cycles"] == 1
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--consistency", "tso", "--engine", "systemc"],
+     "s2mc: error: consistency tso: the systemc engine does not simulate store buffers yet (only sc); "
+     "the fast engine does"),
+    (["--consistency", "pso", "--timeline", "t.html"],
+     "s2mc: error: consistency pso: the timeline does not show store buffers yet (only sc)"),
+])
+def test_s2mc_run_refuses_what_does_not_show_store_buffers(tmp_path, args, message):
+    proc = s2mc_run(tmp_path, *args)
+    assert proc.returncode != 0
+    assert proc.stderr.strip() == message
+    assert not (tmp_path / "t.html").exists()
