@@ -14,7 +14,7 @@ import click
 from s2mc.isa import assemble, disassemble, disassemble_word, load_program, read_text
 from s2mc.common.errors import S2mcError
 from s2mc.common.outputs import STDOUT, check_distinct, write_output
-from s2mc.simulator import CACHE_COUNTERS, CACHE_PARAMS, Machine, SimFault
+from s2mc.simulator import BUFFER_PARAMS, CACHE_COUNTERS, CACHE_PARAMS, Machine, SimFault
 from s2mc.simulator.records import result_rows, variant_parts
 
 from .options import Integer, OutputFile, Text, cache_options, check_timeline_window, machine_option, timeline_options
@@ -332,7 +332,8 @@ def _write_records(results, program: str, out_path: str, experiment: str, opt: i
     from s2mc.analysis import records
     cfg = results[0].config
     rz = program.endswith(".rz")
-    variant = "/".join([*variant_parts(cfg.mem_latency, cfg.arbitration, **{k: getattr(cfg, k) for k in CACHE_PARAMS}),
+    variant = "/".join([*variant_parts(cfg.mem_latency, cfg.arbitration,
+                                       **{k: getattr(cfg, k) for k in CACHE_PARAMS + BUFFER_PARAMS}),
                         *([f"O{opt}"] if rz and opt != 1 else [])])
     rows = []
     for res in results:
@@ -343,7 +344,8 @@ def _write_records(results, program: str, out_path: str, experiment: str, opt: i
                   mem_latency=cfg.mem_latency, arbitration=cfg.arbitration, engine=cfg.engine,
                   max_cycles=cfg.max_cycles, mem_words=cfg.mem_words, experiment=experiment,
                   wall_seconds=wall, **({"opt": opt} if rz else {}),
-                  **({k: getattr(cfg, k) for k in CACHE_PARAMS} if cfg.cached else {}))
+                  **({k: getattr(cfg, k) for k in CACHE_PARAMS} if cfg.cached else {}),
+                  **({k: getattr(cfg, k) for k in BUFFER_PARAMS} if cfg.buffered else {}))
     path = records.write(df, out_path, params=params)
     click.echo(f"wrote {len(df)} records to {path}", err=True)
 

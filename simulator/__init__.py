@@ -241,9 +241,8 @@ class Machine:
         if self.config.buffered and engine not in BUFFERED_ENGINES:
             raise S2mcError(f"consistency {consistency}: the {engine} engine does not simulate store buffers "
                             f"yet (only sc); the fast engine does")
-        if self.config.buffered and (trace or trace_file or timeline not in (None, False)):
-            raise S2mcError(f"consistency {consistency}: the event log and the timeline do not show store "
-                            "buffers yet (only sc)")
+        if self.config.buffered and timeline not in (None, False):
+            raise S2mcError(f"consistency {consistency}: the timeline does not show store buffers yet (only sc)")
         # Sizes and the entry are checked before any image is built: a Program made in Python can
         # name any address, and a list of that many words would exhaust memory first.
         if not 0 <= program.entry <= ADS_MAX:

@@ -38,6 +38,7 @@ request only while it has no request of its own.
 from __future__ import annotations
 
 from collections import OrderedDict
+from contextlib import contextmanager
 
 from s2mc.isa.instructions import decode
 
@@ -358,10 +359,21 @@ class ReferenceMachine:
                     self.use(core, way, _STORE, entry[0])
                     core.stats["cache_hits"] += 1
                     if way.state == "E":
-                        self.change(c, core, core, way, "M", "PrWr")
+                        with self.acting_for(core, entry):
+                            self.change(c, core, core, way, "M", "PrWr")
                     core.drain_free = c + self.H
                     continue
             core.drain, core.drain_cycle = entry, c
+
+    @contextmanager
+    def acting_for(self, core: _Core, entry: list[int]):
+        """While a drain's cache changes are made, the core's pc is the store's: state events name
+        the instruction whose access caused them."""
+        pc, core.pc = core.pc, entry[2]
+        try:
+            yield
+        finally:
+            core.pc = pc
 
     def write_entry(self, core: _Core, entry: list[int], c: int, event: str, wait: int) -> None:
         """A buffered store takes effect in memory at c and leaves the buffer."""
@@ -380,12 +392,13 @@ class ReferenceMachine:
         entry, wait = core.drain, g - core.drain_cycle
         a, s = entry[0], core.stats
         if self.caches:
-            name, D, events = self.transaction(core, _STORE, a, g)
-            self.write_entry(core, entry, g, f"drain {name} {D}", wait)
-            for way, new, why in events:
-                if why != "evict" and way.line is None:
-                    way.line = a // self.W
-                self.change(g, core, core, way, new, why)
+            with self.acting_for(core, entry):
+                name, D, events = self.transaction(core, _STORE, a, g)
+                self.write_entry(core, entry, g, f"drain {name} {D}", wait)
+                for way, new, why in events:
+                    if why != "evict" and way.line is None:
+                        way.line = a // self.W
+                    self.change(g, core, core, way, new, why)
             self.use(core, self.caches[core.id].find(a // self.W), _STORE, a)
         else:
             D = self.L

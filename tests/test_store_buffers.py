@@ -5,12 +5,18 @@ reference model ran it; the cycle-by-cycle tables are in docs/timing-model.md. E
 runs on the fast engine, which must agree with the reference on cycles, counters, registers and
 memory. Unless a test says otherwise: L = 2, fifo, 4 entries per buffer.
 """
+import subprocess
+import sys
+
 import pytest
+from hypothesis import given, settings
+
+from s2gen import buffered_configs, programs
 
 from s2mc.common.errors import S2mcError
 from s2mc.compiler import compile as compile_rz
 from s2mc.isa import assemble, disassemble_word
-from s2mc.simulator import Machine
+from s2mc.simulator import Machine, format_trace
 from s2mc.simulator.reference import BUFFER_STATS, ReferenceMachine
 
 MEM = 64
@@ -26,8 +32,9 @@ def ref(src: str, **cfg):
     for c, stall in zip(raw["cores"], raw["stall_cycles"]):
         # every cycle of a core before its finish: an instruction's first, a stall or a barrier wait
         assert stall == c["finish_cycle"] - c["instructions"] - c["sync_wait_cycles"]
-    fast = Machine(prog, mem_words=MEM, **cfg)
+    fast = Machine(prog, mem_words=MEM, trace=True, **cfg)
     res = fast.run()
+    assert res.trace == m.trace          # the event log, buffer, forward and drain events included
     assert res.cycles == raw["cycles"]
     assert [{k: c[k] for k in raw["cores"][0]} for c in res.cores] == raw["cores"]
     assert [c["stall_cycles"] for c in res.cores] == raw["stall_cycles"]
@@ -246,3 +253,74 @@ def test_litmus_outcomes_with_caches(protocol):
                   cache=protocol)
     assert (0, 0) not in seen
     assert (1, 0) not in litmus(MP_READER, MP_WRITER.format(fence=""), MP_DATA, consistency="tso", cache=protocol)
+
+
+@settings(max_examples=150)
+@given(programs(), buffered_configs(cached=True))
+def test_the_event_log_equals_the_reference_models(src, cfg):
+    """Random programs, tso and pso with caches: the fast engine's events are the reference's."""
+    prog = assemble(src)
+    m = ReferenceMachine(prog.code_image, prog.data_image, prog.entry, mem_words=1024, max_cycles=20_000,
+                         trace=True, **cfg)
+    try:
+        m.run()
+    except Exception:       # faults: assert_matches_reference (test_sim_property) compares them
+        return
+    res = Machine(prog, mem_words=1024, max_cycles=20_000, trace=True, **cfg).run()
+    assert res.trace == m.trace
+
+
+def test_the_text_log_names_the_buffer_events():
+    prog = assemble(FORWARD)
+    text = format_trace(Machine(prog, mem_words=MEM, trace=True, consistency="tso").run().trace, prog, 2)
+    lines = [line.split() for line in text.splitlines()[1:]]
+    assert "store buffered (1 entry)" in text and "forwarded from the store buffer" in text
+    assert "store buffer drain (waited 0)" in text
+    # the bus column: the drains hold the bus for L = 2 cycles
+    assert [(ln[0], ln[2]) for ln in lines] == [("0", "-"), ("1", "-"), ("2", "0"), ("2", "0"), ("3", "0"),
+                                                ("4", "0"), ("5", "0")]
+
+
+# -- s2mc run ----------------------------------------------------------------------------------
+
+def s2mc_run(tmp_path, *args):
+    src = tmp_path / "sb.s"
+    src.write_text(FORWARD.replace("  trap r0 #0", "  trap r2 #1\n  trap r0 #0"))
+    return subprocess.run([sys.executable, "-m", "s2mc.cli", "run", str(src), *args], capture_output=True,
+                          text=True, cwd=tmp_path)
+
+
+def test_s2mc_run_with_tso_prints_the_buffer_counters(tmp_path):
+    proc = s2mc_run(tmp_path, "--consistency", "tso")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "5\n"
+    lines = proc.stderr.splitlines()
+    at = lines.index("TSO store buffers: 4 entries per core")
+    assert lines[at + 1].split() == ["core", "forwards", "drains", "drain", "bus", "full", "stall", "drain", "wait"]
+    assert lines[at + 2].split() == ["0", "1", "2", "2", "0", "1"]
+    assert "full-buffer and drain waits" in lines[-1]
+
+
+def test_s2mc_run_records_name_the_model(tmp_path):
+    out = tmp_path / "runs.csv"
+    proc = s2mc_run(tmp_path, "--consistency", "pso", "--store-buffer-entries", "2", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    import pandas as pd
+    df = pd.read_csv(out)
+    assert set(df["variant"]) == {"pso-sb2"}
+    whole = df[df["core"] == -1].set_index("metric")["value"]
+    assert whole["store_forwards"] == 1 and whole["fence_stall_cycles"] == 1
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--consistency", "tso", "--engine", "systemc"],
+     "s2mc: error: consistency tso: the systemc engine does not simulate store buffers yet (only sc); "
+     "the fast engine does"),
+    (["--consistency", "pso", "--timeline", "t.html"],
+     "s2mc: error: consistency pso: the timeline does not show store buffers yet (only sc)"),
+])
+def test_s2mc_run_refuses_what_does_not_show_store_buffers(tmp_path, args, message):
+    proc = s2mc_run(tmp_path, *args)
+    assert proc.returncode != 0
+    assert proc.stderr.strip() == message
+    assert not (tmp_path / "t.html").exists()

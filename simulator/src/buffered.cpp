@@ -53,7 +53,9 @@ bool FastEngine::buffered_issue(int id, uint64_t c) {
     if (store) {
       const int32_t v = store_value(r, u, a);
       if (u.op == OP_PUSH) r[u.d1] = static_cast<int32_t>(a);
+      const int32_t before = mem_[a];
       b.buf.push(a, v, here, c);
+      sb_log(c, here, id, TraceKind::BUFFER, b.buf.size(), a, before, v);
       k.pc += 1;
       ++k.s.instructions;
       b.next = c + 1;
@@ -62,6 +64,7 @@ bool FastEngine::buffered_issue(int id, uint64_t c) {
     int32_t v;
     if (b.buf.forward(a, v)) {
       writeback(r, k.pc, u, a, v);
+      sb_log(c, here, id, TraceKind::FORWARD, 0, a, v, v);
       ++k.s.store_forwards;
       ++k.s.mem_reads;
       ++k.s.instructions;
@@ -69,8 +72,10 @@ bool FastEngine::buffered_issue(int id, uint64_t c) {
       return true;
     }
   }
-  if (u.op == OP_FENCE) { k.pc += 1; ++k.s.instructions; b.next = c + 1; return true; }
+  if (u.op == OP_FENCE) { sb_log(c, here, id, TraceKind::ISSUE); k.pc += 1; ++k.s.instructions; b.next = c + 1; return true; }
   const Next nx = execute(r, k.pc, u, id, cfg_.cores);
+  if (nx != Next::MEMORY && nx != Next::UNDEFINED)
+    sb_log(c, here, id, nx == Next::SYNC ? TraceKind::SYNC : nx == Next::HALT ? TraceKind::HALT : TraceKind::ISSUE);
   switch (nx) {
     case Next::MEMORY: {
       const uint32_t a = mem_address(r, u);
@@ -78,12 +83,16 @@ bool FastEngine::buffered_issue(int id, uint64_t c) {
       if (guarded_ && StackGuard(stacks_, id).violates(a)) { fault(id, FaultKind::STACK_OVERFLOW, a); return false; }
       ++k.s.instructions;
       if (cached_ && u.bus != BUS_STRING && caches_.lookup(id, u.bus, a)) {
+        const int32_t before = mem_[a];
         const AccessCount ac = mem_access(r, k.pc, u, a, mem_.data(), cfg_.mem_words, nullptr);
+        sb_log(c, here, id, TraceKind::HIT, 0, a, before, mem_[a]);
+        sb_log_changes(c, here);
         k.s.mem_reads += ac.reads;
         k.s.mem_writes += ac.writes;
         b.next = c + cfg_.cache.hit_latency;
         return true;
       }
+      sb_log(c, here, id, TraceKind::REQUEST, 0, a);
       k.req_addr = a;
       k.status = Status::PENDING;
       return true;
@@ -94,7 +103,7 @@ bool FastEngine::buffered_issue(int id, uint64_t c) {
       // the bus sees: the core runs on through them now, up to the cycle limit.
       uint64_t t = c + 1, done = 1;
       const uint32_t n = static_cast<uint32_t>(prog_.size());
-      while (t < cfg_.max_cycles && k.pc < n && pure(prog_[k.pc])) {
+      while (!tracing_ && t < cfg_.max_cycles && k.pc < n && pure(prog_[k.pc])) {
         execute(r, k.pc, prog_[k.pc], id, cfg_.cores);
         ++t;
         ++done;
@@ -105,7 +114,12 @@ bool FastEngine::buffered_issue(int id, uint64_t c) {
     }
     case Next::PRINT: output_.push_back({c, id, trap_text(r, u)}); ++k.s.instructions; b.next = c + 1; return true;
     case Next::SYNC: ++k.s.instructions; k.status = Status::SYNC; return true;
-    case Next::HALT: ++k.s.instructions; k.status = Status::HALTED; k.s.finish_cycle = c + 1; return true;
+    case Next::HALT:
+      ++k.s.instructions;
+      k.status = Status::HALTED;
+      k.s.finish_cycle = c + 1;
+      if (tracing_) trace_->close(id);
+      return true;
     case Next::DIV_ZERO: fault(id, FaultKind::DIVISION_BY_ZERO); return false;
     default: fault(id, FaultKind::UNDEFINED_OPCODE); return false;
   }
@@ -121,6 +135,8 @@ void FastEngine::start_drains(uint64_t c) {
     if (i < 0) continue;
     if (cached_ && caches_.lookup(id, BUS_WRITE, b.buf.at(i).addr, false)) {
       const SbEntry e = b.buf.take(i);
+      sb_log(c, e.pc, id, TraceKind::DRAIN_HIT, 0, e.addr, mem_[e.addr], e.value);
+      sb_log_changes(c, e.pc);
       mem_[e.addr] = e.value;
       CoreStats& s = cores_[id].s;
       ++s.store_drains;
@@ -165,7 +181,13 @@ void FastEngine::buffered_grant(uint64_t c) {
   uint64_t D = static_cast<uint64_t>(cfg_.mem_latency);
   if (win_drain) {
     const SbEntry e = b.buf.take(b.drain);
-    if (cached_) D = caches_.transact(win, BUS_WRITE, e.addr).span;
+    Caches::Grant x{XA_NONE, 0};
+    if (cached_) {
+      x = caches_.transact(win, BUS_WRITE, e.addr);
+      D = x.span;
+    }
+    sb_log(c, e.pc, win, TraceKind::DRAIN, c - b.drain_cycle, e.addr, mem_[e.addr], e.value, x.xact, x.xact ? x.span : 0);
+    sb_log_changes(c, e.pc);
     mem_[e.addr] = e.value;
     ++k.s.store_drains;
     ++k.s.mem_writes;
@@ -175,14 +197,26 @@ void FastEngine::buffered_grant(uint64_t c) {
     b.drain_free = c + D;
   } else {
     const Uop& u = prog_[k.pc];
+    const uint32_t here = k.pc;
+    const int32_t before = mem_[k.req_addr];
+    Caches::Grant x{XA_NONE, 0};
     AccessCount ac;
     if (u.bus == BUS_STRING) {
       std::string text;
       ac = mem_access(k.r, k.pc, u, k.req_addr, mem_.data(), cfg_.mem_words, &text);
       output_.push_back({k.t, win, std::move(text)});
     } else {
-      if (cached_) D = caches_.transact(win, u.bus, k.req_addr).span;
+      if (cached_) {
+        x = caches_.transact(win, u.bus, k.req_addr);
+        D = x.span;
+      }
       ac = mem_access(k.r, k.pc, u, k.req_addr, mem_.data(), cfg_.mem_words, nullptr);
+    }
+    if (x.xact != XA_NONE) {
+      sb_log(c, here, win, TraceKind::XGRANT, c - k.t, k.req_addr, before, mem_[k.req_addr], x.xact, x.span);
+      sb_log_changes(c, here);
+    } else {
+      sb_log(c, here, win, TraceKind::GRANT, c - k.t, k.req_addr, before, mem_[k.req_addr]);
     }
     k.s.mem_reads += ac.reads;
     k.s.mem_writes += ac.writes;
@@ -227,6 +261,7 @@ bool FastEngine::run_buffered(uint64_t pause) {
         Core& k = cores_[i];
         if (k.status != Status::SYNC) continue;
         k.s.sync_wait_cycles += c - k.t;
+        sb_log(c + 1, k.pc, i, TraceKind::RESUME, c - k.t);
         k.status = Status::RUNNING;
         sb_[static_cast<size_t>(i)].next = c + 1;
       }

@@ -98,6 +98,17 @@ class FastEngine {
   };
   std::vector<Buffered> sb_;
   bool run_buffered(uint64_t pause);
+  // With store buffers the loop runs in cycle order (no core runs ahead while tracing), so every
+  // event goes to its core's lane in the order it happens, the caches' changes of other cores too.
+  void sb_log(uint64_t cycle, uint32_t pc, int id, TraceKind kind, uint64_t wait = 0, uint32_t address = 0,
+              int32_t before = 0, int32_t after = 0, uint8_t xact = 0, uint32_t span = 0) {
+    if (tracing_) trace_->push({cycle, pc, static_cast<uint16_t>(id), kind, xact, wait, address, before, after, span});
+  }
+  void sb_log_changes(uint64_t cycle, uint32_t pc) {
+    if (!tracing_) return;
+    for (const StateChange& ch : caches_.changes())
+      trace_->push({cycle, pc, ch.core, TraceKind::STATE, ch.cause, ch.by, ch.line_addr, ch.from, ch.to, 0});
+  }
   uint64_t sb_cycle_ = 0;          // the next cycle run_buffered simulates
   bool buffered_issue(int id, uint64_t c);
   void start_drains(uint64_t c);

@@ -102,7 +102,7 @@ struct PrintEvent {
 // of a coherence transaction: `xact` names it, `span` is its bus time D) and STATE (a line's state
 // change: `wait` is the core whose transaction caused it, `address` the line's base, `before` and
 // `after` the LineStates, `xact` the cause).
-enum class TraceKind : uint8_t { ISSUE, REQUEST, GRANT, SYNC, RESUME, HALT, HIT, XGRANT, STATE };
+enum class TraceKind : uint8_t { ISSUE, REQUEST, GRANT, SYNC, RESUME, HALT, HIT, XGRANT, STATE, BUFFER, FORWARD, DRAIN, DRAIN_HIT };
 struct TraceEvent {
   uint64_t cycle;
   uint32_t pc;
