@@ -14,7 +14,7 @@ import click
 from s2mc.isa import assemble, disassemble, disassemble_word, load_program, read_text
 from s2mc.common.errors import S2mcError
 from s2mc.common.outputs import STDOUT, check_distinct, write_output
-from s2mc.simulator import CACHE_COUNTERS, CACHE_PARAMS, Machine, SimFault
+from s2mc.simulator import BUFFER_PARAMS, CACHE_COUNTERS, CACHE_PARAMS, Machine, SimFault
 from s2mc.simulator.records import result_rows, variant_parts
 
 from .options import Integer, OutputFile, Text, cache_options, check_timeline_window, machine_option, timeline_options
@@ -162,6 +162,8 @@ def _print_table(res) -> None:
         click.echo("  ".join(str(c[k]).rjust(w) for k, w in zip(cols, widths)), err=True)
     if res.config.cached:
         _print_cache_table(res)
+    if res.config.buffered:
+        _print_buffer_table(res)
     click.echo(f"total: {res.cycles} cycles, {res.instructions} instructions, {res.stall_cycles} stall cycles, "
                f"bus utilisation {res.bus_utilisation:.1%}", err=True)
     click.echo(stall_legend(res.config), err=True)
@@ -189,8 +191,33 @@ def _print_cache_table(res) -> None:
         click.echo("  ".join(str(c[k]).rjust(w) for k, w in zip(names, widths)), err=True)
 
 
+#: The store buffers' counters and their column heads in the per-core table.
+_BUFFER_HEADS = {"store_forwards": "forwards", "store_drains": "drains", "drain_bus_accesses": "drain bus",
+                 "store_buffer_full_stalls": "full stall", "fence_stall_cycles": "drain wait"}
+
+
+def _print_buffer_table(res) -> None:
+    """The store buffers' counters of every core, headed by the model and the buffer's size."""
+    cfg = res.config
+    click.echo(f"{cfg.consistency.upper()} store buffers: {cfg.store_buffer_entries} "
+               f"entr{'ies' if cfg.store_buffer_entries != 1 else 'y'} per core", err=True)
+    head = ["core", *_BUFFER_HEADS.values()]
+    widths = [max(len(h), 6) for h in head]
+    click.echo("  ".join(h.rjust(w) for h, w in zip(head, widths)), err=True)
+    for c in res.cores:
+        click.echo("  ".join(str(c[k]).rjust(w) for k, w in zip(["core", *_BUFFER_HEADS], widths)), err=True)
+
+
 def stall_legend(cfg) -> str:
     """One line under the counters: what a stall is, against a bus wait (they are easy to confuse)."""
+    if cfg.buffered:
+        return _stall_legend(cfg)[:-len("; sync wait (at a barrier) is not a stall")] + (
+            " + full-buffer and drain waits (the drains' own bus time is not); sync wait (at a barrier) "
+            "is not a stall")
+    return _stall_legend(cfg)
+
+
+def _stall_legend(cfg) -> str:
     if cfg.cached:
         h = cfg.cache_hit_latency - 1
         return ("stalls = bus wait (queued while another core holds the bus) + D-1 cycles per bus transaction "
@@ -245,6 +272,8 @@ def _per_run(path: str | None, cores: int, sweep: bool) -> str | None:
 @machine_option("max_cycles")
 @machine_option("mem_words")
 @cache_options
+@machine_option("consistency")
+@machine_option("store_buffer_entries")
 @click.option("-O", "opt", default=1, show_default=True, type=Integer(0, 1), help="Rz optimisation level.")
 @click.option("--trace", "trace_file", type=OutputFile("trace"),
               help="Write a per-event log here (FILE-<n>c.EXT for each core count of a sweep).")
@@ -259,6 +288,7 @@ def _per_run(path: str | None, cores: int, sweep: bool) -> str | None:
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def run(program, cores, mem_latency, arbitration, engine, max_cycles, mem_words, opt, trace_file, vcd, as_json,
         out_path, experiment, timeline, from_cycle, to_cycle, quiet, **cache):
+    # **cache: the cache options and the store buffers' (consistency, store_buffer_entries)
     """Run a .rz, .s or .obj program on the simulated multicore, once per core count.
 
     One run prints the program's output on stdout and the per-core counters on stderr; several
@@ -314,7 +344,8 @@ def _write_records(results, program: str, out_path: str, experiment: str, opt: i
     from s2mc.analysis import records
     cfg = results[0].config
     rz = program.endswith(".rz")
-    variant = "/".join([*variant_parts(cfg.mem_latency, cfg.arbitration, **{k: getattr(cfg, k) for k in CACHE_PARAMS}),
+    variant = "/".join([*variant_parts(cfg.mem_latency, cfg.arbitration,
+                                       **{k: getattr(cfg, k) for k in CACHE_PARAMS + BUFFER_PARAMS}),
                         *([f"O{opt}"] if rz and opt != 1 else [])])
     rows = []
     for res in results:
@@ -325,7 +356,8 @@ def _write_records(results, program: str, out_path: str, experiment: str, opt: i
                   mem_latency=cfg.mem_latency, arbitration=cfg.arbitration, engine=cfg.engine,
                   max_cycles=cfg.max_cycles, mem_words=cfg.mem_words, experiment=experiment,
                   wall_seconds=wall, **({"opt": opt} if rz else {}),
-                  **({k: getattr(cfg, k) for k in CACHE_PARAMS} if cfg.cached else {}))
+                  **({k: getattr(cfg, k) for k in CACHE_PARAMS} if cfg.cached else {}),
+                  **({k: getattr(cfg, k) for k in BUFFER_PARAMS} if cfg.buffered else {}))
     path = records.write(df, out_path, params=params)
     click.echo(f"wrote {len(df)} records to {path}", err=True)
 

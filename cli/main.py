@@ -23,8 +23,8 @@ from s2mc.common.errors import S2mcError
 #: when --help lists them all, so `s2mc encrypt` does not pay at start-up for the compiler, the
 #: simulator and pandas (about 0.15 s, a quarter of encrypting 1 GB).
 COMMANDS = {"examples": "examples", "info": "sim", "asm": "sim", "disasm": "sim", "run": "sim", "debug": "debug",
-            "compile": "compile", "aes": "cipher", "cipher": "cipher", "fidelity": "fidelity", "native": "native",
-            "coherence-native": "native", "litmus-native": "native",
+            "compile": "compile", "aes": "cipher", "cipher": "cipher", "fidelity": "fidelity", "litmus": "litmus",
+            "native": "native", "coherence-native": "native", "litmus-native": "native",
             "encrypt": "crypt", "decrypt": "crypt", "gpu": "gpu", "report": "report", "sweep": "sweep",
             "demo": "demo", "lab": "lab", "serve": "serve"}
 #: The command modules' names, each once.

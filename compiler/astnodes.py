@@ -43,7 +43,7 @@ class Index(Expr):
 class Call(Expr):
     name: str
     args: list[Expr]
-    builtin: bool = False   # cid ncore sync asm
+    builtin: bool = False   # cid ncore sync fence asm
 
 
 @dataclass(eq=False)
@@ -127,8 +127,8 @@ class Program(Node):
         return next((f for f in self.functions if f.name == name), None)
 
 
-BUILTINS = {"cid": 0, "ncore": 0, "sync": 0, "asm": 1}
-VALUELESS_BUILTINS = {"sync", "asm"}
+BUILTINS = {"cid": 0, "ncore": 0, "sync": 0, "fence": 0, "asm": 1}
+VALUELESS_BUILTINS = {"sync", "fence", "asm"}
 
 
 def children(n) -> list:

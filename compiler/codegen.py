@@ -530,8 +530,8 @@ class FunctionGen:
                 t = self.target(dest, cls)
                 self.emit(e.name, t)
                 return t
-            if e.name == "sync":
-                self.emit("sync")
+            if e.name in ("sync", "fence"):
+                self.emit(e.name)
                 return "r0"
             self.inline_asm(e.args[0])
             return "r0"

@@ -183,7 +183,7 @@ class Interpreter:
                     return self.cid
                 if e.name == "ncore":
                     return self.ncore
-                if e.name == "sync":
+                if e.name in ("sync", "fence"):   # one core: nothing to wait for, no store buffer
                     return 0
                 if e.name == "asm":
                     if e.args[0].value.strip():

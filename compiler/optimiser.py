@@ -9,7 +9,7 @@ peephole(code) — on one function's instruction list (ir.Ins), repeated to a fi
   * redundant loads: within an extended basic block, a load from a location whose value a
     register already holds becomes a move (or nothing); a store of the value already there goes;
     stores invalidate what they may alias (same global, same array, anything for pointers);
-    calls, labels, sync, xchg and asm forget everything;
+    calls, labels, sync, fence, xchg and asm forget everything;
   * redundant moves: `mov r r`, a constant reloaded into the register that holds it, and copies
     (`mov a b`: later reads of a read b instead, within a block; the move then dies);
   * dead code: an instruction without side effects whose result no path reads (liveness);
@@ -33,7 +33,7 @@ from .ir import (ALL_O0, ARG_REGS, FP, RADS, RETVAL, SAVED_O1, SCRATCH_O1, SP, S
 from .nesting import deep
 
 TAIL_MAX = 6          # longest epilogue copied in place of a jump to it
-BARRIERS = {"label", "asm", "sync", "xchg", "jal", "ret", "jmp"}
+BARRIERS = {"label", "asm", "sync", "fence", "xchg", "jal", "ret", "jmp"}
 SCRATCH = set(SCRATCH_O1) | {RETVAL}
 
 

@@ -51,6 +51,9 @@ sign-extended (-2097152..2097151); absolute addresses and jump targets are 22-bi
 - `push r1 r2` computes a = R[r1]+1, writes M[a] = R[r2], then R[r1] = a;
   `pop r1 r2` reads R[r2] = M[R[r1]], then R[r1] = R[r1]-1 (in that order when r1 = r2).
 - `xchg r1 r2` swaps R[r1] and M[R[r2]] in **one** bus access (it counts one read and one write).
+- `fence` waits until the core's store buffer is empty (machines with `--consistency tso` or `pso`,
+  docs/timing-model.md "Store buffers"); `xchg`, `sync` and every trap wait for it too. Under `sc`
+  (the default) there is no store buffer and `fence` takes one cycle.
 - Traps (`trap r1 #t`) are listed after the instructions; other trap numbers do nothing.
 - Faults stop the whole run with one message naming core, PC, cycle and instruction: undefined
   opcode, PC outside the program, data address outside memory, division by zero, a data access in
@@ -189,6 +192,8 @@ def _syntax(ins) -> str:
 
 
 def _cycles(ins_or_trap) -> str:
+    if getattr(ins_or_trap, "key", "") == "fence":
+        return "1 + store-buffer drain wait"
     if getattr(ins_or_trap, "kind", "") == "sync":
         return "1 + barrier wait"
     if ins_or_trap.bus == "trap":

@@ -32,6 +32,11 @@ DEFAULT_MEM_WORDS = PARAMS["mem_words"].default
 # The cache parameters: in a run's description only when caches are on, so that a cacheless run is
 # described exactly as before they existed.
 CACHE_PARAMS = ("cache", "cache_lines", "cache_ways", "line_words", "cache_hit_latency")
+# The store buffers' parameters: in a run's description only with store buffers (tso, pso), so that
+# an sc run is described exactly as before they existed.
+BUFFER_PARAMS = ("consistency", "store_buffer_entries")
+#: The engines that simulate store buffers so far (the others run sc only).
+BUFFERED_ENGINES: tuple[str, ...] = ("fast",)
 
 # Per-core counters of a run without caches, in the order the CLI and the records print them
 # (declared in simulator/counters.toml). A core's `cycles` is its finish cycle (also named
@@ -65,6 +70,8 @@ class Config:
     cache_ways: int = DEFAULTS["cache_ways"]
     line_words: int = DEFAULTS["line_words"]
     cache_hit_latency: int = DEFAULTS["cache_hit_latency"]
+    consistency: str = DEFAULTS["consistency"]
+    store_buffer_entries: int = DEFAULTS["store_buffer_entries"]
 
     def check(self) -> None:
         check(**{name: getattr(self, name) for name in PARAMS})
@@ -73,6 +80,11 @@ class Config:
     def cached(self) -> bool:
         """Whether the cores have private caches (any protocol but `none`)."""
         return self.cache != "none"
+
+    @property
+    def buffered(self) -> bool:
+        """Whether the cores have store buffers (consistency tso or pso, not sc)."""
+        return self.consistency != "sc"
 
 
 @dataclass
@@ -122,9 +134,20 @@ class Result:
             "bus_utilisation": round(self.bus_utilisation, 6),
             "stall_cycles": self.stall_cycles,
             "config": {k: getattr(self.config, k) for k in ("cores", "mem_latency", "arbitration", "engine")
-                       + (CACHE_PARAMS if self.config.cached else ())},
+                       + (CACHE_PARAMS if self.config.cached else ())
+                       + (BUFFER_PARAMS if self.config.buffered else ())},
             "cores": self.cores,
         }
+
+
+def stall_cycles(c: dict) -> int:
+    """A core's derived stall cycles (simulator/counters.toml) from its engine counters: every bus
+    cycle of its own transactions beyond the first is a stall, so without caches and store buffers
+    this is seed 003's bus wait + (L-1) x accesses. The store buffer's drains use the bus while the
+    core runs on: they are not stalls, but a full buffer and a drain wait are."""
+    return (c["bus_wait_cycles"] + c["bus_busy_cycles"] - c.get("drain_bus_cycles", 0)
+            - (c["mem_accesses"] - c.get("drain_bus_accesses", 0)) + c.get("hit_stall_cycles", 0)
+            + c.get("store_buffer_full_stalls", 0) + c.get("fence_stall_cycles", 0))
 
 
 def build_result(raw: dict, program: Program, cfg: Config) -> Result:
@@ -132,13 +155,10 @@ def build_result(raw: dict, program: Program, cfg: Config) -> Result:
     if raw["fault"] is not None:
         raise SimFault(fault_message(raw["fault"], cfg, program), raw["fault"], raw.get("trace"))
     cores = []
-    names = core_counters(cfg.cached)
+    names = core_counters(cfg.cached, cfg.buffered)
     for i, c in enumerate(raw["cores"]):
-        # The derived counters (simulator/counters.toml): every bus cycle of a transaction beyond its
-        # first is a stall, so without caches stall_cycles is seed 003's bus wait + (L-1) x accesses.
         row = {"cycles": c["finish_cycle"], "idle_cycles": raw["cycles"] - c["finish_cycle"],
-               "stall_cycles": c["bus_wait_cycles"] + c["bus_busy_cycles"] - c["mem_accesses"]
-               + c.get("hit_stall_cycles", 0), **c}
+               "stall_cycles": stall_cycles(c), **c}
         cores.append({"core": i, **{k: row[k] for k in names}})
     events = [(cyc, core, text.decode("latin-1") if isinstance(text, bytes) else text)
               for cyc, core, text in raw["output"]]
@@ -210,11 +230,19 @@ class Machine:
                  timeline=None, timeline_window: tuple[int, int | None] = (0, None),
                  cache: str = DEFAULTS["cache"], cache_lines: int = DEFAULTS["cache_lines"],
                  cache_ways: int = DEFAULTS["cache_ways"], line_words: int = DEFAULTS["line_words"],
-                 cache_hit_latency: int = DEFAULTS["cache_hit_latency"], **engine_options):
+                 cache_hit_latency: int = DEFAULTS["cache_hit_latency"],
+                 consistency: str = DEFAULTS["consistency"],
+                 store_buffer_entries: int = DEFAULTS["store_buffer_entries"], **engine_options):
         self.program = program
         self.config = Config(cores, mem_latency, arbitration, max_cycles, mem_words, engine,
-                             cache, cache_lines, cache_ways, line_words, cache_hit_latency)
+                             cache, cache_lines, cache_ways, line_words, cache_hit_latency,
+                             consistency, store_buffer_entries)
         self.config.check()
+        if self.config.buffered and engine not in BUFFERED_ENGINES:
+            raise S2mcError(f"consistency {consistency}: the {engine} engine does not simulate store buffers "
+                            f"yet (only sc); the fast engine does")
+        if self.config.buffered and timeline not in (None, False):
+            raise S2mcError(f"consistency {consistency}: the timeline does not show store buffers yet (only sc)")
         # Sizes and the entry are checked before any image is built: a Program made in Python can
         # name any address, and a list of that many words would exhaust memory first.
         if not 0 <= program.entry <= ADS_MAX:
@@ -242,7 +270,8 @@ class Machine:
             from . import _fast
             self._engine = _fast.Engine(code, data, program.entry, cores, mem_latency, arbitration,
                                         max_cycles, mem_words, *(stacks or (0, 0, 0)), cache, cache_lines,
-                                        cache_ways, line_words, cache_hit_latency)
+                                        cache_ways, line_words, cache_hit_latency, consistency,
+                                        store_buffer_entries)
             if self._trace is not None:
                 self._engine.enable_trace(self._trace)
         else:
@@ -319,4 +348,4 @@ def run(program: Program, **config) -> Result:
     return Machine(program, **config).run()
 
 
-__all__ = ["format_trace", "ARBITRATIONS", "CACHE_COUNTERS", "CORE_COUNTERS", "Config", "ENGINES", "Machine", "Result", "SimFault", "run"]
+__all__ = ["format_trace", "ARBITRATIONS", "BUFFER_PARAMS", "CACHE_COUNTERS", "CORE_COUNTERS", "Config", "ENGINES", "Machine", "Result", "SimFault", "run"]

@@ -1,6 +1,6 @@
 """The counters of a simulated run, read from simulator/counters.toml, their one declaration: name,
 scope (per core or the whole machine), source (counted by the engines or derived here), group
-(every run, or only runs with caches), unit and help.
+(every run, only runs with caches, or only runs with store buffers), unit and help.
 
     from s2mc.simulator.counters import COUNTERS, engine_counters
     COUNTERS["bus_rdx"].group        # 'cache'
@@ -17,7 +17,7 @@ from importlib.resources import files
 
 SCOPES = ("core", "machine")
 SOURCES = ("engine", "derived")
-GROUPS = ("base", "cache")
+GROUPS = ("base", "cache", "buffer")
 
 
 @dataclass(frozen=True)
@@ -46,22 +46,28 @@ def _load() -> dict[str, Counter]:
 COUNTERS: dict[str, Counter] = _load()
 
 
-def engine_counters(cached: bool) -> tuple[str, ...]:
+def _in_run(c: Counter, cached: bool, buffered: bool) -> bool:
+    """Whether a run with (cached, buffered) reports counter c: the base group always, the cache group
+    with caches, the buffer group with store buffers (consistency tso or pso)."""
+    return c.scope == "core" and (c.group == "base" or (c.group == "cache" and cached)
+                                  or (c.group == "buffer" and buffered))
+
+
+def engine_counters(cached: bool, buffered: bool = False) -> tuple[str, ...]:
     """The per-core counters an engine reports (the keys of its per-core dicts), in order."""
-    return tuple(c.name for c in COUNTERS.values()
-                 if c.scope == "core" and c.source == "engine" and (cached or c.group == "base"))
+    return tuple(c.name for c in COUNTERS.values() if c.source == "engine" and _in_run(c, cached, buffered))
 
 
-def core_counters(cached: bool) -> tuple[str, ...]:
+def core_counters(cached: bool, buffered: bool = False) -> tuple[str, ...]:
     """The per-core counters of a Result (engine-counted and derived), in order."""
-    return tuple(c.name for c in COUNTERS.values() if c.scope == "core" and (cached or c.group == "base"))
+    return tuple(c.name for c in COUNTERS.values() if _in_run(c, cached, buffered))
 
 
 def doc_table() -> str:
     """The Markdown table of the counters in docs/timing-model.md (a test keeps it current)."""
     lines = ["| counter | unit | when | meaning |", "|---|---|---|---|"]
     for c in COUNTERS.values():
-        when = "caches on" if c.group == "cache" else "always"
+        when = {"base": "always", "cache": "caches on", "buffer": "tso, pso"}[c.group]
         how = " (derived)" if c.source == "derived" else ""
         lines.append(f"| `{c.name}` | {c.unit} | {when}{how} | {c.help} |")
     return "\n".join(lines) + "\n"

@@ -25,10 +25,20 @@ its bus time D. The caches hold states only: `mem` always holds the current valu
 Misses are classified (docs/timing-model.md, "Miss classification") the direct way: every write
 adds its word to the new words of every other cache that ever held the line, every access moves
 its line up a per-cache OrderedDict standing for the fully associative shadow cache.
+
+With store buffers (consistency tso or pso; docs/timing-model.md, "Store buffers") step 1 puts a
+store into the core's buffer instead of requesting the bus, serves a load from the newest buffered
+store to its address, and holds back a store to a full buffer and a fence, xchg, sync or trap
+while the buffer is not empty (the instruction issues in the first cycle its condition holds).
+After every core's issue, each core whose drain port is free starts draining one entry (tso: the
+oldest; pso: the lowest address among the oldest entries of each address): with caches a write hit
+takes effect at once, else the entry requests the bus. In step 2 a core competes with its drain
+request only while it has no request of its own.
 """
 from __future__ import annotations
 
 from collections import OrderedDict
+from contextlib import contextmanager
 
 from s2mc.isa.instructions import decode
 
@@ -40,6 +50,9 @@ BURST_LIMIT = 4
 
 #: Per-core counters of the caches (simulator/counters.toml), kept only when caches are on.
 CACHE_STATS = tuple(k for k in engine_counters(cached=True) if k not in engine_counters(cached=False))
+#: Per-core counters of the store buffers, kept only with consistency tso or pso.
+BUFFER_STATS = tuple(k for k in engine_counters(cached=False, buffered=True)
+                     if k not in engine_counters(cached=False))
 
 #: The states in which a line is dirty (memory may be stale: evicting it writes it back).
 DIRTY = ("M", "O", "Sm")
@@ -47,6 +60,14 @@ DIRTY = ("M", "O", "Sm")
 READ_HITS = {"msi": ("M", "S"), "mesi": ("M", "E", "S"), "moesi": ("M", "O", "E", "S"),
              "dragon": ("M", "Sm", "E", "Sc")}
 WRITE_HITS = {"msi": ("M",), "mesi": ("M", "E"), "moesi": ("M", "E"), "dragon": ("M", "E")}
+
+class _Store:
+    """What the cache model needs of a buffered store's drain: a write (decoded stores carry more)."""
+    bus = "write"
+
+
+_STORE = _Store()
+
 
 def _s32(v: int) -> int:
     v &= 0xFFFFFFFF
@@ -94,6 +115,14 @@ class _Core:
         self.request_cycle = 0
         self.request = None           # decoded memory instruction waiting for the bus
         self.stats = dict.fromkeys(engine_counters(cached=False), 0)   # simulator/counters.toml
+        self.since = None             # the cycle the instruction at pc began to wait for the store buffer
+        # The store buffer (tso, pso): entries [address, value, pc of the store, the cycle it
+        # entered], oldest first; the
+        # entry whose drain waits for the bus, and since when; the first cycle the drain port is free.
+        self.buf: list[list[int]] = []
+        self.drain = None
+        self.drain_cycle = 0
+        self.drain_free = 0
 
     def set(self, reg: int, value: int) -> None:
         if reg:
@@ -148,11 +177,14 @@ class ReferenceMachine:
                  trace: bool = False, stacks: tuple[int, int, int] | None = None,
                  cache: str = DEFAULTS["cache"], cache_lines: int = DEFAULTS["cache_lines"],
                  cache_ways: int = DEFAULTS["cache_ways"], line_words: int = DEFAULTS["line_words"],
-                 cache_hit_latency: int = DEFAULTS["cache_hit_latency"]):
+                 cache_hit_latency: int = DEFAULTS["cache_hit_latency"],
+                 consistency: str = DEFAULTS["consistency"],
+                 store_buffer_entries: int = DEFAULTS["store_buffer_entries"]):
         """stacks: the program's declared stack regions (base, words, count), or None."""
         check(cores=cores, mem_latency=mem_latency, arbitration=arbitration, max_cycles=max_cycles,
               mem_words=mem_words, cache=cache, cache_lines=cache_lines, cache_ways=cache_ways,
-              line_words=line_words, cache_hit_latency=cache_hit_latency)
+              line_words=line_words, cache_hit_latency=cache_hit_latency, consistency=consistency,
+              store_buffer_entries=store_buffer_entries)
         self.code = [w & 0xFFFFFFFF for w in code]
         self.mem = [0] * mem_words
         self.mem[:len(data)] = [_s32(w) for w in data]
@@ -163,6 +195,10 @@ class ReferenceMachine:
         self.caches = [_Cache(cache_lines, cache_ways) for _ in self.cores] if cache != "none" else None
         for k in self.cores if self.caches else ():
             k.stats.update(dict.fromkeys(CACHE_STATS, 0))
+        self.consistency, self.E = consistency, store_buffer_entries
+        self.buffered = consistency != "sc"
+        for k in self.cores if self.buffered else ():
+            k.stats.update(dict.fromkeys(BUFFER_STATS, 0))
         # Each core's stall cycles counted by the rule (bus_wait + Σ(D − 1) + hits × (H − 1)) as they
         # happen, with or without caches: an oracle for the Result's derived stall_cycles.
         self.stalls = [0] * cores
@@ -190,6 +226,8 @@ class ReferenceMachine:
         if d.ins is None:
             raise RefFault("undefined_opcode", core.id, core.pc, c)
         name, key, r = d.ins.mnemonic, d.ins.key, core.r
+        if self.buffered and self.buffer_issue(core, d, c):
+            return
         if d.bus != "none":         # the table's bus class (a trap takes its number's)
             address = self.address(core, d)
             if not 0 <= address < len(self.mem):
@@ -246,6 +284,134 @@ class ReferenceMachine:
         core.pc = nxt
         core.next_issue = c + 1
 
+    # -- step 1 with store buffers ---------------------------------------------------------------
+    def buffer_issue(self, core: _Core, d, c: int) -> bool:
+        """The store buffer's part of issuing d at c: True when it is done with the instruction
+        (held back, buffered or forwarded), False when it issues as without a buffer."""
+        key = d.ins.key
+        drains = key in ("fence", "xchg", "sync", "trap")      # these wait until the buffer is empty
+        store = d.bus == "write"
+        if drains and core.buf or store and len(core.buf) >= self.E:
+            if core.since is None:
+                core.since = c
+            core.next_issue = c + 1                            # tries again in the next cycle
+            return True
+        if core.since is not None:                             # the wait is over: it issues now
+            counter = "store_buffer_full_stalls" if store else "fence_stall_cycles"
+            core.stats[counter] += c - core.since
+            self.stalls[core.id] += c - core.since
+            core.since = None
+        if store or d.bus == "read":
+            address = self.address(core, d)
+            if not 0 <= address < len(self.mem):
+                raise RefFault("address_out_of_range", core.id, core.pc, c, address & 0xFFFFFFFF)
+            if self.stacks and self.foreign_stack(core.id, address):
+                raise RefFault("stack_overflow", core.id, core.pc, c, address)
+            if store:
+                if key == "push":                               # R[r1] first: push r r stores the new pointer
+                    core.set(d.r1, address)
+                value = core.r[d.r2] if key == "push" else core.r[d.r1]
+                core.buf.append([address, value, core.pc, c])
+                self.log(c, core, "buffer", len(core.buf), address, self.mem[address], value)
+            else:
+                newest = [e for e in core.buf if e[0] == address]
+                if not newest:
+                    return False                               # memory, cache or bus, as without
+                value = newest[-1][1]
+                core.set(d.r2 if key == "pop" else d.r1, value)
+                if key == "pop":
+                    core.set(d.r1, address - 1)
+                core.stats["store_forwards"] += 1
+                core.stats["mem_reads"] += 1
+                self.log(c, core, "forward", 0, address, value, value)
+            core.stats["instructions"] += 1
+            core.pc += 1
+            core.next_issue = c + 1
+            return True
+        if key == "fence":
+            core.stats["instructions"] += 1
+            self.log(c, core, "issue")
+            core.pc += 1
+            core.next_issue = c + 1
+            return True
+        return False
+
+    def start_drains(self, c: int) -> None:
+        """After step 1: each core with a free drain port starts draining one entry that entered
+        before c (tso: the oldest; pso: the lowest address among the oldest entries of each
+        address). With caches a write hit takes effect now, else the entry requests the bus."""
+        for core in self.cores:
+            if not core.buf or core.drain is not None or core.drain_free > c:
+                continue
+            firsts = {}
+            for e in core.buf:
+                firsts.setdefault(e[0], e)
+            ready = [e for e in firsts.values() if e[3] < c]
+            if not ready:
+                continue
+            entry = core.buf[0] if self.consistency == "tso" else min(ready, key=lambda e: e[0])
+            if entry[3] >= c:
+                continue
+            if self.caches:
+                way = self.caches[core.id].find(entry[0] // self.W)
+                if way is not None and way.state in WRITE_HITS[self.protocol]:
+                    self.write_entry(core, entry, c, "drain hit", 0)
+                    self.use(core, way, _STORE, entry[0])
+                    core.stats["cache_hits"] += 1
+                    if way.state == "E":
+                        with self.acting_for(core, entry):
+                            self.change(c, core, core, way, "M", "PrWr")
+                    core.drain_free = c + self.H
+                    continue
+            core.drain, core.drain_cycle = entry, c
+
+    @contextmanager
+    def acting_for(self, core: _Core, entry: list[int]):
+        """While a drain's cache changes are made, the core's pc is the store's: state events name
+        the instruction whose access caused them."""
+        pc, core.pc = core.pc, entry[2]
+        try:
+            yield
+        finally:
+            core.pc = pc
+
+    def write_entry(self, core: _Core, entry: list[int], c: int, event: str, wait: int) -> None:
+        """A buffered store takes effect in memory at c and leaves the buffer."""
+        a, value, pc, _ = entry
+        before = self.mem[a]
+        self.mem[a] = _s32(value)
+        core.buf.remove(entry)
+        core.stats["store_drains"] += 1
+        core.stats["mem_writes"] += 1
+        if self.trace is not None:
+            self.trace.append((c, core.id, pc, event, wait, a, before, self.mem[a]))
+
+    def drain_access(self, core: _Core, g: int) -> None:
+        """Core's drain request is granted at g: its entry's write, a bus transaction of D cycles
+        (L without caches) that the core does not wait for."""
+        entry, wait = core.drain, g - core.drain_cycle
+        a, s = entry[0], core.stats
+        if self.caches:
+            with self.acting_for(core, entry):
+                name, D, events = self.transaction(core, _STORE, a, g)
+                self.write_entry(core, entry, g, f"drain {name} {D}", wait)
+                for way, new, why in events:
+                    if why != "evict" and way.line is None:
+                        way.line = a // self.W
+                    self.change(g, core, core, way, new, why)
+            self.use(core, self.caches[core.id].find(a // self.W), _STORE, a)
+        else:
+            D = self.L
+            self.write_entry(core, entry, g, "drain", wait)
+        s["mem_accesses"] += 1
+        s["bus_busy_cycles"] += D
+        s["drain_bus_accesses"] += 1
+        s["drain_bus_cycles"] += D
+        core.drain, core.drain_free = None, g + D
+        self.bus_free = g + D
+        self.streak = self.streak + 1 if core.id == self.last_grant else 1
+        self.last_grant = core.id
+
     def foreign_stack(self, core: int, address: int) -> bool:
         """Rule 6: the address is in the declared stack area, in a region that is not the core's
         (region c is base + c*words .. base + (c+1)*words - 1, for c < count)."""
@@ -268,12 +434,17 @@ class ReferenceMachine:
     def arbitrate(self, c: int) -> None:
         if self.bus_free > c:
             return
-        waiting = [k for k in self.cores if k.state == "request" and k.request_cycle <= c]
+        # each core's candidate: its own request, else its store buffer's drain request
+        asked = {k.id: k.request_cycle for k in self.cores if k.state == "request" and k.request_cycle <= c}
+        drains = {k.id: k.drain_cycle for k in self.cores
+                  if k.id not in asked and k.drain is not None and k.drain_cycle <= c}
+        since = {**asked, **drains}
+        waiting = [k for k in self.cores if k.id in since]
         if not waiting:
             return
         n = len(self.cores)
         if self.arbitration == "fifo":
-            win = min(waiting, key=lambda k: (k.request_cycle, k.id))
+            win = min(waiting, key=lambda k: (since[k.id], k.id))
         elif self.arbitration == "fixed":
             win = min(waiting, key=lambda k: k.id)
         elif self.arbitration == "burst4":     # fixed, but after BURST_LIMIT grants in a row the
@@ -281,7 +452,10 @@ class ReferenceMachine:
             win = min(waiting, key=lambda k: (k.id == self.last_grant and self.streak >= BURST_LIMIT, k.id))
         else:
             win = min(waiting, key=lambda k: (k.id - self.last_grant - 1) % n)
-        self.access(win, c)
+        if win.id in drains:
+            self.drain_access(win, c)
+        else:
+            self.access(win, c)
 
     # -- the caches: lookup at issue (step 1), transactions at the grant (step 2) -----------------
     def lookup(self, core: _Core, d, a: int, c: int) -> bool:
@@ -517,6 +691,8 @@ class ReferenceMachine:
         for k in self.cores:
             if k.state == "run" and k.next_issue == c:
                 self.issue(k, c)
+        if self.buffered:
+            self.start_drains(c)
         self.arbitrate(c)
         self.barrier(c)
         self.now = c + 1

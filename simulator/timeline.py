@@ -157,7 +157,8 @@ class Timeline:
 
 # The interval columns the builder keeps (int64 arrays; address -1: no access; xact: index in XACTS).
 _CORE, _START, _END, _STATE, _PC, _WAIT, _ADDRESS, _BEFORE, _AFTER, _XACT = range(10)
-_ISSUE, _REQUEST, _GRANT, _SYNC, _RESUME, _HALT, _HIT, _XGRANT, _STATE_CHANGE = range(len(KINDS))
+# (the store buffers' kinds after these never reach a timeline: Machine refuses tso and pso with one)
+_ISSUE, _REQUEST, _GRANT, _SYNC, _RESUME, _HALT, _HIT, _XGRANT, _STATE_CHANGE = range(KINDS.index("state") + 1)
 # A raw record (s2::TraceEvent) as numpy reads it, field for field as trace.RECORD.
 _RECORD_DTYPE = np.dtype([("cycle", "=u8"), ("pc", "=u4"), ("core", "=u2"), ("kind", "u1"), ("xact", "u1"),
                           ("wait", "=u8"), ("address", "=u4"), ("before", "=i4"), ("after", "=i4"),

@@ -30,7 +30,8 @@ from s2mc.common.outputs import Output
 # s2::TraceEvent: cycle u64, pc u32, core u16, kind u8, xact u8, wait u64, address u32, before i32,
 # after i32, span u32.
 RECORD = struct.Struct("=QIHBBQIiiI")
-KINDS = ("issue", "request", "grant", "sync", "resume", "halt", "hit", "xgrant", "state")   # s2::TraceKind
+KINDS = ("issue", "request", "grant", "sync", "resume", "halt", "hit", "xgrant", "state",
+         "buffer", "forward", "drain", "drain_hit")   # s2::TraceKind
 # s2::Xact (a coherence transaction, or the cause of a state change) and s2::LineState, in order.
 XACTS = ("", "BusRd", "BusRdX", "BusUpgr", "BusUpd", "BusRd+BusUpd", "evict", "PrWr")
 STATES = ("I", "S", "E", "O", "M", "Sc", "Sm")
@@ -46,6 +47,10 @@ def _event(cycle, pc, core, kind, xact, wait, address, before, after, span) -> t
         return (cycle, core, pc, f"grant {XACTS[xact]} {span}", wait, address, before, after)
     if name == "state":
         return (cycle, core, pc, f"state {XACTS[xact]}", wait, address, STATES[before], STATES[after])
+    if name == "drain" and xact:     # a store buffer's drain as a coherence transaction
+        return (cycle, core, pc, f"drain {XACTS[xact]} {span}", wait, address, before, after)
+    if name == "drain_hit":
+        return (cycle, core, pc, "drain hit", wait, address, before, after)
     return (cycle, core, pc, name, wait, address, before, after)
 
 
@@ -164,7 +169,9 @@ class _Formatter:
         for e in held:
             if e[3] == "grant":
                 self._owner, self._busy_until = e[1], cycle + self._latency
-            elif e[3].startswith("grant "):      # a cache transaction: `grant <T> <D>`
+            elif e[3] == "drain":                # a store buffer's drain holds the bus too
+                self._owner, self._busy_until = e[1], cycle + self._latency
+            elif e[3].startswith(("grant ", "drain B")):   # a transaction: `grant <T> <D>`, `drain <T> <D>`
                 self._owner, self._busy_until = e[1], cycle + int(e[3].rsplit(" ", 1)[1])
         bus = str(self._owner) if cycle < self._busy_until else "-"
         return "".join(self.line(e, bus) + "\n" for e in held)
@@ -178,6 +185,19 @@ class _Formatter:
         elif event.startswith("grant "):
             _, kind, bus_time = event.split(" ")
             note = f"bus grant {kind} (waited {wait}, {bus_time} cycle{'s' if bus_time != '1' else ''})"
+            ins = f"{ins}  {self.ins.access(pc, address, before, after)}"
+        elif event == "buffer":
+            note = f"store buffered ({wait} entr{'ies' if wait != 1 else 'y'})"
+            ins = f"{ins}  {self.ins.access(pc, address, before, after)}"
+        elif event == "forward":
+            note = "forwarded from the store buffer"
+            ins = f"{ins}  {self.ins.access(pc, address, before, after)}"
+        elif event.startswith("drain"):
+            # the store buffer writes a store: its pc, `wait` the cycles its drain waited for the bus
+            how = event[len("drain"):].split()
+            note = ("store buffer drain, cache hit" if how == ["hit"] else
+                    f"store buffer drain {how[0]} (waited {wait}, {how[1]} cycle{'s' if how[1] != '1' else ''})"
+                    if how else f"store buffer drain (waited {wait})")
             ins = f"{ins}  {self.ins.access(pc, address, before, after)}"
         elif event == "hit":
             note = "cache hit"

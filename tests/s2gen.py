@@ -28,7 +28,9 @@ MOVE_IMM = _ops("alu", "r #m")                       # mov
 UNARY = _ops("alu", "r r")                           # mov, not
 CORE_INFO = _ops("alu", "r", reads=())               # cid, ncore
 NOPS = _ops("misc", "")                              # nop
-BARRIERS = _ops("sync", "")                          # sync
+# sync; fence waits for the store buffer, a one-cycle no-op under sc: drawn with the nops
+FENCES = [i.mnemonic for i in INSTRUCTIONS if i.kind == "sync" and i.shape == "" and i.key == "fence"]
+BARRIERS = [m for m in _ops("sync", "") if m not in FENCES]
 # Loads and stores, by addressing form.
 MEMORY = {form: [i.mnemonic for i in INSTRUCTIONS if i.bus in ("read", "write") and i.shape == shape]
           for form, shape in (("abs", "r a"), ("disp", "r @d r"), ("index", "r +r r"))}
@@ -106,7 +108,7 @@ def chunk(draw, depth=0):
     if kind == "sync":
         return [draw(st.sampled_from(BARRIERS))]
     if kind == "nop":
-        return [draw(st.sampled_from(NOPS))]
+        return [draw(st.sampled_from(NOPS + FENCES))]
     if kind == "branch":   # skip the next chunk depending on a register (core-dependent via cid)
         body = draw(chunk(depth + 1))
         label = draw(st.uuids()).hex[:8]
@@ -152,3 +154,12 @@ def cache_configs(draw, protocols=tuple(PROTOCOLS)):
     lines, ways, words = draw(st.sampled_from(CACHE_SHAPES))
     return {**draw(configs), "cache": draw(st.sampled_from(list(protocols))), "cache_lines": lines,
             "cache_ways": ways, "line_words": words, "cache_hit_latency": draw(st.sampled_from([1, 1, 2, 3]))}
+
+
+@st.composite
+def buffered_configs(draw, cached=False):
+    """A machine configuration with store buffers (docs/timing-model.md, "Store buffers"): small
+    buffers, so that full-buffer stalls happen in short random programs; with caches when `cached`."""
+    base = draw(cache_configs()) if cached else draw(configs)
+    return {**base, "consistency": draw(st.sampled_from(["tso", "pso"])),
+            "store_buffer_entries": draw(st.sampled_from([1, 2, 3, 4, 8]))}

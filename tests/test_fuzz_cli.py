@@ -99,6 +99,9 @@ SPECS = {
     # fidelity runs only the cheapest hypothesis (the engine's, 14 runs) unless --only changes it
     "fidelity": dict(base={"--only": "today"}, flags=["--json", "-q"], options={
         "--only": ["today", "fifo,rr", "model-x", ""], "--out": ["r.parquet", "r.csv", "-"]}),
+    "litmus": dict(args=["sb.s"], base={"--runs": "5"}, flags=["--json"], options={
+        None: ["sb.s", "peterson", "{prog_s}", "{prog_rz}", "missing.s"], "--model": ["sc", "tso", "pso", "rc"],
+        "--engine": ["fast", "systemc", "reference"], "--runs": ["1", "20", "0", "1000001"], "--seed": ["0", "5", "-1"]}),
     "native": dict(base={"--bytes": "16", "--threads": "1", "--min-seconds": "0", "--reps": "1"},
                    flags=["-q", "--json", "--vs-openssl", "--multi"], options={
         "--threads": ["2", "all", "1,all", "1024", "1025"], "--bytes": ["1K", "16K", "1000"],
@@ -210,6 +213,8 @@ def too_slow(option: str | None, value: str) -> bool:
             return False
     if option in ("--iterations", "--acquisitions", "--round-trips"):   # coherence-native's, litmus-native's counts
         return (number() or 0) > 100_000 and number() <= 10 ** 9
+    if option == "--runs":   # s2mc litmus
+        return (number() or 0) > 1000 and number() <= 10 ** 6
     if option == "--reps":
         return (number() or 0) > 1000 and number() <= 10 ** 6
     return False
@@ -373,6 +378,7 @@ test_debug_options = _test("debug", 60)
 test_aes_options = _test("aes", 150)
 test_cipher_options = _test("cipher", 60)
 test_fidelity_options = _test("fidelity", 20)
+test_litmus_options = _test("litmus", 30)
 test_native_options = _test("native", 120)
 test_coherence_native_options = _test("coherence-native", 30)
 test_litmus_native_options = _test("litmus-native", 30)

@@ -35,4 +35,4 @@ def test_op_lists_come_from_the_table():
     assert s2gen.MEMORY == {"abs": ["ld", "st"], "disp": ["ld", "st"], "index": ["ld", "st"]}
     assert s2gen.STACK == {"write": "push", "read": "pop"} and s2gen.SWAPS == ["xchg"]
     assert (s2gen.BRANCHES, s2gen.CALLS, s2gen.JUMPS, s2gen.RETURNS) == (["jt", "jf"], ["jal"], ["jmp"], ["ret"])
-    assert (s2gen.NOPS, s2gen.BARRIERS, s2gen.TRAP) == (["nop"], ["sync"], "trap")
+    assert (s2gen.NOPS, s2gen.BARRIERS, s2gen.FENCES, s2gen.TRAP) == (["nop"], ["sync"], ["fence"], "trap")

@@ -3,7 +3,7 @@ programs and configurations: final memory, registers, output and every per-core 
 import pytest
 from hypothesis import given, settings
 
-from s2gen import PROTOCOLS, cache_configs, configs, programs
+from s2gen import PROTOCOLS, buffered_configs, cache_configs, configs, programs
 from s2mc.isa import assemble
 from s2mc.simulator import Machine, SimFault
 from s2mc.simulator.counters import core_counters, engine_counters
@@ -36,11 +36,12 @@ def assert_matches_reference(src, cfg):
         got = res.cores[i]
         assert got["cycles"] == core["finish_cycle"]
         cached = cfg.get("cache", "none") != "none"
-        for key in engine_counters(cached):
+        buffered = cfg.get("consistency", "sc") != "sc"
+        for key in engine_counters(cached, buffered):
             assert got[key] == core[key], (i, key)
         # the reference's own stall count, by the rule as it goes (with or without caches)
         assert got["stall_cycles"] == expected["stall_cycles"][i], i
-        if not cached:
+        if not cached and not buffered:
             assert got["stall_cycles"] == core["bus_wait_cycles"] + (cfg["mem_latency"] - 1) * core["mem_accesses"]
             assert set(got) == {"core", *core_counters(False)}
         assert fast.registers(i) == ref.cores[i].r
@@ -85,4 +86,26 @@ def test_fast_engine_matches_reference_with_caches_many(src, cfg):
 @settings(max_examples=1500)
 @given(src=programs(max_chunks=30), cfg=cache_configs())
 def test_fast_engine_matches_reference_with_caches_long(protocol, src, cfg):
+    assert_matches_reference(src, {**cfg, "cache": protocol})
+
+
+@settings(max_examples=300)
+@given(programs(), buffered_configs())
+def test_fast_engine_matches_reference_with_store_buffers(src, cfg):
+    """tso and pso, every arbitration and core count: cycles, every counter, registers, memory."""
+    assert_matches_reference(src, cfg)
+
+
+@settings(max_examples=200)
+@given(programs(), buffered_configs(cached=True))
+def test_fast_engine_matches_reference_with_store_buffers_and_caches(src, cfg):
+    """tso and pso with every protocol and cache shape."""
+    assert_matches_reference(src, cfg)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("protocol", ["none", *PROTOCOLS])
+@settings(max_examples=1000)
+@given(src=programs(max_chunks=30), cfg=buffered_configs(cached=True))
+def test_fast_engine_matches_reference_with_store_buffers_long(protocol, src, cfg):
     assert_matches_reference(src, {**cfg, "cache": protocol})

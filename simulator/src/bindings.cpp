@@ -44,14 +44,22 @@ Protocol parse_protocol(const std::string& s) {
   return p;
 }
 
+Consistency parse_consistency(const std::string& s) {
+  for (int i = 0; i < params::CONSISTENCY_COUNT; ++i)
+    if (s == params::CONSISTENCY_CHOICES[i]) return static_cast<Consistency>(i);
+  throw std::invalid_argument("unknown consistency '" + s + "' (choose " + params::CONSISTENCY_CHOICES_TEXT + ")");
+}
+
 }  // namespace
 
-// The counters of simulator/counters.toml under their names; the cache group only with caches on.
-py::dict stats_to_dict(const CoreStats& s, bool cached) {
+// The counters of simulator/counters.toml under their names; the cache group only with caches on,
+// the buffer group only with store buffers.
+py::dict stats_to_dict(const CoreStats& s, bool cached, bool buffered = false) {
   py::dict c;
 #define S2_COUNTER_ITEM(name) c[#name] = s.name;
   S2_BASE_COUNTERS(S2_COUNTER_ITEM)
   if (cached) { S2_CACHE_COUNTERS(S2_COUNTER_ITEM) }
+  if (buffered) { S2_BUFFER_COUNTERS(S2_COUNTER_ITEM) }
 #undef S2_COUNTER_ITEM
   return c;
 }
@@ -63,12 +71,12 @@ py::list output_to_list(const std::vector<PrintEvent>& output) {
 }
 
 // Converts an engine result to the dict shape shared with the SystemC engine's JSON output.
-py::dict result_to_dict(const RunResult& r, bool cached) {
+py::dict result_to_dict(const RunResult& r, bool cached, bool buffered = false) {
   py::dict d;
   d["cycles"] = r.cycles;
   d["bus_busy_cycles"] = r.bus_busy_cycles;
   py::list cores;
-  for (const CoreStats& s : r.cores) cores.append(stats_to_dict(s, cached));
+  for (const CoreStats& s : r.cores) cores.append(stats_to_dict(s, cached, buffered));
   d["cores"] = cores;
   d["output"] = output_to_list(r.output);
   if (r.fault.kind == FaultKind::NONE) {
@@ -97,7 +105,7 @@ PYBIND11_MODULE(_fast, m) {
                        int cores, int mem_latency, const std::string& arbitration, uint64_t max_cycles,
                        uint32_t mem_words, uint32_t stacks_base, uint32_t stacks_words, uint32_t stacks_count,
                        const std::string& cache, uint32_t cache_lines, uint32_t cache_ways, uint32_t line_words,
-                       uint32_t cache_hit_latency) {
+                       uint32_t cache_hit_latency, const std::string& consistency, uint32_t store_buffer_entries) {
              check_range("cores", cores, params::CORES_MIN, params::CORES_MAX);
              check_range("mem-latency", mem_latency, params::MEM_LATENCY_MIN, params::MEM_LATENCY_MAX);
              check_range("max-cycles", max_cycles, params::MAX_CYCLES_MIN, params::MAX_CYCLES_MAX);
@@ -114,6 +122,10 @@ PYBIND11_MODULE(_fast, m) {
              check_range("cache-hit-latency", cache_hit_latency, params::CACHE_HIT_LATENCY_MIN,
                          params::CACHE_HIT_LATENCY_MAX);
              cfg.cache = CacheConfig{parse_protocol(cache), cache_lines, cache_ways, line_words, cache_hit_latency};
+             check_range("store-buffer-entries", store_buffer_entries, params::STORE_BUFFER_ENTRIES_MIN,
+                         params::STORE_BUFFER_ENTRIES_MAX);
+             cfg.consistency = parse_consistency(consistency);
+             cfg.store_buffer_entries = store_buffer_entries;
              const std::string shape = cache_shape_problem(cfg.cache, mem_words);
              if (cfg.cache.on() && !shape.empty()) throw std::invalid_argument(shape);
              // The stack guard's offsets are 32-bit: the area must end within 32 bits.
@@ -130,7 +142,9 @@ PYBIND11_MODULE(_fast, m) {
            py::arg("cache") = params::CACHE_CHOICES[params::CACHE_DEFAULT],
            py::arg("cache_lines") = params::CACHE_LINES_DEFAULT, py::arg("cache_ways") = params::CACHE_WAYS_DEFAULT,
            py::arg("line_words") = params::LINE_WORDS_DEFAULT,
-           py::arg("cache_hit_latency") = params::CACHE_HIT_LATENCY_DEFAULT)
+           py::arg("cache_hit_latency") = params::CACHE_HIT_LATENCY_DEFAULT,
+           py::arg("consistency") = params::CONSISTENCY_CHOICES[params::CONSISTENCY_DEFAULT],
+           py::arg("store_buffer_entries") = params::STORE_BUFFER_ENTRIES_DEFAULT)
       .def("write", [](FastEngine& e, uint32_t addr, const std::vector<int32_t>& words) {
              auto& mem = e.memory();
              if (addr + words.size() > mem.size()) throw std::out_of_range("write past the end of memory");
@@ -165,7 +179,7 @@ PYBIND11_MODULE(_fast, m) {
                  py::gil_scoped_release release;
                  r = e.run();
                }
-               return result_to_dict(r, e.caches().config().on());
+               return result_to_dict(r, e.caches().config().on(), e.buffered());
              }
              for (uint64_t pause = slice_cycles;; pause = pause > ~0ull - slice_cycles ? ~0ull : pause + slice_cycles) {
                bool paused;
@@ -176,14 +190,14 @@ PYBIND11_MODULE(_fast, m) {
                if (!paused) break;
                if (PyErr_CheckSignals() != 0) throw py::error_already_set();
              }
-             return result_to_dict(e.result(), e.caches().config().on());
+             return result_to_dict(e.result(), e.caches().config().on(), e.buffered());
            }, py::arg("slice_cycles") = RUN_SLICE_CYCLES)
       // Stepping (s2mc.simulator.stepping): advance to a pause cycle, then look inside.
       .def("advance", [](FastEngine& e, uint64_t pause) {
              py::gil_scoped_release release;
              return e.advance(pause);
            })
-      .def("result", [](FastEngine& e) { return result_to_dict(e.result(), e.caches().config().on()); })
+      .def("result", [](FastEngine& e) { return result_to_dict(e.result(), e.caches().config().on(), e.buffered()); })
       // A core's cache, slot by slot (slot = set * ways + way): (line's base address, state name,
       // last use) for a valid line, None for an invalid one. [] without caches.
       .def("cache", [](const FastEngine& e, int core) {

@@ -243,7 +243,8 @@ void FastEngine::release_barrier() {
 
 RunResult FastEngine::run() {
   pause_ = NEVER;
-  schedule();
+  if (cfg_.buffered()) run_buffered(NEVER);
+  else schedule();
   return result();
 }
 

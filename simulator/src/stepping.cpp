@@ -16,7 +16,11 @@ namespace s2 {
 bool FastEngine::advance(uint64_t pause) {
   write_hit_ = WriteHit{};
   bool paused;
-  if (!breaking_) {
+  if (cfg_.buffered()) {
+    // Store buffers: the cycle-stepped loop of buffered.cpp (breakpoints are refused: set_break).
+    pause_ = pause;
+    paused = run_buffered(pause);
+  } else if (!breaking_) {
     pause_ = pause;
     paused = schedule();
   } else {
@@ -51,6 +55,7 @@ void FastEngine::note_write(int id, uint32_t pc, uint32_t addr, int32_t before, 
 
 void FastEngine::set_break(uint32_t pc, uint64_t cores) {
   if (tracing_) throw std::logic_error("breakpoints need the trace off");
+  if (cfg_.buffered()) throw std::logic_error("breakpoints need consistency sc (no store buffers yet)");
   if (pc >= prog_.size()) throw std::out_of_range("breakpoint outside the program");
   brk_.resize(prog_.size(), 0);
   brk_[pc] = cores;
@@ -59,6 +64,7 @@ void FastEngine::set_break(uint32_t pc, uint64_t cores) {
 
 void FastEngine::set_watch(uint32_t address, bool on) {
   if (tracing_) throw std::logic_error("watches need the trace off");
+  if (cfg_.buffered()) throw std::logic_error("watches need consistency sc (no store buffers yet)");
   if (address >= mem_.size()) throw std::out_of_range("watch outside memory");
   watch_.erase(std::remove(watch_.begin(), watch_.end(), address), watch_.end());
   if (on) watch_.push_back(address);
@@ -68,6 +74,7 @@ void FastEngine::set_watch(uint32_t address, bool on) {
 
 void FastEngine::set_return_trap(int core, uint32_t pc, int32_t fp) {
   if (tracing_) throw std::logic_error("return traps need the trace off");
+  if (cfg_.buffered()) throw std::logic_error("return traps need consistency sc (no store buffers yet)");
   if (core >= cfg_.cores) throw std::out_of_range("return trap for a core that does not exist");
   ret_core_ = core < 0 ? -1 : core;
   ret_pc_ = pc;

@@ -217,7 +217,8 @@ class Caches {
 
   // Rule 1: the lookup of core's access of class `bus` at `addr`, at its issue cycle. A hit takes effect
   // now (the engine performs the data access); false: the access requests the bus.
-  S2_INLINE bool lookup(int core, Bus bus, uint32_t addr) {
+  // stalls = false: a store buffer's drain, which the core does not wait for (no hit stall).
+  S2_INLINE bool lookup(int core, Bus bus, uint32_t addr, bool stalls = true) {
     if (record_) changes_.clear();
     const int64_t s = find(core, line_of(addr));
     if (s < 0) return false;
@@ -228,7 +229,7 @@ class Caches {
     access(core, s, bus, addr);
     CacheStats& st = stats_[static_cast<size_t>(core)];
     ++st.cache_hits;
-    st.hit_stall_cycles += cfg_.hit_latency - 1;  // the cycles of a hit beyond its first
+    if (stalls) st.hit_stall_cycles += cfg_.hit_latency - 1;  // the cycles of a hit beyond its first
     return true;
   }
 

@@ -60,6 +60,7 @@ class FastEngine {
   // The caches (their config says whether there are any), for hosts that show or count them.
   const Caches& caches() const { return caches_; }
   int core_count() const { return cfg_.cores; }
+  bool buffered() const { return cfg_.buffered(); }
 
  private:
   // LOOKUP (with caches): stopped before a data access at t, whose lookup must wait until every
@@ -86,6 +87,32 @@ class FastEngine {
     else guarded_ ? run_free_impl<false, true, false, Cached>(id, bound) : run_free_impl<false, false, false, Cached>(id, bound);
   }
   template <bool Cached> bool schedule_as();
+  // With store buffers (buffered.cpp): a cycle-stepped loop, each core's buffer and drain port.
+  struct Buffered {
+    StoreBuffer buf;
+    uint64_t next = 0;             // the cycle the core (RUNNING) issues its next instruction
+    uint64_t since = ~0ull;        // the cycle the instruction at pc began to be held back
+    int drain = -1;                // the entry whose drain waits for the bus
+    uint64_t drain_cycle = 0;      // ... since this cycle
+    uint64_t drain_free = 0;       // the drain port's next free cycle
+  };
+  std::vector<Buffered> sb_;
+  bool run_buffered(uint64_t pause);
+  // With store buffers the loop runs in cycle order (no core runs ahead while tracing), so every
+  // event goes to its core's lane in the order it happens, the caches' changes of other cores too.
+  void sb_log(uint64_t cycle, uint32_t pc, int id, TraceKind kind, uint64_t wait = 0, uint32_t address = 0,
+              int32_t before = 0, int32_t after = 0, uint8_t xact = 0, uint32_t span = 0) {
+    if (tracing_) trace_->push({cycle, pc, static_cast<uint16_t>(id), kind, xact, wait, address, before, after, span});
+  }
+  void sb_log_changes(uint64_t cycle, uint32_t pc) {
+    if (!tracing_) return;
+    for (const StateChange& ch : caches_.changes())
+      trace_->push({cycle, pc, ch.core, TraceKind::STATE, ch.cause, ch.by, ch.line_addr, ch.from, ch.to, 0});
+  }
+  uint64_t sb_cycle_ = 0;          // the next cycle run_buffered simulates
+  bool buffered_issue(int id, uint64_t c);
+  void start_drains(uint64_t c);
+  void buffered_grant(uint64_t c);
   bool schedule() { return cached_ ? schedule_as<true>() : schedule_as<false>(); }
   template <bool Cached> void grant(int id, uint64_t g);
   uint64_t bound_excluding(int id) const;

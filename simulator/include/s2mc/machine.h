@@ -9,6 +9,7 @@
 #include "s2_params.h"  // generated from simulator/params.toml: defaults and ranges
 #include "coherence.h"
 #include "semantics.h"
+#include "store_buffer.h"
 
 namespace s2 {
 
@@ -45,7 +46,14 @@ struct Config {
   uint64_t max_cycles = params::MAX_CYCLES_DEFAULT;  // the run faults if a core is still running at this cycle
   uint32_t mem_words = static_cast<uint32_t>(params::MEM_WORDS_DEFAULT);  // size of the shared data memory
   CacheConfig cache;  // protocol NONE: no caches (every access uses the bus)
+  Consistency consistency = static_cast<Consistency>(params::CONSISTENCY_DEFAULT);  // SC: no store buffers
+  uint32_t store_buffer_entries = static_cast<uint32_t>(params::STORE_BUFFER_ENTRIES_DEFAULT);
+  bool buffered() const { return consistency != Consistency::SC; }
 };
+
+static_assert(params::CONSISTENCY_COUNT == 3 && same_name(params::CONSISTENCY_CHOICES[0], "sc") &&
+                  same_name(params::CONSISTENCY_CHOICES[1], "tso") && same_name(params::CONSISTENCY_CHOICES[2], "pso"),
+              "the consistency choices of simulator/params.toml and enum Consistency differ");
 
 // Per-core counters, one field per counter the engines count in simulator/counters.toml (what each
 // means: docs/timing-model.md, "Counters"). The cache group is counted only with caches on.
@@ -53,6 +61,7 @@ struct CoreStats {
 #define S2_COUNTER_FIELD(name) uint64_t name = 0;
   S2_BASE_COUNTERS(S2_COUNTER_FIELD)
   S2_CACHE_COUNTERS(S2_COUNTER_FIELD)
+  S2_BUFFER_COUNTERS(S2_COUNTER_FIELD)
 #undef S2_COUNTER_FIELD
 };
 
@@ -93,7 +102,7 @@ struct PrintEvent {
 // of a coherence transaction: `xact` names it, `span` is its bus time D) and STATE (a line's state
 // change: `wait` is the core whose transaction caused it, `address` the line's base, `before` and
 // `after` the LineStates, `xact` the cause).
-enum class TraceKind : uint8_t { ISSUE, REQUEST, GRANT, SYNC, RESUME, HALT, HIT, XGRANT, STATE };
+enum class TraceKind : uint8_t { ISSUE, REQUEST, GRANT, SYNC, RESUME, HALT, HIT, XGRANT, STATE, BUFFER, FORWARD, DRAIN, DRAIN_HIT };
 struct TraceEvent {
   uint64_t cycle;
   uint32_t pc;

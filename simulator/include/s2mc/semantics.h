@@ -120,6 +120,9 @@ S2_INLINE Next execute(int32_t* r, uint32_t& pc, const Uop& u, int core_id, int 
     case OP_CID: r[u.d1] = core_id; pc = next; return Next::CONTINUE;
     case OP_NCORE: r[u.d1] = ncores; pc = next; return Next::CONTINUE;
     case OP_SYNC: pc = next; return Next::SYNC;
+    // Under sc there is no store buffer, so a fence is a one-cycle no-op; an engine with store
+    // buffers (consistency tso, pso) intercepts OP_FENCE before it gets here.
+    case OP_FENCE: pc = next; return Next::CONTINUE;
     case OP_TRAP:
       if (u.r2 == TRAP_HALT) return Next::HALT;
       if (u.bus != BUS_NONE) return Next::MEMORY;

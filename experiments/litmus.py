@@ -1,0 +1,363 @@
+"""`s2mc litmus`: run one litmus program on the simulated machine under many timings, count each
+distinct output, and mark each as allowed or not by the independent checker (litmus_model).
+
+A litmus program is S2 assembly with a header line (workloads/litmus/ holds the classic ones):
+
+    ; litmus: cores=2 values=r0,r1 relaxed=0,0 sc=forbidden tso=allowed pso=allowed
+
+`cores` it runs on; `values` names the numbers it prints (separated by spaces, then a newline);
+`relaxed` is the interesting outcome, and `sc`/`tso`/`pso` what the literature (the Primer,
+herd7's models) says of it under each model: the table in docs/consistency.md.
+
+The timings (docs/consistency.md, "How the runs vary the timing"): run 0 starts every core at
+once on the default machine; every later run draws, from a random.Random(seed), a start delay of
+0..MAX_DELAY cycles per core (a run of `nop`s in a prologue the runner adds: the machine has no
+start-delay parameter), then 0..MAX_ACCESSES loads and 0..MAX_ACCESSES stores of a word outside
+the program's data (bus traffic that holds up the other cores' accesses, and stores that keep the
+core's own store buffer busy as the program starts, so that its first stores queue), the bus
+arbitration, the memory latency, the cache protocol and, where the
+machine has store buffers, their size. The same seed gives the same runs.
+"""
+from __future__ import annotations
+
+import random
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from s2mc.common.errors import S2mcError
+from s2mc.common.values import integer, named
+from s2mc.isa import Program
+from s2mc.isa.instructions import BY_KEY, BY_MNEMONIC, encode
+from s2mc.isa.program import Segment
+from s2mc.simulator import ENGINES, SimFault, run as simulate
+from s2mc.simulator.params import PARAMS
+
+from .litmus_model import MODELS, allowed_outputs
+
+#: Where the bundled litmus programs are (inside the installed package too).
+FOLDER = Path(__file__).resolve().parent.parent / "workloads" / "litmus"
+#: The longest start delay a run draws for a core, in cycles (a few memory accesses at the
+#: largest drawn latency: enough to put any core's accesses before or after another's).
+MAX_DELAY = 24
+#: The most loads, and the most stores, a core's prologue makes before the program starts.
+MAX_ACCESSES = 3
+#: The memory latencies the runs draw from.
+LATENCIES = (1, 2, 3, 4)
+#: The cycle limit of one run: a litmus program ends in a few hundred cycles (Peterson spinning: a
+#: few thousand).
+MAX_CYCLES = 20_000
+#: The reference model's memory: litmus programs use a few words (it allocates all of them per run).
+REFERENCE_MEM_WORDS = 4096
+#: Where a litmus program can run: the engines, and the cycle-stepped reference model.
+RUNNERS = (*ENGINES, "reference")
+HEADER = re.compile(r"^\s*;\s*litmus:\s*(.*)$", re.MULTILINE)
+VERDICTS = ("allowed", "forbidden")
+#: Registers the delay prologue uses (and sets back to 0 before the program starts).
+_R_ID, _R_TMP = 31, 30
+
+
+@dataclass(frozen=True)
+class LitmusTest:
+    """One litmus program and what its header declares."""
+    name: str
+    path: str
+    program: Program
+    cores: int
+    values: tuple[str, ...]
+    relaxed: str | None                  # the interesting outcome as the program prints it
+    expected: dict = field(default_factory=dict)   # model -> "allowed" | "forbidden" (the literature)
+
+    @property
+    def shown(self) -> str:
+        """How messages name the file: a bundled program by its name, any other by its path."""
+        return Path(self.path).name if Path(self.path).parent == FOLDER else self.path
+
+    def label(self, output: str) -> str:
+        """An output with the names of its values: `r0=0 r1=1` for `0 1\\n`."""
+        got = output.split()
+        if len(got) != len(self.values):
+            return output.strip() or "(nothing)"
+        return " ".join(f"{n}={v}" for n, v in zip(self.values, got))
+
+
+def bundled() -> list[Path]:
+    """The bundled litmus programs, sorted by name."""
+    return sorted(FOLDER.glob("*.s"))
+
+
+def resolve(path: str) -> str:
+    """The file a program argument names: the path itself, or the bundled litmus program of that
+    name (`sb.s` or `sb`) when there is no such file here, or a bundled example (which then is
+    no litmus program)."""
+    from s2mc.workloads import examples
+    p = Path(path)
+    if p.exists() or len(p.parts) != 1:
+        return path
+    for cand in (FOLDER / p.name, FOLDER / f"{p.name}.s"):
+        if cand.is_file():
+            return str(cand)
+    return examples.resolve(path)
+
+
+def _header(text: str, where: str) -> dict:
+    m = HEADER.search(text)
+    if m is None:
+        raise S2mcError(f"{where}: not a litmus program (no '; litmus: cores=N values=a,b' line; "
+                        f"the bundled ones: {', '.join(p.name for p in bundled())})")
+    fields = {}
+    for item in m[1].split():
+        key, eq, value = item.partition("=")
+        if not eq or not value:
+            raise S2mcError(f"{where}: litmus header: {item!r} is not name=value")
+        fields[key.lower()] = value
+    unknown = set(fields) - {"cores", "values", "relaxed", *MODELS}
+    if unknown:
+        raise S2mcError(f"{where}: litmus header: unknown field {sorted(unknown)[0]!r} "
+                        f"(cores, values, relaxed, {', '.join(MODELS)})")
+    return fields
+
+
+def load(path: str) -> LitmusTest:
+    """A litmus program (.s) with its header; S2mcError naming the file when it is not one."""
+    from s2mc.isa.assembler import assemble
+    path = resolve(path)
+    if not path.endswith(".s"):
+        raise S2mcError(f"{path}: a litmus program is S2 assembly (.s)")
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise S2mcError(f"{path}: no such file (the bundled litmus programs: "
+                        f"{', '.join(p.name for p in bundled())})") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise S2mcError(f"{path}: cannot read it ({exc.__class__.__name__})") from None
+    fields = _header(text, path)
+    if "cores" not in fields:
+        raise S2mcError(f"{path}: litmus header: no cores=N")
+    cores = named(f"{path}: litmus header: cores", integer, _int(fields["cores"]), 1, PARAMS["cores"].max)
+    values = tuple(v for v in fields.get("values", "").split(",") if v)
+    relaxed = None
+    if "relaxed" in fields:
+        relaxed = " ".join(fields["relaxed"].split(",")) + "\n"
+        if len(relaxed.split()) != len(values):
+            raise S2mcError(f"{path}: litmus header: relaxed= has {len(relaxed.split())} values, "
+                            f"values= names {len(values)}")
+    expected = {}
+    for model in MODELS:
+        if model in fields:
+            if fields[model] not in VERDICTS:
+                raise S2mcError(f"{path}: litmus header: {model}={fields[model]} is not allowed or forbidden")
+            expected[model] = fields[model]
+    program = assemble(text, path)
+    return LitmusTest(Path(path).stem, path, program, cores, values, relaxed, expected)
+
+
+def _int(text: str):
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+# -- the timings ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Timing:
+    """One run's machine, start delays and prologue accesses."""
+    delays: tuple[int, ...]
+    loads: tuple[int, ...]
+    stores: tuple[int, ...]
+    arbitration: str
+    mem_latency: int
+    cache: str
+    store_buffer_entries: int | None = None    # None: the machine's default (or none)
+
+    def machine(self) -> dict:
+        out = {"arbitration": self.arbitration, "mem_latency": self.mem_latency, "cache": self.cache}
+        if self.store_buffer_entries is not None:
+            out["store_buffer_entries"] = self.store_buffer_entries
+        return out
+
+
+def has_store_buffers() -> bool:
+    """Whether this build's machine has the `consistency` parameter (tso and pso runs need it)."""
+    return "consistency" in PARAMS
+
+
+def timings(cores: int, runs: int, seed: int, model: str = "sc") -> list[Timing]:
+    """The runs' timings: the first starts every core at once on the default machine; the others
+    are drawn from random.Random(seed) (module docstring); the store buffers' size only under a
+    model that has them."""
+    rng = random.Random(seed)
+    sizes = None
+    if model != "sc" and "store_buffer_entries" in PARAMS:
+        p = PARAMS["store_buffer_entries"]
+        sizes = range(max(p.min, 1), min(p.max, 8) + 1)
+    default = Timing((0,) * cores, (0,) * cores, (0,) * cores, PARAMS["arbitration"].default, PARAMS["mem_latency"].default,
+                     PARAMS["cache"].default)
+    out = [default]
+    while len(out) < runs:
+        out.append(Timing(tuple(rng.randint(0, MAX_DELAY) for _ in range(cores)),
+                          tuple(rng.randint(0, MAX_ACCESSES) for _ in range(cores)),
+                          tuple(rng.randint(0, MAX_ACCESSES) for _ in range(cores)),
+                          rng.choice(PARAMS["arbitration"].choices), rng.choice(LATENCIES),
+                          rng.choice(PARAMS["cache"].choices),
+                          rng.choice(sizes) if sizes else None))
+    return out[:runs]
+
+
+def delayed(program: Program, delays: tuple[int, ...], loads: tuple[int, ...] | None = None,
+            stores: tuple[int, ...] | None = None) -> Program:
+    """The program with a prologue, after its code, that holds core k for delays[k] `nop`s, then
+    makes loads[k] loads and stores[k] stores (of 0) to the word at the program's data top + k,
+    sets its registers back to 0 and jumps to the program's entry (the new entry)."""
+    loads, stores = loads or (0,) * len(delays), stores or (0,) * len(delays)
+    if not any(delays) and not any(loads) and not any(stores):
+        return program
+    base, scratch = program.top("code"), program.top("data")
+    dispatch = 1 + 2 * len(delays)                # cid, then eq + jt per core
+    starts, at = [], base + dispatch
+    for d, n, m in zip(delays, loads, stores):
+        starts.append(at)
+        at += d + n + m + 3                       # the nops, loads and stores, two movs, the jmp
+    words = [encode(BY_KEY["cid"], _R_ID)]
+    for k, start in enumerate(starts):
+        words += [encode(BY_KEY["eq.imm"], _R_TMP, _R_ID, imm=k), encode(BY_KEY["jt"], _R_TMP, imm=start)]
+    for k, (d, n, m) in enumerate(zip(delays, loads, stores)):
+        words += [encode(BY_KEY["nop"])] * d + [encode(BY_KEY["ld.abs"], _R_TMP, imm=scratch + k)] * n
+        words += [encode(BY_KEY["st.abs"], 0, imm=scratch + k)] * m
+        words += [encode(BY_KEY["mov.imm"], _R_ID, imm=0), encode(BY_KEY["mov.imm"], _R_TMP, imm=0),
+                  encode(BY_KEY["jmp"], imm=program.entry)]
+    return Program(segments=[*program.segments, Segment("code", base, words)], symbols=program.symbols,
+                   entry=base, stacks=program.stacks)
+
+
+# -- running ----------------------------------------------------------------------------------
+
+@dataclass
+class LitmusResult:
+    test: LitmusTest
+    model: str
+    engine: str
+    seed: int
+    outcomes: Counter              # output text -> runs that printed it
+    allowed: frozenset             # every output the checker allows under the model
+
+    @property
+    def runs(self) -> int:
+        return sum(self.outcomes.values())
+
+    @property
+    def forbidden(self) -> list[str]:
+        """Outputs the engine printed that the checker forbids: each one is a bug."""
+        return sorted(o for o in self.outcomes if o not in self.allowed)
+
+    def to_json(self) -> dict:
+        return {"program": self.test.name, "model": self.model, "engine": self.engine, "seed": self.seed,
+                "runs": self.runs, "outcomes": dict(sorted(self.outcomes.items())),
+                "allowed": {o: o in self.allowed for o in sorted(self.outcomes)},
+                "checker_outcomes": sorted(self.allowed)}
+
+
+def check_model(model: str) -> str:
+    if model not in MODELS:
+        raise S2mcError(f"litmus: --model {model!r} is not one of {', '.join(MODELS)}")
+    if model != "sc" and not has_store_buffers():
+        raise S2mcError(f"litmus: --model {model} needs the machine parameter 'consistency' "
+                        "(store buffers), which this build does not have")
+    return model
+
+
+def run_litmus(path: str, model: str = "sc", engine: str = "fast", runs: int = 100, seed: int = 0,
+               test: LitmusTest | None = None) -> LitmusResult:
+    """Run a litmus program `runs` times under the timings of `seed`; count each output."""
+    check_model(model)
+    if engine not in RUNNERS:
+        raise S2mcError(f"litmus: --engine {engine!r} is not one of {', '.join(RUNNERS)}")
+    runs = named("litmus: --runs", integer, runs, 1, 1_000_000)
+    seed = named("litmus: --seed", integer, seed, 0, 2**63 - 1)
+    test = test or load(path)
+    outcomes: Counter = Counter()
+    for i, timing in enumerate(timings(test.cores, runs, seed, model)):
+        output = run_once(delayed(test.program, timing.delays, timing.loads, timing.stores), test.cores, engine, model, timing,
+                          f"litmus: {test.shown}: run {i} ({describe(timing)})")
+        if not output:
+            raise S2mcError(f"litmus: {test.shown}: run {i} printed nothing: a litmus program prints its "
+                            "outcome (trap #1, #2 or #3)")
+        outcomes[output] += 1
+    return LitmusResult(test, model, engine, seed, outcomes, allowed_outputs(test.program, test.cores, model).outputs)
+
+
+def run_once(program: Program, cores: int, engine: str, model: str, timing: Timing, where: str) -> str:
+    """One run's output, on an engine or on the cycle-stepped reference model (engine
+    `reference`: slow, but the specification the engines follow)."""
+    machine = {**timing.machine(), **({"consistency": model} if has_store_buffers() else {})}
+    try:
+        if engine == "reference":
+            from s2mc.simulator.reference import RefFault, ReferenceMachine
+            try:
+                raw = ReferenceMachine(program.code_image, program.data_image, program.entry, cores=cores,
+                                       max_cycles=MAX_CYCLES, mem_words=REFERENCE_MEM_WORDS, **machine).run()
+            except RefFault as exc:
+                raise _stopped(exc.kind, exc.core, exc.pc, exc.kind.replace("_", " ")) from None
+            return "".join(text for _, _, text in sorted(raw["output"], key=lambda e: (e[0], e[1])))
+        try:
+            return simulate(program, cores=cores, engine=engine, max_cycles=MAX_CYCLES, **machine).output
+        except SimFault as exc:
+            raise _stopped(exc.fault.get("kind"), exc.fault.get("core"), exc.fault.get("pc"), str(exc)) from None
+    except S2mcError as exc:
+        raise S2mcError(f"{where}: {exc}") from None
+
+
+def _stopped(kind: str, core: int, pc: int, message: str) -> S2mcError:
+    """A run's fault; the cycle limit said in the litmus runner's terms (it has no --max-cycles)."""
+    if kind == "cycle_limit":
+        return S2mcError(f"still running after {MAX_CYCLES} cycles (core {core} at pc {pc}): "
+                         "a litmus program that never ends under this timing")
+    return S2mcError(message)
+
+
+def describe(t: Timing) -> str:
+    """A timing in words, for messages."""
+    sb = f", {t.store_buffer_entries}-entry store buffers" if t.store_buffer_entries else ""
+    return (f"start delays {','.join(map(str, t.delays))}, prologue loads {','.join(map(str, t.loads))}, "
+            f"stores {','.join(map(str, t.stores))}, "
+            f"{t.arbitration} arbitration, "
+            f"latency {t.mem_latency}, cache {t.cache}{sb}")
+
+
+def has_fence() -> bool:
+    """Whether this build's ISA has the `fence` instruction (the _fence programs need it)."""
+    return "fence" in BY_MNEMONIC
+
+
+# -- the docs table ---------------------------------------------------------------------------
+
+def literature_table() -> str:
+    """docs/consistency.md's table: for each bundled test, its relaxed outcome, what the
+    literature says of it under each model, and what the checker finds (every outcome it allows)."""
+    rows = ["| test | cores | relaxed outcome | " + " | ".join(f"{m.upper()} (literature / checker)" for m in MODELS)
+            + " | outcomes the checker allows (SC; TSO; PSO) |",
+            "|---|---|---|" + "---|" * len(MODELS) + "---|"]
+    for path in bundled():
+        t = load(str(path))
+        allowed = {m: allowed_outputs(t.program, t.cores, m).outputs for m in MODELS}
+        cells = []
+        for m in MODELS:
+            got = "allowed" if t.relaxed in allowed[m] else "forbidden"
+            cells.append(f"{t.expected.get(m, '?')} / {got}")
+        sets = "; ".join(_outcomes(allowed[m]) for m in MODELS)
+        rows.append(f"| {path.name} | {t.cores} | {t.label(t.relaxed)} | " + " | ".join(cells) + f" | {sets} |")
+    return "\n".join(rows) + "\n"
+
+
+def _outcomes(outputs) -> str:
+    """A set of outputs for the table: each as its values with commas, or their count when long."""
+    if len(outputs) > 6:
+        return f"{len(outputs)} outcomes"
+    return " ".join(sorted(o.strip().replace(" ", ",") for o in outputs))
+
+
+if __name__ == "__main__":     # python -m s2mc.experiments.litmus: print the docs table
+    print(literature_table(), end="")

@@ -1,0 +1,285 @@
+// The fast engine with store buffers (consistency tso, pso; docs/timing-model.md, "Store buffers").
+//
+// A buffered core's drains compete for the bus while the core runs on, so the free-running scheme
+// of fast_engine.cpp (a core runs alone until it needs the bus) does not hold. This loop steps the
+// machine cycle by cycle in the order of the rules, skipping the cycles in which nothing can happen.
+#include <algorithm>
+#include <limits>
+
+#include "s2mc/fast_engine.h"
+
+namespace s2 {
+
+namespace {
+constexpr uint64_t NEVER = std::numeric_limits<uint64_t>::max();
+}
+
+// An instruction whose issue touches only its core's registers and pc, and cannot fault.
+static inline bool pure(const Uop& u) {
+  switch (u.op) {
+    case OP_DIV_IMM: case OP_MOD_IMM: case OP_DIV_REG: case OP_MOD_REG: case OP_FENCE: case OP_SYNC: case OP_TRAP:
+    case OP_UNDEFINED:
+      return false;
+    default:
+      return u.bus == BUS_NONE;
+  }
+}
+
+// Step 1 for core id at cycle c: issue its next instruction (or hold it back). False on a fault.
+bool FastEngine::buffered_issue(int id, uint64_t c) {
+  Core& k = cores_[id];
+  Buffered& b = sb_[static_cast<size_t>(id)];
+  int32_t* r = k.r;
+  k.t = c;
+  if (k.pc >= prog_.size()) { fault(id, FaultKind::PC_OUT_OF_RANGE); return false; }
+  const Uop& u = prog_[k.pc];
+  if (u.op == OP_UNDEFINED) { fault(id, FaultKind::UNDEFINED_OPCODE); return false; }
+  const bool drains = u.op == OP_FENCE || u.op == OP_XCHG || u.op == OP_SYNC || u.op == OP_TRAP;
+  const bool store = u.bus == BUS_WRITE;
+  if ((drains && !b.buf.empty()) || (store && b.buf.full())) {   // held back: tries again at c + 1
+    if (b.since == NEVER) b.since = c;
+    b.next = c + 1;
+    return true;
+  }
+  if (b.since != NEVER) {
+    (store ? k.s.store_buffer_full_stalls : k.s.fence_stall_cycles) += c - b.since;
+    b.since = NEVER;
+  }
+  const uint32_t here = k.pc;
+  if (store || u.bus == BUS_READ) {
+    const uint32_t a = mem_address(r, u);
+    if (a >= cfg_.mem_words) { fault(id, FaultKind::ADDRESS_OUT_OF_RANGE, a); return false; }
+    if (guarded_ && StackGuard(stacks_, id).violates(a)) { fault(id, FaultKind::STACK_OVERFLOW, a); return false; }
+    if (store) {
+      const int32_t v = store_value(r, u, a);
+      if (u.op == OP_PUSH) r[u.d1] = static_cast<int32_t>(a);
+      const int32_t before = mem_[a];
+      b.buf.push(a, v, here, c);
+      sb_log(c, here, id, TraceKind::BUFFER, b.buf.size(), a, before, v);
+      k.pc += 1;
+      ++k.s.instructions;
+      b.next = c + 1;
+      return true;
+    }
+    int32_t v;
+    if (b.buf.forward(a, v)) {
+      writeback(r, k.pc, u, a, v);
+      sb_log(c, here, id, TraceKind::FORWARD, 0, a, v, v);
+      ++k.s.store_forwards;
+      ++k.s.mem_reads;
+      ++k.s.instructions;
+      b.next = c + 1;
+      return true;
+    }
+  }
+  if (u.op == OP_FENCE) { sb_log(c, here, id, TraceKind::ISSUE); k.pc += 1; ++k.s.instructions; b.next = c + 1; return true; }
+  const Next nx = execute(r, k.pc, u, id, cfg_.cores);
+  if (nx != Next::MEMORY && nx != Next::UNDEFINED)
+    sb_log(c, here, id, nx == Next::SYNC ? TraceKind::SYNC : nx == Next::HALT ? TraceKind::HALT : TraceKind::ISSUE);
+  switch (nx) {
+    case Next::MEMORY: {
+      const uint32_t a = mem_address(r, u);
+      if (a >= cfg_.mem_words) { fault(id, FaultKind::ADDRESS_OUT_OF_RANGE, a); return false; }
+      if (guarded_ && StackGuard(stacks_, id).violates(a)) { fault(id, FaultKind::STACK_OVERFLOW, a); return false; }
+      ++k.s.instructions;
+      if (cached_ && u.bus != BUS_STRING && caches_.lookup(id, u.bus, a)) {
+        const int32_t before = mem_[a];
+        const AccessCount ac = mem_access(r, k.pc, u, a, mem_.data(), cfg_.mem_words, nullptr);
+        sb_log(c, here, id, TraceKind::HIT, 0, a, before, mem_[a]);
+        sb_log_changes(c, here);
+        k.s.mem_reads += ac.reads;
+        k.s.mem_writes += ac.writes;
+        b.next = c + cfg_.cache.hit_latency;
+        return true;
+      }
+      sb_log(c, here, id, TraceKind::REQUEST, 0, a);
+      k.req_addr = a;
+      k.status = Status::PENDING;
+      return true;
+    }
+    case Next::CONTINUE: {
+      // The instructions that follow and touch neither memory, the buffer nor the other cores
+      // (ALU, jumps, nop; not div or mod, which may fault) cannot change anything another core or
+      // the bus sees: the core runs on through them now, up to the cycle limit.
+      uint64_t t = c + 1, done = 1;
+      const uint32_t n = static_cast<uint32_t>(prog_.size());
+      while (!tracing_ && t < cfg_.max_cycles && k.pc < n && pure(prog_[k.pc])) {
+        execute(r, k.pc, prog_[k.pc], id, cfg_.cores);
+        ++t;
+        ++done;
+      }
+      k.s.instructions += done;
+      b.next = t;
+      return true;
+    }
+    case Next::PRINT: output_.push_back({c, id, trap_text(r, u)}); ++k.s.instructions; b.next = c + 1; return true;
+    case Next::SYNC: ++k.s.instructions; k.status = Status::SYNC; return true;
+    case Next::HALT:
+      ++k.s.instructions;
+      k.status = Status::HALTED;
+      k.s.finish_cycle = c + 1;
+      if (tracing_) trace_->close(id);
+      return true;
+    case Next::DIV_ZERO: fault(id, FaultKind::DIVISION_BY_ZERO); return false;
+    default: fault(id, FaultKind::UNDEFINED_OPCODE); return false;
+  }
+}
+
+// Step 1b: each core with a free drain port starts draining an entry that entered before c; with
+// caches a write hit takes effect now, else the drain requests the bus.
+void FastEngine::start_drains(uint64_t c) {
+  for (int id = 0; id < cfg_.cores; ++id) {
+    Buffered& b = sb_[static_cast<size_t>(id)];
+    if (b.drain >= 0 || b.drain_free > c) continue;
+    const int i = b.buf.choose(cfg_.consistency, c);
+    if (i < 0) continue;
+    if (cached_ && caches_.lookup(id, BUS_WRITE, b.buf.at(i).addr, false)) {
+      const SbEntry e = b.buf.take(i);
+      sb_log(c, e.pc, id, TraceKind::DRAIN_HIT, 0, e.addr, mem_[e.addr], e.value);
+      sb_log_changes(c, e.pc);
+      mem_[e.addr] = e.value;
+      CoreStats& s = cores_[id].s;
+      ++s.store_drains;
+      ++s.mem_writes;
+      b.drain_free = c + cfg_.cache.hit_latency;
+      continue;
+    }
+    b.drain = i;
+    b.drain_cycle = c;
+  }
+}
+
+// Step 2: the bus, free at c, goes to one core's own request, or else its drain's.
+void FastEngine::buffered_grant(uint64_t c) {
+  const int N = cfg_.cores;
+  int win = -1;
+  uint64_t win_since = NEVER;
+  bool win_drain = false;
+  auto rank = [&](int i) -> uint64_t {   // lower wins; fifo ranks by request cycle, then id
+    switch (cfg_.arbitration) {
+      case Arbitration::FIXED: return static_cast<uint64_t>(i);
+      case Arbitration::BURST4:
+        return (i == last_grant_ && burst_streak_ >= BURST_LIMIT ? 1ull << 32 : 0) + static_cast<uint64_t>(i);
+      case Arbitration::ROUND_ROBIN: return static_cast<uint64_t>(((i - last_grant_ - 1) % N + N) % N);
+      default: return 0;
+    }
+  };
+  for (int i = 0; i < N; ++i) {
+    const Core& k = cores_[i];
+    const Buffered& b = sb_[static_cast<size_t>(i)];
+    uint64_t since;
+    bool drain = false;
+    if (k.status == Status::PENDING) since = k.t;
+    else if (b.drain >= 0) { since = b.drain_cycle; drain = true; }
+    else continue;
+    const bool better = win < 0 || (cfg_.arbitration == Arbitration::FIFO ? since < win_since : rank(i) < rank(win));
+    if (better) { win = i; win_since = since; win_drain = drain; }
+  }
+  if (win < 0) return;
+  Core& k = cores_[win];
+  Buffered& b = sb_[static_cast<size_t>(win)];
+  uint64_t D = static_cast<uint64_t>(cfg_.mem_latency);
+  if (win_drain) {
+    const SbEntry e = b.buf.take(b.drain);
+    Caches::Grant x{XA_NONE, 0};
+    if (cached_) {
+      x = caches_.transact(win, BUS_WRITE, e.addr);
+      D = x.span;
+    }
+    sb_log(c, e.pc, win, TraceKind::DRAIN, c - b.drain_cycle, e.addr, mem_[e.addr], e.value, x.xact, x.xact ? x.span : 0);
+    sb_log_changes(c, e.pc);
+    mem_[e.addr] = e.value;
+    ++k.s.store_drains;
+    ++k.s.mem_writes;
+    ++k.s.drain_bus_accesses;
+    k.s.drain_bus_cycles += D;
+    b.drain = -1;
+    b.drain_free = c + D;
+  } else {
+    const Uop& u = prog_[k.pc];
+    const uint32_t here = k.pc;
+    const int32_t before = mem_[k.req_addr];
+    Caches::Grant x{XA_NONE, 0};
+    AccessCount ac;
+    if (u.bus == BUS_STRING) {
+      std::string text;
+      ac = mem_access(k.r, k.pc, u, k.req_addr, mem_.data(), cfg_.mem_words, &text);
+      output_.push_back({k.t, win, std::move(text)});
+    } else {
+      if (cached_) {
+        x = caches_.transact(win, u.bus, k.req_addr);
+        D = x.span;
+      }
+      ac = mem_access(k.r, k.pc, u, k.req_addr, mem_.data(), cfg_.mem_words, nullptr);
+    }
+    if (x.xact != XA_NONE) {
+      sb_log(c, here, win, TraceKind::XGRANT, c - k.t, k.req_addr, before, mem_[k.req_addr], x.xact, x.span);
+      sb_log_changes(c, here);
+    } else {
+      sb_log(c, here, win, TraceKind::GRANT, c - k.t, k.req_addr, before, mem_[k.req_addr]);
+    }
+    k.s.mem_reads += ac.reads;
+    k.s.mem_writes += ac.writes;
+    k.s.bus_wait_cycles += c - k.t;
+    k.status = Status::RUNNING;
+    b.next = c + D;
+  }
+  k.s.mem_accesses += 1;
+  k.s.bus_busy_cycles += D;
+  bus_free_ = c + D;
+  burst_streak_ = win == last_grant_ ? burst_streak_ + 1 : 1;
+  last_grant_ = win;
+}
+
+// Simulates the cycles before `pause` (see advance()): true when it paused there, false when the
+// run ended (every core halted, a fault, or the cycle limit).
+bool FastEngine::run_buffered(uint64_t pause) {
+  const int N = cfg_.cores;
+  if (sb_.empty()) {
+    for (int i = 0; i < N; ++i) {
+      sb_.emplace_back();
+      sb_.back().buf = StoreBuffer(cfg_.store_buffer_entries);
+    }
+  }
+  uint64_t c = sb_cycle_;
+  for (;;) {
+    if (c >= cfg_.max_cycles || fault_.kind != FaultKind::NONE) return false;
+    if (c >= pause) { sb_cycle_ = c; return true; }
+    int halted = 0, synced = 0;   // step 1, counting the cores that halted or wait at the barrier
+    for (int i = 0; i < N; ++i) {
+      const Status st = cores_[i].status;
+      if (st == Status::RUNNING && sb_[static_cast<size_t>(i)].next == c && !buffered_issue(i, c)) return false;
+      halted += cores_[i].status == Status::HALTED;
+      synced += cores_[i].status == Status::SYNC;
+    }
+    if (halted == N) return false;
+    start_drains(c);
+    if (bus_free_ <= c) buffered_grant(c);   // a grant changes no core's SYNC or HALTED
+    // step 3: the barrier completes when every core that has not halted has arrived
+    if (synced > 0 && synced + halted == N) {
+      for (int i = 0; i < N; ++i) {
+        Core& k = cores_[i];
+        if (k.status != Status::SYNC) continue;
+        k.s.sync_wait_cycles += c - k.t;
+        sb_log(c + 1, k.pc, i, TraceKind::RESUME, c - k.t);
+        k.status = Status::RUNNING;
+        sb_[static_cast<size_t>(i)].next = c + 1;
+      }
+    }
+    // the next cycle in which something can happen
+    uint64_t next = NEVER;
+    bool waiting = false;
+    for (int i = 0; i < N; ++i) {
+      const Core& k = cores_[i];
+      const Buffered& b = sb_[static_cast<size_t>(i)];
+      if (k.status == Status::RUNNING) next = std::min(next, b.next);
+      waiting |= k.status == Status::PENDING || b.drain >= 0;
+      if (!b.buf.empty() && b.drain < 0) next = std::min(next, std::max(b.drain_free, c + 1));
+    }
+    if (waiting) next = std::min(next, std::max(bus_free_, c + 1));
+    if (next == NEVER) return false;   // nothing can happen any more (the result says why)
+    c = std::max(next, c + 1);
+  }
+}
+
+}  // namespace s2

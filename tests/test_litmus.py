@@ -1,0 +1,337 @@
+"""`s2mc litmus` (s2mc.experiments.litmus) and its checker (s2mc.experiments.litmus_model): the
+checker against the literature's verdicts and hand-derived outcome sets, the engines' outcomes
+inside the checker's, the timings, the docs table, and every bad input as one line."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import assume, given, settings
+from s2gen import programs as random_programs
+from systemc_helpers import needs_systemc
+
+from s2mc.common.errors import S2mcError
+from s2mc.experiments import litmus
+from s2mc.experiments.litmus_model import MODELS, allowed_outputs
+from s2mc.isa import disassemble_word
+from s2mc.isa.assembler import assemble
+from s2mc.simulator import SimFault, run as simulate, systemc_engine
+
+ROOT = Path(__file__).resolve().parents[1]
+S2MC = Path(sys.executable).parent / "s2mc"
+PROGRAMS = sorted(p.name for p in (ROOT / "workloads/litmus").glob("*.s"))
+NO_FENCE = pytest.mark.skipif(not litmus.has_fence(), reason="this build's ISA has no `fence` instruction")
+
+
+def simulates(model: str, engine: str = "fast") -> bool:
+    """Whether this build's engine runs a program with consistency=model."""
+    if not litmus.has_store_buffers():
+        return model == "sc"
+    try:
+        simulate(assemble(".code 0\ntrap r0 #0\n.end\n"), consistency=model, engine=engine)
+    except S2mcError:
+        return False
+    return True
+
+
+NO_BUFFERS = pytest.mark.skipif(not (simulates("tso") and simulates("pso")),
+                                reason="the fast engine does not simulate store buffers yet "
+                                       "(machine parameter 'consistency' = tso, pso)")
+
+
+def programs():
+    """Every bundled program; those with fences skipped while the ISA has no `fence`."""
+    return [pytest.param(n, marks=NO_FENCE) if "fence" in n else n for n in PROGRAMS]
+
+
+def engine_models():
+    return [m if m == "sc" else pytest.param(m, marks=NO_BUFFERS) for m in MODELS]
+
+
+def s2mc(*args, cwd=None):
+    return subprocess.run([str(S2MC), "litmus", *map(str, args)], capture_output=True, text=True,
+                          cwd=cwd, timeout=120)
+
+
+def one_line_error(proc, needle):
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and needle in proc.stderr, proc.stderr
+
+
+# -- the checker alone ----------------------------------------------------------------------
+
+#: Every test of the bundle with the literature's verdict on its relaxed outcome (the Primer,
+#: chapters 3-4; herd7's sc, tso and SPARC PSO models), written here apart from the programs.
+LITERATURE = {
+    "sb": ("forbidden", "allowed", "allowed"), "mp": ("forbidden", "forbidden", "allowed"),
+    "lb": ("forbidden", "forbidden", "forbidden"), "iriw": ("forbidden", "forbidden", "forbidden"),
+    "2+2w": ("forbidden", "forbidden", "allowed"), "dekker": ("forbidden", "allowed", "allowed"),
+    "peterson": ("forbidden", "allowed", "allowed"),
+}
+
+
+def test_the_bundle_has_each_classic_test_with_and_without_fences():
+    assert PROGRAMS == sorted(f"{n}{s}.s" for n in LITERATURE for s in ("", "_fence"))
+
+
+@pytest.mark.parametrize("name", programs())
+def test_each_program_declares_the_literature_verdicts(name):
+    t = litmus.load(name)
+    want = ("forbidden",) * 3 if name.endswith("_fence.s") else LITERATURE[name[:-2]]
+    assert tuple(t.expected[m] for m in MODELS) == want
+
+
+@pytest.mark.parametrize("model", MODELS)
+@pytest.mark.parametrize("name", programs())
+def test_the_checker_agrees_with_the_literature(name, model):
+    t = litmus.load(name)
+    allowed = allowed_outputs(t.program, t.cores, model).outputs
+    assert ("allowed" if t.relaxed in allowed else "forbidden") == t.expected[model]
+    assert allowed and all(len(o.split()) == len(t.values) for o in allowed)
+
+
+# The whole outcome sets, derived by hand from the models' definitions.
+HAND = {
+    ("sb.s", "sc"): {"0 1", "1 0", "1 1"}, ("sb.s", "tso"): {"0 0", "0 1", "1 0", "1 1"},
+    ("mp.s", "tso"): {"0 0", "0 1", "1 1"}, ("mp.s", "pso"): {"0 0", "0 1", "1 0", "1 1"},
+    ("2+2w.s", "tso"): {"1 2", "2 1", "2 2"}, ("2+2w.s", "pso"): {"1 1", "1 2", "2 1", "2 2"},
+    ("peterson.s", "sc"): {"2"}, ("peterson.s", "tso"): {"1", "2"},
+    ("lb.s", "pso"): {"0 0", "0 1", "1 0"},
+}
+
+
+@pytest.mark.parametrize("name,model", sorted(HAND))
+def test_the_checker_finds_exactly_the_hand_derived_outcomes(name, model):
+    t = litmus.load(name)
+    assert allowed_outputs(t.program, t.cores, model).outputs == {o + "\n" for o in HAND[name, model]}
+
+
+def checker(body: str, cores: int, model: str, data: str = ":x 0\n:y 0"):
+    return allowed_outputs(assemble(f".code 0\n{body}\n.data 0\n{data}\n.end\n"), cores, model).outputs
+
+
+def test_a_load_reads_its_own_buffered_store_first():
+    # core 0 stores x=1 and reads x back: its own buffer forwards 1, never the 0 still in memory
+    body = "cid r1\njt r1 out\nmov r2 #1\nst r2 x\nld r3 x\ntrap r3 #1\n:out\ntrap r0 #0"
+    assert checker(body, 2, "tso") == checker(body, 2, "pso") == {"1"}
+
+
+def test_pso_keeps_stores_to_one_address_in_order():
+    # x=1; x=2 on core 0, core 1 reads x twice: never 2 then 1
+    body = ("cid r1\njt r1 rd\nmov r2 #1\nst r2 x\nmov r2 #2\nst r2 x\ntrap r0 #0\n"
+            ":rd\nld r3 x\nld r4 x\ntrap r3 #1\ntrap r4 #1\ntrap r0 #0")
+    got = checker(body, 2, "pso")
+    assert "21" not in got and {"00", "01", "02", "11", "12", "22"} == got
+
+
+def test_the_checker_refuses_what_is_no_litmus_test():
+    with pytest.raises(S2mcError, match="core 0 pc 1: address 5000 is outside the program's data"):
+        checker("mov r1 #5000\nld r2 @0 r1\ntrap r0 #0", 1, "sc")
+    with pytest.raises(S2mcError, match="a loop that cannot end"):
+        checker(":l\njmp l", 1, "sc")
+    with pytest.raises(S2mcError, match="model 'rc' is not one of sc, tso, pso"):
+        checker("trap r0 #0", 1, "rc")
+
+
+@settings(max_examples=150, deadline=None)
+@given(random_programs())
+def test_on_one_core_the_checker_prints_what_the_fast_engine_prints(source):
+    # random programs of every instruction (tests/s2gen.py): the checker's own interpreter of the
+    # ISA against the engine's, one output each; with one core the store buffers change nothing
+    # and every register printed at the end, so that a wrong result shows even when not printed
+    show = "".join(f"trap r{r} #1\ntrap r0 #2\n" for r in range(1, 32))
+    prog = assemble(source.replace("trap r0 #0\n.data", show + "trap r0 #0\n.data"))
+    try:
+        want = simulate(prog, cores=1, mem_words=512).output
+    except SimFault:
+        assume(False)
+    for model in MODELS:
+        assert allowed_outputs(prog, 1, model, mem_words=512).outputs == {want}
+
+
+# -- the engines against the checker ------------------------------------------------------
+
+@pytest.mark.parametrize("model", engine_models())
+@pytest.mark.parametrize("name", programs())
+def test_the_fast_engine_prints_only_what_the_checker_allows(name, model):
+    r = litmus.run_litmus(name, model, runs=60, seed=7)
+    assert r.runs == 60 and not r.forbidden, r.forbidden
+    assert len(r.outcomes) >= 2 or name.startswith("peterson")   # the timings really vary
+
+
+def systemc_models():
+    built = systemc_engine.available()
+    return [pytest.param(m, marks=[*needs_systemc, pytest.mark.skipif(
+        built and not simulates(m, "systemc"), reason=f"the systemc engine does not simulate {m} yet "
+                                                       "(machine parameter 'consistency')")])
+            for m in MODELS]
+
+
+@pytest.mark.parametrize("model", systemc_models())
+@pytest.mark.parametrize("name", ["sb.s", "mp.s"])
+def test_the_systemc_engine_prints_only_what_the_checker_allows(name, model):
+    r = litmus.run_litmus(name, model, engine="systemc", runs=8, seed=3)
+    assert r.runs == 8 and not r.forbidden
+
+
+@NO_BUFFERS
+@pytest.mark.parametrize("model", ["tso", "pso"])
+def test_store_buffers_show_the_relaxed_outcome_of_sb(model):
+    r = litmus.run_litmus("sb.s", model, runs=100, seed=0)
+    assert r.outcomes[r.test.relaxed] > 0 and not r.forbidden
+
+
+@NO_BUFFERS
+def test_pso_shows_the_relaxed_outcome_of_mp():
+    # rare on this machine (the writer's buffer must be busy, the reader favoured by the arbiter):
+    # 3 of 5000 runs with seed 1
+    r = litmus.run_litmus("mp.s", "pso", runs=2000, seed=1)
+    assert r.outcomes[r.test.relaxed] > 0 and not r.forbidden
+
+
+# The cycle-stepped reference model (simulator/reference.py) already simulates the store buffers the
+# engines will: the same checks on it.
+REF_MODELS = [pytest.param(m, marks=pytest.mark.skipif(not litmus.has_store_buffers(),
+                                                         reason="no machine parameter 'consistency'"))
+              for m in ("tso", "pso")]
+
+
+@pytest.mark.parametrize("model", REF_MODELS)
+def test_the_reference_model_shows_the_relaxed_outcome_of_sb_and_dekker(model):
+    for name in ("sb.s", "dekker.s"):
+        r = litmus.run_litmus(name, model, engine="reference", runs=150, seed=0)
+        assert r.outcomes[r.test.relaxed] > 0 and not r.forbidden, r.outcomes
+
+
+@pytest.mark.parametrize("model", REF_MODELS)
+@pytest.mark.parametrize("name", [n for n in PROGRAMS if not n.startswith(("peterson.", "iriw"))])
+def test_the_reference_model_prints_only_what_the_checker_allows(name, model):
+    r = litmus.run_litmus(name, model, engine="reference", runs=40, seed=7)
+    assert not r.forbidden
+
+
+@pytest.mark.xfail(reason="the machine drains a core's store buffer only while the core has no bus request "
+                          "of its own: spinning on loads, it never drains and Peterson's lock (no fences) "
+                          "spins forever", raises=S2mcError, strict=False)
+@pytest.mark.parametrize("engine", ["fast", "reference"])
+@pytest.mark.parametrize("model", REF_MODELS)
+def test_the_machine_ends_petersons_lock_without_fences(model, engine):
+    r = litmus.run_litmus("peterson.s", model, engine=engine, runs=320, seed=0)
+    assert not r.forbidden
+
+
+# -- timings --------------------------------------------------------------------------------
+
+def test_the_timings_are_drawn_from_the_seed_and_start_with_all_cores_at_once():
+    a, b = litmus.timings(2, 50, 11), litmus.timings(2, 50, 11)
+    assert all(t.store_buffer_entries is None for t in a)        # sc: no store buffers to size
+    if litmus.has_store_buffers():
+        sizes = [t.store_buffer_entries for t in litmus.timings(2, 50, 11, "tso")]
+        assert sizes[0] is None and set(sizes[1:]) <= set(range(1, 9)) and len(set(sizes)) > 3
+    assert a == b and a != litmus.timings(2, 50, 12) and len(a) == 50
+    assert a[0].delays == (0, 0) and a[0].arbitration == "fifo" and a[0].cache == "none"
+    assert {t.arbitration for t in a} == {"fifo", "fixed", "round_robin", "burst4"}
+    assert len({t.cache for t in a}) > 2 and max(max(t.delays) for t in a) <= litmus.MAX_DELAY
+
+
+def test_the_prologue_delays_each_core_by_its_nops_and_changes_nothing_else():
+    prog = litmus.load("sb.s").program
+    # the prologue costs the same fixed cycles whatever the delays, plus the nops: one cycle each
+    r1 = simulate(litmus.delayed(prog, (1, 1)), cores=2)
+    r9 = simulate(litmus.delayed(prog, (9, 9)), cores=2)
+    assert r9.cycles - r1.cycles == 8 and r9.output == r1.output
+    assert r9.instructions - r1.instructions == 2 * 8            # the nops, and nothing else
+    assert litmus.delayed(prog, (0, 0)) is prog and litmus.delayed(prog, (0, 0), (0, 0), (0, 0)) is prog
+
+
+def test_the_prologue_accesses_go_to_each_cores_own_word_past_the_data():
+    prog = litmus.load("sb.s").program
+    top = prog.top("data")
+    base = simulate(litmus.delayed(prog, (1, 1)), cores=2)
+    r = simulate(litmus.delayed(prog, (1, 1), (2, 1), (1, 3)), cores=2)
+    assert r.output == base.output and r.instructions - base.instructions == 2 + 1 + 1 + 3
+    reads = [c["mem_reads"] - b["mem_reads"] for c, b in zip(r.cores, base.cores)]
+    writes = [c["mem_writes"] - b["mem_writes"] for c, b in zip(r.cores, base.cores)]
+    assert reads == [2, 1] and writes == [1, 3]
+    listing = [disassemble_word(w) for w in litmus.delayed(prog, (0, 0), (1, 0), (0, 1)).image("code")]
+    assert f"ld r30 {top}" in listing and f"st r0 {top + 1}" in listing
+
+
+# -- the docs table -------------------------------------------------------------------------
+
+@NO_FENCE
+def test_the_docs_table_is_the_generated_one():
+    doc = (ROOT / "docs/consistency.md").read_text()
+    assert litmus.literature_table() in doc
+
+
+# -- the command ----------------------------------------------------------------------------
+
+def test_the_command_finds_a_bundled_test_by_name_and_prints_json(tmp_path):
+    proc = s2mc("sb", "--runs", 20, "--json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout)
+    assert got["model"] == "sc" and got["runs"] == 20 and sum(got["outcomes"].values()) == 20
+    assert set(got["allowed"]) == set(got["outcomes"]) and all(got["allowed"].values())
+    assert sorted(got["checker_outcomes"]) == ["0 1\n", "1 0\n", "1 1\n"]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_command_table_comes_from_the_run(tmp_path):
+    proc = s2mc("mp.s", "--runs", 30, "--seed", 2, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    r = litmus.run_litmus("mp.s", "sc", runs=30, seed=2)
+    assert proc.stdout.startswith(f"mp under SC: 30 runs on the fast engine (seed 2), {len(r.outcomes)} distinct")
+    for out, n in r.outcomes.items():
+        assert f"{r.test.label(out)}  {n:>4}" in proc.stdout
+
+
+LITMUS_HEADER = "; litmus: cores=1 values=a\n"
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["spin_lock.s"], "not a litmus program"),
+    ([str(ROOT / "workloads/asm/spin_lock.s")], "not a litmus program"),
+    (["nothere.s"], "nothere.s: no such file"),
+    (["sb.s", "--runs", "0"], "--runs"),
+    (["sb.s", "--runs", "x"], "--runs"),
+    (["sb.s", "--model", "rc"], "--model"),
+    (["sb.s", "--engine", "slow"], "--engine"),
+    (["silent.s"], "run 0 printed nothing"),
+    (["badcores.s"], "litmus header: cores"),
+    (["badfield.s"], "litmus header: unknown field 'colour'"),
+    (["badverdict.s"], "tso=maybe is not allowed or forbidden"),
+    (["badrelaxed.s"], "relaxed= has 2 values"),
+    (["prog.rz"], "a litmus program is S2 assembly"),
+    (["spins.s"], "run 0 ("),
+])
+def test_bad_input_is_one_line(tmp_path, args, needle):
+    (tmp_path / "silent.s").write_text(LITMUS_HEADER + ".code 0\ntrap r0 #0\n.end\n")
+    (tmp_path / "badcores.s").write_text("; litmus: cores=lots\n.code 0\ntrap r0 #0\n.end\n")
+    (tmp_path / "badfield.s").write_text("; litmus: cores=1 colour=red\n.code 0\ntrap r0 #0\n.end\n")
+    (tmp_path / "badverdict.s").write_text("; litmus: cores=1 tso=maybe\n.code 0\ntrap r0 #0\n.end\n")
+    (tmp_path / "badrelaxed.s").write_text("; litmus: cores=1 values=a relaxed=1,2\n.code 0\ntrap r0 #0\n.end\n")
+    (tmp_path / "prog.rz").write_text("int main() { return 0; }\n")
+    (tmp_path / "spins.s").write_text(LITMUS_HEADER + ".code 0\n:l\nld r1 x\njmp l\n.data 0\n:x 0\n.end\n")
+    before = sorted(tmp_path.iterdir())
+    one_line_error(s2mc(*args, cwd=tmp_path), needle)
+    assert sorted(tmp_path.iterdir()) == before
+
+
+@pytest.mark.skipif(simulates("tso"), reason="this build's fast engine has store buffers")
+def test_tso_without_store_buffers_says_what_is_missing():
+    one_line_error(s2mc("sb.s", "--model", "tso"), "tso")
+
+
+def test_an_output_the_checker_forbids_is_shown_and_fails_the_command(monkeypatch):
+    # a checker that allows only one of SB's SC outcomes: the others the engine prints are bugs
+    from click.testing import CliRunner
+
+    from s2mc.cli.main import cli
+    from s2mc.experiments.litmus_model import Allowed
+    monkeypatch.setattr(litmus, "allowed_outputs", lambda *a: Allowed("sc", frozenset({"0 1\n"}), 1))
+    res = CliRunner().invoke(cli, ["litmus", "sb.s", "--runs", "40"])
+    assert res.exit_code == 1
+    assert "r0=0 r1=1" in res.stdout and "FORBIDDEN" in res.stdout
+    assert res.stderr.count("\n") == 1 and "the sc checker forbids: r0=1 r1=0" in res.stderr
