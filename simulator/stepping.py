@@ -118,6 +118,9 @@ class Stepper:
         for option in ("trace", "trace_file", "timeline"):
             if config.get(option):
                 raise S2mcError(f"a stepped machine does not take {option}; run it with Machine")
+        if config.get("consistency", "sc") != "sc":
+            raise S2mcError(f"consistency {config['consistency']}: the debugger does not step store buffers yet "
+                            "(only sc); run it with Machine or s2mc run")
         self.program = program
         # Machine checks the program and the parameters and loads the engine; we drive the engine.
         self._machine = Machine(program, **config)

@@ -83,7 +83,8 @@ SPECS = {
         "--trace": ["t.log", "-"], "--vcd": ["w.vcd"], "--out": ["r.csv", "r.parquet"],
         "--experiment": ["e1"], "--cache": ["none", "mesi", "lru"], "--cache-lines": ["64", "6", "65537"],
         "--cache-ways": ["1", "3", "0"], "--line-words": ["4", "1025", "12"],
-        "--cache-hit-latency": ["1", "101"], **TIMELINE}),
+        "--cache-hit-latency": ["1", "101"], "--consistency": ["tso", "pso", "rc"],
+        "--store-buffer-entries": ["1", "64", "0", "65"], **TIMELINE}),
     "aes": dict(base={"--cores": "1", "--bytes": "16"}, flags=["--json", "-q"], options={
         "--cores": ["1,2", "64", "65"], "--bytes": ["32", "17", "1K", "128M", "134217729"],
         "--key-bits": ["192", "128,256", "512"], "--mode": ["ctr", "ecb,ctr", "cbc"],

@@ -25,6 +25,50 @@ static inline bool pure(const Uop& u) {
   }
 }
 
+// After an instruction that issued at t - 1, the core runs on from t through what it can decide
+// now, as it would issue it, whatever the other cores and the bus do meanwhile (never while
+// tracing: the log goes in cycle order): instructions that touch only its registers and cannot
+// fault; a store to a buffer that has room now (drains only make more); and, when its buffer is
+// empty (nothing to forward) and there are no caches (no lookup), a load, which becomes its
+// request at its issue cycle. Returns the cycle of the instruction it stopped before (RUNNING),
+// or, after a load, of that request (PENDING).
+uint64_t FastEngine::run_ahead(int id, uint64_t t) {
+  Core& k = cores_[id];
+  Buffered& b = sb_[static_cast<size_t>(id)];
+  int32_t* r = k.r;
+  const uint32_t n = static_cast<uint32_t>(prog_.size());
+  uint64_t done = 0;
+  while (!tracing_ && t < cfg_.max_cycles && k.pc < n) {
+    const Uop& v = prog_[k.pc];
+    if (pure(v)) {
+      execute(r, k.pc, v, id, cfg_.cores);
+    } else if (v.bus == BUS_WRITE || (v.bus == BUS_READ && b.buf.empty() && !cached_)) {
+      if (v.bus == BUS_WRITE && b.buf.full()) break;
+      const uint32_t a = mem_address(r, v);
+      if (a >= cfg_.mem_words || (guarded_ && StackGuard(stacks_, id).violates(a))) break;   // faults in order
+      ++done;
+      if (v.bus == BUS_READ) {
+        k.t = t;
+        k.req_addr = a;
+        k.status = Status::PENDING;
+        break;
+      }
+      const int32_t value = store_value(r, v, a);
+      if (v.op == OP_PUSH) r[v.d1] = static_cast<int32_t>(a);
+      b.buf.push(a, value, k.pc, t);
+      k.pc += 1;
+      ++t;
+      continue;
+    } else {
+      break;
+    }
+    ++t;
+    ++done;
+  }
+  k.s.instructions += done;
+  return t;
+}
+
 // Step 1 for core id at cycle c: issue its next instruction (or hold it back). False on a fault.
 bool FastEngine::buffered_issue(int id, uint64_t c) {
   Core& k = cores_[id];
@@ -58,7 +102,7 @@ bool FastEngine::buffered_issue(int id, uint64_t c) {
       sb_log(c, here, id, TraceKind::BUFFER, b.buf.size(), a, before, v);
       k.pc += 1;
       ++k.s.instructions;
-      b.next = c + 1;
+      b.next = run_ahead(id, c + 1);
       return true;
     }
     int32_t v;
@@ -97,21 +141,7 @@ bool FastEngine::buffered_issue(int id, uint64_t c) {
       k.status = Status::PENDING;
       return true;
     }
-    case Next::CONTINUE: {
-      // The instructions that follow and touch neither memory, the buffer nor the other cores
-      // (ALU, jumps, nop; not div or mod, which may fault) cannot change anything another core or
-      // the bus sees: the core runs on through them now, up to the cycle limit.
-      uint64_t t = c + 1, done = 1;
-      const uint32_t n = static_cast<uint32_t>(prog_.size());
-      while (!tracing_ && t < cfg_.max_cycles && k.pc < n && pure(prog_[k.pc])) {
-        execute(r, k.pc, prog_[k.pc], id, cfg_.cores);
-        ++t;
-        ++done;
-      }
-      k.s.instructions += done;
-      b.next = t;
-      return true;
-    }
+    case Next::CONTINUE: ++k.s.instructions; b.next = run_ahead(id, c + 1); return true;
     case Next::PRINT: output_.push_back({c, id, trap_text(r, u)}); ++k.s.instructions; b.next = c + 1; return true;
     case Next::SYNC: ++k.s.instructions; k.status = Status::SYNC; return true;
     case Next::HALT:
@@ -169,7 +199,7 @@ void FastEngine::buffered_grant(uint64_t c) {
     const Buffered& b = sb_[static_cast<size_t>(i)];
     uint64_t since;
     bool drain = false;
-    if (k.status == Status::PENDING) since = k.t;
+    if (k.status == Status::PENDING && k.t <= c) since = k.t;   // a request run ahead waits for its cycle
     else if (b.drain >= 0) { since = b.drain_cycle; drain = true; }
     else continue;
     const bool better = win < 0 || (cfg_.arbitration == Arbitration::FIFO ? since < win_since : rank(i) < rank(win));
@@ -273,7 +303,8 @@ bool FastEngine::run_buffered(uint64_t pause) {
       const Core& k = cores_[i];
       const Buffered& b = sb_[static_cast<size_t>(i)];
       if (k.status == Status::RUNNING) next = std::min(next, b.next);
-      waiting |= k.status == Status::PENDING || b.drain >= 0;
+      if (k.status == Status::PENDING) next = std::min(next, std::max({k.t, bus_free_, c + 1}));
+      waiting |= b.drain >= 0;
       if (!b.buf.empty() && b.drain < 0) next = std::min(next, std::max(b.drain_free, c + 1));
     }
     if (waiting) next = std::min(next, std::max(bus_free_, c + 1));

@@ -111,6 +111,7 @@ class FastEngine {
   }
   uint64_t sb_cycle_ = 0;          // the next cycle run_buffered simulates
   bool buffered_issue(int id, uint64_t c);
+  uint64_t run_ahead(int id, uint64_t t);
   void start_drains(uint64_t c);
   void buffered_grant(uint64_t c);
   bool schedule() { return cached_ ? schedule_as<true>() : schedule_as<false>(); }
