@@ -204,13 +204,19 @@ def _dask(todo: list[Task], *, scheduler: str | None, workers: int | None
         futures = client.map(run_task, todo, key=[f"s2mc-sweep-{t.key}" for t in todo], pure=False)
         pending = dict(zip(futures, todo))
         del futures
-        for fut in as_completed(list(pending)):
+        finishing = as_completed(list(pending))
+        for fut in finishing:
+            if fut.status == "lost":
+                # its result went down with a worker after it finished; the scheduler (still here)
+                # computes it again, so wait for it once more
+                finishing.add(fut)
+                continue
             task = pending.pop(fut)
             if fut.status == "finished":
                 yield task, fut.result(), None
             elif fut.status == "error":
                 yield task, None, _message(fut.exception())
-            else:   # cancelled or lost: the scheduler went away; what is stored stays stored
+            else:   # cancelled: the scheduler went away; what is stored stays stored
                 raise S2mcError(f"the Dask scheduler lost configuration {describe(task)} ({fut.status}); "
                                 "run the same command again to finish")
             fut.release()

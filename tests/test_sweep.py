@@ -305,6 +305,35 @@ def test_a_killed_worker_loses_nothing(tmp_path, scheduler):
     assert _one_run_per_configuration(records.read(target)) == 16
 
 
+def test_a_result_lost_after_it_finished_is_computed_again(tmp_path, scheduler):
+    """Results finish on a worker while the sweep is busy with earlier ones, then that worker dies
+    before the sweep fetches them: the scheduler computes them again and the sweep waits for them
+    (it used to stop with 'lost')."""
+    from distributed import Client
+    todo = sweep.tasks(_exp(_spec(tmp_path)))
+    results = sweep._dask(todo, scheduler=scheduler, workers=None)
+    first = next(results)            # the sweep now "writes" this one while the rest finish
+    keys = {f"s2mc-sweep-{t.key}" for t in todo if t is not first[0]}
+    with Client(scheduler) as client:
+        deadline = time.monotonic() + 120
+        while True:
+            held = client.run_on_scheduler(
+                lambda keys, dask_scheduler=None: {k: [w.address for w in dask_scheduler.tasks[k].who_has]
+                                                   for k in keys if k in dask_scheduler.tasks
+                                                   and dask_scheduler.tasks[k].state == "memory"}, keys)
+            if len(held) == len(keys) or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        assert len(held) == len(keys), "the configurations did not finish"
+        victim = next(iter(held.values()))[0]
+        pids = client.run(os.getpid)
+        os.kill(pids[victim], signal.SIGKILL)
+        rest = list(results)
+    done = [first] + rest
+    assert sorted(t.key for t, _, _ in done) == sorted(t.key for t in todo)
+    assert all(res is not None and err is None for _, res, err in done)
+
+
 KILLED = """\
 [[grid]]
 kind = "aes"
