@@ -32,8 +32,9 @@ store to its address, and holds back a store to a full buffer and a fence, xchg,
 while the buffer is not empty (the instruction issues in the first cycle its condition holds).
 After every core's issue, each core whose drain port is free starts draining one entry (tso: the
 oldest; pso: the lowest address among the oldest entries of each address): with caches a write hit
-takes effect at once, else the entry requests the bus. In step 2 a core competes with its drain
-request only while it has no request of its own.
+takes effect at once, else the entry requests the bus. In step 2 a core competes with its own
+request, or its drain's when it has none or when its last grant went to its own request while
+the drain waited (the two take turns).
 """
 from __future__ import annotations
 
@@ -123,6 +124,8 @@ class _Core:
         self.drain = None
         self.drain_cycle = 0
         self.drain_free = 0
+        # the core's last grant went to its own request while its drain waited: the drain goes next
+        self.own_last = False
 
     def set(self, reg: int, value: int) -> None:
         if reg:
@@ -434,10 +437,11 @@ class ReferenceMachine:
     def arbitrate(self, c: int) -> None:
         if self.bus_free > c:
             return
-        # each core's candidate: its own request, else its store buffer's drain request
+        # each core's candidate: its own request, else its store buffer's drain request; when both
+        # wait they take turns (a core spinning on loads still drains its stores)
         asked = {k.id: k.request_cycle for k in self.cores if k.state == "request" and k.request_cycle <= c}
         drains = {k.id: k.drain_cycle for k in self.cores
-                  if k.id not in asked and k.drain is not None and k.drain_cycle <= c}
+                  if k.drain is not None and k.drain_cycle <= c and (k.id not in asked or k.own_last)}
         since = {**asked, **drains}
         waiting = [k for k in self.cores if k.id in since]
         if not waiting:
@@ -453,8 +457,10 @@ class ReferenceMachine:
         else:
             win = min(waiting, key=lambda k: (k.id - self.last_grant - 1) % n)
         if win.id in drains:
+            win.own_last = False
             self.drain_access(win, c)
         else:
+            win.own_last = win.drain is not None
             self.access(win, c)
 
     # -- the caches: lookup at issue (step 1), transactions at the grant (step 2) -----------------

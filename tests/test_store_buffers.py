@@ -193,6 +193,34 @@ def test_a_drain_competes_with_another_cores_load():
     assert ref(RACE, cores=2)[0]["cycles"] == 7
 
 
+TURNS = """
+.code 0
+  mov r1 #5
+  st r1 x
+  ld r2 y
+  ld r3 y
+  trap r0 #0
+.data 0
+:x
+  0
+:y
+  0
+.end
+"""
+
+
+@pytest.mark.parametrize("consistency", ["tso", "pso"])
+def test_a_cores_own_loads_and_its_drain_take_turns(consistency):
+    """The first load goes before the waiting drain (the relaxation), the second waits for it."""
+    raw, m = ref(TURNS, consistency=consistency)
+    assert raw["cycles"] == 9
+    assert counters(raw, 0, "bus_wait_cycles", "fence_stall_cycles", "store_drains", "mem_accesses") == {
+        "bus_wait_cycles": 2, "fence_stall_cycles": 0, "store_drains": 1, "mem_accesses": 3}
+    bus = [(c, e, w) for c, _, _, e, w, *_ in m.trace if e in ("grant", "drain")]
+    assert bus == [(2, "grant", 0), (4, "drain", 2), (6, "grant", 2)]
+    assert m.mem[0] == 5
+
+
 # -- litmus outcomes: what each model allows under some timing -------------------------------------
 
 ARBITRATIONS = ["fifo", "fixed", "round_robin", "burst4"]

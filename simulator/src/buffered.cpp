@@ -179,7 +179,7 @@ void FastEngine::start_drains(uint64_t c) {
   }
 }
 
-// Step 2: the bus, free at c, goes to one core's own request, or else its drain's.
+// Step 2: the bus, free at c, goes to one core's own request or its drain's (they take turns).
 void FastEngine::buffered_grant(uint64_t c) {
   const int N = cfg_.cores;
   int win = -1;
@@ -199,8 +199,9 @@ void FastEngine::buffered_grant(uint64_t c) {
     const Buffered& b = sb_[static_cast<size_t>(i)];
     uint64_t since;
     bool drain = false;
-    if (k.status == Status::PENDING && k.t <= c) since = k.t;   // a request run ahead waits for its cycle
-    else if (b.drain >= 0) { since = b.drain_cycle; drain = true; }
+    const bool own = k.status == Status::PENDING && k.t <= c;   // a request run ahead waits for its cycle
+    if (b.drain >= 0 && (!own || b.own_last)) { since = b.drain_cycle; drain = true; }
+    else if (own) since = k.t;
     else continue;
     const bool better = win < 0 || (cfg_.arbitration == Arbitration::FIFO ? since < win_since : rank(i) < rank(win));
     if (better) { win = i; win_since = since; win_drain = drain; }
@@ -225,7 +226,9 @@ void FastEngine::buffered_grant(uint64_t c) {
     k.s.drain_bus_cycles += D;
     b.drain = -1;
     b.drain_free = c + D;
+    b.own_last = false;
   } else {
+    b.own_last = b.drain >= 0;
     const Uop& u = prog_[k.pc];
     const uint32_t here = k.pc;
     const int32_t before = mem_[k.req_addr];

@@ -95,6 +95,8 @@ class FastEngine {
     int drain = -1;                // the entry whose drain waits for the bus
     uint64_t drain_cycle = 0;      // ... since this cycle
     uint64_t drain_free = 0;       // the drain port's next free cycle
+    bool own_last = false;         // the last grant went to the core's own request while its drain
+                                   // waited: the drain goes next (they take turns)
   };
   std::vector<Buffered> sb_;
   bool run_buffered(uint64_t pause);
