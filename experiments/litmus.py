@@ -3,11 +3,16 @@ distinct output, and mark each as allowed or not by the independent checker (lit
 
 A litmus program is S2 assembly with a header line (workloads/litmus/ holds the classic ones):
 
-    ; litmus: cores=2 values=r0,r1 relaxed=0,0 sc=forbidden tso=allowed pso=allowed
+    ; litmus: cores=2 values=r0,r1 relaxed=0,0 sc=forbidden tso=allowed pso=allowed fence=f0,f1
 
 `cores` it runs on; `values` names the numbers it prints (separated by spaces, then a newline);
 `relaxed` is the interesting outcome, and `sc`/`tso`/`pso` what the literature (the Primer,
-herd7's models) says of it under each model: the table in docs/consistency.md.
+herd7's models) says of it under each model: the table in docs/consistency.md. `fence` names the
+code labels where the program's fenced variant has a `fence`: `sb.s` is a file, `sb_fence.s` is
+derived from it (a `fence` at each of those labels; its relaxed outcome forbidden under every model,
+as s2mc.common.litmus's fenced variants). A program with a data label `v` and no label `show` of
+its own gets the shared epilogue (EPILOGUE) at `show`: core 0 prints the values from `v` on once
+every core has arrived.
 
 The timings (docs/consistency.md, "How the runs vary the timing"): run 0 starts every core at
 once on the default machine; every later run draws, from a random.Random(seed), a start delay of
@@ -54,6 +59,33 @@ REFERENCE_MEM_WORDS = 4096
 RUNNERS = (*ENGINES, "reference")
 HEADER = re.compile(r"^\s*;\s*litmus:\s*(.*)$", re.MULTILINE)
 VERDICTS = ("allowed", "forbidden")
+#: What a derived variant's name adds to its program's: `sb.s` -> `sb_fence.s`.
+FENCED = "_fence"
+#: The code a program jumps (or falls) to at `show` once it has stored what it read from `v` on:
+#: every core meets at `sync`, then core 0 prints v[0 .. {n}-1], a space between, a newline at the
+#: end ({n}: how many values the header names). Assembled as a code segment of its own after the
+#: program's, so that the program's line numbers stay those of its file.
+EPILOGUE = """\
+:show
+  sync
+  cid r1
+  jt r1 show_done
+  mov r4 #0
+:show_next
+  ld r5 @v r4
+  trap r5 #1
+  add r4 r4 #1
+  eq r6 r4 #{n}
+  jt r6 show_last
+  mov r7 #32
+  trap r7 #2
+  jmp show_next
+:show_last
+  mov r7 #10
+  trap r7 #2
+:show_done
+  trap r0 #0
+"""
 #: Registers the delay prologue uses (and sets back to 0 before the program starts).
 _R_ID, _R_TMP = 31, 30
 
@@ -68,6 +100,7 @@ class LitmusTest:
     values: tuple[str, ...]
     relaxed: str | None                  # the interesting outcome as the program prints it
     expected: dict = field(default_factory=dict)   # model -> "allowed" | "forbidden" (the literature)
+    fences: tuple[str, ...] = ()         # the labels where a fence was put (the fenced variant's)
 
     @property
     def shown(self) -> str:
@@ -83,20 +116,40 @@ class LitmusTest:
 
 
 def bundled() -> list[Path]:
-    """The bundled litmus programs, sorted by name."""
-    return sorted(FOLDER.glob("*.s"))
+    """The bundled litmus programs, sorted by name: each file of FOLDER and, where its header names
+    fence= labels, its derived fenced variant (`sb_fence.s`: no such file, `load` derives it)."""
+    out = []
+    for path in FOLDER.glob("*.s"):
+        out.append(path)
+        if "fence" in _header(path.read_text(encoding="utf-8"), str(path)):
+            out.append(path.with_name(f"{path.stem}{FENCED}.s"))
+    return sorted(out)
+
+
+def _names() -> str:
+    return ", ".join(p.name for p in bundled())
+
+
+def _plain_of(path: str) -> Path | None:
+    """The program a derived name is the fenced variant of (`sb_fence.s` -> `sb.s`), when there is
+    no file of that name and there is one of the plain name."""
+    p = Path(path)
+    if p.exists() or not p.stem.endswith(FENCED):
+        return None
+    plain = p.with_name(p.stem[:-len(FENCED)] + p.suffix)
+    return plain if plain.is_file() else None
 
 
 def resolve(path: str) -> str:
     """The file a program argument names: the path itself, or the bundled litmus program of that
-    name (`sb.s` or `sb`) when there is no such file here, or a bundled example (which then is
-    no litmus program)."""
+    name (`sb.s` or `sb`, a derived `sb_fence.s` too) when there is no such file here, or a bundled
+    example (which then is no litmus program)."""
     from s2mc.workloads import examples
     p = Path(path)
     if p.exists() or len(p.parts) != 1:
         return path
     for cand in (FOLDER / p.name, FOLDER / f"{p.name}.s"):
-        if cand.is_file():
+        if cand.is_file() or _plain_of(str(cand)):
             return str(cand)
     return examples.resolve(path)
 
@@ -105,31 +158,34 @@ def _header(text: str, where: str) -> dict:
     m = HEADER.search(text)
     if m is None:
         raise S2mcError(f"{where}: not a litmus program (no '; litmus: cores=N values=a,b' line; "
-                        f"the bundled ones: {', '.join(p.name for p in bundled())})")
+                        f"the bundled ones: {_names()})")
     fields = {}
     for item in m[1].split():
         key, eq, value = item.partition("=")
         if not eq or not value:
             raise S2mcError(f"{where}: litmus header: {item!r} is not name=value")
         fields[key.lower()] = value
-    unknown = set(fields) - {"cores", "values", "relaxed", *MODELS}
+    unknown = set(fields) - {"cores", "values", "relaxed", "fence", *MODELS}
     if unknown:
         raise S2mcError(f"{where}: litmus header: unknown field {sorted(unknown)[0]!r} "
-                        f"(cores, values, relaxed, {', '.join(MODELS)})")
+                        f"(cores, values, relaxed, fence, {', '.join(MODELS)})")
     return fields
 
 
-def load(path: str) -> LitmusTest:
-    """A litmus program (.s) with its header; S2mcError naming the file when it is not one."""
+def load(path: str, fences: tuple[str, ...] | None = None) -> LitmusTest:
+    """A litmus program (.s) with its header; S2mcError naming the file when it is not one. A derived
+    name (`sb_fence.s`) is its program with a `fence` at each label the header's fence= names;
+    `fences` puts them at those labels instead (any of the program's: Peterson's lock with one
+    fence, say)."""
     from s2mc.isa.assembler import assemble
     path = resolve(path)
     if not path.endswith(".s"):
         raise S2mcError(f"{path}: a litmus program is S2 assembly (.s)")
+    plain = _plain_of(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = Path(plain or path).read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise S2mcError(f"{path}: no such file (the bundled litmus programs: "
-                        f"{', '.join(p.name for p in bundled())})") from None
+        raise S2mcError(f"{path}: no such file (the bundled litmus programs: {_names()})") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise S2mcError(f"{path}: cannot read it ({exc.__class__.__name__})") from None
     fields = _header(text, path)
@@ -149,8 +205,49 @@ def load(path: str) -> LitmusTest:
             if fields[model] not in VERDICTS:
                 raise S2mcError(f"{path}: litmus header: {model}={fields[model]} is not allowed or forbidden")
             expected[model] = fields[model]
-    program = assemble(text, path)
-    return LitmusTest(Path(path).stem, path, program, cores, values, relaxed, expected)
+    if plain is not None:
+        fences = tuple(v for v in fields.get("fence", "").split(",") if v)
+        if not fences:
+            raise S2mcError(f"{path}: {plain.name} has no fenced variant (its litmus header names no fence= labels)")
+        # the fences order every pair of accesses that matters: the relaxed outcome is SC's verdict
+        expected = dict.fromkeys(expected, "forbidden")
+    elif fences:
+        expected = {}              # fences of the caller's choice: no published verdict to compare
+    fences = tuple(fences or ())
+    text = _with_epilogue(fenced(text, fences, path), len(values), path)
+    name = Path(path).stem if plain is not None or not fences else f"{Path(path).stem}{FENCED}_{'_'.join(fences)}"
+    return LitmusTest(name, path, assemble(text, path), cores, values, relaxed, expected, fences)
+
+
+def _label_line(name: str) -> re.Pattern:
+    """A line that holds the label `name` alone (a comment may follow)."""
+    return re.compile(rf"^(\s*:{re.escape(name)})[ \t]*(;.*)?$", re.MULTILINE | re.IGNORECASE)
+
+
+def fenced(text: str, fences: tuple[str, ...], where: str) -> str:
+    """S2 assembly with a `fence` after each named label, on the label's own line (so that every
+    other line keeps its number); S2mcError naming `where` for a label with no line of its own."""
+    for name in fences:
+        text, n = _label_line(name).subn(lambda m: f"{m[1]} fence" + (f" {m[2]}" if m[2] else ""), text, count=1)
+        if not n:
+            raise S2mcError(f"{where}: fence={name}: no line with the label {name!r} alone")
+    return text
+
+
+def _with_epilogue(text: str, values: int, where: str) -> str:
+    """The program with EPILOGUE after its code when it has a data label `v` and no `show`."""
+    from s2mc.isa.assembler import assemble
+    labels = re.compile(r"^\s*:(\w+)", re.MULTILINE)
+    defined = {m.lower() for m in labels.findall(text)}
+    if "show" in defined or "v" not in defined:
+        return text
+    if not values:
+        raise S2mcError(f"{where}: litmus header: values= names nothing for the epilogue to print from v")
+    body = re.split(r"^\s*\.end\b.*$", text, maxsplit=1, flags=re.MULTILINE | re.IGNORECASE)[0]
+    body = body if body.endswith("\n") else body + "\n"
+    # where the program's code ends, with `show` standing for any address
+    top = assemble(body + ".symbol\n  show 0\n.end\n", where).top("code")
+    return body + f".code {top}\n" + EPILOGUE.format(n=values) + ".end\n"
 
 
 def _int(text: str):
@@ -328,7 +425,7 @@ def describe(t: Timing) -> str:
 
 
 def has_fence() -> bool:
-    """Whether this build's ISA has the `fence` instruction (the _fence programs need it)."""
+    """Whether this build's ISA has the `fence` instruction (the fenced variants need it)."""
     return "fence" in BY_MNEMONIC
 
 

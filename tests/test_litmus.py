@@ -20,7 +20,8 @@ from s2mc.simulator import SimFault, run as simulate, systemc_engine
 
 ROOT = Path(__file__).resolve().parents[1]
 S2MC = Path(sys.executable).parent / "s2mc"
-PROGRAMS = sorted(p.name for p in (ROOT / "workloads/litmus").glob("*.s"))
+FILES = sorted(p.name for p in (ROOT / "workloads/litmus").glob("*.s"))
+PROGRAMS = [p.name for p in litmus.bundled()]          # the files and their derived fenced variants
 NO_FENCE = pytest.mark.skipif(not litmus.has_fence(), reason="this build's ISA has no `fence` instruction")
 
 
@@ -72,7 +73,50 @@ LITERATURE = {
 
 
 def test_the_bundle_has_each_classic_test_with_and_without_fences():
+    # one file per test; its fenced variant is derived from it, not a second copy
+    assert FILES == sorted(f"{n}.s" for n in LITERATURE)
     assert PROGRAMS == sorted(f"{n}{s}.s" for n in LITERATURE for s in ("", "_fence"))
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_the_fenced_variant_is_the_program_with_a_fence_at_each_named_label(name):
+    """Each file's fenced variant: the same instructions with one `fence` more at each label that its
+    header's fence= names (counted here from the file's own text), and the same data."""
+    from s2mc.isa.instructions import decode
+    text = (ROOT / "workloads/litmus" / name).read_text()
+    labels = text.split(" fence=", 1)[1].split()[0].split(",")
+    plain, fenced = (litmus.load(str(litmus.FOLDER / n)) for n in (name, name.replace(".s", "_fence.s")))
+    assert fenced.fences == tuple(labels) and plain.fences == ()
+    assert fenced.shown == name.replace(".s", "_fence.s") and fenced.name == name[:-2] + "_fence"
+    ops = [[decode(w).ins.mnemonic for w in t.program.code_image] for t in (plain, fenced)]
+    assert ops[1].count("fence") == len(labels) and ops[0].count("fence") == 0
+    assert [o for o in ops[1] if o != "fence"] == ops[0]
+    for label in labels:        # a fence where each label is
+        assert ops[1][fenced.program.address_of(label)] == "fence"
+    assert fenced.program.data_image == plain.program.data_image
+
+
+def test_derived_names_resolve_from_any_folder_and_by_path(tmp_path):
+    for arg in ("sb_fence.s", "sb_fence", str(ROOT / "workloads/litmus/sb_fence.s")):
+        proc = s2mc(arg, "--model", "tso", "--runs", 30, "--json", cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+        got = json.loads(proc.stdout)
+        assert got["program"] == "sb_fence" and "0 0\n" not in got["checker_outcomes"]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_epilogue_prints_v_for_a_program_of_ones_own(tmp_path):
+    """A program with a data label `v` and no `show` gets the shared epilogue: core 0 prints v[0], v[1]
+    once both cores have stored them; its own lines keep their numbers in errors."""
+    prog = tmp_path / "mine.s"
+    prog.write_text("; litmus: cores=2 values=a,b\n.code 0\n  cid r1\n  add r2 r1 #7\n  st r2 @v r1\n"
+                    ".data 0\n:v 0 0\n.end\n")
+    r = litmus.run_litmus(str(prog), runs=5)
+    assert dict(r.outcomes) == {"7 8\n": 5}
+    prog.write_text("; litmus: cores=2 values=a,b\n.code 0\n  cid r1\n  st r2 @v r1\n.data 0\n:v 0 0\n"
+                    ":w bogus\n.end\n")
+    with pytest.raises(S2mcError, match=r"mine.s:7: "):
+        litmus.load(str(prog))
 
 
 @pytest.mark.parametrize("name", programs())
@@ -304,6 +348,10 @@ LITMUS_HEADER = "; litmus: cores=1 values=a\n"
     (["badrelaxed.s"], "relaxed= has 2 values"),
     (["prog.rz"], "a litmus program is S2 assembly"),
     (["spins.s"], "run 0 ("),
+    (["nofence_fence.s"], "nofence.s has no fenced variant"),
+    (["lost_fence.s"], "fence=f9: no line with the label 'f9' alone"),
+    (["novalues.s"], "values= names nothing for the epilogue"),
+    (["dekker_fenced.s"], "dekker_fenced.s: no such file"),
 ])
 def test_bad_input_is_one_line(tmp_path, args, needle):
     (tmp_path / "silent.s").write_text(LITMUS_HEADER + ".code 0\ntrap r0 #0\n.end\n")
@@ -313,6 +361,9 @@ def test_bad_input_is_one_line(tmp_path, args, needle):
     (tmp_path / "badrelaxed.s").write_text("; litmus: cores=1 values=a relaxed=1,2\n.code 0\ntrap r0 #0\n.end\n")
     (tmp_path / "prog.rz").write_text("int main() { return 0; }\n")
     (tmp_path / "spins.s").write_text(LITMUS_HEADER + ".code 0\n:l\nld r1 x\njmp l\n.data 0\n:x 0\n.end\n")
+    (tmp_path / "nofence.s").write_text(LITMUS_HEADER + ".code 0\ntrap r0 #0\n.end\n")
+    (tmp_path / "lost.s").write_text("; litmus: cores=1 values=a fence=f9\n.code 0\ntrap r0 #0\n.end\n")
+    (tmp_path / "novalues.s").write_text("; litmus: cores=1\n.code 0\n.data 0\n:v 0\n.end\n")
     before = sorted(tmp_path.iterdir())
     one_line_error(s2mc(*args, cwd=tmp_path), needle)
     assert sorted(tmp_path.iterdir()) == before

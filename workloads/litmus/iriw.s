@@ -1,8 +1,7 @@
 ; IRIW (independent reads of independent writes): x=1 || y=1 || r0=x; r1=y || r2=y; r3=x.
-; litmus: cores=4 values=r0,r1,r2,r3 relaxed=1,0,1,0 sc=forbidden tso=forbidden pso=forbidden
-; Each core keeps what it read in `v`; after the barrier core 0 prints v, then a newline.
-.symbol
-  nvalues 4
+; litmus: cores=4 values=r0,r1,r2,r3 relaxed=1,0,1,0 sc=forbidden tso=forbidden pso=forbidden fence=f0,f1
+; The runner adds the code at `show` (core 0 prints the values from `v` on, after every core arrives)
+; and derives iriw_fence.s, with a `fence` at each label that fence= names.
 .code 0
   cid r1
   mov r2 #1
@@ -19,34 +18,17 @@
   jmp show
 :t2
   ld r3 x               ; core 2: r0 = x; r1 = y
+:f0                     ; iriw_fence.s: a fence here
   ld r4 y
   st r3 v0
   st r4 v1
   jmp show
 :t3
   ld r3 y               ; core 3: r2 = y; r3 = x
+:f1                     ; iriw_fence.s: a fence here
   ld r4 x
   st r3 v2
   st r4 v3
-:show
-  sync
-  cid r1
-  jt r1 done
-  mov r4 #0
-:next
-  ld r5 @v r4           ; print v[0] .. v[nvalues-1], a space between, a newline at the end
-  trap r5 #1
-  add r4 r4 #1
-  eq r6 r4 #nvalues
-  jt r6 last
-  mov r7 #32
-  trap r7 #2
-  jmp next
-:last
-  mov r7 #10
-  trap r7 #2
-:done
-  trap r0 #0
 .data 0
 :x 0
 :y 0

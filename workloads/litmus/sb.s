@@ -1,40 +1,22 @@
 ; SB (store buffering): x=1; r0=y || y=1; r1=x. Both loads read 0 only if the stores wait in buffers.
-; litmus: cores=2 values=r0,r1 relaxed=0,0 sc=forbidden tso=allowed pso=allowed
-; Each core keeps what it read in `v`; after the barrier core 0 prints v, then a newline.
-.symbol
-  nvalues 2
+; litmus: cores=2 values=r0,r1 relaxed=0,0 sc=forbidden tso=allowed pso=allowed fence=f0,f1
+; The runner adds the code at `show` (core 0 prints the values from `v` on, after every core arrives)
+; and derives sb_fence.s, with a `fence` at each label that fence= names.
 .code 0
   cid r1
   jt r1 t1
   mov r2 #1             ; core 0: x = 1; r0 = y
   st r2 x
+:f0                     ; sb_fence.s: a fence here
   ld r3 y
   st r3 v0
   jmp show
 :t1
   mov r2 #1             ; core 1: y = 1; r1 = x
   st r2 y
+:f1                     ; sb_fence.s: a fence here
   ld r3 x
   st r3 v1
-:show
-  sync
-  cid r1
-  jt r1 done
-  mov r4 #0
-:next
-  ld r5 @v r4           ; print v[0] .. v[nvalues-1], a space between, a newline at the end
-  trap r5 #1
-  add r4 r4 #1
-  eq r6 r4 #nvalues
-  jt r6 last
-  mov r7 #32
-  trap r7 #2
-  jmp next
-:last
-  mov r7 #10
-  trap r7 #2
-:done
-  trap r0 #0
 .data 0
 :x 0
 :y 0
