@@ -456,5 +456,42 @@ def _outcomes(outputs) -> str:
     return " ".join(sorted(o.strip().replace(" ", ",") for o in outputs))
 
 
-if __name__ == "__main__":     # python -m s2mc.experiments.litmus: print the docs table
-    print(literature_table(), end="")
+#: The columns of docs/consistency.md's measured table: (model, engine).
+MEASURED = (("sc", "fast"), ("tso", "fast"), ("pso", "fast"), ("tso", "reference"), ("pso", "reference"))
+
+
+def measured_table(runs: int = 500, seed: int = 0, log=lambda msg: None) -> str:
+    """docs/consistency.md's "Measured" table: for each bundled test and each (model, engine) of
+    MEASURED, how many of `runs` runs (timings of `seed`) printed its relaxed outcome; a run that
+    still runs at the cycle limit stops the cell (`never ends in run N`), and an outcome the checker
+    forbids is marked FORBIDDEN in the cell."""
+    head = [f"{m.upper()}, {e}" for m, e in MEASURED]
+    rows = ["| test | " + " | ".join(head) + " |", "|---|" + "---|" * len(head)]
+    for path in bundled():
+        test = load(str(path))
+        cells = []
+        for model, engine in MEASURED:
+            log(f"{path.name} {model} {engine}")
+            try:
+                r = run_litmus(str(path), model, engine, runs, seed, test=test)
+            except S2mcError as exc:
+                m = re.search(r"run (\d+) \(.*still running after", str(exc))
+                if not m:
+                    raise
+                cells.append(f"never ends in run {m[1]}")
+                continue
+            bad = f" ({len(r.forbidden)} FORBIDDEN)" if r.forbidden else ""
+            cells.append(f"{r.outcomes.get(test.relaxed, 0)} / {r.runs}{bad}")
+        rows.append(f"| {path.name} | " + " | ".join(cells) + " |")
+    return "\n".join(rows) + "\n"
+
+
+if __name__ == "__main__":
+    # python -m s2mc.experiments.litmus: docs/consistency.md's literature table; with --measured
+    # [RUNS [SEED]]: its measured table (500 runs, seed 0 by default)
+    import sys
+    if sys.argv[1:2] == ["--measured"]:
+        args = [int(a) for a in sys.argv[2:4]]
+        print(measured_table(*args, log=lambda msg: print(msg, file=sys.stderr)), end="")
+    else:
+        print(literature_table(), end="")

@@ -309,6 +309,27 @@ def test_the_docs_table_is_the_generated_one():
     assert litmus.literature_table() in doc
 
 
+@pytest.mark.slow
+@NO_BUFFERS
+def test_the_docs_measured_table_is_the_generated_one():
+    # 15 s or more: every bundled program, 500 runs, three models on the fast engine, two on the reference
+    doc = (ROOT / "docs/consistency.md").read_text()
+    assert "<!-- measured table -->\n" + litmus.measured_table(500, 0) + "<!-- end of measured table -->" in doc
+
+
+def test_the_measured_table_counts_each_cell_from_its_runs(monkeypatch):
+    # each cell is run_litmus's count of the relaxed outcome; a run that never ends stops only its cell
+    monkeypatch.setattr(litmus, "bundled", lambda: [litmus.FOLDER / "sb.s", litmus.FOLDER / "sb_fence.s"])
+    monkeypatch.setattr(litmus, "MEASURED", (("sc", "fast"), ("tso", "fast")) if simulates("tso") else (("sc", "fast"),))
+    got = litmus.measured_table(40, 3).splitlines()
+    for line, name in zip(got[2:], ("sb.s", "sb_fence.s")):
+        want = [f"{litmus.run_litmus(name, m, e, 40, 3).outcomes.get('0 0' + chr(10), 0)} / 40"
+                for m, e in litmus.MEASURED]
+        assert line == f"| {name} | " + " | ".join(want) + " |"
+    monkeypatch.setattr(litmus, "MAX_CYCLES", 30)
+    assert litmus.measured_table(3, 0).splitlines()[2].startswith("| sb.s | never ends in run 0 |")
+
+
 # -- the command ----------------------------------------------------------------------------
 
 def test_the_command_finds_a_bundled_test_by_name_and_prints_json(tmp_path):
