@@ -3,6 +3,7 @@ against an independent enumeration of the memory model (s2mc.experiments.litmus)
 
     s2mc litmus sb.s --model tso --runs 500          # a bundled test, by name
     s2mc litmus my_test.s --engine systemc --json
+    s2mc litmus peterson.s --model tso --fence f1    # one fence, at the label f1
 """
 from __future__ import annotations
 
@@ -35,8 +36,11 @@ def _engines():
               help="Runs, each under its own timing (start delays, bus traffic, arbitration, latency, caches).")
 @click.option("--seed", type=Integer(0, 2**63 - 1), default=0, show_default=True,
               help="Seed of the timings drawn after the first run (the same seed, the same runs).")
+@click.option("--fence", "fences", default=None, metavar="LABELS",
+              help="Comma-separated code labels: a `fence` at each (a label alone on its line), instead "
+                   "of the program's own (NAME_fence.s puts one at every label its fence= names).")
 @click.option("--json", "as_json", is_flag=True, help="Print the outcomes as JSON.")
-def litmus_cmd(file, model, engine, runs, seed, as_json):
+def litmus_cmd(file, model, engine, runs, seed, fences, as_json):
     """Run a litmus program (a bundled one by name: sb.s, mp.s, ...) under many timings; print each
     distinct output, how often it appeared and whether the model allows it (docs/consistency.md).
     An output the checker forbids is a bug in the engine: the command then fails."""
@@ -44,7 +48,10 @@ def litmus_cmd(file, model, engine, runs, seed, as_json):
     from s2mc.common.text import text_table
     from s2mc.experiments.litmus import run_litmus
 
-    r = run_litmus(file, model, engine, runs, seed)
+    labels = None if fences is None else tuple(f.strip() for f in fences.split(","))
+    if labels is not None and not all(labels):
+        raise S2mcError(f"litmus: --fence {fences!r}: give code labels separated by commas")
+    r = run_litmus(file, model, engine, runs, seed, fences=labels)
     if as_json:
         click.echo(json.dumps(r.to_json(), indent=1))
     else:
@@ -63,6 +70,7 @@ def litmus_cmd(file, model, engine, runs, seed, as_json):
             click.echo(f"Relaxed outcome {t.label(t.relaxed)}: seen in {r.outcomes.get(t.relaxed, 0)} runs; "
                        f"the checker {'allows' if t.relaxed in r.allowed else 'forbids'} it"
                        + (f", the literature says {said}" if said else ""))
+        click.echo(f"Run 0 (every core starting at once on the default machine): {r.first_cycles} cycles")
     if r.forbidden:
         raise S2mcError(f"litmus: {len(r.forbidden)} output(s) the {model} checker forbids: "
                         f"{'; '.join(r.test.label(o) for o in r.forbidden)} (a bug in the {engine} engine)")

@@ -340,6 +340,7 @@ class LitmusResult:
     seed: int
     outcomes: Counter              # output text -> runs that printed it
     allowed: frozenset             # every output the checker allows under the model
+    first_cycles: int = 0          # the cycles of run 0 (every core starts at once, default machine)
 
     @property
     def runs(self) -> int:
@@ -354,7 +355,7 @@ class LitmusResult:
         return {"program": self.test.name, "model": self.model, "engine": self.engine, "seed": self.seed,
                 "runs": self.runs, "outcomes": dict(sorted(self.outcomes.items())),
                 "allowed": {o: o in self.allowed for o in sorted(self.outcomes)},
-                "checker_outcomes": sorted(self.allowed)}
+                "checker_outcomes": sorted(self.allowed), "first_cycles": self.first_cycles}
 
 
 def check_model(model: str) -> str:
@@ -367,27 +368,31 @@ def check_model(model: str) -> str:
 
 
 def run_litmus(path: str, model: str = "sc", engine: str = "fast", runs: int = 100, seed: int = 0,
-               test: LitmusTest | None = None) -> LitmusResult:
-    """Run a litmus program `runs` times under the timings of `seed`; count each output."""
+               test: LitmusTest | None = None, fences: tuple[str, ...] | None = None) -> LitmusResult:
+    """Run a litmus program `runs` times under the timings of `seed`; count each output. `fences`:
+    labels where a `fence` goes instead (load's)."""
     check_model(model)
     if engine not in RUNNERS:
         raise S2mcError(f"litmus: --engine {engine!r} is not one of {', '.join(RUNNERS)}")
     runs = named("litmus: --runs", integer, runs, 1, 1_000_000)
     seed = named("litmus: --seed", integer, seed, 0, 2**63 - 1)
-    test = test or load(path)
+    test = test or load(path, fences)
     outcomes: Counter = Counter()
+    first_cycles = 0
     for i, timing in enumerate(timings(test.cores, runs, seed, model)):
-        output = run_once(delayed(test.program, timing.delays, timing.loads, timing.stores), test.cores, engine, model, timing,
+        output, cycles = run_once(delayed(test.program, timing.delays, timing.loads, timing.stores), test.cores, engine, model, timing,
                           f"litmus: {test.shown}: run {i} ({describe(timing)})")
         if not output:
             raise S2mcError(f"litmus: {test.shown}: run {i} printed nothing: a litmus program prints its "
                             "outcome (trap #1, #2 or #3)")
         outcomes[output] += 1
-    return LitmusResult(test, model, engine, seed, outcomes, allowed_outputs(test.program, test.cores, model).outputs)
+        first_cycles = first_cycles or cycles
+    return LitmusResult(test, model, engine, seed, outcomes, allowed_outputs(test.program, test.cores, model).outputs,
+                        first_cycles)
 
 
-def run_once(program: Program, cores: int, engine: str, model: str, timing: Timing, where: str) -> str:
-    """One run's output, on an engine or on the cycle-stepped reference model (engine
+def run_once(program: Program, cores: int, engine: str, model: str, timing: Timing, where: str) -> tuple[str, int]:
+    """One run's output and cycles, on an engine or on the cycle-stepped reference model (engine
     `reference`: slow, but the specification the engines follow)."""
     machine = {**timing.machine(), **({"consistency": model} if has_store_buffers() else {})}
     try:
@@ -398,9 +403,10 @@ def run_once(program: Program, cores: int, engine: str, model: str, timing: Timi
                                        max_cycles=MAX_CYCLES, mem_words=REFERENCE_MEM_WORDS, **machine).run()
             except RefFault as exc:
                 raise _stopped(exc.kind, exc.core, exc.pc, exc.kind.replace("_", " ")) from None
-            return "".join(text for _, _, text in sorted(raw["output"], key=lambda e: (e[0], e[1])))
+            return "".join(text for _, _, text in sorted(raw["output"], key=lambda e: (e[0], e[1]))), raw["cycles"]
         try:
-            return simulate(program, cores=cores, engine=engine, max_cycles=MAX_CYCLES, **machine).output
+            r = simulate(program, cores=cores, engine=engine, max_cycles=MAX_CYCLES, **machine)
+            return r.output, r.cycles
         except SimFault as exc:
             raise _stopped(exc.fault.get("kind"), exc.fault.get("core"), exc.fault.get("pc"), str(exc)) from None
     except S2mcError as exc:

@@ -351,6 +351,27 @@ def test_the_command_table_comes_from_the_run(tmp_path):
         assert f"{r.test.label(out)}  {n:>4}" in proc.stdout
 
 
+@NO_BUFFERS
+def test_the_command_puts_fences_where_asked_and_says_run_0s_cycles(tmp_path):
+    """--fence f1 on Peterson's lock: the checker forbids count=1 under TSO (one fence after turn=j
+    is enough where buffers are FIFO), not under PSO; run 0's cycles are those of the program run
+    with every core at once, on the reference model too."""
+    from s2mc.simulator.reference import ReferenceMachine
+    got = {m: json.loads(s2mc("peterson.s", "--model", m, "--runs", 40, "--fence", "f1", "--json",
+                              cwd=tmp_path).stdout) for m in ("tso", "pso")}
+    assert got["tso"]["program"] == "peterson_fence_f1" and got["tso"]["checker_outcomes"] == ["2\n"]
+    assert got["pso"]["checker_outcomes"] == ["1\n", "2\n"]
+    prog = litmus.load("peterson.s", fences=("f1",)).program
+    ref = ReferenceMachine(prog.code_image, prog.data_image, prog.entry, cores=2, consistency="tso",
+                           mem_words=4096).run()["cycles"]
+    assert got["tso"]["first_cycles"] == ref == simulate(prog, cores=2, consistency="tso").cycles
+    text = s2mc("sb.s", "--runs", 3, cwd=tmp_path).stdout
+    assert f"Run 0 (every core starting at once on the default machine): " \
+           f"{simulate(litmus.load('sb.s').program, cores=2).cycles} cycles" in text
+    one_line_error(s2mc("sb.s", "--fence", "f0,,f1", cwd=tmp_path), "--fence 'f0,,f1': give code labels")
+    one_line_error(s2mc("sb.s", "--fence", "nowhere", cwd=tmp_path), "fence=nowhere: no line with the label")
+
+
 LITMUS_HEADER = "; litmus: cores=1 values=a\n"
 
 
