@@ -29,8 +29,9 @@ from s2mc.common.errors import S2mcError
 
 # -- what the measurement cells call ------------------------------------------------------------------
 
-def run(program: str, cores: int = 1, **machine):
-    """Run a program (a bundled example's name, or a path; .s, .rz or .obj) and return its Result."""
+def run(program: str, cores: int = 1, fences: tuple[str, ...] = (), **machine):
+    """Run a program (a bundled example's name, or a path; .s, .rz or .obj) and return its Result;
+    `fences`: labels of a .s program where a `fence` goes (as a litmus program's fence= labels)."""
     from s2mc.isa import load_program
     from s2mc.simulator import Machine
     from s2mc.workloads.examples import resolve
@@ -39,9 +40,42 @@ def run(program: str, cores: int = 1, **machine):
         from s2mc.compiler import compile as compile_rz
         opt = machine.pop("opt", 1)
         prog = compile_rz(Path(path).read_text(encoding="utf-8"), opt=opt, filename=program).program
+    elif fences:
+        from s2mc.experiments.litmus import fenced
+        from s2mc.isa.assembler import assemble
+        prog = assemble(fenced(Path(path).read_text(encoding="utf-8"), tuple(fences), program), program)
     else:
         prog = load_program(path)
     return Machine(prog, cores=cores, **machine).run()
+
+
+#: How many runs a litmus exercise makes (the timings of seed 0, docs/consistency.md).
+LITMUS_RUNS = 200
+#: SB's relaxed share on this CPU as `s2mc litmus-native --test sb` measured it on our busy 2-CPU
+#: development VM (docs/consistency.md, "On this CPU"): the answers' value for a real-hardware count.
+NATIVE_SB_TYPICAL = 29.4
+
+
+def relaxed_runs(program: str, model: str, fences: tuple[str, ...] = (), runs: int = LITMUS_RUNS) -> int:
+    """How many of `runs` runs of a litmus program (`s2mc litmus PROGRAM --model MODEL --runs RUNS
+    [--fence LABELS]`) printed its relaxed outcome; `fences`: labels where a `fence` goes."""
+    from s2mc.experiments import litmus
+    r = litmus.run_litmus(program, model, runs=runs, seed=0, fences=tuple(fences) or None)
+    return r.outcomes.get(r.test.relaxed, 0)
+
+
+def litmus_cycles(program: str, model: str, fences: tuple[str, ...] = ()) -> int:
+    """The cycles of a litmus program's run 0: every core starts at once, on the default machine."""
+    from s2mc.experiments import litmus
+    return litmus.run_litmus(program, model, runs=1, fences=tuple(fences) or None).first_cycles
+
+
+def native_relaxed_percent(test: str = "sb", iterations: int = 100_000) -> float:
+    """On this CPU (`s2mc litmus-native --test TEST`, no fences): the percentage of `iterations`
+    instances that ended with the test's interesting outcome (a real-hardware count: it varies)."""
+    from s2mc.workloads.native import litmus
+    r = litmus.run(test, fences=False, iterations=iterations)
+    return round(100 * r["seen"] / r["iterations"], 1)
 
 
 def ceiling(one_core_result, mem_latency: int = 2) -> float:
@@ -75,6 +109,7 @@ class Quantity:
     exact: bool = True            # False: a timing on this host, reported but not checked
     digits: int = 0               # 0: an integer; n: rounded to n decimals
     typical: float | None = None  # a timing measured on an idle 2-CPU host (docs/benchmarks.md): the answers' value
+    typical_on: str = "an idle 2-CPU host's"   # where `typical` was measured, as the answers say it
 
     def truth(self):
         """The right value, measured now with the same code the worksheet runs (a timing: typical)."""
@@ -163,6 +198,50 @@ SECTIONS: tuple[Section, ...] = (
             "builds, two threads ran slower than one (\"Native timings under load\"). `s2mc native --threads 1,2 "
             "--bytes 64M` ends a line in DISTURBED when the machine's load changed it. Small buffers scale "
             "worse."),
+    Section("8. Memory consistency: store buffers",
+            "With `consistency='tso'` every core has a FIFO store buffer (docs/consistency.md): a store waits "
+            "in it while the core goes on, and a later load of another address may overtake it. `s2mc litmus` "
+            f"runs a litmus program {LITMUS_RUNS} times under varied timings (seed 0) and counts its outputs. "
+            "SB is x=1; r0=y || y=1; r1=x. Peterson's lock (`peterson.s`) prints count=1 when both cores "
+            "were in its critical section at once; its label f1 is after turn=j, before the waiting loop. "
+            "`store_fill.s` fills an array on 4 cores, one store and no load per word; its label f0 is "
+            "after the store. Last, SB on this CPU: x86 is TSO.",
+            (Quantity("s8_sb_sc", f"runs of {LITMUS_RUNS} in which SB prints r0=0 r1=0 under sc",
+                      "measured['s8_sb_sc'] = lab.relaxed_runs('sb.s', 'sc')"),
+             Quantity("s8_sb_tso", f"runs of {LITMUS_RUNS} in which SB prints r0=0 r1=0 under tso",
+                      "measured['s8_sb_tso'] = lab.relaxed_runs('sb.s', 'tso')"),
+             Quantity("s8_peterson_tso", f"runs of {LITMUS_RUNS} in which both cores enter Peterson's critical "
+                      "section (count=1) under tso",
+                      "measured['s8_peterson_tso'] = lab.relaxed_runs('peterson.s', 'tso')"),
+             Quantity("s8_peterson_fence_tso", "the same with one fence, at f1",
+                      "measured['s8_peterson_fence_tso'] = lab.relaxed_runs('peterson.s', 'tso', fences=('f1',))"),
+             Quantity("s8_fence_cost", "cycles that fence adds to Peterson's lock under tso, both cores "
+                      "starting at once (run 0)",
+                      "measured['s8_fence_cost'] = (lab.litmus_cycles('peterson.s', 'tso', fences=('f1',))\n"
+                      "                             - lab.litmus_cycles('peterson.s', 'tso'))"),
+             Quantity("s8_buffer_speedup", "store_fill.s on 4 cores: cycles under sc / cycles under tso",
+                      "sc, tso = (lab.run('store_fill.s', 4, consistency=m).cycles for m in ('sc', 'tso'))\n"
+                      "measured['s8_buffer_speedup'] = round(sc / tso, 2)", digits=2),
+             Quantity("s8_fenced_speedup", "the same with a fence after every store (at f0): cycles under sc "
+                      "/ cycles under tso",
+                      "sc = lab.run('store_fill.s', 4, consistency='sc').cycles\n"
+                      "tso = lab.run('store_fill.s', 4, fences=('f0',), consistency='tso').cycles\n"
+                      "measured['s8_fenced_speedup'] = round(sc / tso, 2)", digits=2),
+             Quantity("s8_native_sb", "SB on this CPU (`s2mc litmus-native --test sb`): the percentage of "
+                      "100,000 instances that end r0=0 r1=0",
+                      "measured['s8_native_sb'] = lab.native_relaxed_percent('sb', 100_000)", exact=False,
+                      digits=1, typical=NATIVE_SB_TYPICAL, typical_on="a busy 2-CPU host's")),
+            "Under sc the machine performs every access in program order, so SB can never print r0=0 r1=0; "
+            "under tso both stores can still sit in their buffers while the loads read memory. Peterson's "
+            "lock is SB in disguise: each core's flag and turn wait in its buffer while it reads the other's "
+            "flag. One fence after turn=j empties the buffer before the first read, which is all TSO needs "
+            "(its buffers are FIFO; under pso the release may still pass the critical section's store: "
+            "`s2mc litmus peterson_fence.s --model pso` has the three fences that fix it there). The fence "
+            "costs only the cycles its core waits for its own buffer to drain. A store-heavy loop gains "
+            "from the buffers only while the bus has time to drain them; a fence after every store makes "
+            "each core wait again, as under sc, and pays the fence's own cycle besides. The CPU you are on "
+            "shows SB's relaxed outcome too: x86 has store buffers (and never shows the outcomes TSO "
+            "forbids: `s2mc litmus-native`)."),
 )
 
 
@@ -175,7 +254,7 @@ def quantities() -> list[tuple[Section, Quantity]]:
 HEADER = ("# {title}\n\nThe lab of docs/tutorial.md, predict then measure. In every section first write "
           "your prediction in the `predict[...]` cell (replace `None` with a number), then run the "
           "measurement cell. The simulator is deterministic: your measured numbers must be the "
-          "instructor's exactly (section 7 is a timing on your machine). A lecturer checks a notebook "
+          "instructor's exactly (section 7 and the last question of section 8 measure your machine). A lecturer checks a notebook "
           "with `s2mc lab check NOTEBOOK.ipynb`.")
 
 
@@ -196,7 +275,7 @@ def notebook(answers: bool = False, truths: dict | None = None):
             cells.append(new_code_cell(f"# Predict: {q.asks}\npredict[{q.name!r}] = {value!r}"))
             cells.append(new_code_cell(f"{q.code}\nmeasured[{q.name!r}]"))
         if answers:
-            lines = [f"- {q.asks}: **{truths[q.name]}**" + ("" if q.exact else " (an idle 2-CPU host's: a "
+            lines = [f"- {q.asks}: **{truths[q.name]}**" + ("" if q.exact else f" ({q.typical_on}: a "
                      "timing, yours differs)") for q in sec.quantities]
             cells.append(new_markdown_cell("**Answer.**\n\n" + "\n".join(lines) + f"\n\n{sec.why}"))
     nb = new_notebook(cells=cells, metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",

@@ -132,6 +132,14 @@ def test_the_tutorials_numbers_are_the_simulators():
         acc = sum(c["mem_reads"] + c["mem_writes"] for c in r.cores)
         assert f"| `-O{o}` | {r.cycles:,} | {r.instructions:,} | {r.stall_cycles:,} | {acc:,} |" in text
         assert acc == sum(c["mem_accesses"] for c in r.cores)
+    # section 8: the store buffers' speedup on store_fill.s and the cost of Peterson's one fence
+    fill = assemble((ROOT / "workloads/asm/store_fill.s").read_text())
+    sc, tso = (Machine(fill, cores=4, consistency=m).run().cycles for m in ("sc", "tso"))
+    assert f"{sc / tso:.2f}x as fast" in text
+    from s2mc.experiments import litmus
+    pet = [Machine(litmus.load("peterson.s", fences=f).program, cores=2, consistency="tso").run().cycles
+           for f in (None, ("f1",))]
+    assert f"The fence costs {pet[1] - pet[0]} cycles in run 0" in text
 
 
 def _run_the_reports_hints(folder: Path, quick: bool = False) -> list[tuple[str, str]]:
