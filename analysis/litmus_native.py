@@ -31,9 +31,9 @@ def outcome_rows(df: pd.DataFrame) -> pd.DataFrame:
             continue
         config = "/".join(parts[:-2])
         label = f"{_SOURCES.get(r.source, r.source)} {r.platform}{' ' + config if config else ''}"
-        out.append(dict(column=label, source=r.source, test=r.workload, fencing=parts[-2], outcome=parts[-1],
-                        count=int(r.value)))
-    cols = ["column", "source", "test", "fencing", "outcome", "count"]
+        out.append(dict(column=label, source=r.source, model=config or tests.X86_MODEL, test=r.workload,
+                        fencing=parts[-2], outcome=parts[-1], count=int(r.value)))
+    cols = ["column", "source", "model", "test", "fencing", "outcome", "count"]
     if not out:
         return pd.DataFrame(columns=cols)
     return pd.DataFrame(out).groupby(cols[:-1], as_index=False, sort=False)["count"].sum()
@@ -82,20 +82,39 @@ def outcomes_table(t: pd.DataFrame) -> pd.DataFrame:
 
 
 def sentences(t: pd.DataFrame) -> list[str]:
-    """What each real machine's counts say about x86-TSO (s2mc.common.litmus.verdict), one sentence each."""
+    """What each machine's counts say about its model (s2mc.common.litmus.verdict), one sentence each: a
+    real one's about x86-TSO, a simulated one's about the model it ran (its column's configuration)."""
     out = []
-    for c in dict.fromkeys(t[t["source"] == "native"]["column"]):
+    for c in dict.fromkeys(t["column"]):
         mine = t[t["column"] == c]
+        model = mine["model"].iloc[0]
+        if model not in tests.MODELS:
+            continue
         runs = []
         for name, fencing in _order(mine):
             at = mine[(mine["test"] == name) & (mine["fencing"] == fencing)]
             test = tests.TESTS.get(name)
             seen = int(at[at["outcome"] == test.interesting]["count"].sum()) if test else 0
             runs.append((name, fencing == tests.FENCE, seen, int(at["count"].sum())))
-        text = tests.verdict(runs)
+        text = tests.verdict(runs, model)
         if text:
-            out.append(f"On {c.split(' ', 1)[1]}: {text}.")
+            machine = c.split(" ", 1)[1]            # the platform, then a simulated column's model
+            native = mine["source"].iloc[0] == "native"
+            where = machine if native else f"{machine.removesuffix(' ' + model)} under {model.upper()}"
+            out.append(f"On {where}: {text}.")
     return out
+
+
+def _simulated_note(t: pd.DataFrame) -> str:
+    """What the simulated columns are, with their runs per test from the counts."""
+    sim = t[t["source"] != "native"]
+    if sim.empty:
+        return ""
+    runs = sorted({int(n) for n in sim.groupby(["column", "test", "fencing"])["count"].sum()})
+    return (" A `simulated` column is the S2 machine under that model, each test run "
+            f"{' to '.join(map(str, dict.fromkeys([runs[0], runs[-1]])))} times under varied timings by "
+            "`s2mc litmus` (the fenced variant, `NAME_fence.s`, in the mfence rows: a `fence` where the CPU's "
+            "has `mfence`).")
 
 
 def blocks(df: pd.DataFrame, block) -> list:
@@ -109,7 +128,7 @@ def blocks(df: pd.DataFrame, block) -> list:
                     "that meet before every instance, with plain loads and stores (plain) or a full fence "
                     "between every two operations (mfence). A cell is how many instances ended with the "
                     "test's interesting outcome, of how many ran; SC, TSO and PSO say whether each model "
-                    "allows that outcome.")]
+                    "allows that outcome." + _simulated_note(t))]
     b += [block("p", s) for s in sentences(t)]
     b.append(block("table", table=interesting_table(t)))
     b.append(block("p", "Every outcome observed, with its count in each column:"))

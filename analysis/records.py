@@ -201,6 +201,17 @@ _METRIC_LIST: tuple[Metric, ...] = (
            "its configuration (`plain/r0=0 r1=0`, `mfence/r0=0 r1=0`); the workload is the test (`sb`), "
            "the run's instances are the sum over its outcomes. The outcome the test is about has a row "
            "even when it never appeared."),
+    # -- memory consistency on the simulated machine (s2mc.experiments.consistency) ------------------
+    Metric("litmus_runs", "runs",
+           "Simulated litmus test (`s2mc litmus`): how many runs it made under the variant's model and "
+           "fencing (`tso/plain`, `tso/fence@f1`: a fence at the label f1)."),
+    Metric("relaxed_runs", "runs",
+           "Simulated litmus test: how many of its `litmus_runs` printed its relaxed outcome, which the "
+           "variant names after the model and fencing (`tso/plain/count=1`)."),
+    Metric("consistency_cycles", "cycles",
+           "Cycles of one simulated run of the consistency study: a litmus test's run 0 (every core at "
+           "once, default machine; variant `<model>/<fencing>`) or the store-heavy program's (variant "
+           "the model, `/fence@f0` with a fence at f0). Apart from `cycles`, which the scaling sections read."),
     # -- ratios ----------------------------------------------------------------------------------
     Metric("speedup", "x",
            "Baseline time (or cycles) / this run's time (or cycles); the baseline is the 1-core / "

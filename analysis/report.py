@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from s2mc.analysis import caches, coverage, derive, fidelity, litmus_native, model, plots, records, seeds, summaries
+from s2mc.analysis import (caches, consistency, coverage, derive, fidelity, litmus_native, model, plots, records,
+                           seeds, summaries)
 from s2mc.analysis.seed003 import SEED003_BYTES, SEED003_VARIANT, SEED003_WORKLOAD
 from s2mc.common.errors import S2mcError
 from s2mc.common.measure import figure
@@ -511,6 +512,7 @@ def _build(results: list[str | os.PathLike], out_dir: str | os.PathLike, out: Pa
         for t in coh_tables.values():
             b.append(Block("table", table=t))
     b.extend(litmus_native.blocks(ours_d, Block))   # s2mc litmus-native, beside simulated litmus rows
+    b.extend(consistency.blocks(ours_d, Block))     # Peterson's lock and the store buffers (s2mc demo)
 
     # 5. references
     b.append(Block("h2", "5. Reference data", anchor="reference"))

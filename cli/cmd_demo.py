@@ -58,6 +58,7 @@ def demo(results_dir, report_dir, full, skip, quiet):
     click.echo("")
     if out.get("records") is not None:
         _caches_summary(out["records"])
+        _consistency_summary(out["records"])
     if skipped:
         click.echo("Skipped: " + "; ".join(skipped))
     click.echo(f"{len(ran)} result files in {results}/, {len(out['plots'])} plots; "
@@ -82,6 +83,18 @@ def _caches_summary(df) -> None:
         else:
             click.echo(f"{name}: speedup over one cacheless core:")
             click.echo(rep.md_table(caches.speedup_table(g)))
+        click.echo("")
+
+
+def _consistency_summary(df) -> None:
+    """The consistency step's headline: what each machine's litmus counts say about its model, Peterson's
+    lock and its fence, the store buffers' speedup (the report's sections 4.7 and 4.8)."""
+    from s2mc.analysis import consistency, litmus_native
+    lines = litmus_native.sentences(litmus_native.outcome_rows(df)) + consistency.sentences(df)
+    if lines:
+        click.echo("Memory consistency (report sections 4.7, 4.8):")
+        for line in lines:
+            click.echo(f"- {line}")
         click.echo("")
 
 

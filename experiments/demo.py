@@ -1,7 +1,8 @@
 """What `s2mc demo` runs, in order: every experiment of the registry with a `demo` place
 (registry.DEMO: the seed 003 grid, core scaling to 64 cores, memory-latency and arbitration sweeps
 on the simulator; native thread scaling and seed 000's block sizes; the GPU size sweep), their
-quick forms unless `full`, then the native-seeds step (seeds_native.measure_all: seeds 001, 002's
+quick forms unless `full`, then the consistency step (s2mc.experiments.consistency: litmus tests
+on the simulated machine and this CPU, Peterson's lock, store buffers), then the native-seeds step (seeds_native.measure_all: seeds 001, 002's
 Figure 10 and 004 on this host). The command then writes the report from what ran.
 
     from s2mc.experiments import demo
@@ -49,6 +50,9 @@ def run(results: Path, *, full: bool = False, skip=(), progress: bool = False,
             continue
         log(f"    {n} records in {time.monotonic() - t1:.1f} s -> {path}")
         ran.append(path)
+    if "sim" not in skip and "sim" not in why_not:
+        ran += _consistency(results, full, native="native" not in skip and "native" not in why_not, log=log,
+                            skipped=skipped)
     if "native" not in skip and "native" not in why_not:
         log("s2mc demo: seeds 001, 002 (Figure 10) and 004 on this host (s2mc.experiments.seeds_native)")
         t1 = time.monotonic()
@@ -65,3 +69,23 @@ def run(results: Path, *, full: bool = False, skip=(), progress: bool = False,
             log(f"  ! failed: {exc}")
             skipped.append("seeds_native: failed")
     return ran, skipped
+
+
+def _consistency(results: Path, full: bool, *, native: bool, log: Callable[[str], None],
+                 skipped: list[str]) -> list[Path]:
+    """The consistency step (s2mc.experiments.consistency): the simulated litmus tests under sc, tso
+    and pso (with this CPU's when `native`), Peterson's lock and its fence, the store buffers' speedup."""
+    from s2mc.analysis import records
+
+    from . import consistency
+    log("s2mc demo: consistency: litmus tests, Peterson's lock, store buffers (s2mc.experiments.consistency)")
+    t1 = time.monotonic()
+    try:
+        df = consistency.measure(quick=not full, native=native)
+        path = records.write(df, results / "consistency.parquet", params=dict(command="demo consistency", full=full))
+    except S2mcError as exc:
+        log(f"  ! failed: {exc}")
+        skipped.append("consistency: failed")
+        return []
+    log(f"    {len(df)} records in {time.monotonic() - t1:.1f} s -> {path}")
+    return [path]

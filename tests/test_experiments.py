@@ -105,17 +105,34 @@ def test_demo_runs_the_experiments_in_process(monkeypatch, tmp_path):
     measure_seed002 = seeds_native.measure_seed002   # seed 002 Figure 10: tiny too
     monkeypatch.setattr(seeds_native, "measure_seed002_quick",
                         lambda: measure_seed002(4096, threads=(1, 2), min_seconds=0, min_reps=1))
+    _small_consistency(monkeypatch)
     res = CliRunner().invoke(cli, ["demo", "--results", str(tmp_path / "res"), "--out", str(tmp_path / "rep"),
                                    "--skip", "gpu"])
     assert res.exit_code == 0, res.output
     assert "Skipped: gpu: left out (--skip gpu)" in res.output and "Report:" in res.output
     files = sorted((tmp_path / "res" / "demo").glob("*.parquet"))
-    names = [n for n in experiments.DEMO if n != "gpu_size_sweep"] + ["seeds_native"]
+    names = [n for n in experiments.DEMO if n != "gpu_size_sweep"] + ["seeds_native", "consistency"]
     assert sorted(p.stem for p in files) == sorted(names)
     for p in files:
         want = {"seed001_ours", "seed002_cpu", "seed004_ours"} if p.stem == "seeds_native" else {p.stem}
         assert set(records.read(p)["experiment"]) == want
     assert (tmp_path / "rep" / "report.html").exists()
+    # the consistency step: this CPU's litmus column beside the simulated ones, in the summary and the report
+    cons = records.read(tmp_path / "res" / "demo" / "consistency.parquet")
+    assert {"native", "sim"} <= set(cons["source"])
+    from s2mc.analysis import consistency, litmus_native
+    said = litmus_native.sentences(litmus_native.outcome_rows(cons)) + consistency.sentences(cons)
+    assert "Memory consistency (report sections 4.7, 4.8):" in res.output
+    assert all(f"- {line}" in res.output for line in said) and len(said) == 6   # CPU, 3 models, Peterson, store
+    md = (tmp_path / "rep" / "report.md").read_text()
+    assert "4.8 Memory consistency on the simulated machine" in md and "simulated s2 pso" in md
+
+
+def _small_consistency(monkeypatch):
+    """The demo's consistency step with few runs (its quick form takes about ten seconds)."""
+    from s2mc.experiments import consistency
+    monkeypatch.setattr(consistency, "RUNS", {True: 12, False: 12})
+    monkeypatch.setattr(consistency, "NATIVE_ITERATIONS", {True: 500, False: 500})
 
 
 def test_demo_goes_on_after_a_failed_experiment(monkeypatch, tmp_path):
@@ -131,10 +148,14 @@ def test_demo_goes_on_after_a_failed_experiment(monkeypatch, tmp_path):
                     seed003_model=dataclasses.replace(preset("seed003"), cores=(1,), sizes=(16,)),
                     aes_caches=AesGrid(cores=(1,), sizes=(16,), caches=("mesi",)),
                     caches_lab=ProgramGrid(cores=(1,), caches=("mesi",)))
+    _small_consistency(monkeypatch)
     res = CliRunner().invoke(cli, ["demo", "--results", str(tmp_path / "res"), "--out", str(tmp_path / "rep"),
                                    "--skip", "native", "--skip", "gpu"])
     assert res.exit_code == 0, res.output
     assert "! failed: --bytes: ECB needs whole 16-byte blocks; 40 is not a multiple of 16" in res.output
     assert "seed003_grid: failed" in res.output
     assert sorted(p.stem for p in (tmp_path / "res" / "demo").glob("*.parquet")) == [
-        "aes_caches", "arbitration_sweep", "caches_lab", "core_scaling", "mem_latency_sweep", "seed003_model"]
+        "aes_caches", "arbitration_sweep", "caches_lab", "consistency", "core_scaling", "mem_latency_sweep",
+        "seed003_model"]
+    # --skip native: the simulated litmus tests only
+    assert set(records.read(tmp_path / "res" / "demo" / "consistency.parquet")["source"]) == {"sim"}
