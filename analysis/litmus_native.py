@@ -96,10 +96,10 @@ def sentences(t: pd.DataFrame) -> list[str]:
             test = tests.TESTS.get(name)
             seen = int(at[at["outcome"] == test.interesting]["count"].sum()) if test else 0
             runs.append((name, fencing == tests.FENCE, seen, int(at["count"].sum())))
-        text = tests.verdict(runs, model)
+        native = mine["source"].iloc[0] == "native"
+        text = tests.verdict(runs, model, "instances" if native else "runs")
         if text:
             machine = c.split(" ", 1)[1]            # the platform, then a simulated column's model
-            native = mine["source"].iloc[0] == "native"
             where = machine if native else f"{machine.removesuffix(' ' + model)} under {model.upper()}"
             out.append(f"On {where}: {text}.")
     return out

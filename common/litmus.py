@@ -98,11 +98,11 @@ def label(name: str, fences: bool) -> str:
     return f"{name}+{FENCE}s" if fences else name
 
 
-def verdict(runs: list[tuple[str, bool, int, int]], model: str = X86_MODEL) -> str:
+def verdict(runs: list[tuple[str, bool, int, int]], model: str = X86_MODEL, unit: str = "instances") -> str:
     """What counts say about `model`, from the counts alone: `runs` holds (test, fences, how many
     instances ended with its interesting outcome, instances). Says how many of the outcomes the
     model forbids appeared (naming them) and how often each allowed one did; tests not in TESTS are
-    left out."""
+    left out. `unit` names what was counted (a simulated machine's: `runs`)."""
     forbidden, broken, allowed = 0, [], []
     for name, fences, seen, total in runs:
         t = TESTS.get(name)
@@ -110,7 +110,7 @@ def verdict(runs: list[tuple[str, bool, int, int]], model: str = X86_MODEL) -> s
             continue
         if t.allowed(model, fences):
             times = "once" if seen == 1 else f"{seen} times"
-            allowed.append(f"{label(name, fences)}'s {t.interesting} appeared {times} in {total} instances "
+            allowed.append(f"{label(name, fences)}'s {t.interesting} appeared {times} in {total} {unit} "
                            f"({_percent(seen, total)} %)")
         else:
             forbidden += 1

@@ -27,9 +27,9 @@ from . import litmus
 
 EXPERIMENT = "consistency"
 #: Runs per simulated litmus cell: quick (the demo's default) and full.
-RUNS = {True: 200, False: 500}
+RUNS = {True: 100, False: 500}
 #: Instances per test on this CPU: quick and full.
-NATIVE_ITERATIONS = {True: 20_000, False: 100_000}
+NATIVE_ITERATIONS = {True: 10_000, False: 100_000}
 #: Peterson's lock and the one fence that mends it under tso (after turn=j, before the waiting loop).
 PETERSON, PETERSON_FENCE = "peterson.s", "f1"
 #: The store-heavy program, its cores, and the label after its store.

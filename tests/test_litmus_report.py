@@ -49,7 +49,7 @@ def test_sentences_are_the_counts():
     assert s == [f"On {CPU}: 1 of the 2 outcomes TSO forbids appeared: mp's r0=1 r1=0 (1 of 10); "
                  "sb's r0=0 r1=0 appeared 4 times in 12 instances (33.3 %).",
                  # a simulated column speaks of the model it ran
-                 "On s2 under TSO: sb's r0=0 r1=0 appeared 2 times in 8 instances (25 %)."]
+                 "On s2 under TSO: sb's r0=0 r1=0 appeared 2 times in 8 runs (25 %)."]
     kept = frame()
     kept = kept[kept["workload"] != "mp"]
     assert litmus_native.sentences(litmus_native.outcome_rows(kept))[0].startswith(
