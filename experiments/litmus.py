@@ -205,17 +205,22 @@ def load(path: str, fences: tuple[str, ...] | None = None) -> LitmusTest:
             if fields[model] not in VERDICTS:
                 raise S2mcError(f"{path}: litmus header: {model}={fields[model]} is not allowed or forbidden")
             expected[model] = fields[model]
-    if plain is not None:
-        fences = tuple(v for v in fields.get("fence", "").split(",") if v)
-        if not fences:
+    own = tuple(v for v in fields.get("fence", "").split(",") if v)
+    if plain is not None and fences is None:
+        if not own:
             raise S2mcError(f"{path}: {plain.name} has no fenced variant (its litmus header names no fence= labels)")
-        # the fences order every pair of accesses that matters: the relaxed outcome is SC's verdict
-        expected = dict.fromkeys(expected, "forbidden")
-    elif fences:
-        expected = {}              # fences of the caller's choice: no published verdict to compare
+        fences = own
     fences = tuple(fences or ())
+    base = Path(plain or path).stem
+    if fences and set(fences) == set(own):
+        # the fences order every pair of accesses that matters: the relaxed outcome is SC's verdict
+        expected, name = dict.fromkeys(expected, "forbidden"), f"{base}{FENCED}"
+    elif fences:
+        # fences of the caller's choice: no published verdict to compare
+        expected, name = {}, f"{base}{FENCED}_{'_'.join(fences)}"
+    else:
+        name = base
     text = _with_epilogue(fenced(text, fences, path), len(values), path)
-    name = Path(path).stem if plain is not None or not fences else f"{Path(path).stem}{FENCED}_{'_'.join(fences)}"
     return LitmusTest(name, path, assemble(text, path), cores, values, relaxed, expected, fences)
 
 

@@ -368,6 +368,11 @@ def test_the_command_puts_fences_where_asked_and_says_run_0s_cycles(tmp_path):
     text = s2mc("sb.s", "--runs", 3, cwd=tmp_path).stdout
     assert f"Run 0 (every core starting at once on the default machine): " \
            f"{simulate(litmus.load('sb.s').program, cores=2).cycles} cycles" in text
+    # the header's own labels by hand are the derived variant; --fence on a derived name overrides it
+    both = json.loads(s2mc("sb.s", "--fence", "f1,f0", "--runs", 5, "--json", cwd=tmp_path).stdout)
+    assert both["program"] == "sb_fence" and both["checker_outcomes"] == ["0 1\n", "1 0\n", "1 1\n"]
+    one = json.loads(s2mc("sb_fence.s", "--model", "tso", "--fence", "f0", "--runs", 5, "--json", cwd=tmp_path).stdout)
+    assert one["program"] == "sb_fence_f0" and "0 0\n" in one["checker_outcomes"]
     one_line_error(s2mc("sb.s", "--fence", "f0,,f1", cwd=tmp_path), "--fence 'f0,,f1': give code labels")
     one_line_error(s2mc("sb.s", "--fence", "nowhere", cwd=tmp_path), "fence=nowhere: no line with the label")
 
