@@ -123,12 +123,13 @@ def blocks(df: pd.DataFrame, block) -> list:
     t = outcome_rows(df)
     if t.empty:
         return []
+    native = ("Measured by `s2mc litmus-native` (docs/consistency.md): each test runs as pinned threads "
+              "that meet before every instance, with plain loads and stores (plain) or a full fence "
+              "between every two operations (mfence). " if (t["source"] == "native").any() else "")
     b = [block("h3", "4.7 Litmus tests: this CPU beside the memory models", anchor="litmus-native"),
-         block("p", "Measured by `s2mc litmus-native` (docs/consistency.md): each test runs as pinned threads "
-                    "that meet before every instance, with plain loads and stores (plain) or a full fence "
-                    "between every two operations (mfence). A cell is how many instances ended with the "
-                    "test's interesting outcome, of how many ran; SC, TSO and PSO say whether each model "
-                    "allows that outcome." + _simulated_note(t))]
+         block("p", native + "A cell is how many instances (or runs) ended with the test's interesting outcome, "
+                    "of how many ran; SC, TSO and PSO say whether each model allows that outcome."
+                    + _simulated_note(t))]
     b += [block("p", s) for s in sentences(t)]
     b.append(block("table", table=interesting_table(t)))
     b.append(block("p", "Every outcome observed, with its count in each column:"))

@@ -115,6 +115,11 @@ def test_report_has_section_4_8_with_the_consistency_rows(tmp_path, undrawn):
     assert "### 4.8 Memory consistency on the simulated machine: a lock and the store buffers" in md
     assert "the fence at f1 cost 7 cycles in run 0" in md and "| fill.s | 4 | tso/fence@f0 | 1500 | 0.80 |" in md
     assert "4.7 Litmus tests" not in md          # no outcome counts: no litmus table
+    # simulated litmus rows alone: the section does not claim the CPU measured them
+    records.write(records.make_records([r for r in ROWS if r["source"] == "sim"]), tmp_path / "res" / "lit.parquet")
+    md = report.build([tmp_path / "res"], tmp_path / "rep2")["md"].read_text()
+    sec = md.split("### 4.7", 1)[1].split("###", 1)[0]
+    assert "litmus-native" not in sec and "each test run 8 times under varied timings by `s2mc litmus`" in sec
 
 
 def test_the_consistency_step_records_what_the_runs_gave(monkeypatch):
