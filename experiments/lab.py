@@ -237,7 +237,7 @@ SECTIONS: tuple[Section, ...] = (
             "flag. One fence after turn=j empties the buffer before the first read, which is all TSO needs "
             "(its buffers are FIFO; under pso the release may still pass the critical section's store: "
             "`s2mc litmus peterson_fence.s --model pso` has the three fences that fix it there). The fence "
-            "costs only the cycles its core waits for its own buffer to drain. A store-heavy loop gains "
+            "costs its own cycle and the cycles its core waits for its buffer to drain. A store-heavy loop gains "
             "from the buffers only while the bus has time to drain them; a fence after every store makes "
             "each core wait again, as under sc, and pays the fence's own cycle besides. The CPU you are on "
             "shows SB's relaxed outcome too: x86 has store buffers (and never shows the outcomes TSO "
