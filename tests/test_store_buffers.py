@@ -352,9 +352,3 @@ def test_s2mc_run_refuses_what_does_not_show_store_buffers(tmp_path, args, messa
     assert proc.returncode != 0
     assert proc.stderr.strip() == message
     assert not (tmp_path / "t.html").exists()
-
-
-def test_the_debugger_refuses_store_buffers_with_one_line():
-    from s2mc.simulator.stepping import Stepper
-    with pytest.raises(S2mcError, match=r"^consistency tso: the debugger does not step store buffers yet \(only sc\)"):
-        Stepper(assemble(FORWARD), consistency="tso")
