@@ -107,6 +107,10 @@ def _number(text: str, what: str, lo: int = 0) -> int:
     return value
 
 
+def _cycles(n: int) -> str:
+    return f"{n} cycle{'s' if n != 1 else ''}"
+
+
 def word_bits(value: int, what: str | None = None) -> int:
     """The 32 bits (0 .. 2^32-1) of a value that is a word: VALUE_MIN .. VALUE_MAX, its signed or
     its unsigned reading (as the assembler's .word takes it); anything else is no word."""
@@ -458,9 +462,9 @@ class Debugger:
             drain = after["fence_stall_cycles"] - before["fence_stall_cycles"]
             room = after["store_buffer_full_stalls"] - before["store_buffer_full_stalls"]
             if drain:
-                self.out(f"core {core} waited {drain} cycles for its store buffer to drain (fence, xchg, sync, trap)")
+                self.out(f"core {core} waited {_cycles(drain)} for its store buffer to drain (fence, xchg, sync, trap)")
             if room:
-                self.out(f"core {core} waited {room} cycles for room in its full store buffer")
+                self.out(f"core {core} waited {_cycles(room)} for room in its full store buffer")
         if c.state == "halted":
             self.out(f"core {core} halted in cycle {c.since}")
         else:

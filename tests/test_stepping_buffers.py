@@ -333,6 +333,16 @@ def test_a_step_over_a_fence_shows_the_cycles_it_waited():
     assert d.s.cycle == 5 and d.s.core(1).pc == 9
 
 
+def test_a_step_over_a_store_into_a_full_buffer_shows_the_wait():
+    # docs/timing-model.md, "A full buffer" (E = 1): store 0 enters at 0, store 1 is held back at
+    # 1 and enters at 2, store 2 issues next at 3.
+    prog = assemble(".code 0\n  st r0 @0 r0\n  st r0 @1 r0\n  st r0 @2 r0\n  trap r0 #0\n")
+    d = Debugger.for_program(prog, consistency="tso", store_buffer_entries=1, mem_words=64)
+    d.execute("stepi")
+    assert d.execute("stepi").splitlines() == [
+        "core 0 waited 1 cycle for room in its full store buffer", "core 0 at pc 2 (2): st r0 @2 r0", "cycle 3"]
+
+
 def test_a_watch_in_the_debugger_says_the_store_buffer_drained():
     d = debugger()
     d.execute("watch flag+2")

@@ -127,6 +127,15 @@ def test_aggregated_buckets_hold_the_entry_and_drain_cycles():
                                                  for iv in detail.drains if iv.core == c)
 
 
+def test_a_window_shows_its_part_of_the_occupancy():
+    prog = assemble(FENCE3)
+    cfg = dict(cores=2, arbitration="fixed", consistency="tso", mem_words=64)
+    whole = Machine(prog, timeline=True, **cfg).run().timeline
+    part = Machine(prog, timeline=True, timeline_window=(6, 12), **cfg).run().timeline
+    assert [part.occupancy(c) for c in range(2)] == [whole.occupancy(c)[6:12] for c in range(2)]
+    assert [(iv.start, iv.end) for iv in part.drains] == [(8, 10), (10, 12)]
+
+
 def test_the_json_has_the_drains_and_a_counter_per_buffer(tmp_path):
     tl = run(FORWARD, consistency="tso").timeline
     ev = to_trace_events(tl)["traceEvents"]
