@@ -291,7 +291,8 @@ class Debugger:
         if not self.s.config.buffered:
             return None
         return [[{"address": e.address, "where": self.ins.symbols.data(e.address), "value": signed(e.value),
-                  "pc": e.pc, "instruction": self.ins.text(e.pc), "line": self.debug.line_at(e.pc) if self.debug else None,
+                  "pc": e.pc, "instruction": self.ins.text(e.pc),
+                  "line": self.debug.line_at(e.pc) if self.debug else None,
                   "since": e.since, "state": e.state, "drain_since": e.drain_since}
                  for e in self.s.store_buffer(core)] for core in range(self.s.config.cores)]
 

@@ -22,10 +22,10 @@ again in cycle C. `store_buffer(core)` shows a core's buffer.
 A breakpoint at pc stops the machine at the cycle in which a core would issue that instruction,
 before it does; a watch stops it after a write (st, push, xchg; even of the same value) to its
 address: at the start of the cycle after the grant. With store buffers memory changes when a
-store drains, not when it enters the buffer, so a watch stops after the drain (Write.drain). A held
-core does not stop again at a breakpoint on the instruction it is held at. An advance stops at whichever comes first of
-its target cycle, a breakpoint and a watched write, and never again at a breakpoint a core stands
-on when it starts (so `cont` goes past the breakpoint it stopped at).
+store drains, not when it enters the buffer, so a watch stops after the drain (Write.drain); a held
+core does not stop again at a breakpoint on the instruction it is held at. An advance stops at
+whichever comes first of its target cycle, a breakpoint and a watched write, and never again at a
+breakpoint a core stands on when it starts (so `cont` goes past the breakpoint it stopped at).
 
 A core can also advance by instructions: `step_instruction(core)` runs until that core is about
 to issue its next instruction, `finish_call(core)` until the function it is in has returned.

@@ -31,8 +31,8 @@ static inline bool pure(const Uop& u) {
 // fault; a store to a buffer that has room now (drains only make more); and, when its buffer is
 // empty (nothing to forward) and there are no caches (no lookup), a load, which becomes its
 // request at its issue cycle. Never past a pause, nor while a breakpoint or watch is set (a stop
-// found later in cycle order must see this core as it was then). Returns the cycle of the instruction it stopped before (RUNNING),
-// or, after a load, of that request (PENDING).
+// found later in cycle order must see this core as it was then). Returns the cycle of the
+// instruction it stopped before (RUNNING), or, after a load, of that request (PENDING).
 uint64_t FastEngine::run_ahead(int id, uint64_t t) {
   Core& k = cores_[id];
   Buffered& b = sb_[static_cast<size_t>(id)];
@@ -171,8 +171,7 @@ void FastEngine::start_drains(uint64_t c) {
       sb_log_changes(c, e.pc);
       const int32_t before = mem_[e.addr];
       mem_[e.addr] = e.value;
-      if (breaking_ && std::find(watch_.begin(), watch_.end(), e.addr) != watch_.end())
-        note_write(id, e.pc, e.addr, before, c, true);
+      if (breaking_ && watching(e.addr)) note_write(id, e.pc, e.addr, before, c, true);
       CoreStats& s = cores_[id].s;
       ++s.store_drains;
       ++s.mem_writes;
@@ -226,8 +225,7 @@ void FastEngine::buffered_grant(uint64_t c) {
     sb_log_changes(c, e.pc);
     const int32_t before = mem_[e.addr];
     mem_[e.addr] = e.value;
-    if (breaking_ && std::find(watch_.begin(), watch_.end(), e.addr) != watch_.end())
-      note_write(win, e.pc, e.addr, before, c, true);
+    if (breaking_ && watching(e.addr)) note_write(win, e.pc, e.addr, before, c, true);
     ++k.s.store_drains;
     ++k.s.mem_writes;
     ++k.s.drain_bus_accesses;

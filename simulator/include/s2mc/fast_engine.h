@@ -189,9 +189,8 @@ class FastEngine {
                 std::any_of(brk_.begin(), brk_.end(), [](uint64_t m) { return m != 0; });
   }
   WriteHit write_hit_;
-  bool watched(const Uop& u, uint32_t addr) const {
-    return (u.bus == BUS_WRITE || u.bus == BUS_SWAP) && std::find(watch_.begin(), watch_.end(), addr) != watch_.end();
-  }
+  bool watching(uint32_t addr) const { return std::find(watch_.begin(), watch_.end(), addr) != watch_.end(); }
+  bool watched(const Uop& u, uint32_t addr) const { return (u.bus == BUS_WRITE || u.bus == BUS_SWAP) && watching(addr); }
   void break_at(uint64_t t) {      // a breakpoint or watch asks to stop at t: the earliest wins
     hit_ = std::min(hit_, t);
     pause_ = std::min(pause_, t);
