@@ -686,21 +686,27 @@ def to_html(tl: Timeline) -> str:
 
 
 def _figure(tl: Timeline):
-    """A static picture: a row per core under the bus row (matplotlib, no pyplot state)."""
+    """A static picture: a row per core under the bus row, with store buffers each followed by its
+    buffer's occupancy (matplotlib, no pyplot state)."""
     from matplotlib.figure import Figure
     from matplotlib.patches import Patch
 
-    rows = tl.cores + 1
+    per = 2 if tl.buffered else 1
+    rows = tl.cores * per + 1
     fig = Figure(figsize=(12, 0.4 + 0.32 * rows))
     ax = fig.add_subplot()
     h = 0.8
     y = lambda row: rows - 1 - row - h / 2   # noqa: E731 - the bus row (0) on top
+    row_of = lambda c: 1 + c * per           # noqa: E731 - core c's row; its buffer's is the next
     if not tl.aggregated:
         for c in range(tl.cores):
             for k in range(len(STATES)):
                 spans = [(iv.start, iv.end - iv.start) for iv in tl.intervals if iv.core == c and iv.state == k]
                 if spans:
-                    ax.broken_barh(spans, (y(c + 1), h), facecolors=STATE_COLOURS[k], linewidth=0)
+                    ax.broken_barh(spans, (y(row_of(c)), h), facecolors=STATE_COLOURS[k], linewidth=0)
+            for n in sorted({n for _, _, n in tl.buffers[c]}) if tl.buffered else ():   # a bar as high as its entries
+                ax.broken_barh([(s, e - s) for s, e, m in tl.buffers[c] if m == n],
+                               (y(row_of(c) + 1), h * n / tl.entries), facecolors=BUFFER_COLOUR, linewidth=0)
         bus = tl.bus()
         # White edges part the boxes while they are wide; with many narrow boxes (16 cores) the edges
         # would cover the fill and the busy bus would look empty, so then there are none.
@@ -721,7 +727,11 @@ def _figure(tl: Timeline):
         edges = [tl.bucket_span(b)[0] for b in range(len(tl.counts))] + [tl.end]
         widths = [edges[i + 1] - edges[i] for i in range(len(tl.counts))]
         for c in range(tl.cores):
-            base = [y(c + 1)] * len(widths)
+            if tl.buffered:    # the mean entries of each bucket
+                low = y(row_of(c) + 1)
+                ax.stairs([low + h * tl.buffer_counts[i][c] / widths[i] / tl.entries for i in range(len(widths))],
+                          edges, baseline=low, fill=True, color=BUFFER_COLOUR, linewidth=0)
+            base = [y(row_of(c))] * len(widths)
             for k in range(len(STATES)):
                 top = [b + h * tl.counts[i][c][k] / widths[i] for i, b in enumerate(base)]
                 ax.stairs(top, edges, baseline=base, fill=True, color=STATE_COLOURS[k], linewidth=0)
@@ -734,7 +744,8 @@ def _figure(tl: Timeline):
             ax.stairs(top, edges, baseline=base, fill=True, color=CORE_COLOURS[c % len(CORE_COLOURS)], linewidth=0,
                       antialiased=False)
             base = top
-    ax.set_yticks([rows - 1 - r for r in range(rows)], ["bus"] + [f"core {c}" for c in range(tl.cores)])
+    names = [name for c in range(tl.cores) for name in (f"core {c}", f"core {c} buffer")[:per]]
+    ax.set_yticks([rows - 1 - r for r in range(rows)], ["bus"] + names)
     ax.set_ylim(-0.6, rows - 0.4)
     ax.set_xlim(tl.start, tl.end)
     ax.set_xlabel("cycle")
@@ -747,8 +758,11 @@ def _figure(tl: Timeline):
     # The key: the core states, and under it what the bus row's colours say: whose it is (repeating
     # after ten cores), or with caches the transaction on it (those that occur)
     inch = 1 / (0.4 + 0.32 * rows)      # one inch of the figure's height, in axes fractions
-    states = ax.legend(handles=[Patch(color=col, label=s) for s, col in zip(STATES, STATE_COLOURS)],
-                       loc="upper center", bbox_to_anchor=(0.5, -0.6 * inch), ncol=len(STATES), frameon=False,
+    keys = [Patch(color=col, label=s) for s, col in zip(STATES, STATE_COLOURS)]
+    if tl.buffered:
+        keys.append(Patch(color=BUFFER_COLOUR, label=f"store buffer entries (the bar's height, of {tl.entries})"))
+    states = ax.legend(handles=keys, loc="upper center", bbox_to_anchor=(0.5, -0.6 * inch), ncol=len(keys),
+                       frameon=False,
                        fontsize=8, title="core states", title_fontsize=8)
     ax.add_artist(states)
     if by_xact:

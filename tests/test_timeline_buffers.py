@@ -144,6 +144,8 @@ def test_the_json_has_the_drains_and_a_counter_per_buffer(tmp_path):
     for suffix in (".png", ".svg", ".json"):
         write_timeline(tl, tmp_path / f"t{suffix}")
     assert json.loads((tmp_path / "t.json").read_text())["otherData"]["consistency"] == "tso"
+    texts = set(re.findall(r"<!-- (.*?) -->", (tmp_path / "t.svg").read_text()))   # matplotlib names its texts
+    assert {"core 0", "core 0 buffer", "buffer wait", "store buffer entries (the bar's height, of 4)"} <= texts
 
 
 def test_s2mc_run_writes_a_page_that_renders_with_the_buffers(tmp_path):
