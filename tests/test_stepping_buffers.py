@@ -406,3 +406,20 @@ def test_s2mc_debug_takes_the_consistency(tmp_path):
                                                  "held at fence")
     plain = Machine(assemble(FENCE3), cores=2, arbitration="fixed", consistency="pso", store_buffer_entries=3).run()
     assert f"the program ended at cycle {plain.cycles}:" in got.stdout
+
+
+def test_the_prompts_banner_names_the_store_buffers(tmp_path):
+    pexpect = pytest.importorskip("pexpect")
+    child = pexpect.spawn(sys.executable, ["-m", "s2mc.cli", "debug", "spin_lock.s", "--cores", "2", "--consistency",
+                                           "pso", "--store-buffer-entries", "3"], cwd=str(tmp_path),
+                          encoding="utf-8", timeout=60, dimensions=(40, 160))
+    try:
+        child.expect_exact("spin_lock.s: 2 cores, L=2, fifo, pso store buffers of 3; at cycle 0.")
+        child.expect_exact("(s2mc) ")
+        child.sendline("sb 1")
+        child.expect_exact("core 1: store buffer empty (pso, 3 entries)")
+        child.expect_exact("(s2mc) ")
+        child.sendeof()
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
