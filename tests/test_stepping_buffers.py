@@ -423,3 +423,26 @@ def test_the_prompts_banner_names_the_store_buffers(tmp_path):
         child.expect(pexpect.EOF)
     finally:
         child.close(force=True)
+
+
+@pytest.mark.parametrize("consistency", ["tso", "pso"])
+def test_rz_lines_step_next_finish_under_store_buffers_end_as_machine_run(consistency):
+    # spinlock.rz: a release's store waits in the buffer while the next acquire's xchg is held back
+    from s2mc.compiler import compile as compile_rz
+    from s2mc.workloads.examples import resolve
+    with open(resolve("spinlock.rz")) as f:
+        source = f.read()
+    prog = compile_rz(source, filename="spinlock.rz", debug=True).program
+    cfg = dict(cores=2, consistency=consistency, store_buffer_entries=2)
+    plain = Machine(prog, **cfg).run()
+    d = Debugger.for_program(prog, source=source, **cfg)
+    lines = ["break release", "continue", "next", "sb", "step", "step", "finish", "next 3", "reverse-next",
+             "watch counter", "continue", "delete 1", "delete 2", "continue"]
+    outs = []
+    for line in lines:
+        outs.append(d.execute(line))
+        assert d.last_error is None, (line, d.last_error)
+    assert d.s.result is not None
+    assert d.s.result.to_json() == plain.to_json()
+    assert "spinlock.rz:15 in release(): *l = 0" in outs[1]
+    assert "store buffer drained" in outs[10]
