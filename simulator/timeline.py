@@ -153,6 +153,9 @@ class Timeline:
 
     def occupancy(self, core: int) -> list[int]:
         """The entries in a core's store buffer in every cycle of the window (after its issue step)."""
+        if self.buffers is None:
+            raise S2mcError("this timeline has no store buffer rows: its machine has none (consistency sc), "
+                            "or its window is aggregated (see buffer_counts)")
         out = [0] * (self.end - self.start)
         for s, e, n in self.buffers[core]:
             out[s - self.start:e - self.start] = [n] * (e - s)

@@ -9,9 +9,11 @@ import re
 import subprocess
 import sys
 
+import pytest
 from hypothesis import given, settings
 
 from s2gen import buffered_configs, programs
+from s2mc.common.errors import S2mcError
 from s2mc.isa import assemble
 from s2mc.simulator import Machine
 from s2mc.simulator.reference import RefFault
@@ -134,6 +136,14 @@ def test_a_window_shows_its_part_of_the_occupancy():
     part = Machine(prog, timeline=True, timeline_window=(6, 12), **cfg).run().timeline
     assert [part.occupancy(c) for c in range(2)] == [whole.occupancy(c)[6:12] for c in range(2)]
     assert [(iv.start, iv.end) for iv in part.drains] == [(8, 10), (10, 12)]
+
+
+def test_occupancy_without_buffer_rows_is_one_line():
+    for tl in (run(FORWARD).timeline, timeline_of(run(FORWARD, consistency="tso").trace, 1, 2, max_intervals=1,
+                                                  store_buffer_entries=4, consistency="tso")):
+        with pytest.raises(S2mcError, match=r"^this timeline has no store buffer rows: its machine has none "
+                                            r"\(consistency sc\), or its window is aggregated \(see buffer_counts\)$"):
+            tl.occupancy(0)
 
 
 def test_the_json_has_the_drains_and_a_counter_per_buffer(tmp_path):
