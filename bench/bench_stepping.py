@@ -12,7 +12,9 @@ steps the fast engine rather than the cycle-stepped reference model.
 - going back (the debugger's history: 64 MiB of checkpoints, the default 1M-word memory): a whole
   run recorded against one not recorded, `goto` to the middle of the run, and from the end
   `reverse-stepi` and `reverse-continue` to a breakpoint in the middle; `next` over the call
-  f = fib(20) of fib.rz (21,891 calls: one engine run to a return trap) and `reverse-next` back.
+  f = fib(20) of fib.rz (21,891 calls: one engine run to a return trap) and `reverse-next` back;
+- with TSO store buffers (docs/debugger.md, "Store buffers"): Machine.run, finish() and a cont()
+  with a watch never met, which runs the buffered loop with no core running ahead.
 
 Run: make bench   (or .venv/bin/python bench/bench_stepping.py)
 """
@@ -106,6 +108,26 @@ def main() -> None:
     print(f"one step, 1M words of memory: {plain_step * 1e6:.1f} us; with a breakpoint set: "
           f"{breaking_step * 1e6:.1f} us")
     history(prog, cycles)
+    buffered(prog)
+
+
+def buffered(prog) -> None:
+    cfg = dict(CFG, consistency="tso")
+    cycles = Machine(prog, **cfg).run().cycles
+
+    def never_met():
+        s = Stepper(prog, **cfg)
+        s.add_watch(cfg["mem_words"] - 1)
+        assert s.cont().reasons == ("end",)
+    rows = [("tso: Machine.run", lambda: Machine(prog, **cfg).run()),
+            ("tso: Stepper.finish", lambda: Stepper(prog, **cfg).finish()),
+            ("tso: cont, a watch never met", never_met)]
+    base = None
+    print(f"tso, {cycles:,} cycles")
+    for name, fn in rows:
+        t = best(fn, 3)
+        base = base or t
+        print(f"{name:32} {t:>8.3f} {cycles / t / 1e6:>10.1f} {t / base:>7.2f}")
 
 
 def history(prog, cycles: int) -> None:

@@ -25,8 +25,11 @@ PROMPT = "(s2mc) "
 @machine_option("max_cycles")
 @machine_option("mem_words")
 @cache_options
+@machine_option("consistency")
+@machine_option("store_buffer_entries")
 @click.option("-O", "opt", default=1, show_default=True, type=Integer(0, 1), help="Rz optimisation level.")
 def debug(program, cores, mem_latency, arbitration, engine, max_cycles, mem_words, opt, **cache):
+    # **cache: the cache options and the store buffers' (consistency, store_buffer_entries)
     """Step a .rz, .s or .obj program: by cycles, instructions or Rz lines, forward and back;
     breakpoints on lines, functions and labels, watches, variables, registers, memory, the bus.
     A .rz is compiled with its debug information (compile -g), and so speaks Rz.
@@ -51,7 +54,9 @@ def debug(program, cores, mem_latency, arbitration, engine, max_cycles, mem_word
         # A shell that starts us in the background (cmd &, some CI runners) leaves SIGINT ignored and Python
         # then never raises KeyboardInterrupt; at an interactive prompt Ctrl-C must always give a new prompt.
         signal.signal(signal.SIGINT, signal.default_int_handler)
-        click.echo(f"{program}: {cores} core{'s' if cores > 1 else ''}, L={mem_latency}, {arbitration}; "
+        cfg = stepper.config
+        buffers = f", {cfg.consistency} store buffers of {cfg.store_buffer_entries}" if cfg.buffered else ""
+        click.echo(f"{program}: {cores} core{'s' if cores > 1 else ''}, L={mem_latency}, {arbitration}{buffers}; "
                    "at cycle 0. help lists the commands.")
     while True:
         try:

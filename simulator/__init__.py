@@ -241,8 +241,6 @@ class Machine:
         if self.config.buffered and engine not in BUFFERED_ENGINES:
             raise S2mcError(f"consistency {consistency}: the {engine} engine does not simulate store buffers "
                             f"yet (only sc); the fast engine does")
-        if self.config.buffered and timeline not in (None, False):
-            raise S2mcError(f"consistency {consistency}: the timeline does not show store buffers yet (only sc)")
         # Sizes and the entry are checked before any image is built: a Program made in Python can
         # name any address, and a list of that many words would exhaust memory first.
         if not 0 <= program.entry <= ADS_MAX:
@@ -263,7 +261,8 @@ class Machine:
         if timeline is not None and timeline is not False:
             from .timeline import TimelineSink
             self._timeline = TimelineSink(program, cores, mem_latency, None if timeline is True else timeline,
-                                          *timeline_window, cache=cache, hit_latency=cache_hit_latency)
+                                          *timeline_window, cache=cache, hit_latency=cache_hit_latency,
+                                          consistency=consistency, store_buffer_entries=store_buffer_entries)
             sinks.append(self._timeline)
         self._trace = Fanout(sinks) if sinks else None
         if engine == "fast":

@@ -42,7 +42,8 @@ class Command:
 COMMANDS = [
     Command("break", ("b",), "break LINE|FILE:LINE|FUNCTION|LABEL|*PC [core N]",
             "stop when a core (or core N) is about to issue the first instruction there"),
-    Command("watch", ("w",), "watch ADDR|SYMBOL|VARIABLE", "stop after a write (st, push, xchg) to that word"),
+    Command("watch", ("w",), "watch ADDR|SYMBOL|VARIABLE",
+            "stop after a write (st, push, xchg) to that word (with store buffers: after its drain)"),
     Command("delete", ("d",), "delete N", "remove breakpoint or watch N"),
     Command("step", ("s",), "step [N]", "N source lines (into calls); an instruction without a line table", True),
     Command("next", ("n",), "next [N]", "N source lines (over calls); an instruction without a line table", True),
@@ -73,6 +74,8 @@ COMMANDS = [
     Command("bus", (), "bus", "who holds the bus, since when, and who waits for it"),
     Command("cache", (), "cache [core N | ADDR|SYMBOL]", "every valid line of each cache (or core N's): set, "
             "way, base, state, words; or which cores hold the line of ADDR, in what state"),
+    Command("sb", (), "sb [CORE]", "each core's (or one core's) store buffer, oldest first: address, value, "
+            "the store, which entry drains next or waits for the bus (consistency tso, pso)"),
     Command("cycle", (), "cycle", "the current cycle"),
     Command("output", (), "output", "what the program has printed so far"),
     Command("help", ("h", "?"), "help", "this list"),
@@ -102,6 +105,10 @@ def _number(text: str, what: str, lo: int = 0) -> int:
     if value < lo:
         raise S2mcError(f"{what} must be at least {lo}, not {value}")
     return value
+
+
+def _cycles(n: int) -> str:
+    return f"{n} cycle{'s' if n != 1 else ''}"
 
 
 def word_bits(value: int, what: str | None = None) -> int:
@@ -162,6 +169,7 @@ class Debugger:
         self._list_next: int | None = None   # where `list` goes on (right after a `list`)
         self._previous: str | None = None    # the command before this one
         self._x_next: tuple[int, str, int] | None = None   # where `x` goes on: address, format, count
+        self._waits: dict | None = None      # the stepped core's store-buffer waits before the step
         self.source = source.splitlines() if source is not None else self._find_source(source_dir)
         self._file = os.path.basename(self.debug.file) if self.debug else ""   # as lines name it
 
@@ -275,7 +283,18 @@ class Debugger:
                 "cores": cores, "breakpoints": breaks,
                 "watches": [{"number": n, "address": a, "where": self.ins.symbols.data(a)}
                             for n, a in sorted(s.watches.items())],
-                "output": s.output, "history": s.history > 0}
+                "output": s.output, "history": s.history > 0,
+                "store_buffers": self._buffers_data()}
+
+    def _buffers_data(self) -> list | None:
+        """Each core's store buffer for state() (None without store buffers)."""
+        if not self.s.config.buffered:
+            return None
+        return [[{"address": e.address, "where": self.ins.symbols.data(e.address), "value": signed(e.value),
+                  "pc": e.pc, "instruction": self.ins.text(e.pc),
+                  "line": self.debug.line_at(e.pc) if self.debug else None,
+                  "since": e.since, "state": e.state, "drain_since": e.drain_since}
+                 for e in self.s.store_buffer(core)] for core in range(self.s.config.cores)]
 
     # -- places ---------------------------------------------------------------------------------
     def _need_debug(self, what: str) -> None:
@@ -392,7 +411,8 @@ class Debugger:
             return
         for n, w in stop.watches:
             self.current = w.core
-            self.out(f"watch {n}: core {w.core} wrote {show(w.after)} to address {w.address} "
+            how = f"core {w.core}'s store buffer drained" if w.drain else f"core {w.core} wrote"
+            self.out(f"watch {n}: {how} {show(w.after)} to address {w.address} "
                      f"({self.ins.symbols.data(w.address)}; was {show(w.before)}) in cycle {w.cycle}: "
                      f"{self.ins.text(w.pc)} at pc {w.pc} ({self.s.where(w.pc)})")
         for n, core, pc in stop.breaks:
@@ -423,7 +443,12 @@ class Debugger:
             self.s.check_going()
         if c.state in ("halted", "stopped"):
             raise S2mcError(f"core {core} has halted (in cycle {c.since}); `core N` picks another")
+        self._waits = self._buffer_waits(c)
         return core
+
+    @staticmethod
+    def _buffer_waits(c) -> dict:
+        return {k: c.counters.get(k, 0) for k in ("fence_stall_cycles", "store_buffer_full_stalls")}
 
     def _show_core(self, stop: Stop | None, core: int) -> None:
         """Where a core stands after a step: its instruction, its Rz line, the cycle."""
@@ -432,6 +457,15 @@ class Debugger:
             return
         self._show_output()
         c = self.s.core(core)
+        before, self._waits = self._waits, None
+        if before is not None and c.state != "held":
+            after = self._buffer_waits(c)
+            drain = after["fence_stall_cycles"] - before["fence_stall_cycles"]
+            room = after["store_buffer_full_stalls"] - before["store_buffer_full_stalls"]
+            if drain:
+                self.out(f"core {core} waited {_cycles(drain)} for its store buffer to drain (fence, xchg, sync, trap)")
+            if room:
+                self.out(f"core {core} waited {_cycles(room)} for room in its full store buffer")
         if c.state == "halted":
             self.out(f"core {core} halted in cycle {c.since}")
         else:
@@ -1022,14 +1056,46 @@ class Debugger:
             self.out(f"cycle {self.s.cycle}: the bus is free")
         else:
             # a granted access has moved its core's pc on by one
-            access = self.ins.text(self.s.core(b.holder).pc - 1)
+            access = "a drain of its store buffer" if b.drain else self.ins.text(self.s.core(b.holder).pc - 1)
             self.out(f"cycle {self.s.cycle}: core {b.holder} holds the bus since cycle {b.granted} for "
                      f"{access} (free from cycle {b.free_at})")
         for core, since, address in b.waiting:
             self.out(f"  waiting: core {core} since cycle {since} ({self.s.cycle - since} cycles) for address "
                      f"{address} ({self.ins.symbols.data(address)}): {self.ins.text(self.s.core(core).pc)}")
-        if not b.waiting:
+        drains = [(core, e) for core in range(self.s.config.cores) if self.s.config.buffered
+                   for e in self.s.store_buffer(core) if e.state == "bus"]
+        for core, e in drains:
+            self.out(f"  waiting: core {core}'s store buffer since cycle {e.drain_since} to drain {show(e.value)} to "
+                     f"address {e.address} ({self.ins.symbols.data(e.address)}): {self.ins.text(e.pc)}")
+        if not b.waiting and not drains:
             self.out("  nobody waits")
+
+    def _held_for(self, pc: int) -> str:
+        """Why a held core waits: a store for room in its buffer, the others for it to drain."""
+        return ("until its store buffer has room" if self.ins.bus_class(pc) == "write"
+                else "until its store buffer has drained")
+
+    def do_sb(self, args):
+        """`sb` or `sb CORE`: store buffers, oldest entry first."""
+        self._args(args, 1, "sb [CORE]")
+        cores = [self.s.check_core(_number(args[0], "CORE"))] if args else range(self.s.config.cores)
+        cfg = self.s.config
+        for core in cores:
+            entries = self.s.store_buffer(core)
+            c = self.s.core(core)
+            held = f"; core {core} is held at {self.ins.text(c.pc)} since cycle {c.since} {self._held_for(c.pc)}" \
+                if c.state == "held" else ""
+            used = f"{len(entries)} of {cfg.store_buffer_entries} entries" if entries else "empty"
+            self.out(f"core {core}: store buffer {used} ({cfg.consistency}, {cfg.store_buffer_entries} entries)"
+                     f"{held}")
+            for i, e in enumerate(entries):
+                note = {"bus": f"; its drain waits for the bus since cycle {e.drain_since}",
+                        "next": f"; drains next (from cycle {e.drain_since})", "": ""}[e.state]
+                self.out(f"  {i}: address {e.address} ({self.ins.symbols.data(e.address)}) = {show(e.value)}, "
+                         f"entered cycle {e.since}: {self.ins.text(e.pc)} at pc {e.pc} ({self.s.where(e.pc)}){note}")
+                rz = self._rz_line(e.pc)
+                if rz:
+                    self.out(f"     {rz}")
 
     def do_cycle(self, args):
         self._args(args, 0, "cycle")
@@ -1053,6 +1119,7 @@ class Debugger:
                            f"issues this next at {c.next_issue}",
                     "waiting": f"waits for the bus since cycle {c.since} (address {c.address})",
                     "sync": f"waits at the barrier since cycle {c.since}",
+                    "held": f"held back since cycle {c.since} {self._held_for(c.pc)}, tries again now",
                     "halted": f"halted in cycle {c.since}",
                     "stopped": "stopped"}[c.state]
             line = self.debug.line_at(c.pc) if self.debug else None

@@ -14,13 +14,18 @@ has happened and nothing of cycle C or later, exactly the state of the cycle-ste
 model (simulator/reference.py) after it simulated cycles 0 .. C-1. A core is then `running` (it
 issues the instruction at its pc in cycle C), on the `bus` (its access took effect at its grant,
 the bus stays busy until grant + L - 1, and it issues again at grant + L), `waiting` for the bus
-(since its request cycle), at a barrier (`sync`), `halted` or `stopped` (after a fault).
+(since its request cycle), at a barrier (`sync`), `halted` or `stopped` (after a fault). With store
+buffers (consistency tso, pso) a core can also be `held`: held back at its pc since some cycle, a
+fence, xchg, sync or trap until its buffer is empty, a store until the buffer has room; it tries
+again in cycle C. `store_buffer(core)` shows a core's buffer.
 
 A breakpoint at pc stops the machine at the cycle in which a core would issue that instruction,
 before it does; a watch stops it after a write (st, push, xchg; even of the same value) to its
-address: at the start of the cycle after the grant. An advance stops at whichever comes first of
-its target cycle, a breakpoint and a watched write, and never again at a breakpoint a core stands
-on when it starts (so `cont` goes past the breakpoint it stopped at).
+address: at the start of the cycle after the grant. With store buffers memory changes when a
+store drains, not when it enters the buffer, so a watch stops after the drain (Write.drain); a held
+core does not stop again at a breakpoint on the instruction it is held at. An advance stops at
+whichever comes first of its target cycle, a breakpoint and a watched write, and never again at a
+breakpoint a core stands on when it starts (so `cont` goes past the breakpoint it stopped at).
 
 A core can also advance by instructions: `step_instruction(core)` runs until that core is about
 to issue its next instruction, `finish_call(core)` until the function it is in has returned.
@@ -63,7 +68,7 @@ class CoreState:
     """One core at the current cycle. `since`: when the state began (running: the current cycle;
     bus: the grant; waiting: the request; sync: the arrival; halted: the halting trap)."""
     core: int
-    state: str              # running | bus | waiting | sync | halted | stopped
+    state: str              # running | bus | waiting | sync | held | halted | stopped
     pc: int
     since: int
     next_issue: int | None  # running and bus: the cycle its next instruction issues
@@ -79,17 +84,33 @@ class BusState:
     granted: int | None
     free_at: int
     waiting: list[tuple[int, int, int]]
+    drain: bool = False     # the holder's grant is a drain of its store buffer, not its pc's access
 
 
 @dataclass(frozen=True)
 class Write:
-    """A watched write: granted in `cycle` to core `core` at `pc`; the word before and after."""
+    """A watched write: granted in `cycle` to core `core` at `pc`; the word before and after.
+    `drain`: core's store buffer drained it (pc: the store's), in `cycle`."""
     cycle: int
     core: int
     pc: int
     address: int
     before: int
     after: int
+    drain: bool = False
+
+
+@dataclass(frozen=True)
+class BufferedStore:
+    """A store in a store buffer: its address, value, pc, the cycle it entered, and `state`:
+    "bus" (its drain waits for the bus since `drain_since`), "next" (the next drain takes it,
+    from `drain_since`, when the drain port is free) or "" (later)."""
+    address: int
+    value: int
+    pc: int
+    since: int
+    state: str = ""
+    drain_since: int | None = None
 
 
 @dataclass(frozen=True)
@@ -118,9 +139,6 @@ class Stepper:
         for option in ("trace", "trace_file", "timeline"):
             if config.get(option):
                 raise S2mcError(f"a stepped machine does not take {option}; run it with Machine")
-        if config.get("consistency", "sc") != "sc":
-            raise S2mcError(f"consistency {config['consistency']}: the debugger does not step store buffers yet "
-                            "(only sc); run it with Machine or s2mc run")
         self.program = program
         # Machine checks the program and the parameters and loads the engine; we drive the engine.
         self._machine = Machine(program, **config)
@@ -378,6 +396,8 @@ class Stepper:
                 stop = self._advance(min(self.cycle + 1, limit))
             elif c.state == "bus":
                 stop = self._advance(min(c.next_issue, limit))
+            elif c.state == "held":
+                stop = self._advance(min(self.cycle + 1, limit))   # it tries again each cycle
             elif c.state in ("waiting", "sync"):
                 # a granted access goes on at the next pc; a released barrier where sync left it
                 resume = c.pc + 1 if c.state == "waiting" else c.pc
@@ -582,7 +602,25 @@ class Stepper:
             return CoreState(core, "running", pc, now, t, None, counters)
         if state == "waiting":
             return CoreState(core, state, pc, t, None, address, counters)
+        if state == "held" and self.done:
+            state = "stopped"       # held back when the cycle limit ended the run
         return CoreState(core, state, pc, t, None, None, counters)
+
+    def store_buffer(self, core: int) -> list[BufferedStore]:
+        """A core's store buffer now, oldest first (docs/debugger.md, `sb`). S2mcError on a
+        machine without store buffers (consistency sc)."""
+        self._core(core)
+        view = self._engine.store_buffer(core)
+        if view is None:
+            raise S2mcError("this machine has no store buffers (consistency sc); "
+                            "debug with --consistency tso or pso")
+        entries, drain, drain_since, port_free, following = view
+        out = []
+        for i, (address, value, pc, since) in enumerate(entries):
+            state, at = ("bus", drain_since) if i == drain else \
+                ("next", max(port_free, self.cycle)) if i == following else ("", None)
+            out.append(BufferedStore(address, value, pc, since, state, at))
+        return out
 
     def standing(self) -> tuple[tuple[int, int, int], ...]:
         """(breakpoint number, core, pc) for every core about to issue at a breakpoint now."""
@@ -594,12 +632,12 @@ class Stepper:
         return [self.core(i) for i in range(self.config.cores)]
 
     def bus(self) -> BusState:
-        free_at, last = self._engine.bus()
+        free_at, last, drain = self._engine.bus()
         busy = last >= 0 and free_at > self.cycle
         waiting = sorted(((c.core, c.since, c.address) for c in self.cores() if c.state == "waiting"),
                          key=lambda w: (w[1], w[0]))
         return BusState(last if busy else None, free_at - self.config.mem_latency if busy else None,
-                        max(free_at, self.cycle) if busy else self.cycle, waiting)
+                        max(free_at, self.cycle) if busy else self.cycle, waiting, busy and drain)
 
     @property
     def events(self) -> list[tuple[int, int, str]]:

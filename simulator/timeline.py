@@ -3,18 +3,25 @@ streamed event log (s2mc.simulator.trace) and written as a page, a Perfetto trac
 
     events -> intervals (TimelineBuilder) -> Timeline -> writers (.html, .json, .png, .svg)
 
-A core is in one of five states in each cycle of the run (docs/timeline.md):
+A core is in one of six states in each cycle of the run (docs/timeline.md):
 
     executing   the cycle an instruction issues (a sync or a halting trap too), unless it is a bus access
     bus wait    a memory instruction waits for the grant: cycles t .. g-1 (request at t, grant at g)
     bus hold    it holds the bus: cycles g .. g+L-1 (with caches g .. g+D-1, D the transaction's bus time)
     sync wait   after its sync, until the barrier completes: cycles t+1 .. c
     halted      from its finish cycle to the end of the run
+    buffer wait (store buffers, tso and pso) held back by its store buffer: a fence, xchg, sync or
+                trap until the buffer is empty, a store until it has room; from the end of the
+                previous instruction to the cycle it issues
 
-The states partition the cycles, so per core: bus wait = bus_wait_cycles, bus hold = bus_busy_cycles,
-sync wait = sync_wait_cycles, and the five add up to the run's total cycles. The bus row shows who
-holds the bus; with caches it is coloured by the transaction on it (BusRd, BusRdX, ...: XACT_COLOURS),
-and a cache hit is `executing` for its H cycles.
+The states partition the cycles, so per core: bus wait = bus_wait_cycles, bus hold = bus_busy_cycles
+(less drain_bus_cycles: a drain holds the bus, not the core), sync wait = sync_wait_cycles, buffer
+wait = fence_stall_cycles + store_buffer_full_stalls, and they add up to the run's total cycles. The
+bus row shows who holds the bus, a store buffer's drain included; with caches it is coloured by the
+transaction on it (BusRd, BusRdX, ...: XACT_COLOURS), and a cache hit is `executing` for its H cycles.
+With store buffers each core also has its buffer's occupancy over time (entries after each cycle's
+issue step, as the worked examples of docs/timing-model.md count them): from the `buffer` events
+(+1 at t) and the `drain` and `drain hit` events (-1 from g+1).
 
 Memory stays bounded however long the run: the builder keeps intervals (one per instruction, one per
 stretch of waiting, holding or halting), only those in the window [from_cycle, to_cycle), and at most
@@ -41,9 +48,13 @@ from s2mc.common.outputs import Output
 from .params import PARAMS
 from .trace import KINDS, RECORD, XACTS, Instructions, _Decoder
 
-STATES = ("executing", "bus wait", "bus hold", "sync wait", "halted")
-EXECUTING, BUS_WAIT, BUS_HOLD, SYNC_WAIT, HALTED = range(len(STATES))
-STATE_COLOURS = ("#6bbf59", "#f4d35e", "#d1495b", "#8e7dbe", "#e2e2e2")
+STATES = ("executing", "bus wait", "bus hold", "sync wait", "halted", "buffer wait")
+EXECUTING, BUS_WAIT, BUS_HOLD, SYNC_WAIT, HALTED, BUFFER_WAIT = range(len(STATES))
+STATE_COLOURS = ("#6bbf59", "#f4d35e", "#d1495b", "#8e7dbe", "#e2e2e2", "#9edae5")
+# Kept beside the states' intervals, in the same columns: a store buffer's occupancy (the entries in
+# the wait column) and a drain's bus tenure (the store's pc, address and values).
+OCCUPANCY, DRAIN_HOLD = len(STATES), len(STATES) + 1
+BUFFER_COLOUR = "#4a6fa5"     # the occupancy rows
 # The bus row takes the colour of the core that holds it (a palette that repeats after ten cores),
 # with no green, yellow, red, purple or grey, so that a core is never read as a state.
 CORE_COLOURS = ("#1f77b4", "#ff7f0e", "#17becf", "#8c564b", "#e377c2", "#393b79", "#008080", "#b5651d",
@@ -112,18 +123,43 @@ class Timeline:
     program: Program | None = None
     title: str = ""
     cache: str = "none"           # the caches' protocol; with one, the bus row shows transactions
+    consistency: str = "sc"       # tso, pso: the cores have store buffers of `entries` entries
+    entries: int = 0
+    # with store buffers: the drains' bus tenures (Interval, state BUS_HOLD) and, per core, the
+    # buffer's occupancy as (start, end, entries) runs of one or more entries; aggregated, per
+    # bucket and core the entry-cycles and the drains' bus cycles
+    drains: list[Interval] | None = None
+    buffers: list[list[tuple[int, int, int]]] | None = None
+    buffer_counts: list[list[int]] | None = None
+    drain_counts: list[list[int]] | None = None
 
     @property
     def cached(self) -> bool:
         return self.cache != "none"
 
     @property
+    def buffered(self) -> bool:
+        return self.entries > 0
+
+    @property
     def aggregated(self) -> bool:
         return self.intervals is None
 
     def bus(self) -> list[Interval]:
-        """Who holds the bus, access by access, in cycle order (the cores' bus-hold intervals)."""
-        return sorted((iv for iv in self.intervals if iv.state == BUS_HOLD), key=lambda iv: iv.start)
+        """Who holds the bus, access by access, in cycle order (the cores' bus-hold intervals and
+        the store buffers' drains)."""
+        return sorted([iv for iv in self.intervals if iv.state == BUS_HOLD] + (self.drains or []),
+                      key=lambda iv: iv.start)
+
+    def occupancy(self, core: int) -> list[int]:
+        """The entries in a core's store buffer in every cycle of the window (after its issue step)."""
+        if self.buffers is None:
+            raise S2mcError("this timeline has no store buffer rows: its machine has none (consistency sc), "
+                            "or its window is aggregated (see buffer_counts)")
+        out = [0] * (self.end - self.start)
+        for s, e, n in self.buffers[core]:
+            out[s - self.start:e - self.start] = [n] * (e - s)
+        return out
 
     def runs(self, core: int) -> list[tuple[int, int, str]]:
         """The core's states as (start, end, state name), neighbours in one state merged."""
@@ -157,8 +193,8 @@ class Timeline:
 
 # The interval columns the builder keeps (int64 arrays; address -1: no access; xact: index in XACTS).
 _CORE, _START, _END, _STATE, _PC, _WAIT, _ADDRESS, _BEFORE, _AFTER, _XACT = range(10)
-# (the store buffers' kinds after these never reach a timeline: Machine refuses tso and pso with one)
-_ISSUE, _REQUEST, _GRANT, _SYNC, _RESUME, _HALT, _HIT, _XGRANT, _STATE_CHANGE = range(KINDS.index("state") + 1)
+(_ISSUE, _REQUEST, _GRANT, _SYNC, _RESUME, _HALT, _HIT, _XGRANT, _STATE_CHANGE, _BUFFER, _FORWARD, _DRAIN,
+ _DRAIN_HIT) = range(len(KINDS))
 # A raw record (s2::TraceEvent) as numpy reads it, field for field as trace.RECORD.
 _RECORD_DTYPE = np.dtype([("cycle", "=u8"), ("pc", "=u4"), ("core", "=u2"), ("kind", "u1"), ("xact", "u1"),
                           ("wait", "=u8"), ("address", "=u4"), ("before", "=i4"), ("after", "=i4"),
@@ -173,10 +209,17 @@ class TimelineBuilder:
     (a grant carries its wait, a resume the barrier's), so a batch becomes intervals column-wise."""
 
     def __init__(self, cores: int, mem_latency: int, from_cycle: int = 0, to_cycle: int | None = None,
-                 max_intervals: int = MAX_INTERVALS, buckets: int = BUCKETS, hit_latency: int = 1):
-        """hit_latency: H, the cycles a cache hit takes (runs with caches)."""
+                 max_intervals: int = MAX_INTERVALS, buckets: int = BUCKETS, hit_latency: int = 1,
+                 store_buffer_entries: int = 0):
+        """hit_latency: H, the cycles a cache hit takes (runs with caches); store_buffer_entries:
+        the buffers' size (tso, pso; 0: none)."""
         check_window(from_cycle, to_cycle)
         self.hit_latency = hit_latency
+        self.entries = store_buffer_entries
+        self._front = np.zeros(cores, dtype=np.int64)    # where each core's last interval ended
+        self._level = np.zeros(cores, dtype=np.int64)    # its buffer's entries ...
+        self._since = np.zeros(cores, dtype=np.int64)    # ... since this cycle
+        self._pending = np.zeros((3, 0), dtype=np.int64)  # occupancy changes after the last batch's cycle
         if buckets < 2 or buckets % 2:
             raise ValueError("buckets must be an even number of at least 2")
         self.cores, self.latency = cores, mem_latency
@@ -206,6 +249,11 @@ class TimelineBuilder:
                 return (e[0], e[1], e[2], _XGRANT, e[4], *e[5:8], xact[t], int(span))
             if name.startswith("state "):    # a line's state change: no interval of its own
                 return (e[0], e[1], e[2], _STATE_CHANGE, e[4], 0, 0, 0, 0, 0)
+            if name.startswith("drain B"):   # a drain as a coherence transaction: `drain <T> <D>`
+                _, t, span = name.split(" ")
+                return (e[0], e[1], e[2], _DRAIN, e[4], *e[5:8], xact[t], int(span))
+            if name == "drain hit":
+                return (e[0], e[1], e[2], _DRAIN_HIT, e[4], *e[5:8], 0, 0)
             return (e[0], e[1], e[2], kind[name], e[4], *(e[5:8] if len(e) > 5 else (-1, 0, 0)), 0, 0)
         self._add(*np.array([row(e) for e in events], dtype=np.int64).T)
 
@@ -219,9 +267,10 @@ class TimelineBuilder:
     def _add(self, cycle, core, pc, kind, wait, address, before, after, xact, span) -> None:
         self._track(cycle, core, pc, kind)
         # a bus hold lasts L cycles, or with caches the transaction's own bus time D
-        lat = np.where(kind == _XGRANT, span, self.latency)
-        xact = np.where(kind == _XGRANT, xact, 0)     # the field means nothing in other records
-        ex = (kind == _ISSUE) | (kind == _SYNC) | (kind == _HALT)
+        bus_xact = (kind == _XGRANT) | ((kind == _DRAIN) & (span > 0))
+        lat = np.where(bus_xact, span, self.latency)
+        xact = np.where(bus_xact, xact, 0)     # the field means nothing in other records
+        ex = (kind == _ISSUE) | (kind == _SYNC) | (kind == _HALT) | (kind == _BUFFER) | (kind == _FORWARD)
         hit = kind == _HIT
         gr = (kind == _GRANT) | (kind == _XGRANT)
         gw = gr & (wait > 0)
@@ -241,7 +290,54 @@ class TimelineBuilder:
              after[gr], xact[gr]),
             (core[rs], cycle[rs] - wait[rs], cycle[rs], state(rs, SYNC_WAIT), pc[rs] - 1, wait[rs], none(rs),
              zero(rs), zero(rs), zero(rs)))]
-        self._keep(np.stack(cols))
+        iv = np.stack(cols)
+        if self.entries:
+            dr = kind == _DRAIN
+            drains = np.stack([core[dr], cycle[dr], cycle[dr] + lat[dr], state(dr, DRAIN_HOLD), pc[dr], wait[dr],
+                               address[dr], before[dr], after[dr], xact[dr]])
+            iv = np.concatenate([iv, self._held(iv), drains, self._occupancy(cycle, core, kind)], axis=1)
+        self._keep(iv)
+
+    def _held(self, iv: np.ndarray) -> np.ndarray:
+        """The buffer waits: every gap between a core's intervals (its instruction was held back
+        from the end of the one before until it issued)."""
+        iv = iv[:, np.lexsort((iv[_START], iv[_CORE]))]
+        core, s, e = iv[_CORE], iv[_START], iv[_END]
+        prev = np.empty_like(e)
+        first = np.ones(len(core), dtype=bool)
+        first[1:] = core[1:] != core[:-1]
+        prev[1:] = e[:-1]
+        prev[first] = self._front[core[first]]
+        np.maximum.at(self._front, core, e)
+        g = s > prev
+        n = int(g.sum())
+        return np.stack([core[g], prev[g], s[g], np.full(n, BUFFER_WAIT), iv[_PC][g], s[g] - prev[g],
+                         np.full(n, -1), np.zeros(n), np.zeros(n), np.zeros(n)]).astype(np.int64)
+
+    def _occupancy(self, cycle, core, kind, last: bool = False) -> np.ndarray:
+        """Runs of one occupancy per core (OCCUPANCY intervals, the entries in the wait column) from
+        the changes: a store enters at t (+1), a drain leaves after g (-1 from g+1). A change after
+        the batch's last cycle waits for the next batch (or `last`), where earlier ones may come."""
+        m = (kind == _BUFFER) | (kind == _DRAIN) | (kind == _DRAIN_HIT)
+        buf = kind[m] == _BUFFER
+        changes = np.concatenate([self._pending, np.stack([core[m], np.where(buf, cycle[m], cycle[m] + 1),
+                                                           np.where(buf, 1, -1)])], axis=1)
+        top = np.iinfo(np.int64).max if last else (int(cycle.max()) if len(cycle) else -1)
+        later = changes[1] > top
+        self._pending, changes = changes[:, later], changes[:, ~later]
+        changes = changes[:, np.lexsort((changes[1], changes[0]))]
+        out = []
+        for c in np.unique(changes[0]):
+            _, at, delta = changes[:, changes[0] == c]
+            levels = self._level[c] + np.cumsum(delta)
+            starts = np.concatenate([[self._since[c]], at])
+            n = np.concatenate([[self._level[c]], levels])[:-1]
+            keep = (starts[1:] > starts[:-1]) & (n > 0)
+            k = int(keep.sum())
+            out.append(np.stack([np.full(k, c), starts[:-1][keep], starts[1:][keep], np.full(k, OCCUPANCY),
+                                 np.zeros(k), n[keep], np.full(k, -1), np.zeros(k), np.zeros(k), np.zeros(k)]))
+            self._since[c], self._level[c] = at[-1], levels[-1]
+        return np.concatenate(out, axis=1).astype(np.int64) if out else np.zeros((10, 0), dtype=np.int64)
 
     def _track(self, cycle, core, pc, kind) -> None:
         """What each core still waits for at the end of the batch: a grant, a barrier; its halt."""
@@ -271,7 +367,10 @@ class TimelineBuilder:
         """Keeps the part of these intervals (columns) inside the window."""
         if not iv.shape[1]:
             return
-        self.end = max(self.end, int(iv[_END].max()))
+        # the run ends with its cores' last cycle: a drain may hold the bus beyond it
+        states = iv[_STATE] < len(STATES)
+        if states.any():
+            self.end = max(self.end, int(iv[_END][states].max()))
         hi = self.hi if self.hi is not None else np.iinfo(np.int64).max
         iv = iv[:, (iv[_END] > self.lo) & (iv[_START] < hi)]
         if not iv.shape[1]:
@@ -291,7 +390,9 @@ class TimelineBuilder:
         """Too many intervals for the window: from now on, cycles per state per bucket."""
         span = (self.hi if self.hi is not None else self.end) - self.lo
         self._width = max(1, -(-span // self.buckets))
-        self._counts = np.zeros((self.buckets, self.cores, len(STATES)), dtype=np.int64)
+        # the states, then the occupancy's entry-cycles and the drains' bus cycles
+        per = DRAIN_HOLD + 1 if self.entries else len(STATES)
+        self._counts = np.zeros((self.buckets, self.cores, per), dtype=np.int64)
         kept, self._kept = self._kept, None
         self._count(np.concatenate(kept, axis=1))
 
@@ -299,32 +400,39 @@ class TimelineBuilder:
         lo, n = self.lo, self.buckets
         while int(iv[_END].max()) - lo > n * self._width:
             # Two neighbouring buckets become one, so that the window can grow (it has no end yet).
-            half = self._counts.reshape(n // 2, 2, self.cores, len(STATES)).sum(axis=1)
+            half = self._counts.reshape(n // 2, 2, *self._counts.shape[1:]).sum(axis=1)
             self._counts = np.concatenate([half, np.zeros_like(half)])
             self._width *= 2
         w, shape = self._width, self._counts.shape
         s, e, core, k = iv[_START], iv[_END], iv[_CORE], iv[_STATE]
         b0, b1 = (s - lo) // w, (e - 1 - lo) // w
-        at = core * len(STATES) + k                  # (core, state) within a bucket
-        cells = self.cores * len(STATES)
-        add = lambda b, v: np.bincount(b * cells + at, weights=v, minlength=self._counts.size)   # noqa: E731
+        per = shape[2]
+        at = core * per + k                          # (core, state) within a bucket
+        cells = self.cores * per
+        x = np.where(k == OCCUPANCY, iv[_WAIT], 1)   # an occupancy counts entry-cycles
+        add = lambda b, v: np.bincount(b * cells + at, weights=v * x, minlength=self._counts.size)   # noqa: E731
         one = b0 == b1
         total = add(b0, np.where(one, e - s, lo + (b0 + 1) * w - s))     # inside b0, or its part of b0
         total += add(b1, np.where(one, 0, e - (lo + b1 * w)))              # the part in b1
         mid = b1 > b0 + 1
         if mid.any():   # whole buckets b0+1 .. b1-1: a running sum of +w at b0+1 and -w at b1
             steps = np.zeros(self._counts.size + cells)
-            np.add.at(steps, (b0[mid] + 1) * cells + at[mid], w)
-            np.add.at(steps, b1[mid] * cells + at[mid], -w)
+            np.add.at(steps, (b0[mid] + 1) * cells + at[mid], w * x[mid])
+            np.add.at(steps, b1[mid] * cells + at[mid], -w * x[mid])
             total += np.cumsum(steps.reshape(n + 1, cells), axis=0)[:n].ravel()
         self._counts += np.rint(total).astype(np.int64).reshape(shape)
 
     # -- the end ----------------------------------------------------------------------------------
-    def finish(self, program: Program | None = None, title: str = "", cache: str = "none") -> Timeline:
+    def finish(self, program: Program | None = None, title: str = "", cache: str = "none",
+               consistency: str = "sc") -> Timeline:
         """The timeline, once every event is in. A core still waiting when the run stopped (a
         simulated fault) waits to the end; a halted core is halted from its finish cycle."""
+        if self.entries:
+            empty = np.zeros(0, dtype=np.int64)
+            self._keep(self._occupancy(empty, empty, empty, last=True))
         end = self.end
-        rest = []
+        rest = [(core, int(self._since[core]), end, OCCUPANCY, 0, int(self._level[core]), -1, 0, 0, 0)
+                for core in range(self.cores) if self._level[core] > 0]     # left in the buffer by a fault
         for core in range(self.cores):
             if self._request[core] is not None:
                 t, pc = self._request[core]
@@ -341,26 +449,39 @@ class TimelineBuilder:
         hi = end if self.hi is None else min(self.hi, end)
         if self.lo >= hi:
             raise S2mcError(f"the timeline window starts at cycle {self.lo}, but the run has only {end} cycles")
-        tl = Timeline(self.cores, self.latency, self.lo, hi, end, None, program=program, title=title, cache=cache)
+        tl = Timeline(self.cores, self.latency, self.lo, hi, end, None, program=program, title=title, cache=cache,
+                      consistency=consistency, entries=self.entries)
         if self._kept is not None:
             iv = np.concatenate(self._kept, axis=1) if self._kept else np.zeros((10, 0), dtype=np.int64)
             iv = iv[:, np.lexsort((iv[_START], iv[_CORE]))]
-            tl.intervals = [Interval(c, s, e, k, pc, w, None if a < 0 else a, None if a < 0 else b,
-                                     None if a < 0 else f, XACTS[x])
-                            for c, s, e, k, pc, w, a, b, f, x in zip(*iv.tolist())]
+            every = [Interval(c, s, e, k, pc, w, None if a < 0 else a, None if a < 0 else b,
+                              None if a < 0 else f, XACTS[x])
+                     for c, s, e, k, pc, w, a, b, f, x in zip(*iv.tolist())]
+            tl.intervals = [v for v in every if v.state < len(STATES)]
+            if self.entries:
+                tl.drains = [v._replace(state=BUS_HOLD, end=min(v.end, hi)) for v in every if v.state == DRAIN_HOLD]
+                tl.buffers = [[] for _ in range(self.cores)]
+                for v in every:
+                    if v.state == OCCUPANCY:
+                        tl.buffers[v.core].append((v.start, v.end, v.wait))
         else:
             tl.bucket = self._width
             used = -(-(hi - self.lo) // self._width)
-            tl.counts = self._counts[:used].tolist()
+            tl.counts = self._counts[:used, :, :len(STATES)].tolist()
+            if self.entries:
+                tl.buffer_counts = self._counts[:used, :, OCCUPANCY].tolist()
+                tl.drain_counts = self._counts[:used, :, DRAIN_HOLD].tolist()
         return tl
 
 
 def timeline_of(events, cores: int, mem_latency: int, from_cycle: int = 0, to_cycle: int | None = None,
-                program: Program | None = None, cache: str = "none", **limits) -> Timeline:
-    """The timeline of a whole list of events (Result.trace, the reference model's log)."""
+                program: Program | None = None, cache: str = "none", consistency: str = "sc",
+                **limits) -> Timeline:
+    """The timeline of a whole list of events (Result.trace, the reference model's log); limits:
+    TimelineBuilder's (store_buffer_entries with tso or pso)."""
     b = TimelineBuilder(cores, mem_latency, from_cycle, to_cycle, **limits)
     b.add(events)
-    return b.finish(program, cache=cache)
+    return b.finish(program, cache=cache, consistency=consistency)
 
 
 class TimelineSink:
@@ -370,14 +491,15 @@ class TimelineSink:
 
     def __init__(self, program: Program, cores: int, mem_latency: int, path: str | os.PathLike | None = None,
                  from_cycle: int = 0, to_cycle: int | None = None, title: str = "", cache: str = "none",
-                 hit_latency: int = 1):
+                 hit_latency: int = 1, consistency: str = "sc", store_buffer_entries: int = 0):
         self.path = os.fspath(path) if path is not None else None
         self._format = timeline_format(path) if path is not None else None
         self._out = Output(path, "wb", what="timeline") if path is not None else None   # checks the path now
         self._program, self._title = program, title
         self._decode = _Decoder()
-        self._build = TimelineBuilder(cores, mem_latency, from_cycle, to_cycle, hit_latency=hit_latency)
-        self._cache = cache
+        self._build = TimelineBuilder(cores, mem_latency, from_cycle, to_cycle, hit_latency=hit_latency,
+                                      store_buffer_entries=store_buffer_entries if consistency != "sc" else 0)
+        self._cache, self._consistency = cache, consistency
         self.timeline: Timeline | None = None
         self.seconds = 0.0    # host time spent building the timeline during the run (not simulating)
 
@@ -390,7 +512,7 @@ class TimelineSink:
         if not keep:
             return
         self._decode.check_done()
-        self.timeline = self._build.finish(self._program, self._title, self._cache)
+        self.timeline = self._build.finish(self._program, self._title, self._cache, self._consistency)
         if self._out is not None:
             write_timeline(self.timeline, self._out, self._format)
 
@@ -436,7 +558,8 @@ class _Names:
 
 def _title(tl: Timeline) -> str:
     caches = f", {tl.cache.upper()} caches" if tl.cached else ""
-    return tl.title or f"{tl.cores} core{'s' if tl.cores > 1 else ''}, L = {tl.mem_latency}{caches}"
+    buffers = f", {tl.consistency.upper()} store buffers of {tl.entries}" if tl.buffered else ""
+    return tl.title or f"{tl.cores} core{'s' if tl.cores > 1 else ''}, L = {tl.mem_latency}{caches}{buffers}"
 
 
 def _bus_name(tl: Timeline, iv: Interval) -> str:
@@ -467,10 +590,18 @@ def to_trace_events(tl: Timeline) -> dict:
         for iv in tl.intervals:
             ev.append({"ph": "X", "pid": 1, "tid": iv.core + 1, "ts": iv.start, "dur": iv.end - iv.start,
                        "name": STATES[iv.state], "cat": "core", "args": args(iv)})
+        drains = {id(iv) for iv in tl.drains or ()}
         for iv in tl.bus():
             extra = {"transaction": iv.xact or "uncached"} if tl.cached else {}
+            drain = id(iv) in drains
             ev.append({"ph": "X", "pid": 1, "tid": bus_tid, "ts": iv.start, "dur": iv.end - iv.start,
-                       "name": _bus_name(tl, iv), "cat": "bus", "args": {"core": iv.core, **extra, **args(iv)}})
+                       "name": ("drain, " if drain else "") + _bus_name(tl, iv), "cat": "drain" if drain else "bus",
+                       "args": {"core": iv.core, **extra, **args(iv), **({"state": "drain"} if drain else {})}})
+        for c, runs in enumerate(tl.buffers or ()):     # a counter track per core: its buffer's entries
+            for i, (s, e, n) in enumerate(runs):
+                ev.append({"ph": "C", "pid": 1, "ts": s, "name": f"core {c} store buffer", "args": {"entries": n}})
+                if i + 1 == len(runs) or runs[i + 1][0] != e:
+                    ev.append({"ph": "C", "pid": 1, "ts": e, "name": f"core {c} store buffer", "args": {"entries": 0}})
     else:
         for b, per_core in enumerate(tl.counts):
             lo, hi = tl.bucket_span(b)
@@ -479,7 +610,11 @@ def to_trace_events(tl: Timeline) -> dict:
                 top = max(range(len(STATES)), key=lambda k: per_state[k])
                 ev.append({"ph": "X", "pid": 1, "tid": c + 1, "ts": lo, "dur": hi - lo, "name": STATES[top],
                            "cat": "bucket", "args": frac})
-            busy = {f"core {c}": round(s[BUS_HOLD] / (hi - lo), 4) for c, s in enumerate(per_core) if s[BUS_HOLD]}
+            for c in range(tl.cores) if tl.buffered else ():
+                ev.append({"ph": "C", "pid": 1, "ts": lo, "name": f"core {c} store buffer",
+                           "args": {"entries": round(tl.buffer_counts[b][c] / (hi - lo), 4)}})
+            held = [s[BUS_HOLD] + (tl.drain_counts[b][c] if tl.buffered else 0) for c, s in enumerate(per_core)]
+            busy = {f"core {c}": round(n / (hi - lo), 4) for c, n in enumerate(held) if n}
             if busy:
                 ev.append({"ph": "X", "pid": 1, "tid": bus_tid, "ts": lo, "dur": hi - lo, "name": "busy",
                            "cat": "bucket", "args": {"busy": round(sum(busy.values()), 4), **busy}})
@@ -487,7 +622,9 @@ def to_trace_events(tl: Timeline) -> dict:
             "otherData": {"tool": "s2mc", "time_unit": "1 us = 1 cycle", "cores": tl.cores,
                           "mem_latency": tl.mem_latency, "window": [tl.start, tl.end], "run_cycles": tl.run_end,
                           "aggregated": tl.aggregated, "bucket_cycles": tl.bucket,
-                          **({"cache": tl.cache} if tl.cached else {})}}
+                          **({"cache": tl.cache} if tl.cached else {}),
+                          **({"consistency": tl.consistency, "store_buffer_entries": tl.entries}
+                             if tl.buffered else {})}}
 
 
 def _page_data(tl: Timeline) -> dict:
@@ -496,11 +633,15 @@ def _page_data(tl: Timeline) -> dict:
     d = {"title": _title(tl), "cores": tl.cores, "L": tl.mem_latency, "start": tl.start, "end": tl.end,
          "runEnd": tl.run_end, "states": STATES, "colours": STATE_COLOURS, "coreColours": CORE_COLOURS,
          "maxIntervals": MAX_INTERVALS, "cache": tl.cache if tl.cached else "",
-         "xacts": BUS_XACTS, "xactColours": [XACT_COLOURS[x] for x in BUS_XACTS]}
+         "xacts": BUS_XACTS, "xactColours": [XACT_COLOURS[x] for x in BUS_XACTS],
+         "entries": tl.entries, "consistency": tl.consistency, "bufferColour": BUFFER_COLOUR}
     if tl.aggregated:
         d.update(mode="aggregate", bucket=tl.bucket,
                  counts=[[[tl.counts[b][c][k] for b in range(len(tl.counts))] for k in range(len(STATES))]
                          for c in range(tl.cores)])
+        if tl.buffered:   # per core, per bucket: entry-cycles, and the drains' bus cycles
+            d.update(bufferCounts=[[row[c] for row in tl.buffer_counts] for c in range(tl.cores)],
+                     drainCounts=[[row[c] for row in tl.drain_counts] for c in range(tl.cores)])
         return d
     rows = [{"s": [], "d": [], "k": [], "p": [], "w": [], "a": [], "b": [], "f": []} for _ in range(tl.cores)]
     pcs, addrs = set(), set()
@@ -512,7 +653,9 @@ def _page_data(tl: Timeline) -> dict:
         pcs.add(iv.pc)
         if iv.address is not None:
             addrs.add(iv.address)
-    bus = {"s": [], "d": [], "c": [], "i": [], "x": []}
+    # a tenure's access: the core row's interval (i), or a store buffer's drain (n: in drains)
+    bus = {"s": [], "d": [], "c": [], "i": [], "x": [], "n": []}
+    drains = {"p": [], "w": [], "a": [], "b": [], "f": []}
     index = {}
     for c, r in enumerate(rows):
         for i, s in enumerate(r["s"]):
@@ -520,8 +663,18 @@ def _page_data(tl: Timeline) -> dict:
                 index[(s, c)] = i
     for iv in tl.bus():
         bus["s"].append(iv.start); bus["d"].append(iv.end - iv.start)   # noqa: E702
-        bus["c"].append(iv.core); bus["i"].append(index[(iv.start, iv.core)])   # noqa: E702
+        bus["c"].append(iv.core); bus["i"].append(index.get((iv.start, iv.core), -1))   # noqa: E702
         bus["x"].append(BUS_XACTS.index(iv.xact))
+        bus["n"].append(-1 if bus["i"][-1] >= 0 else len(drains["p"]))
+        if bus["i"][-1] < 0:
+            for key, value in zip("pwabf", (iv.pc, iv.wait, iv.address, iv.before, iv.after)):
+                drains[key].append(value)
+            pcs.add(iv.pc)
+            addrs.add(iv.address)
+    if tl.buffered:
+        d["drains"] = drains
+        d["buffers"] = [{"s": [s for s, _, _ in runs], "d": [e - s for s, e, _ in runs], "n": [n for _, _, n in runs]}
+                        for runs in tl.buffers]
     d.update(mode="detail", rows=rows, bus=bus,
              ins={pc: [names.instruction(pc), names.bus_class(pc)] for pc in sorted(pcs)},
              addr={a: names.address(a) for a in sorted(addrs)})
@@ -536,21 +689,27 @@ def to_html(tl: Timeline) -> str:
 
 
 def _figure(tl: Timeline):
-    """A static picture: a row per core under the bus row (matplotlib, no pyplot state)."""
+    """A static picture: a row per core under the bus row, with store buffers each followed by its
+    buffer's occupancy (matplotlib, no pyplot state)."""
     from matplotlib.figure import Figure
     from matplotlib.patches import Patch
 
-    rows = tl.cores + 1
+    per = 2 if tl.buffered else 1
+    rows = tl.cores * per + 1
     fig = Figure(figsize=(12, 0.4 + 0.32 * rows))
     ax = fig.add_subplot()
     h = 0.8
     y = lambda row: rows - 1 - row - h / 2   # noqa: E731 - the bus row (0) on top
+    row_of = lambda c: 1 + c * per           # noqa: E731 - core c's row; its buffer's is the next
     if not tl.aggregated:
         for c in range(tl.cores):
             for k in range(len(STATES)):
                 spans = [(iv.start, iv.end - iv.start) for iv in tl.intervals if iv.core == c and iv.state == k]
                 if spans:
-                    ax.broken_barh(spans, (y(c + 1), h), facecolors=STATE_COLOURS[k], linewidth=0)
+                    ax.broken_barh(spans, (y(row_of(c)), h), facecolors=STATE_COLOURS[k], linewidth=0)
+            for n in sorted({n for _, _, n in tl.buffers[c]}) if tl.buffered else ():   # a bar as high as its entries
+                ax.broken_barh([(s, e - s) for s, e, m in tl.buffers[c] if m == n],
+                               (y(row_of(c) + 1), h * n / tl.entries), facecolors=BUFFER_COLOUR, linewidth=0)
         bus = tl.bus()
         # White edges part the boxes while they are wide; with many narrow boxes (16 cores) the edges
         # would cover the fill and the busy bus would look empty, so then there are none.
@@ -571,19 +730,25 @@ def _figure(tl: Timeline):
         edges = [tl.bucket_span(b)[0] for b in range(len(tl.counts))] + [tl.end]
         widths = [edges[i + 1] - edges[i] for i in range(len(tl.counts))]
         for c in range(tl.cores):
-            base = [y(c + 1)] * len(widths)
+            if tl.buffered:    # the mean entries of each bucket
+                low = y(row_of(c) + 1)
+                ax.stairs([low + h * tl.buffer_counts[i][c] / widths[i] / tl.entries for i in range(len(widths))],
+                          edges, baseline=low, fill=True, color=BUFFER_COLOUR, linewidth=0)
+            base = [y(row_of(c))] * len(widths)
             for k in range(len(STATES)):
                 top = [b + h * tl.counts[i][c][k] / widths[i] for i, b in enumerate(base)]
                 ax.stairs(top, edges, baseline=base, fill=True, color=STATE_COLOURS[k], linewidth=0)
                 base = top
         base = [y(0)] * len(widths)
-        for c in range(tl.cores):
-            top = [b + h * tl.counts[i][c][BUS_HOLD] / widths[i] for i, b in enumerate(base)]
+        for c in range(tl.cores):   # its own accesses and its store buffer's drains
+            top = [b + h * (tl.counts[i][c][BUS_HOLD] + (tl.drain_counts[i][c] if tl.buffered else 0)) / widths[i]
+                   for i, b in enumerate(base)]
             # not antialiased: sixteen thin bands, each blended with white at its edges, read as an empty row
             ax.stairs(top, edges, baseline=base, fill=True, color=CORE_COLOURS[c % len(CORE_COLOURS)], linewidth=0,
                       antialiased=False)
             base = top
-    ax.set_yticks([rows - 1 - r for r in range(rows)], ["bus"] + [f"core {c}" for c in range(tl.cores)])
+    names = [name for c in range(tl.cores) for name in (f"core {c}", f"core {c} buffer")[:per]]
+    ax.set_yticks([rows - 1 - r for r in range(rows)], ["bus"] + names)
     ax.set_ylim(-0.6, rows - 0.4)
     ax.set_xlim(tl.start, tl.end)
     ax.set_xlabel("cycle")
@@ -596,8 +761,11 @@ def _figure(tl: Timeline):
     # The key: the core states, and under it what the bus row's colours say: whose it is (repeating
     # after ten cores), or with caches the transaction on it (those that occur)
     inch = 1 / (0.4 + 0.32 * rows)      # one inch of the figure's height, in axes fractions
-    states = ax.legend(handles=[Patch(color=col, label=s) for s, col in zip(STATES, STATE_COLOURS)],
-                       loc="upper center", bbox_to_anchor=(0.5, -0.6 * inch), ncol=len(STATES), frameon=False,
+    keys = [Patch(color=col, label=s) for s, col in zip(STATES, STATE_COLOURS)]
+    if tl.buffered:
+        keys.append(Patch(color=BUFFER_COLOUR, label=f"store buffer entries (the bar's height, of {tl.entries})"))
+    states = ax.legend(handles=keys, loc="upper center", bbox_to_anchor=(0.5, -0.6 * inch), ncol=len(keys),
+                       frameon=False,
                        fontsize=8, title="core states", title_fontsize=8)
     ax.add_artist(states)
     if by_xact:

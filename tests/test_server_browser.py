@@ -14,6 +14,7 @@ import subprocess
 import pytest
 
 from s2mc.isa import assemble
+from s2mc.simulator.debugger import Debugger
 
 from serve_helpers import S2MC, example, live_server
 
@@ -72,6 +73,7 @@ def test_a_students_path_through_the_page(page):
     _the_other_views(page)
     _step_the_debugger(page)
     _debug_rz_by_its_lines(page)
+    _store_buffers(page)
     _check_a_blank_exercise(page)
     # no script error and no failed request on the way
     assert [e["message"] for e in page.get_log("browser") if e["level"] == "SEVERE"] == []
@@ -186,6 +188,50 @@ def _step_the_debugger(page):
     # a second click clears it
     _gutter(page, 18).click()
     _wait(page, lambda d: "deleted 1" in _text(d, "dbg-log") and not d.find_elements(By.CSS_SELECTOR, ".breakpoint"))
+
+
+def _store_buffers(page):
+    """spin_lock.s on 2 cores under tso: the run's counters have the buffers' columns and its
+    totals name the model (as `s2mc run --json` says); the debugger's Store buffers button prints
+    `sb` and the table shows every entry the session's state holds. Back to sc at the end."""
+    Select(page.find_element(By.ID, "example")).select_by_value("spin_lock.s")
+    cores = page.find_element(By.ID, "param-cores")
+    cores.clear()
+    cores.send_keys("2")
+    consistency = Select(page.find_element(By.ID, "param-consistency"))
+    assert [o.text for o in consistency.options] == ["sc", "tso", "pso"]
+    consistency.select_by_value("tso")
+    page.find_element(By.CSS_SELECTOR, "#tabs [data-tab=result]").click()
+    page.find_element(By.ID, "run").click()
+    want = json.loads(subprocess.run([S2MC, "run", "spin_lock.s", "--cores", "2", "--consistency", "tso", "--json"],
+                                     capture_output=True, text=True, check=True).stdout)
+    _wait(page, lambda d: _text(d, "totals").startswith(f"{want['cycles']} cycles"))
+    assert _text(page, "totals").endswith("tso store buffers of 4")
+    rows = page.find_elements(By.CSS_SELECTOR, "#counters tr")
+    head = [c.text for c in rows[0].find_elements(By.TAG_NAME, "th")]
+    drains = head.index("store drains")
+    assert [int(r.find_elements(By.TAG_NAME, "td")[drains].text) for r in rows[1:]] == \
+        [c["store_drains"] for c in want["cores"]]
+
+    page.find_element(By.CSS_SELECTOR, "#tabs [data-tab=debug]").click()
+    page.find_element(By.ID, "dbg-start").click()
+    _wait(page, lambda d: _text(d, "dbg-where").startswith("cycle 0"))
+    page.find_element(By.ID, "dbg-command").send_keys("tick 12\n")     # core 0's store of the counter is buffered
+    _wait(page, lambda d: _text(d, "dbg-where").startswith("cycle 12"))
+    page.find_element(By.ID, "sb-go").click()
+    _wait(page, lambda d: "core 1: store buffer" in _text(d, "dbg-log"))
+    assert page.find_element(By.ID, "dbg-sb-box").is_displayed()
+    local = Debugger.for_program(assemble(example("spin_lock.s")), cores=2, consistency="tso")
+    local.execute("tick 12")
+    assert all(line in _text(page, "dbg-log") for line in local.execute("sb").splitlines())
+    buffers = local.state()["store_buffers"]
+    assert [len(b) for b in buffers] == [1, 0]
+    rows = page.find_elements(By.CSS_SELECTOR, "#dbg-sb tr")[1:]
+    assert len(rows) == sum(max(1, len(b)) for b in buffers)
+    assert [r.find_elements(By.TAG_NAME, "td")[2].text for r in rows] == \
+        [str(e["address"]) if b else "" for b in buffers for e in (b or [None])]
+    page.find_element(By.ID, "dbg-stop").click()
+    consistency.select_by_value("sc")
 
 
 def _gutter(page, line):

@@ -182,7 +182,7 @@ def test_breakpoints_and_watches_stop_where_the_reference_model_does(src, cfg, d
         assert stop.cycle == cycle
         assert sorted({core for _, core, _ in stop.breaks}) == at
         assert (stop.watches[0][1].__dict__ if stop.watches else None) == \
-            (dict(zip(("cycle", "core", "pc", "address", "before", "after"), write)) if write else None)
+            (dict(zip(("cycle", "core", "pc", "address", "before", "after"), write), drain=False) if write else None)
         assert_same_state(s, ref, cfg["mem_latency"])
     if fault is None:
         assert_same_result(s.finish(), plain)
@@ -230,7 +230,7 @@ def test_worked_example_by_hand():
     s.add_watch(9)
     stop = s.cont()
     assert (stop.cycle, stop.reasons) == (8, ("watch",))
-    assert stop.watches[0][1].__dict__ == dict(cycle=7, core=1, pc=2, address=9, before=0, after=22)
+    assert stop.watches[0][1].__dict__ == dict(cycle=7, core=1, pc=2, address=9, before=0, after=22, drain=False)
     assert s.read(8, 2) == [11, 22]
     stop = s.cont()
     assert stop.reasons == ("end",) and s.result.cycles == 10

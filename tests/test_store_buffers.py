@@ -344,17 +344,9 @@ def test_s2mc_run_records_name_the_model(tmp_path):
     (["--consistency", "tso", "--engine", "systemc"],
      "s2mc: error: consistency tso: the systemc engine does not simulate store buffers yet (only sc); "
      "the fast engine does"),
-    (["--consistency", "pso", "--timeline", "t.html"],
-     "s2mc: error: consistency pso: the timeline does not show store buffers yet (only sc)"),
 ])
 def test_s2mc_run_refuses_what_does_not_show_store_buffers(tmp_path, args, message):
     proc = s2mc_run(tmp_path, *args)
     assert proc.returncode != 0
     assert proc.stderr.strip() == message
     assert not (tmp_path / "t.html").exists()
-
-
-def test_the_debugger_refuses_store_buffers_with_one_line():
-    from s2mc.simulator.stepping import Stepper
-    with pytest.raises(S2mcError, match=r"^consistency tso: the debugger does not step store buffers yet \(only sc\)"):
-        Stepper(assemble(FORWARD), consistency="tso")

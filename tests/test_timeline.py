@@ -78,12 +78,20 @@ class StateRecorder(ReferenceMachine):
     """The reference model, asked after each cycle what every core did in it: holding the bus (in
     the L cycles from its grant), waiting for it (a request not granted yet), executing (it issued
     an instruction that is no bus access), waiting at the barrier (after its sync, up to and
-    including the cycle the barrier completes), or halted."""
+    including the cycle the barrier completes), halted, or (store buffers) held back by its buffer:
+    it tried to issue and its instruction waits (`since` is set). `buffers[core]` holds the entries
+    in its store buffer after each cycle's issue step."""
 
     def __init__(self, *args, **kw):
         super().__init__(*args, **kw)
         self.states = [[] for _ in self.cores]
+        self.buffers = [[] for _ in self.cores]
         self._issued, self._granted = {}, {}
+
+    def start_drains(self, c):   # step 1b, right after every core's issue
+        for k in self.cores:
+            self.buffers[k.id].append(len(k.buf))
+        super().start_drains(c)
 
     def issue(self, core, c):
         self._issued[core.id] = c
@@ -102,6 +110,8 @@ class StateRecorder(ReferenceMachine):
                 s = "bus hold"
             elif k.state == "request":
                 s = "bus wait"
+            elif self._issued.get(k.id) == c and k.since is not None:
+                s = "buffer wait"
             elif self._issued.get(k.id) == c:
                 s = "executing"
             elif k.id in waiting:

@@ -133,9 +133,11 @@ async function run() {
   const res = await busy("running", () => api("POST", "/api/run", { ...program(), params: machine() }));
   $("output").textContent = res.output;
   table($("counters"), res.cores, Object.keys(res.cores[0]));
+  const c = res.config;
   $("totals").textContent = `${res.cycles} cycles, ${res.instructions} instructions, ${res.stall_cycles} stall cycles, ` +
-    `bus busy ${res.bus_busy_cycles} cycles (${(100 * res.bus_utilisation).toFixed(1)}%) on ${res.config.cores} ` +
-    `core${res.config.cores > 1 ? "s" : ""}, L=${res.config.mem_latency}, ${res.config.arbitration}`;
+    `bus busy ${res.bus_busy_cycles} cycles (${(100 * res.bus_utilisation).toFixed(1)}%) on ${c.cores} ` +
+    `core${c.cores > 1 ? "s" : ""}, L=${c.mem_latency}, ${c.arbitration}` +
+    (c.consistency && c.consistency !== "sc" ? `, ${c.consistency} store buffers of ${c.store_buffer_entries}` : "");
 }
 
 // -- Rz -> assembly -----------------------------------------------------------------------------------
@@ -244,6 +246,14 @@ function showState(s) {
   for (let row = 0; row < 32; row += 8) {
     const tr = regs.insertRow();
     for (let i = row; i < row + 8; i++) tr.insertCell().innerHTML = `<b>r${i}</b> ${here.registers[i]}`;
+  }
+  // the store buffers (a machine with tso or pso), one row per entry, oldest first
+  $("dbg-sb-box").hidden = !s.store_buffers;
+  if (s.store_buffers) {
+    const rows = s.store_buffers.flatMap((entries, core) => entries.length
+      ? entries.map((e, i) => ({ core, entry: i, ...e }))
+      : [{ core, entry: "empty", address: "", where: "", value: "", instruction: "", line: "", since: "", state: "" }]);
+    table($("dbg-sb"), rows, ["core", "entry", "address", "where", "value", "instruction", "line", "since", "state"]);
   }
   for (const n of state.lineMarks) editor.removeLineClass(n - 1, "background", "current-line");
   state.lineMarks = [...new Set(s.cores.filter((c) => c.line && c.state !== "halted").map((c) => c.line))];
@@ -399,7 +409,7 @@ async function start() {
   $("dbg-stop").onclick = quiet(debugStop);
   const buttons = { "dbg-step": "step", "dbg-next": "next", "dbg-cont": "continue", "dbg-rstep": "reverse-step",
                     "dbg-rcont": "reverse-continue", "bus-go": "bus", "regs-go": "regs",
-                    "locals-go": "info locals" };
+                    "locals-go": "info locals", "sb-go": "sb" };
   for (const [id, cmd] of Object.entries(buttons)) $(id).onclick = quiet(() => command(cmd));
   $("mem-go").onclick = quiet(() => command(`mem ${$("mem-addr").value.trim() || "0"} ${$("mem-count").value || 1}`));
   $("dbg-form").onsubmit = (e) => { e.preventDefault(); quiet(command)($("dbg-command").value); $("dbg-command").value = ""; };

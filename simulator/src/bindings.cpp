@@ -218,7 +218,7 @@ PYBIND11_MODULE(_fast, m) {
       .def("write_hit", [](const FastEngine& e) -> py::object {
              const auto& h = e.write_hit();
              if (h.core < 0) return py::none();
-             return py::make_tuple(h.cycle, h.core, h.pc, h.address, h.before, h.after);
+             return py::make_tuple(h.cycle, h.core, h.pc, h.address, h.before, h.after, h.drain);
            })
       .def("core_view", [](const FastEngine& e, int core) {
              const auto v = e.core_view(core);
@@ -230,12 +230,24 @@ PYBIND11_MODULE(_fast, m) {
                ended = ended && (st == "halted" || st == "stopped");
              }
              e.caches().copy_to(core, stats, ended);
-             return py::make_tuple(v.status, v.pc, v.t, v.req_addr, stats_to_dict(stats, e.caches().config().on()));
+             return py::make_tuple(v.status, v.pc, v.t, v.req_addr,
+                                   stats_to_dict(stats, e.caches().config().on(), e.buffered()));
            })
       .def("paused_at", &FastEngine::paused_at)
       .def("checkpoint", [](const FastEngine& e) { return std::make_shared<FastEngine::Snapshot>(e.checkpoint()); })
       .def("rewind", &FastEngine::rewind, py::arg("snapshot"), py::arg("cycle"), py::arg("break_from"))
-      .def("bus", [](const FastEngine& e) { return py::make_tuple(e.bus_free(), e.last_grant()); })
+      .def("bus", [](const FastEngine& e) { return py::make_tuple(e.bus_free(), e.last_grant(), e.drain_last()); })
+      // A core's store buffer (None without store buffers): ([(address, value, pc, since), ...]
+      // oldest first, the entry whose drain waits for the bus or -1, since when, the drain port's
+      // next free cycle, the entry the next drain takes or -1).
+      .def("store_buffer", [](const FastEngine& e, int core) -> py::object {
+             if (!e.buffered()) return py::none();
+             check_range("core", core, 0, static_cast<uint64_t>(e.core_count() - 1));
+             const FastEngine::SbView v = e.store_buffer(core);
+             py::list entries;
+             for (const SbEntry& x : v.entries) entries.append(py::make_tuple(x.addr, x.value, x.pc, x.since));
+             return py::make_tuple(entries, v.drain, v.drain_cycle, v.drain_free, v.next);
+           }, py::arg("core"))
       .def("output_so_far", [](const FastEngine& e) {
              auto out = e.output_so_far();
              std::stable_sort(out.begin(), out.end(), [](const PrintEvent& a, const PrintEvent& b) {

@@ -30,15 +30,16 @@ static inline bool pure(const Uop& u) {
 // tracing: the log goes in cycle order): instructions that touch only its registers and cannot
 // fault; a store to a buffer that has room now (drains only make more); and, when its buffer is
 // empty (nothing to forward) and there are no caches (no lookup), a load, which becomes its
-// request at its issue cycle. Returns the cycle of the instruction it stopped before (RUNNING),
-// or, after a load, of that request (PENDING).
+// request at its issue cycle. Never past a pause, nor while a breakpoint or watch is set (a stop
+// found later in cycle order must see this core as it was then). Returns the cycle of the
+// instruction it stopped before (RUNNING), or, after a load, of that request (PENDING).
 uint64_t FastEngine::run_ahead(int id, uint64_t t) {
   Core& k = cores_[id];
   Buffered& b = sb_[static_cast<size_t>(id)];
   int32_t* r = k.r;
   const uint32_t n = static_cast<uint32_t>(prog_.size());
   uint64_t done = 0;
-  while (!tracing_ && t < cfg_.max_cycles && k.pc < n) {
+  while (!tracing_ && !breaking_ && t < cfg_.max_cycles && t < pause_ && k.pc < n) {
     const Uop& v = prog_[k.pc];
     if (pure(v)) {
       execute(r, k.pc, v, id, cfg_.cores);
@@ -129,6 +130,7 @@ bool FastEngine::buffered_issue(int id, uint64_t c) {
       if (cached_ && u.bus != BUS_STRING && caches_.lookup(id, u.bus, a)) {
         const int32_t before = mem_[a];
         const AccessCount ac = mem_access(r, k.pc, u, a, mem_.data(), cfg_.mem_words, nullptr);
+        if (breaking_ && watched(u, a)) note_write(id, here, a, before, c);
         sb_log(c, here, id, TraceKind::HIT, 0, a, before, mem_[a]);
         sb_log_changes(c, here);
         k.s.mem_reads += ac.reads;
@@ -167,7 +169,9 @@ void FastEngine::start_drains(uint64_t c) {
       const SbEntry e = b.buf.take(i);
       sb_log(c, e.pc, id, TraceKind::DRAIN_HIT, 0, e.addr, mem_[e.addr], e.value);
       sb_log_changes(c, e.pc);
+      const int32_t before = mem_[e.addr];
       mem_[e.addr] = e.value;
+      if (breaking_ && watching(e.addr)) note_write(id, e.pc, e.addr, before, c, true);
       CoreStats& s = cores_[id].s;
       ++s.store_drains;
       ++s.mem_writes;
@@ -219,7 +223,9 @@ void FastEngine::buffered_grant(uint64_t c) {
     }
     sb_log(c, e.pc, win, TraceKind::DRAIN, c - b.drain_cycle, e.addr, mem_[e.addr], e.value, x.xact, x.xact ? x.span : 0);
     sb_log_changes(c, e.pc);
+    const int32_t before = mem_[e.addr];
     mem_[e.addr] = e.value;
+    if (breaking_ && watching(e.addr)) note_write(win, e.pc, e.addr, before, c, true);
     ++k.s.store_drains;
     ++k.s.mem_writes;
     ++k.s.drain_bus_accesses;
@@ -244,6 +250,7 @@ void FastEngine::buffered_grant(uint64_t c) {
         D = x.span;
       }
       ac = mem_access(k.r, k.pc, u, k.req_addr, mem_.data(), cfg_.mem_words, nullptr);
+      if (breaking_ && watched(u, k.req_addr)) note_write(win, here, k.req_addr, before, c);
     }
     if (x.xact != XA_NONE) {
       sb_log(c, here, win, TraceKind::XGRANT, c - k.t, k.req_addr, before, mem_[k.req_addr], x.xact, x.span);
@@ -262,6 +269,7 @@ void FastEngine::buffered_grant(uint64_t c) {
   bus_free_ = c + D;
   burst_streak_ = win == last_grant_ ? burst_streak_ + 1 : 1;
   last_grant_ = win;
+  drain_last_ = win_drain;
 }
 
 // Simulates the cycles before `pause` (see advance()): true when it paused there, false when the
@@ -277,7 +285,12 @@ bool FastEngine::run_buffered(uint64_t pause) {
   uint64_t c = sb_cycle_;
   for (;;) {
     if (c >= cfg_.max_cycles || fault_.kind != FaultKind::NONE) return false;
-    if (c >= pause) { sb_cycle_ = c; return true; }
+    // pause_: a watched write lowers it to the cycle after; a breakpoint stops before cycle c
+    if (c >= std::min(pause, pause_) || (breaking_ && c >= break_from_ && sb_breaks(c))) {
+      pause_ = std::min({pause, pause_, c});
+      sb_cycle_ = c;
+      return true;
+    }
     int halted = 0, synced = 0;   // step 1, counting the cores that halted or wait at the barrier
     for (int i = 0; i < N; ++i) {
       const Status st = cores_[i].status;

@@ -17,7 +17,9 @@ bool FastEngine::advance(uint64_t pause) {
   write_hit_ = WriteHit{};
   bool paused;
   if (cfg_.buffered()) {
-    // Store buffers: the cycle-stepped loop of buffered.cpp (breakpoints are refused: set_break).
+    // Store buffers: the loop of buffered.cpp goes in cycle order (no core runs ahead while a
+    // breakpoint or watch is set), so it stops at the first one met (sb_breaks, note_write).
+    hit_ = ~0ull;
     pause_ = pause;
     paused = run_buffered(pause);
   } else if (!breaking_) {
@@ -47,15 +49,38 @@ bool FastEngine::advance(uint64_t pause) {
   return paused;
 }
 
-void FastEngine::note_write(int id, uint32_t pc, uint32_t addr, int32_t before, uint64_t g) {
+void FastEngine::note_write(int id, uint32_t pc, uint32_t addr, int32_t before, uint64_t g, bool drain) {
   // The state after the write is the state at g + 1.
-  if (write_hit_.core < 0 || g < write_hit_.cycle) write_hit_ = WriteHit{id, pc, addr, before, mem_[addr], g};
+  if (write_hit_.core < 0 || g < write_hit_.cycle) write_hit_ = WriteHit{id, pc, addr, before, mem_[addr], g, drain};
   break_at(g + 1);
+}
+
+bool FastEngine::sb_breaks(uint64_t c) const {
+  // Only where the core arrives: one held back at its pc (since != NEVER) tries again each cycle
+  // and stopped there already, so a continue from it goes on.
+  for (int i = 0; i < cfg_.cores; ++i) {
+    const Core& k = cores_[i];
+    const Buffered& b = sb_[static_cast<size_t>(i)];
+    if (k.status != Status::RUNNING || b.next != c || b.since != ~0ull || k.pc >= brk_.size()) continue;
+    if (((brk_[k.pc] >> i) & 1) || (i == ret_core_ && k.pc == ret_pc_ && k.r[29] == ret_fp_)) return true;
+  }
+  return false;
+}
+
+FastEngine::SbView FastEngine::store_buffer(int id) const {
+  SbView v{{}, -1, 0, 0, -1};
+  if (sb_.empty()) return v;      // nothing has run yet: every buffer is empty
+  const Buffered& b = sb_.at(static_cast<size_t>(id));
+  for (size_t i = 0; i < b.buf.size(); ++i) v.entries.push_back(b.buf.at(static_cast<int>(i)));
+  v.drain = b.drain;
+  v.drain_cycle = b.drain_cycle;
+  v.drain_free = b.drain_free;
+  if (b.drain < 0) v.next = b.buf.choose(cfg_.consistency, std::max(pause_, b.drain_free));
+  return v;
 }
 
 void FastEngine::set_break(uint32_t pc, uint64_t cores) {
   if (tracing_) throw std::logic_error("breakpoints need the trace off");
-  if (cfg_.buffered()) throw std::logic_error("breakpoints need consistency sc (no store buffers yet)");
   if (pc >= prog_.size()) throw std::out_of_range("breakpoint outside the program");
   brk_.resize(prog_.size(), 0);
   brk_[pc] = cores;
@@ -64,7 +89,6 @@ void FastEngine::set_break(uint32_t pc, uint64_t cores) {
 
 void FastEngine::set_watch(uint32_t address, bool on) {
   if (tracing_) throw std::logic_error("watches need the trace off");
-  if (cfg_.buffered()) throw std::logic_error("watches need consistency sc (no store buffers yet)");
   if (address >= mem_.size()) throw std::out_of_range("watch outside memory");
   watch_.erase(std::remove(watch_.begin(), watch_.end(), address), watch_.end());
   if (on) watch_.push_back(address);
@@ -74,7 +98,6 @@ void FastEngine::set_watch(uint32_t address, bool on) {
 
 void FastEngine::set_return_trap(int core, uint32_t pc, int32_t fp) {
   if (tracing_) throw std::logic_error("return traps need the trace off");
-  if (cfg_.buffered()) throw std::logic_error("return traps need consistency sc (no store buffers yet)");
   if (core >= cfg_.cores) throw std::out_of_range("return trap for a core that does not exist");
   ret_core_ = core < 0 ? -1 : core;
   ret_pc_ = pc;
@@ -87,6 +110,13 @@ FastEngine::CoreView FastEngine::core_view(int id) const {
   // A core stopped before a lookup (LOOKUP) has not issued that instruction yet: running.
   static const char* const names[] = {"running", "waiting", "sync", "halted", "stopped", "running"};
   const Core& c = cores_.at(static_cast<size_t>(id));
+  if (c.status == Status::RUNNING && !sb_.empty()) {
+    // Store buffers: a core held back at its pc (a fence, xchg, sync or trap until its buffer is
+    // empty, a store until it has room) since `since`; else it issues next at b.next.
+    const Buffered& b = sb_[static_cast<size_t>(id)];
+    if (b.since != ~0ull) return {"held", c.pc, b.since, c.req_addr, &c.s};
+    return {"running", c.pc, b.next, c.req_addr, &c.s};
+  }
   return {names[static_cast<int>(c.status)], c.pc, c.t, c.req_addr, &c.s};
 }
 
@@ -101,13 +131,14 @@ void FastEngine::rewind(const Snapshot& s, uint64_t cycle, uint64_t break_from) 
 size_t FastEngine::Snapshot::bytes() const {
   size_t n = sizeof(Snapshot) + cores.size() * sizeof(Core) + mem.size() * sizeof(int32_t) +
              req.size() * sizeof(uint64_t) + caches.bytes();
+  for (const Buffered& b : sb) n += sizeof(Buffered) + b.buf.size() * sizeof(SbEntry);
   for (const PrintEvent& e : output) n += sizeof(PrintEvent) + e.text.size();
   return n;
 }
 
 FastEngine::Snapshot FastEngine::save() const {
   return Snapshot{cores_, mem_, output_, std::vector<uint64_t>(req_, req_ + MAX_CORES), bus_free_, limit_,
-                  last_grant_, burst_streak_, fault_, caches_};
+                  last_grant_, burst_streak_, fault_, caches_, sb_, sb_cycle_, drain_last_};
 }
 
 void FastEngine::restore(const Snapshot& s) {
@@ -121,6 +152,9 @@ void FastEngine::restore(const Snapshot& s) {
   burst_streak_ = s.burst_streak;
   fault_ = s.fault;
   caches_ = s.caches;
+  sb_ = s.sb;
+  sb_cycle_ = s.sb_cycle;
+  drain_last_ = s.drain_last;
 }
 
 }  // namespace s2

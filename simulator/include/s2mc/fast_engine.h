@@ -37,7 +37,9 @@ class FastEngine {
   // `fp`: back after a call in the caller's frame, not in a deeper one. core -1 clears it.
   void set_return_trap(int core, uint32_t pc, int32_t fp);
   // The watched write that made the last advance() stop (core -1: none); `cycle` is its grant.
-  struct WriteHit { int core = -1; uint32_t pc = 0, address = 0; int32_t before = 0, after = 0; uint64_t cycle = 0; };
+  // `drain`: the write was a store buffer's drain (pc: the store's), not an instruction's grant.
+  struct WriteHit { int core = -1; uint32_t pc = 0, address = 0; int32_t before = 0, after = 0; uint64_t cycle = 0;
+                    bool drain = false; };
   const WriteHit& write_hit() const { return write_hit_; }
   uint64_t paused_at() const { return pause_; }  // after advance() returned true: the cycle
   // What a core is doing at the pause, for hosts that show it.
@@ -45,6 +47,12 @@ class FastEngine {
   CoreView core_view(int id) const;
   uint64_t bus_free() const { return bus_free_; }
   int last_grant() const { return last_grant_; }
+  bool drain_last() const { return drain_last_; }   // the last grant was a store buffer's drain
+  // A core's store buffer at the pause (consistency tso, pso), for hosts that show it: its entries
+  // oldest first, the one whose drain waits for the bus (-1: none) and since when, the drain
+  // port's next free cycle, and the entry its next drain takes when none waits (-1: none yet).
+  struct SbView { std::vector<SbEntry> entries; int drain; uint64_t drain_cycle, drain_free; int next; };
+  SbView store_buffer(int id) const;
   const std::vector<PrintEvent>& output_so_far() const { return output_; }
   // Logs every event to `sink` in (cycle, core) order, in batches (trace.h).
   void enable_trace(TraceMerger::Sink sink, size_t lane_cap = TraceMerger::LANE_CAP) {
@@ -112,6 +120,8 @@ class FastEngine {
       trace_->push({cycle, pc, ch.core, TraceKind::STATE, ch.cause, ch.by, ch.line_addr, ch.from, ch.to, 0});
   }
   uint64_t sb_cycle_ = 0;          // the next cycle run_buffered simulates
+  bool drain_last_ = false;        // the last grant went to a drain
+  bool sb_breaks(uint64_t c) const;   // a core about to issue at c stands on a breakpoint
   bool buffered_issue(int id, uint64_t c);
   uint64_t run_ahead(int id, uint64_t t);
   void start_drains(uint64_t c);
@@ -179,14 +189,13 @@ class FastEngine {
                 std::any_of(brk_.begin(), brk_.end(), [](uint64_t m) { return m != 0; });
   }
   WriteHit write_hit_;
-  bool watched(const Uop& u, uint32_t addr) const {
-    return (u.bus == BUS_WRITE || u.bus == BUS_SWAP) && std::find(watch_.begin(), watch_.end(), addr) != watch_.end();
-  }
+  bool watching(uint32_t addr) const { return std::find(watch_.begin(), watch_.end(), addr) != watch_.end(); }
+  bool watched(const Uop& u, uint32_t addr) const { return (u.bus == BUS_WRITE || u.bus == BUS_SWAP) && watching(addr); }
   void break_at(uint64_t t) {      // a breakpoint or watch asks to stop at t: the earliest wins
     hit_ = std::min(hit_, t);
     pause_ = std::min(pause_, t);
   }
-  void note_write(int id, uint32_t pc, uint32_t addr, int32_t before, uint64_t g);
+  void note_write(int id, uint32_t pc, uint32_t addr, int32_t before, uint64_t g, bool drain = false);
   // What advance() puts back when a breakpoint turns out to lie behind a core that already ran
   // past it (the cores run out of cycle order), and what reverse stepping keeps (checkpoint(),
   // rewind()): every member a run changes, but the trace (off while breaking). A new such member
@@ -201,6 +210,9 @@ class FastEngine {
     int last_grant, burst_streak;
     Fault fault;
     Caches caches;
+    std::vector<Buffered> sb;
+    uint64_t sb_cycle;
+    bool drain_last;
     size_t bytes() const;          // about what it holds in memory
   };
   // Reverse stepping (s2mc.simulator.stepping): the state at a pause, and back to one saved at
