@@ -17,7 +17,8 @@ from s2mc.common.outputs import STDOUT, check_distinct, write_output
 from s2mc.simulator import BUFFER_PARAMS, CACHE_COUNTERS, CACHE_PARAMS, Machine, SimFault
 from s2mc.simulator.records import result_rows, variant_parts
 
-from .options import Integer, OutputFile, Text, cache_options, check_timeline_window, machine_option, timeline_options
+from .options import (Integer, OutputFile, Text, cache_options, check_timeline_window, machine_option, network_options,
+                      timeline_options)
 
 
 def _cpu_features() -> list[str]:
@@ -274,6 +275,7 @@ def _per_run(path: str | None, cores: int, sweep: bool) -> str | None:
 @cache_options
 @machine_option("consistency")
 @machine_option("store_buffer_entries")
+@network_options
 @click.option("-O", "opt", default=1, show_default=True, type=Integer(0, 1), help="Rz optimisation level.")
 @click.option("--trace", "trace_file", type=OutputFile("trace"),
               help="Write a per-event log here (FILE-<n>c.EXT for each core count of a sweep).")
@@ -288,7 +290,7 @@ def _per_run(path: str | None, cores: int, sweep: bool) -> str | None:
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def run(program, cores, mem_latency, arbitration, engine, max_cycles, mem_words, opt, trace_file, vcd, as_json,
         out_path, experiment, timeline, from_cycle, to_cycle, quiet, **cache):
-    # **cache: the cache options and the store buffers' (consistency, store_buffer_entries)
+    # **cache: the cache options, the store buffers' (consistency, store_buffer_entries) and the network's
     """Run a .rz, .s or .obj program on the simulated multicore, once per core count.
 
     One run prints the program's output on stdout and the per-core counters on stderr; several

@@ -310,6 +310,15 @@ def machine_option(name: str, *, many: bool = False, default=None, dest: str | N
                         help=f"{text} {help}".strip())
 
 
+def network_options(f):
+    """--interconnect, --coherence, --link-latency, --router-latency and --flit-words (docs/timing-model.md,
+    "Directory coherence over a network"), passed on as keyword arguments of those names."""
+    from s2mc.simulator import NETWORK_PARAMS
+    for name in reversed(NETWORK_PARAMS):
+        f = machine_option(name)(f)
+    return f
+
+
 def cache_options(f):
     """--cache, --cache-lines, --cache-ways, --line-words and --cache-hit-latency (the caches of
     docs/timing-model.md), passed on to the command as keyword arguments of those names."""

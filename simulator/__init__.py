@@ -37,6 +37,12 @@ CACHE_PARAMS = ("cache", "cache_lines", "cache_ways", "line_words", "cache_hit_l
 BUFFER_PARAMS = ("consistency", "store_buffer_entries")
 #: The engines that simulate store buffers so far (the others run sc only).
 BUFFERED_ENGINES: tuple[str, ...] = ("fast",)
+# The network's parameters: in a run's description only off the bus, so that a bus run is described
+# exactly as before they existed.
+NETWORK_PARAMS = ("interconnect", "coherence", "link_latency", "router_latency", "flit_words")
+#: The engines that simulate a ring or a mesh with directory coherence so far (docs/timing-model.md,
+#: "Directory coherence over a network").
+NETWORK_ENGINES: tuple[str, ...] = ()
 
 # Per-core counters of a run without caches, in the order the CLI and the records print them
 # (declared in simulator/counters.toml). A core's `cycles` is its finish cycle (also named
@@ -72,6 +78,11 @@ class Config:
     cache_hit_latency: int = DEFAULTS["cache_hit_latency"]
     consistency: str = DEFAULTS["consistency"]
     store_buffer_entries: int = DEFAULTS["store_buffer_entries"]
+    interconnect: str = DEFAULTS["interconnect"]
+    coherence: str = DEFAULTS["coherence"]
+    link_latency: int = DEFAULTS["link_latency"]
+    router_latency: int = DEFAULTS["router_latency"]
+    flit_words: int = DEFAULTS["flit_words"]
 
     def check(self) -> None:
         check(**{name: getattr(self, name) for name in PARAMS})
@@ -85,6 +96,11 @@ class Config:
     def buffered(self) -> bool:
         """Whether the cores have store buffers (consistency tso or pso, not sc)."""
         return self.consistency != "sc"
+
+    @property
+    def networked(self) -> bool:
+        """Whether the cores sit on a ring or a mesh with directory coherence (not the bus)."""
+        return self.interconnect != "bus"
 
 
 @dataclass
@@ -135,7 +151,8 @@ class Result:
             "stall_cycles": self.stall_cycles,
             "config": {k: getattr(self.config, k) for k in ("cores", "mem_latency", "arbitration", "engine")
                        + (CACHE_PARAMS if self.config.cached else ())
-                       + (BUFFER_PARAMS if self.config.buffered else ())},
+                       + (BUFFER_PARAMS if self.config.buffered else ())
+                       + (NETWORK_PARAMS if self.config.networked else ())},
             "cores": self.cores,
         }
 
@@ -232,12 +249,19 @@ class Machine:
                  cache_ways: int = DEFAULTS["cache_ways"], line_words: int = DEFAULTS["line_words"],
                  cache_hit_latency: int = DEFAULTS["cache_hit_latency"],
                  consistency: str = DEFAULTS["consistency"],
-                 store_buffer_entries: int = DEFAULTS["store_buffer_entries"], **engine_options):
+                 store_buffer_entries: int = DEFAULTS["store_buffer_entries"],
+                 interconnect: str = DEFAULTS["interconnect"], coherence: str = DEFAULTS["coherence"],
+                 link_latency: int = DEFAULTS["link_latency"], router_latency: int = DEFAULTS["router_latency"],
+                 flit_words: int = DEFAULTS["flit_words"], **engine_options):
         self.program = program
         self.config = Config(cores, mem_latency, arbitration, max_cycles, mem_words, engine,
                              cache, cache_lines, cache_ways, line_words, cache_hit_latency,
-                             consistency, store_buffer_entries)
+                             consistency, store_buffer_entries, interconnect, coherence, link_latency,
+                             router_latency, flit_words)
         self.config.check()
+        if self.config.networked and engine not in NETWORK_ENGINES:
+            raise S2mcError(f"interconnect {interconnect} with coherence {coherence}: the {engine} engine "
+                            "simulates the bus only so far")
         if self.config.buffered and engine not in BUFFERED_ENGINES:
             raise S2mcError(f"consistency {consistency}: the {engine} engine does not simulate store buffers "
                             f"yet (only sc); the fast engine does")
@@ -348,4 +372,4 @@ def run(program: Program, **config) -> Result:
     return Machine(program, **config).run()
 
 
-__all__ = ["format_trace", "ARBITRATIONS", "BUFFER_PARAMS", "CACHE_COUNTERS", "CORE_COUNTERS", "Config", "ENGINES", "Machine", "Result", "SimFault", "run"]
+__all__ = ["format_trace", "ARBITRATIONS", "BUFFER_PARAMS", "NETWORK_PARAMS", "CACHE_COUNTERS", "CORE_COUNTERS", "Config", "ENGINES", "Machine", "Result", "SimFault", "run"]

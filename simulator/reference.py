@@ -41,6 +41,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from contextlib import contextmanager
 
+from s2mc.common.errors import S2mcError
 from s2mc.isa.instructions import decode
 
 from .counters import engine_counters
@@ -182,12 +183,18 @@ class ReferenceMachine:
                  cache_ways: int = DEFAULTS["cache_ways"], line_words: int = DEFAULTS["line_words"],
                  cache_hit_latency: int = DEFAULTS["cache_hit_latency"],
                  consistency: str = DEFAULTS["consistency"],
-                 store_buffer_entries: int = DEFAULTS["store_buffer_entries"]):
+                 store_buffer_entries: int = DEFAULTS["store_buffer_entries"],
+                 interconnect: str = DEFAULTS["interconnect"], coherence: str = DEFAULTS["coherence"],
+                 link_latency: int = DEFAULTS["link_latency"], router_latency: int = DEFAULTS["router_latency"],
+                 flit_words: int = DEFAULTS["flit_words"]):
         """stacks: the program's declared stack regions (base, words, count), or None."""
         check(cores=cores, mem_latency=mem_latency, arbitration=arbitration, max_cycles=max_cycles,
               mem_words=mem_words, cache=cache, cache_lines=cache_lines, cache_ways=cache_ways,
               line_words=line_words, cache_hit_latency=cache_hit_latency, consistency=consistency,
-              store_buffer_entries=store_buffer_entries)
+              store_buffer_entries=store_buffer_entries, interconnect=interconnect, coherence=coherence,
+              link_latency=link_latency, router_latency=router_latency, flit_words=flit_words)
+        if coherence == "directory":
+            raise S2mcError("coherence directory: the reference model simulates the bus only so far")
         self.code = [w & 0xFFFFFFFF for w in code]
         self.mem = [0] * mem_words
         self.mem[:len(data)] = [_s32(w) for w in data]
@@ -199,6 +206,8 @@ class ReferenceMachine:
         for k in self.cores if self.caches else ():
             k.stats.update(dict.fromkeys(CACHE_STATS, 0))
         self.consistency, self.E = consistency, store_buffer_entries
+        self.interconnect, self.link_latency = interconnect, link_latency
+        self.router_latency, self.flit_words = router_latency, flit_words
         self.buffered = consistency != "sc"
         for k in self.cores if self.buffered else ():
             k.stats.update(dict.fromkeys(BUFFER_STATS, 0))
