@@ -193,8 +193,9 @@ class ReferenceMachine:
               line_words=line_words, cache_hit_latency=cache_hit_latency, consistency=consistency,
               store_buffer_entries=store_buffer_entries, interconnect=interconnect, coherence=coherence,
               link_latency=link_latency, router_latency=router_latency, flit_words=flit_words)
-        if coherence == "directory":
-            raise S2mcError("coherence directory: the reference model simulates the bus only so far")
+        if coherence == "directory" and type(self) is ReferenceMachine:
+            raise S2mcError("coherence directory: the reference model of a ring or a mesh is "
+                            "s2mc.simulator.directory.DirectoryMachine")
         self.code = [w & 0xFFFFFFFF for w in code]
         self.mem = [0] * mem_words
         self.mem[:len(data)] = [_s32(w) for w in data]
@@ -638,18 +639,19 @@ class ReferenceMachine:
 
     def perform(self, core: _Core, d, a: int) -> tuple[int, int]:
         """The data effect of a memory instruction on word a; returns the word before and after."""
-        key, r, m, s = d.ins.key, core.r, self.mem, core.stats
-        before = m[a]
+        key, r, s = d.ins.key, core.r, core.stats
+        m, w = self.cell(core, a) if d.bus != "string" else (self.mem, a)
+        before = m[w]
         if key.startswith("ld"):
-            core.set(d.r1, m[a]); s["mem_reads"] += 1
+            core.set(d.r1, m[w]); s["mem_reads"] += 1
         elif key.startswith("st"):
-            m[a] = r[d.r1]; s["mem_writes"] += 1
+            m[w] = r[d.r1]; s["mem_writes"] += 1
         elif key == "push":
-            core.set(d.r1, a); m[a] = r[d.r2]; s["mem_writes"] += 1
+            core.set(d.r1, a); m[w] = r[d.r2]; s["mem_writes"] += 1
         elif key == "pop":
-            core.set(d.r2, m[a]); core.set(d.r1, a - 1); s["mem_reads"] += 1
+            core.set(d.r2, m[w]); core.set(d.r1, a - 1); s["mem_reads"] += 1
         elif key == "xchg":
-            old = m[a]; m[a] = r[d.r1]; core.set(d.r1, old)
+            old = m[w]; m[w] = r[d.r1]; core.set(d.r1, old)
             s["mem_reads"] += 1; s["mem_writes"] += 1
         else:  # bus class "string" (trap #3): the string at a
             text, i = [], a
@@ -657,7 +659,16 @@ class ReferenceMachine:
                 text.append(chr(m[i] & 0xFF)); i += 1
             self.output.append((core.request_cycle, core.id, "".join(text)))
             s["mem_reads"] += 1
-        return before, m[a]
+        return before, m[w]
+
+    def cell(self, core: _Core, a: int) -> tuple[list[int], int]:
+        """Where the word a core's access to address a reads and writes lives: (list, index). Here
+        always memory (the bus model's caches hold states only); the directory's copies hold words."""
+        return self.mem, a
+
+    def memory(self) -> list[int]:
+        """The data memory's words at the end of the run (with caches too: memory is always current)."""
+        return list(self.mem)
 
     def access(self, core: _Core, g: int) -> None:
         d, a = core.request
