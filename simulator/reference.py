@@ -195,7 +195,7 @@ class ReferenceMachine:
               link_latency=link_latency, router_latency=router_latency, flit_words=flit_words)
         if coherence == "directory" and type(self) is ReferenceMachine:
             raise S2mcError("coherence directory: the reference model of a ring or a mesh is "
-                            "s2mc.simulator.directory.DirectoryMachine")
+                            "s2mc.simulator.directory.DirectoryMachine (or s2mc.simulator.run_reference)")
         self.code = [w & 0xFFFFFFFF for w in code]
         self.mem = [0] * mem_words
         self.mem[:len(data)] = [_s32(w) for w in data]

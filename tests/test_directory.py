@@ -269,8 +269,8 @@ HALT = ".code 0\n  trap r0 #0\n"
 def test_the_engines_refuse_a_network_in_one_line(engine, interconnect):
     with pytest.raises(S2mcError) as e:
         Machine(assemble(HALT), engine=engine, cache="msi", interconnect=interconnect, coherence="directory")
-    assert str(e.value).startswith(f"interconnect {interconnect} with coherence directory: the {engine} engine "
-                                   "simulates the bus only so far")
+    assert str(e.value) == (f"interconnect {interconnect} with coherence directory: the {engine} engine "
+                            "simulates the bus only so far; the reference model does (s2mc run --engine reference)")
 
 
 @pytest.mark.parametrize("cfg,message", [
@@ -303,3 +303,58 @@ def test_the_bus_reference_model_points_to_the_network_one():
     with pytest.raises(S2mcError, match="^coherence directory: the reference model of a ring or a mesh is "
                                         "s2mc.simulator.directory.DirectoryMachine"):
         ReferenceMachine([0], [], **MESH)
+
+
+# -- s2mc run --engine reference ----------------------------------------------------------------------
+
+def cli(tmp_path, src: str, *args):
+    from click.testing import CliRunner
+    from s2mc.cli.main import cli as main
+    path = tmp_path / "p.s"
+    path.write_text(src)
+    return CliRunner().invoke(main, ["run", str(path), *map(str, args)])
+
+
+NET_ARGS = ("--engine", "reference", "--cores", 4, "--cache", "msi", "--interconnect", "mesh",
+            "--coherence", "directory", "--mem-words", MEM)
+
+
+def test_s2mc_run_prints_the_network_counters_of_the_run(tmp_path):
+    res = cli(tmp_path, SKIP_OTHERS.format(body="  ld r2 12"), *NET_ARGS)
+    assert res.exit_code == 0, res.output
+    out = res.output.splitlines()
+    assert "directory MSI over a mesh 2x2: link 1, router 1 cycle, 4 words a flit; miss cycles = queueing + " \
+           "network + home" in out
+    tile0 = next(line.split() for line in out if line.split()[:1] == ["0"] and len(line.split()) == 12)
+    assert tile0 == ["0", "0", "1", "15", "0", "13", "2", "1", "1", "2", "0", "0"]
+    assert "messages: GetS 1, Data 1; 3 flits, 4 hops" in out
+    assert "copies invalidated per GetM: no GetM; mean 0.00" in out
+    assert "total: 19 cycles, 13 instructions, 15 stall cycles" in out
+
+
+def test_s2mc_run_json_carries_the_network_and_its_parameters(tmp_path):
+    import json
+    res = cli(tmp_path, RACE, *NET_ARGS, "--router-latency", 2, "--json")
+    assert res.exit_code == 0, res.output
+    obj = json.loads(res.output.splitlines()[-1])
+    assert obj["config"]["engine"] == "reference" and obj["config"]["router_latency"] == 2
+    assert obj["network"]["messages"]["Fwd-GetM"] == 1
+    assert "bus_wait_cycles" in obj["cores"][0] and "miss_home_cycles" in obj["cores"][0]
+
+
+def test_the_reference_engine_on_the_bus_agrees_with_the_fast_engine(tmp_path):
+    import json
+    prog = str(__import__("pathlib").Path(__file__).resolve().parent.parent / "workloads/asm/spin_lock.s")
+    fast, ref = (json.loads(cli(tmp_path, open(prog).read(), "--cores", 3, "--cache", "mesi", "--json",
+                                *(("--engine", e) if e else ())).output) for e in (None, "reference"))
+    assert ref["config"].pop("engine") == "reference" and fast["config"].pop("engine") == "fast"
+    assert ref == fast
+
+
+@pytest.mark.parametrize("args,message", [
+    (("--engine", "fast"), "interconnect mesh with coherence directory: the fast engine simulates the bus only"),
+    (("--trace", "t.txt"), "--trace needs --engine fast or systemc"),
+])
+def test_s2mc_run_refuses_in_one_line(tmp_path, args, message):
+    res = cli(tmp_path, SKIP_OTHERS.format(body="  ld r2 12"), *NET_ARGS, *args)
+    assert res.exit_code != 0 and res.output.count("\n") == 1 and message in res.output, res.output
