@@ -193,12 +193,7 @@ def _print_cache_table(res) -> None:
     click.echo(f"{cfg.cache.upper()} caches: {cfg.cache_lines} lines x {cfg.line_words} words, "
                f"{cfg.cache_ways}-way, hit {cfg.cache_hit_latency} cycle{'s' if cfg.cache_hit_latency != 1 else ''}",
                err=True)
-    names = ["core", *CACHE_COUNTERS]
-    head = ["core", *(_CACHE_HEADS[k] for k in CACHE_COUNTERS)]
-    widths = [max(len(h), 6) for h in head]
-    click.echo("  ".join(h.rjust(w) for h, w in zip(head, widths)), err=True)
-    for c in res.cores:
-        click.echo("  ".join(str(c[k]).rjust(w) for k, w in zip(names, widths)), err=True)
+    _counter_table(res, {k: _CACHE_HEADS[k] for k in CACHE_COUNTERS})
 
 
 #: The store buffers' counters and their column heads in the per-core table.
@@ -211,11 +206,16 @@ def _print_buffer_table(res) -> None:
     cfg = res.config
     click.echo(f"{cfg.consistency.upper()} store buffers: {cfg.store_buffer_entries} "
                f"entr{'ies' if cfg.store_buffer_entries != 1 else 'y'} per core", err=True)
-    head = ["core", *_BUFFER_HEADS.values()]
+    _counter_table(res, _BUFFER_HEADS)
+
+
+def _counter_table(res, heads: dict[str, str], label: str = "core") -> None:
+    """One row per core of the counters named in `heads` (counter -> column head), under a head row."""
+    head = [label, *heads.values()]
     widths = [max(len(h), 6) for h in head]
     click.echo("  ".join(h.rjust(w) for h, w in zip(head, widths)), err=True)
     for c in res.cores:
-        click.echo("  ".join(str(c[k]).rjust(w) for k, w in zip(["core", *_BUFFER_HEADS], widths)), err=True)
+        click.echo("  ".join(str(c[k]).rjust(w) for k, w in zip(["core", *heads], widths)), err=True)
 
 
 #: The directory's per-core counters and their column heads (a tile: its core, cache and home).
@@ -231,11 +231,7 @@ def _print_network(res) -> None:
     click.echo(f"{cfg.coherence} {cfg.cache.upper()} over a {net['topology']}: link {cfg.link_latency}, router "
                f"{cfg.router_latency} cycle{'s' if cfg.router_latency != 1 else ''}, {cfg.flit_words} "
                f"word{'s' if cfg.flit_words != 1 else ''} a flit; miss cycles = queueing + network + home", err=True)
-    head = ["tile", *_NETWORK_HEADS.values()]
-    widths = [max(len(h), 6) for h in head]
-    click.echo("  ".join(h.rjust(w) for h, w in zip(head, widths)), err=True)
-    for c in res.cores:
-        click.echo("  ".join(str(c[k]).rjust(w) for k, w in zip(["core", *_NETWORK_HEADS], widths)), err=True)
+    _counter_table(res, _NETWORK_HEADS, "tile")
     sent = ", ".join(f"{k} {n}" for k, n in net["messages"].items() if n) or "none"
     click.echo(f"messages: {sent}; {net['flits']} flits, {net['hops']} hops", err=True)
     per = ", ".join(f"{n} GetM{'s' * (n != 1)} {k}" for k, n in net["copies_invalidated_per_getm"].items())

@@ -23,7 +23,7 @@ from s2mc.common.errors import S2mcError
 
 from .counters import engine_counters
 from .network import Message, Network, Topology
-from .reference import RefFault, ReferenceMachine, _Line
+from .reference import ReferenceMachine, _Line
 
 GETS, GETM, PUTS, PUTE, PUTM = "GetS", "GetM", "PutS", "PutE", "PutM"
 FWD_GETS, FWD_GETM, INV, INV_ACK, DATA, PUT_ACK = "Fwd-GetS", "Fwd-GetM", "Inv", "Inv-Ack", "Data", "Put-Ack"
@@ -372,15 +372,10 @@ class DirectoryMachine(ReferenceMachine):
 
     def step(self) -> bool:
         c = self.now
-        if all(k.state == "halted" for k in self.cores):
+        if not self.running(c):
             return False
-        if c >= self.max_cycles:
-            k = next(k for k in self.cores if k.state != "halted")
-            raise RefFault("cycle_limit", k.id, k.pc, self.max_cycles)
         self.network_step(c)
-        for k in self.cores:
-            if k.state == "run" and k.next_issue == c:
-                self.issue(k, c)
+        self.issue_all(c)
         self.arbitrate(c)
         self.barrier(c)
         self.net.step(c)

@@ -705,18 +705,28 @@ class ReferenceMachine:
                 k.state, k.next_issue = "run", c + 1
                 self.log(c + 1, k, "resume", c - k.request_cycle)
 
-    def step(self) -> bool:
-        """Simulates cycle `now` and moves on to the next; False (and nothing done) once every
-        core has halted."""
-        c = self.now
+    def running(self, c: int) -> bool:
+        """False once every core has halted; a core still running at max_cycles is a fault."""
         if all(k.state == "halted" for k in self.cores):
             return False
         if c >= self.max_cycles:
             k = next(k for k in self.cores if k.state != "halted")
             raise RefFault("cycle_limit", k.id, k.pc, self.max_cycles)
+        return True
+
+    def issue_all(self, c: int) -> None:
+        """Step 1: every core whose next instruction issues at c issues it, in core-id order."""
         for k in self.cores:
             if k.state == "run" and k.next_issue == c:
                 self.issue(k, c)
+
+    def step(self) -> bool:
+        """Simulates cycle `now` and moves on to the next; False (and nothing done) once every
+        core has halted."""
+        c = self.now
+        if not self.running(c):
+            return False
+        self.issue_all(c)
         if self.buffered:
             self.start_drains(c)
         self.arbitrate(c)
