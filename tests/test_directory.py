@@ -24,8 +24,8 @@ MESH = dict(cores=4, cache="msi", interconnect="mesh", coherence="directory")
 def run(src: str, **cfg):
     """Runs src on the directory machine, checking coherence at every cycle; returns (raw, machine)."""
     prog = assemble(src)
-    m = DirectoryMachine(prog.code_image, prog.data_image, prog.entry, mem_words=MEM, trace=True,
-                         check_invariants=True, **{**MESH, **cfg})
+    m = DirectoryMachine(prog.code_image, prog.data_image, prog.entry, trace=True, check_invariants=True,
+                         **{**MESH, "mem_words": MEM, **cfg})
     raw = m.run()
     for c, stall in zip(raw["cores"], raw["stall_cycles"]):
         # every cycle of a core before its finish: an instruction's first, a stall or a barrier wait
@@ -212,6 +212,37 @@ def test_a_ring_delivers_the_same_protocol():
     raw, m = run(SKIP_OTHERS.format(body="  ld r2 12"), interconnect="ring")
     # ring of 4: tile 0 -> tile 3 is one hop ccw: T(1,1) + L + T(1,2) = 4 + 2 + 5
     assert done(m, 0) == [(13, "done Data", 11)]
+
+
+def flooded_race(seed: int) -> str:
+    """Ring of 6, lines of 8 words: core 0 owns word 32 (line 4, home 4) after the barrier; core 2
+    reads it (its GetS is forwarded to core 0, whose Data goes 0 -> 1 -> 2) while cores 1 and 3 stream
+    misses to lines homed at tile 0, whose Data takes the same port 0:cw, and core 4 writes it."""
+    rng = random.Random(seed)
+    lines = ["  cid r1", "  jt r1 a1", "  mov r2 #5", "  st r2 32", ":a1", "  sync"]
+    delay = rng.randint(0, 30)
+    for k, body in ((1, "flood"), (2, "  ld r4 32"), (3, "flood"), (4, "  st r1 32")):
+        lines += [f"  mov r2 #{k}", "  eq r3 r1 r2", f"  jf r3 b{k}"]
+        if body == "flood":
+            lines += [f"  ld r4 {48 * rng.randrange(1, 20)}" for _ in range(30)]
+        else:
+            lines += ["  add r0 r0 #0"] * (delay + (rng.randint(0, 14) if k == 4 else 0)) + [body]
+        lines += [f":b{k}"]
+    return ".code 0\n" + "\n".join(lines + ["  trap r0 #0"]) + "\n.end\n"
+
+RACE_CFG = dict(cores=6, cache="msi", cache_lines=1, cache_ways=1, line_words=8, interconnect="ring",
+                coherence="directory", router_latency=0, flit_words=1, mem_latency=1)
+
+
+def test_an_inv_that_overtakes_the_owners_data_waits_for_it():
+    # core 0's Data to core 2 queues behind the streams' 9-flit Data on port 0:cw, so the home's
+    # Inv (for core 4's GetM, handled once the owner's Data reached memory) reaches core 2 first,
+    # in IS^D: it waits, the load completes with the owner's 5, then the copy goes (same cycle)
+    raw, m = run(flooded_race(0), mem_words=1024, **RACE_CFG)
+    (loaded,) = [e[0] for e in m.trace if e[1] == 2 and e[3] == "done Data"]
+    (invalidated,) = [e for e in m.trace if e[1] == 2 and e[3] == "state Inv"]
+    assert invalidated[0] == loaded and invalidated[6:] == ("S", "I")
+    assert m.cores[2].r[4] == 5 and m.memory()[32] == 4
 
 
 # -- data-race-free random programs: the same memory as the bus, coherent at every cycle -----------
