@@ -389,3 +389,20 @@ def test_the_reference_engine_on_the_bus_agrees_with_the_fast_engine(tmp_path):
 def test_s2mc_run_refuses_in_one_line(tmp_path, args, message):
     res = cli(tmp_path, SKIP_OTHERS.format(body="  ld r2 12"), *NET_ARGS, *args)
     assert res.exit_code != 0 and res.output.count("\n") == 1 and message in res.output, res.output
+
+
+def test_faults_and_the_cycle_limit_are_reported_as_on_the_bus():
+    from s2mc.simulator import SimFault, run_reference
+    bad = assemble(".code 0\n  ld r1 100\n  trap r0 #0\n")
+    with pytest.raises(SimFault, match=r"^simulated fault: data address 100 outside memory \(0..63\) at core 0, "
+                                       r"pc 0, cycle 0: 'ld r1 100'"):
+        run_reference(bad, mem_words=MEM, **MESH)
+    spin = assemble(".code 0\n:l\n  ld r1 12\n  jmp l\n")
+    with pytest.raises(SimFault, match="^cycle limit of 50 reached with core 0, pc "):
+        run_reference(spin, mem_words=MEM, max_cycles=50, **MESH)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(12, 300))
+def test_many_random_drf_programs_end_with_the_bus_machines_memory(seed):
+    test_random_drf_programs_end_with_the_bus_machines_memory(seed)
