@@ -14,10 +14,11 @@ import click
 from s2mc.isa import assemble, disassemble, disassemble_word, load_program, read_text
 from s2mc.common.errors import S2mcError
 from s2mc.common.outputs import STDOUT, check_distinct, write_output
-from s2mc.simulator import BUFFER_PARAMS, CACHE_COUNTERS, CACHE_PARAMS, Machine, SimFault
+from s2mc.simulator import BUFFER_PARAMS, CACHE_COUNTERS, CACHE_PARAMS, NETWORK_PARAMS, Machine, SimFault, run_reference
 from s2mc.simulator.records import result_rows, variant_parts
 
-from .options import Integer, OutputFile, Text, cache_options, check_timeline_window, machine_option, timeline_options
+from .options import (Integer, OutputFile, Text, cache_options, check_timeline_window, machine_option, network_options,
+                      timeline_options)
 
 
 def _cpu_features() -> list[str]:
@@ -153,17 +154,26 @@ def load_any(path: str, opt: int, debug: bool = False):
 
 
 def _print_table(res) -> None:
-    cols = ("core", "instructions", "cycles", "stall_cycles", "bus_wait_cycles", "mem_reads", "mem_writes",
-            "sync_wait_cycles")
+    cols = ["core", "instructions", "cycles", "stall_cycles", "bus_wait_cycles", "mem_reads", "mem_writes",
+            "sync_wait_cycles"]
     head = ["core", "instr", "cycles", "stalls", "bus wait", "reads", "writes", "sync wait"]
+    if res.network is not None:     # no bus to wait for
+        del cols[4], head[4]
     widths = [max(len(h), 8) for h in head]
     click.echo("  ".join(h.rjust(w) for h, w in zip(head, widths)), err=True)
     for c in res.cores:
         click.echo("  ".join(str(c[k]).rjust(w) for k, w in zip(cols, widths)), err=True)
-    if res.config.cached:
+    if res.config.cached and res.network is None:
         _print_cache_table(res)
     if res.config.buffered:
         _print_buffer_table(res)
+    if res.network is not None:
+        _print_network(res)
+        click.echo(f"total: {res.cycles} cycles, {res.instructions} instructions, {res.stall_cycles} stall cycles",
+                   err=True)
+        click.echo("stalls = every cycle of a core before its finish that is neither an instruction's first cycle "
+                   "nor a barrier wait: each miss's cycles after its issue, each hit's beyond its first", err=True)
+        return
     click.echo(f"total: {res.cycles} cycles, {res.instructions} instructions, {res.stall_cycles} stall cycles, "
                f"bus utilisation {res.bus_utilisation:.1%}", err=True)
     click.echo(stall_legend(res.config), err=True)
@@ -183,12 +193,7 @@ def _print_cache_table(res) -> None:
     click.echo(f"{cfg.cache.upper()} caches: {cfg.cache_lines} lines x {cfg.line_words} words, "
                f"{cfg.cache_ways}-way, hit {cfg.cache_hit_latency} cycle{'s' if cfg.cache_hit_latency != 1 else ''}",
                err=True)
-    names = ["core", *CACHE_COUNTERS]
-    head = ["core", *(_CACHE_HEADS[k] for k in CACHE_COUNTERS)]
-    widths = [max(len(h), 6) for h in head]
-    click.echo("  ".join(h.rjust(w) for h, w in zip(head, widths)), err=True)
-    for c in res.cores:
-        click.echo("  ".join(str(c[k]).rjust(w) for k, w in zip(names, widths)), err=True)
+    _counter_table(res, {k: _CACHE_HEADS[k] for k in CACHE_COUNTERS})
 
 
 #: The store buffers' counters and their column heads in the per-core table.
@@ -201,11 +206,45 @@ def _print_buffer_table(res) -> None:
     cfg = res.config
     click.echo(f"{cfg.consistency.upper()} store buffers: {cfg.store_buffer_entries} "
                f"entr{'ies' if cfg.store_buffer_entries != 1 else 'y'} per core", err=True)
-    head = ["core", *_BUFFER_HEADS.values()]
+    _counter_table(res, _BUFFER_HEADS)
+
+
+def _counter_table(res, heads: dict[str, str], label: str = "core") -> None:
+    """One row per core of the counters named in `heads` (counter -> column head), under a head row."""
+    head = [label, *heads.values()]
     widths = [max(len(h), 6) for h in head]
     click.echo("  ".join(h.rjust(w) for h, w in zip(head, widths)), err=True)
     for c in res.cores:
-        click.echo("  ".join(str(c[k]).rjust(w) for k, w in zip(["core", *_BUFFER_HEADS], widths)), err=True)
+        click.echo("  ".join(str(c[k]).rjust(w) for k, w in zip(["core", *heads], widths)), err=True)
+
+
+#: The directory's per-core counters and their column heads (a tile: its core, cache and home).
+_NETWORK_HEADS = {"dir_hits": "hits", "dir_misses": "misses", "miss_cycles": "miss cyc",
+                  "miss_queueing_cycles": "queueing", "miss_network_cycles": "network", "miss_home_cycles": "home",
+                  "messages_sent": "msgs", "flits_sent": "flits", "message_hops": "hops",
+                  "invalidations_sent": "invals", "home_busy_cycles": "home busy"}
+
+
+def _print_network(res) -> None:
+    """A directory run: the tiles' counters, then the machine-wide network counters."""
+    cfg, net = res.config, res.network
+    click.echo(f"{cfg.coherence} {cfg.cache.upper()} over a {net['topology']}: link {cfg.link_latency}, router "
+               f"{cfg.router_latency} cycle{'s' if cfg.router_latency != 1 else ''}, {cfg.flit_words} "
+               f"word{'s' if cfg.flit_words != 1 else ''} a flit; miss cycles = queueing + network + home", err=True)
+    _counter_table(res, _NETWORK_HEADS, "tile")
+    sent = ", ".join(f"{k} {n}" for k, n in net["messages"].items() if n) or "none"
+    click.echo(f"messages: {sent}; {net['flits']} flits, {net['hops']} hops", err=True)
+    per = ", ".join(f"{n} GetM{'s' * (n != 1)} {k}" for k, n in net["copies_invalidated_per_getm"].items())
+    click.echo(f"copies invalidated per GetM: {per or 'no GetM'}; mean "
+               f"{net['mean_copies_invalidated_per_getm']:.2f}", err=True)
+    links = net["link_utilisation"]
+    if links:
+        busiest = max(links, key=lambda k: (links[k], k))
+        click.echo(f"links: busiest {busiest} {links[busiest]:.1%}, mean {sum(links.values()) / len(links):.1%} "
+                   f"of {len(links)}; homes: " + ", ".join(f"{u:.1%}" for u in net["home_utilisation"]), err=True)
+    else:
+        click.echo("links: none (one tile); homes: " + ", ".join(f"{u:.1%}" for u in net["home_utilisation"]),
+                   err=True)
 
 
 def stall_legend(cfg) -> str:
@@ -243,16 +282,24 @@ def _print_sweep(results, program: str) -> None:
         ratio_head = "speedup" if nb == 1 else f"speedup vs {nb}c"
         ratio = lambda r: f"{base.cycles / r.cycles:.2f}" if r.cycles else "-"  # noqa: E731
         legend = None
-    head = ["cores", "cycles", ratio_head, "instructions", "stall cycles", "bus wait", "mem accesses", "bus util"]
-    rows = [[str(r.config.cores), str(r.cycles), ratio(r), str(r.instructions), str(r.stall_cycles),
-             str(sum(c["bus_wait_cycles"] for c in r.cores)), str(sum(c["mem_accesses"] for c in r.cores)),
-             f"{r.bus_utilisation:.1%}"] for r in results]
+    if base.network is None:
+        head = ["cores", "cycles", ratio_head, "instructions", "stall cycles", "bus wait", "mem accesses", "bus util"]
+        rows = [[str(r.config.cores), str(r.cycles), ratio(r), str(r.instructions), str(r.stall_cycles),
+                 str(sum(c["bus_wait_cycles"] for c in r.cores)), str(sum(c["mem_accesses"] for c in r.cores)),
+                 f"{r.bus_utilisation:.1%}"] for r in results]
+    else:       # a ring or a mesh: no bus, its misses and messages instead
+        head = ["cores", "cycles", ratio_head, "instructions", "stall cycles", "misses", "miss cycles", "messages",
+                "flits"]
+        rows = [[str(r.config.cores), str(r.cycles), ratio(r), str(r.instructions), str(r.stall_cycles),
+                 *(str(sum(c[k] for c in r.cores)) for k in ("dir_misses", "miss_cycles", "messages_sent",
+                                                             "flits_sent"))] for r in results]
     widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(head)]
     for line in [head, *rows]:
         click.echo("  ".join(cell.rjust(w) for cell, w in zip(line, widths)), err=True)
     if legend:
         click.echo(legend, err=True)
-    click.echo(stall_legend(base.config), err=True)
+    if base.network is None:
+        click.echo(stall_legend(base.config), err=True)
 
 
 def _per_run(path: str | None, cores: int, sweep: bool) -> str | None:
@@ -268,12 +315,15 @@ def _per_run(path: str | None, cores: int, sweep: bool) -> str | None:
 @machine_option("cores", many=True, help="Several (1,2,4,8) run the program once per core count.")
 @machine_option("mem_latency")
 @machine_option("arbitration")
-@machine_option("engine")
+@machine_option("engine", extra=("reference",),
+                help="reference: the cycle-stepped reference model (slow; the engines' specification, and "
+                     "so far the only model of --interconnect ring and mesh).")
 @machine_option("max_cycles")
 @machine_option("mem_words")
 @cache_options
 @machine_option("consistency")
 @machine_option("store_buffer_entries")
+@network_options
 @click.option("-O", "opt", default=1, show_default=True, type=Integer(0, 1), help="Rz optimisation level.")
 @click.option("--trace", "trace_file", type=OutputFile("trace"),
               help="Write a per-event log here (FILE-<n>c.EXT for each core count of a sweep).")
@@ -288,7 +338,7 @@ def _per_run(path: str | None, cores: int, sweep: bool) -> str | None:
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def run(program, cores, mem_latency, arbitration, engine, max_cycles, mem_words, opt, trace_file, vcd, as_json,
         out_path, experiment, timeline, from_cycle, to_cycle, quiet, **cache):
-    # **cache: the cache options and the store buffers' (consistency, store_buffer_entries)
+    # **cache: the cache options, the store buffers' (consistency, store_buffer_entries) and the network's
     """Run a .rz, .s or .obj program on the simulated multicore, once per core count.
 
     One run prints the program's output on stdout and the per-core counters on stderr; several
@@ -297,6 +347,10 @@ def run(program, cores, mem_latency, arbitration, engine, max_cycles, mem_words,
     prog = load_any(program, opt)
     if vcd and engine != "systemc":
         raise S2mcError("--vcd needs --engine systemc")
+    if engine == "reference":
+        for given, flag in ((trace_file, "--trace"), (timeline, "--timeline")):
+            if given:
+                raise S2mcError(f"{flag} needs --engine fast or systemc (the reference model writes no event log)")
     sweep = len(cores) > 1
     from tqdm import tqdm
     results, written, t0 = [], [], time.perf_counter()
@@ -304,11 +358,13 @@ def run(program, cores, mem_latency, arbitration, engine, max_cycles, mem_words,
               disable=not sweep or quiet or not sys.stderr.isatty()) as bar:
         for n in cores:
             trace_n, vcd_n, timeline_n = (_per_run(f, n, sweep) for f in (trace_file, vcd, timeline))
-            m = Machine(prog, cores=n, mem_latency=mem_latency, arbitration=arbitration, max_cycles=max_cycles,
-                        mem_words=mem_words, engine=engine, trace_file=trace_n, timeline=timeline_n,
-                        timeline_window=(from_cycle, to_cycle), **cache, **({"vcd": vcd_n} if vcd_n else {}))
+            machine = dict(cores=n, mem_latency=mem_latency, arbitration=arbitration, max_cycles=max_cycles,
+                           mem_words=mem_words, **cache)
+            if engine != "reference":
+                m = Machine(prog, engine=engine, trace_file=trace_n, timeline=timeline_n,
+                            timeline_window=(from_cycle, to_cycle), **machine, **({"vcd": vcd_n} if vcd_n else {}))
             try:
-                res = m.run()
+                res = run_reference(prog, **machine) if engine == "reference" else m.run()
             except SimFault as fault:
                 if sweep:
                     raise S2mcError(f"with --cores {n}: {fault}") from None
@@ -345,7 +401,7 @@ def _write_records(results, program: str, out_path: str, experiment: str, opt: i
     cfg = results[0].config
     rz = program.endswith(".rz")
     variant = "/".join([*variant_parts(cfg.mem_latency, cfg.arbitration,
-                                       **{k: getattr(cfg, k) for k in CACHE_PARAMS + BUFFER_PARAMS}),
+                                       **{k: getattr(cfg, k) for k in CACHE_PARAMS + BUFFER_PARAMS + NETWORK_PARAMS}),
                         *([f"O{opt}"] if rz and opt != 1 else [])])
     rows = []
     for res in results:
@@ -357,7 +413,8 @@ def _write_records(results, program: str, out_path: str, experiment: str, opt: i
                   max_cycles=cfg.max_cycles, mem_words=cfg.mem_words, experiment=experiment,
                   wall_seconds=wall, **({"opt": opt} if rz else {}),
                   **({k: getattr(cfg, k) for k in CACHE_PARAMS} if cfg.cached else {}),
-                  **({k: getattr(cfg, k) for k in BUFFER_PARAMS} if cfg.buffered else {}))
+                  **({k: getattr(cfg, k) for k in BUFFER_PARAMS} if cfg.buffered else {}),
+                  **({k: getattr(cfg, k) for k in NETWORK_PARAMS} if cfg.networked else {}))
     path = records.write(df, out_path, params=params)
     click.echo(f"wrote {len(df)} records to {path}", err=True)
 

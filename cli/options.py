@@ -275,10 +275,13 @@ class MachineParamType(_Value):
     """A machine parameter (simulator/params.toml) on the command line: one value, or with
     `many` a comma-separated list; a bad value is a usage error that states the allowed range."""
 
-    def __init__(self, param, many: bool = False):
+    def __init__(self, param, many: bool = False, extra: tuple[str, ...] = ()):
+        """extra: choices the command accepts beyond the declared ones (run's --engine reference)."""
+        import dataclasses
         self.param, self.many = param, many
+        self.accepts = dataclasses.replace(param, choices=param.choices + extra) if extra else param
         self.name = param.type if not many else f"{param.type} list"
-        self.item_name = f"[{param.allowed.replace(', ', '|')}]" if param.type == "choice" else "INTEGER"
+        self.item_name = f"[{self.accepts.allowed.replace(', ', '|')}]" if param.type == "choice" else "INTEGER"
 
     def one(self, text, param, ctx):
         item = text
@@ -288,16 +291,17 @@ class MachineParamType(_Value):
                 self.fail(f"{quote(text)} is not an integer", param, ctx)
             if abs(item) >= 10 ** values.MAX_DIGITS:     # say what was typed, not the stand-in
                 self.fail(f"{quote(text)} is out of range ({self.param.allowed})", param, ctx)
-        why = self.param.problem(item)
+        why = self.accepts.problem(item)
         if why:
             self.fail(excerpt(why, 200), param, ctx)
         return item
 
 
-def machine_option(name: str, *, many: bool = False, default=None, dest: str | None = None, help: str = ""):
+def machine_option(name: str, *, many: bool = False, default=None, dest: str | None = None, help: str = "",
+                   extra: tuple[str, ...] = ()):
     """The click option --<name> of a machine parameter: type, default, range and help from
     its declaration (s2mc.simulator.params). `many` takes a comma-separated list; `default` and
-    `help` override the declared ones (help is appended)."""
+    `help` override the declared ones (help is appended); `extra` adds choices this command takes."""
     from s2mc.simulator.params import PARAMS
     p = PARAMS[name]
     if default is None:
@@ -306,8 +310,17 @@ def machine_option(name: str, *, many: bool = False, default=None, dest: str | N
     if many:
         text += " Comma-separated list allowed."
     decls = [f"--{p.flag}"] + ([dest] if dest else [])
-    return click.option(*decls, type=MachineParamType(p, many), default=default, show_default=True,
+    return click.option(*decls, type=MachineParamType(p, many, extra), default=default, show_default=True,
                         help=f"{text} {help}".strip())
+
+
+def network_options(f):
+    """--interconnect, --coherence, --link-latency, --router-latency and --flit-words (docs/timing-model.md,
+    "Directory coherence over a network"), passed on as keyword arguments of those names."""
+    from s2mc.simulator import NETWORK_PARAMS
+    for name in reversed(NETWORK_PARAMS):
+        f = machine_option(name)(f)
+    return f
 
 
 def cache_options(f):

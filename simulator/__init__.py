@@ -37,6 +37,12 @@ CACHE_PARAMS = ("cache", "cache_lines", "cache_ways", "line_words", "cache_hit_l
 BUFFER_PARAMS = ("consistency", "store_buffer_entries")
 #: The engines that simulate store buffers so far (the others run sc only).
 BUFFERED_ENGINES: tuple[str, ...] = ("fast",)
+# The network's parameters: in a run's description only off the bus, so that a bus run is described
+# exactly as before they existed.
+NETWORK_PARAMS = ("interconnect", "coherence", "link_latency", "router_latency", "flit_words")
+#: The engines that simulate a ring or a mesh with directory coherence so far (none: the reference
+#: model s2mc.simulator.reference does, docs/timing-model.md, "Directory coherence over a network").
+NETWORK_ENGINES: tuple[str, ...] = ()
 
 # Per-core counters of a run without caches, in the order the CLI and the records print them
 # (declared in simulator/counters.toml). A core's `cycles` is its finish cycle (also named
@@ -72,6 +78,11 @@ class Config:
     cache_hit_latency: int = DEFAULTS["cache_hit_latency"]
     consistency: str = DEFAULTS["consistency"]
     store_buffer_entries: int = DEFAULTS["store_buffer_entries"]
+    interconnect: str = DEFAULTS["interconnect"]
+    coherence: str = DEFAULTS["coherence"]
+    link_latency: int = DEFAULTS["link_latency"]
+    router_latency: int = DEFAULTS["router_latency"]
+    flit_words: int = DEFAULTS["flit_words"]
 
     def check(self) -> None:
         check(**{name: getattr(self, name) for name in PARAMS})
@@ -85,6 +96,11 @@ class Config:
     def buffered(self) -> bool:
         """Whether the cores have store buffers (consistency tso or pso, not sc)."""
         return self.consistency != "sc"
+
+    @property
+    def networked(self) -> bool:
+        """Whether the cores sit on a ring or a mesh with directory coherence (not the bus)."""
+        return self.interconnect != "bus"
 
 
 @dataclass
@@ -100,6 +116,7 @@ class Result:
     trace: list[tuple] = field(default_factory=list)  # event tuples (s2mc.simulator.trace), with trace=True
     timeline: object = None    # s2mc.simulator.timeline.Timeline, with timeline=
     sim_seconds: float = 0.0   # host wall-clock seconds the engine took (Machine.run)
+    network: dict | None = None  # a ring or a mesh: the machine-wide network counters (run_reference)
 
     @property
     def bus_utilisation(self) -> float:
@@ -122,7 +139,7 @@ class Result:
     def stats_frame(self):
         """Per-core counters as a pandas DataFrame, one row per core."""
         import pandas as pd
-        return pd.DataFrame(self.cores, columns=["core", *core_counters(self.config.cached)]).set_index("core")
+        return pd.DataFrame(self.cores, columns=["core", *core_counters(self.config.cached, self.config.buffered, self.config.networked)]).set_index("core")
 
     def to_json(self) -> dict:
         """The object `s2mc run --json` prints (docs/architecture.md)."""
@@ -135,8 +152,10 @@ class Result:
             "stall_cycles": self.stall_cycles,
             "config": {k: getattr(self.config, k) for k in ("cores", "mem_latency", "arbitration", "engine")
                        + (CACHE_PARAMS if self.config.cached else ())
-                       + (BUFFER_PARAMS if self.config.buffered else ())},
+                       + (BUFFER_PARAMS if self.config.buffered else ())
+                       + (NETWORK_PARAMS if self.config.networked else ())},
             "cores": self.cores,
+            **({"network": self.network} if self.network is not None else {}),
         }
 
 
@@ -144,7 +163,11 @@ def stall_cycles(c: dict) -> int:
     """A core's derived stall cycles (simulator/counters.toml) from its engine counters: every bus
     cycle of its own transactions beyond the first is a stall, so without caches and store buffers
     this is seed 003's bus wait + (L-1) x accesses. The store buffer's drains use the bus while the
-    core runs on: they are not stalls, but a full buffer and a drain wait are."""
+    core runs on: they are not stalls, but a full buffer and a drain wait are. Over a network
+    (directory runs) every cycle of a core before its finish that is neither an instruction's first
+    cycle nor a barrier wait is a stall: a miss's cycles after its issue, hits beyond their first."""
+    if "miss_cycles" in c:
+        return c["finish_cycle"] - c["instructions"] - c["sync_wait_cycles"]
     return (c["bus_wait_cycles"] + c["bus_busy_cycles"] - c.get("drain_bus_cycles", 0)
             - (c["mem_accesses"] - c.get("drain_bus_accesses", 0)) + c.get("hit_stall_cycles", 0)
             + c.get("store_buffer_full_stalls", 0) + c.get("fence_stall_cycles", 0))
@@ -155,7 +178,7 @@ def build_result(raw: dict, program: Program, cfg: Config) -> Result:
     if raw["fault"] is not None:
         raise SimFault(fault_message(raw["fault"], cfg, program), raw["fault"], raw.get("trace"))
     cores = []
-    names = core_counters(cfg.cached, cfg.buffered)
+    names = core_counters(cfg.cached, cfg.buffered, cfg.networked)
     for i, c in enumerate(raw["cores"]):
         row = {"cycles": c["finish_cycle"], "idle_cycles": raw["cycles"] - c["finish_cycle"],
                "stall_cycles": stall_cycles(c), **c}
@@ -232,12 +255,20 @@ class Machine:
                  cache_ways: int = DEFAULTS["cache_ways"], line_words: int = DEFAULTS["line_words"],
                  cache_hit_latency: int = DEFAULTS["cache_hit_latency"],
                  consistency: str = DEFAULTS["consistency"],
-                 store_buffer_entries: int = DEFAULTS["store_buffer_entries"], **engine_options):
+                 store_buffer_entries: int = DEFAULTS["store_buffer_entries"],
+                 interconnect: str = DEFAULTS["interconnect"], coherence: str = DEFAULTS["coherence"],
+                 link_latency: int = DEFAULTS["link_latency"], router_latency: int = DEFAULTS["router_latency"],
+                 flit_words: int = DEFAULTS["flit_words"], **engine_options):
         self.program = program
         self.config = Config(cores, mem_latency, arbitration, max_cycles, mem_words, engine,
                              cache, cache_lines, cache_ways, line_words, cache_hit_latency,
-                             consistency, store_buffer_entries)
+                             consistency, store_buffer_entries, interconnect, coherence, link_latency,
+                             router_latency, flit_words)
         self.config.check()
+        if self.config.networked and engine not in NETWORK_ENGINES:
+            raise S2mcError(f"interconnect {interconnect} with coherence {coherence}: the {engine} engine "
+                            "simulates the bus only so far; the reference model does "
+                            "(s2mc run --engine reference)")
         if self.config.buffered and engine not in BUFFERED_ENGINES:
             raise S2mcError(f"consistency {consistency}: the {engine} engine does not simulate store buffers "
                             f"yet (only sc); the fast engine does")
@@ -347,4 +378,35 @@ def run(program: Program, **config) -> Result:
     return Machine(program, **config).run()
 
 
-__all__ = ["format_trace", "ARBITRATIONS", "BUFFER_PARAMS", "CACHE_COUNTERS", "CORE_COUNTERS", "Config", "ENGINES", "Machine", "Result", "SimFault", "run"]
+def run_reference(program: Program, **config) -> Result:
+    """Run a program on the cycle-stepped reference model (simulator/reference.py; with a ring or a
+    mesh simulator/directory.py) and return what Machine.run would: the same counters, output and
+    faults, its config's engine "reference", and with a network result.network. Slow: the engines'
+    specification, for small programs (the only model of a ring or a mesh so far)."""
+    from .directory import DirectoryMachine
+    from .reference import RefFault, ReferenceMachine
+    config.pop("engine", None)
+    cfg = Config(**config)
+    check(**{name: getattr(cfg, name) for name in PARAMS if name != "engine"})
+    cfg.engine = "reference"
+    if program.top("data") > cfg.mem_words:
+        raise S2mcError(f"the program's data needs {program.top('data')} words of memory but only "
+                        f"{cfg.mem_words} are configured")
+    code = [w & 0xFFFFFFFF for w in program.code_image]
+    params = {name: getattr(cfg, name) for name in PARAMS if name != "engine"}
+    t0 = time.perf_counter()
+    try:
+        model = DirectoryMachine if cfg.coherence == "directory" else ReferenceMachine
+        raw = model(code, program.data_image, program.entry, stacks=program.stacks, **params).run()
+    except RefFault as f:
+        fault = {"kind": f.kind, "core": f.core, "pc": f.pc, "cycle": f.cycle, "address": f.address,
+                 "word": code[f.pc] if 0 <= f.pc < len(code) else 0}
+        raise SimFault(fault_message(fault, cfg, program), fault) from None
+    seconds = time.perf_counter() - t0
+    raw["fault"] = None
+    result = build_result(raw, program, cfg)
+    result.sim_seconds, result.network = seconds, raw.get("network")
+    return result
+
+
+__all__ = ["format_trace", "ARBITRATIONS", "BUFFER_PARAMS", "NETWORK_PARAMS", "CACHE_COUNTERS", "CORE_COUNTERS", "Config", "ENGINES", "Machine", "Result", "SimFault", "run", "run_reference"]

@@ -1,6 +1,7 @@
 """The counters of a simulated run, read from simulator/counters.toml, their one declaration: name,
 scope (per core or the whole machine), source (counted by the engines or derived here), group
-(every run, only runs with caches, or only runs with store buffers), unit and help.
+(every run, only runs with caches, only runs with store buffers, or only directory runs over a
+network), unit and help.
 
     from s2mc.simulator.counters import COUNTERS, engine_counters
     COUNTERS["bus_rdx"].group        # 'cache'
@@ -17,7 +18,7 @@ from importlib.resources import files
 
 SCOPES = ("core", "machine")
 SOURCES = ("engine", "derived")
-GROUPS = ("base", "cache", "buffer")
+GROUPS = ("base", "cache", "buffer", "network")
 
 
 @dataclass(frozen=True)
@@ -46,28 +47,31 @@ def _load() -> dict[str, Counter]:
 COUNTERS: dict[str, Counter] = _load()
 
 
-def _in_run(c: Counter, cached: bool, buffered: bool) -> bool:
-    """Whether a run with (cached, buffered) reports counter c: the base group always, the cache group
-    with caches, the buffer group with store buffers (consistency tso or pso)."""
-    return c.scope == "core" and (c.group == "base" or (c.group == "cache" and cached)
-                                  or (c.group == "buffer" and buffered))
+def _in_run(c: Counter, cached: bool, buffered: bool, networked: bool) -> bool:
+    """Whether a run with (cached, buffered, networked) reports counter c: the base group always, the
+    cache group with caches on the bus, the buffer group with store buffers (consistency tso or pso),
+    the network group with directory coherence over a ring or a mesh (its caches count there)."""
+    return c.scope == "core" and (c.group == "base" or (c.group == "cache" and cached and not networked)
+                                  or (c.group == "buffer" and buffered)
+                                  or (c.group == "network" and networked))
 
 
-def engine_counters(cached: bool, buffered: bool = False) -> tuple[str, ...]:
+def engine_counters(cached: bool, buffered: bool = False, networked: bool = False) -> tuple[str, ...]:
     """The per-core counters an engine reports (the keys of its per-core dicts), in order."""
-    return tuple(c.name for c in COUNTERS.values() if c.source == "engine" and _in_run(c, cached, buffered))
+    return tuple(c.name for c in COUNTERS.values()
+                 if c.source == "engine" and _in_run(c, cached, buffered, networked))
 
 
-def core_counters(cached: bool, buffered: bool = False) -> tuple[str, ...]:
+def core_counters(cached: bool, buffered: bool = False, networked: bool = False) -> tuple[str, ...]:
     """The per-core counters of a Result (engine-counted and derived), in order."""
-    return tuple(c.name for c in COUNTERS.values() if _in_run(c, cached, buffered))
+    return tuple(c.name for c in COUNTERS.values() if _in_run(c, cached, buffered, networked))
 
 
 def doc_table() -> str:
     """The Markdown table of the counters in docs/timing-model.md (a test keeps it current)."""
     lines = ["| counter | unit | when | meaning |", "|---|---|---|---|"]
     for c in COUNTERS.values():
-        when = {"base": "always", "cache": "caches on", "buffer": "tso, pso"}[c.group]
+        when = {"base": "always", "cache": "caches on", "buffer": "tso, pso", "network": "directory"}[c.group]
         how = " (derived)" if c.source == "derived" else ""
         lines.append(f"| `{c.name}` | {c.unit} | {when}{how} | {c.help} |")
     return "\n".join(lines) + "\n"

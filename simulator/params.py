@@ -1,5 +1,6 @@
-"""The machine parameters (cores, mem_latency, arbitration, max_cycles, mem_words, engine and the
-caches: cache, cache_lines, cache_ways, line_words, cache_hit_latency), read from
+"""The machine parameters (cores, mem_latency, arbitration, max_cycles, mem_words, engine, the
+caches: cache, cache_lines, cache_ways, line_words, cache_hit_latency, the store buffers and the
+network: interconnect, coherence, link_latency, router_latency, flit_words), read from
 simulator/params.toml, their one declaration: name, type, default, range or choices, unit, help.
 
     from s2mc.simulator.params import PARAMS, check
@@ -104,9 +105,28 @@ def cache_problem(cache_lines: int, cache_ways: int, line_words: int, mem_words:
     return None
 
 
+#: The protocols a directory implements (docs/timing-model.md, "Directory coherence over a network").
+DIRECTORY_PROTOCOLS = ("msi", "mesi")
+
+
+def network_problem(interconnect: str, coherence: str, cache: str) -> str | None:
+    """Why an interconnect and a coherence scheme cannot go together, or None: snooping needs the
+    bus's broadcast, a ring or a mesh needs a directory, and a directory keeps msi or mesi caches."""
+    if coherence == "snoop" and interconnect != "bus":
+        return (f"interconnect {interconnect} needs coherence directory (snooping needs the bus, where every "
+                "cache sees every transaction)")
+    if coherence == "directory" and interconnect == "bus":
+        return "coherence directory needs interconnect ring or mesh (the bus snoops)"
+    if coherence == "directory" and cache not in DIRECTORY_PROTOCOLS:
+        return (f"coherence directory needs cache {' or '.join(DIRECTORY_PROTOCOLS)} "
+                f"(not {cache}): the directory keeps private caches coherent")
+    return None
+
+
 def check(**given) -> None:
     """Check the given parameters (by name) against the declaration, in declaration order, then
-    the cache shape when caches are on (cache_problem)."""
+    the cache shape when caches are on (cache_problem) and the interconnect's relation to the
+    coherence scheme (network_problem)."""
     unknown = set(given) - set(PARAMS)
     if unknown:
         raise S2mcError(f"unknown machine parameter {sorted(unknown)[0]!r} (known: {', '.join(PARAMS)})")
@@ -118,6 +138,9 @@ def check(**given) -> None:
         problem = cache_problem(**shape)
         if problem:
             raise S2mcError(problem)
+    problem = network_problem(*(given.get(k, DEFAULTS[k]) for k in ("interconnect", "coherence", "cache")))
+    if problem:
+        raise S2mcError(problem)
 
 
 def doc_table() -> str:

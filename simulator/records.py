@@ -26,10 +26,13 @@ def variant_parts(mem_latency: int, arbitration: str, cache: str = DEFAULTS["cac
                   line_words: int = DEFAULTS["line_words"],
                   cache_hit_latency: int = DEFAULTS["cache_hit_latency"],
                   consistency: str = DEFAULTS["consistency"],
-                  store_buffer_entries: int = DEFAULTS["store_buffer_entries"]) -> list[str]:
+                  store_buffer_entries: int = DEFAULTS["store_buffer_entries"],
+                  interconnect: str = DEFAULTS["interconnect"], coherence: str = DEFAULTS["coherence"],
+                  link_latency: int = DEFAULTS["link_latency"], router_latency: int = DEFAULTS["router_latency"],
+                  flit_words: int = DEFAULTS["flit_words"]) -> list[str]:
     """The timing parameters that differ from their defaults, as a records `variant` names them
-    (`L4`, `round_robin`, `mesi-64x2-w4`, `tso-sb4`): runs that differ only in them are different
-    configurations."""
+    (`L4`, `round_robin`, `mesi-64x2-w4`, `tso-sb4`, `mesh-directory-lk1-r1-f4`): runs that differ
+    only in them are different configurations."""
     parts = []
     if mem_latency != DEFAULTS["mem_latency"]:
         parts.append(f"L{mem_latency}")
@@ -39,6 +42,8 @@ def variant_parts(mem_latency: int, arbitration: str, cache: str = DEFAULTS["cac
         parts.append(cache_part(cache, cache_lines, cache_ways, line_words, cache_hit_latency))
     if consistency != "sc":
         parts.append(f"{consistency}-sb{store_buffer_entries}")
+    if interconnect != "bus":
+        parts.append(f"{interconnect}-{coherence}-lk{link_latency}-r{router_latency}-f{flit_words}")
     return parts
 
 
@@ -53,7 +58,7 @@ def result_rows(result, run_id: str, *, experiment: str = "", workload: str = ""
     cfg = result.config
     base = dict(run_id=run_id, experiment=experiment, source="sim", platform="s2", workload=workload,
                 variant=variant, engine=cfg.engine, cores=cfg.cores, bytes=nbytes, cipher=cipher)
-    counters = core_counters(cfg.cached, cfg.buffered)
+    counters = core_counters(cfg.cached, cfg.buffered, cfg.networked)
     total = {k: sum(c[k] for c in result.cores) for k in counters}
     total["cycles"] = result.cycles
     total["finish_cycle"] = min(c["finish_cycle"] for c in result.cores)

@@ -41,6 +41,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from contextlib import contextmanager
 
+from s2mc.common.errors import S2mcError
 from s2mc.isa.instructions import decode
 
 from .counters import engine_counters
@@ -182,12 +183,19 @@ class ReferenceMachine:
                  cache_ways: int = DEFAULTS["cache_ways"], line_words: int = DEFAULTS["line_words"],
                  cache_hit_latency: int = DEFAULTS["cache_hit_latency"],
                  consistency: str = DEFAULTS["consistency"],
-                 store_buffer_entries: int = DEFAULTS["store_buffer_entries"]):
+                 store_buffer_entries: int = DEFAULTS["store_buffer_entries"],
+                 interconnect: str = DEFAULTS["interconnect"], coherence: str = DEFAULTS["coherence"],
+                 link_latency: int = DEFAULTS["link_latency"], router_latency: int = DEFAULTS["router_latency"],
+                 flit_words: int = DEFAULTS["flit_words"]):
         """stacks: the program's declared stack regions (base, words, count), or None."""
         check(cores=cores, mem_latency=mem_latency, arbitration=arbitration, max_cycles=max_cycles,
               mem_words=mem_words, cache=cache, cache_lines=cache_lines, cache_ways=cache_ways,
               line_words=line_words, cache_hit_latency=cache_hit_latency, consistency=consistency,
-              store_buffer_entries=store_buffer_entries)
+              store_buffer_entries=store_buffer_entries, interconnect=interconnect, coherence=coherence,
+              link_latency=link_latency, router_latency=router_latency, flit_words=flit_words)
+        if coherence == "directory" and type(self) is ReferenceMachine:
+            raise S2mcError("coherence directory: the reference model of a ring or a mesh is "
+                            "s2mc.simulator.directory.DirectoryMachine (or s2mc.simulator.run_reference)")
         self.code = [w & 0xFFFFFFFF for w in code]
         self.mem = [0] * mem_words
         self.mem[:len(data)] = [_s32(w) for w in data]
@@ -199,6 +207,8 @@ class ReferenceMachine:
         for k in self.cores if self.caches else ():
             k.stats.update(dict.fromkeys(CACHE_STATS, 0))
         self.consistency, self.E = consistency, store_buffer_entries
+        self.interconnect, self.link_latency = interconnect, link_latency
+        self.router_latency, self.flit_words = router_latency, flit_words
         self.buffered = consistency != "sc"
         for k in self.cores if self.buffered else ():
             k.stats.update(dict.fromkeys(BUFFER_STATS, 0))
@@ -629,18 +639,19 @@ class ReferenceMachine:
 
     def perform(self, core: _Core, d, a: int) -> tuple[int, int]:
         """The data effect of a memory instruction on word a; returns the word before and after."""
-        key, r, m, s = d.ins.key, core.r, self.mem, core.stats
-        before = m[a]
+        key, r, s = d.ins.key, core.r, core.stats
+        m, w = self.cell(core, a) if d.bus != "string" else (self.mem, a)
+        before = m[w]
         if key.startswith("ld"):
-            core.set(d.r1, m[a]); s["mem_reads"] += 1
+            core.set(d.r1, m[w]); s["mem_reads"] += 1
         elif key.startswith("st"):
-            m[a] = r[d.r1]; s["mem_writes"] += 1
+            m[w] = r[d.r1]; s["mem_writes"] += 1
         elif key == "push":
-            core.set(d.r1, a); m[a] = r[d.r2]; s["mem_writes"] += 1
+            core.set(d.r1, a); m[w] = r[d.r2]; s["mem_writes"] += 1
         elif key == "pop":
-            core.set(d.r2, m[a]); core.set(d.r1, a - 1); s["mem_reads"] += 1
+            core.set(d.r2, m[w]); core.set(d.r1, a - 1); s["mem_reads"] += 1
         elif key == "xchg":
-            old = m[a]; m[a] = r[d.r1]; core.set(d.r1, old)
+            old = m[w]; m[w] = r[d.r1]; core.set(d.r1, old)
             s["mem_reads"] += 1; s["mem_writes"] += 1
         else:  # bus class "string" (trap #3): the string at a
             text, i = [], a
@@ -648,7 +659,16 @@ class ReferenceMachine:
                 text.append(chr(m[i] & 0xFF)); i += 1
             self.output.append((core.request_cycle, core.id, "".join(text)))
             s["mem_reads"] += 1
-        return before, m[a]
+        return before, m[w]
+
+    def cell(self, core: _Core, a: int) -> tuple[list[int], int]:
+        """Where the word a core's access to address a reads and writes lives: (list, index). Here
+        always memory (the bus model's caches hold states only); the directory's copies hold words."""
+        return self.mem, a
+
+    def memory(self) -> list[int]:
+        """The data memory's words at the end of the run (with caches too: memory is always current)."""
+        return list(self.mem)
 
     def access(self, core: _Core, g: int) -> None:
         d, a = core.request
@@ -685,18 +705,28 @@ class ReferenceMachine:
                 k.state, k.next_issue = "run", c + 1
                 self.log(c + 1, k, "resume", c - k.request_cycle)
 
-    def step(self) -> bool:
-        """Simulates cycle `now` and moves on to the next; False (and nothing done) once every
-        core has halted."""
-        c = self.now
+    def running(self, c: int) -> bool:
+        """False once every core has halted; a core still running at max_cycles is a fault."""
         if all(k.state == "halted" for k in self.cores):
             return False
         if c >= self.max_cycles:
             k = next(k for k in self.cores if k.state != "halted")
             raise RefFault("cycle_limit", k.id, k.pc, self.max_cycles)
+        return True
+
+    def issue_all(self, c: int) -> None:
+        """Step 1: every core whose next instruction issues at c issues it, in core-id order."""
         for k in self.cores:
             if k.state == "run" and k.next_issue == c:
                 self.issue(k, c)
+
+    def step(self) -> bool:
+        """Simulates cycle `now` and moves on to the next; False (and nothing done) once every
+        core has halted."""
+        c = self.now
+        if not self.running(c):
+            return False
+        self.issue_all(c)
         if self.buffered:
             self.start_drains(c)
         self.arbitrate(c)

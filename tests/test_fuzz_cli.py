@@ -77,14 +77,16 @@ SPECS = {
     "run": dict(args=["{prog_s}"], base={"--mem-words": "1024"}, flags=["--json", "-q"], options={
         None: ["{prog_s}", "{prog_rz}", "{prog_obj}", "sum.rz", "{records}"],
         "--cores": ["1,2", "64", "65", "1,64"], "--mem-latency": ["1", "1000", "1001"],
-        "--arbitration": ["fifo", "fixed,round_robin", "lottery"], "--engine": ["fast", "systemc"],
+        "--arbitration": ["fifo", "fixed,round_robin", "lottery"], "--engine": ["fast", "systemc", "reference"],
         "--max-cycles": ["5", "4611686018427387904", "4611686018427387905"],
         "--mem-words": ["1", "16", "4096", "67108865"], "-O": ["0", "1", "2"],
         "--trace": ["t.log", "-"], "--vcd": ["w.vcd"], "--out": ["r.csv", "r.parquet"],
         "--experiment": ["e1"], "--cache": ["none", "mesi", "lru"], "--cache-lines": ["64", "6", "65537"],
         "--cache-ways": ["1", "3", "0"], "--line-words": ["4", "1025", "12"],
         "--cache-hit-latency": ["1", "101"], "--consistency": ["tso", "pso", "rc"],
-        "--store-buffer-entries": ["1", "64", "0", "65"], **TIMELINE}),
+        "--store-buffer-entries": ["1", "64", "0", "65"], "--interconnect": ["ring", "mesh", "torus"],
+        "--coherence": ["directory", "snoop", "mesi"], "--link-latency": ["1", "101"],
+        "--router-latency": ["0", "-1"], "--flit-words": ["1", "1025"], **TIMELINE}),
     "aes": dict(base={"--cores": "1", "--bytes": "16"}, flags=["--json", "-q"], options={
         "--cores": ["1,2", "64", "65"], "--bytes": ["32", "17", "1K", "128M", "134217729"],
         "--key-bits": ["192", "128,256", "512"], "--mode": ["ctr", "ecb,ctr", "cbc"],

@@ -39,15 +39,20 @@ CACHE_CHOICES = {"cache": ("none", "msi", "mesi", "moesi", "dragon")}
 # The store buffers (docs/timing-model.md, "Store buffers"), by hand likewise.
 BUFFER_RANGES = {"store_buffer_entries": (1, 64)}
 BUFFER_CHOICES = {"consistency": ("sc", "tso", "pso")}
+# The network (docs/timing-model.md, "Directory coherence over a network"), by hand likewise.
+NETWORK_RANGES = {"link_latency": (1, 100), "router_latency": (0, 100), "flit_words": (1, 1024)}
+NETWORK_CHOICES = {"interconnect": ("bus", "ring", "mesh"), "coherence": ("snoop", "directory")}
 
 
 def test_the_declaration_has_the_agreed_limits_and_defaults():
-    assert {n: (p.min, p.max) for n, p in PARAMS.items() if p.type == "int"} == RANGES | CACHE_RANGES | BUFFER_RANGES
-    assert {n: p.choices for n, p in PARAMS.items() if p.type == "choice"} == CHOICES | CACHE_CHOICES | BUFFER_CHOICES
+    assert {n: (p.min, p.max) for n, p in PARAMS.items() if p.type == "int"} == RANGES | CACHE_RANGES | BUFFER_RANGES | NETWORK_RANGES
+    assert {n: p.choices for n, p in PARAMS.items() if p.type == "choice"} == \
+        CHOICES | CACHE_CHOICES | BUFFER_CHOICES | NETWORK_CHOICES
     assert DEFAULTS == {"cores": 1, "mem_latency": 2, "arbitration": "fifo", "max_cycles": 100_000_000,
                         "mem_words": 1 << 20, "engine": "fast", "cache": "none", "cache_lines": 64,
                         "cache_ways": 2, "line_words": 4, "cache_hit_latency": 1, "consistency": "sc",
-                        "store_buffer_entries": 4}
+                        "store_buffer_entries": 4, "interconnect": "bus", "coherence": "snoop",
+                        "link_latency": 1, "router_latency": 1, "flit_words": 4}
     assert all(p.help for p in PARAMS.values())
 
 
@@ -280,10 +285,10 @@ def header_constants(text: str) -> dict[str, str]:
 def test_the_generated_header_equals_the_declaration():
     consts = header_constants(render((REPO / "simulator" / "params.toml").read_text(encoding="utf-8")))
     expected = {}
-    for name, (lo, hi) in (RANGES | CACHE_RANGES | BUFFER_RANGES).items():
+    for name, (lo, hi) in (RANGES | CACHE_RANGES | BUFFER_RANGES | NETWORK_RANGES).items():
         up = name.upper()
         expected.update({f"{up}_MIN": f"{lo}ull", f"{up}_MAX": f"{hi}ull", f"{up}_DEFAULT": f"{DEFAULTS[name]}ull"})
-    for name, choices in (CHOICES | CACHE_CHOICES | BUFFER_CHOICES).items():
+    for name, choices in (CHOICES | CACHE_CHOICES | BUFFER_CHOICES | NETWORK_CHOICES).items():
         up = name.upper()
         expected.update({f"{up}_COUNT": str(len(choices)),
                          f"{up}_CHOICES": "{" + ", ".join(f'"{c}"' for c in choices) + "}",
