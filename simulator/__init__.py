@@ -35,8 +35,6 @@ CACHE_PARAMS = ("cache", "cache_lines", "cache_ways", "line_words", "cache_hit_l
 # The store buffers' parameters: in a run's description only with store buffers (tso, pso), so that
 # an sc run is described exactly as before they existed.
 BUFFER_PARAMS = ("consistency", "store_buffer_entries")
-#: The engines that simulate store buffers so far (the others run sc only).
-BUFFERED_ENGINES: tuple[str, ...] = ("fast",)
 
 # Per-core counters of a run without caches, in the order the CLI and the records print them
 # (declared in simulator/counters.toml). A core's `cycles` is its finish cycle (also named
@@ -238,9 +236,6 @@ class Machine:
                              cache, cache_lines, cache_ways, line_words, cache_hit_latency,
                              consistency, store_buffer_entries)
         self.config.check()
-        if self.config.buffered and engine not in BUFFERED_ENGINES:
-            raise S2mcError(f"consistency {consistency}: the {engine} engine does not simulate store buffers "
-                            f"yet (only sc); the fast engine does")
         if self.config.buffered and timeline not in (None, False):
             raise S2mcError(f"consistency {consistency}: the timeline does not show store buffers yet (only sc)")
         # Sizes and the entry are checked before any image is built: a Program made in Python can

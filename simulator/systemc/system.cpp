@@ -42,6 +42,10 @@ s2_system::s2_system(sc_module_name name, run_control& ctl)
     c.grant(grant[i]);
   }
   if (ctl.vcd) SC_THREAD(clock);
+  if (ctl.cfg.buffered()) {
+    ctl.buffers.assign(static_cast<size_t>(ctl.cfg.cores), s2::StoreBuffer(ctl.cfg.store_buffer_entries));
+    ctl.drain_stats.assign(static_cast<size_t>(ctl.cfg.cores), s2::CoreStats{});
+  }
   if (ctl.vcd && ctl.cfg.cache.on()) {
     const uint32_t n = traced_slots();
     line_state.init(static_cast<size_t>(ctl.cfg.cores) * n);
@@ -129,10 +133,18 @@ s2::RunResult s2_system::result() const {
     }
   }
   for (int i = 0; i < n; ++i) {
-    res.cores.push_back(cores[i].stats);
-    m_ctl.caches.copy_to(i, res.cores.back(), true);
-    res.cycles = std::max(res.cycles, cores[i].stats.finish_cycle);
-    res.bus_busy_cycles += cores[i].stats.bus_busy_cycles;
+    s2::CoreStats s = cores[i].stats;
+    if (m_ctl.cfg.buffered()) {  // the drains the bus counted for the core
+      const s2::CoreStats& d = m_ctl.drain_stats[static_cast<size_t>(i)];
+#define S2_ADD_COUNTER(name) s.name += d.name;
+      S2_BASE_COUNTERS(S2_ADD_COUNTER)
+      S2_BUFFER_COUNTERS(S2_ADD_COUNTER)
+#undef S2_ADD_COUNTER
+    }
+    m_ctl.caches.copy_to(i, s, true);
+    res.cores.push_back(s);
+    res.cycles = std::max(res.cycles, s.finish_cycle);
+    res.bus_busy_cycles += s.bus_busy_cycles;
   }
   res.output = m_ctl.output;
   std::stable_sort(res.output.begin(), res.output.end(), [](const s2::PrintEvent& a, const s2::PrintEvent& b) {

@@ -30,6 +30,7 @@ class s2_system : public sc_core::sc_module {
   // The run's result in the engines' common shape (after sc_start() returns).
   s2::RunResult result() const;
   const s2::Caches& caches() const { return m_ctl.caches; }
+  bool buffered() const { return m_ctl.cfg.buffered(); }
 
   s2_memory memory;
   s2_arbiter arbiter;
