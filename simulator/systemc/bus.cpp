@@ -217,6 +217,7 @@ void s2_bus::drain_granted(int i, uint64_t g) {
 // An entry left core i's buffer now: a held-back instruction may issue in the next cycle.
 void s2_bus::left(int i) {
   m_drained[static_cast<size_t>(i)].notify();
+  if (m_ctl.show_buffer) m_ctl.show_buffer(i);
 }
 
 }  // namespace s2sc

@@ -61,6 +61,7 @@ s2_core::buffered_step s2_core::issue_buffered(const s2::Uop& u, uint64_t& t, co
       if (u.op == s2::OP_PUSH) r[u.d1] = static_cast<int32_t>(a);
       b.push(a, v, here, t);
       m_ctl.log(t, here, m_id, s2::TraceKind::BUFFER, b.size(), a, line_data->direct()[a], v);
+      if (m_ctl.show_buffer) m_ctl.show_buffer(m_id);
       bus->buffered(m_id, t);
       pc += 1;
     } else {

@@ -115,9 +115,11 @@ struct run_control {
   std::function<void()> show_lines;  // with --vcd and caches: drive the signals of changed lines
   // With store buffers (cfg.buffered()): every core's buffer (s2::StoreBuffer, shared with the
   // fast engine), filled by its core at issue and drained by the bus; the counters of the drains,
-  // which the bus counts for each core and the result adds to the core's own.
+  // which the bus counts for each core and the result adds to the core's own; with --vcd, the
+  // signal of each buffer's occupancy, driven by whoever changed it.
   std::vector<s2::StoreBuffer> buffers;
   std::vector<s2::CoreStats> drain_stats;
+  std::function<void(int)> show_buffer;
   int halted = 0;             // cores that have halted
   uint64_t last_finish = 0;   // the largest finish cycle so far
 

@@ -22,6 +22,7 @@ s2_system::s2_system(sc_module_name name, run_control& ctl)
       halted("halted", ctl.cfg.cores),
       owner("owner"),
       busy("busy"),
+      buffer("buffer"),
       line_state("line_state"),
       line_address("line_address"),
       m_ctl(ctl) {
@@ -45,6 +46,12 @@ s2_system::s2_system(sc_module_name name, run_control& ctl)
   if (ctl.cfg.buffered()) {
     ctl.buffers.assign(static_cast<size_t>(ctl.cfg.cores), s2::StoreBuffer(ctl.cfg.store_buffer_entries));
     ctl.drain_stats.assign(static_cast<size_t>(ctl.cfg.cores), s2::CoreStats{});
+    if (ctl.vcd) {
+      buffer.init(static_cast<size_t>(ctl.cfg.cores));
+      ctl.show_buffer = [this](int i) {
+        buffer[static_cast<size_t>(i)].write(static_cast<unsigned>(m_ctl.buffers[static_cast<size_t>(i)].size()));
+      };
+    }
   }
   if (ctl.vcd && ctl.cfg.cache.on()) {
     const uint32_t n = traced_slots();
@@ -101,6 +108,7 @@ void s2_system::trace_to(const std::string& path) {
     sc_trace(m_tf, stall[i], p + "stall");
     sc_trace(m_tf, waiting[i], p + "sync_wait");
     sc_trace(m_tf, halted[i], p + "halted");
+    if (m_ctl.cfg.buffered()) sc_trace(m_tf, buffer[i], p + "store_buffer");
     if (!m_ctl.cfg.cache.on()) continue;
     const uint32_t n = traced_slots();
     for (uint32_t j = 0; j < n; ++j) {
