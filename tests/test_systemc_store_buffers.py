@@ -6,15 +6,12 @@ registers and the memory (systemc_helpers.assert_same); the fast engine is held 
 model and to hand-computed cycles in test_store_buffers.py, whose worked examples run here too.
 The random programs are in test_systemc_equal.py, the waveform in test_systemc_vcd.py."""
 import json
-import os
-import subprocess
 
 import pytest
 
 import test_store_buffers as worked
 from s2mc.isa import assemble
-from s2mc.simulator import systemc_engine
-from systemc_helpers import assert_same, needs_systemc
+from systemc_helpers import assert_same, needs_systemc, run_child
 
 pytestmark = needs_systemc
 
@@ -145,18 +142,6 @@ def test_the_lock_counts_every_round():
         assert out["memory"][1] == 3 * cfg["cores"], cfg
 
 
-HALT = assemble(".code 0\n  trap r0 #0\n").code_image[0] & 0xFFFFFFFF
-
-
-def _child(tmp_path, line):
-    text = (f"s2mc-systemc-input 1\ncores 1 mem_latency 2 arbitration fifo\nmax_cycles 100 mem_words 16 entry 0 "
-            f"trace 0\n{line}\ncode 1\n{HALT}\ndata 0\n\nend\n")
-    (tmp_path / "in.txt").write_text(text)
-    env = dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1")
-    return subprocess.run([str(systemc_engine.executable()), "--input", str(tmp_path / "in.txt"),
-                           "--result", str(tmp_path / "r.json")], capture_output=True, text=True, env=env, timeout=60)
-
-
 @pytest.mark.parametrize("line,message", [
     ("consistency sc 4", "unknown consistency 'sc' (choose tso, pso)"),
     ("consistency rc 4", "unknown consistency 'rc' (choose tso, pso)"),
@@ -165,13 +150,13 @@ def _child(tmp_path, line):
     ("consistency tso", "store buffer entries 'code' is not a number in 1..64"),
 ])
 def test_the_systemc_child_refuses_a_bad_consistency_line_in_one_line(tmp_path, line, message):
-    out = _child(tmp_path, line)
+    out = run_child(tmp_path, line)
     assert (out.returncode, out.stderr) == (2, f"s2mc-systemc: error: {message}\n")
     assert not (tmp_path / "r.json").exists()
 
 
 def test_the_systemc_child_reports_the_buffer_counters(tmp_path):
-    out = _child(tmp_path, "consistency pso 2")
+    out = run_child(tmp_path, "consistency pso 2")
     assert out.returncode == 0, out.stderr
     core = json.loads((tmp_path / "r.json").read_text())["cores"][0]
     assert core["store_drains"] == 0 and "fence_stall_cycles" in core

@@ -21,13 +21,7 @@ namespace s2 {
 enum class Consistency : uint8_t { SC, TSO, PSO };
 
 inline bool consistency_from_name(const std::string& name, Consistency& out) {
-  for (int i = 0; i < params::CONSISTENCY_COUNT; ++i) {
-    if (name == params::CONSISTENCY_CHOICES[i]) {
-      out = static_cast<Consistency>(i);
-      return true;
-    }
-  }
-  return false;
+  return params::choice_from_name(name, params::CONSISTENCY_CHOICES, out);
 }
 
 struct SbEntry {
