@@ -6,10 +6,12 @@ Programs: the fast engine's memory-heavy loop (2 bus accesses in 9 instructions,
 of instructions use the bus). Times are wall-clock of Machine.run(), best of 3; for the systemc
 engine that includes starting the child process and exchanging files.
 
-Run: make bench   (or .venv/bin/python bench/bench_systemc.py)
+Run: make bench   (or .venv/bin/python bench/bench_systemc.py); `--consistency tso|pso` runs both
+engines with store buffers (docs/timing-model.md, "Store buffers").
 """
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from pathlib import Path
@@ -17,14 +19,15 @@ from pathlib import Path
 from s2mc.compiler import compile as compile_rz
 from s2mc.isa import assemble
 from s2mc.simulator import Machine, systemc_engine
+from s2mc.simulator.params import PARAMS
 
 from bench_fast import LOOP  # the same memory-heavy loop (bench/ is on sys.path as the script's folder)
 
 
-def measure(prog, engine: str, cores: int, repeat: int = 3):
+def measure(prog, engine: str, cores: int, consistency: str, repeat: int = 3):
     best, res = float("inf"), None
     for _ in range(repeat):
-        m = Machine(prog, cores=cores, mem_words=1 << 16, max_cycles=1 << 40, engine=engine)
+        m = Machine(prog, cores=cores, mem_words=1 << 16, max_cycles=1 << 40, engine=engine, consistency=consistency)
         t0 = time.perf_counter()
         res = m.run()
         best = min(best, time.perf_counter() - t0)
@@ -39,15 +42,18 @@ def programs():
 
 
 def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--consistency", choices=PARAMS["consistency"].choices, default=PARAMS["consistency"].default)
+    args = ap.parse_args()
     if not systemc_engine.available():
         print("systemc engine not built: skipped (install libsystemc-dev and rerun make setup)")
         return 0
-    print("systemc engine vs fast engine, same program and configuration (L=2, fifo)")
+    print(f"systemc engine vs fast engine, same program and configuration (L=2, fifo, consistency {args.consistency})")
     print(f"{'program':>8} {'cores':>5} {'instructions':>13} {'bus util':>9} {'fast MIPS':>10} {'systemc MIPS':>13} {'ratio':>7}")
     for name, progs in programs():
         for cores, prog in progs.items():
-            fast, rf = measure(prog, "fast", cores)
-            sysc, rs = measure(prog, "systemc", cores)
+            fast, rf = measure(prog, "fast", cores, args.consistency)
+            sysc, rs = measure(prog, "systemc", cores, args.consistency)
             assert rf.cores == rs.cores, "engines disagree"
             print(f"{name:>8} {cores:>5} {rs.instructions:>13,} {rs.bus_utilisation:>9.1%} {fast:>10.1f} "
                   f"{sysc:>13.1f} {fast / sysc:>6.1f}x")

@@ -35,8 +35,6 @@ CACHE_PARAMS = ("cache", "cache_lines", "cache_ways", "line_words", "cache_hit_l
 # The store buffers' parameters: in a run's description only with store buffers (tso, pso), so that
 # an sc run is described exactly as before they existed.
 BUFFER_PARAMS = ("consistency", "store_buffer_entries")
-#: The engines that simulate store buffers so far (the others run sc only).
-BUFFERED_ENGINES: tuple[str, ...] = ("fast",)
 # The network's parameters: in a run's description only off the bus, so that a bus run is described
 # exactly as before they existed.
 NETWORK_PARAMS = ("interconnect", "coherence", "link_latency", "router_latency", "flit_words")
@@ -269,9 +267,6 @@ class Machine:
             raise S2mcError(f"interconnect {interconnect} with coherence {coherence}: the {engine} engine "
                             "simulates the bus only so far; the reference model does "
                             "(s2mc run --engine reference)")
-        if self.config.buffered and engine not in BUFFERED_ENGINES:
-            raise S2mcError(f"consistency {consistency}: the {engine} engine does not simulate store buffers "
-                            f"yet (only sc); the fast engine does")
         # Sizes and the entry are checked before any image is built: a Program made in Python can
         # name any address, and a list of that many words would exhaust memory first.
         if not 0 <= program.entry <= ADS_MAX:

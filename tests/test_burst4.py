@@ -42,6 +42,24 @@ def test_burst4_is_the_same_on_systemc(delay, chunks, cfg):
     assert_same(assemble(bursty(delay, chunks)), mem_words=64, **cfg)
 
 
+#: With store buffers a drain's grant counts towards the streak as a grant to its core (rule 6).
+BUFFERS = st.sampled_from([{"consistency": "tso"}, {"consistency": "pso", "store_buffer_entries": 2}])
+
+
+@settings(max_examples=100)
+@given(st.integers(0, 5), CHUNKS, CONFIGS, BUFFERS)
+def test_burst4_with_store_buffers_matches_the_reference_model(delay, chunks, cfg, buffers):
+    assert_matches_reference(bursty(delay, chunks), {**cfg, **buffers})
+
+
+@needs_systemc[0]
+@needs_systemc[1]
+@settings(max_examples=30)
+@given(st.integers(0, 5), CHUNKS, CONFIGS, BUFFERS)
+def test_burst4_with_store_buffers_is_the_same_on_systemc(delay, chunks, cfg, buffers):
+    assert_same(assemble(bursty(delay, chunks)), mem_words=64, **cfg, **buffers)
+
+
 def test_the_bursty_programs_exercise_the_burst_limit():
     """On most of these programs burst4 and fixed priority give different finish cycles: the tests
     above do test the limit."""

@@ -2,16 +2,14 @@
 parameters with one line, Machine.cache() shows a core's lines (checked against the reference
 model's caches), and the event log's lane of other cores' state changes merges in order even
 when every core spills (simulator/include/s2mc/trace.h)."""
-import os
-import subprocess
 
 import pytest
 
 from s2mc.common.errors import S2mcError
 from s2mc.isa import assemble
-from s2mc.simulator import Machine, _fast, systemc_engine
+from s2mc.simulator import Machine, _fast
 from s2mc.simulator.reference import ReferenceMachine
-from systemc_helpers import needs_systemc
+from systemc_helpers import needs_systemc, run_child
 from test_caches_hand import HANDOVER
 from test_sim_trace import fast_trace, reference_trace
 
@@ -36,14 +34,6 @@ def test_the_binding_refuses_bad_cache_parameters_in_one_line(kwargs, message):
     assert str(exc.value) == message
 
 
-def _child(tmp_path, cache_line):
-    text = (f"s2mc-systemc-input 1\ncores 1 mem_latency 2 arbitration fifo\nmax_cycles 100 mem_words 16 entry 0 "
-            f"trace 0\n{cache_line}\ncode 1\n{CODE[0]}\ndata 0\n\nend\n")
-    (tmp_path / "in.txt").write_text(text)
-    env = dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1")
-    return subprocess.run([str(systemc_engine.executable()), "--input", str(tmp_path / "in.txt"),
-                           "--result", str(tmp_path / "r.json")], capture_output=True, text=True, env=env, timeout=60)
-
 
 @pytest.mark.parametrize("line,message", [
     ("cache none 4 2 2 1", "unknown cache protocol 'none' (choose msi, mesi, moesi, dragon)"),
@@ -55,12 +45,12 @@ def _child(tmp_path, cache_line):
     ("cache msi 4 2", "line words 'code' is not a number in 1..1024"),
 ])
 def test_the_systemc_child_refuses_a_bad_cache_line_in_one_line(tmp_path, line, message):
-    out = _child(tmp_path, line)
+    out = run_child(tmp_path, line)
     assert (out.returncode, out.stderr) == (2, f"s2mc-systemc: error: {message}\n")
 
 
 def test_the_systemc_child_runs_with_a_good_cache_line(tmp_path):
-    out = _child(tmp_path, "cache dragon 4 2 2 3")
+    out = run_child(tmp_path, "cache dragon 4 2 2 3")
     assert out.returncode == 0, out.stderr
 
 

@@ -204,19 +204,22 @@ def test_the_fast_engine_prints_only_what_the_checker_allows(name, model):
     assert len(r.outcomes) >= 2 or name.startswith("peterson")   # the timings really vary
 
 
-def systemc_models():
-    built = systemc_engine.available()
-    return [pytest.param(m, marks=[*needs_systemc, pytest.mark.skipif(
-        built and not simulates(m, "systemc"), reason=f"the systemc engine does not simulate {m} yet "
-                                                       "(machine parameter 'consistency')")])
-            for m in MODELS]
-
-
-@pytest.mark.parametrize("model", systemc_models())
+@pytest.mark.parametrize("model", [pytest.param(m, marks=needs_systemc) for m in MODELS])
 @pytest.mark.parametrize("name", ["sb.s", "mp.s"])
 def test_the_systemc_engine_prints_only_what_the_checker_allows(name, model):
     r = litmus.run_litmus(name, model, engine="systemc", runs=8, seed=3)
     assert r.runs == 8 and not r.forbidden
+
+
+@pytest.mark.parametrize("model", [pytest.param(m, marks=needs_systemc) for m in MODELS])
+def test_s2mc_litmus_on_the_systemc_engine_matches_the_fast_engine(model):
+    """The command on the systemc engine: the same outcomes, run by run, as on the fast engine
+    (the engines are equal to the cycle), none of them forbidden under the model."""
+    runs = {engine: json.loads(s2mc("sb.s", "--model", model, "--engine", engine, "--runs", 12, "--seed", 5,
+                                    "--json").stdout) for engine in ("fast", "systemc")}
+    assert runs["systemc"].pop("engine", "systemc") == "systemc"
+    runs["fast"].pop("engine", None)
+    assert runs["systemc"] == runs["fast"]
 
 
 @NO_BUFFERS

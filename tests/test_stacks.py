@@ -159,6 +159,14 @@ def test_random_declared_programs_systemc_matches_fast(src, cfg):
     assert_same(assemble(src), mem_words=1024, max_cycles=20_000, **cfg)
 
 
+@systemc_only
+@settings(max_examples=30)
+@given(declared_programs(), s2gen.buffered_configs())
+def test_random_declared_programs_systemc_matches_fast_with_store_buffers(src, cfg):
+    """A buffered store's stack_overflow is met at its issue, before it enters the buffer."""
+    assert_same(assemble(src), mem_words=1024, max_cycles=20_000, **cfg)
+
+
 def test_the_generator_makes_both_outcomes():
     """Some declared programs fault stack_overflow, some run to the end (so both paths are tested)."""
     from hypothesis import Phase, find

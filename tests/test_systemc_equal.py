@@ -1,7 +1,7 @@
 """The SystemC engine gives the fast engine's results exactly (docs/timing-model.md): per-core counters,
 output, trace, registers and final memory, on the golden cycle programs, random programs, the
 teaching programs and the compiler's programs, for every arbitration policy, latencies 1, 2, 5
-and 1-8 cores. The hand-computed golden cycle tests (test_sim_cycles.py) run on both engines
+and 1-8 cores, with and without caches and store buffers (tso, pso). The hand-computed golden cycle tests (test_sim_cycles.py) run on both engines
 themselves, through their `engine` fixture."""
 import glob
 import itertools
@@ -23,12 +23,13 @@ ROOT = Path(__file__).resolve().parent.parent
 ARBS = ["fifo", "fixed", "round_robin", "burst4"]
 
 
+@pytest.mark.parametrize("consistency", ["sc", "tso", "pso"])
 @pytest.mark.parametrize("src", [golden.P, golden.T], ids=["P", "T"])
 @pytest.mark.parametrize("latency", [1, 2, 5])
-def test_golden_programs_all_configs(src, latency):
+def test_golden_programs_all_configs(src, latency, consistency):
     prog = assemble(src)
     for cores, arb in itertools.product(range(1, 9), ARBS):
-        assert_same(prog, cores=cores, mem_latency=latency, arbitration=arb, mem_words=64)
+        assert_same(prog, cores=cores, mem_latency=latency, arbitration=arb, mem_words=64, consistency=consistency)
 
 
 WIDE_CONFIGS = st.fixed_dictionaries({
@@ -61,6 +62,35 @@ def test_random_programs_with_caches_long(protocol, src, cfg):
     assert_same(assemble(src), mem_words=1024, max_cycles=20_000, **{**cfg, "cache": protocol})
 
 
+#: With store buffers (docs/timing-model.md, "Store buffers"): tso or pso and a small buffer.
+BUFFERS = st.fixed_dictionaries({"consistency": st.sampled_from(["tso", "pso"]),
+                                 "store_buffer_entries": st.sampled_from([1, 2, 3, 4, 8])})
+
+
+@settings(max_examples=40)
+@given(s2gen.programs(), WIDE_CONFIGS, BUFFERS)
+def test_random_programs_with_store_buffers(src, cfg, buffers):
+    """tso and pso, 1-8 cores, every policy, cycle-limit faults: the same cycles, every counter (the
+    buffers' included), trace, registers and memory; the fast engine is held to the reference model
+    in test_sim_property and test_store_buffers."""
+    assert_same(assemble(src), mem_words=1024, **cfg, **buffers)
+
+
+@settings(max_examples=40)
+@given(s2gen.programs(), s2gen.buffered_configs(cached=True))
+def test_random_programs_with_store_buffers_and_caches(src, cfg):
+    """tso and pso with every protocol and cache shape: drains that hit or make transactions."""
+    assert_same(assemble(src), mem_words=1024, max_cycles=20_000, **cfg)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("protocol", ["none", *s2gen.PROTOCOLS])
+@settings(max_examples=150)
+@given(src=s2gen.programs(max_chunks=30), cfg=s2gen.buffered_configs(cached=True))
+def test_random_programs_with_store_buffers_long(protocol, src, cfg):
+    assert_same(assemble(src), mem_words=1024, max_cycles=20_000, **{**cfg, "cache": protocol})
+
+
 def _teaching_programs():
     progs = [(Path(p).name, "asm", p) for p in sorted(glob.glob(str(ROOT / "workloads/asm/*.s")))]
     progs += [(Path(p).name, "rz", p) for p in sorted(glob.glob(str(ROOT / "workloads/rz/*.rz")))]
@@ -85,6 +115,12 @@ def test_teaching_programs(name, kind, path):
     proto = s2gen.PROTOCOLS[sum(map(ord, name)) % len(s2gen.PROTOCOLS)]
     assert_same(prog, cores=4, mem_latency=2, mem_read=4096, trace=False, max_cycles=1_000_000, cache=proto,
                 cache_lines=8, cache_ways=2, line_words=4)
+    # with store buffers: tso or pso in turn, without caches and with this program's protocol
+    model = ("tso", "pso")[sum(map(ord, name)) % 2]
+    assert_same(prog, cores=3, mem_latency=2, mem_read=4096, trace=False, max_cycles=1_000_000,
+                consistency=model, store_buffer_entries=2)
+    assert_same(prog, cores=2, mem_latency=1, arbitration="round_robin", mem_read=4096, trace=False,
+                max_cycles=1_000_000, consistency=model, cache=proto, cache_lines=8, cache_ways=2, line_words=4)
 
 
 def test_fault_messages_are_the_same():
@@ -101,8 +137,8 @@ def test_fault_messages_are_the_same():
         if kind == "undefined_opcode":
             prog = assemble(".code 0\nnop\n")
             prog.segments[0].words.append(0xFFFFFFFF)   # xop 4095: undefined
-        for cores in (1, 3):
-            out = assert_same(prog, cores=cores, mem_words=1024, max_cycles=500)
+        for cores, consistency in itertools.product((1, 3), ("sc", "tso", "pso")):
+            out = assert_same(prog, cores=cores, mem_words=1024, max_cycles=500, consistency=consistency)
             assert out["fault"]["kind"] == kind, out
 
 

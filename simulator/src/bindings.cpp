@@ -45,8 +45,8 @@ Protocol parse_protocol(const std::string& s) {
 }
 
 Consistency parse_consistency(const std::string& s) {
-  for (int i = 0; i < params::CONSISTENCY_COUNT; ++i)
-    if (s == params::CONSISTENCY_CHOICES[i]) return static_cast<Consistency>(i);
+  Consistency c;
+  if (consistency_from_name(s, c)) return c;
   throw std::invalid_argument("unknown consistency '" + s + "' (choose " + params::CONSISTENCY_CHOICES_TEXT + ")");
 }
 

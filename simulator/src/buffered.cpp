@@ -81,15 +81,11 @@ bool FastEngine::buffered_issue(int id, uint64_t c) {
   if (u.op == OP_UNDEFINED) { fault(id, FaultKind::UNDEFINED_OPCODE); return false; }
   const bool drains = u.op == OP_FENCE || u.op == OP_XCHG || u.op == OP_SYNC || u.op == OP_TRAP;
   const bool store = u.bus == BUS_WRITE;
-  if ((drains && !b.buf.empty()) || (store && b.buf.full())) {   // held back: tries again at c + 1
-    if (b.since == NEVER) b.since = c;
+  if (b.buf.holds(drains, store, c)) {   // held back: tries again at c + 1
     b.next = c + 1;
     return true;
   }
-  if (b.since != NEVER) {
-    (store ? k.s.store_buffer_full_stalls : k.s.fence_stall_cycles) += c - b.since;
-    b.since = NEVER;
-  }
+  (store ? k.s.store_buffer_full_stalls : k.s.fence_stall_cycles) += b.buf.held_cycles(c);
   const uint32_t here = k.pc;
   if (store || u.bus == BUS_READ) {
     const uint32_t a = mem_address(r, u);
@@ -162,11 +158,10 @@ bool FastEngine::buffered_issue(int id, uint64_t c) {
 void FastEngine::start_drains(uint64_t c) {
   for (int id = 0; id < cfg_.cores; ++id) {
     Buffered& b = sb_[static_cast<size_t>(id)];
-    if (b.drain >= 0 || b.drain_free > c) continue;
-    const int i = b.buf.choose(cfg_.consistency, c);
+    const int i = b.buf.drain_ready(cfg_.consistency, c);
     if (i < 0) continue;
     if (cached_ && caches_.lookup(id, BUS_WRITE, b.buf.at(i).addr, false)) {
-      const SbEntry e = b.buf.take(i);
+      const SbEntry e = b.buf.drain_hit(i, c, cfg_.cache.hit_latency);
       sb_log(c, e.pc, id, TraceKind::DRAIN_HIT, 0, e.addr, mem_[e.addr], e.value);
       sb_log_changes(c, e.pc);
       const int32_t before = mem_[e.addr];
@@ -175,11 +170,9 @@ void FastEngine::start_drains(uint64_t c) {
       CoreStats& s = cores_[id].s;
       ++s.store_drains;
       ++s.mem_writes;
-      b.drain_free = c + cfg_.cache.hit_latency;
       continue;
     }
-    b.drain = i;
-    b.drain_cycle = c;
+    b.buf.drain_request(i, c);
   }
 }
 
@@ -204,7 +197,7 @@ void FastEngine::buffered_grant(uint64_t c) {
     uint64_t since;
     bool drain = false;
     const bool own = k.status == Status::PENDING && k.t <= c;   // a request run ahead waits for its cycle
-    if (b.drain >= 0 && (!own || b.own_last)) { since = b.drain_cycle; drain = true; }
+    if (b.buf.drain_competes(own)) { since = b.buf.drain_since(); drain = true; }
     else if (own) since = k.t;
     else continue;
     const bool better = win < 0 || (cfg_.arbitration == Arbitration::FIFO ? since < win_since : rank(i) < rank(win));
@@ -215,13 +208,14 @@ void FastEngine::buffered_grant(uint64_t c) {
   Buffered& b = sb_[static_cast<size_t>(win)];
   uint64_t D = static_cast<uint64_t>(cfg_.mem_latency);
   if (win_drain) {
-    const SbEntry e = b.buf.take(b.drain);
+    const uint64_t waited = c - b.buf.drain_since();
     Caches::Grant x{XA_NONE, 0};
     if (cached_) {
-      x = caches_.transact(win, BUS_WRITE, e.addr);
+      x = caches_.transact(win, BUS_WRITE, b.buf.draining().addr);
       D = x.span;
     }
-    sb_log(c, e.pc, win, TraceKind::DRAIN, c - b.drain_cycle, e.addr, mem_[e.addr], e.value, x.xact, x.xact ? x.span : 0);
+    const SbEntry e = b.buf.drain_granted(c, D);
+    sb_log(c, e.pc, win, TraceKind::DRAIN, waited, e.addr, mem_[e.addr], e.value, x.xact, x.xact ? x.span : 0);
     sb_log_changes(c, e.pc);
     const int32_t before = mem_[e.addr];
     mem_[e.addr] = e.value;
@@ -230,11 +224,8 @@ void FastEngine::buffered_grant(uint64_t c) {
     ++k.s.mem_writes;
     ++k.s.drain_bus_accesses;
     k.s.drain_bus_cycles += D;
-    b.drain = -1;
-    b.drain_free = c + D;
-    b.own_last = false;
   } else {
-    b.own_last = b.drain >= 0;
+    b.buf.own_granted();
     const Uop& u = prog_[k.pc];
     const uint32_t here = k.pc;
     const int32_t before = mem_[k.req_addr];
@@ -291,10 +282,12 @@ bool FastEngine::run_buffered(uint64_t pause) {
       sb_cycle_ = c;
       return true;
     }
-    int halted = 0, synced = 0;   // step 1, counting the cores that halted or wait at the barrier
+    // step 1, counting the cores that halted or wait at the barrier. A fault ends the run after its
+    // cycle, as without store buffers: the other cores still issue, drain and get the bus in it.
+    int halted = 0, synced = 0;
     for (int i = 0; i < N; ++i) {
       const Status st = cores_[i].status;
-      if (st == Status::RUNNING && sb_[static_cast<size_t>(i)].next == c && !buffered_issue(i, c)) return false;
+      if (st == Status::RUNNING && sb_[static_cast<size_t>(i)].next == c) buffered_issue(i, c);
       halted += cores_[i].status == Status::HALTED;
       synced += cores_[i].status == Status::SYNC;
     }
@@ -312,6 +305,7 @@ bool FastEngine::run_buffered(uint64_t pause) {
         sb_[static_cast<size_t>(i)].next = c + 1;
       }
     }
+    if (fault_.kind != FaultKind::NONE) return false;
     // the next cycle in which something can happen
     uint64_t next = NEVER;
     bool waiting = false;
@@ -320,8 +314,8 @@ bool FastEngine::run_buffered(uint64_t pause) {
       const Buffered& b = sb_[static_cast<size_t>(i)];
       if (k.status == Status::RUNNING) next = std::min(next, b.next);
       if (k.status == Status::PENDING) next = std::min(next, std::max({k.t, bus_free_, c + 1}));
-      waiting |= b.drain >= 0;
-      if (!b.buf.empty() && b.drain < 0) next = std::min(next, std::max(b.drain_free, c + 1));
+      waiting |= b.buf.waiting();
+      if (!b.buf.empty() && !b.buf.waiting()) next = std::min(next, std::max(b.buf.port_free(), c + 1));
     }
     if (waiting) next = std::min(next, std::max(bus_free_, c + 1));
     if (next == NEVER) return false;   // nothing can happen any more (the result says why)

@@ -56,12 +56,12 @@ void FastEngine::note_write(int id, uint32_t pc, uint32_t addr, int32_t before, 
 }
 
 bool FastEngine::sb_breaks(uint64_t c) const {
-  // Only where the core arrives: one held back at its pc (since != NEVER) tries again each cycle
+  // Only where the core arrives: one held back at its pc (held_since() != NEVER) tries again each cycle
   // and stopped there already, so a continue from it goes on.
   for (int i = 0; i < cfg_.cores; ++i) {
     const Core& k = cores_[i];
     const Buffered& b = sb_[static_cast<size_t>(i)];
-    if (k.status != Status::RUNNING || b.next != c || b.since != ~0ull || k.pc >= brk_.size()) continue;
+    if (k.status != Status::RUNNING || b.next != c || b.buf.held_since() != ~0ull || k.pc >= brk_.size()) continue;
     if (((brk_[k.pc] >> i) & 1) || (i == ret_core_ && k.pc == ret_pc_ && k.r[29] == ret_fp_)) return true;
   }
   return false;
@@ -72,10 +72,10 @@ FastEngine::SbView FastEngine::store_buffer(int id) const {
   if (sb_.empty()) return v;      // nothing has run yet: every buffer is empty
   const Buffered& b = sb_.at(static_cast<size_t>(id));
   for (size_t i = 0; i < b.buf.size(); ++i) v.entries.push_back(b.buf.at(static_cast<int>(i)));
-  v.drain = b.drain;
-  v.drain_cycle = b.drain_cycle;
-  v.drain_free = b.drain_free;
-  if (b.drain < 0) v.next = b.buf.choose(cfg_.consistency, std::max(pause_, b.drain_free));
+  v.drain = b.buf.drain_index();
+  v.drain_cycle = b.buf.drain_since();
+  v.drain_free = b.buf.port_free();
+  if (v.drain < 0) v.next = b.buf.choose(cfg_.consistency, std::max(pause_, v.drain_free));
   return v;
 }
 
@@ -114,7 +114,7 @@ FastEngine::CoreView FastEngine::core_view(int id) const {
     // Store buffers: a core held back at its pc (a fence, xchg, sync or trap until its buffer is
     // empty, a store until it has room) since `since`; else it issues next at b.next.
     const Buffered& b = sb_[static_cast<size_t>(id)];
-    if (b.since != ~0ull) return {"held", c.pc, b.since, c.req_addr, &c.s};
+    if (b.buf.held_since() != ~0ull) return {"held", c.pc, b.buf.held_since(), c.req_addr, &c.s};
     return {"running", c.pc, b.next, c.req_addr, &c.s};
   }
   return {names[static_cast<int>(c.status)], c.pc, c.t, c.req_addr, &c.s};

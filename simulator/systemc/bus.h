@@ -13,10 +13,18 @@
 //    right time), so requests for g arrive in the first delta of g.
 // In both cases the bus settles one delta cycle before deciding when a request could still be
 // arriving in the current delta (time 0, or VCD mode).
+//
+// With store buffers (tso, pso) the bus also drains them, and each cycle it wakes in is stepped in
+// the order of the rules (docs/timing-model.md, "Store buffers"): every core issues what it issues
+// at c in the first delta cycle of c (step 1), then the bus, one delta later, starts the drains
+// (step 1b: a write hit takes effect, or the drain requests the bus) and grants the bus to one
+// core's own request or its drain's (step 2, the turns of rule 6 decided here, the policy by the
+// arbiter as before). It wakes at every cycle in which a drain can start or a request be granted.
 #pragma once
 
 #include <systemc>
 
+#include <algorithm>
 #include <vector>
 
 #include "interfaces.h"
@@ -35,9 +43,20 @@ class s2_bus : public sc_core::sc_module, public s2_bus_if {
   s2_bus(sc_core::sc_module_name name, run_control& ctl);
 
   uint64_t transfer(mem_request& rq) override;
+  void buffered(int core, uint64_t t) override;
+  uint64_t drained(int core) override;
 
  private:
   void arbitrate();  // SC_METHOD, triggered by m_wake
+  void grant(mem_request* rq, uint64_t g);  // performs a core's own access at g
+  void stop_pending();                       // the run stopped: no waiting request is granted
+  // With store buffers: steps 1b and 2 of cycle `now`, once, then the next cycle to wake in.
+  void step_buffered(uint64_t now);
+  void start_drains(uint64_t c);
+  void grant_buffered(uint64_t g);
+  void drain_granted(int core, uint64_t g);
+  void left(int core);
+  void wake_at(uint64_t c);  // m_wake at cycle c >= now (the earliest pending notification wins)
 
   run_control& m_ctl;
   uint64_t m_free = 0;                       // first cycle at which the bus is idle
@@ -45,6 +64,11 @@ class s2_bus : public sc_core::sc_module, public s2_bus_if {
   std::vector<mem_request*> m_pending;       // requests waiting for a grant
   sc_core::sc_event m_wake;                  // run the bus process (timed or delta notification)
   std::vector<sc_core::sc_event> m_granted;  // per core: its request was granted (or stopped)
+  // With store buffers: per core, an entry left its buffer; each core's waiting drain as a
+  // request (for the arbiter); the last cycle stepped.
+  std::vector<sc_core::sc_event> m_drained;
+  std::vector<mem_request> m_drain_rq;
+  uint64_t m_stepped = NEVER;
 };
 
 }  // namespace s2sc

@@ -20,7 +20,67 @@ void s2_core::sync_to(uint64_t t) {
 
 void s2_core::main() {
   run();
-  if (m_ctl.trace) m_ctl.trace->close(m_id);
+  // With store buffers a core stopped by a fault or the cycle limit may still have entries that
+  // the bus drains in its lane: only a halt (with an empty buffer) ends its log.
+  if (m_ctl.trace && (is_halted || !m_ctl.cfg.buffered())) m_ctl.trace->close(m_id);
+}
+
+// Step 1 with store buffers (docs/timing-model.md, "Store buffers"), at t: DONE when the buffer
+// took care of the instruction (held back, buffered, forwarded, a fence), STOP on a fault,
+// AS_BEFORE when it issues as without a buffer. The faults it meets log nothing, as in the fast engine.
+s2_core::buffered_step s2_core::issue_buffered(const s2::Uop& u, uint64_t& t, const s2::StackGuard& guard) {
+  s2::StoreBuffer& b = m_ctl.buffers[static_cast<size_t>(m_id)];
+  const bool draining = u.op == s2::OP_FENCE || u.op == s2::OP_XCHG || u.op == s2::OP_SYNC || u.op == s2::OP_TRAP;
+  const bool store = u.bus == s2::BUS_WRITE;
+  // What touches only the registers runs ahead of simulated time (not while tracing: the log goes
+  // in cycle order); the rest needs the buffer's state at t, and the bus drains it as time passes.
+  if (draining || u.bus != s2::BUS_NONE || u.op == s2::OP_UNDEFINED || m_ctl.trace) sync_to(t);
+  if (u.op == s2::OP_UNDEFINED) {
+    m_ctl.record_fault(s2::FaultKind::UNDEFINED_OPCODE, m_id, pc, t, 0);
+    return buffered_step::STOP;
+  }
+  if (b.holds(draining, store, t)) {  // until an entry leaves (at c): it tries again at c + 1
+    if (m_ctl.vcd) stall.write(true);
+    t = bus->drained(m_id) + 1;
+    return buffered_step::DONE;
+  }
+  const uint64_t held = b.held_cycles(t);
+  (store ? stats.store_buffer_full_stalls : stats.fence_stall_cycles) += held;
+  if (held && m_ctl.vcd) stall.write(false);
+  const uint32_t here = pc;
+  if (store || u.bus == s2::BUS_READ) {
+    int32_t* r = regs;
+    const uint32_t a = s2::mem_address(r, u);
+    if (a >= m_ctl.cfg.mem_words || guard.violates(a)) {
+      m_ctl.record_fault(a >= m_ctl.cfg.mem_words ? s2::FaultKind::ADDRESS_OUT_OF_RANGE : s2::FaultKind::STACK_OVERFLOW,
+                         m_id, here, t, a);
+      return buffered_step::STOP;
+    }
+    if (store) {
+      const int32_t v = s2::store_value(r, u, a);
+      if (u.op == s2::OP_PUSH) r[u.d1] = static_cast<int32_t>(a);
+      b.push(a, v, here, t);
+      m_ctl.log(t, here, m_id, s2::TraceKind::BUFFER, b.size(), a, line_data->direct()[a], v);
+      if (m_ctl.show_buffer) m_ctl.show_buffer(m_id);
+      bus->buffered(m_id, t);
+      pc += 1;
+    } else {
+      int32_t v;
+      if (!b.forward(a, v)) return buffered_step::AS_BEFORE;  // memory, cache or bus
+      s2::writeback(r, pc, u, a, v);
+      m_ctl.log(t, here, m_id, s2::TraceKind::FORWARD, 0, a, v, v);
+      ++stats.store_forwards;
+      ++stats.mem_reads;
+    }
+  } else if (u.op == s2::OP_FENCE) {
+    m_ctl.log(t, here, m_id, s2::TraceKind::ISSUE);
+    pc += 1;
+  } else {
+    return buffered_step::AS_BEFORE;
+  }
+  ++stats.instructions;
+  ++t;
+  return buffered_step::DONE;
 }
 
 void s2_core::run() {
@@ -30,6 +90,7 @@ void s2_core::run() {
   const bool cached = m_ctl.cfg.cache.on();
   const int ncores = m_ctl.cfg.cores;
   const bool vcd = m_ctl.vcd;
+  const bool buffered = m_ctl.cfg.buffered();
   const s2::StackGuard guard(m_ctl.stacks, m_id);
   int32_t* r = regs;
   uint64_t t = 0;  // the cycle at which the next instruction issues (never behind simulated time)
@@ -38,6 +99,11 @@ void s2_core::run() {
     if (pc >= n) return m_ctl.record_fault(s2::FaultKind::PC_OUT_OF_RANGE, m_id, pc, t, 0);
     const s2::Uop& u = prog[pc];
     const uint32_t here = pc;
+    if (buffered) {
+      const buffered_step step = issue_buffered(u, t, guard);
+      if (step == buffered_step::STOP) return;
+      if (step == buffered_step::DONE) continue;
+    }
     const Next nx = s2::execute(r, pc, u, m_id, ncores);
     switch (nx) {
       case Next::CONTINUE:
@@ -54,8 +120,9 @@ void s2_core::run() {
       case Next::MEMORY: {
         const uint32_t a = s2::mem_address(r, u);
         if (a >= mem_words || guard.violates(a)) {
-          // The faulting request is logged too, at its issue cycle, as the fast engine logs it.
-          m_ctl.log(t, here, m_id, TraceKind::REQUEST, 0, a);
+          // The faulting request is logged too, at its issue cycle, as the fast engine logs it
+          // (without store buffers; with them it logs no fault, as the reference model).
+          if (!buffered) m_ctl.log(t, here, m_id, TraceKind::REQUEST, 0, a);
           return m_ctl.record_fault(a >= mem_words ? s2::FaultKind::ADDRESS_OUT_OF_RANGE : s2::FaultKind::STACK_OVERFLOW,
                                     m_id, here, t, a);
         }

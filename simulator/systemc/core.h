@@ -7,7 +7,12 @@
 //    in the core's cache (s2::Caches, shared with the fast engine): a hit takes effect at t and
 //    the core goes on at t + H, without the bus; a miss requests the bus as above (bus.h);
 //  - a barrier arrival or a halt: the core first waits until simulated time equals its cycle, so
-//    the barrier sees arrivals and halts in time order (docs/timing-model.md).
+//    the barrier sees arrivals and halts in time order (docs/timing-model.md);
+//  - with store buffers (tso, pso), every instruction but those that touch only its registers
+//    (and, while tracing, those too) waits until simulated time equals its cycle, since the
+//    buffer's state at t is known only then: a store enters the core's buffer (the bus drains it),
+//    a load may be forwarded from it, and a held-back instruction waits for the bus to drain an
+//    entry (docs/timing-model.md, "Store buffers").
 // Instructions that touch only the core's registers need no kernel time at all.
 #pragma once
 
@@ -43,6 +48,9 @@ class s2_core : public sc_core::sc_module {
   void main();  // the thread: run(), then tell the trace this core logs no more
   void run();
   void sync_to(uint64_t t);  // wait until simulated time reaches cycle t
+  // With store buffers: the buffer's part of issuing u at t (may advance t).
+  enum class buffered_step { DONE, STOP, AS_BEFORE };
+  buffered_step issue_buffered(const s2::Uop& u, uint64_t& t, const s2::StackGuard& guard);
 
   int m_id;
   run_control& m_ctl;

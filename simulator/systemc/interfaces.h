@@ -48,6 +48,12 @@ struct mem_request {
 class s2_bus_if : public virtual sc_core::sc_interface {
  public:
   virtual uint64_t transfer(mem_request& rq) = 0;
+  // With store buffers (consistency tso, pso): a core's stores wait in its buffer
+  // (run_control::buffers) and the bus drains them (docs/timing-model.md, "Store buffers").
+  // buffered(): the core's buffer took an entry at cycle t (now); its drain may start at t + 1.
+  virtual void buffered(int core, uint64_t t) = 0;
+  // drained(): blocks until an entry of the core's buffer has left it; returns the cycle it left.
+  virtual uint64_t drained(int core) = 0;
 };
 
 // The bus asks the arbiter which of the requests made at or before cycle g gets the bus at g.
@@ -107,6 +113,13 @@ struct run_control {
   // the bus's transactions at their grants (docs/timing-model.md, "Caches and coherence").
   s2::Caches caches;
   std::function<void()> show_lines;  // with --vcd and caches: drive the signals of changed lines
+  // With store buffers (cfg.buffered()): every core's buffer (s2::StoreBuffer, shared with the
+  // fast engine), filled by its core at issue and drained by the bus; the counters of the drains,
+  // which the bus counts for each core and the result adds to the core's own; with --vcd, the
+  // signal of each buffer's occupancy, driven by whoever changed it.
+  std::vector<s2::StoreBuffer> buffers;
+  std::vector<s2::CoreStats> drain_stats;
+  std::function<void(int)> show_buffer;
   int halted = 0;             // cores that have halted
   uint64_t last_finish = 0;   // the largest finish cycle so far
 
@@ -118,8 +131,8 @@ struct run_control {
     }
   }
   void log(uint64_t cycle, uint32_t pc, int core, s2::TraceKind kind, uint64_t wait = 0, uint32_t address = 0,
-           int32_t before = 0, int32_t after = 0) {
-    if (trace) trace->push({cycle, pc, static_cast<uint16_t>(core), kind, 0, wait, address, before, after, 0});
+           int32_t before = 0, int32_t after = 0, uint8_t xact = 0, uint32_t span = 0) {
+    if (trace) trace->push({cycle, pc, static_cast<uint16_t>(core), kind, xact, wait, address, before, after, span});
   }
   // The state changes of the caches' last lookup or transaction, made by core's instruction at pc:
   // its own to its lane, the others' to the lane of others' changes (s2::TraceMerger::push_other).

@@ -13,10 +13,10 @@
 // Input (whitespace-separated tokens; see docs/systemc.md):
 //   s2mc-systemc-input 1
 //   cores N  mem_latency L  arbitration fifo|fixed|round_robin|burst4  max_cycles N  mem_words N
-//   entry N  trace 0|1  [cache PROTOCOL LINES WAYS LINE_WORDS HIT_LATENCY]  [stacks BASE WORDS COUNT]
-//   code N w...     data N w...     (write ADDR N w...)*     end
-// `cache` is there only when caches are on; `stacks` only when the program declares its stacks
-// (.stacks, docs/isa.md).
+//   entry N  trace 0|1  [cache PROTOCOL LINES WAYS LINE_WORDS HIT_LATENCY]  [consistency tso|pso ENTRIES]
+//   [stacks BASE WORDS COUNT]  code N w...     data N w...     (write ADDR N w...)*     end
+// `cache` is there only when caches are on; `consistency` only with store buffers (tso, pso);
+// `stacks` only when the program declares its stacks (.stacks, docs/isa.md).
 #include <systemc>
 
 #include <fcntl.h>
@@ -131,6 +131,17 @@ machine_input read_input(std::istream& in) {
         static_cast<uint32_t>(tr.number("cache hit latency", p::CACHE_HIT_LATENCY_MIN, p::CACHE_HIT_LATENCY_MAX));
     const std::string problem = s2::cache_shape_problem(m.cfg.cache, m.cfg.mem_words);
     if (!problem.empty()) throw bad_input(problem);
+    key = tr.word("'consistency', 'stacks' or 'code'");
+  }
+  if (key == "consistency") {
+    const std::string model = tr.word("a consistency model");
+    if (!s2::consistency_from_name(model, m.cfg.consistency) || !m.cfg.buffered()) {
+      std::string models;  // the choices but sc (a run without store buffers has no such line)
+      for (int i = 1; i < p::CONSISTENCY_COUNT; ++i) models += std::string(i > 1 ? ", " : "") + p::CONSISTENCY_CHOICES[i];
+      throw bad_input("unknown consistency '" + model + "' (choose " + models + ")");
+    }
+    m.cfg.store_buffer_entries = static_cast<uint32_t>(
+        tr.number("store buffer entries", p::STORE_BUFFER_ENTRIES_MIN, p::STORE_BUFFER_ENTRIES_MAX));
     key = tr.word("'stacks' or 'code'");
   }
   if (key == "stacks") {
@@ -186,6 +197,7 @@ void write_result(std::ostream& o, const s2::RunResult& r, const s2_system& sys)
     o << (i ? "," : "");
     S2_BASE_COUNTERS(S2_COUNTER_JSON)
     if (sys.caches().config().on()) { S2_CACHE_COUNTERS(S2_COUNTER_JSON) }
+    if (sys.buffered()) { S2_BUFFER_COUNTERS(S2_COUNTER_JSON) }
 #undef S2_COUNTER_JSON
     o << "}";
   }

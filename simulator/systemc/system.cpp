@@ -22,6 +22,7 @@ s2_system::s2_system(sc_module_name name, run_control& ctl)
       halted("halted", ctl.cfg.cores),
       owner("owner"),
       busy("busy"),
+      buffer("buffer"),
       line_state("line_state"),
       line_address("line_address"),
       m_ctl(ctl) {
@@ -42,6 +43,16 @@ s2_system::s2_system(sc_module_name name, run_control& ctl)
     c.grant(grant[i]);
   }
   if (ctl.vcd) SC_THREAD(clock);
+  if (ctl.cfg.buffered()) {
+    ctl.buffers.assign(static_cast<size_t>(ctl.cfg.cores), s2::StoreBuffer(ctl.cfg.store_buffer_entries));
+    ctl.drain_stats.assign(static_cast<size_t>(ctl.cfg.cores), s2::CoreStats{});
+    if (ctl.vcd) {
+      buffer.init(static_cast<size_t>(ctl.cfg.cores));
+      ctl.show_buffer = [this](int i) {
+        buffer[static_cast<size_t>(i)].write(static_cast<unsigned>(m_ctl.buffers[static_cast<size_t>(i)].size()));
+      };
+    }
+  }
   if (ctl.vcd && ctl.cfg.cache.on()) {
     const uint32_t n = traced_slots();
     line_state.init(static_cast<size_t>(ctl.cfg.cores) * n);
@@ -97,6 +108,7 @@ void s2_system::trace_to(const std::string& path) {
     sc_trace(m_tf, stall[i], p + "stall");
     sc_trace(m_tf, waiting[i], p + "sync_wait");
     sc_trace(m_tf, halted[i], p + "halted");
+    if (m_ctl.cfg.buffered()) sc_trace(m_tf, buffer[i], p + "store_buffer");
     if (!m_ctl.cfg.cache.on()) continue;
     const uint32_t n = traced_slots();
     for (uint32_t j = 0; j < n; ++j) {
@@ -129,10 +141,18 @@ s2::RunResult s2_system::result() const {
     }
   }
   for (int i = 0; i < n; ++i) {
-    res.cores.push_back(cores[i].stats);
-    m_ctl.caches.copy_to(i, res.cores.back(), true);
-    res.cycles = std::max(res.cycles, cores[i].stats.finish_cycle);
-    res.bus_busy_cycles += cores[i].stats.bus_busy_cycles;
+    s2::CoreStats s = cores[i].stats;
+    if (m_ctl.cfg.buffered()) {  // the drains the bus counted for the core
+      const s2::CoreStats& d = m_ctl.drain_stats[static_cast<size_t>(i)];
+#define S2_ADD_COUNTER(name) s.name += d.name;
+      S2_BASE_COUNTERS(S2_ADD_COUNTER)
+      S2_BUFFER_COUNTERS(S2_ADD_COUNTER)
+#undef S2_ADD_COUNTER
+    }
+    m_ctl.caches.copy_to(i, s, true);
+    res.cores.push_back(s);
+    res.cycles = std::max(res.cycles, s.finish_cycle);
+    res.bus_busy_cycles += s.bus_busy_cycles;
   }
   res.output = m_ctl.output;
   std::stable_sort(res.output.begin(), res.output.end(), [](const s2::PrintEvent& a, const s2::PrintEvent& b) {

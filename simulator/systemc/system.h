@@ -30,6 +30,7 @@ class s2_system : public sc_core::sc_module {
   // The run's result in the engines' common shape (after sc_start() returns).
   s2::RunResult result() const;
   const s2::Caches& caches() const { return m_ctl.caches; }
+  bool buffered() const { return m_ctl.cfg.buffered(); }
 
   s2_memory memory;
   s2_arbiter arbiter;
@@ -42,6 +43,9 @@ class s2_system : public sc_core::sc_module {
   sc_core::sc_vector<sc_core::sc_signal<bool>> request, grant, stall, waiting, halted;
   sc_core::sc_signal<sc_dt::sc_uint<8>> owner;
   sc_core::sc_signal<bool> busy;
+  // With store buffers (tso, pso): per core, the entries in its buffer. Written by the core (a
+  // store enters) and by the bus (an entry leaves), never in the same delta cycle.
+  sc_core::sc_vector<sc_core::sc_signal<sc_dt::sc_uint<8>, sc_core::SC_MANY_WRITERS>> buffer;
   // With caches: per core, per traced slot of its cache (set * ways + way), the line's state (an
   // s2::LineState: 0 I, 1 S, 2 E, 3 O, 4 M, 5 Sc, 6 Sm) and its base address (docs/systemc.md).
   // Written by the core (hits) and by the bus (transactions), never in the same delta cycle.

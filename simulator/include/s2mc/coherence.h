@@ -32,13 +32,7 @@ enum class Protocol : uint8_t { NONE, MSI, MESI, MOESI, DRAGON };
 static_assert(params::CACHE_COUNT == 5, "the cache choices of simulator/params.toml and enum Protocol differ");
 
 inline bool protocol_from_name(const std::string& name, Protocol& out) {
-  for (int i = 0; i < params::CACHE_COUNT; ++i) {
-    if (name == params::CACHE_CHOICES[i]) {
-      out = static_cast<Protocol>(i);
-      return true;
-    }
-  }
-  return false;
+  return params::choice_from_name(name, params::CACHE_CHOICES, out);
 }
 
 // Line states of every protocol. I is "not present" (dragon has no I of its own).

@@ -95,16 +95,10 @@ class FastEngine {
     else guarded_ ? run_free_impl<false, true, false, Cached>(id, bound) : run_free_impl<false, false, false, Cached>(id, bound);
   }
   template <bool Cached> bool schedule_as();
-  // With store buffers (buffered.cpp): a cycle-stepped loop, each core's buffer and drain port.
+  // With store buffers (buffered.cpp): a cycle-stepped loop; each core's buffer with its drain port.
   struct Buffered {
     StoreBuffer buf;
     uint64_t next = 0;             // the cycle the core (RUNNING) issues its next instruction
-    uint64_t since = ~0ull;        // the cycle the instruction at pc began to be held back
-    int drain = -1;                // the entry whose drain waits for the bus
-    uint64_t drain_cycle = 0;      // ... since this cycle
-    uint64_t drain_free = 0;       // the drain port's next free cycle
-    bool own_last = false;         // the last grant went to the core's own request while its drain
-                                   // waited: the drain goes next (they take turns)
   };
   std::vector<Buffered> sb_;
   bool run_buffered(uint64_t pause);

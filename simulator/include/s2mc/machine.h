@@ -24,13 +24,7 @@ static_assert(params::ARBITRATION_COUNT == 4 && same_name(params::ARBITRATION_CH
 
 // The policy named `name` (a choice of params.toml); false when there is none.
 inline bool arbitration_from_name(const std::string& name, Arbitration& out) {
-  for (int i = 0; i < params::ARBITRATION_COUNT; ++i) {
-    if (name == params::ARBITRATION_CHOICES[i]) {
-      out = static_cast<Arbitration>(i);
-      return true;
-    }
-  }
-  return false;
+  return params::choice_from_name(name, params::ARBITRATION_CHOICES, out);
 }
 
 // burst4: fixed priority, but a core granted this many times in a row (no other core granted in
