@@ -35,6 +35,8 @@ def _loopback(host: str) -> bool:
               help="Jobs that may wait for a worker; beyond, 'busy, try again' (429).")
 @click.option("--token", default=None, help="The class token the API requires (or the environment "
               "variable S2MC_SERVE_TOKEN). Students open http://HOST:PORT/?token=TOKEN.")
+@click.option("--teacher-token", default=None, help="The lecturer's token (or the environment variable "
+              "S2MC_SERVE_TEACHER_TOKEN): with it the exercises' check shows the right values.")
 @click.option("--executor", default="local", show_default=True, type=click.Choice(["local", "dask"]),
               help="Where runs happen: worker processes here, or an existing Dask cluster.")
 @click.option("--scheduler", default=None, help="The Dask scheduler's address (with --executor dask).")
@@ -44,7 +46,7 @@ def _loopback(host: str) -> bool:
               help="The cycle limit of every run (a request's own is clamped to it).")
 @click.option("--memory-mib", default=DEFAULT.memory_mib, show_default=True, type=Integer(*RANGES["memory_mib"]),
               help="Memory one worker may add (MiB, RLIMIT_AS).")
-def serve(host, port, workers, queue, token, executor, scheduler, wall_seconds, max_cycles, memory_mib):
+def serve(host, port, workers, queue, token, teacher_token, executor, scheduler, wall_seconds, max_cycles, memory_mib):
     """Serve the browser lab: the page and its JSON API, for a whole class at once.
 
     Students open the page (http://127.0.0.1:8000/ by default) and edit, run, sweep, step and check
@@ -57,9 +59,10 @@ def serve(host, port, workers, queue, token, executor, scheduler, wall_seconds, 
         raise S2mcError(f"s2mc serve: the Python package {exc.name} is not installed (`make setup` installs it, "
                         "or pip install 's2mc[serve]')") from None
 
-    from s2mc.server.app import Settings, create_app, token_from_env
+    from s2mc.server.app import TEACHER_TOKEN_ENV, TOKEN_ENV, Settings, create_app
 
-    token = token or token_from_env()
+    token = token or os.environ.get(TOKEN_ENV) or None
+    teacher_token = teacher_token or os.environ.get(TEACHER_TOKEN_ENV) or None
     if not _loopback(host) and not token:
         raise S2mcError(f"--host {host} is reachable beyond this machine: give a class token "
                         "(--token TOKEN or the environment variable S2MC_SERVE_TOKEN)")
@@ -68,8 +71,8 @@ def serve(host, port, workers, queue, token, executor, scheduler, wall_seconds, 
     if scheduler and executor != "dask":
         raise S2mcError("--scheduler needs --executor dask")
     limits = DEFAULT.replace(queue=queue, wall_seconds=wall_seconds, max_cycles=max_cycles, memory_mib=memory_mib)
-    app = create_app(Settings(workers=workers, limits=limits, token=token, executor=executor,
-                              scheduler=scheduler))
+    app = create_app(Settings(workers=workers, limits=limits, token=token, teacher_token=teacher_token,
+                              executor=executor, scheduler=scheduler))
     # the socket is bound here, so that a port in use is one error line and --port 0 tells its port
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)

@@ -9,7 +9,6 @@ DELETE); a client never names a file on the server: programs travel as text, exa
 from __future__ import annotations
 
 import asyncio
-import hmac
 import json
 import math
 import os
@@ -27,6 +26,7 @@ from s2mc.common.errors import S2mcError
 from s2mc.simulator.timeline import check_window
 
 from . import exercises, jobs
+from .access import Access
 from .limits import Limits
 from .pool import Busy, DaskPool, JobError, LocalPool
 from .sessions import Sessions
@@ -37,13 +37,16 @@ CODEMIRROR_ENV = "S2MC_CODEMIRROR"
 CODEMIRROR = "/usr/share/javascript/codemirror"
 #: The environment variable that may hold the class token instead of --token.
 TOKEN_ENV = "S2MC_SERVE_TOKEN"
+#: ... and the one that may hold the lecturer's (--teacher-token).
+TEACHER_TOKEN_ENV = "S2MC_SERVE_TEACHER_TOKEN"
 
 
 @dataclass
 class Settings:
     workers: int = 2
     limits: Limits = field(default_factory=Limits)
-    token: str | None = None           # required on /api/ when set
+    token: str | None = None           # the shared class token: required on /api/ when set
+    teacher_token: str | None = None   # the lecturer's: sees the exercises' right values
     executor: str = "local"            # local | dask
     scheduler: str | None = None       # the Dask scheduler's address
 
@@ -163,6 +166,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     pool = (DaskPool(settings.workers, limits, settings.scheduler) if settings.executor == "dask"
             else LocalPool(settings.workers, limits))
     state: dict = {"pool": pool, "sessions": Sessions(pool.ctx, limits), "truths": None}
+    access = Access(token=settings.token, teacher=settings.teacher_token)
 
     @asynccontextmanager
     async def lifespan(app):
@@ -202,9 +206,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.middleware("http")
     async def guard(request: Request, call_next):
-        if settings.token and request.url.path.startswith("/api/"):
+        if request.url.path.startswith("/api/"):
             given = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
-            if not hmac.compare_digest(given.encode(), settings.token.encode()):
+            request.state.caller = access.caller(given)
+            if request.state.caller is None:
                 return _error(401, "this server needs the class token (the page's address ?token=..., "
                                    "or the header Authorization: Bearer TOKEN)")
         try:
@@ -321,10 +326,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise ApiError(400, str(exc)) from None
         if state["truths"] is None:    # measured once, in a worker like any run, then kept
             state["truths"] = await pool.submit("truths", {}, seconds=max(120.0, limits.wall_seconds))
-        return exercises.grade(body["answers"], state["truths"])
+        return exercises.grade(body["answers"], state["truths"], teacher=request.state.caller.teacher)
 
     return app
 
-
-def token_from_env() -> str | None:
-    return os.environ.get(TOKEN_ENV) or None

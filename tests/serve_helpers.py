@@ -29,7 +29,7 @@ def client(**limits):
 
     from s2mc.server.app import Settings, create_app
     from s2mc.server.limits import Limits
-    settings = {k: limits.pop(k) for k in ("workers", "token", "executor", "scheduler") if k in limits}
+    settings = {k: limits.pop(k) for k in ("workers", "token", "teacher_token", "executor", "scheduler") if k in limits}
     app = create_app(Settings(limits=Limits().replace(**limits), **settings))
     with TestClient(app, raise_server_exceptions=False) as c:
         yield c

@@ -356,7 +356,7 @@ async function check() {
                          () => api("POST", "/api/exercises/check", { answers }));
   for (const m of res.marks) {
     const v = document.querySelector(`.question[data-name="${m.name}"] .verdict`);
-    v.textContent = m.verdict + (m.predicted === null ? ", no prediction" : "");
+    v.textContent = `${m.verdict}: ${m.hint}`;      // the hint says what to do next, never the value
     v.className = "verdict " + (m.right === false ? "bad" : "good");
   }
   $("grade").textContent = `${res.passed ? "Passed" : "Not passed"}: ${res.summary}`;

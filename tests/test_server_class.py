@@ -1,0 +1,140 @@
+"""`s2mc serve` for a graded class (docs/server.md): an autograder that keeps its answers, an API
+that only its own page can drive, students told apart by their tokens with limits of their own."""
+import json
+
+import pytest
+
+from serve_helpers import client
+
+pytest.importorskip("fastapi")
+
+CHECK = "/api/exercises/check"
+TEACHER = {"Authorization": "Bearer the-lecturer"}
+STUDENT = {"Authorization": "Bearer tuesday"}
+
+
+def _quantities():
+    from s2mc.experiments import lab
+    return [q for _, q in lab.quantities()]
+
+
+@pytest.fixture(scope="module")
+def graded():
+    """A class server with a shared token and a teacher token; the right values measured once."""
+    with client(workers=2, token="tuesday", teacher_token="the-lecturer") as c:
+        yield c
+
+
+def test_a_check_tells_right_or_wrong_and_a_hint_never_the_expected_value(graded):
+    qs = _quantities()
+    blank = {q.name: {"predict": None, "measured": None} for q in qs}
+    got = graded.post(CHECK, json={"answers": blank}, headers=STUDENT)
+    assert got.status_code == 200, got.text
+    for m in got.json()["marks"]:
+        assert "expected" not in m and m["error"] is None, m
+        assert m["hint"] and m["verdict"] in ("missing", "timing"), m
+    # a wrong measurement with a prediction: told wrong, and nothing from which the value follows
+    # (a prediction's error against the right value is shown only once the measurement is right)
+    truths = graded.post(CHECK, json={"answers": blank}, headers=TEACHER).json()["marks"]
+    right = {m["name"]: m["expected"] for m in truths}
+    exact = [q for q in qs if q.exact]
+    assert {q.name: right[q.name] for q in exact} == {q.name: q.truth() for q in exact}
+    wrong = {q.name: {"predict": 7, "measured": right[q.name] + 1} for q in exact}
+    marks = {m["name"]: m for m in graded.post(CHECK, json={"answers": wrong}, headers=STUDENT).json()["marks"]}
+    for q in exact:
+        m = marks[q.name]
+        assert m["right"] is False and m["verdict"] == "WRONG" and m["error"] is None and "expected" not in m
+        assert str(right[q.name]) not in m["hint"] and f"{right[q.name]:g}" not in m["hint"]
+        assert m["measured"] == right[q.name] + 1 and m["predicted"] == 7     # the student's own, echoed
+    good = {q.name: {"predict": right[q.name] * 2, "measured": right[q.name]} for q in qs}
+    done = graded.post(CHECK, json={"answers": good}, headers=STUDENT).json()
+    assert done["passed"] is True
+    for m in done["marks"]:
+        if m["right"] and right[m["name"]]:     # now the student knows the value: how far the prediction was
+            assert m["error"] == pytest.approx(1.0) and "100%" in m["hint"], m
+
+
+def test_only_the_teacher_token_sees_the_expected_values(graded):
+    blank = {q.name: {"predict": None, "measured": None} for q in _quantities()}
+    teacher = graded.post(CHECK, json={"answers": blank}, headers=TEACHER).json()
+    assert all("expected" in m for m in teacher["marks"])
+    assert all(m["expected"] == q.truth() for m, q in zip(teacher["marks"], _quantities()) if q.exact)
+    assert graded.post(CHECK, json={"answers": blank}, headers={"Authorization": "Bearer nobody"}).status_code == 401
+
+
+@pytest.mark.parametrize("body", [
+    '{"answers": {"NAME": {"predict": 1, "measured": Infinity}}}',
+    '{"answers": {"NAME": {"predict": 1, "measured": NaN}}}',
+    '{"answers": {"NAME": {"predict": 1, "measured": -Infinity}}}',
+    '{"answers": {"NAME": {"predict": 1, "measured": 1e400}}}',
+    '{"answers": {"NAME": {"predict": 1, "measured": "Infinity"}}}',
+    '{"answers": {"NAME": {"predict": 1, "measured": "nan"}}}',
+])
+def test_an_answer_that_is_not_a_finite_number_is_wrong_not_an_error(graded, body):
+    name = next(q.name for q in _quantities() if q.exact)
+    r = graded.post(CHECK, content=body.replace("NAME", name),
+                    headers={**STUDENT, "content-type": "application/json"})
+    assert r.status_code == 200, r.text
+    mark = next(m for m in r.json()["marks"] if m["name"] == name)
+    assert mark["right"] is False and mark["verdict"] == "WRONG" and "finite" in mark["hint"], mark
+    assert mark["measured"] is None and "expected" not in mark
+    json.dumps(r.json(), allow_nan=False)      # the answer itself is strict JSON
+    # a prediction that is not a finite number is not a prediction made
+    r = graded.post(CHECK, content=body.replace("NAME", name).replace('"predict": 1, "measured"', '"predict"'),
+                    headers={**STUDENT, "content-type": "application/json"})
+    mark = next(m for m in r.json()["marks"] if m["name"] == name)
+    assert r.status_code == 200 and mark["predicted"] is None and "finite" in mark["hint"], mark
+
+
+# -- only the page drives the API ---------------------------------------------------------------------
+
+SUM = {"source": "main()\n  print(6 * 7)\n", "params": {"cores": 1}}
+
+
+@pytest.fixture(scope="module")
+def loopback():
+    """A server with no token (a lecturer's own machine), two debugging sessions at most."""
+    with client(workers=1, sessions=2) as c:
+        yield c
+
+
+def _refused(r, status, *words):
+    assert r.status_code == status, r.text
+    text = r.json()["error"]
+    assert "\n" not in text and all(w in text for w in words), text
+
+
+@pytest.mark.parametrize("kind", ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x",
+                                  None])
+def test_the_api_takes_only_json_bodies(loopback, kind):
+    headers = {} if kind is None else {"content-type": kind}
+    _refused(loopback.post("/api/run", content=json.dumps(SUM), headers=headers), 415, "application/json")
+    ok = loopback.post("/api/run", content=json.dumps(SUM), headers={"content-type": "application/json; charset=utf-8"})
+    assert ok.status_code == 200 and ok.json()["output"] == "42\n", ok.text
+
+
+@pytest.mark.parametrize("headers", [
+    {"origin": "http://evil.example", "content-type": "text/plain"},          # a form or fetch from another page
+    {"origin": "http://evil.example", "content-type": "application/json"},
+    {"origin": "null", "content-type": "text/plain"},                          # a sandboxed frame, a file: page
+    {"origin": "http://127.0.0.1:9", "content-type": "application/json"},      # another port is another site
+    {"sec-fetch-site": "cross-site", "content-type": "application/json"},     # no Origin, but the browser says so
+    {"host": "evil.example", "content-type": "application/json"},             # a name rebound to this machine
+])
+def test_a_request_from_another_site_is_refused(loopback, headers):
+    for _ in range(5):      # more than the sessions there are: none is taken
+        _refused(loopback.post("/api/debug", content=json.dumps(SUM), headers=headers), 403, "another")
+    opened = [loopback.post("/api/debug", json=SUM) for _ in range(2)]
+    assert [r.status_code for r in opened] == [200, 200], [r.text for r in opened]
+    for r in opened:
+        assert loopback.delete(f"/api/debug/{r.json()['id']}").status_code == 200
+
+
+def test_the_pages_own_requests_pass(loopback):
+    same = {"origin": str(loopback.base_url).rstrip("/"), "sec-fetch-site": "same-origin"}
+    r = loopback.post("/api/run", json=SUM, headers=same)
+    assert r.status_code == 200 and r.json()["output"] == "42\n", r.text
+    # a server with a token answers to any name (the token is what keeps other pages out)
+    with client(workers=1, token="tuesday") as c:
+        r = c.post("/api/run", json=SUM, headers={**STUDENT, "host": "lab.example.edu:8000"})
+        assert r.status_code == 200, r.text
