@@ -9,6 +9,7 @@ DELETE); a client never names a file on the server: programs travel as text, exa
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
 import math
 import os
@@ -157,6 +158,43 @@ def _program(data: dict, limits: Limits) -> dict:
 PROGRAM_FIELDS = ("source", "language", "params", "opt")
 
 
+# -- who may drive the API ----------------------------------------------------------------------------
+
+def _media_type(headers) -> str:
+    return headers.get("content-type", "").split(";", 1)[0].strip().lower()
+
+
+def _host_name(host: str) -> str:
+    """The name in a Host header, without its port ([::1]:8000 -> ::1)."""
+    if host.startswith("["):
+        return host[1:].split("]", 1)[0]
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+def _from_elsewhere(headers, token_required: bool) -> str | None:
+    """Why a request comes from a page of another site, or None: a browser names the page's origin
+    (Origin; Sec-Fetch-Site where it leaves Origin out), and it must be this server's own (the Host
+    the browser addressed). A page elsewhere could otherwise drive a server without a token with a
+    text/plain POST, which needs no CORS preflight. A server without a token also answers only to
+    localhost or an IP address: another site's DNS name, rebound to this machine, would make its
+    page the same origin. A server with a token answers to any name; the token keeps others out."""
+    host = headers.get("host", "").lower()
+    origin = headers.get("origin")
+    if origin is not None and origin.lower().split("://", 1)[-1] != host:
+        return f"this request comes from another site's page (Origin {origin[:100]}); the API serves its own page only"
+    if origin is None and headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
+        return "this request comes from another site's page (Sec-Fetch-Site: cross-site); the API serves its own page only"
+    if not token_required:
+        name = _host_name(host)
+        try:
+            ipaddress.ip_address(name)
+        except ValueError:
+            if name != "localhost":
+                return (f"Host {host[:100]}: a server without a class token answers only to localhost or an IP "
+                        "address (another site's name may point here)")
+    return None
+
+
 # -- the application ----------------------------------------------------------------------------------
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -207,11 +245,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.middleware("http")
     async def guard(request: Request, call_next):
         if request.url.path.startswith("/api/"):
+            refused = _from_elsewhere(request.headers, access.required)
+            if refused:
+                return _error(403, refused)
             given = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
             request.state.caller = access.caller(given)
             if request.state.caller is None:
                 return _error(401, "this server needs the class token (the page's address ?token=..., "
                                    "or the header Authorization: Bearer TOKEN)")
+            if request.method == "POST" and _media_type(request.headers) != "application/json":
+                return _error(415, "the API takes only JSON bodies: send the header "
+                                   "Content-Type: application/json")
         try:
             return await call_next(request)
         except ApiError as exc:   # raised while the body was read (BodyLimit)
