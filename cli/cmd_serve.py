@@ -59,6 +59,7 @@ def serve(host, port, workers, queue, token, teacher_token, executor, scheduler,
         raise S2mcError(f"s2mc serve: the Python package {exc.name} is not installed (`make setup` installs it, "
                         "or pip install 's2mc[serve]')") from None
 
+    from s2mc.server.addresses import reachable, url
     from s2mc.server.app import TEACHER_TOKEN_ENV, TOKEN_ENV, Settings, create_app
 
     token = token or os.environ.get(TOKEN_ENV) or None
@@ -83,9 +84,9 @@ def serve(host, port, workers, queue, token, teacher_token, executor, scheduler,
         sock.close()
         raise S2mcError(f"--host {host} --port {port}: {exc.strerror or exc}") from None
     port = sock.getsockname()[1]
-    shown = f"[{host}]" if family == socket.AF_INET6 else host
-    click.echo(f"s2mc serve: http://{shown}:{port}/{'?token=' + token if token else ''} "
-               f"({workers} worker{'s' if workers > 1 else ''}, {executor}); Ctrl-C stops it", err=True)
+    urls = " ".join(url(a, port, token) for a in reachable(host))
+    click.echo(f"s2mc serve: {urls} ({workers} worker{'s' if workers > 1 else ''}, {executor}); "
+               "Ctrl-C stops it", err=True)
     # uvicorn's own cap on connections at once (503 beyond): far above what the queue admits
     config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=5,
                             limit_concurrency=max(256, 4 * (workers + limits.queue + limits.sessions)))

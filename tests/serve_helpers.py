@@ -51,8 +51,9 @@ def _group_alive(pgid: int) -> bool:
 
 
 @contextlib.contextmanager
-def live_server(*args: str, ready_seconds: float = 60):
-    """`s2mc serve --port FREE ARGS` in its own process group; yields its base URL. On the way out
+def live_server(*args: str, ready_seconds: float = 60, banner: list | None = None):
+    """`s2mc serve --port FREE ARGS` in its own process group; yields its base URL (and appends the
+    line it starts with to `banner`, when given). On the way out
     the server is stopped (SIGINT, as Ctrl-C) and its process group must be empty: no worker, no
     forkserver left behind (killed, and the test fails, if one is)."""
     port = free_port()
@@ -72,6 +73,8 @@ def live_server(*args: str, ready_seconds: float = 60):
             if time.monotonic() > deadline:
                 raise AssertionError("s2mc serve did not answer in time")
             time.sleep(0.2)
+        if banner is not None:
+            banner.append(proc.stdout.readline())    # printed before the server answers
         yield url
     finally:
         leftover = False

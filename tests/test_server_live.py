@@ -56,3 +56,23 @@ def test_a_port_in_use_is_one_line():
         r = subprocess.run([S2MC, "serve", "--port", port], capture_output=True, text=True, timeout=60)
     assert r.returncode != 0
     assert r.returncode == 1 and r.stderr == f"s2mc: error: --host 127.0.0.1 --port {port}: Address already in use\n"
+
+
+def test_the_start_up_line_names_the_machines_addresses():
+    """Bound to every interface, the line names each address beyond loopback (the oracle: iproute2's
+    `ip -j addr`), then localhost, each with the token, and each answers; never 0.0.0.0."""
+    import shutil
+    if not shutil.which("ip"):
+        pytest.skip("no `ip` (iproute2) to read this machine's addresses with")
+    found = json.loads(subprocess.run(["ip", "-j", "-4", "addr"], capture_output=True, text=True, check=True).stdout)
+    mine = [a["local"] for i in found for a in i.get("addr_info", []) if a.get("scope") == "global"]
+    banner = []
+    with live_server("--host", "0.0.0.0", "--token", "t1", banner=banner) as url:
+        port = url.rsplit(":", 1)[1]
+        line = banner[0]
+        assert "0.0.0.0" not in line, line
+        urls = line.split("s2mc serve: ", 1)[1].split(" (", 1)[0].split()
+        assert urls == [f"http://{a}:{port}/?token=t1" for a in mine] + [f"http://localhost:{port}/?token=t1"], line
+        for u in urls:
+            base = u.split("?", 1)[0]
+            assert httpx2.get(base + "api/params", headers={"Authorization": "Bearer t1"}, timeout=10).status_code == 200
