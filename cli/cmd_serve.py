@@ -4,6 +4,7 @@ from __future__ import annotations
 import ipaddress
 import os
 import socket
+from pathlib import Path
 
 import click
 
@@ -37,16 +38,31 @@ def _loopback(host: str) -> bool:
               "variable S2MC_SERVE_TOKEN). Students open http://HOST:PORT/?token=TOKEN.")
 @click.option("--teacher-token", default=None, help="The lecturer's token (or the environment variable "
               "S2MC_SERVE_TEACHER_TOKEN): with it the exercises' check shows the right values.")
+@click.option("--class", "roster", default=None, type=click.Path(dir_okay=False, path_type=Path),
+              help="A roster, CSV with the columns id and name: each student gets a token and link of their "
+              "own, written with the teacher's to the --links file.")
+@click.option("--links", default=None, type=click.Path(dir_okay=False, path_type=Path),
+              help="Where --class writes the links (mode 0600), and reads those it gave before  "
+              "[default: ROSTER.links.csv beside the roster]")
+@click.option("--student-jobs", default=DEFAULT.student_jobs, show_default=True,
+              type=Integer(*RANGES["student_jobs"]), help="Jobs one student of the roster may have running or "
+              "waiting; beyond, 'busy, try again' (429).")
+@click.option("--student-sessions", default=DEFAULT.student_sessions, show_default=True,
+              type=Integer(*RANGES["student_sessions"]), help="Debugging sessions one student of the roster may "
+              "have open.")
 @click.option("--executor", default="local", show_default=True, type=click.Choice(["local", "dask"]),
               help="Where runs happen: worker processes here, or an existing Dask cluster.")
 @click.option("--scheduler", default=None, help="The Dask scheduler's address (with --executor dask).")
 @click.option("--wall-seconds", default=DEFAULT.wall_seconds, show_default=True, type=Seconds(*RANGES["wall_seconds"]),
-              help="Seconds one run, sweep or debugger command may take.")
+              help="Seconds one run, sweep or debugger command of a student may take.")
+@click.option("--teacher-wall-seconds", default=DEFAULT.teacher_wall_seconds, show_default=True,
+              type=Seconds(*RANGES["teacher_wall_seconds"]), help="... and of the teacher.")
 @click.option("--max-cycles", default=DEFAULT.max_cycles, show_default=True, type=Integer(*RANGES["max_cycles"]),
               help="The cycle limit of every run (a request's own is clamped to it).")
 @click.option("--memory-mib", default=DEFAULT.memory_mib, show_default=True, type=Integer(*RANGES["memory_mib"]),
               help="Memory one worker may add (MiB, RLIMIT_AS).")
-def serve(host, port, workers, queue, token, teacher_token, executor, scheduler, wall_seconds, max_cycles, memory_mib):
+def serve(host, port, workers, queue, token, teacher_token, roster, links, student_jobs, student_sessions, executor,
+          scheduler, wall_seconds, teacher_wall_seconds, max_cycles, memory_mib):
     """Serve the browser lab: the page and its JSON API, for a whole class at once.
 
     Students open the page (http://127.0.0.1:8000/ by default) and edit, run, sweep, step and check
@@ -64,16 +80,28 @@ def serve(host, port, workers, queue, token, teacher_token, executor, scheduler,
 
     token = token or os.environ.get(TOKEN_ENV) or None
     teacher_token = teacher_token or os.environ.get(TEACHER_TOKEN_ENV) or None
-    if not _loopback(host) and not token:
+    students, tokens = [], {}
+    if roster is not None:
+        from s2mc.server import roster as rosters
+        links = links or roster.with_name(roster.stem + ".links.csv")
+        students = rosters.read(roster)
+        tokens = rosters.issue(students, links)
+        teacher_token = teacher_token or tokens[rosters.TEACHER]
+        tokens[rosters.TEACHER] = teacher_token
+    elif links is not None:
+        raise S2mcError("--links needs --class ROSTER")
+    if not _loopback(host) and not (token or students):
         raise S2mcError(f"--host {host} is reachable beyond this machine: give a class token "
-                        "(--token TOKEN or the environment variable S2MC_SERVE_TOKEN)")
+                        "(--token TOKEN or the environment variable S2MC_SERVE_TOKEN), or a roster (--class)")
     if executor == "dask" and not scheduler:
         raise S2mcError("--executor dask needs --scheduler ADDR (an existing Dask cluster)")
     if scheduler and executor != "dask":
         raise S2mcError("--scheduler needs --executor dask")
-    limits = DEFAULT.replace(queue=queue, wall_seconds=wall_seconds, max_cycles=max_cycles, memory_mib=memory_mib)
+    limits = DEFAULT.replace(queue=queue, wall_seconds=wall_seconds, teacher_wall_seconds=teacher_wall_seconds,
+                             max_cycles=max_cycles, memory_mib=memory_mib, student_jobs=student_jobs,
+                             student_sessions=student_sessions)
     app = create_app(Settings(workers=workers, limits=limits, token=token, teacher_token=teacher_token,
-                              executor=executor, scheduler=scheduler))
+                              students={tokens[s.id]: s.id for s in students}, executor=executor, scheduler=scheduler))
     # the socket is bound here, so that a port in use is one error line and --port 0 tells its port
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
@@ -84,9 +112,18 @@ def serve(host, port, workers, queue, token, teacher_token, executor, scheduler,
         sock.close()
         raise S2mcError(f"--host {host} --port {port}: {exc.strerror or exc}") from None
     port = sock.getsockname()[1]
-    urls = " ".join(url(a, port, token) for a in reachable(host))
+    addresses = reachable(host)
+    urls = " ".join(url(a, port, token) for a in addresses)
     click.echo(f"s2mc serve: {urls} ({workers} worker{'s' if workers > 1 else ''}, {executor}); "
                "Ctrl-C stops it", err=True)
+    if students:
+        try:
+            rosters.write(links, students, tokens, [url(a, port) for a in addresses])
+        except S2mcError:
+            sock.close()
+            raise
+        click.echo(f"s2mc serve: {len(students)} student{'s' if len(students) > 1 else ''}' links and the "
+                   f"teacher's are in {links} (readable by you only)", err=True)
     # uvicorn's own cap on connections at once (503 beyond): far above what the queue admits
     config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=5,
                             limit_concurrency=max(256, 4 * (workers + limits.queue + limits.sessions)))

@@ -9,6 +9,7 @@ DELETE); a client never names a file on the server: programs travel as text, exa
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ipaddress
 import json
 import math
@@ -48,6 +49,7 @@ class Settings:
     limits: Limits = field(default_factory=Limits)
     token: str | None = None           # the shared class token: required on /api/ when set
     teacher_token: str | None = None   # the lecturer's: sees the exercises' right values
+    students: dict = field(default_factory=dict)   # a roster: each student's token -> their id
     executor: str = "local"            # local | dask
     scheduler: str | None = None       # the Dask scheduler's address
 
@@ -204,7 +206,35 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     pool = (DaskPool(settings.workers, limits, settings.scheduler) if settings.executor == "dask"
             else LocalPool(settings.workers, limits))
     state: dict = {"pool": pool, "sessions": Sessions(pool.ctx, limits), "truths": None}
-    access = Access(token=settings.token, teacher=settings.teacher_token)
+    access = Access(token=settings.token, teacher=settings.teacher_token, students=settings.students)
+    jobs_of: dict[str, int] = {}       # a roster student's jobs running or waiting (the event loop's own)
+
+    def wall(request: Request) -> float:
+        """The caller's wall time of one job: the teacher's is longer than the students'."""
+        return limits.teacher_wall_seconds if request.state.caller.teacher else limits.wall_seconds
+
+    @contextlib.contextmanager
+    def counted(request: Request):
+        """Holds one of a roster student's Limits.student_jobs while the job runs or waits."""
+        who = request.state.caller.student
+        if who is None:
+            yield
+            return
+        have = jobs_of.get(who, 0)
+        if have >= limits.student_jobs:
+            raise Busy(f"busy: you have {have} jobs running or waiting, this server's limit per student; "
+                       f"try again in {limits.retry_after} s", limits.retry_after)
+        jobs_of[who] = have + 1
+        try:
+            yield
+        finally:
+            jobs_of[who] -= 1
+            if not jobs_of[who]:
+                del jobs_of[who]
+
+    async def submit(request: Request, name: str, data: dict, seconds: float | None = None):
+        with counted(request):
+            return await pool.submit(name, data, seconds or wall(request))
 
     @asynccontextmanager
     async def lifespan(app):
@@ -280,7 +310,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                  "source": e.path.read_text(encoding="utf-8")} for e in all_examples()]
 
     @app.get("/api/params")
-    async def params():
+    async def params(request: Request):
         from s2mc.compiler.lexer import KEYWORDS
         from s2mc.simulator.params import PARAMS
         caps = {"cores": limits.max_cores, "max_cycles": limits.max_cycles, "mem_words": limits.max_mem_words}
@@ -290,7 +320,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             default = min(p.default, top) if p.type == "int" else p.default
             out.append({"name": p.name, "flag": p.flag, "type": p.type, "default": default, "min": p.min,
                         "max": top, "choices": list(p.choices), "unit": p.unit, "help": p.help})
-        return {"params": out, "limits": {"source_bytes": limits.source_bytes, "wall_seconds": limits.wall_seconds,
+        return {"params": out, "limits": {"source_bytes": limits.source_bytes, "wall_seconds": wall(request),
                                           "sweep_points": limits.sweep_points},
                 "languages": {k: v[0] for k, v in jobs.LANGUAGES.items()}, "rz_keywords": sorted(KEYWORDS)}
 
@@ -298,13 +328,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.post("/api/run")
     async def run(request: Request):
         data = _program(await _body(request, ("source",), PROGRAM_FIELDS[1:]), limits)
-        return await pool.submit("run", data)
+        return await submit(request, "run", data)
 
     @app.post("/api/compile")
     async def compile_(request: Request):
         data = _program(await _body(request, ("source",), ("language", "opt")), limits)
         del data["params"]
-        return await pool.submit("compile", data)
+        return await submit(request, "compile", data)
 
     @app.post("/api/sweep")
     async def sweep(request: Request):
@@ -315,7 +345,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         for i, n in enumerate(cores):
             _field(f"cores[{i}]", values.integer, n, 1, limits.max_cores)
         data = _program(body, limits)
-        return await pool.submit("sweep", {**data, "cores": cores})
+        return await submit(request, "sweep", {**data, "cores": cores})
 
     @app.post("/api/timeline")
     async def timeline(request: Request):
@@ -329,14 +359,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         except S2mcError as exc:
             raise ApiError(400, str(exc)) from None
         data = _program(body, limits)
-        return await pool.submit("timeline", {**data, **window})
+        return await submit(request, "timeline", {**data, **window})
 
     # -- debugging ------------------------------------------------------------------------------
     @app.post("/api/debug")
     async def debug_open(request: Request):
         data = _program(await _body(request, ("source",), PROGRAM_FIELDS[1:]), limits)
-        sessions = state["sessions"]
-        return await pool.blocking(lambda: sessions.open(**data))
+        sessions, owner, seconds = state["sessions"], request.state.caller.student, wall(request)
+        with counted(request):
+            return await pool.blocking(lambda: sessions.open(owner=owner, seconds=seconds, **data))
 
     @app.post("/api/debug/{sid}")
     async def debug_command(sid: str, request: Request):
@@ -345,13 +376,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if not isinstance(line, str) or len(line) > 1000 or "\n" in line:
             raise ApiError(400, "command must be one line of text (at most 1000 characters)")
         sessions = state["sessions"]
-        sessions.get(sid)      # 404 at once, before taking a worker
-        return await pool.blocking(sessions.command, sid, line)
+        sessions.get(sid, request.state.caller.student)      # 404 at once, before taking a worker
+        with counted(request):
+            return await pool.blocking(sessions.command, sid, line)
 
     @app.delete("/api/debug/{sid}")
-    async def debug_close(sid: str):
+    async def debug_close(sid: str, request: Request):
         # off the event loop, and outside the gate: closing a session is always possible
-        await asyncio.get_running_loop().run_in_executor(pool.closer, state["sessions"].close, sid)
+        await asyncio.get_running_loop().run_in_executor(pool.closer, state["sessions"].close, sid,
+                                                         request.state.caller.student)
         return {"closed": sid}
 
     # -- exercises ------------------------------------------------------------------------------
@@ -369,7 +402,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         except S2mcError as exc:
             raise ApiError(400, str(exc)) from None
         if state["truths"] is None:    # measured once, in a worker like any run, then kept
-            state["truths"] = await pool.submit("truths", {}, seconds=max(120.0, limits.wall_seconds))
+            state["truths"] = await submit(request, "truths", {}, seconds=max(120.0, wall(request)))
         return exercises.grade(body["answers"], state["truths"], teacher=request.state.caller.teacher)
 
     return app

@@ -19,7 +19,8 @@ RANGES: dict[str, tuple] = {
     "max_cycles": (1, PARAMS["max_cycles"].max), "max_mem_words": (1, PARAMS["mem_words"].max),
     "wall_seconds": (0.1, 3600.0), "memory_mib": (16, 1 << 20), "queue": (0, 10_000), "retry_after": (1, 3600),
     "sessions": (1, 10_000), "idle_seconds": (0.0, 7 * 86400.0), "history_mib": (1, 1 << 20),
-    "sweep_points": (1, 1024),
+    "sweep_points": (1, 1024), "student_jobs": (1, 10_000), "student_sessions": (1, 10_000),
+    "teacher_wall_seconds": (0.1, 3600.0),
 }
 
 
@@ -38,6 +39,10 @@ class Limits:
     idle_seconds: float = 900.0            # a debugging session nobody used for this long is closed
     history_mib: int = 32                  # a session's checkpoints for reverse stepping (within memory_mib)
     sweep_points: int = 16                 # core counts in one sweep
+    # a student of the roster (docs/server.md, "A graded class"); the anonymous class shares the pool
+    student_jobs: int = 2                  # jobs one student may have running or waiting; beyond, 429
+    student_sessions: int = 2              # debugging sessions one student may have open
+    teacher_wall_seconds: float = 60.0     # the teacher's wall time (wall_seconds is the students')
 
     def __post_init__(self):
         for f in fields(self):

@@ -138,3 +138,75 @@ def test_the_pages_own_requests_pass(loopback):
     with client(workers=1, token="tuesday") as c:
         r = c.post("/api/run", json=SUM, headers={**STUDENT, "host": "lab.example.edu:8000"})
         assert r.status_code == 200, r.text
+
+
+# -- a roster: students told apart, with limits of their own ------------------------------------------
+
+LOOP = {"source": ".code 0\n:loop\n  jmp loop\n", "language": "asm"}
+ADA, BOB = {"Authorization": "Bearer tok-ada"}, {"Authorization": "Bearer tok-bob"}
+
+
+def _class(**limits):
+    return client(token="tuesday", teacher_token="the-lecturer", students={"tok-ada": "ada", "tok-bob": "bob",
+                                                                           "tok-cy": "cy"}, **limits)
+
+
+def test_each_student_may_have_only_a_few_jobs_and_the_others_are_still_served():
+    import concurrent.futures
+    with _class(workers=3, queue=8, student_jobs=1, wall_seconds=2.0, max_cycles=1 << 60) as c:
+        with concurrent.futures.ThreadPoolExecutor(6) as pool:
+            ada = [pool.submit(c.post, "/api/run", json=LOOP, headers=ADA) for _ in range(4)]
+            bob = pool.submit(c.post, "/api/run", json=SUM, headers=BOB)
+            anon = pool.submit(c.post, "/api/run", json=SUM, headers=STUDENT)     # the shared token
+            statuses = sorted(f.result().status_code for f in ada)
+        assert statuses == [408, 429, 429, 429], statuses      # one admitted (stopped at 2 s), the rest told to wait
+        for r in (f.result() for f in ada):
+            if r.status_code == 429:
+                _refused(r, 429, "you have 1 job", "per student")
+                assert int(r.headers["retry-after"]) >= 1
+        assert bob.result().status_code == 200 and bob.result().json()["output"] == "42\n"
+        assert anon.result().status_code == 200
+        # her job is over: she is served again
+        assert c.post("/api/run", json=SUM, headers=ADA).status_code == 200
+
+
+def test_each_student_may_have_only_a_few_debugging_sessions():
+    with _class(workers=2, student_sessions=1) as c:
+        first = c.post("/api/debug", json=SUM, headers=ADA)
+        assert first.status_code == 200
+        _refused(c.post("/api/debug", json=SUM, headers=ADA), 429, "you have 1 debugging session", "Stop")
+        other = c.post("/api/debug", json=SUM, headers=BOB)
+        assert other.status_code == 200, other.text
+        # another student cannot drive her session
+        _refused(c.post(f"/api/debug/{first.json()['id']}", json={"command": "step"}, headers=BOB), 404, "session")
+        assert c.delete(f"/api/debug/{first.json()['id']}", headers=ADA).status_code == 200
+        assert c.post("/api/debug", json=SUM, headers=ADA).status_code == 200
+
+
+def test_students_have_a_shorter_wall_time_than_the_teacher():
+    with _class(workers=2, wall_seconds=1.0, teacher_wall_seconds=2.5, max_cycles=1 << 60) as c:
+        assert c.get("/api/params", headers=ADA).json()["limits"]["wall_seconds"] == 1.0
+        assert c.get("/api/params", headers=TEACHER).json()["limits"]["wall_seconds"] == 2.5
+        _refused(c.post("/api/run", json=LOOP, headers=ADA), 408, "limit of 1 s")
+        _refused(c.post("/api/run", json=LOOP, headers=TEACHER), 408, "limit of 2.5 s")
+
+
+@pytest.mark.parametrize("text, words", [
+    ("", ["empty", "id,name"]),
+    ("name\nAda\n", [":1:", "header", "id"]),
+    ("id,name,mark\nada,Ada,3\n", [":1:", "header"]),
+    ("id,name\n", ["no students"]),
+    ("id,name\nada,Ada\nbob\n", [":3:", "1 fields", "2"]),
+    ("id,name\nada,Ada\n\nada,Ada again\n", [":4:", "'ada' is already on line 2"]),
+    ("id,name\nada lovelace,Ada\n", [":2:", "letters, digits"]),
+    ("id,name\nada,\"Ada\n", [":2:", "unexpected end"]),
+])
+def test_a_bad_roster_is_one_line_naming_its_row(tmp_path, text, words):
+    from s2mc.common.errors import S2mcError
+    from s2mc.server import roster
+    path = tmp_path / "roster.csv"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(S2mcError) as err:
+        roster.read(path)
+    assert "\n" not in str(err.value) and str(err.value).startswith(str(path)), err.value
+    assert all(w in str(err.value) for w in words), err.value

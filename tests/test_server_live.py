@@ -76,3 +76,43 @@ def test_the_start_up_line_names_the_machines_addresses():
         for u in urls:
             base = u.split("?", 1)[0]
             assert httpx2.get(base + "api/params", headers={"Authorization": "Bearer t1"}, timeout=10).status_code == 200
+
+
+def test_a_roster_gives_each_student_a_link_of_their_own(tmp_path):
+    import csv
+    import stat
+    roster = tmp_path / "roster.csv"
+    roster.write_text("id,name\nada,Ada Lovelace\nbob,\"Babbage, Charles\"\ncy,Cy\n", encoding="utf-8")
+    links = tmp_path / "roster.links.csv"
+    banner = []
+    with live_server("--class", str(roster), "--token", "shared", banner=banner) as url:
+        assert stat.S_IMODE(links.stat().st_mode) == 0o600
+        rows = list(csv.DictReader(links.open(encoding="utf-8")))
+        assert [(r["role"], r["id"], r["name"]) for r in rows] == [
+            ("teacher", "", ""), ("student", "ada", "Ada Lovelace"), ("student", "bob", "Babbage, Charles"),
+            ("student", "cy", "Cy")]
+        assert len({r["token"] for r in rows}) == 4 and all(len(r["token"]) >= 16 for r in rows)
+        port = url.rsplit(":", 1)[1]
+        assert all(r["url"] == f"http://127.0.0.1:{port}/?token={r['token']}" for r in rows)
+        for r in rows:       # each link works, and says whose it is by its wall time
+            got = httpx2.get(url + "/api/params", headers={"Authorization": f"Bearer {r['token']}"}, timeout=10)
+            assert got.status_code == 200
+            assert got.json()["limits"]["wall_seconds"] == (60 if r["role"] == "teacher" else 10)
+        for token in ("shared", None, "made-up"):
+            got = httpx2.get(url + "/api/params", timeout=10,
+                             headers={"Authorization": f"Bearer {token}"} if token else {})
+            assert got.status_code == (200 if token == "shared" else 401)
+    # started again, the links handed out stay good
+    with live_server("--class", str(roster)) as url:
+        again = list(csv.DictReader(links.open(encoding="utf-8")))
+        assert [r["token"] for r in again] == [r["token"] for r in rows]
+
+
+def test_a_bad_roster_stops_the_server_with_one_line(tmp_path):
+    roster = tmp_path / "roster.csv"
+    roster.write_text("id,name\nada,Ada\nada,Ada again\n", encoding="utf-8")
+    r = subprocess.run([S2MC, "serve", "--class", str(roster), "--port", "0"], capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert r.stderr == f"s2mc: error: {roster}:3: id 'ada' is already on line 2\n"
+    assert not (tmp_path / "roster.links.csv").exists()
