@@ -69,6 +69,7 @@ def test_only_the_teacher_token_sees_the_expected_values(graded):
     '{"answers": {"NAME": {"predict": 1, "measured": 1e400}}}',
     '{"answers": {"NAME": {"predict": 1, "measured": "Infinity"}}}',
     '{"answers": {"NAME": {"predict": 1, "measured": "nan"}}}',
+    '{"answers": {"NAME": {"predict": 1, "measured": 1%s}}}' % ("0" * 400),    # past a float's range
 ])
 def test_an_answer_that_is_not_a_finite_number_is_wrong_not_an_error(graded, body):
     name = next(q.name for q in _quantities() if q.exact)
