@@ -236,11 +236,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         with counted(request):
             return await pool.submit(name, data, seconds or wall(request))
 
+    async def reaper():
+        """Closes the sessions whose page went away without a word, while nobody opens one."""
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(min(limits.poll_seconds, limits.idle_seconds) / 2 + 0.05)
+            await loop.run_in_executor(pool.closer, state["sessions"].reap)
+
     @asynccontextmanager
     async def lifespan(app):
+        task = asyncio.create_task(reaper())
         try:
             yield
         finally:
+            task.cancel()
             state["sessions"].close_all()
             pool.close()
 
@@ -321,6 +330,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             out.append({"name": p.name, "flag": p.flag, "type": p.type, "default": default, "min": p.min,
                         "max": top, "choices": list(p.choices), "unit": p.unit, "help": p.help})
         return {"params": out, "limits": {"source_bytes": limits.source_bytes, "wall_seconds": wall(request),
+                                          "poll_seconds": limits.poll_seconds,
                                           "sweep_points": limits.sweep_points},
                 "languages": {k: v[0] for k, v in jobs.LANGUAGES.items()}, "rz_keywords": sorted(KEYWORDS)}
 
@@ -364,10 +374,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # -- debugging ------------------------------------------------------------------------------
     @app.post("/api/debug")
     async def debug_open(request: Request):
-        data = _program(await _body(request, ("source",), PROGRAM_FIELDS[1:]), limits)
+        body = await _body(request, ("source",), (*PROGRAM_FIELDS[1:], "poll"))
+        poll = body.pop("poll", False)
+        if not isinstance(poll, bool):
+            raise ApiError(400, "poll must be true or false (true: the caller polls GET /api/debug/ID)")
+        data = _program(body, limits)
         sessions, owner, seconds = state["sessions"], request.state.caller.student, wall(request)
         with counted(request):
-            return await pool.blocking(lambda: sessions.open(owner=owner, seconds=seconds, **data))
+            return await pool.blocking(lambda: sessions.open(owner=owner, seconds=seconds, poll=poll, **data))
+
+    @app.get("/api/debug/{sid}")
+    async def debug_poll(sid: str, request: Request):
+        # the page's "still here", every few seconds while it shows the session
+        state["sessions"].get(sid, request.state.caller.student).touch()
+        return {"id": sid, "poll_seconds": limits.poll_seconds}
 
     @app.post("/api/debug/{sid}")
     async def debug_command(sid: str, request: Request):

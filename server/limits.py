@@ -20,7 +20,7 @@ RANGES: dict[str, tuple] = {
     "wall_seconds": (0.1, 3600.0), "memory_mib": (16, 1 << 20), "queue": (0, 10_000), "retry_after": (1, 3600),
     "sessions": (1, 10_000), "idle_seconds": (0.0, 7 * 86400.0), "history_mib": (1, 1 << 20),
     "sweep_points": (1, 1024), "student_jobs": (1, 10_000), "student_sessions": (1, 10_000),
-    "teacher_wall_seconds": (0.1, 3600.0),
+    "teacher_wall_seconds": (0.1, 3600.0), "poll_seconds": (0.1, 3600.0),
 }
 
 
@@ -37,6 +37,7 @@ class Limits:
     retry_after: int = 2                   # seconds a busy answer asks the client to wait
     sessions: int = 64                     # debugging sessions open at once
     idle_seconds: float = 900.0            # a debugging session nobody used for this long is closed
+    poll_seconds: float = 30.0             # ... and one whose page stopped polling for this long
     history_mib: int = 32                  # a session's checkpoints for reverse stepping (within memory_mib)
     sweep_points: int = 16                 # core counts in one sweep
     # a student of the roster (docs/server.md, "A graded class"); the anonymous class shares the pool

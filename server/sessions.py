@@ -80,8 +80,10 @@ class DebugSession:
     """One debugger in its own process; commands go through one at a time."""
 
     def __init__(self, ctx, limits: Limits, source: str, language: str, params: dict, opt: int = 1,
-                 owner: str | None = None, seconds: float | None = None):
+                 owner: str | None = None, seconds: float | None = None, poll: bool = False):
         self.limits, self.owner = limits, owner
+        # a page's session: the page polls while it is open, so silence means it went away
+        self.polled = time.monotonic() if poll else None
         self.seconds = seconds or limits.wall_seconds    # one command's wall time
         self.id = secrets.token_urlsafe(16)
         self.used = time.monotonic()
@@ -122,9 +124,14 @@ class DebugSession:
             raise JobError(outcome[1], outcome[2])
         return outcome[1]
 
+    def touch(self) -> None:
+        if self.polled is not None:
+            self.polled = time.monotonic()
+
     def command(self, line: str) -> dict:
         with self._lock:
             self.used = time.monotonic()
+            self.touch()
             try:
                 if not self.alive:
                     raise OSError
@@ -161,10 +168,13 @@ class Sessions:
         return len(self._open)
 
     def reap(self) -> None:
-        """Close the sessions idle for longer than the limit, and those whose process has gone."""
+        """Close the sessions idle for longer than the limit, those whose page stopped polling, and
+        those whose process has gone."""
         now = time.monotonic()
+        lim = self.limits
         with self._lock:
-            gone = [k for k, s in self._open.items() if now - s.used > self.limits.idle_seconds or not s.alive]
+            gone = [k for k, s in self._open.items() if now - s.used > lim.idle_seconds or not s.alive
+                    or (s.polled is not None and now - s.polled > lim.poll_seconds)]
             dropped = [self._open.pop(k) for k in gone]
         for s in dropped:
             s.close()

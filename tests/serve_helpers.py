@@ -51,9 +51,9 @@ def _group_alive(pgid: int) -> bool:
 
 
 @contextlib.contextmanager
-def live_server(*args: str, ready_seconds: float = 60, banner: list | None = None):
-    """`s2mc serve --port FREE ARGS` in its own process group; yields its base URL (and appends the
-    line it starts with to `banner`, when given). On the way out
+def live_server(*args: str, ready_seconds: float = 60, info: dict | None = None):
+    """`s2mc serve --port FREE ARGS` in its own process group; yields its base URL (and, in `info`
+    when given, the line it starts with as "banner" and its process id as "pid"). On the way out
     the server is stopped (SIGINT, as Ctrl-C) and its process group must be empty: no worker, no
     forkserver left behind (killed, and the test fails, if one is)."""
     port = free_port()
@@ -73,8 +73,8 @@ def live_server(*args: str, ready_seconds: float = 60, banner: list | None = Non
             if time.monotonic() > deadline:
                 raise AssertionError("s2mc serve did not answer in time")
             time.sleep(0.2)
-        if banner is not None:
-            banner.append(proc.stdout.readline())    # printed before the server answers
+        if info is not None:
+            info.update(banner=proc.stdout.readline(), pid=proc.pid)    # printed before it answers
         yield url
     finally:
         leftover = False
@@ -93,3 +93,23 @@ def live_server(*args: str, ready_seconds: float = 60, banner: list | None = Non
             os.killpg(proc.pid, signal.SIGKILL)
         proc.stdout.close()
         assert not leftover, "s2mc serve left processes behind"
+
+
+def forked(pid: int) -> int:
+    """How many live processes the forkserver under process `pid` holds now: its workers and
+    debugging sessions (each a process of its own; a killed one, not yet collected, is not live)."""
+    import psutil
+
+    def live(p) -> bool:
+        try:
+            return p.status() != psutil.STATUS_ZOMBIE
+        except psutil.Error:
+            return False
+    count = 0
+    for p in psutil.Process(pid).children(recursive=True):
+        try:
+            if "forkserver" in " ".join(p.cmdline()):
+                count += sum(live(c) for c in p.children())
+        except psutil.Error:        # gone meanwhile
+            continue
+    return count

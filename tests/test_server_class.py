@@ -211,3 +211,45 @@ def test_a_bad_roster_is_one_line_naming_its_row(tmp_path, text, words):
         roster.read(path)
     assert "\n" not in str(err.value) and str(err.value).startswith(str(path)), err.value
     assert all(w in str(err.value) for w in words), err.value
+
+
+# -- a debugging session lives as long as its page -----------------------------------------------------
+
+def test_70_pages_left_or_gone_hold_no_more_than_the_cap_of_sessions():
+    """70 reloads of the page: half close their session as they go (the DELETE the page sends on
+    pagehide), half vanish without a word (a crash, a lost network) and stop polling. Every one can
+    open its session, and afterwards no session process is left."""
+    import os
+    import time
+    from serve_helpers import forked
+    with client(workers=1, sessions=8, poll_seconds=0.4) as c:
+        for i in range(70):
+            deadline = time.monotonic() + 10
+            while (r := c.post("/api/debug", json={**SUM, "poll": True})).status_code == 429:
+                assert time.monotonic() < deadline, r.text
+                time.sleep(0.1)
+            assert r.status_code == 200, r.text
+            assert c.get(f"/api/debug/{r.json()['id']}").status_code == 200      # the page's poll
+            if i % 2:
+                assert c.delete(f"/api/debug/{r.json()['id']}").status_code == 200
+            assert forked(os.getpid()) <= 8
+        deadline = time.monotonic() + 10
+        while forked(os.getpid()) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert forked(os.getpid()) == 0
+
+
+def test_a_session_lives_while_its_page_polls_and_one_without_polling_is_kept():
+    import time
+    with client(workers=1, poll_seconds=0.4) as c:
+        page = c.post("/api/debug", json={**SUM, "poll": True}).json()["id"]
+        script = c.post("/api/debug", json=SUM).json()["id"]      # a client that does not poll (curl)
+        for _ in range(10):
+            assert c.get(f"/api/debug/{page}").status_code == 200
+            time.sleep(0.1)
+        assert c.post(f"/api/debug/{page}", json={"command": "step"}).status_code == 200
+        assert c.post(f"/api/debug/{script}", json={"command": "step"}).status_code == 200
+        time.sleep(1.2)      # the page went quiet: its session is dropped, the script's is not
+        _refused(c.get(f"/api/debug/{page}"), 404, "session")
+        assert c.post(f"/api/debug/{script}", json={"command": "step"}).status_code == 200
+        _refused(c.post("/api/debug", json={**SUM, "poll": 1}), 400, "poll")

@@ -66,10 +66,10 @@ def test_the_start_up_line_names_the_machines_addresses():
         pytest.skip("no `ip` (iproute2) to read this machine's addresses with")
     found = json.loads(subprocess.run(["ip", "-j", "-4", "addr"], capture_output=True, text=True, check=True).stdout)
     mine = [a["local"] for i in found for a in i.get("addr_info", []) if a.get("scope") == "global"]
-    banner = []
-    with live_server("--host", "0.0.0.0", "--token", "t1", banner=banner) as url:
+    info = {}
+    with live_server("--host", "0.0.0.0", "--token", "t1", info=info) as url:
         port = url.rsplit(":", 1)[1]
-        line = banner[0]
+        line = info["banner"]
         assert "0.0.0.0" not in line, line
         urls = line.split("s2mc serve: ", 1)[1].split(" (", 1)[0].split()
         assert urls == [f"http://{a}:{port}/?token=t1" for a in mine] + [f"http://localhost:{port}/?token=t1"], line
@@ -84,8 +84,7 @@ def test_a_roster_gives_each_student_a_link_of_their_own(tmp_path):
     roster = tmp_path / "roster.csv"
     roster.write_text("id,name\nada,Ada Lovelace\nbob,\"Babbage, Charles\"\ncy,Cy\n", encoding="utf-8")
     links = tmp_path / "roster.links.csv"
-    banner = []
-    with live_server("--class", str(roster), "--token", "shared", banner=banner) as url:
+    with live_server("--class", str(roster), "--token", "shared") as url:
         assert stat.S_IMODE(links.stat().st_mode) == 0o600
         rows = list(csv.DictReader(links.open(encoding="utf-8")))
         assert [(r["role"], r["id"], r["name"]) for r in rows] == [

@@ -281,9 +281,30 @@ async function debugStart() {
   if (state.session) await debugStop();
   showTab("debug");
   $("dbg-log").textContent = "";
-  const res = await busy("starting the debugger", () => api("POST", "/api/debug", { ...program(), params: machine() }));
+  const res = await busy("starting the debugger",
+                        () => api("POST", "/api/debug", { ...program(), params: machine(), poll: true }));
   state.session = res.id;
+  keepSession();
   showState(res.state);
+}
+
+// The server drops a session whose page stopped polling (poll_seconds), so a page that went away
+// without a word holds no process; a page that is left or reloaded closes its session at once.
+function keepSession() {
+  clearInterval(state.poller);
+  state.poller = setInterval(() => {
+    if (state.session) api("GET", `/api/debug/${state.session}`).catch(() => { state.session = null; });
+  }, state.limits.poll_seconds * 1000 / 3);
+}
+
+function closeOnLeave() {
+  if (!state.session) return;
+  const headers = {};
+  const token = sessionStorage.getItem("s2mc-token");
+  if (token) headers["Authorization"] = "Bearer " + token;
+  // keepalive: the request outlives the page (sendBeacon cannot send DELETE nor the token header)
+  fetch(`/api/debug/${state.session}`, { method: "DELETE", headers, keepalive: true });
+  state.session = null;
 }
 
 async function command(line) {
@@ -404,6 +425,7 @@ async function start() {
   $("mem-go").onclick = quiet(() => command(`mem ${$("mem-addr").value.trim() || "0"} ${$("mem-count").value || 1}`));
   $("dbg-form").onsubmit = (e) => { e.preventDefault(); quiet(command)($("dbg-command").value); $("dbg-command").value = ""; };
   for (const b of document.querySelectorAll("#tabs button")) b.onclick = () => showTab(b.dataset.tab);
+  addEventListener("pagehide", closeOnLeave);
   await loadExercises();
   document.body.dataset.ready = "yes";   // the browser tests wait for this
 }
