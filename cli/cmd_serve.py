@@ -50,6 +50,15 @@ def _loopback(host: str) -> bool:
 @click.option("--student-sessions", default=DEFAULT.student_sessions, show_default=True,
               type=Integer(*RANGES["student_sessions"]), help="Debugging sessions one student of the roster may "
               "have open.")
+@click.option("--connections-per-address", default=DEFAULT.connections_per_address, show_default=True,
+              type=Integer(*RANGES["connections_per_address"]), help="Connections open at once from one client "
+              "address (a browser opens up to 6); beyond, 429 and closed.")
+@click.option("--header-seconds", default=DEFAULT.header_seconds, show_default=True,
+              type=Seconds(*RANGES["header_seconds"]), help="Seconds a request's header may take to arrive "
+              "(408 and closed beyond).")
+@click.option("--body-seconds", default=DEFAULT.body_seconds, show_default=True,
+              type=Seconds(*RANGES["body_seconds"]), help="Seconds its body may take after the header (closed "
+              "beyond).")
 @click.option("--executor", default="local", show_default=True, type=click.Choice(["local", "dask"]),
               help="Where runs happen: worker processes here, or an existing Dask cluster.")
 @click.option("--scheduler", default=None, help="The Dask scheduler's address (with --executor dask).")
@@ -61,7 +70,8 @@ def _loopback(host: str) -> bool:
               help="The cycle limit of every run (a request's own is clamped to it).")
 @click.option("--memory-mib", default=DEFAULT.memory_mib, show_default=True, type=Integer(*RANGES["memory_mib"]),
               help="Memory one worker may add (MiB, RLIMIT_AS).")
-def serve(host, port, workers, queue, token, teacher_token, roster, links, student_jobs, student_sessions, executor,
+def serve(host, port, workers, queue, token, teacher_token, roster, links, student_jobs, student_sessions,
+          connections_per_address, header_seconds, body_seconds, executor,
           scheduler, wall_seconds, teacher_wall_seconds, max_cycles, memory_mib):
     """Serve the browser lab: the page and its JSON API, for a whole class at once.
 
@@ -99,7 +109,8 @@ def serve(host, port, workers, queue, token, teacher_token, roster, links, stude
         raise S2mcError("--scheduler needs --executor dask")
     limits = DEFAULT.replace(queue=queue, wall_seconds=wall_seconds, teacher_wall_seconds=teacher_wall_seconds,
                              max_cycles=max_cycles, memory_mib=memory_mib, student_jobs=student_jobs,
-                             student_sessions=student_sessions)
+                             student_sessions=student_sessions, connections_per_address=connections_per_address,
+                             header_seconds=header_seconds, body_seconds=body_seconds)
     app = create_app(Settings(workers=workers, limits=limits, token=token, teacher_token=teacher_token,
                               students={tokens[s.id]: s.id for s in students}, executor=executor, scheduler=scheduler))
     # the socket is bound here, so that a port in use is one error line and --port 0 tells its port
@@ -124,8 +135,10 @@ def serve(host, port, workers, queue, token, teacher_token, roster, links, stude
             raise
         click.echo(f"s2mc serve: {len(students)} student{'s' if len(students) > 1 else ''}' links and the "
                    f"teacher's are in {links} (readable by you only)", err=True)
-    # uvicorn's own cap on connections at once (503 beyond): far above what the queue admits
-    config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=5,
+    # uvicorn's own cap on connections at once (503 beyond): far above what the queue admits; the
+    # guard keeps one address from taking them (a cap per address, the header's and body's time)
+    from s2mc.server.connections import guarded
+    config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=5, http=guarded(limits),
                             limit_concurrency=max(256, 4 * (workers + limits.queue + limits.sessions)))
     uvicorn.Server(config).run(sockets=[sock])
 

@@ -21,6 +21,7 @@ RANGES: dict[str, tuple] = {
     "sessions": (1, 10_000), "idle_seconds": (0.0, 7 * 86400.0), "history_mib": (1, 1 << 20),
     "sweep_points": (1, 1024), "student_jobs": (1, 10_000), "student_sessions": (1, 10_000),
     "teacher_wall_seconds": (0.1, 3600.0), "poll_seconds": (0.1, 3600.0),
+    "connections_per_address": (1, 100_000), "header_seconds": (0.1, 3600.0), "body_seconds": (0.1, 3600.0),
 }
 
 
@@ -38,6 +39,9 @@ class Limits:
     sessions: int = 64                     # debugging sessions open at once
     idle_seconds: float = 900.0            # a debugging session nobody used for this long is closed
     poll_seconds: float = 30.0             # ... and one whose page stopped polling for this long
+    connections_per_address: int = 32      # connections open at once from one client address; beyond, 429
+    header_seconds: float = 10.0           # a request's header must arrive within this (408, closed)
+    body_seconds: float = 30.0             # ... and its body within this of the header (closed)
     history_mib: int = 32                  # a session's checkpoints for reverse stepping (within memory_mib)
     sweep_points: int = 16                 # core counts in one sweep
     # a student of the roster (docs/server.md, "A graded class"); the anonymous class shares the pool

@@ -115,3 +115,75 @@ def test_a_bad_roster_stops_the_server_with_one_line(tmp_path):
     assert r.returncode == 1 and "Traceback" not in r.stderr
     assert r.stderr == f"s2mc: error: {roster}:3: id 'ada' is already on line 2\n"
     assert not (tmp_path / "roster.links.csv").exists()
+
+
+def _flood(port: int, count: int, data: bytes) -> list:
+    import socket
+    socks = []
+    for _ in range(count):
+        s = socket.create_connection(("127.0.0.1", port), timeout=10)
+        s.sendall(data)
+        socks.append(s)
+    return socks
+
+
+def _answers(socks, wait: float = 0.0) -> list:
+    """What each socket received so far (after `wait` seconds): b"" for a connection closed with
+    no answer, None for one still open with nothing to read."""
+    import select
+    import time
+    time.sleep(wait)
+    got = []
+    for s in socks:
+        if select.select([s], [], [], 0)[0]:
+            try:
+                got.append(s.recv(4096))
+            except ConnectionResetError:
+                got.append(b"")
+        else:
+            got.append(None)
+    return got
+
+
+def test_340_half_open_connections_from_one_address_stop_nobody_else():
+    """A real socket flood: 340 connections from 127.0.0.1 that send half a request header and stop.
+    Another student (127.0.0.2) is answered 200 at once; the flood beyond the cap per address is
+    refused 429 before anything is read; the rest are closed with 408 when their header's time is
+    up, and then the flooding address is served again."""
+    body = {"source": "main()\n  print(6 * 7)\n"}
+    with live_server("--workers", "1", "--header-seconds", "2", "--connections-per-address", "32") as url:
+        port = int(url.rsplit(":", 1)[1])
+        socks = _flood(port, 340, b"POST /api/run HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Ty")
+        try:
+            other = httpx2.Client(transport=httpx2.HTTPTransport(local_address="127.0.0.2"), timeout=5)
+            with other:
+                r = other.post(url + "/api/run", json=body)
+                assert r.status_code == 200 and r.json()["output"] == "42\n", r.text
+            first = _answers(socks, wait=0.5)
+            refused = [a for a in first if a is not None]
+            assert len(refused) == 340 - 32 and all(a.startswith(b"HTTP/1.1 429 ") and b"32 connections" in a
+                                                    and b"retry-after: 2" in a for a in refused)
+            held = [s for s, a in zip(socks, first) if a is None]
+            late = _answers(held, wait=3.0)      # past the header's 2 s
+            assert all(a is not None and a.startswith(b"HTTP/1.1 408 ") for a in late), late[:3]
+            r = httpx2.post(url + "/api/run", json=body, timeout=5)
+            assert r.status_code == 200, r.text
+        finally:
+            for s in socks:
+                s.close()
+
+
+def test_a_body_that_stops_is_cut_off_and_frees_its_place():
+    body = b'{"source": "main()\\n  print(6 * 7)\\n"}'
+    with live_server("--workers", "1", "--body-seconds", "1", "--connections-per-address", "4") as url:
+        port = int(url.rsplit(":", 1)[1])
+        socks = _flood(port, 4, b"POST /api/run HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\n"
+                                 b"content-length: %d\r\n\r\n%s" % (len(body), body[:10]))
+        try:
+            assert httpx2.get(url + "/api/params", timeout=5).status_code == 429     # the 4 places are taken
+            assert all(a == b"" for a in _answers(socks, wait=2.0))                 # closed, no answer
+            assert httpx2.post(url + "/api/run", content=body, timeout=5,
+                               headers={"content-type": "application/json"}).status_code == 200
+        finally:
+            for s in socks:
+                s.close()
