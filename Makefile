@@ -16,7 +16,7 @@ APT_PACKAGES := build-essential g++ cmake ninja-build pkg-config python3-dev pyt
                 chromium-driver libjs-codemirror
 PY_DEPS := scikit-build-core pybind11 click tqdm pandas pyarrow matplotlib cryptography \
            pytest pytest-xdist hypothesis pexpect vcdvcd dask distributed nbformat nbclient ipykernel \
-           fastapi uvicorn psutil httpx2 selenium
+           fastapi uvicorn psutil sqlalchemy httpx2 selenium
 
 # Everything the build reads: when one changes, the package is rebuilt (incrementally).
 SOURCES := $(shell find common isa compiler simulator workloads gpu-backends analysis experiments server cli \

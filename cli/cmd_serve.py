@@ -44,6 +44,8 @@ def _loopback(host: str) -> bool:
 @click.option("--links", default=None, type=click.Path(dir_okay=False, path_type=Path),
               help="Where --class writes the links (mode 0600), and reads those it gave before  "
               "[default: ROSTER.links.csv beside the roster]")
+@click.option("--db", default=None, help="Keep each student's submissions to the exercises' check here: a "
+              "SQLite file (made when missing), or a SQLAlchemy URL; the teacher downloads the gradebook.")
 @click.option("--student-jobs", default=DEFAULT.student_jobs, show_default=True,
               type=Integer(*RANGES["student_jobs"]), help="Jobs one student of the roster may have running or "
               "waiting; beyond, 'busy, try again' (429).")
@@ -70,7 +72,7 @@ def _loopback(host: str) -> bool:
               help="The cycle limit of every run (a request's own is clamped to it).")
 @click.option("--memory-mib", default=DEFAULT.memory_mib, show_default=True, type=Integer(*RANGES["memory_mib"]),
               help="Memory one worker may add (MiB, RLIMIT_AS).")
-def serve(host, port, workers, queue, token, teacher_token, roster, links, student_jobs, student_sessions,
+def serve(host, port, workers, queue, token, teacher_token, roster, links, db, student_jobs, student_sessions,
           connections_per_address, header_seconds, body_seconds, executor,
           scheduler, wall_seconds, teacher_wall_seconds, max_cycles, memory_mib):
     """Serve the browser lab: the page and its JSON API, for a whole class at once.
@@ -112,7 +114,8 @@ def serve(host, port, workers, queue, token, teacher_token, roster, links, stude
                              student_sessions=student_sessions, connections_per_address=connections_per_address,
                              header_seconds=header_seconds, body_seconds=body_seconds)
     app = create_app(Settings(workers=workers, limits=limits, token=token, teacher_token=teacher_token,
-                              students={tokens[s.id]: s.id for s in students}, executor=executor, scheduler=scheduler))
+                              students={tokens[s.id]: s.id for s in students}, roster=students, db=db,
+                              executor=executor, scheduler=scheduler))
     # the socket is bound here, so that a port in use is one error line and --port 0 tells its port
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)

@@ -29,6 +29,8 @@ from s2mc.simulator.timeline import check_window
 
 from . import exercises, jobs
 from .access import Access
+from .gradebook import Gradebook
+from .roster import Student
 from .limits import Limits
 from .pool import Busy, DaskPool, JobError, LocalPool
 from .sessions import Sessions
@@ -50,6 +52,8 @@ class Settings:
     token: str | None = None           # the shared class token: required on /api/ when set
     teacher_token: str | None = None   # the lecturer's: sees the exercises' right values
     students: dict = field(default_factory=dict)   # a roster: each student's token -> their id
+    roster: list = field(default_factory=list)     # ... and its rows (roster.Student), for the gradebook
+    db: str | None = None              # where submissions are kept (a file for SQLite, or a URL)
     executor: str = "local"            # local | dask
     scheduler: str | None = None       # the Dask scheduler's address
 
@@ -208,6 +212,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     state: dict = {"pool": pool, "sessions": Sessions(pool.ctx, limits), "truths": None}
     access = Access(token=settings.token, teacher=settings.teacher_token, students=settings.students)
     jobs_of: dict[str, int] = {}       # a roster student's jobs running or waiting (the event loop's own)
+    book = Gradebook(settings.db) if settings.db else None
+    roster = settings.roster or [Student(s) for s in settings.students.values()]
 
     def wall(request: Request) -> float:
         """The caller's wall time of one job: the teacher's is longer than the students'."""
@@ -252,6 +258,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             task.cancel()
             state["sessions"].close_all()
             pool.close()
+            if book is not None:
+                book.close()
 
     app = FastAPI(title="s2mc", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.add_middleware(BodyLimit, limit=limits.body_bytes)
@@ -423,7 +431,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise ApiError(400, str(exc)) from None
         if state["truths"] is None:    # measured once, in a worker like any run, then kept
             state["truths"] = await submit(request, "truths", {}, seconds=max(120.0, wall(request)))
-        return exercises.grade(body["answers"], state["truths"], teacher=request.state.caller.teacher)
+        caller = request.state.caller
+        graded = exercises.grade(body["answers"], state["truths"], teacher=caller.teacher)
+        if book is not None and caller.student is not None:
+            await asyncio.get_running_loop().run_in_executor(pool.closer, book.record, caller.student, graded)
+        return graded
+
+    @app.get("/api/gradebook.csv")
+    async def gradebook(request: Request):
+        if not request.state.caller.teacher:
+            raise ApiError(403, "the gradebook is the teacher's: call with the teacher token")
+        if book is None:
+            raise ApiError(404, "this server keeps no submissions: start it with --db FILE")
+        text = await asyncio.get_running_loop().run_in_executor(pool.closer, book.csv, roster)
+        return Response(text, media_type="text/csv; charset=utf-8",
+                        headers={"Content-Disposition": 'attachment; filename="gradebook.csv"'})
 
     return app
 

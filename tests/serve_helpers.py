@@ -29,7 +29,7 @@ def client(**limits):
 
     from s2mc.server.app import Settings, create_app
     from s2mc.server.limits import Limits
-    settings = {k: limits.pop(k) for k in ("workers", "token", "teacher_token", "students", "executor", "scheduler") if k in limits}
+    settings = {k: limits.pop(k) for k in ("workers", "token", "teacher_token", "students", "db", "executor", "scheduler") if k in limits}
     app = create_app(Settings(limits=Limits().replace(**limits), **settings))
     # the address a browser on this machine uses: a server without a token answers to no other name
     with TestClient(app, raise_server_exceptions=False, base_url="http://localhost") as c:

@@ -187,3 +187,10 @@ def test_a_body_that_stops_is_cut_off_and_frees_its_place():
         finally:
             for s in socks:
                 s.close()
+
+
+def test_a_database_that_cannot_be_opened_is_one_line(tmp_path):
+    where = tmp_path / "missing" / "lab.db"
+    r = subprocess.run([S2MC, "serve", "--db", str(where), "--port", "0"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1 and "Traceback" not in r.stderr and r.stderr.count("\n") == 1, r.stderr
+    assert r.stderr.startswith(f"s2mc: error: --db {where}: OperationalError"), r.stderr
