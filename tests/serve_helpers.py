@@ -113,3 +113,53 @@ def forked(pid: int) -> int:
         except psutil.Error:        # gone meanwhile
             continue
     return count
+
+
+@contextlib.contextmanager
+def postgres():
+    """A PostgreSQL server of the test's own (initdb and pg_ctl, Debian's postgresql), on a Unix
+    socket in a fresh folder, stopped and removed afterwards; yields (its SQLAlchemy URL, a
+    function that runs one SQL query through psql and gives its rows). Skips the test, saying
+    why, where none can start."""
+    import pwd
+    import shutil
+    import tempfile
+
+    import pytest
+    initdb, pg_ctl, psql = (shutil.which(p) for p in ("initdb", "pg_ctl", "psql"))
+    if not (initdb and pg_ctl and psql):
+        pytest.skip("no PostgreSQL here (initdb, pg_ctl, psql: make setup installs Debian's postgresql)")
+    as_user = []
+    folder = Path(tempfile.mkdtemp(prefix="s2mc-pg-"))     # short: a socket's path is at most 107 bytes
+    if os.geteuid() == 0:       # PostgreSQL will not run as root: as the postgres user
+        try:
+            user = pwd.getpwnam("postgres")
+        except KeyError:
+            shutil.rmtree(folder)
+            pytest.skip("running as root and there is no postgres user to run PostgreSQL as")
+        os.chown(folder, user.pw_uid, user.pw_gid)
+        as_user = ["runuser", "-u", "postgres", "--"]
+    data, port = folder / "data", free_port()
+    started = False
+    try:
+        made = subprocess.run([*as_user, initdb, "-D", str(data), "-A", "trust", "-U", "postgres"],
+                              capture_output=True, text=True, timeout=120)
+        if made.returncode:
+            pytest.skip(f"initdb failed: {(made.stderr.strip().splitlines() or ['?'])[-1]}")
+        run = subprocess.run([*as_user, pg_ctl, "-D", str(data), "-w", "-t", "60", "-l", str(folder / "log"),
+                              "-o", f"-k {folder} -p {port} -c listen_addresses=''", "start"],
+                             capture_output=True, text=True, timeout=120)
+        if run.returncode:
+            pytest.skip(f"PostgreSQL did not start: {(run.stderr.strip().splitlines() or ['?'])[-1]}")
+        started = True
+
+        def query(sql: str) -> list[list[str]]:
+            out = subprocess.run([psql, "-h", str(folder), "-p", str(port), "-U", "postgres", "-At", "-c", sql],
+                                 capture_output=True, text=True, check=True, timeout=60).stdout
+            return [line.split("|") for line in out.splitlines()]
+        yield f"postgresql+psycopg://postgres@/postgres?host={folder}&port={port}", query
+    finally:
+        if started:
+            subprocess.run([*as_user, pg_ctl, "-D", str(data), "-m", "immediate", "-w", "stop"],
+                           capture_output=True, timeout=120)
+        shutil.rmtree(folder, ignore_errors=True)

@@ -258,11 +258,28 @@ def test_a_session_lives_while_its_page_polls_and_one_without_polling_is_kept():
 
 # -- submissions and the gradebook ---------------------------------------------------------------------
 
-def test_submissions_are_kept_per_student_and_the_teacher_downloads_the_gradebook(tmp_path):
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(request, tmp_path):
+    """(--db, the rows (student, passed) of its submissions read without SQLAlchemy): a SQLite
+    file read with sqlite3, or a PostgreSQL server of the test's own read with psql."""
+    if request.param == "sqlite":
+        import sqlite3
+        db = tmp_path / "lab.db"
+
+        def rows():
+            with sqlite3.connect(db) as conn:
+                return [(s, bool(p)) for s, p in conn.execute("SELECT student, passed FROM submissions ORDER BY id")]
+        yield str(db), rows
+        return
+    from serve_helpers import postgres
+    with postgres() as (url, query):
+        yield url, lambda: [(s, p == "t") for s, p in query("SELECT student, passed FROM submissions ORDER BY id")]
+
+
+def test_submissions_are_kept_per_student_and_the_teacher_downloads_the_gradebook(database):
     import csv
     import io
-    import sqlite3
-    db = tmp_path / "lab.db"
+    db, kept = database
     qs = _quantities()
     with _class(workers=2, db=str(db)) as c:
         blank = {q.name: {"predict": None, "measured": None} for q in qs}
@@ -276,9 +293,8 @@ def test_submissions_are_kept_per_student_and_the_teacher_downloads_the_gradeboo
         _refused(c.get("/api/gradebook.csv", headers=STUDENT), 403, "teacher")
         first = c.get("/api/gradebook.csv", headers=TEACHER)
         assert first.status_code == 200 and first.headers["content-type"].startswith("text/csv")
-    # the database itself, read with sqlite3: one row per submission of a roster student
-    with sqlite3.connect(db) as conn:
-        assert sorted(conn.execute("SELECT student, passed FROM submissions")) == [("ada", 0), ("ada", 1), ("bob", 0)]
+    # the database itself, read without the server's code: one row per submission of a roster student
+    assert kept() == [("ada", False), ("ada", True), ("bob", False)]
     # a restarted server finds them all
     with _class(workers=1, db=str(db)) as c:
         again = c.get("/api/gradebook.csv", headers=TEACHER).text
