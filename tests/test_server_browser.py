@@ -32,14 +32,14 @@ pytestmark = pytest.mark.skipif(not (CHROMIUM and DRIVER), reason="needs Debian'
 
 
 @contextlib.contextmanager
-def browser(url):
+def browser(url, query=""):
     opts = Options()
     opts.binary_location = CHROMIUM
     for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1500,1000"):
         opts.add_argument(arg)
     driver = webdriver.Chrome(service=Service(DRIVER), options=opts)
     try:
-        driver.get(url + "/")
+        driver.get(url + "/" + query)
         _wait(driver, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "yes")
         yield driver
     finally:
@@ -216,11 +216,12 @@ def test_without_codemirror_the_page_is_a_textarea(monkeypatch, tmp_path):
 
 @pytest.mark.parametrize("reloads", [3, pytest.param(70, marks=pytest.mark.slow)])
 def test_a_reloaded_page_closes_its_debugging_session(reloads):
-    """Each reload starts the debugger again; the page closes the old session as it goes (pagehide),
-    so 70 reloads (more than the server's 64 sessions) leave one session process, not 70."""
+    """Each reload starts the debugger again; the page closes the old session as it goes (pagehide,
+    with the class token), so 70 reloads (more than the server's 64 sessions) leave one session
+    process, not 70."""
     from serve_helpers import forked
     info = {}
-    with live_server("--workers", "1", info=info) as url, browser(url) as page:
+    with live_server("--workers", "1", "--token", "t7", info=info) as url, browser(url, "?token=t7") as page:
         for i in range(reloads):
             if i:
                 page.refresh()

@@ -9,10 +9,14 @@ const state = { params: [], examples: [], session: null, breakpoints: [], lineMa
 const query = new URLSearchParams(location.search);
 if (query.get("token")) sessionStorage.setItem("s2mc-token", query.get("token"));
 
-async function api(method, path, body) {
-  const headers = { "Content-Type": "application/json" };
+function withToken(headers) {
   const token = sessionStorage.getItem("s2mc-token");
   if (token) headers["Authorization"] = "Bearer " + token;
+  return headers;
+}
+
+async function api(method, path, body) {
+  const headers = withToken({ "Content-Type": "application/json" });
   const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   let data;
   try { data = await response.json(); } catch (e) { data = { error: `${response.status} ${response.statusText}` }; }
@@ -299,11 +303,8 @@ function keepSession() {
 
 function closeOnLeave() {
   if (!state.session) return;
-  const headers = {};
-  const token = sessionStorage.getItem("s2mc-token");
-  if (token) headers["Authorization"] = "Bearer " + token;
   // keepalive: the request outlives the page (sendBeacon cannot send DELETE nor the token header)
-  fetch(`/api/debug/${state.session}`, { method: "DELETE", headers, keepalive: true });
+  fetch(`/api/debug/${state.session}`, { method: "DELETE", headers: withToken({}), keepalive: true });
   state.session = null;
 }
 
