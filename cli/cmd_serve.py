@@ -42,7 +42,7 @@ def _loopback(host: str) -> bool:
               help="A roster, CSV with the columns id and name: each student gets a token and link of their "
               "own, written with the teacher's to the --links file.")
 @click.option("--links", default=None, type=click.Path(dir_okay=False, path_type=Path),
-              help="Where --class writes the links (mode 0600), and reads those it gave before  "
+              help="Where --class writes the links (mode 0600), and reads those it gave before. "
               "[default: ROSTER.links.csv beside the roster]")
 @click.option("--db", default=None, help="Keep each student's submissions to the exercises' check here: a "
               "SQLite file (made when missing), or a SQLAlchemy URL; the teacher downloads the gradebook.")
