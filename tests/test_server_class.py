@@ -313,3 +313,21 @@ def test_submissions_are_kept_per_student_and_the_teacher_downloads_the_gradeboo
 def test_without_a_database_the_gradebook_says_how_to_keep_one():
     with _class(workers=1) as c:
         _refused(c.get("/api/gradebook.csv", headers=TEACHER), 404, "--db")
+
+
+def test_the_links_file_keeps_the_tokens_it_gave_and_a_foreign_file_is_refused(tmp_path):
+    import stat
+    from s2mc.common.errors import S2mcError
+    from s2mc.server import roster
+    links = tmp_path / "class.links.csv"
+    first = [roster.Student("ada", "Ada"), roster.Student("bob", "Bob")]
+    tokens = roster.issue(first, links)
+    roster.write(links, first, tokens, ["http://10.0.0.5:8000/"])
+    assert stat.S_IMODE(links.stat().st_mode) == 0o600
+    # bob left, cy joined: ada and the teacher keep theirs, cy gets a new one
+    again = roster.issue([first[0], roster.Student("cy")], links)
+    assert again["ada"] == tokens["ada"] and again[roster.TEACHER] == tokens[roster.TEACHER]
+    assert "bob" not in again and again["cy"] not in tokens.values()
+    links.write_text("name,mark\nada,3\n", encoding="utf-8")
+    with pytest.raises(S2mcError, match=r"class.links.csv:1: not a links file"):
+        roster.issue(first, links)
