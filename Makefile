@@ -13,10 +13,10 @@ SUDO  := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := build-essential g++ cmake ninja-build pkg-config python3-dev python3-venv \
                 libsystemc-dev libssl-dev libomp-dev openssl chromium \
                 ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo \
-                chromium-driver libjs-codemirror
+                chromium-driver libjs-codemirror postgresql
 PY_DEPS := scikit-build-core pybind11 click tqdm pandas pyarrow matplotlib cryptography \
            pytest pytest-xdist hypothesis pexpect vcdvcd dask distributed nbformat nbclient ipykernel \
-           fastapi uvicorn httpx2 selenium
+           fastapi uvicorn psutil sqlalchemy 'psycopg[binary]' httpx2 selenium
 
 # Everything the build reads: when one changes, the package is rebuilt (incrementally).
 SOURCES := $(shell find common isa compiler simulator workloads gpu-backends analysis experiments server cli \

@@ -109,7 +109,9 @@ def main() -> int:
     if url is None:
         port = _free_port()
         s2mc = str(Path(sys.executable).with_name("s2mc"))
-        server = subprocess.Popen([s2mc, "serve", "--port", str(port), "--workers", str(args.workers)],
+        # every simulated student comes from 127.0.0.1: one address, so its cap is the class's
+        server = subprocess.Popen([s2mc, "serve", "--port", str(port), "--workers", str(args.workers),
+                                   "--connections-per-address", str(args.students + 10)],
                                   start_new_session=True, stderr=subprocess.DEVNULL)
         url = f"http://127.0.0.1:{port}"
         for _ in range(300):

@@ -9,7 +9,8 @@ DELETE); a client never names a file on the server: programs travel as text, exa
 from __future__ import annotations
 
 import asyncio
-import hmac
+import contextlib
+import ipaddress
 import json
 import math
 import os
@@ -27,6 +28,9 @@ from s2mc.common.errors import S2mcError
 from s2mc.simulator.timeline import check_window
 
 from . import exercises, jobs
+from .access import Access
+from .gradebook import Gradebook
+from .roster import Student
 from .limits import Limits
 from .pool import Busy, DaskPool, JobError, LocalPool
 from .sessions import Sessions
@@ -37,13 +41,19 @@ CODEMIRROR_ENV = "S2MC_CODEMIRROR"
 CODEMIRROR = "/usr/share/javascript/codemirror"
 #: The environment variable that may hold the class token instead of --token.
 TOKEN_ENV = "S2MC_SERVE_TOKEN"
+#: ... and the one that may hold the lecturer's (--teacher-token).
+TEACHER_TOKEN_ENV = "S2MC_SERVE_TEACHER_TOKEN"
 
 
 @dataclass
 class Settings:
     workers: int = 2
     limits: Limits = field(default_factory=Limits)
-    token: str | None = None           # required on /api/ when set
+    token: str | None = None           # the shared class token: required on /api/ when set
+    teacher_token: str | None = None   # the lecturer's: sees the exercises' right values
+    students: dict = field(default_factory=dict)   # a roster: each student's token -> their id
+    roster: list = field(default_factory=list)     # ... and its rows (roster.Student), for the gradebook
+    db: str | None = None              # where submissions are kept (a file for SQLite, or a URL)
     executor: str = "local"            # local | dask
     scheduler: str | None = None       # the Dask scheduler's address
 
@@ -154,6 +164,43 @@ def _program(data: dict, limits: Limits) -> dict:
 PROGRAM_FIELDS = ("source", "language", "params", "opt")
 
 
+# -- who may drive the API ----------------------------------------------------------------------------
+
+def _media_type(headers) -> str:
+    return headers.get("content-type", "").split(";", 1)[0].strip().lower()
+
+
+def _host_name(host: str) -> str:
+    """The name in a Host header, without its port ([::1]:8000 -> ::1)."""
+    if host.startswith("["):
+        return host[1:].split("]", 1)[0]
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+def _from_elsewhere(headers, token_required: bool) -> str | None:
+    """Why a request comes from a page of another site, or None: a browser names the page's origin
+    (Origin; Sec-Fetch-Site where it leaves Origin out), and it must be this server's own (the Host
+    the browser addressed). A page elsewhere could otherwise drive a server without a token with a
+    text/plain POST, which needs no CORS preflight. A server without a token also answers only to
+    localhost or an IP address: another site's DNS name, rebound to this machine, would make its
+    page the same origin. A server with a token answers to any name; the token keeps others out."""
+    host = headers.get("host", "").lower()
+    origin = headers.get("origin")
+    if origin is not None and origin.lower().split("://", 1)[-1] != host:
+        return f"this request comes from another site's page (Origin {origin[:100]}); the API serves its own page only"
+    if origin is None and headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
+        return "this request comes from another site's page (Sec-Fetch-Site: cross-site); the API serves its own page only"
+    if not token_required:
+        name = _host_name(host)
+        try:
+            ipaddress.ip_address(name)
+        except ValueError:
+            if name != "localhost":
+                return (f"Host {host[:100]}: a server without a class token answers only to localhost or an IP "
+                        "address (another site's name may point here)")
+    return None
+
+
 # -- the application ----------------------------------------------------------------------------------
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -163,14 +210,56 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     pool = (DaskPool(settings.workers, limits, settings.scheduler) if settings.executor == "dask"
             else LocalPool(settings.workers, limits))
     state: dict = {"pool": pool, "sessions": Sessions(pool.ctx, limits), "truths": None}
+    access = Access(token=settings.token, teacher=settings.teacher_token, students=settings.students)
+    jobs_of: dict[str, int] = {}       # a roster student's jobs running or waiting (the event loop's own)
+    book = Gradebook(settings.db) if settings.db else None
+    roster = settings.roster or [Student(s) for s in settings.students.values()]
 
-    @asynccontextmanager
-    async def lifespan(app):
+    def wall(request: Request) -> float:
+        """The caller's wall time of one job: the teacher's is longer than the students'."""
+        return limits.teacher_wall_seconds if request.state.caller.teacher else limits.wall_seconds
+
+    @contextlib.contextmanager
+    def counted(request: Request):
+        """Holds one of a roster student's Limits.student_jobs while the job runs or waits."""
+        who = request.state.caller.student
+        if who is None:
+            yield
+            return
+        have = jobs_of.get(who, 0)
+        if have >= limits.student_jobs:
+            raise Busy(f"busy: you have {have} jobs running or waiting, this server's limit per student; "
+                       f"try again in {limits.retry_after} s", limits.retry_after)
+        jobs_of[who] = have + 1
         try:
             yield
         finally:
+            jobs_of[who] -= 1
+            if not jobs_of[who]:
+                del jobs_of[who]
+
+    async def submit(request: Request, name: str, data: dict, seconds: float | None = None):
+        with counted(request):
+            return await pool.submit(name, data, seconds or wall(request))
+
+    async def reaper():
+        """Closes the sessions whose page went away without a word, while nobody opens one."""
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(min(limits.poll_seconds, limits.idle_seconds) / 2 + 0.05)
+            await loop.run_in_executor(pool.closer, state["sessions"].reap)
+
+    @asynccontextmanager
+    async def lifespan(app):
+        task = asyncio.create_task(reaper())
+        try:
+            yield
+        finally:
+            task.cancel()
             state["sessions"].close_all()
             pool.close()
+            if book is not None:
+                book.close()
 
     app = FastAPI(title="s2mc", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.add_middleware(BodyLimit, limit=limits.body_bytes)
@@ -202,11 +291,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.middleware("http")
     async def guard(request: Request, call_next):
-        if settings.token and request.url.path.startswith("/api/"):
+        if request.url.path.startswith("/api/"):
+            refused = _from_elsewhere(request.headers, access.required)
+            if refused:
+                return _error(403, refused)
             given = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
-            if not hmac.compare_digest(given.encode(), settings.token.encode()):
+            request.state.caller = access.caller(given)
+            if request.state.caller is None:
                 return _error(401, "this server needs the class token (the page's address ?token=..., "
                                    "or the header Authorization: Bearer TOKEN)")
+            if request.method == "POST" and _media_type(request.headers) != "application/json":
+                return _error(415, "the API takes only JSON bodies: send the header "
+                                   "Content-Type: application/json")
         try:
             return await call_next(request)
         except ApiError as exc:   # raised while the body was read (BodyLimit)
@@ -231,7 +327,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                  "source": e.path.read_text(encoding="utf-8")} for e in all_examples()]
 
     @app.get("/api/params")
-    async def params():
+    async def params(request: Request):
         from s2mc.compiler.lexer import KEYWORDS
         from s2mc.simulator.params import PARAMS
         caps = {"cores": limits.max_cores, "max_cycles": limits.max_cycles, "mem_words": limits.max_mem_words}
@@ -241,7 +337,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             default = min(p.default, top) if p.type == "int" else p.default
             out.append({"name": p.name, "flag": p.flag, "type": p.type, "default": default, "min": p.min,
                         "max": top, "choices": list(p.choices), "unit": p.unit, "help": p.help})
-        return {"params": out, "limits": {"source_bytes": limits.source_bytes, "wall_seconds": limits.wall_seconds,
+        return {"params": out, "limits": {"source_bytes": limits.source_bytes, "wall_seconds": wall(request),
+                                          "poll_seconds": limits.poll_seconds,
                                           "sweep_points": limits.sweep_points},
                 "languages": {k: v[0] for k, v in jobs.LANGUAGES.items()}, "rz_keywords": sorted(KEYWORDS)}
 
@@ -249,13 +346,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.post("/api/run")
     async def run(request: Request):
         data = _program(await _body(request, ("source",), PROGRAM_FIELDS[1:]), limits)
-        return await pool.submit("run", data)
+        return await submit(request, "run", data)
 
     @app.post("/api/compile")
     async def compile_(request: Request):
         data = _program(await _body(request, ("source",), ("language", "opt")), limits)
         del data["params"]
-        return await pool.submit("compile", data)
+        return await submit(request, "compile", data)
 
     @app.post("/api/sweep")
     async def sweep(request: Request):
@@ -266,7 +363,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         for i, n in enumerate(cores):
             _field(f"cores[{i}]", values.integer, n, 1, limits.max_cores)
         data = _program(body, limits)
-        return await pool.submit("sweep", {**data, "cores": cores})
+        return await submit(request, "sweep", {**data, "cores": cores})
 
     @app.post("/api/timeline")
     async def timeline(request: Request):
@@ -280,14 +377,25 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         except S2mcError as exc:
             raise ApiError(400, str(exc)) from None
         data = _program(body, limits)
-        return await pool.submit("timeline", {**data, **window})
+        return await submit(request, "timeline", {**data, **window})
 
     # -- debugging ------------------------------------------------------------------------------
     @app.post("/api/debug")
     async def debug_open(request: Request):
-        data = _program(await _body(request, ("source",), PROGRAM_FIELDS[1:]), limits)
-        sessions = state["sessions"]
-        return await pool.blocking(lambda: sessions.open(**data))
+        body = await _body(request, ("source",), (*PROGRAM_FIELDS[1:], "poll"))
+        poll = body.pop("poll", False)
+        if not isinstance(poll, bool):
+            raise ApiError(400, "poll must be true or false (true: the caller polls GET /api/debug/ID)")
+        data = _program(body, limits)
+        sessions, owner, seconds = state["sessions"], request.state.caller.student, wall(request)
+        with counted(request):
+            return await pool.blocking(lambda: sessions.open(owner=owner, seconds=seconds, poll=poll, **data))
+
+    @app.get("/api/debug/{sid}")
+    async def debug_poll(sid: str, request: Request):
+        # the page's "still here", every few seconds while it shows the session
+        state["sessions"].get(sid, request.state.caller.student).touch()
+        return {"id": sid, "poll_seconds": limits.poll_seconds}
 
     @app.post("/api/debug/{sid}")
     async def debug_command(sid: str, request: Request):
@@ -296,13 +404,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if not isinstance(line, str) or len(line) > 1000 or "\n" in line:
             raise ApiError(400, "command must be one line of text (at most 1000 characters)")
         sessions = state["sessions"]
-        sessions.get(sid)      # 404 at once, before taking a worker
-        return await pool.blocking(sessions.command, sid, line)
+        sessions.get(sid, request.state.caller.student)      # 404 at once, before taking a worker
+        with counted(request):
+            return await pool.blocking(sessions.command, sid, line)
 
     @app.delete("/api/debug/{sid}")
-    async def debug_close(sid: str):
+    async def debug_close(sid: str, request: Request):
         # off the event loop, and outside the gate: closing a session is always possible
-        await asyncio.get_running_loop().run_in_executor(pool.closer, state["sessions"].close, sid)
+        await asyncio.get_running_loop().run_in_executor(pool.closer, state["sessions"].close, sid,
+                                                         request.state.caller.student)
         return {"closed": sid}
 
     # -- exercises ------------------------------------------------------------------------------
@@ -320,11 +430,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         except S2mcError as exc:
             raise ApiError(400, str(exc)) from None
         if state["truths"] is None:    # measured once, in a worker like any run, then kept
-            state["truths"] = await pool.submit("truths", {}, seconds=max(120.0, limits.wall_seconds))
-        return exercises.grade(body["answers"], state["truths"])
+            state["truths"] = await submit(request, "truths", {}, seconds=max(120.0, wall(request)))
+        caller = request.state.caller
+        graded = exercises.grade(body["answers"], state["truths"], teacher=caller.teacher)
+        if book is not None and caller.student is not None:
+            await asyncio.get_running_loop().run_in_executor(pool.closer, book.record, caller.student, graded)
+        return graded
+
+    @app.get("/api/gradebook.csv")
+    async def gradebook(request: Request):
+        if not request.state.caller.teacher:
+            raise ApiError(403, "the gradebook is the teacher's: call with the teacher token")
+        if book is None:
+            raise ApiError(404, "this server keeps no submissions: start it with --db FILE")
+        text = await asyncio.get_running_loop().run_in_executor(pool.closer, book.csv, roster)
+        return Response(text, media_type="text/csv; charset=utf-8",
+                        headers={"Content-Disposition": 'attachment; filename="gradebook.csv"'})
 
     return app
 
-
-def token_from_env() -> str | None:
-    return os.environ.get(TOKEN_ENV) or None

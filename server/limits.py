@@ -19,7 +19,9 @@ RANGES: dict[str, tuple] = {
     "max_cycles": (1, PARAMS["max_cycles"].max), "max_mem_words": (1, PARAMS["mem_words"].max),
     "wall_seconds": (0.1, 3600.0), "memory_mib": (16, 1 << 20), "queue": (0, 10_000), "retry_after": (1, 3600),
     "sessions": (1, 10_000), "idle_seconds": (0.0, 7 * 86400.0), "history_mib": (1, 1 << 20),
-    "sweep_points": (1, 1024),
+    "sweep_points": (1, 1024), "student_jobs": (1, 10_000), "student_sessions": (1, 10_000),
+    "teacher_wall_seconds": (0.1, 3600.0), "poll_seconds": (0.1, 3600.0),
+    "connections_per_address": (1, 100_000), "header_seconds": (0.1, 3600.0), "body_seconds": (0.1, 3600.0),
 }
 
 
@@ -36,8 +38,16 @@ class Limits:
     retry_after: int = 2                   # seconds a busy answer asks the client to wait
     sessions: int = 64                     # debugging sessions open at once
     idle_seconds: float = 900.0            # a debugging session nobody used for this long is closed
+    poll_seconds: float = 30.0             # ... and one whose page stopped polling for this long
+    connections_per_address: int = 32      # connections open at once from one client address; beyond, 429
+    header_seconds: float = 10.0           # a request's header must arrive within this (408, closed)
+    body_seconds: float = 30.0             # ... and its body within this of the header (closed)
     history_mib: int = 32                  # a session's checkpoints for reverse stepping (within memory_mib)
     sweep_points: int = 16                 # core counts in one sweep
+    # a student of the roster (docs/server.md, "A graded class"); the anonymous class shares the pool
+    student_jobs: int = 2                  # jobs one student may have running or waiting; beyond, 429
+    student_sessions: int = 2              # debugging sessions one student may have open
+    teacher_wall_seconds: float = 60.0     # the teacher's wall time (wall_seconds is the students')
 
     def __post_init__(self):
         for f in fields(self):

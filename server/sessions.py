@@ -79,8 +79,12 @@ def _main(conn, source: str, language: str, params: dict, opt: int, memory_mib: 
 class DebugSession:
     """One debugger in its own process; commands go through one at a time."""
 
-    def __init__(self, ctx, limits: Limits, source: str, language: str, params: dict, opt: int = 1):
-        self.limits = limits
+    def __init__(self, ctx, limits: Limits, source: str, language: str, params: dict, opt: int = 1,
+                 owner: str | None = None, seconds: float | None = None, poll: bool = False):
+        self.limits, self.owner = limits, owner
+        # a page's session: the page polls while it is open, so silence means it went away
+        self.polled = time.monotonic() if poll else None
+        self.seconds = seconds or limits.wall_seconds    # one command's wall time
         self.id = secrets.token_urlsafe(16)
         self.used = time.monotonic()
         self.closed = False
@@ -98,7 +102,7 @@ class DebugSession:
         return not self.closed and self._proc.is_alive()
 
     def _answer(self, what: str) -> dict:
-        seconds = self.limits.wall_seconds
+        seconds = self.seconds
         try:
             ready = self._conn.poll(seconds)
         except OSError:     # closed meanwhile (DELETE)
@@ -120,9 +124,14 @@ class DebugSession:
             raise JobError(outcome[1], outcome[2])
         return outcome[1]
 
+    def touch(self) -> None:
+        if self.polled is not None:
+            self.polled = time.monotonic()
+
     def command(self, line: str) -> dict:
         with self._lock:
             self.used = time.monotonic()
+            self.touch()
             try:
                 if not self.alive:
                     raise OSError
@@ -152,41 +161,52 @@ class Sessions:
     def __init__(self, ctx, limits: Limits):
         self.ctx, self.limits = ctx, limits
         self._open: dict[str, DebugSession] = {}
-        self._starting = 0
+        self._starting: dict = {}      # owner -> sessions whose process is starting
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self._open)
 
     def reap(self) -> None:
-        """Close the sessions idle for longer than the limit, and those whose process has gone."""
+        """Close the sessions idle for longer than the limit, those whose page stopped polling, and
+        those whose process has gone."""
         now = time.monotonic()
+        lim = self.limits
         with self._lock:
-            gone = [k for k, s in self._open.items() if now - s.used > self.limits.idle_seconds or not s.alive]
+            gone = [k for k, s in self._open.items() if now - s.used > lim.idle_seconds or not s.alive
+                    or (s.polled is not None and now - s.polled > lim.poll_seconds)]
             dropped = [self._open.pop(k) for k in gone]
         for s in dropped:
             s.close()
 
-    def open(self, **request) -> dict:
+    def open(self, owner: str | None = None, **request) -> dict:
+        """A new session; `owner` (a roster's student id) may hold Limits.student_sessions at once."""
         self.reap()
+        retry = self.limits.retry_after
         with self._lock:
-            if len(self._open) + self._starting >= self.limits.sessions:
+            if len(self._open) + sum(self._starting.values()) >= self.limits.sessions:
                 raise Busy(f"busy: {self.limits.sessions} debugging sessions are open; close one or try again "
-                           f"in {self.limits.retry_after} s", self.limits.retry_after)
-            self._starting += 1     # holds its place while its process starts
+                           f"in {retry} s", retry)
+            if owner is not None:
+                mine = sum(s.owner == owner for s in self._open.values()) + self._starting.get(owner, 0)
+                if mine >= self.limits.student_sessions:
+                    raise Busy(f"busy: you have {mine} debugging sessions open, this server's limit per student; "
+                               f"close one (Stop) or try again in {retry} s", retry)
+            self._starting[owner] = self._starting.get(owner, 0) + 1   # holds its place while it starts
         try:
-            session = DebugSession(self.ctx, self.limits, **request)
+            session = DebugSession(self.ctx, self.limits, owner=owner, **request)
         finally:
             with self._lock:
-                self._starting -= 1
+                self._starting[owner] -= 1
         with self._lock:
             self._open[session.id] = session
         return {"id": session.id, **session.first}
 
-    def get(self, sid: str) -> DebugSession:
+    def get(self, sid: str, owner: str | None = None) -> DebugSession:
+        """The session `sid`; a roster student's session for that student (`owner`) only."""
         with self._lock:
             session = self._open.get(sid)
-        if session is None:
+        if session is None or (session.owner is not None and session.owner != owner):
             raise JobError(404, "no such debugging session (it ended, or was idle too long); start a new one")
         return session
 
@@ -199,8 +219,8 @@ class Sessions:
                 with self._lock:
                     self._open.pop(sid, None)
 
-    def close(self, sid: str) -> None:
-        session = self.get(sid)
+    def close(self, sid: str, owner: str | None = None) -> None:
+        session = self.get(sid, owner)
         with self._lock:
             self._open.pop(sid, None)
         session.close()

@@ -29,9 +29,10 @@ def client(**limits):
 
     from s2mc.server.app import Settings, create_app
     from s2mc.server.limits import Limits
-    settings = {k: limits.pop(k) for k in ("workers", "token", "executor", "scheduler") if k in limits}
+    settings = {k: limits.pop(k) for k in ("workers", "token", "teacher_token", "students", "db", "executor", "scheduler") if k in limits}
     app = create_app(Settings(limits=Limits().replace(**limits), **settings))
-    with TestClient(app, raise_server_exceptions=False) as c:
+    # the address a browser on this machine uses: a server without a token answers to no other name
+    with TestClient(app, raise_server_exceptions=False, base_url="http://localhost") as c:
         yield c
 
 
@@ -50,8 +51,9 @@ def _group_alive(pgid: int) -> bool:
 
 
 @contextlib.contextmanager
-def live_server(*args: str, ready_seconds: float = 60):
-    """`s2mc serve --port FREE ARGS` in its own process group; yields its base URL. On the way out
+def live_server(*args: str, ready_seconds: float = 60, info: dict | None = None):
+    """`s2mc serve --port FREE ARGS` in its own process group; yields its base URL (and, in `info`
+    when given, the line it starts with as "banner" and its process id as "pid"). On the way out
     the server is stopped (SIGINT, as Ctrl-C) and its process group must be empty: no worker, no
     forkserver left behind (killed, and the test fails, if one is)."""
     port = free_port()
@@ -71,6 +73,8 @@ def live_server(*args: str, ready_seconds: float = 60):
             if time.monotonic() > deadline:
                 raise AssertionError("s2mc serve did not answer in time")
             time.sleep(0.2)
+        if info is not None:
+            info.update(banner=proc.stdout.readline(), pid=proc.pid)    # printed before it answers
         yield url
     finally:
         leftover = False
@@ -89,3 +93,73 @@ def live_server(*args: str, ready_seconds: float = 60):
             os.killpg(proc.pid, signal.SIGKILL)
         proc.stdout.close()
         assert not leftover, "s2mc serve left processes behind"
+
+
+def forked(pid: int) -> int:
+    """How many live processes the forkserver under process `pid` holds now: its workers and
+    debugging sessions (each a process of its own; a killed one, not yet collected, is not live)."""
+    import psutil
+
+    def live(p) -> bool:
+        try:
+            return p.status() != psutil.STATUS_ZOMBIE
+        except psutil.Error:
+            return False
+    count = 0
+    for p in psutil.Process(pid).children(recursive=True):
+        try:
+            if "forkserver" in " ".join(p.cmdline()):
+                count += sum(live(c) for c in p.children())
+        except psutil.Error:        # gone meanwhile
+            continue
+    return count
+
+
+@contextlib.contextmanager
+def postgres():
+    """A PostgreSQL server of the test's own (initdb and pg_ctl, Debian's postgresql), on a Unix
+    socket in a fresh folder, stopped and removed afterwards; yields (its SQLAlchemy URL, a
+    function that runs one SQL query through psql and gives its rows). Skips the test, saying
+    why, where none can start."""
+    import pwd
+    import shutil
+    import tempfile
+
+    import pytest
+    initdb, pg_ctl, psql = (shutil.which(p) for p in ("initdb", "pg_ctl", "psql"))
+    if not (initdb and pg_ctl and psql):
+        pytest.skip("no PostgreSQL here (initdb, pg_ctl, psql: make setup installs Debian's postgresql)")
+    as_user = []
+    folder = Path(tempfile.mkdtemp(prefix="s2mc-pg-"))     # short: a socket's path is at most 107 bytes
+    if os.geteuid() == 0:       # PostgreSQL will not run as root: as the postgres user
+        try:
+            user = pwd.getpwnam("postgres")
+        except KeyError:
+            shutil.rmtree(folder)
+            pytest.skip("running as root and there is no postgres user to run PostgreSQL as")
+        os.chown(folder, user.pw_uid, user.pw_gid)
+        as_user = ["runuser", "-u", "postgres", "--"]
+    data, port = folder / "data", free_port()
+    started = False
+    try:
+        made = subprocess.run([*as_user, initdb, "-D", str(data), "-A", "trust", "-U", "postgres"],
+                              capture_output=True, text=True, timeout=120)
+        if made.returncode:
+            pytest.skip(f"initdb failed: {(made.stderr.strip().splitlines() or ['?'])[-1]}")
+        run = subprocess.run([*as_user, pg_ctl, "-D", str(data), "-w", "-t", "60", "-l", str(folder / "log"),
+                              "-o", f"-k {folder} -p {port} -c listen_addresses=''", "start"],
+                             capture_output=True, text=True, timeout=120)
+        if run.returncode:
+            pytest.skip(f"PostgreSQL did not start: {(run.stderr.strip().splitlines() or ['?'])[-1]}")
+        started = True
+
+        def query(sql: str) -> list[list[str]]:
+            out = subprocess.run([psql, "-h", str(folder), "-p", str(port), "-U", "postgres", "-At", "-c", sql],
+                                 capture_output=True, text=True, check=True, timeout=60).stdout
+            return [line.split("|") for line in out.splitlines()]
+        yield f"postgresql+psycopg://postgres@/postgres?host={folder}&port={port}", query
+    finally:
+        if started:
+            subprocess.run([*as_user, pg_ctl, "-D", str(data), "-m", "immediate", "-w", "stop"],
+                           capture_output=True, timeout=120)
+        shutil.rmtree(folder, ignore_errors=True)

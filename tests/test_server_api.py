@@ -182,6 +182,13 @@ def test_the_docs_give_the_limits_the_server_has():
     assert rows["wall time of a run, sweep, timeline or debugger command"] == f"{d.wall_seconds:g} s"
     assert rows["memory a worker may add"] == f"{d.memory_mib} MiB"
     assert rows["jobs waiting"] == f"{d.queue}"
+    assert rows["the same for the teacher's token"] == f"{d.teacher_wall_seconds:g} s"
+    assert rows["jobs of one student of the roster, running or waiting"] == f"{d.student_jobs}"
+    assert rows["debugging sessions of one student of the roster"] == f"{d.student_sessions}"
+    assert rows["a page's session without a poll"] == f"{d.poll_seconds:g} s"
+    assert rows["connections from one address"] == f"{d.connections_per_address}"
+    assert rows["a request's header"] == f"{d.header_seconds:g} s"
+    assert rows["a request's body after its header"] == f"{d.body_seconds:g} s"
     assert rows["debugging sessions"] == f"{d.sessions}"
     assert rows["a session's checkpoints for reverse stepping"] == f"{d.history_mib} MiB"
     assert f"Retry-After: {d.retry_after}" in table and f"idle for {d.idle_seconds / 60:g} minutes" in table

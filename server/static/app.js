@@ -9,10 +9,14 @@ const state = { params: [], examples: [], session: null, breakpoints: [], lineMa
 const query = new URLSearchParams(location.search);
 if (query.get("token")) sessionStorage.setItem("s2mc-token", query.get("token"));
 
-async function api(method, path, body) {
-  const headers = { "Content-Type": "application/json" };
+function withToken(headers) {
   const token = sessionStorage.getItem("s2mc-token");
   if (token) headers["Authorization"] = "Bearer " + token;
+  return headers;
+}
+
+async function api(method, path, body) {
+  const headers = withToken({ "Content-Type": "application/json" });
   const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   let data;
   try { data = await response.json(); } catch (e) { data = { error: `${response.status} ${response.statusText}` }; }
@@ -291,9 +295,27 @@ async function debugStart() {
   if (state.session) await debugStop();
   showTab("debug");
   $("dbg-log").textContent = "";
-  const res = await busy("starting the debugger", () => api("POST", "/api/debug", { ...program(), params: machine() }));
+  const res = await busy("starting the debugger",
+                        () => api("POST", "/api/debug", { ...program(), params: machine(), poll: true }));
   state.session = res.id;
+  keepSession();
   showState(res.state);
+}
+
+// The server drops a session whose page stopped polling (poll_seconds), so a page that went away
+// without a word holds no process; a page that is left or reloaded closes its session at once.
+function keepSession() {
+  clearInterval(state.poller);
+  state.poller = setInterval(() => {
+    if (state.session) api("GET", `/api/debug/${state.session}`).catch(() => { state.session = null; });
+  }, state.limits.poll_seconds * 1000 / 3);
+}
+
+function closeOnLeave() {
+  if (!state.session) return;
+  // keepalive: the request outlives the page (sendBeacon cannot send DELETE nor the token header)
+  fetch(`/api/debug/${state.session}`, { method: "DELETE", headers: withToken({}), keepalive: true });
+  state.session = null;
 }
 
 async function command(line) {
@@ -366,7 +388,7 @@ async function check() {
                          () => api("POST", "/api/exercises/check", { answers }));
   for (const m of res.marks) {
     const v = document.querySelector(`.question[data-name="${m.name}"] .verdict`);
-    v.textContent = m.verdict + (m.predicted === null ? ", no prediction" : "");
+    v.textContent = `${m.verdict}: ${m.hint}`;      // the hint says what to do next, never the value
     v.className = "verdict " + (m.right === false ? "bad" : "good");
   }
   $("grade").textContent = `${res.passed ? "Passed" : "Not passed"}: ${res.summary}`;
@@ -414,6 +436,7 @@ async function start() {
   $("mem-go").onclick = quiet(() => command(`mem ${$("mem-addr").value.trim() || "0"} ${$("mem-count").value || 1}`));
   $("dbg-form").onsubmit = (e) => { e.preventDefault(); quiet(command)($("dbg-command").value); $("dbg-command").value = ""; };
   for (const b of document.querySelectorAll("#tabs button")) b.onclick = () => showTab(b.dataset.tab);
+  addEventListener("pagehide", closeOnLeave);
   await loadExercises();
   document.body.dataset.ready = "yes";   // the browser tests wait for this
 }

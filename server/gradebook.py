@@ -1,0 +1,101 @@
+"""Submissions to the exercises' check, kept per student in a database (`s2mc serve --db lab.db`),
+and the lecturer's gradebook made from them.
+
+    book = Gradebook("lab.db")                 # SQLite at that path; or a SQLAlchemy URL
+    book.record("ada", marks)                  # marks: exercises.grade(..., teacher=True)
+    book.csv([Student("ada", "Ada")])          # the gradebook, one student a row
+
+The database is reached through SQLAlchemy (Core), so a URL (`postgresql://...`) works as well as
+a file; the table is made when missing, and a restarted server finds every submission it had.
+One row per submission: the student's id, the time (UTC), the counts of the check (right,
+checked, predictions made, passed) and the verdict of each question, as JSON.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+from s2mc.common.errors import S2mcError
+
+from .roster import Student
+
+
+def _url(db: str) -> str:
+    return db if "://" in db else f"sqlite:///{db}"
+
+
+class Gradebook:
+    def __init__(self, db: str):
+        import sqlalchemy as sa
+        self.sa = sa
+        url = _url(db)
+        meta = sa.MetaData()
+        self.table = sa.Table(
+            "submissions", meta,
+            sa.Column("id", sa.Integer, primary_key=True),
+            sa.Column("student", sa.String(64), nullable=False, index=True),
+            sa.Column("at", sa.DateTime(timezone=True), nullable=False),
+            sa.Column("right", sa.Integer, nullable=False),
+            sa.Column("checked", sa.Integer, nullable=False),
+            sa.Column("predictions", sa.Integer, nullable=False),
+            sa.Column("passed", sa.Boolean, nullable=False),
+            sa.Column("verdicts", sa.Text, nullable=False))      # {question: verdict}, JSON
+        try:
+            # the server's threads share SQLite's connections (one writes at a time: SQLite's lock)
+            args = {"check_same_thread": False} if url.startswith("sqlite") else {}
+            self.engine = sa.create_engine(url, connect_args=args)
+            meta.create_all(self.engine)
+        except Exception as exc:  # noqa: BLE001 - a bad URL or an unreachable database: one line
+            raise S2mcError(f"--db {db}: {type(exc).__name__}: {str(exc).splitlines()[0]}") from None
+
+    def record(self, student: str, graded: dict) -> None:
+        """One submission: the answer of exercises.grade()."""
+        row = {"student": student, "at": dt.datetime.now(dt.timezone.utc), "right": graded["right"],
+               "checked": graded["checked"], "passed": graded["passed"],
+               "predictions": sum(m["predicted"] is not None for m in graded["marks"]),
+               "verdicts": json.dumps({m["name"]: m["verdict"] for m in graded["marks"]})}
+        with self.engine.begin() as conn:
+            conn.execute(self.table.insert().values(**row))
+
+    def frame(self, students: list[Student]):
+        """The gradebook as a pandas DataFrame: one row per student of the roster (and any other id
+        the database holds), with their submissions, the first and last times, the last
+        submission's counts, whether any passed, and the last verdict of each question."""
+        import pandas as pd
+        with self.engine.connect() as conn:
+            subs = pd.read_sql(self.sa.select(self.table).order_by(self.table.c.id), conn)
+        names = {s.id: s.name for s in students}
+        ids = [s.id for s in students] + sorted(set(subs["student"]) - set(names))
+        rows = []
+        for sid in ids:
+            mine = subs[subs["student"] == sid]
+            row = {"id": sid, "name": names.get(sid, ""), "submissions": len(mine)}
+            if len(mine):
+                last = mine.iloc[-1]
+                row.update(first=_iso(mine["at"].iloc[0]), last=_iso(last["at"]), right=int(last["right"]),
+                           checked=int(last["checked"]), predictions=int(last["predictions"]),
+                           passed=bool(mine["passed"].any()), **json.loads(last["verdicts"]))
+            rows.append(row)
+        # a student with no submission has none of the counts: nullable types keep the others whole
+        return pd.DataFrame(rows, columns=_columns()).astype(
+            {"submissions": "Int64", "right": "Int64", "checked": "Int64", "predictions": "Int64",
+             "passed": "boolean"})
+
+    def csv(self, students: list[Student]) -> str:
+        return self.frame(students).to_csv(index=False)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+
+def _iso(at) -> str:
+    t = at.to_pydatetime() if hasattr(at, "to_pydatetime") else at
+    if t.tzinfo is None:          # SQLite keeps no zone: the times were written in UTC
+        t = t.replace(tzinfo=dt.timezone.utc)
+    return t.isoformat(timespec="seconds")
+
+
+def _columns() -> list[str]:
+    head = ["id", "name", "submissions", "first", "last", "right", "checked", "predictions", "passed"]
+    from s2mc.experiments import lab
+    return head + [q.name for _, q in lab.quantities()]

@@ -1,0 +1,333 @@
+"""`s2mc serve` for a graded class (docs/server.md): an autograder that keeps its answers, an API
+that only its own page can drive, students told apart by their tokens with limits of their own."""
+import json
+
+import pytest
+
+from serve_helpers import client
+
+pytest.importorskip("fastapi")
+
+CHECK = "/api/exercises/check"
+TEACHER = {"Authorization": "Bearer the-lecturer"}
+STUDENT = {"Authorization": "Bearer tuesday"}
+
+
+def _quantities():
+    from s2mc.experiments import lab
+    return [q for _, q in lab.quantities()]
+
+
+@pytest.fixture(scope="module")
+def graded():
+    """A class server with a shared token and a teacher token; the right values measured once."""
+    with client(workers=2, token="tuesday", teacher_token="the-lecturer") as c:
+        yield c
+
+
+def test_a_check_tells_right_or_wrong_and_a_hint_never_the_expected_value(graded):
+    qs = _quantities()
+    blank = {q.name: {"predict": None, "measured": None} for q in qs}
+    got = graded.post(CHECK, json={"answers": blank}, headers=STUDENT)
+    assert got.status_code == 200, got.text
+    for m in got.json()["marks"]:
+        assert "expected" not in m and m["error"] is None, m
+        assert m["hint"] and m["verdict"] in ("missing", "timing"), m
+    # a wrong measurement with a prediction: told wrong, and nothing from which the value follows
+    # (a prediction's error against the right value is shown only once the measurement is right)
+    truths = graded.post(CHECK, json={"answers": blank}, headers=TEACHER).json()["marks"]
+    right = {m["name"]: m["expected"] for m in truths}
+    exact = [q for q in qs if q.exact]
+    assert {q.name: right[q.name] for q in exact} == {q.name: q.truth() for q in exact}
+    wrong = {q.name: {"predict": 7, "measured": right[q.name] + 1} for q in exact}
+    marks = {m["name"]: m for m in graded.post(CHECK, json={"answers": wrong}, headers=STUDENT).json()["marks"]}
+    for q in exact:
+        m = marks[q.name]
+        assert m["right"] is False and m["verdict"] == "WRONG" and m["error"] is None and "expected" not in m
+        assert str(right[q.name]) not in m["hint"] and f"{right[q.name]:g}" not in m["hint"]
+        assert m["measured"] == right[q.name] + 1 and m["predicted"] == 7     # the student's own, echoed
+    good = {q.name: {"predict": right[q.name] * 2, "measured": right[q.name]} for q in qs}
+    done = graded.post(CHECK, json={"answers": good}, headers=STUDENT).json()
+    assert done["passed"] is True
+    for m in done["marks"]:
+        if m["right"] and right[m["name"]]:     # now the student knows the value: how far the prediction was
+            assert m["error"] == pytest.approx(1.0) and "100%" in m["hint"], m
+
+
+def test_only_the_teacher_token_sees_the_expected_values(graded):
+    blank = {q.name: {"predict": None, "measured": None} for q in _quantities()}
+    teacher = graded.post(CHECK, json={"answers": blank}, headers=TEACHER).json()
+    assert all("expected" in m for m in teacher["marks"])
+    assert all(m["expected"] == q.truth() for m, q in zip(teacher["marks"], _quantities()) if q.exact)
+    assert graded.post(CHECK, json={"answers": blank}, headers={"Authorization": "Bearer nobody"}).status_code == 401
+
+
+@pytest.mark.parametrize("body", [
+    '{"answers": {"NAME": {"predict": 1, "measured": Infinity}}}',
+    '{"answers": {"NAME": {"predict": 1, "measured": NaN}}}',
+    '{"answers": {"NAME": {"predict": 1, "measured": -Infinity}}}',
+    '{"answers": {"NAME": {"predict": 1, "measured": 1e400}}}',
+    '{"answers": {"NAME": {"predict": 1, "measured": "Infinity"}}}',
+    '{"answers": {"NAME": {"predict": 1, "measured": "nan"}}}',
+    '{"answers": {"NAME": {"predict": 1, "measured": 1%s}}}' % ("0" * 400),    # past a float's range
+])
+def test_an_answer_that_is_not_a_finite_number_is_wrong_not_an_error(graded, body):
+    name = next(q.name for q in _quantities() if q.exact)
+    r = graded.post(CHECK, content=body.replace("NAME", name),
+                    headers={**STUDENT, "content-type": "application/json"})
+    assert r.status_code == 200, r.text
+    mark = next(m for m in r.json()["marks"] if m["name"] == name)
+    assert mark["right"] is False and mark["verdict"] == "WRONG" and "finite" in mark["hint"], mark
+    assert mark["measured"] is None and "expected" not in mark
+    json.dumps(r.json(), allow_nan=False)      # the answer itself is strict JSON
+    # a prediction that is not a finite number is not a prediction made
+    r = graded.post(CHECK, content=body.replace("NAME", name).replace('"predict": 1, "measured"', '"predict"'),
+                    headers={**STUDENT, "content-type": "application/json"})
+    mark = next(m for m in r.json()["marks"] if m["name"] == name)
+    assert r.status_code == 200 and mark["predicted"] is None and "finite" in mark["hint"], mark
+
+
+# -- only the page drives the API ---------------------------------------------------------------------
+
+SUM = {"source": "main()\n  print(6 * 7)\n", "params": {"cores": 1}}
+
+
+@pytest.fixture(scope="module")
+def loopback():
+    """A server with no token (a lecturer's own machine), two debugging sessions at most."""
+    with client(workers=1, sessions=2) as c:
+        yield c
+
+
+def _refused(r, status, *words):
+    assert r.status_code == status, r.text
+    text = r.json()["error"]
+    assert "\n" not in text and all(w in text for w in words), text
+
+
+@pytest.mark.parametrize("kind", ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x",
+                                  None])
+def test_the_api_takes_only_json_bodies(loopback, kind):
+    headers = {} if kind is None else {"content-type": kind}
+    _refused(loopback.post("/api/run", content=json.dumps(SUM), headers=headers), 415, "application/json")
+    ok = loopback.post("/api/run", content=json.dumps(SUM), headers={"content-type": "application/json; charset=utf-8"})
+    assert ok.status_code == 200 and ok.json()["output"] == "42\n", ok.text
+
+
+@pytest.mark.parametrize("headers", [
+    {"origin": "http://evil.example", "content-type": "text/plain"},          # a form or fetch from another page
+    {"origin": "http://evil.example", "content-type": "application/json"},
+    {"origin": "null", "content-type": "text/plain"},                          # a sandboxed frame, a file: page
+    {"origin": "http://127.0.0.1:9", "content-type": "application/json"},      # another port is another site
+    {"sec-fetch-site": "cross-site", "content-type": "application/json"},     # no Origin, but the browser says so
+    {"host": "evil.example", "content-type": "application/json"},             # a name rebound to this machine
+])
+def test_a_request_from_another_site_is_refused(loopback, headers):
+    for _ in range(5):      # more than the sessions there are: none is taken
+        _refused(loopback.post("/api/debug", content=json.dumps(SUM), headers=headers), 403, "another")
+    opened = [loopback.post("/api/debug", json=SUM) for _ in range(2)]
+    assert [r.status_code for r in opened] == [200, 200], [r.text for r in opened]
+    for r in opened:
+        assert loopback.delete(f"/api/debug/{r.json()['id']}").status_code == 200
+
+
+def test_the_pages_own_requests_pass(loopback):
+    same = {"origin": str(loopback.base_url).rstrip("/"), "sec-fetch-site": "same-origin"}
+    r = loopback.post("/api/run", json=SUM, headers=same)
+    assert r.status_code == 200 and r.json()["output"] == "42\n", r.text
+    # a server with a token answers to any name (the token is what keeps other pages out)
+    with client(workers=1, token="tuesday") as c:
+        r = c.post("/api/run", json=SUM, headers={**STUDENT, "host": "lab.example.edu:8000"})
+        assert r.status_code == 200, r.text
+
+
+# -- a roster: students told apart, with limits of their own ------------------------------------------
+
+LOOP = {"source": ".code 0\n:loop\n  jmp loop\n", "language": "asm"}
+ADA, BOB = {"Authorization": "Bearer tok-ada"}, {"Authorization": "Bearer tok-bob"}
+
+
+def _class(**limits):
+    return client(token="tuesday", teacher_token="the-lecturer", students={"tok-ada": "ada", "tok-bob": "bob",
+                                                                           "tok-cy": "cy"}, **limits)
+
+
+def test_each_student_may_have_only_a_few_jobs_and_the_others_are_still_served():
+    import concurrent.futures
+    with _class(workers=3, queue=8, student_jobs=1, wall_seconds=2.0, max_cycles=1 << 60) as c:
+        with concurrent.futures.ThreadPoolExecutor(6) as pool:
+            ada = [pool.submit(c.post, "/api/run", json=LOOP, headers=ADA) for _ in range(4)]
+            bob = pool.submit(c.post, "/api/run", json=SUM, headers=BOB)
+            anon = pool.submit(c.post, "/api/run", json=SUM, headers=STUDENT)     # the shared token
+            statuses = sorted(f.result().status_code for f in ada)
+        assert statuses == [408, 429, 429, 429], statuses      # one admitted (stopped at 2 s), the rest told to wait
+        for r in (f.result() for f in ada):
+            if r.status_code == 429:
+                _refused(r, 429, "you have 1 job", "per student")
+                assert int(r.headers["retry-after"]) >= 1
+        assert bob.result().status_code == 200 and bob.result().json()["output"] == "42\n"
+        assert anon.result().status_code == 200
+        # her job is over: she is served again
+        assert c.post("/api/run", json=SUM, headers=ADA).status_code == 200
+
+
+def test_each_student_may_have_only_a_few_debugging_sessions():
+    with _class(workers=2, student_sessions=1) as c:
+        first = c.post("/api/debug", json=SUM, headers=ADA)
+        assert first.status_code == 200
+        _refused(c.post("/api/debug", json=SUM, headers=ADA), 429, "you have 1 debugging session", "Stop")
+        other = c.post("/api/debug", json=SUM, headers=BOB)
+        assert other.status_code == 200, other.text
+        # another student cannot drive her session
+        _refused(c.post(f"/api/debug/{first.json()['id']}", json={"command": "step"}, headers=BOB), 404, "session")
+        assert c.delete(f"/api/debug/{first.json()['id']}", headers=ADA).status_code == 200
+        assert c.post("/api/debug", json=SUM, headers=ADA).status_code == 200
+
+
+def test_students_have_a_shorter_wall_time_than_the_teacher():
+    with _class(workers=2, wall_seconds=1.0, teacher_wall_seconds=2.5, max_cycles=1 << 60) as c:
+        assert c.get("/api/params", headers=ADA).json()["limits"]["wall_seconds"] == 1.0
+        assert c.get("/api/params", headers=TEACHER).json()["limits"]["wall_seconds"] == 2.5
+        _refused(c.post("/api/run", json=LOOP, headers=ADA), 408, "limit of 1 s")
+        _refused(c.post("/api/run", json=LOOP, headers=TEACHER), 408, "limit of 2.5 s")
+
+
+@pytest.mark.parametrize("text, words", [
+    ("", ["empty", "id,name"]),
+    ("name\nAda\n", [":1:", "header", "id"]),
+    ("id,name,mark\nada,Ada,3\n", [":1:", "header"]),
+    ("id,name\n", ["no students"]),
+    ("id,name\nada,Ada\nbob\n", [":3:", "1 fields", "2"]),
+    ("id,name\nada,Ada\n\nada,Ada again\n", [":4:", "'ada' is already on line 2"]),
+    ("id,name\nada lovelace,Ada\n", [":2:", "letters, digits"]),
+    ("id,name\nada,\"Ada\n", [":2:", "unexpected end"]),
+])
+def test_a_bad_roster_is_one_line_naming_its_row(tmp_path, text, words):
+    from s2mc.common.errors import S2mcError
+    from s2mc.server import roster
+    path = tmp_path / "roster.csv"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(S2mcError) as err:
+        roster.read(path)
+    assert "\n" not in str(err.value) and str(err.value).startswith(str(path)), err.value
+    assert all(w in str(err.value) for w in words), err.value
+
+
+# -- a debugging session lives as long as its page -----------------------------------------------------
+
+def test_70_pages_left_or_gone_hold_no_more_than_the_cap_of_sessions():
+    """70 reloads of the page: half close their session as they go (the DELETE the page sends on
+    pagehide), half vanish without a word (a crash, a lost network) and stop polling. Every one can
+    open its session, and afterwards no session process is left."""
+    import os
+    import time
+    from serve_helpers import forked
+    before = forked(os.getpid())      # the other servers' workers in this process (other tests')
+    with client(workers=1, sessions=8, poll_seconds=0.4) as c:
+        for i in range(70):
+            deadline = time.monotonic() + 10
+            while (r := c.post("/api/debug", json={**SUM, "poll": True})).status_code == 429:
+                assert time.monotonic() < deadline, r.text
+                time.sleep(0.1)
+            assert r.status_code == 200, r.text
+            assert c.get(f"/api/debug/{r.json()['id']}").status_code == 200      # the page's poll
+            if i % 2:
+                assert c.delete(f"/api/debug/{r.json()['id']}").status_code == 200
+            assert forked(os.getpid()) - before <= 8
+        deadline = time.monotonic() + 10
+        while forked(os.getpid()) > before and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert forked(os.getpid()) == before
+
+
+def test_a_session_lives_while_its_page_polls_and_one_without_polling_is_kept():
+    import time
+    with client(workers=1, poll_seconds=0.4) as c:
+        page = c.post("/api/debug", json={**SUM, "poll": True}).json()["id"]
+        script = c.post("/api/debug", json=SUM).json()["id"]      # a client that does not poll (curl)
+        for _ in range(10):
+            assert c.get(f"/api/debug/{page}").status_code == 200
+            time.sleep(0.1)
+        assert c.post(f"/api/debug/{page}", json={"command": "step"}).status_code == 200
+        assert c.post(f"/api/debug/{script}", json={"command": "step"}).status_code == 200
+        time.sleep(1.2)      # the page went quiet: its session is dropped, the script's is not
+        _refused(c.get(f"/api/debug/{page}"), 404, "session")
+        assert c.post(f"/api/debug/{script}", json={"command": "step"}).status_code == 200
+        _refused(c.post("/api/debug", json={**SUM, "poll": 1}), 400, "poll")
+
+
+# -- submissions and the gradebook ---------------------------------------------------------------------
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(request, tmp_path):
+    """(--db, the rows (student, passed) of its submissions read without SQLAlchemy): a SQLite
+    file read with sqlite3, or a PostgreSQL server of the test's own read with psql."""
+    if request.param == "sqlite":
+        import sqlite3
+        db = tmp_path / "lab.db"
+
+        def rows():
+            with sqlite3.connect(db) as conn:
+                return [(s, bool(p)) for s, p in conn.execute("SELECT student, passed FROM submissions ORDER BY id")]
+        yield str(db), rows
+        return
+    from serve_helpers import postgres
+    with postgres() as (url, query):
+        yield url, lambda: [(s, p == "t") for s, p in query("SELECT student, passed FROM submissions ORDER BY id")]
+
+
+def test_submissions_are_kept_per_student_and_the_teacher_downloads_the_gradebook(database):
+    import csv
+    import io
+    db, kept = database
+    qs = _quantities()
+    with _class(workers=2, db=str(db)) as c:
+        blank = {q.name: {"predict": None, "measured": None} for q in qs}
+        right = {m["name"]: m["expected"] for m in c.post(CHECK, json={"answers": blank}, headers=TEACHER).json()["marks"]}
+        good = {q.name: {"predict": right[q.name], "measured": right[q.name]} for q in qs}
+        assert c.post(CHECK, json={"answers": blank}, headers=ADA).status_code == 200
+        assert c.post(CHECK, json={"answers": good}, headers=ADA).json()["passed"] is True
+        assert c.post(CHECK, json={"answers": blank}, headers=BOB).status_code == 200
+        assert c.post(CHECK, json={"answers": good}, headers=STUDENT).status_code == 200    # anonymous: not kept
+        _refused(c.get("/api/gradebook.csv", headers=ADA), 403, "teacher")
+        _refused(c.get("/api/gradebook.csv", headers=STUDENT), 403, "teacher")
+        first = c.get("/api/gradebook.csv", headers=TEACHER)
+        assert first.status_code == 200 and first.headers["content-type"].startswith("text/csv")
+    # the database itself, read without the server's code: one row per submission of a roster student
+    assert kept() == [("ada", False), ("ada", True), ("bob", False)]
+    # a restarted server finds them all
+    with _class(workers=1, db=str(db)) as c:
+        again = c.get("/api/gradebook.csv", headers=TEACHER).text
+    assert again == first.text
+    rows = {r["id"]: r for r in csv.DictReader(io.StringIO(again))}
+    assert list(rows) == ["ada", "bob", "cy"]
+    exact = sum(q.exact for q in qs)
+    ada, bob, cy = rows["ada"], rows["bob"], rows["cy"]
+    assert (ada["submissions"], ada["passed"], ada["right"], ada["checked"]) == ("2", "True", str(exact), str(exact))
+    assert ada["predictions"] == str(len(qs)) and ada["first"] <= ada["last"] and ada["last"].endswith("+00:00")
+    assert (bob["submissions"], bob["passed"], bob["right"], bob["predictions"]) == ("1", "False", "0", "0")
+    assert cy["submissions"] == "0" and cy["passed"] == ""
+    assert {ada[q.name] for q in qs} <= {"right", "timing"} and {bob[q.name] for q in qs} <= {"missing", "timing"}
+
+
+def test_without_a_database_the_gradebook_says_how_to_keep_one():
+    with _class(workers=1) as c:
+        _refused(c.get("/api/gradebook.csv", headers=TEACHER), 404, "--db")
+
+
+def test_the_links_file_keeps_the_tokens_it_gave_and_a_foreign_file_is_refused(tmp_path):
+    import stat
+    from s2mc.common.errors import S2mcError
+    from s2mc.server import roster
+    links = tmp_path / "class.links.csv"
+    first = [roster.Student("ada", "Ada"), roster.Student("bob", "Bob")]
+    tokens = roster.issue(first, links)
+    roster.write(links, first, tokens, ["http://10.0.0.5:8000/"])
+    assert stat.S_IMODE(links.stat().st_mode) == 0o600
+    # bob left, cy joined: ada and the teacher keep theirs, cy gets a new one
+    again = roster.issue([first[0], roster.Student("cy")], links)
+    assert again["ada"] == tokens["ada"] and again[roster.TEACHER] == tokens[roster.TEACHER]
+    assert "bob" not in again and again["cy"] not in tokens.values()
+    links.write_text("name,mark\nada,3\n", encoding="utf-8")
+    with pytest.raises(S2mcError, match=r"class.links.csv:1: not a links file"):
+        roster.issue(first, links)
