@@ -126,7 +126,11 @@ def postgres():
     import tempfile
 
     import pytest
-    initdb, pg_ctl, psql = (shutil.which(p) for p in ("initdb", "pg_ctl", "psql"))
+    # Debian keeps the server's programs out of PATH, in /usr/lib/postgresql/VERSION/bin
+    debian = sorted(Path("/usr/lib/postgresql").glob("*/bin"), key=lambda d: int(d.parent.name)
+                    if d.parent.name.isdigit() else 0)
+    where = os.pathsep.join([os.environ.get("PATH", ""), *(str(d) for d in reversed(debian))])
+    initdb, pg_ctl, psql = (shutil.which(p, path=where) for p in ("initdb", "pg_ctl", "psql"))
     if not (initdb and pg_ctl and psql):
         pytest.skip("no PostgreSQL here (initdb, pg_ctl, psql: make setup installs Debian's postgresql)")
     as_user = []
@@ -137,8 +141,12 @@ def postgres():
         except KeyError:
             shutil.rmtree(folder)
             pytest.skip("running as root and there is no postgres user to run PostgreSQL as")
+        runuser = shutil.which("runuser", path=os.pathsep.join([where, "/usr/sbin", "/sbin"]))
+        if not runuser:
+            shutil.rmtree(folder)
+            pytest.skip("running as root and there is no runuser to run PostgreSQL as the postgres user")
         os.chown(folder, user.pw_uid, user.pw_gid)
-        as_user = ["runuser", "-u", "postgres", "--"]
+        as_user = [runuser, "-u", "postgres", "--"]
     data, port = folder / "data", free_port()
     started = False
     try:
