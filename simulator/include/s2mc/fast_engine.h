@@ -97,8 +97,18 @@ class FastEngine {
     uint64_t drain_free = 0;       // the drain port's next free cycle
     bool own_last = false;         // the last grant went to the core's own request while its drain
                                    // waited: the drain goes next (they take turns)
+    // The first cycle a drain can start (~0 while one waits or the buffer is empty): its port is
+    // free and the oldest entry entered before it (pso's choice includes that entry's address).
+    uint64_t drain_start() const { return drain >= 0 || buf.empty() ? ~0ull : std::max(drain_free, buf.at(0).since + 1); }
   };
   std::vector<Buffered> sb_;
+  // Per core, kept by sb_update() after every change to the core, NEVER when none: the next cycle
+  // it must be visited (its issue; with caches also its drain's start, which looks its cache up);
+  // the cycle of its own request for the bus; the cycle its drain requests it (without caches a
+  // drain starts without a visit, in the cycle its entry and its port allow). The loop finds the
+  // next cycle in which anything happens, and the arbiter its candidates, in these small arrays.
+  std::vector<uint64_t> sb_wake_, sb_own_, sb_drain_;
+  void sb_update(int id);
   bool run_buffered(uint64_t pause);
   // With store buffers the loop runs in cycle order (no core runs ahead while tracing), so every
   // event goes to its core's lane in the order it happens, the caches' changes of other cores too.
@@ -114,7 +124,7 @@ class FastEngine {
   uint64_t sb_cycle_ = 0;          // the next cycle run_buffered simulates
   bool buffered_issue(int id, uint64_t c);
   uint64_t run_ahead(int id, uint64_t t);
-  void start_drains(uint64_t c);
+  void start_drain(int id, uint64_t c);
   void buffered_grant(uint64_t c);
   bool schedule() { return cached_ ? schedule_as<true>() : schedule_as<false>(); }
   template <bool Cached> void grant(int id, uint64_t g);
