@@ -85,9 +85,11 @@ inline bool FastEngine::buffered_issue(int id, uint64_t c) {
   if (u.op == OP_UNDEFINED) { fault(id, FaultKind::UNDEFINED_OPCODE); return false; }
   const bool drains = u.op == OP_FENCE || u.op == OP_XCHG || u.op == OP_SYNC || u.op == OP_TRAP;
   const bool store = u.bus == BUS_WRITE;
-  if ((drains && !b.buf.empty()) || (store && b.buf.full())) {   // held back: tries again at c + 1
+  if ((drains && !b.buf.empty()) || (store && b.buf.full())) {
+    // Held back: nothing but its own drains can let it go, so it tries again in the cycle after
+    // an entry leaves (let_go), not in every cycle.
     if (b.since == NEVER) b.since = c;
-    b.next = c + 1;
+    b.next = NEVER;
     return true;
   }
   if (b.since != NEVER) {
@@ -179,13 +181,14 @@ inline void FastEngine::start_drain(int id, uint64_t c) {
     ++st.store_drains;
     ++st.mem_writes;
     b.drain_free = c + cfg_.cache.hit_latency;
+    let_go(b, c);
     return;
   }
   b.drain = i;
   b.drain_cycle = s;
 }
 
-// Keeps the loop's view of core id (sb_wake_, sb_own_, sb_drain_) after a change to it.
+// Keeps the loop's view of core id (sb_wake_, sb_own_, sb_drain_, sb_bus_) after a change to it.
 inline void FastEngine::sb_update(int id) {
   const Core& k = cores_[id];
   const Buffered& b = sb_[static_cast<size_t>(id)];
@@ -194,6 +197,7 @@ inline void FastEngine::sb_update(int id) {
   sb_own_[i] = k.status == Status::PENDING ? k.t : NEVER;
   sb_drain_[i] = b.drain >= 0 ? b.drain_cycle : cached_ ? NEVER : b.drain_start();
   if (cached_) sb_wake_[i] = std::min(sb_wake_[i], b.drain_start());
+  sb_bus_[i] = std::min(sb_own_[i], sb_drain_[i]);
 }
 
 // Step 2: the bus, free at c, goes to one core's own request or its drain's (they take turns).
@@ -201,42 +205,39 @@ inline void FastEngine::buffered_grant(uint64_t c) {
   const int N = cfg_.cores;
   const uint64_t* own = sb_own_.data();
   const uint64_t* drn = sb_drain_.data();
-  // Core i competes at c with its drain, or else its own request, or not at all (-1).
-  auto drain_competes = [&](int i) -> int {
-    const bool o = own[i] <= c, d = drn[i] <= c;
-    if (!o && !d) return -1;
-    return d && (!o || sb_[static_cast<size_t>(i)].own_last);
+  const uint8_t* turn = sb_turn_.data();
+  // Whether core i competes at c with its drain (else with its own request, if any).
+  auto drains = [&](int i) { return drn[i] <= c && (own[i] > c || turn[i]); };
+  // The cycle of core i's request at c, NEVER if it has none (no branch: the scans below are the
+  // loop's hottest part, and which cores compete changes every grant).
+  auto since = [&](int i) {
+    const uint64_t s = drains(i) ? drn[i] : own[i];
+    return s <= c ? s : NEVER;
   };
   int win = -1;
-  int win_drain = 0;
   if (cfg_.arbitration == Arbitration::FIFO) {   // the earliest request cycle, then the lowest id
     uint64_t win_since = NEVER;
     for (int i = 0; i < N; ++i) {
-      const int d = drain_competes(i);
-      if (d < 0) continue;
-      const uint64_t since = d ? drn[i] : own[i];
-      if (since < win_since) { win = i; win_since = since; win_drain = d; }
+      const uint64_t s = since(i);
+      win = s < win_since ? i : win;
+      win_since = std::min(win_since, s);
     }
   } else {
     // fixed and burst4 scan from core 0, round-robin from the core after the last grantee;
     // burst4 passes over the last grantee after BURST_LIMIT grants in a row, unless it is alone.
     const int start = cfg_.arbitration == Arbitration::ROUND_ROBIN ? last_grant_ + 1 : 0;
     const int skip = cfg_.arbitration == Arbitration::BURST4 && burst_streak_ >= BURST_LIMIT ? last_grant_ : -1;
-    for (int j = 0; j < N; ++j) {
+    for (int j = 0; j < N && win < 0; ++j) {
       const int i = start + j < N ? start + j : start + j - N;
-      const int d = i == skip ? -1 : drain_competes(i);
-      if (d >= 0) { win = i; win_drain = d; break; }
+      if (i != skip && since(i) != NEVER) win = i;
     }
-    if (win < 0 && skip >= 0) {
-      win_drain = drain_competes(skip);
-      if (win_drain >= 0) win = skip;
-    }
+    if (win < 0 && skip >= 0 && since(skip) != NEVER) win = skip;
   }
   if (win < 0) return;
   Core& k = cores_[win];
   Buffered& b = sb_[static_cast<size_t>(win)];
   uint64_t D = static_cast<uint64_t>(cfg_.mem_latency);
-  if (win_drain) {
+  if (drains(win)) {
     if (b.drain < 0) start_drain(win, c);   // without caches: started as of its cycle, now
     const SbEntry e = b.buf.take(b.drain);
     Caches::Grant x{XA_NONE, 0};
@@ -253,9 +254,10 @@ inline void FastEngine::buffered_grant(uint64_t c) {
     k.s.drain_bus_cycles += D;
     b.drain = -1;
     b.drain_free = c + D;
-    b.own_last = false;
+    let_go(b, c);
+    sb_turn_[static_cast<size_t>(win)] = 0;
   } else {
-    b.own_last = drn[win] <= c;   // its drain waited (perhaps not started yet, without caches)
+    sb_turn_[static_cast<size_t>(win)] = drn[win] <= c;   // its drain waited (perhaps not started yet)
     const Uop& u = prog_[k.pc];
     const uint32_t here = k.pc;
     const int32_t before = mem_[k.req_addr];
@@ -302,6 +304,8 @@ bool FastEngine::run_buffered(uint64_t pause) {
     sb_wake_.assign(static_cast<size_t>(N), NEVER);
     sb_own_.assign(static_cast<size_t>(N), NEVER);
     sb_drain_.assign(static_cast<size_t>(N), NEVER);
+    sb_bus_.assign(static_cast<size_t>(N), NEVER);
+    sb_turn_.assign(static_cast<size_t>(N), 0);
     for (int i = 0; i < N; ++i) {
       sb_.emplace_back();
       sb_.back().buf = StoreBuffer(cfg_.store_buffer_entries);
@@ -353,7 +357,7 @@ bool FastEngine::run_buffered(uint64_t pause) {
     uint64_t wake = NEVER, bus = NEVER;
     for (int i = 0; i < N; ++i) {
       wake = std::min(wake, sb_wake_[static_cast<size_t>(i)]);
-      bus = std::min({bus, sb_own_[static_cast<size_t>(i)], sb_drain_[static_cast<size_t>(i)]});
+      bus = std::min(bus, sb_bus_[static_cast<size_t>(i)]);
     }
     const uint64_t next = std::min(wake, bus == NEVER ? NEVER : std::max(bus, bus_free_));
     if (next == NEVER) return false;   // nothing can happen any more (the result says why)
