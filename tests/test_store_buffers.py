@@ -320,6 +320,28 @@ def test_a_saturated_bus_runs_as_on_the_reference(consistency, arbitration, cach
                                   "consistency": consistency, "store_buffer_entries": entries})
 
 
+@pytest.mark.parametrize("words", [1, 64])
+@pytest.mark.parametrize("cache", ["none", "mesi"])
+@pytest.mark.parametrize("consistency", ["tso", "pso"])
+def test_a_run_in_slices_equals_one_run(consistency, cache, words):
+    """Pauses (the run loop's slices, the debugger's steps) stop the cores that run ahead and the
+    drains that start without a visit at the pause, and a run goes on from there: slices of 1, 3
+    and 7 cycles give the result, registers and memory of one run."""
+    from s2mc.simulator import _fast
+    prog = assemble(SATURATED.format(words=words, mask=words - 1))
+    code = [w & 0xFFFFFFFF for w in prog.code_image]
+
+    def run(slice_cycles):
+        engine = _fast.Engine(code, [], prog.entry, 8, 2, "fifo", 1_000_000, 1024, cache=cache,
+                              consistency=consistency, store_buffer_entries=2)
+        result = engine.run(slice_cycles)
+        return result, [engine.registers(i) for i in range(8)], engine.read(0, 1024)
+    whole = run(0)
+    assert whole[0]["cycles"] > 1000
+    for n in (1, 3, 7):
+        assert run(n) == whole
+
+
 @settings(max_examples=150)
 @given(programs(), buffered_configs(cached=True))
 def test_the_event_log_equals_the_reference_models(src, cfg):

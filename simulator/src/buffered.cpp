@@ -27,7 +27,8 @@ static inline bool pure(const Uop& u) {
 
 // After an instruction that issued at t - 1, the core runs on from t through what it can decide
 // now, as it would issue it, whatever the other cores and the bus do meanwhile (never while
-// tracing: the log goes in cycle order): instructions that touch only its registers and cannot
+// tracing, as the log goes in cycle order, or with a breakpoint or watch set, nor past a pause,
+// where the state must be the cycle-stepped machine's): instructions that touch only its registers and cannot
 // fault; a store to a buffer that has room now (drains only make more); and, without caches (no
 // lookup), a load whose address is in none of its buffered stores: only its own stores enter the
 // buffer, all of them before t, so none serves the load at t either, and it becomes its request
@@ -36,13 +37,13 @@ static inline bool pure(const Uop& u) {
 // request (PENDING). Inline (as the other helpers of this loop): a call to a function of the
 // library from within it would go through the PLT.
 inline uint64_t FastEngine::run_ahead(int id, uint64_t t) {
-  if (tracing_) return t;
+  if (tracing_ || breaking_) return t;
   Core& k = cores_[id];
   StoreBuffer& buf = sb_[static_cast<size_t>(id)].buf;
   int32_t* const r = k.r;
   const Uop* const prog = prog_.data();
   const uint32_t n = static_cast<uint32_t>(prog_.size());
-  const uint64_t lim = cfg_.max_cycles;
+  const uint64_t lim = std::min(cfg_.max_cycles, pause_);   // never past a pause
   uint32_t pc = k.pc;   // a local: the register writes below could alias the member
   uint64_t done = 0;
   for (; t < lim && pc < n; ++t, ++done) {
@@ -123,7 +124,13 @@ inline bool FastEngine::buffered_issue(int id, uint64_t c) {
       return true;
     }
   }
-  if (u.op == OP_FENCE) { sb_log(c, here, id, TraceKind::ISSUE); k.pc += 1; ++k.s.instructions; b.next = run_ahead(id, c + 1); return true; }
+  if (u.op == OP_FENCE) {
+    sb_log(c, here, id, TraceKind::ISSUE);
+    k.pc += 1;
+    ++k.s.instructions;
+    b.next = run_ahead(id, c + 1);
+    return true;
+  }
   const Next nx = execute(r, k.pc, u, id, cfg_.cores);
   if (nx != Next::MEMORY && nx != Next::UNDEFINED)
     sb_log(c, here, id, nx == Next::SYNC ? TraceKind::SYNC : nx == Next::HALT ? TraceKind::HALT : TraceKind::ISSUE);
@@ -149,7 +156,11 @@ inline bool FastEngine::buffered_issue(int id, uint64_t c) {
       return true;
     }
     case Next::CONTINUE: ++k.s.instructions; b.next = run_ahead(id, c + 1); return true;
-    case Next::PRINT: output_.push_back({c, id, trap_text(r, u)}); ++k.s.instructions; b.next = run_ahead(id, c + 1); return true;
+    case Next::PRINT:
+      output_.push_back({c, id, trap_text(r, u)});
+      ++k.s.instructions;
+      b.next = run_ahead(id, c + 1);
+      return true;
     case Next::SYNC: ++k.s.instructions; k.status = Status::SYNC; return true;
     case Next::HALT:
       ++k.s.instructions;
@@ -188,7 +199,7 @@ inline void FastEngine::start_drain(int id, uint64_t c) {
   b.drain_cycle = s;
 }
 
-// Keeps the loop's view of core id (sb_wake_, sb_own_, sb_drain_, sb_bus_) after a change to it.
+// Keeps the loop's view of core id (sb_wake_, sb_own_, sb_drain_, sb_bus_, sb_turn_) after a change to it.
 inline void FastEngine::sb_update(int id) {
   const Core& k = cores_[id];
   const Buffered& b = sb_[static_cast<size_t>(id)];
@@ -198,6 +209,7 @@ inline void FastEngine::sb_update(int id) {
   sb_drain_[i] = b.drain >= 0 ? b.drain_cycle : cached_ ? NEVER : b.drain_start();
   if (cached_) sb_wake_[i] = std::min(sb_wake_[i], b.drain_start());
   sb_bus_[i] = std::min(sb_own_[i], sb_drain_[i]);
+  sb_turn_[i] = b.own_last;
 }
 
 // Step 2: the bus, free at c, goes to one core's own request or its drain's (they take turns).
@@ -255,9 +267,9 @@ inline void FastEngine::buffered_grant(uint64_t c) {
     b.drain = -1;
     b.drain_free = c + D;
     let_go(b, c);
-    sb_turn_[static_cast<size_t>(win)] = 0;
+    b.own_last = false;
   } else {
-    sb_turn_[static_cast<size_t>(win)] = drn[win] <= c;   // its drain waited (perhaps not started yet)
+    b.own_last = drn[win] <= c;   // its drain waited (perhaps not started yet)
     const Uop& u = prog_[k.pc];
     const uint32_t here = k.pc;
     const int32_t before = mem_[k.req_addr];
@@ -301,17 +313,14 @@ inline void FastEngine::buffered_grant(uint64_t c) {
 bool FastEngine::run_buffered(uint64_t pause) {
   const int N = cfg_.cores;
   if (sb_.empty()) {
-    sb_wake_.assign(static_cast<size_t>(N), NEVER);
-    sb_own_.assign(static_cast<size_t>(N), NEVER);
-    sb_drain_.assign(static_cast<size_t>(N), NEVER);
-    sb_bus_.assign(static_cast<size_t>(N), NEVER);
-    sb_turn_.assign(static_cast<size_t>(N), 0);
     for (int i = 0; i < N; ++i) {
       sb_.emplace_back();
       sb_.back().buf = StoreBuffer(cfg_.store_buffer_entries);
-      sb_update(i);
     }
   }
+  for (auto* v : {&sb_wake_, &sb_own_, &sb_drain_, &sb_bus_}) v->assign(static_cast<size_t>(N), NEVER);
+  sb_turn_.assign(static_cast<size_t>(N), 0);
+  for (int i = 0; i < N; ++i) sb_update(i);
   int halted = 0, synced = 0;   // the cores that halted or wait at the barrier
   for (const Core& k : cores_) {
     halted += k.status == Status::HALTED;
@@ -320,7 +329,13 @@ bool FastEngine::run_buffered(uint64_t pause) {
   uint64_t c = sb_cycle_;
   for (;;) {
     if (c >= cfg_.max_cycles || fault_.kind != FaultKind::NONE) return false;
-    if (c >= pause) { sb_cycle_ = c; return true; }
+    if (c >= pause) {
+      // The state at the start of c, as the rules have it: the drains that started before c
+      // without a visit (no caches) wait for the bus.
+      for (int i = 0; i < N && !cached_ && c > 0; ++i) start_drain(i, c - 1);
+      sb_cycle_ = c;
+      return true;
+    }
     for (int i = 0; i < N; ++i) {   // step 1
       if (sb_wake_[static_cast<size_t>(i)] != c) continue;
       const Core& k = cores_[i];

@@ -95,6 +95,8 @@ class FastEngine {
     int drain = -1;                // the entry whose drain waits for the bus
     uint64_t drain_cycle = 0;      // ... since this cycle
     uint64_t drain_free = 0;       // the drain port's next free cycle
+    bool own_last = false;         // the last grant went to the core's own request while its drain
+                                   // waited: the drain goes next (they take turns)
     // The first cycle a drain can start (~0 while one waits or the buffer is empty): its port is
     // free and the oldest entry entered before it (pso's choice includes that entry's address).
     uint64_t drain_start() const { return drain >= 0 || buf.empty() ? ~0ull : std::max(drain_free, buf.at(0).since + 1); }
@@ -104,15 +106,14 @@ class FastEngine {
     if (b.since != ~0ull) b.next = c + 1;
   }
   std::vector<Buffered> sb_;
-  // Per core, kept by sb_update() after every change to the core, NEVER when none: the next cycle
-  // it must be visited (its issue; with caches also its drain's start, which looks its cache up);
-  // the cycle of its own request for the bus; the cycle its drain requests it (without caches a
-  // drain starts without a visit, in the cycle its entry and its port allow); the earlier of the
-  // two. The loop finds the next cycle in which anything happens, and the arbiter its
-  // candidates, in these small arrays.
+  // Per core, what the loop needs of cores_ and sb_ in small arrays (NEVER when none): the next
+  // cycle it must be visited (its issue; with caches also its drain's start, which looks its cache
+  // up); the cycle of its own request for the bus; the cycle its drain requests it (without caches
+  // a drain starts without a visit, in the cycle its entry and its port allow); the earlier of the
+  // two; its own_last. The loop finds the next cycle in which anything happens, and the arbiter
+  // its candidates, in them. Derived only: sb_update() keeps a core's after every change to it,
+  // and run_buffered computes them all again when it starts (after a pause, a snapshot's restore).
   std::vector<uint64_t> sb_wake_, sb_own_, sb_drain_, sb_bus_;
-  // Per core: its last grant went to its own request while its drain waited, so the drain goes
-  // next (they take turns).
   std::vector<uint8_t> sb_turn_;
   void sb_update(int id);
   bool run_buffered(uint64_t pause);
