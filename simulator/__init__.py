@@ -330,6 +330,8 @@ class Machine:
         return list(self._engine.read(self._address(where, offset, n), n))
 
     def registers(self, core: int = 0) -> list[int]:
+        if not 0 <= core < self.config.cores:
+            raise S2mcError(f"core {core} is not one of the {self.config.cores} cores")
         return list(self._engine.registers(core))
 
     def cache(self, core: int = 0) -> list[tuple[int, str, int] | None]:

@@ -342,6 +342,7 @@ PYBIND11_MODULE(_fast, m) {
              return std::vector<int32_t>(mem.begin() + addr, mem.begin() + addr + n);
            })
       .def("registers", [](const NetworkedEngine& e, int core) {
+             check_range("core", core, 0, static_cast<uint64_t>(e.core_count() - 1));
              const int32_t* r = e.registers(core);
              return std::vector<int32_t>(r, r + NUM_REGS);
            })

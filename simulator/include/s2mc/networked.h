@@ -41,6 +41,7 @@ class NetworkedEngine : private DirectoryHost {
 
   std::vector<int32_t>& memory() { return mem_; }   // after run(): the coherent memory
   const int32_t* registers(int core) const { return cores_[static_cast<size_t>(core)].r; }
+  int core_count() const { return cfg_.cores; }
 
  private:
   enum class Status : uint8_t { RUNNING, MISS, SYNC, HALTED };
