@@ -114,7 +114,7 @@ class Result:
     trace: list[tuple] = field(default_factory=list)  # event tuples (s2mc.simulator.trace), with trace=True
     timeline: object = None    # s2mc.simulator.timeline.Timeline, with timeline=
     sim_seconds: float = 0.0   # host wall-clock seconds the engine took (Machine.run)
-    network: dict | None = None  # a ring or a mesh: the machine-wide network counters (run_reference)
+    network: dict | None = None  # a ring or a mesh: the machine-wide network counters (simulator.network.report)
 
     @property
     def bus_utilisation(self) -> float:
@@ -403,7 +403,7 @@ def run_reference(program: Program, **config) -> Result:
     """Run a program on the cycle-stepped reference model (simulator/reference.py; with a ring or a
     mesh simulator/directory.py) and return what Machine.run would: the same counters, output and
     faults, its config's engine "reference", and with a network result.network. Slow: the engines'
-    specification, for small programs (the only model of a ring or a mesh so far)."""
+    specification, for small programs (the fast engine runs a ring or a mesh too, and equals it)."""
     from .directory import DirectoryMachine
     from .reference import RefFault, ReferenceMachine
     config.pop("engine", None)

@@ -103,7 +103,7 @@ def test_random_drf_programs_equal_the_reference_model(seed):
 SHAPES = [(1, 1, 1), (2, 1, 1), (2, 1, 2), (2, 1, 4), (4, 2, 2), (4, 4, 1), (8, 2, 4), (64, 2, 4)]
 
 network_configs = st.fixed_dictionaries({
-    "cores": st.integers(1, 8),
+    "cores": st.integers(1, 16),
     "mem_latency": st.integers(1, 4),
     "cache": st.sampled_from(["msi", "mesi"]),
     "shape": st.sampled_from(SHAPES),
@@ -118,7 +118,7 @@ network_configs = st.fixed_dictionaries({
 @settings(max_examples=60, deadline=None)
 @given(programs(), network_configs)
 def test_random_programs_equal_the_reference_model(src, cfg):
-    """s2gen's programs (loads, stores, xchg, push and pop, barriers, prints, faults) at 1-8 tiles."""
+    """s2gen's programs (loads, stores, xchg, push and pop, barriers, prints, faults) at 1-16 tiles."""
     lines, ways, words = cfg.pop("shape")
     assert_equal(src, cache_lines=lines, cache_ways=ways, line_words=words, mem_words=1024, max_cycles=20_000,
                  **cfg)

@@ -35,6 +35,12 @@ struct NetworkStats {
 // In the order the counters print them (simulator/directory.py MESSAGES).
 enum MsgKind : uint8_t { GETS, GETM, PUTS, PUTE, PUTM, FWD_GETS, FWD_GETM, INV, INV_ACK, DATA, PUT_ACK, MSG_KINDS };
 
+inline const char* message_name(unsigned k) {
+  static const char* const names[MSG_KINDS] = {"GetS", "GetM", "PutS", "PutE", "PutM", "Fwd-GetS", "Fwd-GetM",
+                                               "Inv", "Inv-Ack", "Data", "Put-Ack"};
+  return k < MSG_KINDS ? names[k] : "?";
+}
+
 // What the engine does when a miss's access takes effect: perform it on `word` (the requester's copy).
 class DirectoryHost {
  public:
@@ -260,10 +266,16 @@ class Directory {
     free_msgs_.push_back(id);
   }
   const int32_t* words_of(const Msg& m) const { return &words_[static_cast<size_t>(m.data) * W_]; }
+  // A message the tables say cannot arrive in this state (as the reference model, an internal error).
   [[noreturn]] void internal(const Msg& m, const char* where, int at, uint8_t st, uint64_t c) const {
-    throw std::logic_error("internal: message " + std::to_string(m.kind) + " for line " + std::to_string(m.line) +
-                           " reached " + where + " " + std::to_string(at) + " in state " + std::to_string(st) +
-                           " at cycle " + std::to_string(c));
+    static const char* const cache[] = {"I", "S", "E", "M", "IS^D", "IM^AD", "IM^A", "SM^AD", "SM^A",
+                                        "MI^A", "EI^A", "SI^A", "II^A"};
+    static const char* const home[] = {"I", "S", "M", "S^D"};
+    const bool at_home = where[0] == 'h';
+    throw std::logic_error(std::string("internal: ") + message_name(m.kind) + " for line " + std::to_string(m.line) +
+                           " reached " + where + " " + std::to_string(at) + " in state " +
+                           (at_home ? (st < 4 ? home[st] : "?") : (st < 13 ? cache[st] : "?")) + " at cycle " +
+                           std::to_string(c));
   }
 
   // -- the caches -------------------------------------------------------------------------------
