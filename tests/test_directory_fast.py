@@ -78,6 +78,16 @@ def test_an_inv_that_overtakes_the_owners_data_equals_the_reference_model(seed):
     assert_equal(flooded_race(seed), mem_words=1024, **RACE_CFG)
 
 
+@pytest.mark.parametrize("src,cfg", [
+    (".code 0\n  ld r1 100\n  trap r0 #0\n", {}),                                   # address out of range
+    (".code 0\n:l\n  ld r1 12\n  st r1 13\n  jmp l\n", {"max_cycles": 50}),      # the limit during a miss
+    (".code 0\n  cid r1\n  ld r2 12\n  div r3 r2 r1\n  trap r0 #0\n", {}),        # core 0 divides by zero
+    (".stacks 32 8 4\n.code 0\n  cid r1\n  ld r2 12\n  st r2 40\n  trap r0 #0\n", {}),   # a foreign stack
+], ids=["address", "cycle-limit", "division", "stack"])
+def test_faults_equal_the_reference_models(src, cfg):
+    assert assert_equal(src, **cfg) == {}          # the reference model faulted, and so did the engine
+
+
 # -- random programs ------------------------------------------------------------------------------
 
 def drf_case(seed: int, cores: int) -> tuple[str, dict]:
