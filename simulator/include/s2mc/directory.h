@@ -59,7 +59,7 @@ class Directory {
             uint32_t router_latency, uint32_t link_latency, uint32_t flit_words, std::vector<int32_t>* mem,
             DirectoryHost* host)
       : N_(cores), W_(cache.line_words), lines_(cache.lines), ways_(cache.ways), sets_(cache.lines / cache.ways),
-        L_(mem_latency), H_(cache.hit_latency), mesi_(cache.protocol == Protocol::MESI),
+        L_(mem_latency), mesi_(cache.protocol == Protocol::MESI),
         net_(topo, router_latency, link_latency, flit_words, 1 + cache.line_words), mem_(mem), host_(host) {
     const size_t slots = static_cast<size_t>(cores) * lines_;
     way_.assign(slots, Way{});
@@ -516,7 +516,7 @@ class Directory {
   }
 
   int N_;
-  uint32_t W_, lines_, ways_, sets_, L_, H_;
+  uint32_t W_, lines_, ways_, sets_, L_;
   bool mesi_;
   Network net_;
   std::vector<int32_t>* mem_;

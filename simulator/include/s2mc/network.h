@@ -4,7 +4,7 @@
 // packet carries an opaque payload number (the protocol's message), so another protocol reuses it
 // unchanged, and so can the SystemC engine (as store_buffer.h is shared by both C++ engines).
 //
-//   Network net(Topology(Topology::MESH, 16), router_latency, link_latency, flit_words);
+//   Network net(Topology(Topology::MESH, 16), router_latency, link_latency, flit_words, max_words);
 //   net.send(payload, src, dst, words, c);   // created at tile src in cycle c (c may be later)
 //   net.step(c);                             // every free output port grants its oldest ready packet
 //   net.delivered(c)                         // the packets whose last flit arrived at c, in tile order
@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <string>
 #include <vector>
