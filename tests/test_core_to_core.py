@@ -1,11 +1,17 @@
 """Core-to-core latency: this CPU's matrix (a pinned ping-pong per pair, s2mc.workloads.native.coherence),
 the simulated mesh's (s2mc.workloads.core_to_core) checked against the hand-worked chain of
-docs/timing-model.md, and every bad input as one line.
+docs/timing-model.md, their records, heat maps and report section, and every bad input as one line.
 Timings are never asserted against a target: only their shape and sign."""
 import math
+import subprocess
+import sys
+from pathlib import Path
 
+import numpy as np
 import pytest
+from click.testing import CliRunner
 
+from s2mc.analysis import plots, records, summaries
 from s2mc.common.errors import S2mcError
 from s2mc.workloads import core_to_core
 from s2mc.workloads.native import coherence
@@ -13,6 +19,7 @@ from s2mc.workloads.native import coherence
 native = pytest.mark.skipif(not coherence.available(), reason="native coherence extension not built")
 CPUS = coherence.cpus() if coherence.available() else []
 two_cpus = pytest.mark.skipif(len(CPUS) < 2, reason="needs 2 CPUs")
+S2MC = Path(sys.executable).parent / "s2mc"
 
 
 # -- this CPU ----------------------------------------------------------------------------------------
@@ -103,3 +110,81 @@ def test_the_ping_pong_program_hands_the_word_back_every_round():
 def test_mesh_core_count_out_of_range_is_one_line(cores):
     with pytest.raises(S2mcError, match=r"core-to-core on the mesh: \d+ cores; the simulated machine has 2\.\.64"):
         core_to_core.mesh_matrix(cores)
+
+
+# -- records, heat maps, report ----------------------------------------------------------------------
+
+def fake_native(n=3):
+    ns = [[None if i == j else 40.0 + 10 * abs(i - j) for j in range(n)] for i in range(n)]
+    return {"cpus": list(range(n)), "ns": ns, "spread": [[0.01] * n for _ in range(n)],
+            "why": [[""] * n for _ in range(n)], "round_trips": 100}
+
+
+def test_records_and_sentences_come_from_the_matrices(tmp_path, monkeypatch):
+    monkeypatch.setattr(coherence, "platform_name", lambda: "Test CPU")
+    rows = coherence.core_to_core_rows(fake_native(), run_id="n1")
+    rows += core_to_core.mesh_rows(core_to_core.mesh_matrix(4), run_id="s1")
+    df = records.make_records(rows)      # validates metrics, units and core ranges
+    assert set(df["metric"]) == {"core_to_core_ns", "core_to_core_cycles"} and len(df) == 6 + 12
+    mats = summaries.core_to_core(df)
+    assert [m["source"] for m in mats] == ["native", "sim"]
+    assert mats[0]["sentence"] == ("On Test CPU, 3 CPUs, a cache line takes 50.0 ns one way between the nearest "
+                                   "pair (CPUs 0 and 1) and 60.0 ns between the farthest (CPUs 0 and 2): a "
+                                   "spread of 10.0 ns (1.20x).")
+    assert mats[1]["sentence"] == ("On the simulated 4-tile mesh, a cache line takes 26.5 cycles one way between "
+                                   "the nearest pair (tiles 0 and 1) and 36 cycles between the farthest (tiles 1 "
+                                   "and 3): a spread of 9.5 cycles (1.36x).")
+    assert np.isnan(mats[1]["matrix"][2, 2]) and mats[1]["matrix"][3, 1] == 36
+    png = plots.core_to_core_heatmaps(df, tmp_path / "c2c.png")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert plots.core_to_core_heatmaps(df[df["metric"] == "cycles"], tmp_path / "none.png") is None
+
+
+def test_report_draws_both_matrices_with_a_sentence_each(tmp_path, monkeypatch):
+    from s2mc.analysis import report
+    monkeypatch.setattr(coherence, "platform_name", lambda: "Test CPU")
+    rows = coherence.core_to_core_rows(fake_native(2), run_id="n1")
+    rows += core_to_core.mesh_rows(core_to_core.mesh_matrix(2), run_id="s1")
+    (tmp_path / "res").mkdir()
+    records.write(records.make_records(rows), tmp_path / "res" / "c2c.parquet")
+    built = report.build([tmp_path / "res"], tmp_path / "rep")
+    md = built["md"].read_text()
+    assert "4.7 Core-to-core latency: this CPU beside the simulated mesh" in md
+    assert "On Test CPU, 2 CPUs, a cache line takes 50.0 ns one way between CPUs 0 and 1, the only pair." in md
+    assert "On the simulated 2-tile mesh, a cache line takes" in md
+    assert (tmp_path / "rep" / "core_to_core.png").exists()
+
+
+@native
+@two_cpus
+def test_cli_prints_both_matrices_and_writes_records_and_png(tmp_path):
+    from s2mc.cli.main import cli
+    out, png = tmp_path / "c2c.parquet", tmp_path / "c2c.png"
+    res = CliRunner().invoke(cli, ["coherence-native", "--bench", "core-to-core", "--cores", "2", "--round-trips",
+                                   "200", "--out", str(out), "--png", str(png), "-q"], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    assert f"core-to-core on {coherence.platform_name()}: one-way latency, ns" in res.stdout
+    assert "core-to-core on the simulated 2-tile mesh (" in res.stdout and "line home tile 0" in res.stdout
+    df = records.read(out)
+    nat = df[df["metric"] == "core_to_core_ns"]
+    sim = df[df["metric"] == "core_to_core_cycles"]
+    assert sorted(nat["variant"]) == ["0-1", "1-0"] and (nat["value"] > 0).all() and set(nat["cores"]) == {2}
+    assert sorted(sim["variant"]) == ["0-1", "1-0"] and list(sim["value"]) == [
+        core_to_core.round_trip_cycles(2, 0, 1) / 2] * 2
+    # the printed cells are the records'
+    assert f"{nat['value'].iloc[0]:.1f}" in res.stdout
+    assert png.read_bytes()[:4] == b"\x89PNG"
+
+
+@native
+@pytest.mark.parametrize("args, needle", [
+    (["--bench", "core-to-core", "--cores", str(len(CPUS) + 1)], "the CPUs this process may use"),
+    (["--bench", "core-to-core", "--mesh-cores", "65"], "out of range"),
+    (["--bench", "locks", "--png", "x.png"], "--png draws the core-to-core matrices"),
+])
+def test_cli_bad_core_counts_are_one_line(args, needle, tmp_path):
+    proc = subprocess.run([str(S2MC), "coherence-native", *args, "-q"], capture_output=True, text=True, timeout=60,
+                          cwd=tmp_path)
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and needle in proc.stderr, proc.stderr
+    assert list(tmp_path.iterdir()) == []                 # no file left behind
