@@ -188,3 +188,29 @@ def test_cli_bad_core_counts_are_one_line(args, needle, tmp_path):
     assert proc.returncode != 0 and "Traceback" not in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and needle in proc.stderr, proc.stderr
     assert list(tmp_path.iterdir()) == []                 # no file left behind
+
+
+def test_a_disturbed_cell_is_named_under_the_table_and_in_the_records(monkeypatch):
+    monkeypatch.setattr(coherence, "platform_name", lambda: "Test CPU")
+    m = fake_native(3)
+    m["why"][0][2] = m["why"][2][0] = "spread 7.0% > 5%"
+    text = coherence.format_core_to_core(m)
+    assert text.splitlines()[2].split() == ["cpu0", "-", "50.0", "60.0"]
+    assert text.splitlines()[-1] == "  DISTURBED cpu0-cpu2: spread 7.0% > 5%"
+    df = records.make_records(coherence.core_to_core_rows(m, run_id="n1"))
+    assert sorted(df[df["disturbed"]]["variant"]) == ["0-2", "2-0"]
+
+
+@native
+@two_cpus
+def test_cli_json_carries_both_matrices():
+    from s2mc.cli.main import cli
+    import json
+    res = CliRunner().invoke(cli, ["coherence-native", "--bench", "core-to-core", "--cores", "2", "--mesh-cores",
+                                   "none", "--round-trips", "100", "--json"], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert doc["results"] == [] and doc["core_to_core"]["mesh"] == []
+    ns = doc["core_to_core"]["native"]["ns"]
+    assert ns[0][0] is None and ns[0][1] > 0
+    assert [r["value"] for r in doc["records"]] == [ns[0][1], ns[1][0]]
