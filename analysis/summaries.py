@@ -767,6 +767,10 @@ def core_to_core(df: pd.DataFrame) -> list[dict]:
             where = f"{plat}, {n} CPUs" if source == "native" else f"the simulated {n}-tile mesh"
             fmt = (lambda x: f"{x:.1f}") if source == "native" else (lambda x: f"{x:g}")
             runs_text = f" (median of {runs} runs)" if runs > 1 else ""
+            pairs = g[g["core"] < g["variant"].str.split("-").str[1].astype(int)]
+            shaken = int(pairs["disturbed"].sum())
+            if shaken:   # a disturbed cell is a lower bound of the machine (docs/native.md)
+                runs_text += f" ({shaken} of {len(pairs)} pair measurements disturbed)"
             if len(cells) == 1:
                 sentence = (f"On {where}, a cache line takes {fmt(lo)} {unit} one way between {name}s {li} and "
                             f"{lj}, the only pair{runs_text}.")

@@ -199,6 +199,8 @@ def test_a_disturbed_cell_is_named_under_the_table_and_in_the_records(monkeypatc
     assert text.splitlines()[-1] == "  DISTURBED cpu0-cpu2: spread 7.0% > 5%"
     df = records.make_records(coherence.core_to_core_rows(m, run_id="n1"))
     assert sorted(df[df["disturbed"]]["variant"]) == ["0-2", "2-0"]
+    assert summaries.core_to_core(df)[0]["sentence"].endswith(
+        "a spread of 10.0 ns (1.20x) (1 of 3 pair measurements disturbed).")
 
 
 @native
