@@ -282,8 +282,8 @@ def _core_to_core(cores: int, mesh_cores: list[int], round_trips: int, *, progre
         if bar:
             bar.close()
     if not as_json:
-        click.echo(f"core-to-core on {coherence.platform_name()}: one-way latency, ns (median of "
-                   f"{round_trips} round trips / 2 per pair)")
+        click.echo(f"core-to-core on {coherence.platform_name()}: one-way latency, ns (per pair: the median of "
+                   f"{round_trips // native['batch']} timed batches of {native['batch']} round trips, / 2)")
         click.echo(coherence.format_core_to_core(native) + "\n")
         for m in mesh:
             click.echo(f"core-to-core on the simulated {m['cores']}-tile mesh ({m['engine']} engine, line home "

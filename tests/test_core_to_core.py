@@ -117,7 +117,7 @@ def test_mesh_core_count_out_of_range_is_one_line(cores):
 def fake_native(n=3):
     ns = [[None if i == j else 40.0 + 10 * abs(i - j) for j in range(n)] for i in range(n)]
     return {"cpus": list(range(n)), "ns": ns, "spread": [[0.01] * n for _ in range(n)],
-            "why": [[""] * n for _ in range(n)], "round_trips": 100}
+            "why": [[""] * n for _ in range(n)], "round_trips": 100, "batch": 100}
 
 
 def test_records_and_sentences_come_from_the_matrices(tmp_path, monkeypatch):
@@ -163,7 +163,8 @@ def test_cli_prints_both_matrices_and_writes_records_and_png(tmp_path):
     res = CliRunner().invoke(cli, ["coherence-native", "--bench", "core-to-core", "--cores", "2", "--round-trips",
                                    "200", "--out", str(out), "--png", str(png), "-q"], catch_exceptions=False)
     assert res.exit_code == 0, res.output
-    assert f"core-to-core on {coherence.platform_name()}: one-way latency, ns" in res.stdout
+    assert f"core-to-core on {coherence.platform_name()}: one-way latency, ns (per pair: the median of 2 timed " \
+           "batches of 100 round trips, / 2)" in res.stdout
     assert "core-to-core on the simulated 2-tile mesh (" in res.stdout and "line home tile 0" in res.stdout
     df = records.read(out)
     nat = df[df["metric"] == "core_to_core_ns"]

@@ -112,7 +112,7 @@ def core_to_core(cores: int, round_trips: int, *, batch: int = 100,
     gives the one-way latency (round trip / 2) of both cells (i, j) and (j, i): a round trip is one
     transfer each way. The diagonal is empty (None): one core does not hand a line to itself.
     Returns cpus, ns (the matrix), spread and why (per cell: '' or why it is disturbed, by the
-    method of s2mc.common.measure) and round_trips. `step` is called after each pair."""
+    method of s2mc.common.measure), round_trips and batch. `step` is called after each pair."""
     usable = cpus()
     if not 2 <= cores <= len(usable):
         raise S2mcError(f"core-to-core: {cores} cores, but this process may use {len(usable)} CPU(s) "
@@ -129,7 +129,7 @@ def core_to_core(cores: int, round_trips: int, *, batch: int = 100,
                 ns[a][b], spread[a][b], why[a][b] = tm.median / 2, tm.spread, tm.why
             if step:
                 step()
-    return {"cpus": chosen, "ns": ns, "spread": spread, "why": why, "round_trips": round_trips}
+    return {"cpus": chosen, "ns": ns, "spread": spread, "why": why, "round_trips": round_trips, "batch": batch}
 
 
 def core_to_core_rows(m: dict, *, run_id: str, experiment: str = "coherence_native") -> list[dict]:
