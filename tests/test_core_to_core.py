@@ -3,6 +3,7 @@ the simulated mesh's (s2mc.workloads.core_to_core) checked against the hand-work
 docs/timing-model.md, their records, heat maps and report section, and every bad input as one line.
 Timings are never asserted against a target: only their shape and sign."""
 import math
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -217,3 +218,12 @@ def test_cli_json_carries_both_matrices():
     ns = doc["core_to_core"]["native"]["ns"]
     assert ns[0][0] is None and ns[0][1] > 0
     assert [r["value"] for r in doc["records"]] == [ns[0][1], ns[1][0]]
+
+
+@native
+@pytest.mark.skipif(shutil.which("taskset") is None, reason="needs taskset")
+def test_cli_matrix_on_one_cpu_says_why():
+    proc = subprocess.run(["taskset", "-c", str(CPUS[0]), str(S2MC), "coherence-native", "--bench", "core-to-core",
+                           "-q"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert proc.stderr.strip().splitlines()[-1] == "s2mc: error: core-to-core needs 2 CPUs; this process may use 1"

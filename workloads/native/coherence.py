@@ -114,6 +114,8 @@ def core_to_core(cores: int, round_trips: int, *, batch: int = 100,
     Returns cpus, ns (the matrix), spread and why (per cell: '' or why it is disturbed, by the
     method of s2mc.common.measure), round_trips and batch. `step` is called after each pair."""
     usable = cpus()
+    if len(usable) < 2:
+        raise S2mcError(f"core-to-core needs 2 CPUs; this process may use {len(usable)}")
     if not 2 <= cores <= len(usable):
         raise S2mcError(f"core-to-core: {cores} cores, but this process may use {len(usable)} CPU(s) "
                         f"({', '.join(map(str, usable))}) and a matrix needs at least 2")
