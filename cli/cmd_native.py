@@ -12,10 +12,8 @@ from s2mc.common import litmus as litmus_tests
 from s2mc.common.errors import S2mcError
 from s2mc.common.measure import MIN_SAMPLES
 from s2mc.common.units import human_size
-from s2mc.workloads import core_to_core
 from s2mc.workloads.cipher_host import host_memory
 from s2mc.workloads.native import CIPHER_IMPLS, CIPHERS, MAX_MIN_SECONDS, MAX_REPS, MAX_THREADS, STRATEGIES
-from s2mc.simulator import MAX_CORES
 from s2mc.workloads.native.coherence import BENCHES as COHERENCE_BENCHES
 from s2mc.workloads.native.coherence import MATRIX as COHERENCE_MATRIX
 from s2mc.workloads.native.coherence import INCREMENTS as COHERENCE_INCREMENTS
@@ -161,6 +159,11 @@ def _cpus() -> int:
 _CPUS = "the CPUs this process may use: each thread is pinned to its own"
 
 
+def _mesh_max() -> int:
+    from s2mc.simulator import MAX_CORES   # here, not at the top: the native commands start without the simulator
+    return MAX_CORES
+
+
 @click.command("coherence-native")
 @click.option("--bench", "benches", type=Choices(COHERENCE_BENCHES + (COHERENCE_MATRIX,)),
               help="Comma-separated experiments: false-sharing (counters packed in one line against padded a line "
@@ -169,7 +172,7 @@ _CPUS = "the CPUs this process may use: each thread is pinned to its own"
               "Default: the first three (ping-pong only where this process may use 2 CPUs).")
 @click.option("--cores", type=Integer(2, _cpus, names={"all": _cpus, "max": _cpus}, why=_CPUS), default="all",
               show_default=True, help="CPUs of the core-to-core matrix (the first ones this process may use).")
-@click.option("--mesh-cores", type=Integer(2, MAX_CORES, many=True, names={"same": lambda: 0, "none": lambda: -1}),
+@click.option("--mesh-cores", type=Integer(2, _mesh_max, many=True, names={"same": lambda: 0, "none": lambda: -1}),
               default="same", show_default=True, help="Comma-separated tile counts of the simulated mesh's "
               "core-to-core matrices ('same' = --cores, 'none'). Two runs per pair of tiles: 64 takes many minutes.")
 @click.option("--png", "png_path", type=OutputFile("heat map", stdout=False),
@@ -235,6 +238,7 @@ def coherence_native_cmd(benches, cores, mesh_cores, png_path, threads, incremen
                                              progress=progress, log=log)
     matrices = {}
     if matrix:
+        from s2mc.workloads import core_to_core
         matrices = _core_to_core(cores, mesh_cores, round_trips, progress=progress, as_json=as_json)
         rows += coherence.core_to_core_rows(matrices["native"], run_id=records.new_run_id("c2c"),
                                             experiment=experiment)
@@ -267,6 +271,7 @@ def coherence_native_cmd(benches, cores, mesh_cores, png_path, threads, incremen
 def _core_to_core(cores: int, mesh_cores: list[int], round_trips: int, *, progress: bool, as_json: bool) -> dict:
     """This CPU's core-to-core matrix and the simulated mesh's for each count of `mesh_cores` (0: the
     same as `cores`; -1: none), printed as tables unless `as_json`."""
+    from s2mc.workloads import core_to_core
     from s2mc.workloads.native import coherence
     counts = list(dict.fromkeys(cores if n == 0 else n for n in mesh_cores if n != -1))
     pairs = cores * (cores - 1) // 2 + sum(n * (n - 1) // 2 for n in counts)
