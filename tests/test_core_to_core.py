@@ -74,20 +74,51 @@ def hops(a, b, cores):
     return abs(xa - xb) + abs(ya - yb)
 
 
-# (cores, ping, pong, phi + phi'): the loop-phase waits worked out by hand on the timeline of each hand-over
-# (docs/timing-model.md, "Core-to-core latency on the mesh"), and whether the home's first port towards
-# the two cores is the same (then each Inv queues 2 cycles behind its Data).
-HAND = [(4, 0, 1, 3, False), (4, 0, 3, 2, False), (4, 1, 3, 2, True), (4, 2, 3, 1, False), (16, 5, 10, 2, True),
-        (16, 0, 15, 1, False)]
+def T(h, flits):
+    """A message's cycles over h hops at zero load, R = Lk = 1 (docs/timing-model.md, "The network")."""
+    return (h + 1) + h + flits
 
 
-@pytest.mark.parametrize("cores, a, b, phases, shared", HAND)
-def test_mesh_entries_follow_the_hand_worked_formula(cores, a, b, phases, shared):
-    # one-way = 4 (hP + hQ) + 2 hPQ + 19 + (phi + phi') / 2 + 2 [shared first port], with the defaults
-    # (R = Lk = 1, L = 2, 1-flit requests, 2-flit data); the home of the line is tile 0.
+def first_port(tile, cores):
+    """The home's (tile 0's) output port towards a tile under XY routing."""
+    x, y = xy(tile, cores)
+    return "x+" if x else "y+" if y else "local"
+
+
+def chain(cores, a, b, hand_overs=8):
+    """The hand-overs of the ping-pong of a (first to store) and b, in cycles from one store's issue to
+    the next, by the table of docs/timing-model.md, "Core-to-core latency on the mesh": returns
+    (the last two hand-overs, phi + phi' of that round trip, sigma). L = 2; each spin loop issues a
+    load every 3 cycles from the first one after its own store took effect (2 instructions after it for
+    the first core, `add` then `ld`; 4 for the second, `lt`, `jt`, `add`, `ld`)."""
+    L, tail, to_loop = 2, {a: 6, b: 4}, {a: 2, b: 4}
+    sigma = first_port(a, cores) == first_port(b, cores) != "local"
+    w, r, s, first_load, times, phis = a, b, 0, {b: 0}, [], []
+    for _ in range(hand_overs):
+        hw, hr, hwr = hops(w, 0, cores), hops(r, 0, cores), hops(w, r, cores)
+        data = s + T(hw, 1) + L                              # the home's Data (acks 1) to w and Inv to r
+        inv = data + T(hr, 1) + 2 * sigma                    # the Inv at r (behind the Data's 2 flits)
+        done = max(data + T(hw, 2), inv + T(hwr, 1))         # w's store takes effect
+        phi = (first_load[r] - inv) % 3                      # r's next load after the Inv
+        loaded = max(inv + phi + T(hr, 1) + 1 + T(hw, 1), done) + T(hwr, 2)
+        first_load[w] = done + to_loop[w]
+        times.append(loaded + tail[r] - s)
+        phis.append(phi)
+        s, w, r = loaded + tail[r], r, w
+    return times[-2:], phis[-1] + phis[-2], sigma
+
+
+# Pairs of the 2x2 and 4x4 meshes: beside the home, far from it, sharing the home's first port or not.
+HAND = [(4, 0, 1), (4, 0, 3), (4, 1, 3), (4, 2, 3), (16, 5, 10), (16, 0, 15), (16, 3, 12)]
+
+
+@pytest.mark.parametrize("cores, a, b", HAND)
+def test_mesh_entries_follow_the_hand_worked_chain(cores, a, b):
+    times, phases, sigma = chain(cores, a, b)
     hp, hq, hpq = hops(a, 0, cores), hops(b, 0, cores), hops(a, b, cores)
-    want = 4 * (hp + hq) + 2 * hpq + 19 + phases / 2 + 2 * shared
-    assert core_to_core.round_trip_cycles(cores, a, b) / 2 == want
+    # the chain summed: one-way = 4 (hP + hQ) + 2 hPQ + 19 + (phi + phi') / 2 + 2 sigma
+    assert sum(times) / 2 == 4 * (hp + hq) + 2 * hpq + 19 + phases / 2 + 2 * sigma
+    assert core_to_core.round_trip_cycles(cores, a, b) / 2 == sum(times) / 2
 
 
 def test_mesh_matrix_of_four_tiles():
