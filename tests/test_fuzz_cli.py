@@ -117,7 +117,9 @@ SPECS = {
                                                                     "hierocrypt3", "sc2000,camellia"]}),
     "coherence-native": dict(base={"--iterations": "100", "--acquisitions": "100", "--round-trips": "100",
                                    "--reps": "1"}, flags=["-q", "--json", "--force"], options={
-        "--bench": ["locks", "ping-pong,locks", "false-sharing", "cache"], "--threads": ["2", "all", "1,all", "3", "0"],
+        "--bench": ["locks", "ping-pong,locks", "false-sharing", "cache", "core-to-core"],
+        "--threads": ["2", "all", "1,all", "3", "0"], "--cores": ["2", "all", "3", "1"],
+        "--mesh-cores": ["none", "same", "2,4", "65"], "--png": ["h.png"],
         "--increment": ["atomic", "plain,atomic", "cas"], "--lock": ["tas", "ttas,ticket", "mcs"],
         "--iterations": ["1", "1000", "1000000001"], "--acquisitions": ["1", "1000000001"],
         "--round-trips": ["200", "150", "99"], "--reps": ["2", "1000", "1001"], "--experiment": ["e1"],
