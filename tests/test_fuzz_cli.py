@@ -189,7 +189,13 @@ SPECS["serve"] = dict(base={"--port": "0"}, flags=[], options={
     "--token": ["t", ""], "--executor": ["local", "dask"], "--scheduler": ["nonsense"],
     "--wall-seconds": ["0.1", "3600", "0.05", "3601"],
     "--max-cycles": ["1", "4611686018427387904", "4611686018427387905"],
-    "--memory-mib": ["16", "15", "1048576", "1048577"]})
+    "--memory-mib": ["16", "15", "1048576", "1048577"],
+    "--teacher-token": ["teacher", ""], "--class": ["no/such/roster.csv", "."], "--links": ["no/such/links.csv"],
+    "--db": ["nonsense://x", "no/such/folder/lab.db"],
+    "--student-jobs": ["1", "10000", "0", "10001"], "--student-sessions": ["1", "10000", "0", "10001"],
+    "--connections-per-address": ["1", "100000", "0", "100001"],
+    "--header-seconds": ["0.1", "3600", "0.05", "3601", "nan"], "--body-seconds": ["0.1", "3600", "0.05", "inf"],
+    "--teacher-wall-seconds": ["0.1", "3600", "0.05", "3601"]})
 
 # Every command that writes files takes --force (replace a read-only output: cli/options.py).
 for _name in ("asm", "compile", "run", "aes", "cipher", "fidelity", "native", "encrypt", "decrypt", "gpu", "sweep",
