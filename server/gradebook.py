@@ -15,20 +15,14 @@ from __future__ import annotations
 import datetime as dt
 import json
 
-from s2mc.common.errors import S2mcError
-
+from .database import connect, iso
 from .roster import Student
-
-
-def _url(db: str) -> str:
-    return db if "://" in db else f"sqlite:///{db}"
 
 
 class Gradebook:
     def __init__(self, db: str):
         import sqlalchemy as sa
         self.sa = sa
-        url = _url(db)
         meta = sa.MetaData()
         self.table = sa.Table(
             "submissions", meta,
@@ -40,13 +34,7 @@ class Gradebook:
             sa.Column("predictions", sa.Integer, nullable=False),
             sa.Column("passed", sa.Boolean, nullable=False),
             sa.Column("verdicts", sa.Text, nullable=False))      # {question: verdict}, JSON
-        try:
-            # the server's threads share SQLite's connections (one writes at a time: SQLite's lock)
-            args = {"check_same_thread": False} if url.startswith("sqlite") else {}
-            self.engine = sa.create_engine(url, connect_args=args)
-            meta.create_all(self.engine)
-        except Exception as exc:  # noqa: BLE001 - a bad URL or an unreachable database: one line
-            raise S2mcError(f"--db {db}: {type(exc).__name__}: {str(exc).splitlines()[0]}") from None
+        self.engine = connect(db, meta)
 
     def record(self, student: str, graded: dict) -> None:
         """One submission: the answer of exercises.grade()."""
@@ -72,7 +60,7 @@ class Gradebook:
             row = {"id": sid, "name": names.get(sid, ""), "submissions": len(mine)}
             if len(mine):
                 last = mine.iloc[-1]
-                row.update(first=_iso(mine["at"].iloc[0]), last=_iso(last["at"]), right=int(last["right"]),
+                row.update(first=iso(mine["at"].iloc[0]), last=iso(last["at"]), right=int(last["right"]),
                            checked=int(last["checked"]), predictions=int(last["predictions"]),
                            passed=bool(mine["passed"].any()), **json.loads(last["verdicts"]))
             rows.append(row)
@@ -86,13 +74,6 @@ class Gradebook:
 
     def close(self) -> None:
         self.engine.dispose()
-
-
-def _iso(at) -> str:
-    t = at.to_pydatetime() if hasattr(at, "to_pydatetime") else at
-    if t.tzinfo is None:          # SQLite keeps no zone: the times were written in UTC
-        t = t.replace(tzinfo=dt.timezone.utc)
-    return t.isoformat(timespec="seconds")
 
 
 def _columns() -> list[str]:
