@@ -482,6 +482,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return Response(text, media_type="text/csv; charset=utf-8",
                         headers={"Content-Disposition": 'attachment; filename="gradebook.csv"'})
 
+    @app.get("/api/progress")
+    async def progress(request: Request):
+        # the lecturer's page asks every progress_seconds: the submissions as they are now
+        out = await stored(teacher_book(request).progress, roster)
+        return {**out, "progress_seconds": limits.progress_seconds}
+
+    @app.get("/lecturer", response_class=HTMLResponse)
+    async def lecturer():
+        return HTMLResponse(static.joinpath("lecturer.html").read_text(encoding="utf-8"))
+
     # -- work that lasts: each one's saved program, and share links -----------------------------
     @app.get("/api/work")
     async def work_load(request: Request, browser: str | None = None):

@@ -69,6 +69,18 @@ class Gradebook:
             {"submissions": "Int64", "right": "Int64", "checked": "Int64", "predictions": "Int64",
              "passed": "boolean"})
 
+    def progress(self, students: list[Student]) -> dict:
+        """The class's progress for the lecturer's page, from the same frame as the gradebook:
+        `students` (its rows, a missing value null), `questions` (each question's name and how
+        many students' last verdict is right), `submitted` and `passed` (students)."""
+        frame = self.frame(students)
+        rows = frame.astype(object).where(frame.notna(), None).to_dict("records")
+        questions = [c for c in frame.columns if c not in _HEAD]
+        return {"students": rows,
+                "questions": [{"name": q, "right": int((frame[q] == "right").sum())} for q in questions],
+                "submitted": int((frame["submissions"] > 0).sum()),
+                "passed": int(frame["passed"].fillna(False).astype(bool).sum())}
+
     def csv(self, students: list[Student]) -> str:
         return self.frame(students).to_csv(index=False)
 
@@ -77,6 +89,9 @@ class Gradebook:
 
 
 def _columns() -> list[str]:
-    head = ["id", "name", "submissions", "first", "last", "right", "checked", "predictions", "passed"]
     from s2mc.experiments import lab
-    return head + [q.name for _, q in lab.quantities()]
+    return _HEAD + [q.name for _, q in lab.quantities()]
+
+
+#: the gradebook's columns before each question's verdict
+_HEAD = ["id", "name", "submissions", "first", "last", "right", "checked", "predictions", "passed"]

@@ -1,5 +1,5 @@
 """Work that lasts in `s2mc serve` (docs/server.md, "Saved work and share links"): each one's saved
-program and share links, on SQLite and on a PostgreSQL server the test
+program, share links, the lecturer's progress, on SQLite and on a PostgreSQL server the test
 starts itself (skipped, saying why, where none can start). Each database is also read without the
 server's code (sqlite3, psql) as the independent witness of what was kept."""
 import csv
@@ -151,3 +151,35 @@ def test_share_links_are_capped_in_size_and_number():
         _one_line(c.post("/api/programs", json=PROGRAM, headers=ADA), 507, "limit of 2 shared programs")
         # and the page tells the names its Download gives: the same as the server's errors name
         assert c.get("/api/params", headers=ADA).json()["files"] == {"rz": "program.rz", "asm": "program.s"}
+
+
+# -- the lecturer's progress --------------------------------------------------------------------------
+
+def test_the_lecturers_progress_is_the_gradebooks_and_only_the_teachers(tmp_path):
+    from s2mc.experiments import lab
+    qs = [q for _, q in lab.quantities()]
+    with _class(workers=2, db=str(tmp_path / "lab.db")) as c:
+        blank = {q.name: {"predict": None, "measured": None} for q in qs}
+        right = {m["name"]: m["expected"] for m in
+                 c.post("/api/exercises/check", json={"answers": blank}, headers=TEACHER).json()["marks"]}
+        good = {q.name: {"predict": right[q.name], "measured": right[q.name]} for q in qs}
+        half = {**blank, qs[0].name: {"predict": None, "measured": right[qs[0].name]}}
+        assert c.post("/api/exercises/check", json={"answers": good}, headers=ADA).json()["passed"] is True
+        assert c.post("/api/exercises/check", json={"answers": half}, headers=BOB).status_code == 200
+        _one_line(c.get("/api/progress", headers=ADA), 403, "teacher")
+        _one_line(c.get("/api/progress", headers=STUDENT), 403, "teacher")
+        p = c.get("/api/progress", headers=TEACHER).json()
+        book = list(csv.DictReader(io.StringIO(c.get("/api/gradebook.csv", headers=TEACHER).text)))
+    assert (p["submitted"], p["passed"], p["progress_seconds"]) == (2, 1, 3.0)
+    assert [s["id"] for s in p["students"]] == [r["id"] for r in book] == ["ada", "bob", "cy"]
+    for s, r in zip(p["students"], book):     # the same numbers as the gradebook's CSV
+        assert {k: ("" if v is None else str(v)) for k, v in s.items()} == r
+    counts = {q["name"]: q["right"] for q in p["questions"]}
+    assert list(counts) == [q.name for q in qs]
+    assert counts[qs[0].name] == 2 and all(counts[q.name] == 1 for q in qs[1:] if q.exact)
+
+
+def test_without_a_database_the_progress_says_how_to_keep_one():
+    with _class(workers=1) as c:
+        _one_line(c.get("/api/progress", headers=TEACHER), 404, "--db")
+        assert "/static/lecturer.js" in c.get("/lecturer").text

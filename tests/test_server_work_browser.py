@@ -1,8 +1,11 @@
 """Work that lasts, in a real browser (headless Chromium driven by selenium, as
 tests/test_server_browser.py): the program and the machine's fields kept across a reload and a
-server restart, a share link opened in another browser, a program file downloaded and uploaded.
-The expected values come from the API (httpx) or the database, not from the page."""
+server restart, a share link opened in another browser, a program file downloaded and uploaded,
+and the lecturer's page following a class's checks live. The expected values come from the API
+(httpx) or the database, not from the page."""
 import contextlib
+import csv
+import io
 import sqlite3
 
 import httpx2
@@ -117,3 +120,38 @@ def test_a_program_file_is_downloaded_and_uploaded(tmp_path):
             page.find_element(By.ID, "upload").send_keys(str(f))
             _wait(page, lambda d: _text(d, "work-status") == words, seconds=10)
             assert _editor(page) == good.read_text()      # a refused file changes nothing
+
+
+def test_the_lecturers_page_follows_the_class_live(tmp_path):
+    roster = tmp_path / "roster.csv"
+    roster.write_text("id,name\nada,Ada\nbob,Bob\n", encoding="utf-8")
+    info = {}
+    with live_server("--workers", "2", "--class", str(roster), info=info) as url:
+        # with --class and no --db the class's work is kept beside the roster
+        assert f"work kept in {tmp_path / 'roster.db'}" in info["banner"]
+        tokens = {r["id"] or "teacher": r["token"] for r in csv.DictReader((tmp_path / "roster.links.csv").open())}
+        with browser(url + "/lecturer", "?token=" + tokens["ada"]) as refused:
+            assert "teacher" in _text(refused, "status")
+        with browser(url + "/lecturer", "?token=" + tokens["teacher"]) as page:
+            page.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(tmp_path)})
+            assert _text(page, "summary").startswith("0 of 2 students submitted a check; 0 passed.")
+            rows = lambda d: [r.text for r in d.find_elements(By.CSS_SELECTOR, "#progress tr[data-student]")]  # noqa: E731
+            assert [r.split()[0] for r in rows(page)] == ["ada", "bob"]
+            blank = {q["name"]: {"predict": None, "measured": None} for s in httpx2.get(
+                f"{url}/api/exercises", headers={"Authorization": "Bearer " + tokens["ada"]}, timeout=10
+            ).json()["sections"] for q in s["quantities"]}
+            r = httpx2.post(f"{url}/api/exercises/check", json={"answers": blank}, timeout=300,
+                            headers={"Authorization": "Bearer " + tokens["ada"]})
+            assert r.status_code == 200, r.text
+            # the page asks again by itself: ada's check appears without a reload
+            _wait(page, lambda d: _text(d, "summary").startswith("1 of 2 students submitted a check; 0 passed."),
+                  seconds=30)
+            ada = page.find_element(By.CSS_SELECTOR, "#progress tr[data-student=ada]")
+            cells = [c.text for c in ada.find_elements(By.TAG_NAME, "td")]
+            assert cells[2] == "1" and cells[7] == "no" and set(cells[8:]) <= {"missing", "timing"}
+            page.find_element(By.ID, "gradebook").click()
+            _wait(page, lambda d: (tmp_path / "gradebook.csv").exists(), seconds=10)
+            want = httpx2.get(f"{url}/api/gradebook.csv", headers={"Authorization": "Bearer " + tokens["teacher"]},
+                              timeout=10).text
+            assert (tmp_path / "gradebook.csv").read_text(encoding="utf-8") == want
+            assert [r["id"] for r in csv.DictReader(io.StringIO(want))] == ["ada", "bob"]
