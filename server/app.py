@@ -15,6 +15,7 @@ import json
 import math
 import os
 import re
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from importlib import resources
@@ -225,6 +226,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     jobs_of: dict[str, int] = {}       # a roster student's jobs running or waiting (the event loop's own)
     book = Gradebook(settings.db) if settings.db else None
     work = Work(settings.db)        # without --db, in this process's memory
+    # the database's calls wait here, apart from the pool's closer: a slow database never holds
+    # up the closing of debugging sessions
+    database = ThreadPoolExecutor(max_workers=4, thread_name_prefix="s2mc-db")
     roster = settings.roster or [Student(s) for s in settings.students.values()]
 
     def wall(request: Request) -> float:
@@ -252,7 +256,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     async def stored(fn, *args):
         """A call of the database, off the event loop."""
-        return await asyncio.get_running_loop().run_in_executor(pool.closer, fn, *args)
+        return await asyncio.get_running_loop().run_in_executor(database, fn, *args)
 
     def owner(request: Request, browser) -> str:
         """Whose saved work a request names: a student of the roster or the teacher by their token;
@@ -294,6 +298,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             task.cancel()
             state["sessions"].close_all()
             pool.close()
+            database.shutdown(wait=True, cancel_futures=True)
             if book is not None:
                 book.close()
             work.close()
@@ -309,6 +314,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.exception_handler(JobError)
     async def job_error(request, exc: JobError):
         return _error(exc.status, str(exc))
+
+    @app.exception_handler(Full)
+    async def full(request, exc: Full):
+        return _error(507, str(exc))
 
     @app.exception_handler(Busy)
     async def busy(request, exc: Busy):
@@ -501,15 +510,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def work_save(request: Request):
         body = await _body(request, ("source",), (*PROGRAM_FIELDS[1:], "browser"))
         who = owner(request, body.pop("browser", None))
-        return {"saved": await stored(work.save, who, _kept(body, limits))}
+        return {"saved": await stored(work.save, who, _kept(body, limits), limits.saved_work)}
 
     @app.post("/api/programs", status_code=201)
     async def share(request: Request):
         program = _kept(await _body(request, ("source",), PROGRAM_FIELDS[1:]), limits)
-        try:
-            pid = await stored(work.share, program, limits.shared_programs)
-        except Full as exc:
-            raise ApiError(507, str(exc)) from None
+        pid = await stored(work.share, program, limits.shared_programs)
         return {"id": pid, "url": f"{request.base_url}?program={pid}"}
 
     @app.get("/api/programs/{pid}")

@@ -2,7 +2,7 @@
 links"): each owner's program as they last typed it, and the programs shared by a link.
 
     work = Work("lab.db")                      # or a SQLAlchemy URL; None: in this process's memory
-    work.save("student:ada", program)          # program: {source, language, opt, params}
+    work.save("student:ada", program, cap=100_000)   # program: {source, language, opt, params}
     work.load("student:ada")                   # that program, with `saved` (UTC), or None
     pid = work.share(program, cap=100_000)     # an unguessable id
     work.shared(pid)                           # the program, with `shared` (UTC), or None
@@ -59,15 +59,31 @@ class Work:
         return {"source": row.source, "language": row.language, "opt": row.opt, "params": json.loads(row.params),
                 when: iso(row.at)}
 
-    def save(self, owner: str, program: dict) -> str:
-        """Keeps `program` as `owner`'s work, in place of what they had; answers the time (UTC)."""
+    def save(self, owner: str, program: dict, cap: int) -> str:
+        """Keeps `program` as `owner`'s work, in place of what they had; answers the time (UTC).
+        Full when `owner` is new and `cap` owners have work here already."""
         row = self._row(program)
         t = self.saved
-        with self.engine.begin() as conn:
-            # update, else insert: both work the same way on SQLite and PostgreSQL
-            if not conn.execute(t.update().where(t.c.owner == owner).values(**row)).rowcount:
-                conn.execute(t.insert().values(owner=owner, **row))
+        for again in (False, True):
+            try:
+                with self.engine.begin() as conn:
+                    # update, else insert: the same on SQLite and PostgreSQL
+                    if conn.execute(t.update().where(t.c.owner == owner).values(**row)).rowcount:
+                        break
+                    self._room(conn, t, cap, "owners of saved work")
+                    conn.execute(t.insert().values(owner=owner, **row))
+                    break
+            except self.sa.exc.IntegrityError:
+                # another save of this owner inserted first (two tabs at once, PostgreSQL): the
+                # row is there now, and the second try updates it
+                if again:
+                    raise
         return iso(row["at"])
+
+    def _room(self, conn, table, cap: int, what: str) -> None:
+        have = conn.execute(self.sa.select(self.sa.func.count()).select_from(table)).scalar_one()
+        if have >= cap:
+            raise Full(f"this server holds its limit of {cap} {what}; ask the lecturer")
 
     def load(self, owner: str) -> dict | None:
         with self.engine.connect() as conn:
@@ -78,9 +94,7 @@ class Work:
         """Keeps `program` under a new id (128 random bits) and answers it; Full past `cap` programs."""
         t = self.programs
         with self.engine.begin() as conn:
-            have = conn.execute(self.sa.select(self.sa.func.count()).select_from(t)).scalar_one()
-            if have >= cap:
-                raise Full(f"this server holds its limit of {cap} shared programs; ask the lecturer")
+            self._room(conn, t, cap, "shared programs")
             pid = secrets.token_urlsafe(ID_BYTES)
             conn.execute(t.insert().values(id=pid, **self._row(program)))
         return pid

@@ -91,6 +91,28 @@ def test_saved_work_is_each_ones_own_and_outlives_a_restart(database):
         assert _saved(c, BOB)["source"] == "// bob's\n"
 
 
+def test_saves_of_one_owner_at_once_keep_one_program_and_fail_none(database):
+    """Two tabs of one student save at the same moment: each save succeeds and one row is kept (a
+    plain update-else-insert lets both insert on PostgreSQL, and one fails on the key)."""
+    import concurrent.futures
+    import threading
+    from s2mc.server.work import Work
+    db, query = database
+    work = Work(db)
+    try:
+        for round_ in range(10):
+            gate = threading.Barrier(6)
+
+            def save(i):
+                gate.wait()
+                return work.save(f"student:s{round_}", {**PROGRAM, "source": f"// tab {i}\n"}, 100)
+            with concurrent.futures.ThreadPoolExecutor(6) as pool:
+                list(pool.map(save, range(6)))     # raises what a save raised
+    finally:
+        work.close()
+    assert query("SELECT count(*), count(DISTINCT owner) FROM saved_work") == [["10", "10"]]
+
+
 def test_saved_work_is_checked_as_a_run_is():
     with _class(workers=1) as c:
         _one_line(c.post("/api/work", json={**PROGRAM, "params": {"cores": 65}}, headers=ADA), 400, "cores 65")
@@ -139,7 +161,7 @@ def test_share_ids_are_unguessable_and_a_bad_id_is_one_line_404():
             assert "\n" not in r.json()["error"]
 
 
-def test_share_links_are_capped_in_size_and_number():
+def test_share_links_and_saved_work_are_capped_in_size_and_number():
     with _class(workers=1, shared_programs=2) as c:
         _one_line(c.post("/api/programs", json={**PROGRAM, "source": "x" * 70_000}, headers=ADA), 413, "source")
         _one_line(c.post("/api/programs", json={**PROGRAM, "params": {"mem_words": 1 << 23}}, headers=ADA), 400,
@@ -149,6 +171,15 @@ def test_share_links_are_capped_in_size_and_number():
         for _ in range(2):
             assert c.post("/api/programs", json=PROGRAM, headers=ADA).status_code == 201
         _one_line(c.post("/api/programs", json=PROGRAM, headers=ADA), 507, "limit of 2 shared programs")
+    # and the owners of saved work: one more owner is refused, those with work still save
+    with _class(workers=1, saved_work=2) as c:
+        assert c.post("/api/work", json=PROGRAM, headers=ADA).status_code == 200
+        assert c.post("/api/work", json={**PROGRAM, "browser": "c" * 16}, headers=STUDENT).status_code == 200
+        _one_line(c.post("/api/work", json={**PROGRAM, "browser": "d" * 16}, headers=STUDENT), 507,
+                  "limit of 2 owners of saved work")
+        assert c.post("/api/work", json={**PROGRAM, "source": "// again\n"}, headers=ADA).status_code == 200
+        assert _saved(c, ADA)["source"] == "// again\n"
+        assert _saved(c, STUDENT, "d" * 16) is None
         # and the page tells the names its Download gives: the same as the server's errors name
         assert c.get("/api/params", headers=ADA).json()["files"] == {"rz": "program.rz", "asm": "program.s"}
 
