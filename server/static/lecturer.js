@@ -32,27 +32,34 @@ function cells(tr, values, tag) {
   return tr;
 }
 
+// One mark per verdict, so that a class's row of questions fits the screen; the word itself is the
+// cell's title and what a screen reader reads.
+const MARKS = { right: "\u2713", WRONG: "\u2717", missing: "\u00b7", timing: "t" };
+
 function show(p) {
   const n = p.students.length;
   $("summary").textContent = `${p.submitted} of ${n} student${n === 1 ? "" : "s"} submitted a check; ` +
     `${p.passed} passed. Updated ${new Date().toLocaleTimeString()}, every ${p.progress_seconds} s.`;
-  const qs = $("questions");
-  qs.textContent = "";
-  cells(qs.insertRow(), ["question", "students right", "of"], "th");
-  for (const q of p.questions) cells(qs.insertRow(), [q.name, q.right, n]);
   const t = $("progress");
   t.textContent = "";
   const names = p.questions.map((q) => q.name);
-  cells(t.insertRow(), ["id", "name", "submissions", "last (UTC)", "right", "checked", "predictions", "passed", ...names], "th");
+  const head = cells(t.insertRow(), ["id", "name", "submissions", "last (UTC)", "right", "checked", "predictions",
+                                     "passed", ...names], "th");
+  for (const th of [...head.children].slice(8)) th.className = "question";
   for (const s of p.students) {
-    const tr = cells(t.insertRow(), [s.id, s.name, s.submissions, s.last, s.right, s.checked, s.predictions,
-                                     s.passed === null ? "" : (s.passed ? "yes" : "no")]);
+    const tr = cells(t.insertRow(), [s.id, s.name, s.submissions, s.last && s.last.replace("T", " "), s.right,
+                                     s.checked, s.predictions, s.passed === null ? "" : (s.passed ? "yes" : "no")]);
     tr.dataset.student = s.id;
     for (const q of names) {
-      const td = cells(tr, [s[q]]).lastChild;
-      if (s[q]) td.className = s[q];
+      const td = cells(tr, [MARKS[s[q]] || s[q]]).lastChild;
+      if (s[q]) Object.assign(td, { className: s[q], title: s[q] });
+      if (s[q]) td.setAttribute("aria-label", s[q]);
     }
   }
+  // the last row: how many students' last verdict on each question is right
+  const foot = cells(t.insertRow(), [`students right (of ${n})`, "", "", "", "", "", "", "",
+                                     ...p.questions.map((q) => q.right)], "th");
+  foot.id = "question-counts";
 }
 
 async function refresh() {
