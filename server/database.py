@@ -22,17 +22,20 @@ def url(db: str | None) -> str:
     return db if "://" in db else f"sqlite:///{db}"
 
 
-def where(db: str | None) -> str:
-    """Where the work is kept, for the line the server starts with (a URL without its password)."""
-    if db is None:
-        return "in memory only: --db FILE keeps it"
+def shown(db: str) -> str:
+    """A --db value to print: a URL without its password."""
     if "://" not in db:
-        return f"in {db}"
+        return db
     import sqlalchemy as sa
     try:
-        return f"in {sa.engine.make_url(db).render_as_string(hide_password=True)}"
-    except Exception:  # noqa: BLE001 - connect() names what is wrong with it
-        return f"in {db.split('://', 1)[0]}://..."
+        return sa.engine.make_url(db).render_as_string(hide_password=True)
+    except Exception:  # noqa: BLE001 - not a URL SQLAlchemy reads: its scheme alone
+        return f"{db.split('://', 1)[0]}://..."
+
+
+def where(db: str | None) -> str:
+    """Where the work is kept, for the line the server starts with."""
+    return "in memory only: --db FILE keeps it" if db is None else f"in {shown(db)}"
 
 
 def connect(db: str | None, meta=None):
@@ -51,7 +54,9 @@ def connect(db: str | None, meta=None):
         if meta is not None:
             meta.create_all(engine)
     except Exception as exc:  # noqa: BLE001 - a bad URL or an unreachable database: one line
-        raise S2mcError(f"--db {db}: {type(exc).__name__}: {str(exc).splitlines()[0]}") from None
+        # the driver's message may quote the URL, password and all
+        message = str(exc).splitlines()[0].replace(address, shown(address)) if str(exc) else ""
+        raise S2mcError(f"--db {shown(db or address)}: {type(exc).__name__}: {message}") from None
     return engine
 
 

@@ -214,3 +214,16 @@ def test_without_a_database_the_progress_says_how_to_keep_one():
     with _class(workers=1) as c:
         _one_line(c.get("/api/progress", headers=TEACHER), 404, "--db")
         assert "/static/lecturer.js" in c.get("/lecturer").text
+
+
+def test_a_database_out_of_reach_is_one_line_that_keeps_its_password():
+    from s2mc.common.errors import S2mcError
+    from s2mc.server.database import where
+    from s2mc.server.work import Work
+    url = "postgresql+psycopg://lab:s3cret@/lab?host=/nonexistent"
+    with pytest.raises(S2mcError) as err:
+        Work(url)
+    message = str(err.value)
+    assert message.startswith("--db postgresql+psycopg://lab:***@/lab") and "\n" not in message
+    assert "s3cret" not in message and "s3cret" not in where(url)
+    assert where(None) == "in memory only: --db FILE keeps it" and where("lab.db") == "in lab.db"
