@@ -76,6 +76,23 @@ def test_saved_work_survives_a_reload_and_a_server_restart(tmp_path):
                 assert _text(page, "work-status").startswith("your work as saved at")
 
 
+def test_work_typed_while_the_server_is_down_is_sent_when_it_is_back(tmp_path):
+    db, port = tmp_path / "lab.db", free_port()
+    with contextlib.ExitStack() as first:
+        url = first.enter_context(live_server("--workers", "1", "--db", str(db), port=port))
+        with browser(url) as page:
+            first.close()
+            _type_program(page, SOURCE)
+            _wait(page, lambda d: _text(d, "work-status").startswith("kept in this browser only"), seconds=30)
+            with live_server("--workers", "1", "--db", str(db), port=port):
+                page.refresh()         # the server has nothing: the browser's copy comes back, and is sent
+                _ready(page)
+                assert _fields(page) == (SOURCE, "3", "pso", "rz")
+                _saved(page)
+    (source, params), = sqlite3.connect(db).execute("SELECT source, params FROM saved_work")
+    assert source == SOURCE and '"consistency": "pso"' in params
+
+
 def test_a_share_link_opens_exactly_its_program_in_another_browser():
     with live_server("--workers", "1") as url:
         with browser(url) as page:
