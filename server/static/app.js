@@ -438,6 +438,7 @@ async function start() {
   for (const b of document.querySelectorAll("#tabs button")) b.onclick = () => showTab(b.dataset.tab);
   addEventListener("pagehide", closeOnLeave);
   await loadExercises();
+  await work.start(info);                // work.js: saved work, share links, files
   document.body.dataset.ready = "yes";   // the browser tests wait for this
 }
 
