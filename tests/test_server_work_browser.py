@@ -170,8 +170,8 @@ def test_the_lecturers_page_follows_the_class_live(tmp_path):
             counts = page.find_elements(By.CSS_SELECTOR, "#question-counts th")
             assert counts[0].text == "students right (of 2)" and {c.text for c in counts[8:]} == {"0"}
             page.find_element(By.ID, "gradebook").click()
-            _wait(page, lambda d: (tmp_path / "gradebook.csv").exists(), seconds=10)
             want = httpx2.get(f"{url}/api/gradebook.csv", headers={"Authorization": "Bearer " + tokens["teacher"]},
                               timeout=10).text
-            assert (tmp_path / "gradebook.csv").read_text(encoding="utf-8") == want
+            got = tmp_path / "gradebook.csv"
+            _wait(page, lambda d: got.exists() and got.read_text(encoding="utf-8") == want, seconds=10)
             assert [r["id"] for r in csv.DictReader(io.StringIO(want))] == ["ada", "bob"]
