@@ -56,7 +56,7 @@ ALLOWED = {
     "experiments": {"common", "isa", "compiler", "simulator", "workloads", "gpu", "analysis"},
     "server": {"common", "isa", "compiler", "simulator", "workloads", "experiments"},
     "cli": {"common", "isa", "compiler", "simulator", "workloads", "gpu", "analysis", "experiments", "server"},
-    "bench": {"common", "isa", "compiler", "simulator", "workloads", "gpu", "analysis", "experiments"},
+    "bench": {"common", "isa", "compiler", "simulator", "workloads", "gpu", "analysis", "experiments", "server"},
 }
 #: The package a folder's own modules are (gpu-backends/gpu/ is s2mc.gpu).
 OWN = {"gpu-backends": "gpu", "bench": None}
