@@ -2,6 +2,7 @@
 independent path to the same fact (the `s2mc` commands, the assembler's symbols, the declaration
 of the parameters, the lab's own marking)."""
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -9,8 +10,9 @@ import pytest
 
 from s2mc.isa import assemble
 from s2mc.simulator.params import PARAMS
+from s2mc.workloads.examples import all_examples
 
-from serve_helpers import S2MC, client, example
+from serve_helpers import REPO, S2MC, client, example
 
 pytest.importorskip("fastapi")
 
@@ -24,6 +26,35 @@ def api():
 def _cli_json(*args: str):
     out = subprocess.run([S2MC, "run", *args, "--json"], capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
+
+
+def _page_sweep_cores() -> list[int]:
+    """The core counts the page's Stalls-vs-cores tab sweeps before anyone changes its field."""
+    page = (REPO / "server" / "static" / "index.html").read_text(encoding="utf-8")
+    top = int(re.search(r'id="sweep-max"[^>]*value="(\d+)"', page)[1])
+    return list(range(1, top + 1))
+
+
+@pytest.fixture(scope="module")
+def defaults():
+    """A server at its default caps; only the wall time is raised, since that measures this shared
+    machine's speed, not the program (bench/bench_serve.py and docs/benchmarks.md time it)."""
+    with client(workers=2, wall_seconds=300.0) as c:
+        yield c
+
+
+@pytest.mark.parametrize("name", [e.name for e in all_examples()])
+def test_every_example_runs_at_the_servers_defaults(defaults, name):
+    """Each bundled example, at the page's default machine, runs and sweeps the page's default core
+    counts (1..8) within the server's default cycle cap: fib.rz on 8 cores needs 22.4 M cycles."""
+    from s2mc.server.limits import Limits
+    language = "rz" if name.endswith(".rz") else "asm"
+    body = {"source": example(name), "language": language}
+    r = defaults.post("/api/run", json=body)
+    assert r.status_code == 200, r.text
+    r = defaults.post("/api/sweep", json={**body, "cores": _page_sweep_cores()})
+    assert r.status_code == 200, r.text
+    assert max(run["cycles"] for run in r.json()["runs"]) <= Limits().max_cycles
 
 
 def test_params_are_every_declared_parameter(api):
