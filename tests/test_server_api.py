@@ -284,3 +284,27 @@ def test_the_test_client_loads_without_a_deprecation_warning():
     proc = subprocess.run([sys.executable, "-W", "always", "-c", "import fastapi.testclient"], capture_output=True,
                           text=True, timeout=60)
     assert proc.returncode == 0 and "DeprecationWarning" not in proc.stderr, proc.stderr
+
+
+def test_a_debug_sessions_state_has_each_cores_cache_lines(api):
+    """The state's caches are the lines `cache` prints (the debugger's own text, parsed here):
+    false_sharing.s on 2 cores with MESI after 300 cycles; none on a machine without caches."""
+    body = {"source": example("false_sharing.s"), "language": "asm", "params": {"cores": 2, "cache": "mesi"}}
+    sid = api.post("/api/debug", json=body).json()["id"]
+    got = api.post(f"/api/debug/{sid}", json={"command": "tick 300"}).json()["state"]["caches"]
+    printed = api.post(f"/api/debug/{sid}", json={"command": "cache"}).json()["output"]
+    api.delete(f"/api/debug/{sid}")
+    want, core = [[], []], None
+    for line in (o["text"] for o in printed):
+        if line.startswith("core "):
+            core = int(line.split()[1].rstrip(":"))
+        else:   # "  set S way W  line BASE LABEL STATE  WORDS..."
+            f = line.split()
+            want[core].append({"set": int(f[1]), "way": int(f[3]), "line": int(f[5]), "where": f[6], "state": f[7]})
+    assert any(want) and got["cores"] == want
+    assert (got["protocol"], got["lines"], got["ways"], got["line_words"]) == \
+        ("mesi", PARAMS["cache_lines"].default, PARAMS["cache_ways"].default, PARAMS["line_words"].default)
+    plain = api.post("/api/debug", json={**body, "params": {"cores": 2}}).json()
+    api.delete(f"/api/debug/{plain['id']}")
+    assert plain["state"]["caches"] is None
+
