@@ -25,6 +25,7 @@ from fastapi.staticfiles import StaticFiles
 
 from s2mc.common import values
 from s2mc.common.errors import S2mcError
+from s2mc.simulator.params import PARAMS
 from s2mc.simulator.timeline import check_window
 
 from . import exercises, jobs
@@ -329,7 +330,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.get("/api/params")
     async def params(request: Request):
         from s2mc.compiler.lexer import KEYWORDS
-        from s2mc.simulator.params import PARAMS
         caps = {"cores": limits.max_cores, "max_cycles": limits.max_cycles, "mem_words": limits.max_mem_words}
         out = []
         for p in PARAMS.values():
@@ -367,8 +367,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.post("/api/timeline")
     async def timeline(request: Request):
-        body = await _body(request, ("source",), (*PROGRAM_FIELDS[1:], "from_cycle", "to_cycle"))
+        body = await _body(request, ("source",), (*PROGRAM_FIELDS[1:], "from_cycle", "to_cycle", "mark_cycle"))
         window = {k: body.pop(k) for k in ("from_cycle", "to_cycle") if k in body}
+        if "mark_cycle" in body:      # the page's debugger's cycle, drawn as a line
+            window["mark_cycle"] = _field("mark_cycle", values.integer, body.pop("mark_cycle"), 0,
+                                          PARAMS["max_cycles"].max)
         for k, v in window.items():
             if v is None:
                 raise ApiError(400, f"{k}: null is not a cycle number (leave the field out for its default)")

@@ -91,12 +91,12 @@ def sweep(source: str, language: str, params: dict, cores: list[int], opt: int =
 
 
 def timeline(source: str, language: str, params: dict, from_cycle: int = 0, to_cycle: int | None = None,
-             opt: int = 1) -> dict:
+             opt: int = 1, mark_cycle: int | None = None) -> dict:
     from s2mc.simulator.timeline import check_window, to_html
     check_window(from_cycle, to_cycle)
     program, _ = load(source, language, opt)
     res = simulate(program, params, timeline=True, timeline_window=(from_cycle, to_cycle))
-    return {"html": to_html(res.timeline), "cycles": res.cycles}
+    return {"html": to_html(res.timeline, mark=mark_cycle), "cycles": res.cycles}
 
 
 def truths() -> dict:

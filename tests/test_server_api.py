@@ -308,3 +308,16 @@ def test_a_debug_sessions_state_has_each_cores_cache_lines(api):
     api.delete(f"/api/debug/{plain['id']}")
     assert plain["state"]["caches"] is None
 
+
+def test_the_timeline_marks_a_cycle_when_asked(api):
+    """mark_cycle (the page's debugger's cycle) goes into the page's data; without it there is none;
+    a bad one is refused by name."""
+    body = {"source": example("barrier.s"), "language": "asm", "params": {"cores": 2}}
+    data = re.compile(r'<script type="application/json" id="data">(.*?)</script>', re.S)
+    marked = api.post("/api/timeline", json={**body, "mark_cycle": 40}).json()["html"]
+    assert json.loads(data.search(marked)[1].replace("<\\/", "</"))["mark"] == 40
+    plain = api.post("/api/timeline", json=body).json()["html"]
+    assert json.loads(data.search(plain)[1].replace("<\\/", "</"))["mark"] is None
+    for bad in (-1, "40", None, 1.5):
+        r = api.post("/api/timeline", json={**body, "mark_cycle": bad})
+        assert r.status_code == 400 and r.json()["error"].startswith("mark_cycle"), r.text
