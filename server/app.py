@@ -407,9 +407,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if not isinstance(line, str) or len(line) > 1000 or "\n" in line:
             raise ApiError(400, "command must be one line of text (at most 1000 characters)")
         sessions = state["sessions"]
-        sessions.get(sid, request.state.caller.student)      # 404 at once, before taking a worker
+        owner = request.state.caller.student
+        sessions.get(sid, owner)      # 404 at once, before taking a worker
         with counted(request):
-            return await pool.blocking(sessions.command, sid, line)
+            return await pool.blocking(sessions.command, sid, line, owner)
 
     @app.delete("/api/debug/{sid}")
     async def debug_close(sid: str, request: Request):

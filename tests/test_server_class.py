@@ -178,7 +178,9 @@ def test_each_student_may_have_only_a_few_debugging_sessions():
         _refused(c.post("/api/debug", json=SUM, headers=ADA), 429, "you have 1 debugging session", "Stop")
         other = c.post("/api/debug", json=SUM, headers=BOB)
         assert other.status_code == 200, other.text
-        # another student cannot drive her session
+        # she drives her own session; another student cannot
+        mine = c.post(f"/api/debug/{first.json()['id']}", json={"command": "step"}, headers=ADA)
+        assert mine.status_code == 200 and mine.json()["state"]["cycle"] > 0, mine.text
         _refused(c.post(f"/api/debug/{first.json()['id']}", json={"command": "step"}, headers=BOB), 404, "session")
         assert c.delete(f"/api/debug/{first.json()['id']}", headers=ADA).status_code == 200
         assert c.post("/api/debug", json=SUM, headers=ADA).status_code == 200
