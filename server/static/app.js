@@ -184,7 +184,7 @@ async function timeline() {
 function timelineMark(body) {
   const on = state.session && state.cycle !== null && state.cycle !== undefined;
   if (on) body.mark_cycle = state.cycle;
-  $("timeline-mark").textContent = on ? `the debugger's current cycle, ${state.cycle}, is the red line` : "";
+  $("timeline-mark").textContent = on ? `the debugger's current cycle, ${state.cycle}, is the red line (when it is in the window)` : "";
 }
 
 // -- stalls against cores -----------------------------------------------------------------------------
@@ -416,7 +416,7 @@ const KEYS = [
   { keys: "Esc", does: "leave the editor (to the next control)", match: (e) => e.key === "Escape" && inEditor(),
     act: () => leaveEditor() },
   { keys: "Tab, Shift+Tab", does: "the next or previous control, from the editor too", match: () => false },
-  { keys: "Ctrl+] , Ctrl+[", does: "indent or outdent the editor's lines (Enter keeps the indentation)",
+  { keys: "Ctrl+], Ctrl+[", does: "indent or outdent the editor's lines (Enter keeps the indentation)",
     match: () => false },
 ];
 
