@@ -14,6 +14,7 @@ import ipaddress
 import json
 import math
 import os
+import time
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from importlib import resources
@@ -228,8 +229,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             yield
             return
         have = jobs_of.get(who, 0)
-        if have >= limits.student_jobs:
-            raise Busy(f"busy: you have {have} jobs running or waiting, this server's limit per student; "
+        # a heavy student (the pool's gate: much worker time lately) keeps one job, not a queue's worth
+        heavy = pool.gate.heavy(who, time.monotonic())
+        if have >= (1 if heavy else limits.student_jobs):
+            raise Busy(f"busy: you have {have} job{'s' * (have != 1)} running or waiting, this server's limit per "
+                       f"student{' who used the workers much lately' if heavy else ''}; "
                        f"try again in {limits.retry_after} s", limits.retry_after)
         jobs_of[who] = have + 1
         try:
@@ -241,7 +245,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     async def submit(request: Request, name: str, data: dict, seconds: float | None = None):
         with counted(request):
-            return await pool.submit(name, data, seconds or wall(request))
+            return await pool.submit(name, data, seconds or wall(request), owner=request.state.caller.student)
 
     async def reaper():
         """Closes the sessions whose page went away without a word, while nobody opens one."""
@@ -392,7 +396,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         data = _program(body, limits)
         sessions, owner, seconds = state["sessions"], request.state.caller.student, wall(request)
         with counted(request):
-            return await pool.blocking(lambda: sessions.open(owner=owner, seconds=seconds, poll=poll, **data))
+            return await pool.blocking(lambda: sessions.open(owner=owner, seconds=seconds, poll=poll, **data),
+                                       owner=owner)
 
     @app.get("/api/debug/{sid}")
     async def debug_poll(sid: str, request: Request):
@@ -410,7 +415,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         owner = request.state.caller.student
         sessions.get(sid, owner)      # 404 at once, before taking a worker
         with counted(request):
-            return await pool.blocking(sessions.command, sid, line, owner)
+            return await pool.blocking(sessions.command, sid, line, owner, owner=owner)
 
     @app.delete("/api/debug/{sid}")
     async def debug_close(sid: str, request: Request):
