@@ -444,3 +444,31 @@ def seed002_gpu_vs_size(ours: pd.DataFrame, path) -> Path | None:
         ax.set_title(f"{cipher}: A no transfer, B overlapped, C serial")
         ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     return _save(fig, path)
+
+
+def core_to_core_heatmaps(df: pd.DataFrame, path) -> Path | None:
+    """The core-to-core matrices of the records side by side as heat maps (this CPU's in ns, each
+    simulated mesh's in cycles; s2mc.analysis.summaries.core_to_core), each titled with its
+    sentence's subject; cells are annotated when the matrix is small enough to read them."""
+    mats = summaries.core_to_core(df)
+    if not mats:
+        return None
+    fig, axes = plt.subplots(1, len(mats), figsize=(4.6 * len(mats), 4.2), squeeze=False)
+    for ax, m in zip(axes[0], mats):
+        a, n = m["matrix"], m["cores"]
+        im = ax.imshow(np.ma.masked_invalid(a), cmap="viridis")
+        ax.grid(False)
+        fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label=f"one-way {m['unit']}")
+        ax.set_title(m["title"][:1].upper() + m["title"][1:])
+        for axis in (ax.xaxis, ax.yaxis):
+            axis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
+        ax.set_xlabel(m["label"])
+        ax.set_ylabel(m["label"])
+        if n <= 8:
+            ax.set_xticks(range(n))
+            ax.set_yticks(range(n))
+            for i in range(n):
+                for j in range(n):
+                    if not np.isnan(a[i, j]):
+                        ax.text(j, i, f"{a[i, j]:.3g}", ha="center", va="center", color="w", fontsize=8)
+    return _save(fig, path)

@@ -189,6 +189,14 @@ _METRIC_LIST: tuple[Metric, ...] = (
     Metric("round_trip_ns", "ns",
            "Line ping-pong: median nanoseconds for one round trip of a cache line between two cores "
            "(two transfers)."),
+    Metric("core_to_core_ns", "ns",
+           "Core-to-core latency on this CPU (workload `core_to_core`): the median nanoseconds of one "
+           "one-way transfer of a cache line (half a round trip of a pinned ping-pong) between the cores "
+           "the variant names, `i-j` (indexes into the run's CPUs, listed in its manifest; `core` is i)."),
+    Metric("core_to_core_cycles", "cycles",
+           "Core-to-core latency on the simulated network (workload `core_to_core`, directory coherence): "
+           "the cycles of one one-way transfer of a cache line (half a round trip of the steady ping-pong) "
+           "between the tiles the variant names, `i-j` (`core` is i; the line's home is tile 0)."),
     Metric("acquisitions_per_second", "acquisitions/s",
            "Spin lock: lock acquisitions (each with one critical section) per second, summed over threads."),
     Metric("thread_concurrency", "fraction",

@@ -511,6 +511,18 @@ def _build(results: list[str | os.PathLike], out_dir: str | os.PathLike, out: Pa
             b.append(Block("p", text))
         for t in coh_tables.values():
             b.append(Block("table", table=t))
+    c2c = summaries.core_to_core(ours_d)
+    if c2c:   # s2mc coherence-native --bench core-to-core: this CPU beside the simulated mesh
+        b.append(Block("h3", "4.7 Core-to-core latency: this CPU beside the simulated mesh", anchor="core-to-core"))
+        b.append(Block("p", "Measured by `s2mc coherence-native --bench core-to-core`: one cache line bounced "
+                            "between every pair of pinned threads on this CPU (one-way ns = the median round trip "
+                            "/ 2), and between every pair of tiles of the simulated mesh with directory coherence, "
+                            "the line's home at tile 0 (one-way cycles; docs/native.md and docs/timing-model.md "
+                            "say how to read them)."))
+        fig(plots.core_to_core_heatmaps(ours_d, out / "core_to_core.png"),
+            "Core-to-core latency: this CPU (ns) and the simulated mesh (cycles)", b, "no core-to-core records")
+        for m in c2c:
+            b.append(Block("p", m["sentence"]))
     b.extend(litmus_native.blocks(ours_d, Block))   # s2mc litmus-native, beside simulated litmus rows
     b.extend(consistency.blocks(ours_d, Block))     # Peterson's lock and the store buffers (s2mc demo)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import re
 
+import numpy as np
 import pandas as pd
 
 from s2mc.analysis import derive, model
@@ -735,3 +736,48 @@ def coherence_native(df: pd.DataFrame) -> tuple[list[str], dict[str, pd.DataFram
             text.append(f"Spin locks with {top} threads, million acquisitions per second: {rates}"
                         + _concurrency_note(low) + ".")
     return text, tables
+
+
+# -- 4c. core-to-core latency: this CPU and the simulated mesh (s2mc coherence-native --bench core-to-core) --
+
+#: The records' metric of each side of the core-to-core matrices, and its unit as the sentences write it.
+CORE_TO_CORE = {"native": ("core_to_core_ns", "ns"), "sim": ("core_to_core_cycles", "cycles")}
+
+
+def core_to_core(df: pd.DataFrame) -> list[dict]:
+    """The core-to-core matrices in the records: one per CPU (platform and core count) and one per
+    simulated mesh size, each cell the median over the runs; the CPU's first. Each is a dict: source,
+    title, unit, cores, matrix (a cores x cores array, NaN on the diagonal), runs, and sentence (the
+    nearest and farthest pairs and the spread between them, from the cells)."""
+    out = []
+    for source, (metric, unit) in CORE_TO_CORE.items():
+        d = df[(df["source"] == source) & (df["metric"] == metric)]
+        for (plat, n), g in d.groupby(["platform", "cores"], sort=True):
+            n = int(n)
+            m = np.full((n, n), np.nan)
+            for variant, v in g.groupby("variant")["value"].median().items():
+                i, j = (int(x) for x in variant.split("-"))
+                m[i, j] = v
+            cells = [(m[i, j], i, j) for i in range(n) for j in range(i + 1, n) if not np.isnan(m[i, j])]
+            if not cells:
+                continue
+            (lo, li, lj), (hi, hi_i, hi_j) = min(cells), max(cells)
+            runs = g["run_id"].nunique()
+            name = "CPU" if source == "native" else "tile"
+            where = f"{plat}, {n} CPUs" if source == "native" else f"the simulated {n}-tile mesh"
+            fmt = (lambda x: f"{x:.1f}") if source == "native" else (lambda x: f"{x:g}")
+            runs_text = f" (median of {runs} runs)" if runs > 1 else ""
+            pairs = g[g["core"] < g["variant"].str.split("-").str[1].astype(int)]
+            shaken = int(pairs["disturbed"].sum())
+            if shaken:   # a disturbed cell is a lower bound of the machine (docs/native.md)
+                runs_text += f" ({shaken} of {len(pairs)} pair measurements disturbed)"
+            if len(cells) == 1:
+                sentence = (f"On {where}, a cache line takes {fmt(lo)} {unit} one way between {name}s {li} and "
+                            f"{lj}, the only pair{runs_text}.")
+            else:
+                sentence = (f"On {where}, a cache line takes {fmt(lo)} {unit} one way between the nearest pair "
+                            f"({name}s {li} and {lj}) and {fmt(hi)} {unit} between the farthest ({name}s {hi_i} "
+                            f"and {hi_j}): a spread of {fmt(hi - lo)} {unit} ({hi / lo:.2f}x){runs_text}.")
+            out.append(dict(source=source, title=where, unit=unit, cores=n, matrix=m, runs=runs, sentence=sentence,
+                            label=name))
+    return out

@@ -15,6 +15,7 @@ from s2mc.common.units import human_size
 from s2mc.workloads.cipher_host import host_memory
 from s2mc.workloads.native import CIPHER_IMPLS, CIPHERS, MAX_MIN_SECONDS, MAX_REPS, MAX_THREADS, STRATEGIES
 from s2mc.workloads.native.coherence import BENCHES as COHERENCE_BENCHES
+from s2mc.workloads.native.coherence import MATRIX as COHERENCE_MATRIX
 from s2mc.workloads.native.coherence import INCREMENTS as COHERENCE_INCREMENTS
 from s2mc.workloads.native.coherence import LOCKS as COHERENCE_LOCKS
 from s2mc.workloads.native.coherence import MAX_ITERATIONS as COHERENCE_MAX
@@ -158,11 +159,24 @@ def _cpus() -> int:
 _CPUS = "the CPUs this process may use: each thread is pinned to its own"
 
 
+def _mesh_max() -> int:
+    from s2mc.simulator import MAX_CORES   # here, not at the top: the native commands start without the simulator
+    return MAX_CORES
+
+
 @click.command("coherence-native")
-@click.option("--bench", "benches", type=Choices(COHERENCE_BENCHES),
+@click.option("--bench", "benches", type=Choices(COHERENCE_BENCHES + (COHERENCE_MATRIX,)),
               help="Comma-separated experiments: false-sharing (counters packed in one line against padded a line "
-              "apart), ping-pong (a line handed between two cores), locks (spin locks). Default: all of them "
-              "(ping-pong only where this process may use 2 CPUs).")
+              "apart), ping-pong (a line handed between two cores), locks (spin locks), core-to-core (the "
+              "latency matrix: a ping-pong between every pair of --cores CPUs, beside the simulated mesh's). "
+              "Default: the first three (ping-pong only where this process may use 2 CPUs).")
+@click.option("--cores", type=Integer(2, _cpus, names={"all": _cpus, "max": _cpus}, why=_CPUS), default="all",
+              show_default=True, help="CPUs of the core-to-core matrix (the first ones this process may use).")
+@click.option("--mesh-cores", type=Integer(2, _mesh_max, many=True, names={"same": lambda: 0, "none": lambda: -1}),
+              default="same", show_default=True, help="Comma-separated tile counts of the simulated mesh's "
+              "core-to-core matrices ('same' = --cores, 'none'). Two runs per pair of tiles: 64 takes many minutes.")
+@click.option("--png", "png_path", type=OutputFile("heat map", stdout=False),
+              help="Write the core-to-core matrices as heat maps (PNG), this CPU's beside the mesh's.")
 @click.option("--threads", type=Integer(1, _cpus, many=True, names={"all": _cpus, "max": _cpus}, why=_CPUS),
               default="1,all", show_default=True,
               help="Comma-separated thread counts for false-sharing and locks ('all' = every CPU this process "
@@ -187,9 +201,8 @@ _CPUS = "the CPUs this process may use: each thread is pinned to its own"
               "when the name ends in .csv) and a manifest next to it.")
 @click.option("--json", "as_json", is_flag=True, help="Print results and records as JSON on stdout.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def coherence_native_cmd(benches, threads, increments, locks, iterations, acquisitions, round_trips, reps, experiment,
-                         out_path,
-                         as_json, quiet):
+def coherence_native_cmd(benches, cores, mesh_cores, png_path, threads, increments, locks, iterations, acquisitions,
+                         round_trips, reps, experiment, out_path, as_json, quiet):
     """Cache coherence on this CPU: false sharing, line ping-pong latency and spin-lock scaling (OpenMP)."""
     from s2mc.analysis import records
     from s2mc.workloads.native import coherence
@@ -203,6 +216,10 @@ def coherence_native_cmd(benches, threads, increments, locks, iterations, acquis
             click.echo(f"# ping-pong left out: it needs 2 CPUs and this process may use {len(cpus)}", err=True)
     elif "ping-pong" in benches and len(cpus) < 2:
         raise S2mcError(f"--bench ping-pong needs 2 CPUs; this process may use {len(cpus)}")
+    matrix = COHERENCE_MATRIX in benches
+    if png_path and not matrix:
+        raise S2mcError("--png draws the core-to-core matrices: add --bench core-to-core")
+    benches = [b for b in benches if b != COHERENCE_MATRIX]
     grid = coherence.CoherenceGrid(benches=tuple(dict.fromkeys(benches)), threads=tuple(dict.fromkeys(threads)),
                                    increments=tuple(dict.fromkeys(increments)), locks=tuple(dict.fromkeys(locks)),
                                    iterations=iterations, acquisitions=acquisitions, round_trips=round_trips, reps=reps)
@@ -214,20 +231,70 @@ def coherence_native_cmd(benches, threads, increments, locks, iterations, acquis
     if not as_json:
         click.echo(f"# {len(cpus)} CPU(s) usable (threads pinned one per CPU); cache line "
                    f"{coherence.line_bytes()} bytes", err=True)
-    summaries, rows = coherence.run_grid(grid, run_id=records.new_run_id("coherence"), experiment=experiment,
-                                         progress=not quiet and sys.stderr.isatty(), log=log)
+    progress = not quiet and sys.stderr.isatty()
+    summaries, rows = [], []
+    if grid.benches:
+        summaries, rows = coherence.run_grid(grid, run_id=records.new_run_id("coherence"), experiment=experiment,
+                                             progress=progress, log=log)
+    matrices = {}
+    if matrix:
+        from s2mc.workloads import core_to_core
+        matrices = _core_to_core(cores, mesh_cores, round_trips, progress=progress, as_json=as_json)
+        rows += coherence.core_to_core_rows(matrices["native"], run_id=records.new_run_id("c2c"),
+                                            experiment=experiment)
+        for m in matrices["mesh"]:
+            rows += core_to_core.mesh_rows(m, run_id=records.new_run_id("c2c-mesh"), experiment=experiment)
     df = records.make_records(rows)
+    if png_path:
+        from s2mc.analysis import plots
+        plots.core_to_core_heatmaps(df, png_path)
+        click.echo(f"wrote the heat maps to {png_path}", err=True)
     if out_path:
         params = dict(command="coherence-native", benches=list(grid.benches), threads=list(grid.threads),
                       increments=list(grid.increments), locks=list(grid.locks), iterations=iterations,
                       acquisitions=acquisitions,
                       round_trips=round_trips, reps=reps, experiment=experiment, cpus=cpus,
                       line_bytes=coherence.line_bytes())
+        if matrix:
+            params.update(core_to_core_cpus=matrices["native"]["cpus"],
+                          mesh_cores=[m["cores"] for m in matrices["mesh"]], mesh_machine=core_to_core.MACHINE,
+                          mesh_home=core_to_core.HOME)
         path = records.write(df, out_path, params=params)
         click.echo(f"wrote {len(df)} records to {path}", err=True)
     if as_json:
-        click.echo(json.dumps({"results": summaries, "records": df.astype(object).to_dict("records")},
-                              indent=2, default=str))
+        doc = {"results": summaries, "records": df.astype(object).to_dict("records")}
+        if matrix:
+            doc["core_to_core"] = matrices
+        click.echo(json.dumps(doc, indent=2, default=str))
+
+
+def _core_to_core(cores: int, mesh_cores: list[int], round_trips: int, *, progress: bool, as_json: bool) -> dict:
+    """This CPU's core-to-core matrix and the simulated mesh's for each count of `mesh_cores` (0: the
+    same as `cores`; -1: none), printed as tables unless `as_json`."""
+    from s2mc.workloads import core_to_core
+    from s2mc.workloads.native import coherence
+    counts = list(dict.fromkeys(cores if n == 0 else n for n in mesh_cores if n != -1))
+    pairs = cores * (cores - 1) // 2 + sum(n * (n - 1) // 2 for n in counts)
+    bar = None
+    if progress:
+        from tqdm import tqdm
+        bar = tqdm(total=pairs, desc="s2mc core-to-core", unit="pair", leave=False)
+    step = bar.update if bar else None
+    try:
+        native = coherence.core_to_core(cores, round_trips, step=step)
+        mesh = [core_to_core.mesh_matrix(n, step=step) for n in counts]
+    finally:
+        if bar:
+            bar.close()
+    if not as_json:
+        click.echo(f"core-to-core on {coherence.platform_name()}: one-way latency, ns (per pair: the median of "
+                   f"{round_trips // native['batch']} timed batches of {native['batch']} round trips, / 2)")
+        click.echo(coherence.format_core_to_core(native) + "\n")
+        for m in mesh:
+            click.echo(f"core-to-core on the simulated {m['cores']}-tile mesh ({m['engine']} engine, line home "
+                       f"tile {m['home']}): one-way latency, cycles")
+            click.echo(core_to_core.format_mesh_matrix(m) + "\n")
+    return {"native": native, "mesh": mesh}
 
 
 @click.command("litmus-native")

@@ -44,8 +44,10 @@ def _loopback(host: str) -> bool:
 @click.option("--links", default=None, type=click.Path(dir_okay=False, path_type=Path),
               help="Where --class writes the links (mode 0600), and reads those it gave before. "
               "[default: ROSTER.links.csv beside the roster]")
-@click.option("--db", default=None, help="Keep each student's submissions to the exercises' check here: a "
-              "SQLite file (made when missing), or a SQLAlchemy URL; the teacher downloads the gradebook.")
+@click.option("--db", default=None, help="Keep the students' saved work, the share links and each student's "
+              "submissions to the exercises' check here: a SQLite file (made when missing), or a SQLAlchemy URL; the "
+              "teacher downloads the gradebook. [default: with --class, ROSTER.db beside the roster; else in "
+              "memory, lost when the server stops]")
 @click.option("--student-jobs", default=DEFAULT.student_jobs, show_default=True,
               type=Integer(*RANGES["student_jobs"]), help="Jobs one student of the roster may have running or "
               "waiting; beyond, 'busy, try again' (429).")
@@ -96,6 +98,7 @@ def serve(host, port, workers, queue, token, teacher_token, roster, links, db, s
     if roster is not None:
         from s2mc.server import roster as rosters
         links = links or roster.with_name(roster.stem + ".links.csv")
+        db = db or str(roster.with_name(roster.stem + ".db"))    # a class's work and marks outlive the server
         students = rosters.read(roster)
         tokens = rosters.issue(students, links)
         teacher_token = teacher_token or tokens[rosters.TEACHER]
@@ -128,8 +131,9 @@ def serve(host, port, workers, queue, token, teacher_token, roster, links, db, s
     port = sock.getsockname()[1]
     addresses = reachable(host)
     urls = " ".join(url(a, port, token) for a in addresses)
-    click.echo(f"s2mc serve: {urls} ({workers} worker{'s' if workers > 1 else ''}, {executor}); "
-               "Ctrl-C stops it", err=True)
+    from s2mc.server.database import where
+    click.echo(f"s2mc serve: {urls} ({workers} worker{'s' if workers > 1 else ''}, {executor}; work kept "
+               f"{where(db)}); Ctrl-C stops it", err=True)
     if students:
         try:
             rosters.write(links, students, tokens, [url(a, port) for a in addresses])

@@ -316,8 +316,8 @@ def _per_run(path: str | None, cores: int, sweep: bool) -> str | None:
 @machine_option("mem_latency")
 @machine_option("arbitration")
 @machine_option("engine", extra=("reference",),
-                help="reference: the cycle-stepped reference model (slow; the engines' specification, and "
-                     "so far the only model of --interconnect ring and mesh).")
+                help="reference: the cycle-stepped reference model (slow; the engines' specification; "
+                     "--interconnect ring and mesh run on it and on the fast engine).")
 @machine_option("max_cycles")
 @machine_option("mem_words")
 @cache_options

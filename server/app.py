@@ -14,7 +14,9 @@ import ipaddress
 import json
 import math
 import os
+import re
 import time
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from importlib import resources
@@ -36,6 +38,7 @@ from .roster import Student
 from .limits import Limits
 from .pool import Busy, DaskPool, JobError, LocalPool
 from .sessions import Sessions
+from .work import Full, Work
 
 #: Debian's libjs-codemirror (the page's editor), or where S2MC_CODEMIRROR says; without it the
 #: page falls back to a textarea.
@@ -164,6 +167,15 @@ def _program(data: dict, limits: Limits) -> dict:
 
 
 PROGRAM_FIELDS = ("source", "language", "params", "opt")
+#: an anonymous page's id of its browser (random, kept in its localStorage): whose saved work it is
+BROWSER = re.compile(r"[A-Za-z0-9_-]{16,64}")
+
+
+def _kept(data: dict, limits: Limits) -> dict:
+    """A program to keep (saved work, a share link): checked as a run's, kept as it was given
+    (its parameters as named, without the defaults a run fills in), so that it loads exactly."""
+    checked = _program(data, limits)
+    return {**checked, "params": data.get("params", {})}
 
 
 # -- who may drive the API ----------------------------------------------------------------------------
@@ -215,6 +227,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     access = Access(token=settings.token, teacher=settings.teacher_token, students=settings.students)
     jobs_of: dict[str, int] = {}       # a roster student's jobs running or waiting (the event loop's own)
     book = Gradebook(settings.db) if settings.db else None
+    work = Work(settings.db)        # without --db, in this process's memory
+    # the database's calls wait here, apart from the pool's closer: a slow database never holds
+    # up the closing of debugging sessions
+    database = ThreadPoolExecutor(max_workers=4, thread_name_prefix="s2mc-db")
     roster = settings.roster or [Student(s) for s in settings.students.values()]
 
     def wall(request: Request) -> float:
@@ -243,6 +259,30 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             if not jobs_of[who]:
                 del jobs_of[who]
 
+    async def stored(fn, *args):
+        """A call of the database, off the event loop."""
+        return await asyncio.get_running_loop().run_in_executor(database, fn, *args)
+
+    def owner(request: Request, browser) -> str:
+        """Whose saved work a request names: a student of the roster or the teacher by their token;
+        an anonymous page by its browser's id."""
+        caller = request.state.caller
+        if caller.teacher:
+            return "teacher"
+        if caller.student is not None:
+            return f"student:{caller.student}"
+        if not isinstance(browser, str) or not BROWSER.fullmatch(browser):
+            raise ApiError(400, "browser: an anonymous page names its browser's id, 16 to 64 letters, digits, "
+                                "'_' or '-'")
+        return f"browser:{browser}"
+
+    def teacher_book(request: Request) -> Gradebook:
+        if not request.state.caller.teacher:
+            raise ApiError(403, "the gradebook is the teacher's: call with the teacher token")
+        if book is None:
+            raise ApiError(404, "this server keeps no submissions: start it with --db FILE")
+        return book
+
     async def submit(request: Request, name: str, data: dict, seconds: float | None = None):
         with counted(request):
             return await pool.submit(name, data, seconds or wall(request), owner=request.state.caller.student)
@@ -263,8 +303,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             task.cancel()
             state["sessions"].close_all()
             pool.close()
+            database.shutdown(wait=True, cancel_futures=True)
             if book is not None:
                 book.close()
+            work.close()
 
     app = FastAPI(title="s2mc", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.add_middleware(BodyLimit, limit=limits.body_bytes)
@@ -277,6 +319,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.exception_handler(JobError)
     async def job_error(request, exc: JobError):
         return _error(exc.status, str(exc))
+
+    @app.exception_handler(Full)
+    async def full(request, exc: Full):
+        return _error(507, str(exc))
 
     @app.exception_handler(Busy)
     async def busy(request, exc: Busy):
@@ -344,7 +390,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return {"params": out, "limits": {"source_bytes": limits.source_bytes, "wall_seconds": wall(request),
                                           "poll_seconds": limits.poll_seconds,
                                           "sweep_points": limits.sweep_points},
-                "languages": {k: v[0] for k, v in jobs.LANGUAGES.items()}, "rz_keywords": sorted(KEYWORDS)}
+                "languages": {k: v[0] for k, v in jobs.LANGUAGES.items()},
+                "files": {k: v[1] for k, v in jobs.LANGUAGES.items()},    # what Download names a program
+                "rz_keywords": sorted(KEYWORDS)}
 
     # -- the jobs -------------------------------------------------------------------------------
     @app.post("/api/run")
@@ -443,18 +491,48 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         caller = request.state.caller
         graded = exercises.grade(body["answers"], state["truths"], teacher=caller.teacher)
         if book is not None and caller.student is not None:
-            await asyncio.get_running_loop().run_in_executor(pool.closer, book.record, caller.student, graded)
+            await stored(book.record, caller.student, graded)
         return graded
 
     @app.get("/api/gradebook.csv")
     async def gradebook(request: Request):
-        if not request.state.caller.teacher:
-            raise ApiError(403, "the gradebook is the teacher's: call with the teacher token")
-        if book is None:
-            raise ApiError(404, "this server keeps no submissions: start it with --db FILE")
-        text = await asyncio.get_running_loop().run_in_executor(pool.closer, book.csv, roster)
+        text = await stored(teacher_book(request).csv, roster)
         return Response(text, media_type="text/csv; charset=utf-8",
                         headers={"Content-Disposition": 'attachment; filename="gradebook.csv"'})
+
+    @app.get("/api/progress")
+    async def progress(request: Request):
+        # the lecturer's page asks every progress_seconds: the submissions as they are now
+        out = await stored(teacher_book(request).progress, roster)
+        return {**out, "progress_seconds": limits.progress_seconds}
+
+    @app.get("/lecturer", response_class=HTMLResponse)
+    async def lecturer():
+        return HTMLResponse(static.joinpath("lecturer.html").read_text(encoding="utf-8"))
+
+    # -- work that lasts: each one's saved program, and share links -----------------------------
+    @app.get("/api/work")
+    async def work_load(request: Request, browser: str | None = None):
+        return {"work": await stored(work.load, owner(request, browser))}
+
+    @app.post("/api/work")
+    async def work_save(request: Request):
+        body = await _body(request, ("source",), (*PROGRAM_FIELDS[1:], "browser"))
+        who = owner(request, body.pop("browser", None))
+        return {"saved": await stored(work.save, who, _kept(body, limits), limits.saved_work)}
+
+    @app.post("/api/programs", status_code=201)
+    async def share(request: Request):
+        program = _kept(await _body(request, ("source",), PROGRAM_FIELDS[1:]), limits)
+        pid = await stored(work.share, program, limits.shared_programs)
+        return {"id": pid, "url": f"{request.base_url}?program={pid}"}
+
+    @app.get("/api/programs/{pid}")
+    async def shared(pid: str):
+        program = await stored(work.shared, pid)
+        if program is None:
+            raise ApiError(404, f"no shared program {pid[:40]!r}: check the link")
+        return program
 
     return app
 

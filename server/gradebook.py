@@ -15,20 +15,14 @@ from __future__ import annotations
 import datetime as dt
 import json
 
-from s2mc.common.errors import S2mcError
-
+from .database import connect, iso
 from .roster import Student
-
-
-def _url(db: str) -> str:
-    return db if "://" in db else f"sqlite:///{db}"
 
 
 class Gradebook:
     def __init__(self, db: str):
         import sqlalchemy as sa
         self.sa = sa
-        url = _url(db)
         meta = sa.MetaData()
         self.table = sa.Table(
             "submissions", meta,
@@ -40,13 +34,7 @@ class Gradebook:
             sa.Column("predictions", sa.Integer, nullable=False),
             sa.Column("passed", sa.Boolean, nullable=False),
             sa.Column("verdicts", sa.Text, nullable=False))      # {question: verdict}, JSON
-        try:
-            # the server's threads share SQLite's connections (one writes at a time: SQLite's lock)
-            args = {"check_same_thread": False} if url.startswith("sqlite") else {}
-            self.engine = sa.create_engine(url, connect_args=args)
-            meta.create_all(self.engine)
-        except Exception as exc:  # noqa: BLE001 - a bad URL or an unreachable database: one line
-            raise S2mcError(f"--db {db}: {type(exc).__name__}: {str(exc).splitlines()[0]}") from None
+        self.engine = connect(db, meta)
 
     def record(self, student: str, graded: dict) -> None:
         """One submission: the answer of exercises.grade()."""
@@ -72,7 +60,7 @@ class Gradebook:
             row = {"id": sid, "name": names.get(sid, ""), "submissions": len(mine)}
             if len(mine):
                 last = mine.iloc[-1]
-                row.update(first=_iso(mine["at"].iloc[0]), last=_iso(last["at"]), right=int(last["right"]),
+                row.update(first=iso(mine["at"].iloc[0]), last=iso(last["at"]), right=int(last["right"]),
                            checked=int(last["checked"]), predictions=int(last["predictions"]),
                            passed=bool(mine["passed"].any()), **json.loads(last["verdicts"]))
             rows.append(row)
@@ -81,6 +69,18 @@ class Gradebook:
             {"submissions": "Int64", "right": "Int64", "checked": "Int64", "predictions": "Int64",
              "passed": "boolean"})
 
+    def progress(self, students: list[Student]) -> dict:
+        """The class's progress for the lecturer's page, from the same frame as the gradebook:
+        `students` (its rows, a missing value null), `questions` (each question's name and how
+        many students' last verdict is right), `submitted` and `passed` (students)."""
+        frame = self.frame(students)
+        rows = frame.astype(object).where(frame.notna(), None).to_dict("records")
+        questions = [c for c in frame.columns if c not in _HEAD]
+        return {"students": rows,
+                "questions": [{"name": q, "right": int((frame[q] == "right").sum())} for q in questions],
+                "submitted": int((frame["submissions"] > 0).sum()),
+                "passed": int(frame["passed"].fillna(False).astype(bool).sum())}
+
     def csv(self, students: list[Student]) -> str:
         return self.frame(students).to_csv(index=False)
 
@@ -88,14 +88,10 @@ class Gradebook:
         self.engine.dispose()
 
 
-def _iso(at) -> str:
-    t = at.to_pydatetime() if hasattr(at, "to_pydatetime") else at
-    if t.tzinfo is None:          # SQLite keeps no zone: the times were written in UTC
-        t = t.replace(tzinfo=dt.timezone.utc)
-    return t.isoformat(timespec="seconds")
-
-
 def _columns() -> list[str]:
-    head = ["id", "name", "submissions", "first", "last", "right", "checked", "predictions", "passed"]
     from s2mc.experiments import lab
-    return head + [q.name for _, q in lab.quantities()]
+    return _HEAD + [q.name for _, q in lab.quantities()]
+
+
+#: the gradebook's columns before each question's verdict
+_HEAD = ["id", "name", "submissions", "first", "last", "right", "checked", "predictions", "passed"]

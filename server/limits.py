@@ -21,6 +21,7 @@ RANGES: dict[str, tuple] = {
     "sessions": (1, 10_000), "idle_seconds": (0.0, 7 * 86400.0), "history_mib": (1, 1 << 20),
     "sweep_points": (1, 1024), "student_jobs": (1, 10_000), "student_sessions": (1, 10_000),
     "teacher_wall_seconds": (0.1, 3600.0), "poll_seconds": (0.1, 3600.0),
+    "shared_programs": (0, 100_000_000), "saved_work": (0, 100_000_000), "progress_seconds": (0.5, 3600.0),
     "connections_per_address": (1, 100_000), "header_seconds": (0.1, 3600.0), "body_seconds": (0.1, 3600.0),
 }
 
@@ -50,6 +51,9 @@ class Limits:
     student_jobs: int = 2                  # jobs one student may have running or waiting; beyond, 429
     student_sessions: int = 2              # debugging sessions one student may have open
     teacher_wall_seconds: float = 60.0     # the teacher's wall time (wall_seconds is the students')
+    shared_programs: int = 100_000         # programs kept behind share links (each at most source_bytes)
+    saved_work: int = 100_000              # owners whose work is kept (a student, the teacher, a browser)
+    progress_seconds: float = 3.0          # how often the lecturer's page asks for the class's progress
 
     def __post_init__(self):
         for f in fields(self):

@@ -38,9 +38,9 @@ BUFFER_PARAMS = ("consistency", "store_buffer_entries")
 # The network's parameters: in a run's description only off the bus, so that a bus run is described
 # exactly as before they existed.
 NETWORK_PARAMS = ("interconnect", "coherence", "link_latency", "router_latency", "flit_words")
-#: The engines that simulate a ring or a mesh with directory coherence so far (none: the reference
-#: model s2mc.simulator.reference does, docs/timing-model.md, "Directory coherence over a network").
-NETWORK_ENGINES: tuple[str, ...] = ()
+#: The engines that simulate a ring or a mesh with directory coherence so far (besides the reference
+#: model, docs/timing-model.md, "Directory coherence over a network").
+NETWORK_ENGINES: tuple[str, ...] = ("fast",)
 
 # Per-core counters of a run without caches, in the order the CLI and the records print them
 # (declared in simulator/counters.toml). A core's `cycles` is its finish cycle (also named
@@ -114,7 +114,7 @@ class Result:
     trace: list[tuple] = field(default_factory=list)  # event tuples (s2mc.simulator.trace), with trace=True
     timeline: object = None    # s2mc.simulator.timeline.Timeline, with timeline=
     sim_seconds: float = 0.0   # host wall-clock seconds the engine took (Machine.run)
-    network: dict | None = None  # a ring or a mesh: the machine-wide network counters (run_reference)
+    network: dict | None = None  # a ring or a mesh: the machine-wide network counters (simulator.network.report)
 
     @property
     def bus_utilisation(self) -> float:
@@ -267,6 +267,9 @@ class Machine:
             raise S2mcError(f"interconnect {interconnect} with coherence {coherence}: the {engine} engine "
                             "simulates the bus only so far; the reference model does "
                             "(s2mc run --engine reference)")
+        if self.config.networked and (trace or trace_file or (timeline is not None and timeline is not False)):
+            raise S2mcError(f"interconnect {interconnect}: the fast engine keeps no trace or timeline of a "
+                            "network yet; the reference model does (s2mc run --engine reference --trace)")
         # Sizes and the entry are checked before any image is built: a Program made in Python can
         # name any address, and a list of that many words would exhaust memory first.
         if not 0 <= program.entry <= ADS_MAX:
@@ -291,7 +294,13 @@ class Machine:
                                           consistency=consistency, store_buffer_entries=store_buffer_entries)
             sinks.append(self._timeline)
         self._trace = Fanout(sinks) if sinks else None
-        if engine == "fast":
+        if engine == "fast" and self.config.networked:
+            from . import _fast
+            self._engine = _fast.NetworkedEngine(code, data, program.entry, cores, mem_latency, max_cycles,
+                                                 mem_words, *(stacks or (0, 0, 0)), cache, cache_lines, cache_ways,
+                                                 line_words, cache_hit_latency, interconnect, link_latency,
+                                                 router_latency, flit_words)
+        elif engine == "fast":
             from . import _fast
             self._engine = _fast.Engine(code, data, program.entry, cores, mem_latency, arbitration,
                                         max_cycles, mem_words, *(stacks or (0, 0, 0)), cache, cache_lines,
@@ -321,6 +330,8 @@ class Machine:
         return list(self._engine.read(self._address(where, offset, n), n))
 
     def registers(self, core: int = 0) -> list[int]:
+        if not 0 <= core < self.config.cores:
+            raise S2mcError(f"core {core} is not one of the {self.config.cores} cores")
         return list(self._engine.registers(core))
 
     def cache(self, core: int = 0) -> list[tuple[int, str, int] | None]:
@@ -329,6 +340,9 @@ class Machine:
         caches."""
         if not 0 <= core < self.config.cores:
             raise S2mcError(f"core {core} is not one of the {self.config.cores} cores")
+        if self.config.networked:
+            raise S2mcError(f"interconnect {self.config.interconnect}: the caches' lines of a network run "
+                            "cannot be read yet (the reference model's DirectoryMachine holds them)")
         if self.config.engine != "fast":
             raise S2mcError("the caches' lines can be read from the fast engine only (the systemc engine "
                             "shows them in its VCD waveforms)")
@@ -363,9 +377,21 @@ class Machine:
         self._ran = True
         raw = self._run_engine()
         result = build_result(raw, self.program, self.config)
+        if "network" in raw:
+            result.network = _network_report(raw, result, self.config)
         result.sim_seconds = self._engine_seconds
         result.timeline = self._timeline.timeline if self._timeline is not None else None
         return result
+
+
+def _network_report(raw: dict, result: Result, cfg: Config) -> dict:
+    """The network counters of an engine's directory run, in the reference model's form."""
+    from .directory import MESSAGES
+    from .network import Topology, report
+    net = raw["network"]
+    return report(Topology(cfg.interconnect, cfg.cores), raw["cores"], dict(zip(MESSAGES, net["messages"])),
+                  {n: k for n, k in enumerate(net["invalidations"]) if k},
+                  {(r, p): flits for r, p, flits in net["link_flits"]}, result.cycles, net["quiet_cycle"])
 
 
 def run(program: Program, **config) -> Result:
@@ -377,7 +403,7 @@ def run_reference(program: Program, **config) -> Result:
     """Run a program on the cycle-stepped reference model (simulator/reference.py; with a ring or a
     mesh simulator/directory.py) and return what Machine.run would: the same counters, output and
     faults, its config's engine "reference", and with a network result.network. Slow: the engines'
-    specification, for small programs (the only model of a ring or a mesh so far)."""
+    specification, for small programs (the fast engine runs a ring or a mesh too, and equals it)."""
     from .directory import DirectoryMachine
     from .reference import RefFault, ReferenceMachine
     config.pop("engine", None)

@@ -23,6 +23,7 @@ from s2mc.common.errors import S2mcError
 
 from .counters import engine_counters
 from .network import Message, Network, Topology
+from .network import report as network_report
 from .reference import ReferenceMachine, _Line
 
 GETS, GETM, PUTS, PUTE, PUTM = "GetS", "GetM", "PutS", "PutE", "PutM"
@@ -407,21 +408,8 @@ class DirectoryMachine(ReferenceMachine):
     # -- what the run reports ---------------------------------------------------------------------
     def report(self, cycles: int) -> dict:
         """The machine-wide network counters (docs/timing-model.md, "Counters (directory runs)")."""
-        links = self.topology.links()
-        getms = sum(self.invals.values())
-        return {
-            "topology": (f"{self.topology.kind} of {len(self.cores)} tiles" if self.topology.kind == "ring" else
-                         f"mesh {self.topology.columns}x{self.topology.rows}"),
-            "messages": dict(self.by_type),
-            "flits": sum(k.stats["flits_sent"] for k in self.cores),
-            "hops": sum(k.stats["message_hops"] for k in self.cores),
-            "copies_invalidated_per_getm": dict(sorted(self.invals.items())),
-            "mean_copies_invalidated_per_getm": sum(n * k for n, k in self.invals.items()) / getms if getms else 0.0,
-            "link_flits": {f"{r}:{p}": self.net.busy[(r, p)] for r, p in links},
-            "link_utilisation": {f"{r}:{p}": self.net.busy[(r, p)] / cycles for r, p in links},
-            "home_utilisation": [k.stats["home_busy_cycles"] / cycles for k in self.cores],
-            "quiet_cycle": self.quiet,
-        }
+        return network_report(self.topology, [k.stats for k in self.cores], self.by_type, self.invals,
+                              dict(self.net.busy), cycles, self.quiet)
 
     def word(self, a: int) -> int:
         """The coherent value of word a now: the writable copy's, else memory's."""

@@ -6,7 +6,8 @@ Usage: python gen_counters.py counters.toml OUT.h
 The header defines X-macro lists of the counters the engines count, which machine.h expands into the
 fields of s2::CoreStats and the serialisers expand into dict entries and JSON keys:
 S2_BASE_COUNTERS(X) (every run) and S2_CACHE_COUNTERS(X) (only with caches) and
-S2_BUFFER_COUNTERS(X) (only with store buffers). It reads the
+S2_BUFFER_COUNTERS(X) (only with store buffers) and S2_NETWORK_COUNTERS(X) (only with directory
+coherence over a ring or a mesh). It reads the
 declaration as data (tomllib): at build time the s2mc package is not installed yet.
 """
 from __future__ import annotations
@@ -24,7 +25,7 @@ def render(counters_text: str) -> str:
         "",
     ]
     for group, macro in (("base", "S2_BASE_COUNTERS"), ("cache", "S2_CACHE_COUNTERS"),
-                         ("buffer", "S2_BUFFER_COUNTERS")):
+                         ("buffer", "S2_BUFFER_COUNTERS"), ("network", "S2_NETWORK_COUNTERS")):
         names = [r["name"] for r in rows if r["group"] == group]
         lines.append(f"#define {macro}(X)" + "".join(f" \\\n  X({n})" for n in names))
         lines.append("")

@@ -165,3 +165,26 @@ class Network:
         out = sorted(self.arriving.pop(c, ()), key=lambda m: m.dst)
         self.in_flight -= len(out)
         return out
+
+
+def report(topology: Topology, tiles: list[dict], messages: dict[str, int], invals: dict[int, int],
+           link_flits: dict[tuple[int, str], int], cycles: int, quiet: int) -> dict:
+    """The machine-wide network counters of a directory run (docs/timing-model.md, "Counters
+    (directory runs)"), from what an engine counted: each tile's counters, the messages by type, the
+    GetMs by how many copies they invalidated, the flits each link carried, the total cycles and the
+    cycle the network went quiet. The reference model and the fast engine both report through it."""
+    getms = sum(invals.values())
+    links = topology.links()
+    return {
+        "topology": (f"ring of {topology.tiles} tiles" if topology.kind == "ring" else
+                     f"mesh {topology.columns}x{topology.rows}"),
+        "messages": dict(messages),
+        "flits": sum(t["flits_sent"] for t in tiles),
+        "hops": sum(t["message_hops"] for t in tiles),
+        "copies_invalidated_per_getm": dict(sorted(invals.items())),
+        "mean_copies_invalidated_per_getm": sum(n * k for n, k in invals.items()) / getms if getms else 0.0,
+        "link_flits": {f"{r}:{p}": link_flits.get((r, p), 0) for r, p in links},
+        "link_utilisation": {f"{r}:{p}": link_flits.get((r, p), 0) / cycles for r, p in links},
+        "home_utilisation": [t["home_busy_cycles"] / cycles for t in tiles],
+        "quiet_cycle": quiet,
+    }

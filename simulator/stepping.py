@@ -139,6 +139,9 @@ class Stepper:
         for option in ("trace", "trace_file", "timeline"):
             if config.get(option):
                 raise S2mcError(f"a stepped machine does not take {option}; run it with Machine")
+        if config.get("interconnect", "bus") != "bus":
+            raise S2mcError(f"interconnect {config['interconnect']}: a stepped machine is the bus machine so far; "
+                            "run a ring or a mesh with Machine (s2mc run)")
         self.program = program
         # Machine checks the program and the parameters and loads the engine; we drive the engine.
         self._machine = Machine(program, **config)

@@ -295,7 +295,7 @@ def test_random_drf_programs_end_with_the_bus_machines_memory(seed):
 HALT = ".code 0\n  trap r0 #0\n"
 
 
-@pytest.mark.parametrize("engine", ["fast", "systemc"])
+@pytest.mark.parametrize("engine", ["systemc"])
 @pytest.mark.parametrize("interconnect", ["ring", "mesh"])
 def test_the_engines_refuse_a_network_in_one_line(engine, interconnect):
     with pytest.raises(S2mcError) as e:
@@ -383,7 +383,7 @@ def test_the_reference_engine_on_the_bus_agrees_with_the_fast_engine(tmp_path):
 
 
 @pytest.mark.parametrize("args,message", [
-    (("--engine", "fast"), "interconnect mesh with coherence directory: the fast engine simulates the bus only"),
+    (("--engine", "systemc"), "interconnect mesh with coherence directory: the systemc engine simulates the bus only"),
     (("--trace", "t.txt"), "--trace needs --engine fast or systemc"),
 ])
 def test_s2mc_run_refuses_in_one_line(tmp_path, args, message):

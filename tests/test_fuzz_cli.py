@@ -117,7 +117,9 @@ SPECS = {
                                                                     "hierocrypt3", "sc2000,camellia"]}),
     "coherence-native": dict(base={"--iterations": "100", "--acquisitions": "100", "--round-trips": "100",
                                    "--reps": "1"}, flags=["-q", "--json", "--force"], options={
-        "--bench": ["locks", "ping-pong,locks", "false-sharing", "cache"], "--threads": ["2", "all", "1,all", "3", "0"],
+        "--bench": ["locks", "ping-pong,locks", "false-sharing", "cache", "core-to-core"],
+        "--threads": ["2", "all", "1,all", "3", "0"], "--cores": ["2", "all", "3", "1"],
+        "--mesh-cores": ["none", "same", "2,4", "65"], "--png": ["h.png"],
         "--increment": ["atomic", "plain,atomic", "cas"], "--lock": ["tas", "ttas,ticket", "mcs"],
         "--iterations": ["1", "1000", "1000000001"], "--acquisitions": ["1", "1000000001"],
         "--round-trips": ["200", "150", "99"], "--reps": ["2", "1000", "1001"], "--experiment": ["e1"],
@@ -187,7 +189,13 @@ SPECS["serve"] = dict(base={"--port": "0"}, flags=[], options={
     "--token": ["t", ""], "--executor": ["local", "dask"], "--scheduler": ["nonsense"],
     "--wall-seconds": ["0.1", "3600", "0.05", "3601"],
     "--max-cycles": ["1", "4611686018427387904", "4611686018427387905"],
-    "--memory-mib": ["16", "15", "1048576", "1048577"]})
+    "--memory-mib": ["16", "15", "1048576", "1048577"],
+    "--teacher-token": ["teacher", ""], "--class": ["no/such/roster.csv", "."], "--links": ["no/such/links.csv"],
+    "--db": ["nonsense://x", "no/such/folder/lab.db"],
+    "--student-jobs": ["1", "10000", "0", "10001"], "--student-sessions": ["1", "10000", "0", "10001"],
+    "--connections-per-address": ["1", "100000", "0", "100001"],
+    "--header-seconds": ["0.1", "3600", "0.05", "3601", "nan"], "--body-seconds": ["0.1", "3600", "0.05", "inf"],
+    "--teacher-wall-seconds": ["0.1", "3600", "0.05", "3601"]})
 
 # Every command that writes files takes --force (replace a read-only output: cli/options.py).
 for _name in ("asm", "compile", "run", "aes", "cipher", "fidelity", "native", "encrypt", "decrypt", "gpu", "sweep",

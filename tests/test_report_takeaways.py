@@ -234,7 +234,17 @@ def _machine_params():
 #: A value other than the default for every machine parameter a variant names (a new parameter in
 #: simulator/params.toml needs one here, or a reason in common.variants.NOT_IN_VARIANT).
 VARIED = {"mem_latency": 4, "arbitration": "fixed", "cache": "mesi", "cache_lines": 16, "cache_ways": 1,
-          "line_words": 8, "cache_hit_latency": 3, "consistency": "tso", "store_buffer_entries": 2}
+          "line_words": 8, "cache_hit_latency": 3, "consistency": "tso", "store_buffer_entries": 2,
+          "interconnect": "mesh", "coherence": "directory", "link_latency": 2, "router_latency": 2,
+          "flit_words": 2}
+#: The machine a parameter is varied from, where the default machine gives it no meaning: a cache's
+#: shape needs a cache, the buffer's size store buffers, the network's parameters a network.
+NETWORK = {"cache": "mesi", "coherence": "directory", "interconnect": "ring"}
+BASE = {**dict.fromkeys(("cache_lines", "cache_ways", "line_words", "cache_hit_latency"), {"cache": "mesi"}),
+        "store_buffer_entries": {"consistency": "tso"}, "coherence": {"cache": "mesi"},
+        **dict.fromkeys(("interconnect", "link_latency", "router_latency", "flit_words"), NETWORK)}
+#: ... and what must change with it: the directory needs a network (and a network a directory).
+WITH = {"coherence": {"interconnect": "mesh"}}
 
 
 def test_every_machine_parameter_is_varied():
@@ -250,10 +260,9 @@ def test_no_table_merges_runs_that_differ_in_one_machine_parameter(name, tmp_pat
     from s2mc.simulator.params import DEFAULTS
     from s2mc.common.variants import parse_cache_part
     machine = _machine_params()
-    base = {"cache": "mesi"} if name in ("cache_lines", "cache_ways", "line_words", "cache_hit_latency") else \
-        {"consistency": "tso"} if name == "store_buffer_entries" else {}   # the buffer's size means nothing under sc
+    base = BASE.get(name, {})
     rows, cycles, variants = [], {}, []
-    for i, cfg in enumerate([base, dict(base, **{name: VARIED[name]})]):
+    for i, cfg in enumerate([base, dict(base, **{name: VARIED[name]}, **WITH.get(name, {}))]):
         full = {k: cfg.get(k, DEFAULTS[k]) for k in machine}
         variant = "/".join(variant_parts(**full))
         variants.append(variant)
@@ -267,14 +276,22 @@ def test_no_table_merges_runs_that_differ_in_one_machine_parameter(name, tmp_pat
     runs = summaries.sim_runs(df)
     t = summaries.pivot(runs, "cycles")
     assert len(t) == 2, t
-    for variant, row in zip(variants, t.itertuples(index=False)):
-        assert list(row[1:]) == [f"{cycles[variant, n]:,}" for n in (1, 2)], (variant, t)
+    # each row holds its own runs' numbers (rows are ordered by their labels, not by `variants`)
+    assert sorted(tuple(row[1:]) for row in t.itertuples(index=False)) == \
+        sorted(tuple(f"{cycles[v, n]:,}" for n in (1, 2)) for v in variants), t
     labels, _ = summaries.legend_labels([(w, v, 0, "fast") for w, v in zip(["spin_lock"] * 2, variants)])
     assert len(set(labels)) == 2                                   # the figures' lines (plots._lines)
     if any(parse_cache_part(p) for v in variants for p in v.split("/")):
-        comparison = caches.report_parts(df)[-1][1] if "spin_lock" not in caches.LAB else \
-            next(p[1] for p in caches.report_parts(df) if p[0] == "table")
-        assert len(comparison) == 2, comparison
+        # the caches section: a paragraph per machine apart from its caches (a network's runs are
+        # their own), then its table; the two configurations are two rows in all
+        parts, firsts, header = caches.report_parts(df), [], False
+        for kind, body in parts:
+            if kind == "p" and str(body).startswith("**"):
+                header = True
+            elif kind == "table" and header:
+                firsts.append(body)
+                header = False
+        assert sum(len(t) for t in firsts) == 2, firsts
     (tmp_path / "res").mkdir()
     records.write(df, tmp_path / "res" / "r.parquet")
     md = report.build([tmp_path / "res"], tmp_path / "rep")["md"].read_text()

@@ -13,6 +13,7 @@ from hypothesis import given, settings
 
 from s2gen import buffered_configs, programs
 from systemc_helpers import needs_systemc
+from test_sim_property import assert_matches_reference
 
 from s2mc.common.errors import S2mcError
 from s2mc.compiler import compile as compile_rz
@@ -303,6 +304,64 @@ def test_litmus_outcomes_with_caches(protocol):
                   cache=protocol)
     assert (0, 0) not in seen
     assert (1, 0) not in litmus(MP_READER, MP_WRITER.format(fence=""), MP_DATA, consistency="tso", cache=protocol)
+
+
+# The kind of loop bench/bench_fast.py times, shorter: each core loads, computes and stores back in
+# its own slice, so with 8 cores the bus is always busy and the drains queue behind the loads; with
+# a 1-word slice a load mostly finds its core's last store still buffered.
+SATURATED = """
+.code 0
+  cid r1
+  mul r2 r1 #{words}
+  mov r3 #100
+:loop
+  and r4 r3 #{mask}
+  add r4 r4 r2
+  ld r5 @0 r4
+  xor r5 r5 r3
+  shl r6 r5 #3
+  add r5 r5 r6
+  st r5 @0 r4
+  sub r3 r3 #1
+  jt r3 loop
+  trap r0 #0
+"""
+
+
+@pytest.mark.parametrize("words", [1, 64])
+@pytest.mark.parametrize("cache", ["none", "mesi"])
+@pytest.mark.parametrize("arbitration", ["fifo", "fixed", "round_robin", "burst4"])
+@pytest.mark.parametrize("consistency", ["tso", "pso"])
+def test_a_saturated_bus_runs_as_on_the_reference(consistency, arbitration, cache, words):
+    """The fast engine's hot path with store buffers (cores run ahead past their buffered stores,
+    drains start without a visit to their cycle, the arbiter picks among many) in long runs: the
+    cycles, every counter, registers and memory are the reference model's."""
+    for entries in (1, 4):
+        assert_matches_reference(SATURATED.format(words=words, mask=words - 1),
+                                 {"cores": 8, "mem_latency": 2, "arbitration": arbitration, "cache": cache,
+                                  "consistency": consistency, "store_buffer_entries": entries})
+
+
+@pytest.mark.parametrize("words", [1, 64])
+@pytest.mark.parametrize("cache", ["none", "mesi"])
+@pytest.mark.parametrize("consistency", ["tso", "pso"])
+def test_a_run_in_slices_equals_one_run(consistency, cache, words):
+    """Pauses (the run loop's slices, the debugger's steps) stop the cores that run ahead and the
+    drains that start without a visit at the pause, and a run goes on from there: slices of 1, 3
+    and 7 cycles give the result, registers and memory of one run."""
+    from s2mc.simulator import _fast
+    prog = assemble(SATURATED.format(words=words, mask=words - 1))
+    code = [w & 0xFFFFFFFF for w in prog.code_image]
+
+    def run(slice_cycles):
+        engine = _fast.Engine(code, [], prog.entry, 8, 2, "fifo", 1_000_000, 1024, cache=cache,
+                              consistency=consistency, store_buffer_entries=2)
+        result = engine.run(slice_cycles)
+        return result, [engine.registers(i) for i in range(8)], engine.read(0, 1024)
+    whole = run(0)
+    assert whole[0]["cycles"] > 1000
+    for n in (1, 3, 7):
+        assert run(n) == whole
 
 
 @settings(max_examples=150)

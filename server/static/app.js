@@ -630,6 +630,7 @@ async function start() {
   setupCompare();
   openOnExample();
   await loadExercises();
+  await work.start(info);                // work.js: saved work, share links, files
   document.body.dataset.ready = "yes";   // the browser tests wait for this
 }
 

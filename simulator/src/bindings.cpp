@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "s2mc/fast_engine.h"
+#include "s2mc/networked.h"
 
 namespace py = pybind11;
 using namespace s2;
@@ -91,6 +92,31 @@ py::dict result_to_dict(const RunResult& r, bool cached, bool buffered = false) 
     f["address"] = r.fault.address;
     d["fault"] = f;
   }
+  return d;
+}
+
+// A directory run's result: the bus machine's, each core's dict with its tile's network counters,
+// and the machine-wide network counts under "network" (s2mc.simulator.network.report makes the table).
+py::dict networked_to_dict(const NetworkedResult& r) {
+  py::dict d = result_to_dict(r.run, false);
+  if (r.run.fault.kind != FaultKind::NONE) return d;
+  py::list cores = d["cores"];
+  for (size_t i = 0; i < r.tiles.size(); ++i) {
+    py::dict c = cores[i];
+    const NetworkStats& s = r.tiles[i];
+#define S2_COUNTER_ITEM(name) c[#name] = s.name;
+    S2_NETWORK_COUNTERS(S2_COUNTER_ITEM)
+#undef S2_COUNTER_ITEM
+  }
+  py::dict net;
+  net["messages"] = std::vector<uint64_t>(r.messages, r.messages + MSG_KINDS);
+  net["invalidations"] = r.invalidations;
+  py::list links;
+  for (const auto& [link, flits] : r.link_flits)
+    links.append(py::make_tuple(link.first, Topology::port_name(link.second), flits));
+  net["link_flits"] = links;
+  net["quiet_cycle"] = r.quiet;
+  d["network"] = net;
   return d;
 }
 
@@ -254,5 +280,78 @@ PYBIND11_MODULE(_fast, m) {
                return a.cycle != b.cycle ? a.cycle < b.cycle : a.core < b.core;
              });
              return output_to_list(out);
+           });
+
+  // Directory coherence over a ring or a mesh (networked.h): one run, then its memory and registers.
+  py::class_<NetworkedEngine>(m, "NetworkedEngine")
+      .def(py::init([](const std::vector<uint32_t>& code, const std::vector<int32_t>& data, uint32_t entry,
+                       int cores, int mem_latency, uint64_t max_cycles, uint32_t mem_words, uint32_t stacks_base,
+                       uint32_t stacks_words, uint32_t stacks_count, const std::string& cache, uint32_t cache_lines,
+                       uint32_t cache_ways, uint32_t line_words, uint32_t cache_hit_latency,
+                       const std::string& interconnect, uint32_t link_latency, uint32_t router_latency,
+                       uint32_t flit_words) {
+             check_range("cores", cores, params::CORES_MIN, params::CORES_MAX);
+             check_range("mem-latency", mem_latency, params::MEM_LATENCY_MIN, params::MEM_LATENCY_MAX);
+             check_range("max-cycles", max_cycles, params::MAX_CYCLES_MIN, params::MAX_CYCLES_MAX);
+             check_range("mem-words", mem_words, params::MEM_WORDS_MIN, params::MEM_WORDS_MAX);
+             check_range("cache-lines", cache_lines, params::CACHE_LINES_MIN, params::CACHE_LINES_MAX);
+             check_range("cache-ways", cache_ways, params::CACHE_WAYS_MIN, params::CACHE_WAYS_MAX);
+             check_range("line-words", line_words, params::LINE_WORDS_MIN, params::LINE_WORDS_MAX);
+             check_range("cache-hit-latency", cache_hit_latency, params::CACHE_HIT_LATENCY_MIN,
+                         params::CACHE_HIT_LATENCY_MAX);
+             check_range("link-latency", link_latency, params::LINK_LATENCY_MIN, params::LINK_LATENCY_MAX);
+             check_range("router-latency", router_latency, params::ROUTER_LATENCY_MIN, params::ROUTER_LATENCY_MAX);
+             check_range("flit-words", flit_words, params::FLIT_WORDS_MIN, params::FLIT_WORDS_MAX);
+             Config cfg;
+             cfg.cores = cores;
+             cfg.mem_latency = mem_latency;
+             cfg.max_cycles = max_cycles;
+             cfg.mem_words = mem_words;
+             cfg.cache = CacheConfig{parse_protocol(cache), cache_lines, cache_ways, line_words, cache_hit_latency};
+             if (cfg.cache.protocol != Protocol::MSI && cfg.cache.protocol != Protocol::MESI)
+               throw std::invalid_argument("coherence directory needs cache msi or mesi, not " + cache);
+             const std::string shape = cache_shape_problem(cfg.cache, mem_words);
+             if (!shape.empty()) throw std::invalid_argument(shape);
+             NetworkConfig net;
+             if (interconnect == "ring") net.kind = Topology::RING;
+             else if (interconnect == "mesh") net.kind = Topology::MESH;
+             else throw std::invalid_argument("no network for interconnect '" + interconnect + "' (choose ring, mesh)");
+             net.link_latency = link_latency;
+             net.router_latency = router_latency;
+             net.flit_words = flit_words;
+             if (stacks_count != 0 &&
+                 (stacks_words == 0 || stacks_base + static_cast<uint64_t>(stacks_words) * stacks_count > 0xFFFFFFFFull))
+               throw std::invalid_argument("stacks " + std::to_string(stacks_base) + " " + std::to_string(stacks_words) +
+                                           " " + std::to_string(stacks_count) + " do not describe an area within 32 bits");
+             Image img{code, data, entry, Stacks{stacks_base, stacks_words, stacks_count}};
+             return new NetworkedEngine(img, cfg, net);
+           }),
+           py::arg("code"), py::arg("data"), py::arg("entry"), py::arg("cores"), py::arg("mem_latency"),
+           py::arg("max_cycles"), py::arg("mem_words"), py::arg("stacks_base"), py::arg("stacks_words"),
+           py::arg("stacks_count"), py::arg("cache"), py::arg("cache_lines"), py::arg("cache_ways"),
+           py::arg("line_words"), py::arg("cache_hit_latency"), py::arg("interconnect"), py::arg("link_latency"),
+           py::arg("router_latency"), py::arg("flit_words"))
+      .def("write", [](NetworkedEngine& e, uint32_t addr, const std::vector<int32_t>& words) {
+             auto& mem = e.memory();
+             if (addr + words.size() > mem.size()) throw std::out_of_range("write past the end of memory");
+             std::copy(words.begin(), words.end(), mem.begin() + addr);
+           })
+      .def("read", [](NetworkedEngine& e, uint32_t addr, uint32_t n) {
+             auto& mem = e.memory();
+             if (static_cast<uint64_t>(addr) + n > mem.size()) throw std::out_of_range("read past the end of memory");
+             return std::vector<int32_t>(mem.begin() + addr, mem.begin() + addr + n);
+           })
+      .def("registers", [](const NetworkedEngine& e, int core) {
+             check_range("core", core, 0, static_cast<uint64_t>(e.core_count() - 1));
+             const int32_t* r = e.registers(core);
+             return std::vector<int32_t>(r, r + NUM_REGS);
+           })
+      .def("run", [](NetworkedEngine& e) {
+             NetworkedResult r;
+             {
+               py::gil_scoped_release release;
+               r = e.run();
+             }
+             return networked_to_dict(r);
            });
 }

@@ -14,11 +14,11 @@ namespace {
 constexpr uint64_t NEVER = std::numeric_limits<uint64_t>::max();
 }
 
-// An instruction whose issue touches only its core's registers and pc, and cannot fault.
+// An instruction whose issue touches only its core's registers and pc, and cannot fault (a division
+// can: execute() then changes nothing and says so).
 static inline bool pure(const Uop& u) {
   switch (u.op) {
-    case OP_DIV_IMM: case OP_MOD_IMM: case OP_DIV_REG: case OP_MOD_REG: case OP_FENCE: case OP_SYNC: case OP_TRAP:
-    case OP_UNDEFINED:
+    case OP_FENCE: case OP_SYNC: case OP_TRAP: case OP_UNDEFINED:
       return false;
     default:
       return u.bus == BUS_NONE;
@@ -27,51 +27,56 @@ static inline bool pure(const Uop& u) {
 
 // After an instruction that issued at t - 1, the core runs on from t through what it can decide
 // now, as it would issue it, whatever the other cores and the bus do meanwhile (never while
-// tracing: the log goes in cycle order): instructions that touch only its registers and cannot
-// fault; a store to a buffer that has room now (drains only make more); and, when its buffer is
-// empty (nothing to forward) and there are no caches (no lookup), a load, which becomes its
-// request at its issue cycle. Never past a pause, nor while a breakpoint or watch is set (a stop
-// found later in cycle order must see this core as it was then). Returns the cycle of the
-// instruction it stopped before (RUNNING), or, after a load, of that request (PENDING).
-uint64_t FastEngine::run_ahead(int id, uint64_t t) {
+// tracing, as the log goes in cycle order, or with a breakpoint or watch set, nor past a pause,
+// where the state must be the cycle-stepped machine's): instructions that touch only its registers and cannot
+// fault; a store to a buffer that has room now (drains only make more); and, without caches (no
+// lookup), a load whose address is in none of its buffered stores: only its own stores enter the
+// buffer, all of them before t, so none serves the load at t either, and it becomes its request
+// at its issue cycle (the arbiter ignores it until then, and the core's drains compete meanwhile).
+// Returns the cycle of the instruction it stopped before (RUNNING), or, after a load, of that
+// request (PENDING). Inline (as the other helpers of this loop): a call to a function of the
+// library from within it would go through the PLT.
+inline uint64_t FastEngine::run_ahead(int id, uint64_t t) {
+  if (tracing_ || breaking_) return t;
   Core& k = cores_[id];
-  Buffered& b = sb_[static_cast<size_t>(id)];
-  int32_t* r = k.r;
+  StoreBuffer& buf = sb_[static_cast<size_t>(id)].buf;
+  int32_t* const r = k.r;
+  const Uop* const prog = prog_.data();
   const uint32_t n = static_cast<uint32_t>(prog_.size());
+  const uint64_t lim = std::min(limit_, pause_);   // never past a pause or a fault's cycle
+  uint32_t pc = k.pc;   // a local: the register writes below could alias the member
   uint64_t done = 0;
-  while (!tracing_ && !breaking_ && t < cfg_.max_cycles && t < pause_ && k.pc < n) {
-    const Uop& v = prog_[k.pc];
+  for (; t < lim && pc < n; ++t, ++done) {
+    const Uop& v = prog[pc];
     if (pure(v)) {
-      execute(r, k.pc, v, id, cfg_.cores);
-    } else if (v.bus == BUS_WRITE || (v.bus == BUS_READ && b.buf.empty() && !cached_)) {
-      if (v.bus == BUS_WRITE && b.buf.full()) break;
-      const uint32_t a = mem_address(r, v);
-      if (a >= cfg_.mem_words || (guarded_ && StackGuard(stacks_, id).violates(a))) break;   // faults in order
-      ++done;
-      if (v.bus == BUS_READ) {
-        k.t = t;
-        k.req_addr = a;
-        k.status = Status::PENDING;
-        break;
-      }
-      const int32_t value = store_value(r, v, a);
-      if (v.op == OP_PUSH) r[v.d1] = static_cast<int32_t>(a);
-      b.buf.push(a, value, k.pc, t);
-      k.pc += 1;
-      ++t;
+      if (execute(r, pc, v, id, cfg_.cores) != Next::CONTINUE) break;   // a division by zero, in order
       continue;
-    } else {
+    }
+    if (v.bus != BUS_WRITE && (v.bus != BUS_READ || cached_)) break;
+    if (v.bus == BUS_WRITE && buf.full()) break;
+    const uint32_t a = mem_address(r, v);
+    if (a >= cfg_.mem_words || (guarded_ && StackGuard(stacks_, id).violates(a))) break;   // faults in order
+    if (v.bus == BUS_READ) {
+      int32_t buffered;
+      if (buf.forward(a, buffered)) break;   // served at t or by memory: depends on when that store drains
+      ++done;
+      k.t = t;
+      k.req_addr = a;
+      k.status = Status::PENDING;
       break;
     }
-    ++t;
-    ++done;
+    const int32_t value = store_value(r, v, a);
+    if (v.op == OP_PUSH) r[v.d1] = static_cast<int32_t>(a);
+    buf.push(a, value, pc, t);
+    pc += 1;
   }
+  k.pc = pc;
   k.s.instructions += done;
   return t;
 }
 
 // Step 1 for core id at cycle c: issue its next instruction (or hold it back). False on a fault.
-bool FastEngine::buffered_issue(int id, uint64_t c) {
+inline bool FastEngine::buffered_issue(int id, uint64_t c) {
   Core& k = cores_[id];
   Buffered& b = sb_[static_cast<size_t>(id)];
   int32_t* r = k.r;
@@ -81,8 +86,10 @@ bool FastEngine::buffered_issue(int id, uint64_t c) {
   if (u.op == OP_UNDEFINED) { fault(id, FaultKind::UNDEFINED_OPCODE); return false; }
   const bool drains = u.op == OP_FENCE || u.op == OP_XCHG || u.op == OP_SYNC || u.op == OP_TRAP;
   const bool store = u.bus == BUS_WRITE;
-  if (b.buf.holds(drains, store, c)) {   // held back: tries again at c + 1
-    b.next = c + 1;
+  if (b.buf.holds(drains, store, c)) {
+    // Held back: nothing but its own drains can let it go, so it tries again in the cycle after
+    // an entry leaves (let_go), not in every cycle.
+    b.next = NEVER;
     return true;
   }
   (store ? k.s.store_buffer_full_stalls : k.s.fence_stall_cycles) += b.buf.held_cycles(c);
@@ -109,11 +116,17 @@ bool FastEngine::buffered_issue(int id, uint64_t c) {
       ++k.s.store_forwards;
       ++k.s.mem_reads;
       ++k.s.instructions;
-      b.next = c + 1;
+      b.next = run_ahead(id, c + 1);
       return true;
     }
   }
-  if (u.op == OP_FENCE) { sb_log(c, here, id, TraceKind::ISSUE); k.pc += 1; ++k.s.instructions; b.next = c + 1; return true; }
+  if (u.op == OP_FENCE) {
+    sb_log(c, here, id, TraceKind::ISSUE);
+    k.pc += 1;
+    ++k.s.instructions;
+    b.next = run_ahead(id, c + 1);
+    return true;
+  }
   const Next nx = execute(r, k.pc, u, id, cfg_.cores);
   if (nx != Next::MEMORY && nx != Next::UNDEFINED)
     sb_log(c, here, id, nx == Next::SYNC ? TraceKind::SYNC : nx == Next::HALT ? TraceKind::HALT : TraceKind::ISSUE);
@@ -131,7 +144,7 @@ bool FastEngine::buffered_issue(int id, uint64_t c) {
         sb_log_changes(c, here);
         k.s.mem_reads += ac.reads;
         k.s.mem_writes += ac.writes;
-        b.next = c + cfg_.cache.hit_latency;
+        b.next = run_ahead(id, c + cfg_.cache.hit_latency);
         return true;
       }
       sb_log(c, here, id, TraceKind::REQUEST, 0, a);
@@ -140,7 +153,11 @@ bool FastEngine::buffered_issue(int id, uint64_t c) {
       return true;
     }
     case Next::CONTINUE: ++k.s.instructions; b.next = run_ahead(id, c + 1); return true;
-    case Next::PRINT: output_.push_back({c, id, trap_text(r, u)}); ++k.s.instructions; b.next = c + 1; return true;
+    case Next::PRINT:
+      output_.push_back({c, id, trap_text(r, u)});
+      ++k.s.instructions;
+      b.next = run_ahead(id, c + 1);
+      return true;
     case Next::SYNC: ++k.s.instructions; k.status = Status::SYNC; return true;
     case Next::HALT:
       ++k.s.instructions;
@@ -153,61 +170,87 @@ bool FastEngine::buffered_issue(int id, uint64_t c) {
   }
 }
 
-// Step 1b: each core with a free drain port starts draining an entry that entered before c; with
-// caches a write hit takes effect now, else the drain requests the bus.
-void FastEngine::start_drains(uint64_t c) {
-  for (int id = 0; id < cfg_.cores; ++id) {
-    Buffered& b = sb_[static_cast<size_t>(id)];
-    const int i = b.buf.drain_ready(cfg_.consistency, c);
-    if (i < 0) continue;
-    if (cached_ && caches_.lookup(id, BUS_WRITE, b.buf.at(i).addr, false)) {
-      const SbEntry e = b.buf.drain_hit(i, c, cfg_.cache.hit_latency);
-      sb_log(c, e.pc, id, TraceKind::DRAIN_HIT, 0, e.addr, mem_[e.addr], e.value);
-      sb_log_changes(c, e.pc);
-      const int32_t before = mem_[e.addr];
-      mem_[e.addr] = e.value;
-      if (breaking_ && watching(e.addr)) note_write(id, e.pc, e.addr, before, c, true);
-      CoreStats& s = cores_[id].s;
-      ++s.store_drains;
-      ++s.mem_writes;
-      continue;
-    }
-    b.buf.drain_request(i, c);
+// Step 1b for core id by cycle c: its drain starts at s = drain_start() when s <= c. With caches
+// the loop visits s (the lookup there sees the caches as they are at s: s == c), and a write hit
+// takes effect now; else the drain requests the bus at s. Without caches nothing depends on the
+// start but that request, so the grant (the next event at which anyone can see it) starts it
+// then, as of s, and so does a pause.
+inline void FastEngine::start_drain(int id, uint64_t c) {
+  Buffered& b = sb_[static_cast<size_t>(id)];
+  const uint64_t s = b.buf.drain_start();
+  if (s > c) return;
+  const int i = b.buf.choose(cfg_.consistency, s);
+  if (cached_ && caches_.lookup(id, BUS_WRITE, b.buf.at(i).addr, false)) {
+    const SbEntry e = b.buf.drain_hit(i, c, cfg_.cache.hit_latency);
+    sb_log(c, e.pc, id, TraceKind::DRAIN_HIT, 0, e.addr, mem_[e.addr], e.value);
+    sb_log_changes(c, e.pc);
+    const int32_t before = mem_[e.addr];
+    mem_[e.addr] = e.value;
+    if (breaking_ && watching(e.addr)) note_write(id, e.pc, e.addr, before, c, true);
+    CoreStats& st = cores_[id].s;
+    ++st.store_drains;
+    ++st.mem_writes;
+    let_go(b, c);
+    return;
   }
+  b.buf.drain_request(i, s);
+}
+
+// Keeps the loop's view of core id (sb_wake_, sb_own_, sb_drain_, sb_bus_, sb_turn_) after a change to it.
+inline void FastEngine::sb_update(int id) {
+  const Core& k = cores_[id];
+  const StoreBuffer& buf = sb_[static_cast<size_t>(id)].buf;
+  const size_t i = static_cast<size_t>(id);
+  sb_wake_[i] = k.status == Status::RUNNING ? sb_[i].next : NEVER;
+  sb_own_[i] = k.status == Status::PENDING ? k.t : NEVER;
+  sb_drain_[i] = buf.waiting() ? buf.drain_since() : cached_ ? NEVER : buf.drain_start();
+  if (cached_) sb_wake_[i] = std::min(sb_wake_[i], buf.drain_start());
+  sb_bus_[i] = std::min(sb_own_[i], sb_drain_[i]);
+  sb_turn_[i] = buf.own_last();
 }
 
 // Step 2: the bus, free at c, goes to one core's own request or its drain's (they take turns).
-void FastEngine::buffered_grant(uint64_t c) {
+inline void FastEngine::buffered_grant(uint64_t c) {
   const int N = cfg_.cores;
-  int win = -1;
-  uint64_t win_since = NEVER;
-  bool win_drain = false;
-  auto rank = [&](int i) -> uint64_t {   // lower wins; fifo ranks by request cycle, then id
-    switch (cfg_.arbitration) {
-      case Arbitration::FIXED: return static_cast<uint64_t>(i);
-      case Arbitration::BURST4:
-        return (i == last_grant_ && burst_streak_ >= BURST_LIMIT ? 1ull << 32 : 0) + static_cast<uint64_t>(i);
-      case Arbitration::ROUND_ROBIN: return static_cast<uint64_t>(((i - last_grant_ - 1) % N + N) % N);
-      default: return 0;
-    }
+  const uint64_t* own = sb_own_.data();
+  const uint64_t* drn = sb_drain_.data();
+  const uint8_t* turn = sb_turn_.data();
+  // Whether core i competes at c with its drain (else with its own request, if any).
+  auto drains = [&](int i) { return drn[i] <= c && (own[i] > c || turn[i]); };
+  // The cycle of core i's request at c, NEVER if it has none (no branch: the scans below are the
+  // loop's hottest part, and which cores compete changes every grant).
+  auto since = [&](int i) {
+    const uint64_t s = drains(i) ? drn[i] : own[i];
+    return s <= c ? s : NEVER;
   };
-  for (int i = 0; i < N; ++i) {
-    const Core& k = cores_[i];
-    const Buffered& b = sb_[static_cast<size_t>(i)];
-    uint64_t since;
-    bool drain = false;
-    const bool own = k.status == Status::PENDING && k.t <= c;   // a request run ahead waits for its cycle
-    if (b.buf.drain_competes(own)) { since = b.buf.drain_since(); drain = true; }
-    else if (own) since = k.t;
-    else continue;
-    const bool better = win < 0 || (cfg_.arbitration == Arbitration::FIFO ? since < win_since : rank(i) < rank(win));
-    if (better) { win = i; win_since = since; win_drain = drain; }
+  int win = -1;
+  if (cfg_.arbitration == Arbitration::FIFO) {   // the earliest request cycle, then the lowest id
+    uint64_t win_since = NEVER;
+    for (int i = 0; i < N; ++i) {
+      const uint64_t s = since(i);
+      win = s < win_since ? i : win;
+      win_since = std::min(win_since, s);
+    }
+  } else {
+    // fixed and burst4 scan from core 0, round-robin from the core after the last grantee;
+    // burst4 passes over the last grantee after BURST_LIMIT grants in a row, unless it is alone.
+    const int start = cfg_.arbitration == Arbitration::ROUND_ROBIN ? last_grant_ + 1 : 0;
+    const int skip = cfg_.arbitration == Arbitration::BURST4 && burst_streak_ >= BURST_LIMIT ? last_grant_ : -1;
+    for (int j = 0; j < N && win < 0; ++j) {
+      const int i = start + j < N ? start + j : start + j - N;
+      if (i != skip && since(i) != NEVER) win = i;
+    }
+    if (win < 0 && skip >= 0 && since(skip) != NEVER) win = skip;
   }
   if (win < 0) return;
   Core& k = cores_[win];
   Buffered& b = sb_[static_cast<size_t>(win)];
   uint64_t D = static_cast<uint64_t>(cfg_.mem_latency);
+  const bool win_drain = drains(win);
   if (win_drain) {
+    if (!b.buf.waiting()) {   // without caches: started as of its cycle, now
+      b.buf.drain_request(b.buf.choose(cfg_.consistency, drn[win]), drn[win]);
+    }
     const uint64_t waited = c - b.buf.drain_since();
     Caches::Grant x{XA_NONE, 0};
     if (cached_) {
@@ -224,8 +267,9 @@ void FastEngine::buffered_grant(uint64_t c) {
     ++k.s.mem_writes;
     ++k.s.drain_bus_accesses;
     k.s.drain_bus_cycles += D;
+    let_go(b, c);
   } else {
-    b.buf.own_granted();
+    b.buf.own_granted(drn[win] <= c);   // its drain waited (perhaps not started yet)
     const Uop& u = prog_[k.pc];
     const uint32_t here = k.pc;
     const int32_t before = mem_[k.req_addr];
@@ -253,7 +297,7 @@ void FastEngine::buffered_grant(uint64_t c) {
     k.s.mem_writes += ac.writes;
     k.s.bus_wait_cycles += c - k.t;
     k.status = Status::RUNNING;
-    b.next = c + D;
+    b.next = run_ahead(win, c + D);
   }
   k.s.mem_accesses += 1;
   k.s.bus_busy_cycles += D;
@@ -261,10 +305,13 @@ void FastEngine::buffered_grant(uint64_t c) {
   burst_streak_ = win == last_grant_ ? burst_streak_ + 1 : 1;
   last_grant_ = win;
   drain_last_ = win_drain;
+  sb_update(win);
 }
 
 // Simulates the cycles before `pause` (see advance()): true when it paused there, false when the
-// run ended (every core halted, a fault, or the cycle limit).
+// run ended (every core halted, a fault, or the cycle limit). Visits only the cycles in which some
+// core issues (or, with caches, starts a drain) or the bus can be granted, and in them only the
+// cores concerned.
 bool FastEngine::run_buffered(uint64_t pause) {
   const int N = cfg_.cores;
   if (sb_.empty()) {
@@ -273,26 +320,46 @@ bool FastEngine::run_buffered(uint64_t pause) {
       sb_.back().buf = StoreBuffer(cfg_.store_buffer_entries);
     }
   }
+  for (auto* v : {&sb_wake_, &sb_own_, &sb_drain_, &sb_bus_}) v->assign(static_cast<size_t>(N), NEVER);
+  sb_turn_.assign(static_cast<size_t>(N), 0);
+  for (int i = 0; i < N; ++i) sb_update(i);
+  int halted = 0, synced = 0;   // the cores that halted or wait at the barrier
+  for (const Core& k : cores_) {
+    halted += k.status == Status::HALTED;
+    synced += k.status == Status::SYNC;
+  }
   uint64_t c = sb_cycle_;
   for (;;) {
     if (c >= cfg_.max_cycles || fault_.kind != FaultKind::NONE) return false;
     // pause_: a watched write lowers it to the cycle after; a breakpoint stops before cycle c
     if (c >= std::min(pause, pause_) || (breaking_ && c >= break_from_ && sb_breaks(c))) {
       pause_ = std::min({pause, pause_, c});
+      // The state at the start of c, as the rules have it: the drains that started before c
+      // without a visit (no caches) wait for the bus.
+      for (int i = 0; i < N && !cached_ && c > 0; ++i) start_drain(i, c - 1);
       sb_cycle_ = c;
       return true;
     }
-    // step 1, counting the cores that halted or wait at the barrier. A fault ends the run after its
-    // cycle, as without store buffers: the other cores still issue, drain and get the bus in it.
-    int halted = 0, synced = 0;
+    // step 1. A fault ends the run after its cycle, as without store buffers: the other cores
+    // still issue, drain and get the bus in it.
     for (int i = 0; i < N; ++i) {
-      const Status st = cores_[i].status;
-      if (st == Status::RUNNING && sb_[static_cast<size_t>(i)].next == c) buffered_issue(i, c);
-      halted += cores_[i].status == Status::HALTED;
-      synced += cores_[i].status == Status::SYNC;
+      if (sb_wake_[static_cast<size_t>(i)] != c) continue;
+      const Core& k = cores_[i];
+      if (k.status == Status::RUNNING && sb_[static_cast<size_t>(i)].next == c) {
+        buffered_issue(i, c);
+        halted += k.status == Status::HALTED;
+        synced += k.status == Status::SYNC;
+      }
+      if (!cached_) sb_update(i);
     }
     if (halted == N) return false;
-    start_drains(c);
+    if (cached_) {   // step 1b: the drains that start now (without caches the grant starts them)
+      for (int i = 0; i < N; ++i) {
+        if (sb_wake_[static_cast<size_t>(i)] != c) continue;
+        start_drain(i, c);
+        sb_update(i);
+      }
+    }
     if (bus_free_ <= c) buffered_grant(c);   // a grant changes no core's SYNC or HALTED
     // step 3: the barrier completes when every core that has not halted has arrived
     if (synced > 0 && synced + halted == N) {
@@ -303,21 +370,18 @@ bool FastEngine::run_buffered(uint64_t pause) {
         sb_log(c + 1, k.pc, i, TraceKind::RESUME, c - k.t);
         k.status = Status::RUNNING;
         sb_[static_cast<size_t>(i)].next = c + 1;
+        sb_update(i);
       }
+      synced = 0;
     }
     if (fault_.kind != FaultKind::NONE) return false;
     // the next cycle in which something can happen
-    uint64_t next = NEVER;
-    bool waiting = false;
+    uint64_t wake = NEVER, bus = NEVER;
     for (int i = 0; i < N; ++i) {
-      const Core& k = cores_[i];
-      const Buffered& b = sb_[static_cast<size_t>(i)];
-      if (k.status == Status::RUNNING) next = std::min(next, b.next);
-      if (k.status == Status::PENDING) next = std::min(next, std::max({k.t, bus_free_, c + 1}));
-      waiting |= b.buf.waiting();
-      if (!b.buf.empty() && !b.buf.waiting()) next = std::min(next, std::max(b.buf.port_free(), c + 1));
+      wake = std::min(wake, sb_wake_[static_cast<size_t>(i)]);
+      bus = std::min(bus, sb_bus_[static_cast<size_t>(i)]);
     }
-    if (waiting) next = std::min(next, std::max(bus_free_, c + 1));
+    const uint64_t next = std::min(wake, bus == NEVER ? NEVER : std::max(bus, bus_free_));
     if (next == NEVER) return false;   // nothing can happen any more (the result says why)
     c = std::max(next, c + 1);
   }

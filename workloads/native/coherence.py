@@ -4,6 +4,7 @@
     coherence.false_sharing(2, 1_000_000, "packed")   # {'seconds_best': ..., 'counters': [...], 'addresses': [...]}
     coherence.ping_pong(20_000)                       # {'median_ns': ..., 'final_flag': 40000, ...}
     coherence.lock("ttas", 2, 100_000)                # {'acquisitions_per_second': ..., 'counter': 200000}
+    coherence.core_to_core(2, 20_000)                 # {'cpus': [0, 1], 'ns': [[None, 41.2], [41.2, None]], ...}
     summaries, rows = coherence.run_grid(coherence.CoherenceGrid(threads=(1, 2)), run_id="coh-1")
 
 The three experiments are the simulated machine's with caches on (false_sharing.s, spin_lock.s,
@@ -21,6 +22,7 @@ from typing import Callable
 
 from s2mc.common.errors import S2mcError
 from s2mc.common.measure import Timing, figure, scaling_excess, spread_text
+from s2mc.common.text import matrix_table
 
 try:
     from . import _coherence
@@ -40,6 +42,9 @@ INCREMENTS: tuple[str, ...] = ("plain", "atomic")
 LOCKS: tuple[str, ...] = ("tas", "ttas", "ticket")
 #: The records' workload name of each experiment (the simulated programs' stems where they match).
 WORKLOADS = {"false-sharing": "false_sharing", "ping-pong": "line_ping_pong", "locks": "spin_lock"}
+#: The core-to-core latency matrix (core_to_core): asked for by name, as it runs a ping-pong per pair.
+MATRIX = "core-to-core"
+MATRIX_WORKLOAD = "core_to_core"
 #: Upper bounds of the counts: beyond them one measurement takes minutes (a typo, not a study).
 MAX_ITERATIONS = 1_000_000_000
 MAX_REPS = 1000
@@ -91,12 +96,62 @@ def false_sharing(threads: int, iterations: int, layout: str, *, increment: str 
     return _call(_lib().false_sharing, int(threads), int(iterations), layout, increment, int(reps))
 
 
-def ping_pong(round_trips: int, *, batch: int = 100) -> dict:
-    """Two threads on two CPUs hand one line back and forth `round_trips` times (a multiple of
-    `batch`); each batch of `batch` round trips is timed. Returns median_ns and min_ns per round
-    trip (over the batches), batch_ns (each batch's, in order),
-    round_trips, answered (the second thread's count) and final_flag (2 x round_trips)."""
-    return _call(_lib().ping_pong, int(round_trips), int(batch))
+def ping_pong(round_trips: int, *, batch: int = 100, pair: tuple[int, int] | None = None, warmup: int = 0) -> dict:
+    """Two threads on two CPUs (`pair`, or the first two this process may use) hand one line back
+    and forth `warmup` untimed times, then `round_trips` times (a multiple of `batch`); each batch of
+    `batch` round trips is timed. Returns median_ns and min_ns per round trip (over the batches),
+    batch_ns (each batch's, in order), round_trips, answered (the second thread's count, warm-up
+    included), final_flag (2 x all round trips) and the cpus."""
+    return _call(_lib().ping_pong, int(round_trips), int(batch), list(pair or ()), int(warmup))
+
+
+def core_to_core(cores: int, round_trips: int, *, batch: int = 100,
+                 step: Callable[[], None] | None = None) -> dict:
+    """The core-to-core latency matrix of the first `cores` CPUs this process may use: for each pair
+    i < j a pinned ping-pong (ping_pong, after `batch` untimed round trips), whose median batch
+    gives the one-way latency (round trip / 2) of both cells (i, j) and (j, i): a round trip is one
+    transfer each way. The diagonal is empty (None): one core does not hand a line to itself.
+    Returns cpus, ns (the matrix), spread and why (per cell: '' or why it is disturbed, by the
+    method of s2mc.common.measure), round_trips and batch. `step` is called after each pair."""
+    usable = cpus()
+    if len(usable) < 2:
+        raise S2mcError(f"core-to-core needs 2 CPUs; this process may use {len(usable)}")
+    if not 2 <= cores <= len(usable):
+        raise S2mcError(f"core-to-core: {cores} cores, but this process may use {len(usable)} CPU(s) "
+                        f"({', '.join(map(str, usable))}) and a matrix needs at least 2")
+    chosen = usable[:cores]
+    ns: list[list[float | None]] = [[None] * cores for _ in range(cores)]
+    spread = [[0.0] * cores for _ in range(cores)]
+    why = [[""] * cores for _ in range(cores)]
+    for i in range(cores):
+        for j in range(i + 1, cores):
+            r = ping_pong(round_trips, batch=batch, pair=(chosen[i], chosen[j]), warmup=batch)
+            tm = Timing(tuple(r["batch_ns"]), 1)
+            for a, b in ((i, j), (j, i)):
+                ns[a][b], spread[a][b], why[a][b] = tm.median / 2, tm.spread, tm.why
+            if step:
+                step()
+    return {"cpus": chosen, "ns": ns, "spread": spread, "why": why, "round_trips": round_trips, "batch": batch}
+
+
+def core_to_core_rows(m: dict, *, run_id: str, experiment: str = "coherence_native") -> list[dict]:
+    """The records rows of a core_to_core matrix: one `core_to_core_ns` row per off-diagonal cell,
+    variant `i-j`, core i, cores the matrix's size."""
+    plat, n = platform_name(), len(m["cpus"])
+    return [dict(run_id=run_id, experiment=experiment, source="native", platform=plat, workload=MATRIX_WORKLOAD,
+                 variant=f"{i}-{j}", engine="openmp", cores=n, core=i, bytes=0, cipher="",
+                 metric="core_to_core_ns", value=float(m["ns"][i][j]), spread=m["spread"][i][j],
+                 disturbed=bool(m["why"][i][j]))
+            for i in range(n) for j in range(n) if i != j]
+
+
+def format_core_to_core(m: dict) -> str:
+    """The matrix as a text table (rows and columns named by CPU), then the disturbed cells, if any."""
+    labels = [f"cpu{c}" for c in m["cpus"]]
+    text = matrix_table(labels, m["ns"], corner="one-way ns")
+    n = len(labels)
+    bad = [f"{labels[i]}-{labels[j]}: {m['why'][i][j]}" for i in range(n) for j in range(i + 1, n) if m["why"][i][j]]
+    return text + "".join(f"\n  DISTURBED {b}" for b in bad)
 
 
 def lock(kind: str, threads: int, acquisitions: int, *, reps: int = 3) -> dict:

@@ -101,6 +101,21 @@ class FastEngine {
     uint64_t next = 0;             // the cycle the core (RUNNING) issues its next instruction
   };
   std::vector<Buffered> sb_;
+  // Per core, what the loop needs of cores_ and sb_ in small arrays (NEVER when none): the next
+  // cycle it must be visited (its issue; with caches also its drain's start, which looks its cache
+  // up); the cycle of its own request for the bus; the cycle its drain requests it (without caches
+  // a drain starts without a visit, in the cycle its entry and its port allow); the earlier of the
+  // two; its buffer's turn (own_last). The loop finds the next cycle in which anything happens, and
+  // the arbiter its candidates, in them. Derived only: sb_update() keeps a core's after every
+  // change to it, and run_buffered computes them all again when it starts (after a pause, a
+  // snapshot's restore).
+  std::vector<uint64_t> sb_wake_, sb_own_, sb_drain_, sb_bus_;
+  std::vector<uint8_t> sb_turn_;
+  void sb_update(int id);
+  // An entry of b left in step 1b or 2 of cycle c: an instruction it held back tries again at c + 1.
+  static void let_go(Buffered& b, uint64_t c) {
+    if (b.buf.held_since() != ~0ull) b.next = c + 1;
+  }
   bool run_buffered(uint64_t pause);
   // With store buffers the loop runs in cycle order (no core runs ahead while tracing), so every
   // event goes to its core's lane in the order it happens, the caches' changes of other cores too.
@@ -118,7 +133,7 @@ class FastEngine {
   bool sb_breaks(uint64_t c) const;   // a core about to issue at c stands on a breakpoint
   bool buffered_issue(int id, uint64_t c);
   uint64_t run_ahead(int id, uint64_t t);
-  void start_drains(uint64_t c);
+  void start_drain(int id, uint64_t c);
   void buffered_grant(uint64_t c);
   bool schedule() { return cached_ ? schedule_as<true>() : schedule_as<false>(); }
   template <bool Cached> void grant(int id, uint64_t g);

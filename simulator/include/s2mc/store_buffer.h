@@ -8,6 +8,7 @@
 // (simulator/src/buffered.cpp), the SystemC engine from its core threads and its bus process.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -111,6 +112,13 @@ class StoreBuffer {
   }
   // The core's own request is granted: if its drain waited, the drain goes next.
   void own_granted() { own_last_ = waiting(); }
+  // The same, for an engine that starts a drain only when it is granted (the fast engine without
+  // caches): whether it had started (drain_start() <= the grant).
+  void own_granted(bool drain_waited) { own_last_ = drain_waited; }
+  bool own_last() const { return own_last_; }
+  // The first cycle a drain can start (NEVER while one waits or the buffer is empty): the port is
+  // free and the oldest entry entered before it (pso's choice includes that entry's address).
+  uint64_t drain_start() const { return waiting() || empty() ? NEVER : std::max(port_free_, entries_[0].since + 1); }
   uint64_t port_free() const { return port_free_; }   // the first cycle a drain may start
   // For hosts that show the buffer (the debugger): the entry whose drain waits for the bus (-1:
   // none), and the cycle the instruction at the core's pc began to be held back (NEVER: it is not).

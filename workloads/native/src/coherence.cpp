@@ -4,6 +4,7 @@
 //   false_sharing: threads each increment their own counter; the counters are packed into one
 //                  cache line or padded a line apart, so only the layout differs;
 //   ping_pong:     two threads on two CPUs hand one line back and forth (a flag each waits for);
+//                  run on every pair of CPUs it gives the core-to-core latency matrix;
 //   lock:          threads take a test-and-set, test-and-test-and-set or ticket spin lock around
 //                  a shared counter increment.
 // Thread i is pinned to the i-th CPU of the process's affinity mask for the run and unpinned
@@ -189,15 +190,34 @@ py::dict false_sharing(int threads, long iterations, const std::string& layout, 
   return d;
 }
 
-py::dict ping_pong(long round_trips, long batch) {
+// The two CPUs of a ping-pong: `pair` when given (two distinct CPUs this process may use), else the
+// first two of the affinity mask.
+std::vector<int> ping_pong_cpus(const std::vector<int>& pair) {
+  const std::vector<int> cpus = allowed_cpus();
+  if (pair.empty()) {
+    if (cpus.size() < 2)
+      throw std::invalid_argument("line ping-pong needs 2 CPUs; this process may run on " +
+                                  std::to_string(cpus.size()));
+    return {cpus[0], cpus[1]};
+  }
+  if (pair.size() != 2 || pair[0] == pair[1])
+    throw std::invalid_argument("line ping-pong needs two distinct CPUs (got " + std::to_string(pair.size()) +
+                                (pair.size() == 2 ? " equal ones)" : ")"));
+  for (int c : pair)
+    if (std::find(cpus.begin(), cpus.end(), c) == cpus.end())
+      throw std::invalid_argument("CPU " + std::to_string(c) + " is not one this process may run on (" +
+                                  std::to_string(cpus.size()) + " usable)");
+  return pair;
+}
+
+py::dict ping_pong(long round_trips, long batch, const std::vector<int>& pair, long warmup) {
   check_positive(round_trips, "round trips");
   check_positive(batch, "batch");
+  if (warmup < 0) throw std::invalid_argument("warm-up round trips must be >= 0 (got " + std::to_string(warmup) + ")");
   if (round_trips % batch != 0)
     throw std::invalid_argument("round trips (" + std::to_string(round_trips) + ") must be a multiple of the batch (" +
                                 std::to_string(batch) + ")");
-  const std::vector<int> cpus = allowed_cpus();
-  if (cpus.size() < 2)
-    throw std::invalid_argument("line ping-pong needs 2 CPUs; this process may run on " + std::to_string(cpus.size()));
+  const std::vector<int> cpus = ping_pong_cpus(pair);
   // One flag alone in its line (and the next: adjacent-line prefetchers pair lines). Thread 0 writes
   // odd values, thread 1 answers with the next even one: each write moves the line to the writer's
   // cache in M, each wait brings it back, so one round trip is two line transfers.
@@ -211,6 +231,11 @@ py::dict ping_pong(long round_trips, long batch) {
     parallel_pinned(2, cpus, [&](int id) {
       if (id == 0) {
         uint64_t v = 0;
+        for (long k = 0; k < warmup; ++k) {  // untimed: both threads running and the line in play
+          flag->store(++v, std::memory_order_release);
+          ++v;
+          while (flag->load(std::memory_order_acquire) != v) _mm_pause();
+        }
         for (long b = 0; b < batches; ++b) {
           const auto t0 = Clock::now();
           for (long k = 0; k < batch; ++k) {
@@ -222,7 +247,7 @@ py::dict ping_pong(long round_trips, long batch) {
         }
       } else {
         uint64_t n = 0;
-        for (long k = 0; k < batches * batch; ++k) {
+        for (long k = 0; k < warmup + batches * batch; ++k) {
           const uint64_t want = 2 * uint64_t(k) + 1;
           while (flag->load(std::memory_order_acquire) != want) _mm_pause();
           flag->store(want + 1, std::memory_order_release);
@@ -235,12 +260,13 @@ py::dict ping_pong(long round_trips, long batch) {
   py::dict d;
   d["round_trips"] = batches * batch;
   d["batch"] = batch;
+  d["warmup"] = warmup;
   d["answered"] = answered;
   d["final_flag"] = flag->load();
   d["batch_ns"] = per_trip;  // each batch's ns per round trip, in order (their spread)
   d["median_ns"] = median(per_trip);
   d["min_ns"] = *std::min_element(per_trip.begin(), per_trip.end());
-  d["cpus"] = std::vector<int>(cpus.begin(), cpus.begin() + 2);
+  d["cpus"] = cpus;
   return d;
 }
 
@@ -323,6 +349,7 @@ PYBIND11_MODULE(_coherence, m) {
   m.def("allowed_cpus", &allowed_cpus, "The CPUs this process may run on.");
   m.def("false_sharing", &false_sharing, py::arg("threads"), py::arg("iterations"), py::arg("layout"),
         py::arg("increment") = "plain", py::arg("reps") = 3);
-  m.def("ping_pong", &ping_pong, py::arg("round_trips"), py::arg("batch") = 100);
+  m.def("ping_pong", &ping_pong, py::arg("round_trips"), py::arg("batch") = 100,
+        py::arg("pair") = std::vector<int>{}, py::arg("warmup") = 0);
   m.def("lock", &lock, py::arg("kind"), py::arg("threads"), py::arg("acquisitions"), py::arg("reps") = 3);
 }

@@ -1,0 +1,220 @@
+// The fast engine over a ring or a mesh with directory coherence (networked.h): the cycle loop of
+// docs/timing-model.md, "How a core's access meets the network", step by step as in
+// simulator/directory.py, skipping the cycles in which nothing can happen.
+#include "s2mc/networked.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace s2 {
+
+namespace {
+constexpr uint64_t NEVER = std::numeric_limits<uint64_t>::max();
+
+// An instruction whose issue touches only its core's registers and pc, and cannot fault.
+inline bool pure(const Uop& u) {
+  switch (u.op) {
+    case OP_DIV_IMM: case OP_MOD_IMM: case OP_DIV_REG: case OP_MOD_REG: case OP_SYNC: case OP_TRAP:
+    case OP_UNDEFINED:
+      return false;
+    default:
+      return u.bus == BUS_NONE;
+  }
+}
+
+// The data effect of a memory instruction on `word` (the core's copy of address a); advances pc.
+inline void perform(int32_t* r, uint32_t& pc, const Uop& u, uint32_t a, int32_t* word, CoreStats& s) {
+  const int32_t v = store_value(r, u, a);
+  const int32_t old = *word;
+  if (u.bus == BUS_WRITE || u.bus == BUS_SWAP) *word = v;
+  writeback(r, pc, u, a, old);
+  const AccessCount ac = access_count(u.bus);
+  s.mem_reads += ac.reads;
+  s.mem_writes += ac.writes;
+}
+}  // namespace
+
+NetworkedEngine::NetworkedEngine(const Image& image, const Config& cfg, const NetworkConfig& net)
+    : cfg_(cfg), mem_(cfg.mem_words, 0), cores_(static_cast<size_t>(cfg.cores)), stacks_(image.stacks),
+      guarded_(image.stacks.count != 0) {
+  prog_.reserve(image.code.size());
+  for (uint32_t w : image.code) prog_.push_back(predecode(w));
+  std::copy(image.data.begin(), image.data.begin() + std::min<size_t>(image.data.size(), mem_.size()), mem_.begin());
+  for (Core& k : cores_) k.pc = image.entry;
+  dir_ = std::make_unique<Directory>(cfg.cores, cfg.cache, static_cast<uint32_t>(cfg.mem_latency),
+                                     Topology(net.kind, cfg.cores), net.router_latency, net.link_latency,
+                                     net.flit_words, &mem_, static_cast<DirectoryHost*>(this));
+}
+
+void NetworkedEngine::fault(int id, FaultKind kind, uint64_t c, uint32_t address) {
+  const Core& k = cores_[static_cast<size_t>(id)];
+  fault_ = Fault{kind, id, k.pc, c, k.pc < prog_.size() ? prog_[k.pc].word : 0u, address};
+}
+
+// From t on, the core runs alone through instructions that touch only its registers and cannot
+// fault, as it would issue them whatever the others do; never up to the cycle limit (a run that
+// reaches it reports the pc there). Returns the cycle of the instruction it stopped before.
+uint64_t NetworkedEngine::run_ahead(int id, uint64_t t) {
+  Core& k = cores_[static_cast<size_t>(id)];
+  const uint32_t n = static_cast<uint32_t>(prog_.size());
+  uint64_t done = 0;
+  while (t < cfg_.max_cycles && k.pc < n && pure(prog_[k.pc])) {
+    execute(k.r, k.pc, prog_[k.pc], id, cfg_.cores);
+    ++t;
+    ++done;
+  }
+  k.s.instructions += done;
+  return t;
+}
+
+// Step 3 for core id at cycle c. False on a fault (the run ends there, as the reference model's).
+bool NetworkedEngine::issue(int id, uint64_t c) {
+  Core& k = cores_[static_cast<size_t>(id)];
+  if (k.pc >= prog_.size()) { fault(id, FaultKind::PC_OUT_OF_RANGE, c); return false; }
+  const Uop& u = prog_[k.pc];
+  if (u.op == OP_UNDEFINED) { fault(id, FaultKind::UNDEFINED_OPCODE, c); return false; }
+  if (u.bus != BUS_NONE) {
+    const uint32_t a = mem_address(k.r, u);
+    if (a >= cfg_.mem_words) { fault(id, FaultKind::ADDRESS_OUT_OF_RANGE, c, a); return false; }
+    if (guarded_ && StackGuard(stacks_, id).violates(a)) { fault(id, FaultKind::STACK_OVERFLOW, c, a); return false; }
+    ++k.s.instructions;
+    if (u.bus == BUS_STRING) {   // read from the coherent memory after every core has issued
+      strings_.push_back({id, a});
+      k.next = NEVER;
+      return true;
+    }
+    int32_t* word = nullptr;
+    switch (dir_->access(id, u.bus != BUS_READ, a, c, word)) {
+      case Directory::HIT:
+        perform(k.r, k.pc, u, a, word, k.s);
+        k.next = c + cfg_.cache.hit_latency;
+        return true;
+      case Directory::MISS:
+        ++k.s.mem_accesses;
+        k.status = Status::MISS;
+        return true;
+      default:   // the line is in the eviction buffer: issue again next cycle
+        --k.s.instructions;
+        k.next = c + 1;
+        return true;
+    }
+  }
+  const Next nx = execute(k.r, k.pc, u, id, cfg_.cores);
+  switch (nx) {
+    case Next::CONTINUE: ++k.s.instructions; k.next = run_ahead(id, c + 1); return true;
+    case Next::PRINT: output_.push_back({c, id, trap_text(k.r, u)}); ++k.s.instructions; k.next = c + 1; return true;
+    case Next::SYNC: ++k.s.instructions; k.status = Status::SYNC; k.next = c; return true;
+    case Next::HALT:
+      ++k.s.instructions;
+      k.status = Status::HALTED;
+      k.s.finish_cycle = c + 1;
+      return true;
+    case Next::DIV_ZERO: fault(id, FaultKind::DIVISION_BY_ZERO, c); return false;
+    default: fault(id, FaultKind::UNDEFINED_OPCODE, c); return false;
+  }
+}
+
+// A miss's access takes effect at c on the requester's copy; the core issues again at c + 1.
+void NetworkedEngine::complete(int id, int32_t* word, uint64_t c) {
+  Core& k = cores_[static_cast<size_t>(id)];
+  const Uop& u = prog_[k.pc];
+  perform(k.r, k.pc, u, mem_address(k.r, u), word, k.s);
+  k.status = Status::RUNNING;
+  k.next = c + 1;
+}
+
+std::string NetworkedEngine::text_at(uint32_t a) const {
+  std::string text;
+  for (uint32_t i = a; i < cfg_.mem_words; ++i) {
+    const int32_t w = dir_->word(i);
+    if (w == 0) break;
+    text.push_back(static_cast<char>(w & 0xFF));
+  }
+  return text;
+}
+
+NetworkedResult NetworkedEngine::run() {
+  const int N = cfg_.cores;
+  NetworkedResult out;
+  uint64_t c = 0;
+  for (;;) {
+    int halted = 0;
+    for (const Core& k : cores_) halted += k.status == Status::HALTED;
+    if (halted == N) break;
+    if (c >= cfg_.max_cycles) {   // a core still running at the limit: the first one
+      for (int i = 0; i < N; ++i)
+        if (cores_[static_cast<size_t>(i)].status != Status::HALTED) {
+          fault(i, FaultKind::CYCLE_LIMIT, cfg_.max_cycles);
+          break;
+        }
+      break;
+    }
+    dir_->deliver(c);   // 1. deliveries
+    dir_->homes(c);     // 2. the homes
+    for (int i = 0; i < N && fault_.kind == FaultKind::NONE; ++i) {   // 3. issue
+      const Core& k = cores_[static_cast<size_t>(i)];
+      if (k.status == Status::RUNNING && k.next == c) issue(i, c);
+    }
+    if (fault_.kind != FaultKind::NONE) break;
+    for (const auto& [id, a] : strings_) {   // trap #3 prints the coherent string at once
+      Core& k = cores_[static_cast<size_t>(id)];
+      output_.push_back({c, id, text_at(a)});
+      ++k.s.mem_reads;
+      ++k.pc;
+      k.next = c + 1;
+    }
+    strings_.clear();
+    // 4. the barrier: complete when every core that has not halted has arrived
+    int synced = 0, live = 0;
+    for (const Core& k : cores_) {
+      live += k.status != Status::HALTED;
+      synced += k.status == Status::SYNC;
+    }
+    if (live > 0 && synced == live) {
+      for (Core& k : cores_) {
+        if (k.status != Status::SYNC) continue;
+        k.s.sync_wait_cycles += c - k.next;
+        k.status = Status::RUNNING;
+        k.next = c + 1;
+      }
+    }
+    dir_->net().step(c);   // 5. the network
+    if (std::all_of(cores_.begin(), cores_.end(), [](const Core& k) { return k.status == Status::HALTED; })) {
+      ++c;   // the network runs on from the cycle after the last halt
+      break;
+    }
+    uint64_t next = dir_->next_event(c);
+    for (const Core& k : cores_)
+      if (k.status == Status::RUNNING) next = std::min(next, k.next);
+    c = std::max(c + 1, std::min(next, cfg_.max_cycles));
+  }
+  out.run.fault = fault_;
+  if (fault_.kind != FaultKind::NONE) return out;
+  // The network runs on until every write-back has reached its home; those cycles are not counted.
+  while (dir_->busy(c)) {
+    dir_->deliver(c);
+    dir_->homes(c);
+    dir_->net().step(c);
+    ++c;
+  }
+  out.quiet = c;
+  dir_->write_back_all();
+  std::stable_sort(output_.begin(), output_.end(), [](const PrintEvent& a, const PrintEvent& b) {
+    return a.cycle != b.cycle ? a.cycle < b.cycle : a.core < b.core;
+  });
+  out.run.output = output_;
+  for (int i = 0; i < N; ++i) {
+    const CoreStats& s = cores_[static_cast<size_t>(i)].s;
+    out.run.cycles = std::max(out.run.cycles, s.finish_cycle);
+    out.run.cores.push_back(s);
+    out.tiles.push_back(dir_->stats(i));
+  }
+  for (unsigned t = 0; t < MSG_KINDS; ++t) out.messages[t] = dir_->messages(t);
+  out.invalidations = dir_->invalidations();
+  const Network& net = dir_->net();
+  for (const auto& link : net.topology().links())
+    out.link_flits.push_back({link, net.carried(link.first, link.second)});
+  return out;
+}
+
+}  // namespace s2
