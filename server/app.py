@@ -15,6 +15,7 @@ import json
 import math
 import os
 import re
+import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ from fastapi.staticfiles import StaticFiles
 
 from s2mc.common import values
 from s2mc.common.errors import S2mcError
+from s2mc.simulator.params import PARAMS
 from s2mc.simulator.timeline import check_window
 
 from . import exercises, jobs
@@ -243,8 +245,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             yield
             return
         have = jobs_of.get(who, 0)
-        if have >= limits.student_jobs:
-            raise Busy(f"busy: you have {have} jobs running or waiting, this server's limit per student; "
+        # a heavy student (the pool's gate: much worker time lately) keeps one job, not a queue's worth
+        heavy = pool.gate.heavy(who, time.monotonic())
+        if have >= (1 if heavy else limits.student_jobs):
+            raise Busy(f"busy: you have {have} job{'s' * (have != 1)} running or waiting, this server's limit per "
+                       f"student{' who used the workers much lately' if heavy else ''}; "
                        f"try again in {limits.retry_after} s", limits.retry_after)
         jobs_of[who] = have + 1
         try:
@@ -280,7 +285,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     async def submit(request: Request, name: str, data: dict, seconds: float | None = None):
         with counted(request):
-            return await pool.submit(name, data, seconds or wall(request))
+            return await pool.submit(name, data, seconds or wall(request), owner=request.state.caller.student)
 
     async def reaper():
         """Closes the sessions whose page went away without a word, while nobody opens one."""
@@ -375,7 +380,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.get("/api/params")
     async def params(request: Request):
         from s2mc.compiler.lexer import KEYWORDS
-        from s2mc.simulator.params import PARAMS
         caps = {"cores": limits.max_cores, "max_cycles": limits.max_cycles, "mem_words": limits.max_mem_words}
         out = []
         for p in PARAMS.values():
@@ -415,8 +419,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.post("/api/timeline")
     async def timeline(request: Request):
-        body = await _body(request, ("source",), (*PROGRAM_FIELDS[1:], "from_cycle", "to_cycle"))
+        body = await _body(request, ("source",), (*PROGRAM_FIELDS[1:], "from_cycle", "to_cycle", "mark_cycle"))
         window = {k: body.pop(k) for k in ("from_cycle", "to_cycle") if k in body}
+        if "mark_cycle" in body:      # the page's debugger's cycle, drawn as a line
+            window["mark_cycle"] = _field("mark_cycle", values.integer, body.pop("mark_cycle"), 0,
+                                          PARAMS["max_cycles"].max)
         for k, v in window.items():
             if v is None:
                 raise ApiError(400, f"{k}: null is not a cycle number (leave the field out for its default)")
@@ -437,7 +444,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         data = _program(body, limits)
         sessions, owner, seconds = state["sessions"], request.state.caller.student, wall(request)
         with counted(request):
-            return await pool.blocking(lambda: sessions.open(owner=owner, seconds=seconds, poll=poll, **data))
+            return await pool.blocking(lambda: sessions.open(owner=owner, seconds=seconds, poll=poll, **data),
+                                       owner=owner)
 
     @app.get("/api/debug/{sid}")
     async def debug_poll(sid: str, request: Request):
@@ -452,9 +460,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if not isinstance(line, str) or len(line) > 1000 or "\n" in line:
             raise ApiError(400, "command must be one line of text (at most 1000 characters)")
         sessions = state["sessions"]
-        sessions.get(sid, request.state.caller.student)      # 404 at once, before taking a worker
+        owner = request.state.caller.student
+        sessions.get(sid, owner)      # 404 at once, before taking a worker
         with counted(request):
-            return await pool.blocking(sessions.command, sid, line)
+            return await pool.blocking(sessions.command, sid, line, owner, owner=owner)
 
     @app.delete("/api/debug/{sid}")
     async def debug_close(sid: str, request: Request):

@@ -26,10 +26,28 @@ def load(source: str, language: str, opt: int = 1):
     return assemble(source, filename), None
 
 
+#: The page's field for the cycle limit: the page labels each parameter by its name, "_" as " ".
+CYCLE_FIELD = "max_cycles".replace("_", " ")
+
+
+def simulate(program: Program, params: dict, **options):
+    """Machine(program, **params, **options).run(); a run that reaches the cycle limit says so in
+    the page's words (its Machine field), not the command line's (--max-cycles)."""
+    from s2mc.simulator import Machine, SimFault
+    try:
+        return Machine(program, **params, **options).run()
+    except SimFault as exc:
+        f = exc.fault
+        if f["kind"] != "cycle_limit":
+            raise
+        raise S2mcError(f"cycle limit of {params['max_cycles']} reached with core {f['core']} still running "
+                        f"(pc {f['pc']}: '{disassemble_word(f['word'])}'); if the program is only long, raise "
+                        f"'{CYCLE_FIELD}' under Machine, up to this server's cap (the field's maximum)") from None
+
+
 def run(source: str, language: str, params: dict, opt: int = 1) -> dict:
-    from s2mc.simulator import Machine
     program, _ = load(source, language, opt)
-    return Machine(program, **params).run().to_json()
+    return simulate(program, params).to_json()
 
 
 def line_of(program: Program):
@@ -57,14 +75,13 @@ def sweep(source: str, language: str, params: dict, cores: list[int], opt: int =
     """The program once per core count: the totals the stall-against-cores plot needs, and whether
     the program says its work grows with the cores (`; work: per core`: the page then shows a time
     ratio, not a speedup)."""
-    from s2mc.simulator import Machine, SimFault
     from s2mc.workloads.examples import declares_work_per_core
     program, _ = load(source, language, opt)
     runs = []
     for n in cores:
         try:
-            res = Machine(program, **{**params, "cores": n}).run()
-        except SimFault as fault:
+            res = simulate(program, {**params, "cores": n})
+        except S2mcError as fault:
             raise S2mcError(f"with {n} cores: {fault}") from None
         runs.append({"cores": n, "cycles": res.cycles, "instructions": res.instructions,
                      "stall_cycles": res.stall_cycles,
@@ -74,13 +91,12 @@ def sweep(source: str, language: str, params: dict, cores: list[int], opt: int =
 
 
 def timeline(source: str, language: str, params: dict, from_cycle: int = 0, to_cycle: int | None = None,
-             opt: int = 1) -> dict:
-    from s2mc.simulator import Machine
+             opt: int = 1, mark_cycle: int | None = None) -> dict:
     from s2mc.simulator.timeline import check_window, to_html
     check_window(from_cycle, to_cycle)
     program, _ = load(source, language, opt)
-    res = Machine(program, **params, timeline=True, timeline_window=(from_cycle, to_cycle)).run()
-    return {"html": to_html(res.timeline), "cycles": res.cycles}
+    res = simulate(program, params, timeline=True, timeline_window=(from_cycle, to_cycle))
+    return {"html": to_html(res.timeline, mark=mark_cycle), "cycles": res.cycles}
 
 
 def truths() -> dict:

@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import multiprocessing
 import os
 import queue
 import resource
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 from .limits import Limits
@@ -125,31 +127,89 @@ def context():
     return ctx
 
 
+#: The niceness of a worker while it runs a heavy student's job (Gate), so that on a machine with
+#: few CPUs the others' jobs get them first.
+HEAVY_NICE = 19
+_job = threading.local()       # the gate's verdict on the job this thread runs (heavy or not)
+
+
 class Gate:
-    """Admission: at most `workers` running and `queue` waiting; the rest are Busy."""
+    """Admission: at most `workers` running and `queue` waiting; the rest are Busy.
+
+    Which waiting job runs next is fair between the students of a roster (an `owner`): the one whose
+    owner used the workers least lately goes first (worker-seconds, halved every `HALF_LIFE`
+    wall times), and an owner who used more than one wall time's worth lately is heavy: the heavy
+    ones together may hold all but one worker, so that one student resubmitting endless programs
+    or huge sweeps cannot make the others wait behind them; LocalPool also runs a heavy job in a
+    worker of the lowest CPU priority (HEAVY_NICE). Anonymous jobs (no owner) cannot be told apart:
+    they are never heavy and wait in their order."""
+
+    HALF_LIFE = 3.0     # in wall times: a heavy student is light again about a minute after stopping
 
     def __init__(self, workers: int, limits: Limits):
         self.workers, self.limits = workers, limits
-        self._lock = threading.Lock()
-        self._slots = threading.BoundedSemaphore(workers)
+        self._cond = threading.Condition()
         self.admitted = 0          # running or waiting
+        self._running = self._heavy_running = 0
+        self._waiting: list[tuple[int, str | None]] = []   # (arrival number, owner)
+        self._arrivals = itertools.count()
+        self._usage: dict[str, tuple[float, float]] = {}   # owner -> (worker-seconds, as of when)
 
     def check(self) -> None:
         if self.admitted >= self.workers + self.limits.queue:
             raise Busy(f"busy: {self.workers} jobs run and {self.limits.queue} wait; try again in "
                        f"{self.limits.retry_after} s", self.limits.retry_after)
 
+    def usage(self, owner: str | None, now: float) -> float:
+        """The owner's worker-seconds lately (each halved every HALF_LIFE wall times)."""
+        if owner not in self._usage:
+            return 0.0
+        used, when = self._usage[owner]
+        return used * 0.5 ** ((now - when) / (self.HALF_LIFE * self.limits.wall_seconds))
+
+    def heavy(self, owner: str | None, now: float) -> bool:
+        return owner is not None and self.usage(owner, now) > self.limits.wall_seconds
+
+    def _next(self, now: float):
+        """The waiting job that runs when a worker is free, or None."""
+        if self._running >= self.workers:
+            return None
+        room_for_heavy = self._heavy_running < max(1, self.workers - 1)
+        ready = [w for w in self._waiting if room_for_heavy or not self.heavy(w[1], now)]
+        return min(ready, key=lambda w: (self.usage(w[1], now), w[0]), default=None)
+
     @contextlib.contextmanager
-    def enter(self):
-        with self._lock:
+    def enter(self, owner: str | None = None):
+        with self._cond:
             self.check()
             self.admitted += 1
-        try:
-            with self._slots:
-                yield
-        finally:
-            with self._lock:
+            me = (next(self._arrivals), owner)
+            self._waiting.append(me)
+            try:
+                while self._next(time.monotonic()) is not me:
+                    self._cond.wait()
+            except BaseException:
+                self._waiting.remove(me)
                 self.admitted -= 1
+                self._cond.notify_all()
+                raise
+            self._waiting.remove(me)
+            heavy = self.heavy(owner, time.monotonic())
+            self._running += 1
+            self._heavy_running += heavy
+            self._cond.notify_all()      # another waiter may be next now, for a worker still free
+        start = time.monotonic()
+        try:
+            yield heavy
+        finally:
+            with self._cond:
+                now = time.monotonic()
+                self._running -= 1
+                self._heavy_running -= heavy
+                self.admitted -= 1
+                if owner is not None:
+                    self._usage[owner] = (self.usage(owner, now) + now - start, now)
+                self._cond.notify_all()
 
 
 class LocalPool:
@@ -168,29 +228,37 @@ class LocalPool:
         # what must never wait behind the jobs nor block the event loop: closing a session
         self.closer = ThreadPoolExecutor(max_workers=4, thread_name_prefix="s2mc-close")
 
-    async def submit(self, name: str, kwargs: dict, seconds: float | None = None):
-        return await self.blocking(self._run, name, kwargs, seconds or self.limits.wall_seconds)
+    async def submit(self, name: str, kwargs: dict, seconds: float | None = None, owner: str | None = None):
+        return await self.blocking(self._run, name, kwargs, seconds or self.limits.wall_seconds, owner=owner)
 
-    async def blocking(self, fn, *args):
-        """fn(*args) on a waiting thread, admitted through the gate (Busy at once when full)."""
+    async def blocking(self, fn, *args, owner: str | None = None):
+        """fn(*args) on a waiting thread, admitted through the gate (Busy at once when full), in
+        the gate's fair order between owners (a roster's student ids)."""
         loop = asyncio.get_running_loop()
 
         def admitted():
-            with self.gate.enter():
+            with self.gate.enter(owner) as heavy:
+                _job.heavy = heavy
                 return fn(*args)
         self.gate.check()    # refused before it takes a thread, so a flood never waits for one
         return await loop.run_in_executor(self._threads, admitted)
 
     def _run(self, name: str, kwargs: dict, seconds: float):
         worker = self._idle.get()      # the gate lets at most `workers` jobs here at once
+        heavy = getattr(_job, "heavy", False)
         try:
             if worker is None or not worker.alive:
                 worker = Worker(self.ctx, self.limits.memory_mib)   # started on first use
+            if heavy:   # the CPUs go to the others' jobs first; a process cannot be un-niced, so it goes
+                os.setpriority(os.PRIO_PROCESS, worker.proc.pid, HEAVY_NICE)
             outcome = worker.call(name, kwargs, seconds)
         except JobError:
             worker = None              # killed: a fresh one next time
             raise
         finally:
+            if heavy and worker is not None:
+                worker.kill()
+                worker = None
             self._idle.put(worker)
         if outcome[0] == "ok":
             return outcome[1]

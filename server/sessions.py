@@ -210,8 +210,8 @@ class Sessions:
             raise JobError(404, "no such debugging session (it ended, or was idle too long); start a new one")
         return session
 
-    def command(self, sid: str, line: str) -> dict:
-        session = self.get(sid)
+    def command(self, sid: str, line: str, owner: str | None = None) -> dict:
+        session = self.get(sid, owner)
         try:
             return session.command(line)
         finally:

@@ -260,7 +260,8 @@ class Debugger:
     def state(self) -> dict:
         """The machine now, as plain data (json.dumps takes it): cycle, whether the run ended (and
         its fault), the current core, each core's state, pc, where, instruction, registers, source
-        line and function (None without debug information), the bus, the breakpoints and watches."""
+        line and function (None without debug information), the bus, the breakpoints and watches,
+        the store buffers and the caches (None on a machine without them)."""
         s = self.s
         cores = []
         for c in s.cores():
@@ -284,7 +285,21 @@ class Debugger:
                 "watches": [{"number": n, "address": a, "where": self.ins.symbols.data(a)}
                             for n, a in sorted(s.watches.items())],
                 "output": s.output, "history": s.history > 0,
-                "store_buffers": self._buffers_data()}
+                "store_buffers": self._buffers_data(), "caches": self._caches_data()}
+
+    def _caches_data(self) -> dict | None:
+        """The caches for state() (None without caches): the protocol, the geometry and, per core,
+        every valid line (set, way, its base address and label, its coherence state), as `cache`
+        prints them."""
+        cfg = self.s.config
+        if not cfg.cached:
+            return None
+        ways = cfg.cache_ways
+        return {"protocol": cfg.cache, "lines": cfg.cache_lines, "ways": ways, "line_words": cfg.line_words,
+                "cores": [[{"set": i // ways, "way": i % ways, "line": slot[0],
+                            "where": self.ins.symbols.data(slot[0]), "state": slot[1]}
+                           for i, slot in enumerate(self.s.cache(core)) if slot is not None]
+                          for core in range(cfg.cores)]}
 
     def _buffers_data(self) -> list | None:
         """Each core's store buffer for state() (None without store buffers)."""

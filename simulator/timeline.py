@@ -681,10 +681,11 @@ def _page_data(tl: Timeline) -> dict:
     return d
 
 
-def to_html(tl: Timeline) -> str:
-    """One self-contained page: the data, the script and the style inline, nothing fetched."""
+def to_html(tl: Timeline, mark: int | None = None) -> str:
+    """One self-contained page: the data, the script and the style inline, nothing fetched. `mark`:
+    a cycle to draw a line at (the web page's debugger marks its current cycle)."""
     page = resources.files("s2mc.simulator").joinpath("timeline.html").read_text(encoding="utf-8")
-    data = json.dumps(_page_data(tl), separators=(",", ":")).replace("</", "<\\/")
+    data = json.dumps({**_page_data(tl), "mark": mark}, separators=(",", ":")).replace("</", "<\\/")
     return page.replace("@TITLE@", html.escape(_title(tl))).replace("@DATA@", data)
 
 

@@ -2,6 +2,7 @@
 independent path to the same fact (the `s2mc` commands, the assembler's symbols, the declaration
 of the parameters, the lab's own marking)."""
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -9,8 +10,9 @@ import pytest
 
 from s2mc.isa import assemble
 from s2mc.simulator.params import PARAMS
+from s2mc.workloads.examples import all_examples
 
-from serve_helpers import S2MC, client, example
+from serve_helpers import REPO, S2MC, client, example
 
 pytest.importorskip("fastapi")
 
@@ -24,6 +26,35 @@ def api():
 def _cli_json(*args: str):
     out = subprocess.run([S2MC, "run", *args, "--json"], capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
+
+
+def _page_sweep_cores() -> list[int]:
+    """The core counts the page's Stalls-vs-cores tab sweeps before anyone changes its field."""
+    page = (REPO / "server" / "static" / "index.html").read_text(encoding="utf-8")
+    top = int(re.search(r'id="sweep-max"[^>]*value="(\d+)"', page)[1])
+    return list(range(1, top + 1))
+
+
+@pytest.fixture(scope="module")
+def defaults():
+    """A server at its default caps; only the wall time is raised, since that measures this shared
+    machine's speed, not the program (bench/bench_serve.py and docs/benchmarks.md time it)."""
+    with client(workers=2, wall_seconds=300.0) as c:
+        yield c
+
+
+@pytest.mark.parametrize("name", [e.name for e in all_examples()])
+def test_every_example_runs_at_the_servers_defaults(defaults, name):
+    """Each bundled example, at the page's default machine, runs and sweeps the page's default core
+    counts (1..8) within the server's default cycle cap: fib.rz on 8 cores needs 22.4 M cycles."""
+    from s2mc.server.limits import Limits
+    language = "rz" if name.endswith(".rz") else "asm"
+    body = {"source": example(name), "language": language}
+    r = defaults.post("/api/run", json=body)
+    assert r.status_code == 200, r.text
+    r = defaults.post("/api/sweep", json={**body, "cores": _page_sweep_cores()})
+    assert r.status_code == 200, r.text
+    assert max(run["cycles"] for run in r.json()["runs"]) <= Limits().max_cycles
 
 
 def test_params_are_every_declared_parameter(api):
@@ -253,3 +284,40 @@ def test_the_test_client_loads_without_a_deprecation_warning():
     proc = subprocess.run([sys.executable, "-W", "always", "-c", "import fastapi.testclient"], capture_output=True,
                           text=True, timeout=60)
     assert proc.returncode == 0 and "DeprecationWarning" not in proc.stderr, proc.stderr
+
+
+def test_a_debug_sessions_state_has_each_cores_cache_lines(api):
+    """The state's caches are the lines `cache` prints (the debugger's own text, parsed here):
+    false_sharing.s on 2 cores with MESI after 300 cycles; none on a machine without caches."""
+    body = {"source": example("false_sharing.s"), "language": "asm", "params": {"cores": 2, "cache": "mesi"}}
+    sid = api.post("/api/debug", json=body).json()["id"]
+    got = api.post(f"/api/debug/{sid}", json={"command": "tick 300"}).json()["state"]["caches"]
+    printed = api.post(f"/api/debug/{sid}", json={"command": "cache"}).json()["output"]
+    api.delete(f"/api/debug/{sid}")
+    want, core = [[], []], None
+    for line in (o["text"] for o in printed):
+        if line.startswith("core "):
+            core = int(line.split()[1].rstrip(":"))
+        else:   # "  set S way W  line BASE LABEL STATE  WORDS..."
+            f = line.split()
+            want[core].append({"set": int(f[1]), "way": int(f[3]), "line": int(f[5]), "where": f[6], "state": f[7]})
+    assert any(want) and got["cores"] == want
+    assert (got["protocol"], got["lines"], got["ways"], got["line_words"]) == \
+        ("mesi", PARAMS["cache_lines"].default, PARAMS["cache_ways"].default, PARAMS["line_words"].default)
+    plain = api.post("/api/debug", json={**body, "params": {"cores": 2}}).json()
+    api.delete(f"/api/debug/{plain['id']}")
+    assert plain["state"]["caches"] is None
+
+
+def test_the_timeline_marks_a_cycle_when_asked(api):
+    """mark_cycle (the page's debugger's cycle) goes into the page's data; without it there is none;
+    a bad one is refused by name."""
+    body = {"source": example("barrier.s"), "language": "asm", "params": {"cores": 2}}
+    data = re.compile(r'<script type="application/json" id="data">(.*?)</script>', re.S)
+    marked = api.post("/api/timeline", json={**body, "mark_cycle": 40}).json()["html"]
+    assert json.loads(data.search(marked)[1].replace("<\\/", "</"))["mark"] == 40
+    plain = api.post("/api/timeline", json=body).json()["html"]
+    assert json.loads(data.search(plain)[1].replace("<\\/", "</"))["mark"] is None
+    for bad in (-1, "40", None, 1.5):
+        r = api.post("/api/timeline", json={**body, "mark_cycle": bad})
+        assert r.status_code == 400 and r.json()["error"].startswith("mark_cycle"), r.text

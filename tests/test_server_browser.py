@@ -33,10 +33,10 @@ pytestmark = pytest.mark.skipif(not (CHROMIUM and DRIVER), reason="needs Debian'
 
 
 @contextlib.contextmanager
-def browser(url, query=""):
+def browser(url, query="", width=1500):
     opts = Options()
     opts.binary_location = CHROMIUM
-    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1500,1000"):
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", f"--window-size={width},1000"):
         opts.add_argument(arg)
     driver = webdriver.Chrome(service=Service(DRIVER), options=opts)
     try:
@@ -83,6 +83,12 @@ def test_a_students_path_through_the_page(page):
         assert page.save_screenshot(path)
 
 
+def _counter(page, name) -> list[int]:
+    """One row of the counters table (a row per counter, a column per core): its value per core."""
+    row = page.find_element(By.CSS_SELECTOR, f'#counters tr[data-counter="{name}"]')
+    return [int(c.text) for c in row.find_elements(By.TAG_NAME, "td")[1:]]
+
+
 def _cycle(page) -> int:
     return int(_text(page, "dbg-where").split(";")[0].split()[1])
 
@@ -126,12 +132,9 @@ def _run_an_example(page):
     want = json.loads(subprocess.run([S2MC, "run", "parallel_sum.s", "--cores", "4", "--json"],
                                      capture_output=True, text=True, check=True).stdout)
     assert _text(page, "output") == want["output"].strip()
-    rows = page.find_elements(By.CSS_SELECTOR, "#counters tr")
-    head = [c.text for c in rows[0].find_elements(By.TAG_NAME, "th")]
-    assert len(rows) == 1 + 4
-    cycles = head.index("cycles")
-    assert [int(r.find_elements(By.TAG_NAME, "td")[cycles].text) for r in rows[1:]] == \
-        [c["cycles"] for c in want["cores"]]
+    head = [c.text for c in page.find_elements(By.CSS_SELECTOR, "#counters tr:first-child th")]
+    assert head == ["counter"] + [f"core {c}" for c in range(4)]
+    assert _counter(page, "cycles") == [c["cycles"] for c in want["cores"]]
     assert _text(page, "totals").startswith(f"{want['cycles']} cycles")
 
 
@@ -207,11 +210,7 @@ def _store_buffers(page):
                                      capture_output=True, text=True, check=True).stdout)
     _wait(page, lambda d: _text(d, "totals").startswith(f"{want['cycles']} cycles"))
     assert _text(page, "totals").endswith("tso store buffers of 4")
-    rows = page.find_elements(By.CSS_SELECTOR, "#counters tr")
-    head = [c.text for c in rows[0].find_elements(By.TAG_NAME, "th")]
-    drains = head.index("store drains")
-    assert [int(r.find_elements(By.TAG_NAME, "td")[drains].text) for r in rows[1:]] == \
-        [c["store_drains"] for c in want["cores"]]
+    assert _counter(page, "store_drains") == [c["store_drains"] for c in want["cores"]]
 
     page.find_element(By.CSS_SELECTOR, "#tabs [data-tab=debug]").click()
     page.find_element(By.ID, "dbg-start").click()

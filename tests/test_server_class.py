@@ -1,6 +1,7 @@
 """`s2mc serve` for a graded class (docs/server.md): an autograder that keeps its answers, an API
 that only its own page can drive, students told apart by their tokens with limits of their own."""
 import json
+import time
 
 import pytest
 
@@ -171,6 +172,102 @@ def test_each_student_may_have_only_a_few_jobs_and_the_others_are_still_served()
         assert c.post("/api/run", json=SUM, headers=ADA).status_code == 200
 
 
+def test_a_heavy_student_leaves_a_worker_to_the_others():
+    """The pool's gate, 2 workers: a student who used more than a wall time of worker time lately is
+    heavy, and the heavy ones hold at most one worker: her second job waits though a worker is
+    free, and another student's job takes it; when hers ends, the second goes. Anonymous jobs are
+    never heavy."""
+    import threading
+
+    from s2mc.server.limits import Limits
+    from s2mc.server.pool import Gate
+    gate = Gate(2, Limits(wall_seconds=1.0))
+    with gate.enter("bob"):
+        threading.Event().wait(0.05)
+    assert 0 < gate.usage("bob", time.monotonic()) < 1         # a job's worker-seconds count
+    gate._usage["ada"] = (100.0, time.monotonic())              # as after 100 s of endless programs
+    assert gate.heavy("ada", time.monotonic()) and not gate.heavy("bob", time.monotonic())
+    order, release = [], threading.Event()
+
+    def job(owner, tag, hold=False):
+        with gate.enter(owner):
+            order.append(tag)
+            if hold:
+                release.wait(30)
+    first = threading.Thread(target=job, args=("ada", "ada 1", True))
+    first.start()
+    while "ada 1" not in order:
+        threading.Event().wait(0.01)
+    second = threading.Thread(target=job, args=("ada", "ada 2"))
+    second.start()
+    while len(gate._waiting) < 1:
+        threading.Event().wait(0.01)
+    job("bob", "bob")                        # runs at once on the free worker
+    job(None, "anonymous")
+    assert order == ["ada 1", "bob", "anonymous"]
+    release.set()
+    first.join(30)
+    second.join(30)
+    assert order == ["ada 1", "bob", "anonymous", "ada 2"] and gate.admitted == 0
+
+
+def test_a_heavy_student_may_have_one_job_only():
+    """After two endless programs stopped at the wall time (more worker time than a wall time
+    lately), her limit of 2 jobs is 1: a second at once is refused, naming why; bob keeps his 2."""
+    import concurrent.futures
+    with _class(workers=3, student_jobs=2, wall_seconds=0.5, max_cycles=1 << 60) as c:
+        for _ in range(2):
+            assert c.post("/api/run", json=LOOP, headers=ADA).status_code == 408
+        with concurrent.futures.ThreadPoolExecutor(4) as pool:
+            hers = [pool.submit(c.post, "/api/run", json=LOOP, headers=ADA) for _ in range(2)]
+            his = [pool.submit(c.post, "/api/run", json=LOOP, headers=BOB) for _ in range(2)]
+            assert sorted(f.result().status_code for f in hers) == [408, 429]
+            assert [f.result().status_code for f in his] == [408, 408]
+        refused = next(f.result() for f in hers if f.result().status_code == 429)
+        _refused(refused, 429, "you have 1 job", "used the workers much lately")
+
+
+def test_a_heavy_students_job_runs_at_the_lowest_cpu_priority():
+    """Her endless program runs in a worker niced to HEAVY_NICE (seen from outside, psutil), stopped
+    at the wall time; the worker goes with it, so the next light job runs at the usual priority."""
+    import asyncio
+
+    import psutil
+
+    from s2mc.server.limits import Limits
+    from s2mc.server.pool import HEAVY_NICE, JobError, LocalPool
+    pool = LocalPool(1, Limits(wall_seconds=1.0))
+    pool.gate._usage["ada"] = (100.0, time.monotonic())
+    seen = {}
+
+    def workers_nice(tag):
+        for p in psutil.Process().children():     # the forkserver, whose children are the workers
+            try:
+                for w in p.children():
+                    seen.setdefault(tag, set()).add(w.nice())
+            except psutil.Error:
+                pass
+
+    async def lesson():
+        body = {**LOOP, "params": {"max_cycles": 1 << 60}}
+        job = asyncio.ensure_future(pool.submit("run", body, 1.0, owner="ada"))
+        while not job.done():
+            workers_nice("ada")
+            await asyncio.sleep(0.05)
+        with pytest.raises(JobError):
+            await job
+        light = asyncio.ensure_future(pool.submit("run", {**SUM, "language": "rz"}, 30.0, owner="bob"))
+        while not light.done():
+            workers_nice("bob")
+            await asyncio.sleep(0.01)
+        assert (await light)["output"] == "42\n"
+    try:
+        asyncio.run(lesson())
+    finally:
+        pool.close()
+    assert HEAVY_NICE in seen["ada"] and HEAVY_NICE not in seen.get("bob", {0})
+
+
 def test_each_student_may_have_only_a_few_debugging_sessions():
     with _class(workers=2, student_sessions=1) as c:
         first = c.post("/api/debug", json=SUM, headers=ADA)
@@ -178,7 +275,9 @@ def test_each_student_may_have_only_a_few_debugging_sessions():
         _refused(c.post("/api/debug", json=SUM, headers=ADA), 429, "you have 1 debugging session", "Stop")
         other = c.post("/api/debug", json=SUM, headers=BOB)
         assert other.status_code == 200, other.text
-        # another student cannot drive her session
+        # she drives her own session; another student cannot
+        mine = c.post(f"/api/debug/{first.json()['id']}", json={"command": "step"}, headers=ADA)
+        assert mine.status_code == 200 and mine.json()["state"]["cycle"] > 0, mine.text
         _refused(c.post(f"/api/debug/{first.json()['id']}", json={"command": "step"}, headers=BOB), 404, "session")
         assert c.delete(f"/api/debug/{first.json()['id']}", headers=ADA).status_code == 200
         assert c.post("/api/debug", json=SUM, headers=ADA).status_code == 200

@@ -85,7 +85,13 @@ def test_unknown_or_out_of_range_parameters_are_400(api, params, words):
 def test_a_runaway_program_stops_at_the_servers_cycle_cap(api):
     # the request's own max_cycles is clamped to the server's 200000
     r = api.post("/api/run", json={"source": LOOP, "language": "asm", "params": {"max_cycles": 10**12}})
-    _one_line(r, 422, "cycle limit of 200000")
+    text = _one_line(r, 422, "cycle limit of 200000", "max cycles", "Machine")
+    assert "--max-cycles" not in text      # the page has a field, not the command line's option
+    # a sweep and a timeline say the same
+    r = api.post("/api/sweep", json={"source": LOOP, "language": "asm", "cores": [1, 2]})
+    _one_line(r, 422, "with 1 cores", "cycle limit of 200000", "max cycles", "Machine")
+    r = api.post("/api/timeline", json={"source": LOOP, "language": "asm"})
+    _one_line(r, 422, "cycle limit of 200000", "max cycles", "Machine")
     _serves(api)
 
 

@@ -68,7 +68,8 @@ function setupEditor(keywords) {
       { regex: /[A-Za-z_][\w.]*/, token: "variable" },
     ] });
     editor = CodeMirror.fromTextArea(area, { lineNumbers: true, styleActiveLine: true, matchBrackets: true,
-                                             gutters: ["breakpoints", "CodeMirror-linenumbers"], indentUnit: 4 });
+                                             gutters: ["breakpoints", "CodeMirror-linenumbers"], indentUnit: 4,
+                                             extraKeys: editorKeys(), screenReaderLabel: area.getAttribute("aria-label") });
     editor.on("gutterClick", (cm, n) => toggleBreak(n + 1));
     document.body.classList.add("codemirror");
   } else {
@@ -136,7 +137,7 @@ async function run() {
   showTab("result");
   const res = await busy("running", () => api("POST", "/api/run", { ...program(), params: machine() }));
   $("output").textContent = res.output;
-  table($("counters"), res.cores, Object.keys(res.cores[0]));
+  countersTable($("counters"), res.cores);
   const c = res.config;
   $("totals").textContent = `${res.cycles} cycles, ${res.instructions} instructions, ${res.stall_cycles} stall cycles, ` +
     `bus busy ${res.bus_busy_cycles} cycles (${(100 * res.bus_utilisation).toFixed(1)}%) on ${c.cores} ` +
@@ -174,8 +175,16 @@ async function compile() {
 async function timeline() {
   const body = { ...program(), params: machine(), from_cycle: Number($("from-cycle").value || 0) };
   if ($("to-cycle").value) body.to_cycle = Number($("to-cycle").value);
+  timelineMark(body);
   const res = await busy("building the timeline", () => api("POST", "/api/timeline", body));
   $("timeline-frame").srcdoc = res.html;
+}
+
+// While the debugger is open its current cycle is marked on the timeline (a red line).
+function timelineMark(body) {
+  const on = state.session && state.cycle !== null && state.cycle !== undefined;
+  if (on) body.mark_cycle = state.cycle;
+  $("timeline-mark").textContent = on ? `the debugger's current cycle, ${state.cycle}, is the red line (when it is in the window)` : "";
 }
 
 // -- stalls against cores -----------------------------------------------------------------------------
@@ -259,6 +268,8 @@ function showState(s) {
       : [{ core, entry: "empty", address: "", where: "", value: "", instruction: "", line: "", since: "", state: "" }]);
     table($("dbg-sb"), rows, ["core", "entry", "address", "where", "value", "instruction", "line", "since", "state"]);
   }
+  showCaches(s.caches);
+  state.cycle = s.cycle;
   for (const n of state.lineMarks) editor.removeLineClass(n - 1, "background", "current-line");
   state.lineMarks = [...new Set(s.cores.filter((c) => c.line && c.state !== "halted").map((c) => c.line))];
   for (const n of state.lineMarks) editor.addLineClass(n - 1, "background", "current-line");
@@ -338,6 +349,7 @@ async function debugStop() {
   if (!state.session) return;
   const id = state.session;
   state.session = null;
+  state.cycle = null;
   try { await api("DELETE", `/api/debug/${id}`); } catch (e) { /* it had ended */ }
   for (const n of state.lineMarks) editor.removeLineClass(n - 1, "background", "current-line");
   log([{ stream: "cmd", text: "(the session was closed)" }]);
@@ -395,9 +407,181 @@ async function check() {
   $("grade").className = res.passed ? "good" : "bad";
 }
 
+// -- the keys: one table, which both handles them and lists them on the page --------------------------
+const KEYS = [
+  { keys: "Ctrl+Enter", does: "run the program", match: (e) => e.key === "Enter" && (e.ctrlKey || e.metaKey),
+    act: () => quiet(run)() },
+  { keys: "F10", does: "debugger: next (over calls)", match: (e) => e.key === "F10", act: () => debugKey("next") },
+  { keys: "F11", does: "debugger: step", match: (e) => e.key === "F11", act: () => debugKey("step") },
+  { keys: "Esc", does: "leave the editor (to the next control)", match: (e) => e.key === "Escape" && inEditor(),
+    act: () => leaveEditor() },
+  { keys: "Tab, Shift+Tab", does: "the next or previous control, from the editor too", match: () => false },
+  { keys: "Ctrl+], Ctrl+[", does: "indent or outdent the editor's lines (Enter keeps the indentation)",
+    match: () => false },
+];
+
+function setupKeys() {
+  const list = $("keys");
+  for (const k of KEYS) {
+    const dt = document.createElement("dt"), dd = document.createElement("dd");
+    dt.textContent = k.keys;
+    dd.textContent = k.does;
+    list.append(dt, dd);
+  }
+  // capture: the keys work wherever the focus is, the editor included
+  addEventListener("keydown", (e) => {
+    const k = KEYS.find((key) => key.match(e));
+    if (!k) return;
+    e.preventDefault();
+    e.stopPropagation();
+    k.act();
+  }, true);
+}
+
+// CodeMirror's own keys: Tab moves on (the editor never traps the keyboard); Enter keeps the
+// indentation and Ctrl+] / Ctrl+[ (CodeMirror's defaults) indent.
+function editorKeys() {
+  return { Tab: false, "Shift-Tab": false };
+}
+
+function inEditor() {
+  return $("editor-box").contains(document.activeElement);
+}
+
+function leaveEditor() {
+  // the first control after the editor, in the page's order
+  const all = [...document.querySelectorAll("button, input, select, textarea, summary, a[href], iframe")];
+  const next = all.find((el) => !$("editor-box").contains(el) && el.offsetParent !== null &&
+    $("editor-box").compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING);
+  (next || $("run")).focus();
+}
+
+function debugKey(cmd) {
+  showTab("debug");
+  quiet(command)(cmd);
+}
+
+// -- the caches while stepping: each core's valid lines, coloured by their coherence state ---------
+function showCaches(caches) {
+  $("dbg-cache-box").hidden = !caches;
+  if (!caches) return;
+  const sets = caches.lines / caches.ways;
+  $("dbg-cache-legend").textContent = `${caches.protocol.toUpperCase()}: ${caches.lines} lines per core ` +
+    `(${sets} sets x ${caches.ways} ways, ${caches.line_words} words a line); ` +
+    `each box a line by set and way, its coherence state in it; a blank box is invalid`;
+  const box = $("dbg-caches");
+  box.textContent = "";
+  caches.cores.forEach((lines, core) => {
+    const row = document.createElement("div");
+    row.className = "cache-core";
+    row.dataset.core = core;
+    row.setAttribute("role", "list");
+    row.setAttribute("aria-label", `core ${core}'s cache`);
+    const who = document.createElement("span");
+    who.className = "who";
+    who.textContent = `core ${core}`;
+    row.append(who);
+    const valid = new Map(lines.map((l) => [l.set * caches.ways + l.way, l]));
+    for (let slot = 0; slot < caches.lines; slot++) {
+      const l = valid.get(slot), cell = document.createElement("span");
+      cell.setAttribute("role", "listitem");
+      cell.className = "slot" + (l ? " " + l.state : "");
+      const where = `set ${Math.floor(slot / caches.ways)} way ${slot % caches.ways}`;
+      if (l) {
+        Object.assign(cell.dataset, { line: l.line, state: l.state });
+        cell.textContent = l.state;
+        cell.title = `${where}: line ${l.line}..${l.line + caches.line_words - 1} (${l.where}), ${l.state}`;
+      } else {
+        cell.textContent = "\u00a0";
+        cell.title = `${where}: invalid`;
+      }
+      cell.setAttribute("aria-label", cell.title);
+      row.append(cell);
+    }
+    box.append(row);
+  });
+}
+
+// -- the counters: one row per counter, one column per core, so that 8 cores fit the page -----------
+function countersTable(el, cores) {
+  el.querySelectorAll("tr").forEach((tr) => tr.remove());
+  const head = el.insertRow();
+  head.insertCell().outerHTML = "<th>counter</th>";
+  for (const c of cores) head.insertCell().outerHTML = `<th>core ${c.core}</th>`;
+  for (const name of Object.keys(cores[0]).filter((k) => k !== "core")) {
+    const tr = el.insertRow();
+    tr.dataset.counter = name;
+    tr.insertCell().textContent = name.replaceAll("_", " ");
+    for (const c of cores) tr.insertCell().textContent = c[name];
+  }
+}
+
+// -- two runs side by side: the program on machine A and on machine B --------------------------------
+function describeMachine(params) {
+  const changed = state.params.filter((p) => String(params[p.name]) !== String(p.default))
+    .map((p) => `${p.name.replaceAll("_", " ")} ${params[p.name]}`);
+  return changed.length ? changed.join(", ") : "the defaults";
+}
+
+function setupCompare() {
+  for (const side of ["a", "b"]) {
+    $(`cmp-set-${side}`).onclick = () => {
+      state[`cmp_${side}`] = machine();
+      $(`cmp-${side}`).textContent = `${side.toUpperCase()}: ${describeMachine(state[`cmp_${side}`])}`;
+    };
+  }
+  $("cmp-go").onclick = quiet(compareRuns);
+}
+
+// The totals and each per-core counter summed over the cores, for one run.
+function runFigures(res) {
+  const out = { cycles: res.cycles, instructions: res.instructions, stall_cycles: res.stall_cycles,
+                bus_busy_cycles: res.bus_busy_cycles, bus_utilisation: res.bus_utilisation.toFixed(4) };
+  for (const name of Object.keys(res.cores[0]).filter((k) => k !== "core" && !(k in out)))
+    out[name + " (all cores)"] = res.cores.reduce((sum, c) => sum + c[name], 0);
+  return out;
+}
+
+async function compareRuns() {
+  const a = state.cmp_a || machine(), b = state.cmp_b || machine();
+  const [ra, rb] = await busy("running A and B", () => Promise.all(
+    [a, b].map((params) => api("POST", "/api/run", { ...program(), params }))));
+  const fa = runFigures(ra), fb = runFigures(rb);
+  const el = $("cmp-table");
+  el.textContent = "";
+  const cap = el.createCaption();
+  cap.textContent = `A: ${describeMachine(a)}; B: ${describeMachine(b)}; a marked row differs`;
+  const head = el.insertRow();
+  for (const h of ["counter", "A", "B", "B - A"]) head.insertCell().outerHTML = `<th>${h}</th>`;
+  for (const name of [...new Set([...Object.keys(fa), ...Object.keys(fb)])]) {
+    const tr = el.insertRow();
+    const va = fa[name], vb = fb[name];
+    const differs = String(va) !== String(vb);
+    tr.className = differs ? "differs" : "";
+    tr.dataset.counter = name;
+    const d = Number(vb) - Number(va);
+    const delta = !differs || Number.isNaN(d) ? "" : (d > 0 ? "+" : "") + (Number.isInteger(d) ? d : d.toFixed(4));
+    for (const v of [name.replaceAll("_", " "), va ?? "", vb ?? "", delta]) tr.insertCell().textContent = v;
+  }
+}
+
+// -- the editor opens on an example (a page with saved work shows that instead) ----------------------
+const FIRST_EXAMPLE = "sum.rz";
+
+function openOnExample() {
+  if (editor.getValue().trim()) return;
+  const name = state.examples.some((e) => e.name === FIRST_EXAMPLE) ? FIRST_EXAMPLE : state.examples[0]?.name;
+  if (!name) return;
+  $("example").value = name;
+  loadExample(name);
+}
+
 // -- tabs and start-up --------------------------------------------------------------------------------
 function showTab(name) {
-  for (const b of document.querySelectorAll("#tabs button")) b.classList.toggle("active", b.dataset.tab === name);
+  for (const b of document.querySelectorAll("#tabs button")) {
+    b.classList.toggle("active", b.dataset.tab === name);
+    b.setAttribute("aria-selected", String(b.dataset.tab === name));
+  }
   for (const t of document.querySelectorAll(".tab")) t.hidden = t.id !== "tab-" + name;
 }
 
@@ -435,8 +619,16 @@ async function start() {
   for (const [id, cmd] of Object.entries(buttons)) $(id).onclick = quiet(() => command(cmd));
   $("mem-go").onclick = quiet(() => command(`mem ${$("mem-addr").value.trim() || "0"} ${$("mem-count").value || 1}`));
   $("dbg-form").onsubmit = (e) => { e.preventDefault(); quiet(command)($("dbg-command").value); $("dbg-command").value = ""; };
-  for (const b of document.querySelectorAll("#tabs button")) b.onclick = () => showTab(b.dataset.tab);
+  for (const b of document.querySelectorAll("#tabs button")) {
+    Object.assign(b, { role: "tab", onclick: () => showTab(b.dataset.tab) });
+    b.setAttribute("aria-controls", "tab-" + b.dataset.tab);
+    $("tab-" + b.dataset.tab).setAttribute("role", "tabpanel");
+  }
+  showTab("result");
   addEventListener("pagehide", closeOnLeave);
+  setupKeys();
+  setupCompare();
+  openOnExample();
   await loadExercises();
   await work.start(info);                // work.js: saved work, share links, files
   document.body.dataset.ready = "yes";   // the browser tests wait for this
