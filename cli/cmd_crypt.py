@@ -19,7 +19,6 @@ from s2mc.workloads.native import CIPHER_IMPLS, CIPHERS, MAX_THREADS
 
 from .options import Choices, Integer, OutputFile, Size, Text
 
-_DEFAULT_CHUNK = {"native": None, "cuda": None, "opencl": 64 << 20}   # native, cuda: their own
 #: An environment variable's name: no '=' (it would end the name) and no control characters.
 _ENV = Text(255, empty=False, forbid="=")
 
@@ -33,7 +32,7 @@ def _encrypt(backend: str, in_path, out_path, key: bytes, iv: bytes | None, *, i
         if not st["devices"]:
             raise S2mcError(f"--backend opencl: {st['reason']}")
         return opencl.encrypt_file(in_path, out_path, key, iv, decrypt, cipher=cipher, mode=mode, segment=segment,
-                                   piece_bytes=chunk, progress=progress, phase=phase)
+                                   piece_bytes=chunk or opencl.FILE_PIECE_BYTES, progress=progress, phase=phase)
     if backend == "cuda":
         if mode != "ctr":
             raise S2mcError(f"--backend cuda does CTR only (got --mode {mode}); use --backend native")
@@ -155,7 +154,7 @@ def _file_command(name: str, verb: str):
             raise click.UsageError("--segment is for --backend opencl")
         k = hex_from_options("key", key, key_file, key_env, key=True, cipher=cipher)
         c = hex_from_options("iv", iv, iv_file, iv_env, key=False) if mode == "ctr" else None
-        chunk = chunk_bytes or _DEFAULT_CHUNK[backend]
+        chunk = chunk_bytes   # None: the backend's own
         engine = backend
         if backend == "native":
             from s2mc.workloads import native

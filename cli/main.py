@@ -6,15 +6,20 @@ added there). The commands are thin: they parse options, call the components' li
 """
 from __future__ import annotations
 
-import errno
-import importlib
-import io
-import os
-import re
 import sys
-import warnings
 
-import click
+from s2mc.cli import early
+
+early.start()   # before the imports below: the GPU's context starts meanwhile (cli/early.py)
+
+import errno  # noqa: E402
+import importlib  # noqa: E402
+import io  # noqa: E402
+import os  # noqa: E402
+import re  # noqa: E402
+import warnings  # noqa: E402
+
+import click  # noqa: E402
 
 from s2mc.common.errors import S2mcError
 

@@ -447,3 +447,29 @@ def test_encrypt_segment_option_states_the_backend_limits():
         (seg,) = [p for p in all_commands()[name].params if p.name == "segment"]
         assert (seg.type.lo, seg.type.hi, seg.type.words) == (opencl.MIN_SEGMENT, opencl.MAX_SEGMENT,
                                                               opencl.SEGMENT_CHOICES)
+
+
+@pytest.mark.parametrize("segment, stored, piece", [
+    ("auto", 256 << 20, opencl.FILE_PIECE_BYTES),   # seed 004's segment on an H200: capped
+    ("auto", 64 << 10, 64 << 10),                   # PoCL's stored 64 KB: as stored
+    (1 << 30, None, 1 << 30),                       # a size the user gave: as given
+])
+def test_the_rings_piece_is_a_capped_auto_segment(tmp_path, monkeypatch, segment, stored, piece):
+    """Each ring slot is a mapped buffer made per run: an auto segment of 256 MB made 2 GiB of them
+    on the H200 (1.17 s to make). The piece the FileRing gets, recorded by a stand-in."""
+    made = []
+
+    class Ring:
+        def __init__(self, *args, **kwargs):
+            made.append(kwargs["slot_bytes"])
+            raise RuntimeError("stand-in ring")
+
+    ext = type("Ext", (), {"FileRing": Ring})
+    monkeypatch.setattr(opencl, "_require", lambda: ext)
+    monkeypatch.setattr(opencl, "stored_segment", lambda *a, **k: stored)
+    src = tmp_path / "in.bin"
+    src.write_bytes(bytes(4096))
+    with pytest.raises(S2mcError, match="stand-in ring"):
+        opencl.encrypt_file(src, tmp_path / "out.bin", bytes(16), bytes(16), segment=segment)
+    assert made == [piece]
+    assert not (tmp_path / "out.bin").exists()

@@ -47,6 +47,9 @@ std::vector<DeviceInfo> devices();
 int runtime_version();  // e.g. 13000
 int driver_version();   // 0 without a driver
 int current_device();   // S2MC_CUDA_DEVICE, default 0
+// Create this process's context on the device and upload the tables now, as the first call would:
+// a command starts it on a thread while the interpreter is still importing (s2mc.cli.main).
+void start();
 
 std::vector<std::string> optimised_configs();  // e.g. {"t1b4", "t2b4", "t4b2", "t4b4"}
 std::string optimised_default();

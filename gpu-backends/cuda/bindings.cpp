@@ -106,6 +106,10 @@ PYBIND11_MODULE(_cuda, m) {
   m.def("runtime_version", &runtime_version);
   m.def("driver_version", &driver_version);
   m.def("current_device", &current_device);
+  m.def("start", [] {
+    py::gil_scoped_release nogil;
+    start();
+  }, "Create the context and upload the tables now (what the first call does), the GIL released");
   m.def("optimised_configs", &optimised_configs);
   m.def("optimised_default", &optimised_default);
 

@@ -165,17 +165,24 @@ def crypt(data, key: bytes, iv: bytes | None = None, *, cipher: str = "aes", op:
 #: the range one call covers between progress updates (the ring drains at the end of each).
 FILE_SLOTS = 8
 FILE_QUEUES = 2
+#: The ring's piece at most, when the segment is seed 004's (auto, calibrate): each of the FILE_SLOTS
+#: slots is a mapped host buffer made and freed per run, and on an H200 8 pieces of the 256 MB
+#: calibrated there took 1.17 s to make and 0.25 s to free, most of a 2 GiB command line's time,
+#: while the copies ran at 3.2-3.5 GB/s at every segment from 16 MB to 1 GB (docs/gpu.md, "Why the
+#: ring is no faster on NVIDIA's OpenCL").
+FILE_PIECE_BYTES = 32 << 20
 FILE_SEGMENT_BYTES = 1 << 30
 
 
 def encrypt_file(in_path, out_path, key: bytes, iv: bytes | None, decrypt: bool = False, *,
                  cipher: str = "aes", mode: str = "ctr", segment: int | str = "auto",
-                 piece_bytes: int = 64 << 20, slots: int = FILE_SLOTS, queues: int = FILE_QUEUES,
+                 piece_bytes: int = FILE_PIECE_BYTES, slots: int = FILE_SLOTS, queues: int = FILE_QUEUES,
                  device: int | None = None, progress=None, phase: startup.Phase | None = None) -> int:
     """A whole file through the OpenCL backend; output identical to `openssl enc -<cipher>-N-ctr`
     (or `-<cipher>-N-ecb -nopad`). One FileRing per file allocates `slots` host buffers (mapped
     CL_MEM_ALLOC_HOST_PTR buffers) and each of `queues` queues' device buffers once; a piece is one
-    of seed 004's segments (`segment`; all of `piece_bytes` when segment is 0). Between regular
+    of seed 004's segments (`segment`: a size as given; auto and calibrate at most `piece_bytes`;
+    all of `piece_bytes` when segment is 0). Between regular
     files a reader thread preads into free buffers, the device copies each in, transforms it
     (counter iv + offset/16) and copies it back into the same buffer on queue (piece mod queues),
     and a writer thread pwrites it: reading, the device and writing overlap with up to `slots`
@@ -199,7 +206,7 @@ def encrypt_file(in_path, out_path, key: bytes, iv: bytes | None, decrypt: bool 
                         "(ECB has no padding; pad the input or use --mode ctr)")
     seg = resolve_segment(segment, cipher=cipher, op=op, key_bits=len(key) * 8, device=device)
     ext = _require()
-    piece = seg or piece_bytes
+    piece = min(seg, piece_bytes) if seg and segment in SEGMENT_CHOICES else (seg or piece_bytes)
     nslots = ring_slots(slots, piece)
     ring = startup.Pending(lambda: _call(ext.FileRing, bytes(key), bytes(iv or b""), cipher=cipher, op=op,
                                          device=-1 if device is None else int(device), slot_bytes=piece,
