@@ -27,6 +27,12 @@ def wants_cuda(argv: list[str]) -> bool:
     return "--backend=cuda" in args or any(a == "--backend" and b == "cuda" for a, b in zip(args, args[1:]))
 
 
+def is_the_command(argv0: str) -> bool:
+    """Whether this process is `s2mc` (the console script) or `python -m s2mc.cli`, not another
+    program that imports the CLI (pytest, a notebook)."""
+    return os.path.basename(argv0) == "s2mc" or argv0.endswith(os.path.join("s2mc", "cli", "__main__.py"))
+
+
 def _start() -> None:
     try:
         from s2mc.gpu import _cuda
@@ -40,7 +46,7 @@ def start(argv: list[str] | None = None) -> threading.Thread | None:
     or decrypt on CUDA; the thread, or None. The interpreter waits for it at exit (a context half
     made must not meet the exit)."""
     argv = sys.argv if argv is None else argv
-    if not argv or os.path.basename(argv[0]) != "s2mc" or not wants_cuda(argv):
+    if not argv or not is_the_command(argv[0]) or not wants_cuda(argv):
         return None
     t = threading.Thread(target=_start, name="s2mc-cuda-early")   # not a daemon: joined at exit
     t.start()

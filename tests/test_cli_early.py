@@ -35,9 +35,13 @@ def test_the_thread_calls_the_extensions_start(monkeypatch):
     assert t is not None
     t.join()
     assert calls == ["start"]
+    # `python -m s2mc.cli` is the command too (bench/bench_encrypt_startup.py runs it so)
+    early.start(["/site-packages/s2mc/cli/__main__.py", "encrypt", "--backend", "cuda"]).join()
+    assert calls == ["start", "start"]
     # another program that imports the CLI (pytest, a notebook) starts nothing
     assert early.start(["pytest", "encrypt", "--backend", "cuda"]) is None
-    assert calls == ["start"]
+    assert early.start(["/x/other/__main__.py", "encrypt", "--backend", "cuda"]) is None
+    assert calls == ["start", "start"]
 
 
 def test_a_failing_start_is_left_to_the_command(monkeypatch):
