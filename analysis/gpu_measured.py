@@ -14,6 +14,8 @@ as measured elsewhere: `source` cuda (or opencl), `platform` the GPU's name, `ex
     gpu_measured.ring_tables()   # the file path in one process, before the ring and with it
     gpu_measured.host1m_tables() # the 1 MB host-serial runs: medians per stage, in microseconds
     gpu_measured.occupancy_table()   # seed 002 Table 2's columns for our kernels
+    gpu_measured.startup_tables()    # where a command-line `s2mc encrypt` spends its time
+    gpu_measured.ringcheck_tables()  # the OpenCL ring's check (bench/bench_opencl_ring.py)
 """
 from __future__ import annotations
 
@@ -78,7 +80,7 @@ def _rows(src: dict) -> list[dict]:
 
 #: Layouts that are tables, not records: the file runs (from the command line, and in one process
 #: before and with the ring), the 1 MB host-serial runs and the occupancy rows (seed 002's Table 2).
-TABLE_LAYOUTS = ("files", "ring", "host1m", "occupancy")
+TABLE_LAYOUTS = ("files", "ring", "host1m", "occupancy", "startup", "ringcheck")
 
 
 def load() -> pd.DataFrame:
@@ -135,5 +137,28 @@ def occupancy_table() -> list[tuple[pd.DataFrame, dict]]:
     return [(_read(s, dtype=str), s) for s in sources() if s["layout"] == "occupancy"]
 
 
+def startup_tables() -> list[tuple[pd.DataFrame, dict]]:
+    """bench/bench_encrypt_startup.py's runs, one (table, source) each: seconds per phase (rows)
+    and backend (columns), with the command line's speed against cp's and its excess over the same
+    call in one process, derived here as the bench derives them."""
+    out = []
+    for src in (s for s in sources() if s["layout"] == "startup"):
+        d = _read(src, dtype={"phase": str, "backend": str})
+        t = d.pivot(index="phase", columns="backend", values="seconds")
+        t = t.reindex(index=list(dict.fromkeys(d["phase"])), columns=list(dict.fromkeys(d["backend"])))
+        line, one, cp = (t.loc[r] for r in ("command line, spawn to exit", "the same call inside one process",
+                                            "cp of the same file (spawn to exit)"))
+        t.loc["command line: speed vs cp"] = cp / line
+        t.loc["in one process: speed vs cp"] = cp / one
+        t.loc["command line over the call in one process"] = line - one
+        out.append((t, src))
+    return out
+
+
+def ringcheck_tables() -> list[tuple[pd.DataFrame, dict]]:
+    """bench/bench_opencl_ring.py's runs, one (table, source) each: row, median seconds, GB/s."""
+    return [(_read(s, dtype={"row": str}), s) for s in sources() if s["layout"] == "ringcheck"]
+
+
 __all__ = ["MEASURED_DIR", "PREFIX", "TABLE_LAYOUTS", "sources", "experiment_of", "load", "files_table",
-           "ring_tables", "host1m_tables", "occupancy_table"]
+           "ring_tables", "host1m_tables", "occupancy_table", "startup_tables", "ringcheck_tables"]

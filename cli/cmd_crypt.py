@@ -125,7 +125,7 @@ def _file_command(name: str, verb: str):
     @click.option("--chunk-bytes", type=Size(16, MAX_CHUNK_BYTES, multiple=16),
                   help=f"Pipeline chunk size, a multiple of 16 up to {human_size(MAX_CHUNK_BYTES)} "
                   "[default: 1M per native thread between regular files, 4M native streams, "
-                  "16M cuda pieces (8 in flight), 64M opencl].")
+                  "16M cuda pieces (8 in flight), opencl: the segment up to 32M (8 in flight)].")
     @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary on stdout.")
     @click.option("--records", "records_path", type=OutputFile("records", stdout=False),
                   help="Also write the run as records (Parquet, or CSV by extension; a manifest beside it).")

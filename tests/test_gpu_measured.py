@@ -18,7 +18,7 @@ def test_every_source_names_its_gpu_commit_and_command_and_exists():
     assert {s["file"] for s in srcs} == {p.name for p in DATA.glob("*.csv")}
     for s in srcs:
         assert s["gpu"].startswith("NVIDIA ") and re.fullmatch(r"[0-9a-f]{7,40}", s["commit"])
-        assert "run_on_gpu.sh" in s["command"] and s["layout"] in ("bench", "gbps", "backends", "files", "ring", "host1m", "occupancy")
+        assert "run_on_gpu.sh" in s["command"] and s["layout"] in ("bench", "gbps", "backends", *gpu_measured.TABLE_LAYOUTS)
         assert "run_on_gpu.sh" in s["command"] and re.fullmatch(r"\d{4}-\d\d-\d\d", s["date"])
 
 
@@ -153,3 +153,65 @@ def test_report_keeps_each_cuda_opencl_run_in_its_own_rows(report_md):
     assert f"210 ({210 / 41:.2f}x)" in md
     rows = [line for line in md.splitlines() if line.startswith("| cuda-vs-opencl-h200-2026-11-26 |")]
     assert rows and not any("209" in r or "5071" in r for r in rows)
+
+
+def _startup(run: str):
+    (t, src), = [(t, s) for t, s in gpu_measured.startup_tables() if s["file"] == f"startup-h200-2026-11-26{run}.csv"]
+    return t, src
+
+
+def test_startup_tables_derive_what_the_bench_printed():
+    """The three start-up runs, checked in as seconds: the ratios derived here are those the bench
+    printed beside them (hand-copied), and each run's phases add up to its command line."""
+    printed = {"c": {"cuda": (0.73, 0.92), "opencl": (0.37, 0.43), "native": (0.90, 1.07)},
+               "d": {"cuda": (0.73, 1.09), "opencl": (0.77, 1.00), "native": (0.95, 1.04)},
+               "e": {"cuda": (0.72, 0.89), "native": (0.97, 0.95)}}
+    for run, want in printed.items():
+        t, src = _startup(run)
+        assert src["layout"] == "startup" and src["gpu"] == "NVIDIA H200"
+        assert set(t.columns) == set(want)
+        for backend, (line, one) in want.items():
+            assert round(t.loc["command line: speed vs cp", backend], 2) == line, (run, backend)
+            assert round(t.loc["in one process: speed vs cp", backend], 2) == one, (run, backend)
+            phases = t[backend].iloc[:t.index.get_loc("command line, spawn to exit")].sum()
+            # the bench prints each phase to the millisecond: the sum may be off by a few
+            assert phases == pytest.approx(t.loc["command line, spawn to exit", backend], abs=0.006)
+
+
+def test_docs_state_the_start_up_runs_from_the_data():
+    """docs/benchmarks.md's H200 table and docs/gpu.md's answer on the OpenCL ring quote the
+    checked-in runs: every cell of the table and every figure of the answer."""
+    text = _section("benchmarks.md", "## Encrypt from the command line: where the time goes")
+    cols = [("c", "cuda"), ("d", "cuda"), ("e", "cuda"), ("c", "opencl"), ("d", "opencl")]
+    tables = {run: _startup(run)[0] for run in "cde"}
+    ratios = ("command line: speed vs cp", "in one process: speed vs cp")
+    for phase in tables["c"].index:
+        if phase in ("key, IV, option checks", "read, encrypt, write, close (the backend's one call)",
+                     "command line over the call in one process"):
+            continue
+        fmt = "{:.2f}" if phase in ratios else "{:.3f}"
+        cells = [fmt.format(tables[r].loc[phase, b]) for r, b in cols]
+        if phase == "command line, spawn to exit":
+            cells, phase = [f"**{c}**" for c in cells], f"**{phase}**"
+        assert f"| {phase} | " + " | ".join(cells) + " |" in text, phase
+    ans = " ".join(_section("gpu.md", "### Why the ring is no faster on NVIDIA's OpenCL").split())
+    (rc, _), = gpu_measured.ringcheck_tables()
+    sec = dict(zip(rc["row"], rc["seconds"]))
+    host = rc[rc["row"].str.startswith("host-segmented")]
+    assert f"{host['gb_s'].min():.2f} to {host['gb_s'].max():.2f} GB/s" in ans
+    for q in (1, 2, 4):
+        assert f"{sec[f'file ring, mapped buffers, 8 x 256MB, {q} queue(s)']:.3f} s" in ans
+    cp, ring2 = sec["cp of the file"], sec["file ring, mapped buffers, 8 x 256MB, 2 queue(s)"]
+    seg = sec["host-segmented, pageable memory, 1 queue, 256MB segments"]
+    assert f"cp's {cp:.3f} s" in ans and f"{seg:.3f} s for the copies" in ans
+    assert f"{cp / ring2:.2f} of cp's speed" in ans and f"({cp + seg:.3f} s)" in ans
+    c, d = tables["c"], tables["d"]
+    start, close = "backend start-up left (device, context, buffers)", "close the output, free the backend's buffers"
+    assert f"left {c.loc[start, 'opencl']:.3f} s" in ans and f"took {c.loc[close, 'opencl']:.3f} s to free" in ans
+    assert f"CUDA's {c.loc[start, 'cuda']:.3f} s and {c.loc[close, 'cuda']:.3f} s" in ans
+    assert f"start-up {d.loc[start, 'opencl']:.3f} s, close {d.loc[close, 'opencl']:.3f} s" in ans
+    line, one = "command line, spawn to exit", "the same call inside one process"
+    assert f"{c.loc[line, 'opencl']:.3f} s → {d.loc[line, 'opencl']:.3f} s" in ans
+    for r in ratios:
+        assert f"{c.loc[r, 'opencl']:.2f} → {d.loc[r, 'opencl']:.2f}" in ans, r
+    assert "`opencl.FILE_PIECE_BYTES`" in ans and "capped at 32 MiB" in ans
