@@ -19,6 +19,7 @@ from s2mc.simulator import Machine, SimFault
 from s2mc.simulator.debugger import Debugger, help_text
 from s2mc.simulator.reference import ReferenceMachine, RefFault
 from s2mc.simulator.stepping import Stepper
+from buffer_programs import FENCE3
 
 MEM = 1024
 MAX_CYCLES = 20_000
@@ -235,25 +236,6 @@ def test_with_caches_the_end_matches_a_plain_run(src, cfg, gaps):
 # of docs/timing-model.md (tso, two cores, L = 2, fixed): core 1's stores (pc 6, 7, 8) enter at 2,
 # 3 and 4; store 0's drain requests at 3 and is granted at 8 (core 0's loads go first), store 1's
 # at 10, store 2's at 12; the fence (pc 9) is held back from 5 and issues at 13; trap at 14.
-FENCE3 = """
-.code 0
-  cid r1
-  jt r1 one
-  ld r2 @8 r0
-  ld r2 @8 r0
-  ld r2 @8 r0
-  trap r0 #0
-:one
-  st r1 @0 r0
-  st r1 @1 r0
-  st r1 @2 r0
-  fence
-  trap r0 #0
-.data 0
-:flag
-  0 0 0
-.end
-"""
 CFG = dict(cores=2, mem_latency=2, arbitration="fixed", consistency="tso", mem_words=64)
 
 

@@ -20,6 +20,7 @@ from s2mc.compiler import compile as compile_rz
 from s2mc.isa import assemble, disassemble_word
 from s2mc.simulator import Machine, SimFault, format_trace
 from s2mc.simulator.reference import BUFFER_STATS, ReferenceMachine
+from buffer_programs import FORWARD, FENCE3
 
 MEM = 64
 RZ_FENCE = "x, y\n\nmain()\n  x = 1\n  fence()\n  y = x\n"
@@ -86,20 +87,6 @@ def counters(raw, core=0, *names):
     return {k: raw["cores"][core][k] for k in names}
 
 
-FORWARD = """
-.code 0
-  mov r1 #5
-  st r1 x
-  st r1 y
-  ld r2 y
-  trap r0 #0
-.data 0
-:x
-  0
-:y
-  0
-.end
-"""
 
 
 @pytest.mark.parametrize("consistency", ["tso", "pso"])
@@ -136,22 +123,6 @@ def test_a_full_buffer_holds_the_store_back():
     assert ref(FULL)[0]["cycles"] == 7
 
 
-FENCE3 = """
-.code 0
-  cid r1
-  jt r1 one
-  ld r2 @8 r0
-  ld r2 @8 r0
-  ld r2 @8 r0
-  trap r0 #0
-:one
-  st r1 @0 r0
-  st r1 @1 r0
-  st r1 @2 r0
-  fence
-  trap r0 #0
-.end
-"""
 
 
 def test_a_fence_waits_for_three_stores_behind_another_cores_loads():

@@ -19,46 +19,11 @@ from s2mc.simulator import Machine
 from s2mc.simulator.reference import RefFault
 from s2mc.simulator.timeline import STATES, timeline_of, to_trace_events, write_timeline
 from test_timeline import HOVER_PROBE, StateRecorder, dump_dom
+from buffer_programs import FORWARD, FENCE3
 
 MEM = 1024
 
-# docs/timing-model.md, "A store, then a load that hits the buffer" (one core, L = 2, tso, E = 4).
-FORWARD = """
-.code 0
-  mov r1 #5
-  st r1 x
-  st r1 y
-  ld r2 y
-  trap r0 #0
-.data 0
-:x
-  0
-:y
-  0
-.end
-"""
 
-# docs/timing-model.md, "A fence waiting for three stores, drains competing with another core's
-# loads" (two cores, fixed); words 0..2 are named flag.
-FENCE3 = """
-.code 0
-  cid r1
-  jt r1 one
-  ld r2 @8 r0
-  ld r2 @8 r0
-  ld r2 @8 r0
-  trap r0 #0
-:one
-  st r1 @0 r0
-  st r1 @1 r0
-  st r1 @2 r0
-  fence
-  trap r0 #0
-.data 0
-:flag
-  0 0 0
-.end
-"""
 
 
 def run(src, **cfg):
