@@ -356,14 +356,8 @@ class ReferenceMachine:
         for core in self.cores:
             if not core.buf or core.drain is not None or core.drain_free > c:
                 continue
-            firsts = {}
-            for e in core.buf:
-                firsts.setdefault(e[0], e)
-            ready = [e for e in firsts.values() if e[3] < c]
-            if not ready:
-                continue
-            entry = core.buf[0] if self.consistency == "tso" else min(ready, key=lambda e: e[0])
-            if entry[3] >= c:
+            entry = self.choose_drain(core, c)
+            if entry is None:
                 continue
             if self.caches:
                 way = self.caches[core.id].find(entry[0] // self.W)
@@ -377,6 +371,18 @@ class ReferenceMachine:
                     core.drain_free = c + self.H
                     continue
             core.drain, core.drain_cycle = entry, c
+
+    def choose_drain(self, core: _Core, c: int) -> list[int] | None:
+        """The entry a drain starting at c takes (rule 5), or None: tso the oldest, pso the lowest
+        address among the oldest entries of each address; either only if it entered before c."""
+        firsts = {}
+        for e in core.buf:
+            firsts.setdefault(e[0], e)
+        ready = [e for e in firsts.values() if e[3] < c]
+        if not ready:
+            return None
+        entry = core.buf[0] if self.consistency == "tso" else min(ready, key=lambda e: e[0])
+        return entry if entry[3] < c else None
 
     @contextmanager
     def acting_for(self, core: _Core, entry: list[int]):
