@@ -9,10 +9,15 @@ T(h, 2) = 2h + 3); word 12 is line 3, whose home is tile 3 at (1, 1).
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from s2gen import programs
 from test_directory import MEM, SKIP_OTHERS, drf_program
 from test_directory import run as ref_run
+from test_directory_fast import SHAPES, assert_equal
 
 from s2mc.isa import assemble
+from s2mc.simulator import Machine
 
 TSO = dict(consistency="tso")
 
@@ -122,6 +127,25 @@ def test_a_full_buffer_holds_a_store_until_a_drain_completes():
     assert c["finish_cycle"] == 22 and c["dir_hits"] == 1 and c["fence_stall_cycles"] == 0
 
 
+# -- the fast engine equals the reference model -------------------------------------------------
+
+@pytest.mark.parametrize("interconnect", ["mesh", "ring"])
+@pytest.mark.parametrize("cache", ["msi", "mesi"])
+@pytest.mark.parametrize("consistency", ["tso", "pso"])
+@pytest.mark.parametrize("src,cfg", [
+    (RUNS_ON, {}),
+    (FENCE_REMOTE, {}),
+    (SB.format(fence=""), {}),
+    (SB.format(fence="  fence\n"), {}),
+    (SKIP_OTHERS.format(body="  mov r2 #5\n  st r2 12\n  st r2 13\n  ld r3 13\n  st r2 0"),
+     {"store_buffer_entries": 1}),
+    (SKIP_OTHERS.format(body="  mov r2 #5\n  st r2 12\n  st r2 4\n  ld r3 0\n  xchg r2 r0"),
+     {"cache_lines": 1, "cache_ways": 1}),
+], ids=["runs-on", "fence-remote", "sb", "sb-fenced", "full", "victim-xchg"])
+def test_hand_programs_equal_the_reference_model(src, cfg, consistency, cache, interconnect):
+    assert_equal(src, consistency=consistency, cache=cache, interconnect=interconnect, **cfg)
+
+
 def drf_case(seed: int, cores: int) -> dict:
     rng = random.Random(seed)
     src = drf_program(rng, cores)
@@ -133,6 +157,55 @@ def drf_case(seed: int, cores: int) -> dict:
                 router_latency=rng.randint(0, 2), flit_words=rng.choice([1, 2, 4]),
                 mem_latency=rng.randint(1, 4), cache_hit_latency=rng.choice([1, 2]),
                 mem_words=16 + 4 * cores + 16)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_drf_programs_equal_the_reference_model(seed):
+    cfg = drf_case(seed, [2, 3, 4, 5, 6, 8, 9, 12, 16][seed % 9])
+    raw = assert_equal(cfg.pop("src"), **cfg)
+    assert sum(c["store_drains"] for c in raw["cores"]) > 0
+
+
+buffered_configs = st.fixed_dictionaries({
+    "cores": st.integers(2, 16),
+    "mem_latency": st.integers(1, 4),
+    "cache": st.sampled_from(["msi", "mesi"]),
+    "shape": st.sampled_from(SHAPES),
+    "cache_hit_latency": st.sampled_from([1, 1, 2]),
+    "interconnect": st.sampled_from(["ring", "mesh"]),
+    "link_latency": st.integers(1, 3),
+    "router_latency": st.integers(0, 2),
+    "flit_words": st.sampled_from([1, 2, 4]),
+    "consistency": st.sampled_from(["tso", "pso"]),
+    "store_buffer_entries": st.sampled_from([1, 2, 4, 8]),
+})
+
+
+@settings(max_examples=60, deadline=None)
+@given(programs(), buffered_configs)
+def test_random_programs_equal_the_reference_model(src, cfg):
+    """s2gen's programs (loads, stores, xchg, push and pop, fences, barriers, prints, faults) at
+    2-16 tiles with store buffers."""
+    lines, ways, words = cfg.pop("shape")
+    assert_equal(src, cache_lines=lines, cache_ways=ways, line_words=words, mem_words=1024, max_cycles=20_000,
+                 **cfg)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(3))
+def test_random_drf_programs_at_64_cores_equal_the_reference_model(seed):
+    cfg = drf_case(seed, 64)
+    cfg["cache_ways"] = 1
+    assert_equal(cfg.pop("src"), **cfg)
+
+
+def test_the_fast_engine_runs_store_buffers_over_the_mesh_not_sc():
+    # the relaxed outcome needs the buffers: an engine that ran sc could not print it
+    m = Machine(assemble(SB.format(fence="")), cores=4, cache="msi", interconnect="mesh",
+                coherence="directory", mem_words=MEM, consistency="tso")
+    res = m.run()
+    assert (m.registers(0)[4], m.registers(1)[4]) == (0, 0)
+    assert res.cores[0]["store_drains"] == 1 and "fence_stall_cycles" in res.cores[0]
 
 
 @pytest.mark.parametrize("seed", range(6))
