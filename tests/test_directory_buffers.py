@@ -16,6 +16,7 @@ from test_directory import MEM, SKIP_OTHERS, drf_program
 from test_directory import run as ref_run
 from test_directory_fast import SHAPES, assert_equal
 
+from s2mc.experiments.litmus import bundled, delayed, load, run_litmus, run_once, timings
 from s2mc.isa import assemble
 from s2mc.simulator import Machine
 
@@ -222,3 +223,67 @@ def test_random_drf_programs_under_tso_end_with_the_bus_machines_memory(seed):
     net = DirectoryMachine(prog.code_image, prog.data_image, prog.entry, check_invariants=True, **cfg)
     net.run()
     assert net.memory() == bus.memory()
+
+
+# -- s2mc litmus on the networked machine -------------------------------------------------------
+
+def test_litmus_sees_store_buffering_relaxed_under_tso_on_the_mesh():
+    r = run_litmus("sb.s", "tso", "fast", 60, 0, interconnect="mesh")
+    assert r.outcomes["0 0\n"] > 0 and r.forbidden == [] and r.interconnect == "mesh"
+    fenced = run_litmus("sb_fence.s", "tso", "fast", 60, 0, interconnect="mesh")
+    assert "0 0\n" not in fenced.outcomes and fenced.forbidden == []
+
+
+@pytest.mark.parametrize("model", ["sc", "tso", "pso"])
+def test_every_bundled_litmus_outcome_on_the_mesh_is_one_the_model_allows(model):
+    for path in bundled():
+        r = run_litmus(str(path), model, "fast", 25, 1, interconnect="mesh")
+        assert r.forbidden == [], path.name
+
+
+@pytest.mark.parametrize("interconnect", ["mesh", "ring"])
+def test_litmus_runs_on_the_network_equal_the_reference_model_run_for_run(interconnect):
+    test = load("mp.s")
+    for timing in timings(test.cores, 12, 5, "pso", interconnect):
+        prog = delayed(test.program, timing.delays, timing.loads, timing.stores)
+        assert run_once(prog, test.cores, "fast", "pso", timing, "") == \
+            run_once(prog, test.cores, "reference", "pso", timing, "")
+
+
+def litmus_cli(*args):
+    from click.testing import CliRunner
+    from s2mc.cli.main import cli as main
+    return CliRunner().invoke(main, ["litmus", *map(str, args)])
+
+
+def test_s2mc_litmus_says_which_network_it_ran_on():
+    out = litmus_cli("sb.s", "--model", "tso", "--interconnect", "mesh", "--coherence", "directory", "--runs", 20)
+    assert out.exit_code == 0, out.output
+    lines = out.output.splitlines()
+    assert lines[0].startswith("sb under TSO: 20 runs on the fast engine, mesh with directory coherence (seed 0)")
+    assert lines[-1].startswith("Run 0 (every core starting at once on the default mesh, cache msi): ")
+    data = litmus_cli("sb.s", "--model", "tso", "--interconnect", "ring", "--runs", 5, "--json")
+    assert '"interconnect": "ring"' in data.output and '"coherence": "directory"' in data.output
+
+
+@pytest.mark.parametrize("args,message", [
+    (("--interconnect", "mesh", "--coherence", "snoop"), "litmus: interconnect mesh needs coherence directory"),
+    (("--coherence", "directory"), "litmus: coherence directory needs interconnect ring or mesh"),
+    (("--interconnect", "torus"), "--interconnect"),
+])
+def test_s2mc_litmus_refuses_a_network_that_cannot_be_in_one_line(args, message):
+    out = litmus_cli("sb.s", "--runs", 2, *args)
+    assert out.exit_code != 0 and message in out.output and "Traceback" not in out.output
+
+
+def test_s2mc_run_prints_the_store_buffers_of_a_network_run(tmp_path):
+    from test_directory import cli
+    out = cli(tmp_path, RUNS_ON, "--cores", 4, "--cache", "msi", "--interconnect", "mesh", "--coherence",
+              "directory", "--consistency", "tso", "--mem-words", MEM)
+    assert out.exit_code == 0, out.output
+    lines = out.output.splitlines()
+    head = lines.index("TSO store buffers: 4 entries per core")
+    assert lines[head + 1].split() == ["core", "forwards", "drains", "drain", "GetM", "full", "stall", "drain",
+                                       "wait"]
+    assert lines[head + 2].split() == ["0", "0", "1", "1", "0", "13"]
+    assert "total: 20 cycles, 16 instructions, 13 stall cycles" in lines
