@@ -77,7 +77,8 @@ def litmus_cmd(file, model, engine, runs, seed, fences, interconnect, coherence,
             click.echo(f"Relaxed outcome {t.label(t.relaxed)}: seen in {r.outcomes.get(t.relaxed, 0)} runs; "
                        f"the checker {'allows' if t.relaxed in r.allowed else 'forbids'} it"
                        + (f", the literature says {said}" if said else ""))
-        machine = "the default machine" if r.interconnect == "bus" else f"the default {r.interconnect}, cache {r.first_cache}"
+        machine = ("the default machine" if r.interconnect == "bus"
+                   else f"the default {r.interconnect}, cache {r.first_cache}")
         click.echo(f"Run 0 (every core starting at once on {machine}): {r.first_cycles} cycles")
     if r.forbidden:
         raise S2mcError(f"litmus: {len(r.forbidden)} output(s) the {model} checker forbids: "
