@@ -325,7 +325,8 @@ class ReferenceMachine:
                     core.set(d.r1, address)
                 value = core.r[d.r2] if key == "push" else core.r[d.r1]
                 core.buf.append([address, value, core.pc, c])
-                self.log(c, core, "buffer", len(core.buf), address, self.mem[address], value)
+                if self.trace is not None:
+                    self.log(c, core, "buffer", len(core.buf), address, self.word(address), value)
             else:
                 newest = [e for e in core.buf if e[0] == address]
                 if not newest:
@@ -666,6 +667,10 @@ class ReferenceMachine:
             self.output.append((core.request_cycle, core.id, "".join(text)))
             s["mem_reads"] += 1
         return before, m[w]
+
+    def word(self, a: int) -> int:
+        """The coherent value of word a now: memory's on the bus (always current there)."""
+        return self.mem[a]
 
     def cell(self, core: _Core, a: int) -> tuple[list[int], int]:
         """Where the word a core's access to address a reads and writes lives: (list, index). Here

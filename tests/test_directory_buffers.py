@@ -80,6 +80,8 @@ def test_a_fence_waits_for_its_stores_getm_forwarded_to_the_owner():
     assert drains(m, 0) == [(37, "drain GetM 16", 0, 12, 5)]
     assert (c1["fence_stall_cycles"], c0["fence_stall_cycles"], c0["finish_cycle"]) == (11, 16, 39)
     assert raw["network"]["messages"]["Fwd-GetM"] == 1 and m.memory()[12] == 5
+    # the word a store found when it entered the buffer is the coherent one: core 1's copy, not memory
+    assert [(e[0], e[6], e[7]) for e in m.trace if e[1] == 0 and e[3] == "buffer"] == [(20, 9, 5)]
 
 
 SB = """
