@@ -22,6 +22,11 @@ def _models():
     return MODELS
 
 
+def _coherences():
+    from s2mc.simulator.params import PARAMS
+    return PARAMS["coherence"].choices
+
+
 def _engines():
     from s2mc.experiments.litmus import RUNNERS
     return RUNNERS
@@ -41,7 +46,7 @@ def _engines():
               help="Comma-separated code labels: a `fence` at each (a label alone on its line), instead "
                    "of the program's own (NAME_fence.s puts one at every label its fence= names).")
 @machine_option("interconnect", help="ring and mesh run the directory machine (caches msi or mesi).")
-@click.option("--coherence", type=Choices(("snoop", "directory"), many=False), default=None,
+@click.option("--coherence", type=Choices(_coherences, many=False), default=None,
               help="How the caches stay coherent: snoop on the bus, directory on a ring or a mesh "
                    "(the default for each).")
 @click.option("--json", "as_json", is_flag=True, help="Print the outcomes as JSON.")
