@@ -4,6 +4,7 @@ against an independent enumeration of the memory model (s2mc.experiments.litmus)
     s2mc litmus sb.s --model tso --runs 500          # a bundled test, by name
     s2mc litmus my_test.s --engine systemc --json
     s2mc litmus peterson.s --model tso --fence f1    # one fence, at the label f1
+    s2mc litmus sb.s --model tso --interconnect mesh --coherence directory
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import json
 
 import click
 
-from .options import Choices, Integer
+from .options import Choices, Integer, machine_option
 
 MAX_RUNS = 1_000_000
 
@@ -19,6 +20,11 @@ MAX_RUNS = 1_000_000
 def _models():
     from s2mc.experiments.litmus_model import MODELS
     return MODELS
+
+
+def _coherences():
+    from s2mc.simulator.params import PARAMS
+    return PARAMS["coherence"].choices
 
 
 def _engines():
@@ -39,8 +45,12 @@ def _engines():
 @click.option("--fence", "fences", default=None, metavar="LABELS",
               help="Comma-separated code labels: a `fence` at each (a label alone on its line), instead "
                    "of the program's own (NAME_fence.s puts one at every label its fence= names).")
+@machine_option("interconnect", help="ring and mesh run the directory machine (caches msi or mesi).")
+@click.option("--coherence", type=Choices(_coherences, many=False), default=None,
+              help="How the caches stay coherent: snoop on the bus, directory on a ring or a mesh "
+                   "(the default for each).")
 @click.option("--json", "as_json", is_flag=True, help="Print the outcomes as JSON.")
-def litmus_cmd(file, model, engine, runs, seed, fences, as_json):
+def litmus_cmd(file, model, engine, runs, seed, fences, interconnect, coherence, as_json):
     """Run a litmus program (a bundled one by name: sb.s, mp.s, ...) under many timings; print each
     distinct output, how often it appeared and whether the model allows it (docs/consistency.md).
     An output the checker forbids is a bug in the engine: the command then fails."""
@@ -51,12 +61,14 @@ def litmus_cmd(file, model, engine, runs, seed, fences, as_json):
     labels = None if fences is None else tuple(f.strip() for f in fences.split(","))
     if labels is not None and not all(labels):
         raise S2mcError(f"litmus: --fence {fences!r}: give code labels separated by commas")
-    r = run_litmus(file, model, engine, runs, seed, fences=labels)
+    r = run_litmus(file, model, engine, runs, seed, fences=labels, interconnect=interconnect, coherence=coherence)
     if as_json:
         click.echo(json.dumps(r.to_json(), indent=1))
     else:
         t = r.test
         on = "the reference model" if engine == "reference" else f"the {engine} engine"
+        if r.interconnect != "bus":
+            on += f", {r.interconnect} with directory coherence"
         click.echo(f"{t.name} under {model.upper()}: {r.runs} runs on {on} (seed {seed}), "
                    f"{len(r.outcomes)} distinct output{'s' * (len(r.outcomes) != 1)}")
         rows = [[t.label(o), str(n), f"{100 * n / r.runs:.1f}%", "allowed" if o in r.allowed else "FORBIDDEN"]
@@ -70,7 +82,9 @@ def litmus_cmd(file, model, engine, runs, seed, fences, as_json):
             click.echo(f"Relaxed outcome {t.label(t.relaxed)}: seen in {r.outcomes.get(t.relaxed, 0)} runs; "
                        f"the checker {'allows' if t.relaxed in r.allowed else 'forbids'} it"
                        + (f", the literature says {said}" if said else ""))
-        click.echo(f"Run 0 (every core starting at once on the default machine): {r.first_cycles} cycles")
+        machine = ("the default machine" if r.interconnect == "bus"
+                   else f"the default {r.interconnect}, cache {r.first_cache}")
+        click.echo(f"Run 0 (every core starting at once on {machine}): {r.first_cycles} cycles")
     if r.forbidden:
         raise S2mcError(f"litmus: {len(r.forbidden)} output(s) the {model} checker forbids: "
                         f"{'; '.join(r.test.label(o) for o in r.forbidden)} (a bug in the {engine} engine)")

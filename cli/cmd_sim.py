@@ -206,7 +206,8 @@ def _print_buffer_table(res) -> None:
     cfg = res.config
     click.echo(f"{cfg.consistency.upper()} store buffers: {cfg.store_buffer_entries} "
                f"entr{'ies' if cfg.store_buffer_entries != 1 else 'y'} per core", err=True)
-    _counter_table(res, _BUFFER_HEADS)
+    # over a network a drain that misses takes no bus: it sends its store's GetM
+    _counter_table(res, {**_BUFFER_HEADS, "drain_bus_accesses": "drain GetM"} if cfg.networked else _BUFFER_HEADS)
 
 
 def _counter_table(res, heads: dict[str, str], label: str = "core") -> None:

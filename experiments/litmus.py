@@ -22,6 +22,10 @@ the program's data (bus traffic that holds up the other cores' accesses, and sto
 core's own store buffer busy as the program starts, so that its first stores queue), the bus
 arbitration, the memory latency, the cache protocol and, where the
 machine has store buffers, their size. The same seed gives the same runs.
+
+On a ring or a mesh with directory coherence (`interconnect`) the runs are the same, but the cache
+protocol is drawn from the directory's (msi, mesi; run 0: msi) and there is no bus to arbitrate:
+the prologue's accesses are network traffic instead.
 """
 from __future__ import annotations
 
@@ -37,7 +41,7 @@ from s2mc.isa import Program
 from s2mc.isa.instructions import BY_KEY, BY_MNEMONIC, encode
 from s2mc.isa.program import Segment
 from s2mc.simulator import ENGINES, SimFault, run as simulate
-from s2mc.simulator.params import PARAMS
+from s2mc.simulator.params import DIRECTORY_PROTOCOLS, PARAMS, check
 
 from .litmus_model import MODELS, allowed_outputs
 
@@ -274,9 +278,14 @@ class Timing:
     mem_latency: int
     cache: str
     store_buffer_entries: int | None = None    # None: the machine's default (or none)
+    interconnect: str = "bus"                  # ring, mesh: with coherence directory, no arbiter
 
     def machine(self) -> dict:
-        out = {"arbitration": self.arbitration, "mem_latency": self.mem_latency, "cache": self.cache}
+        out = {"mem_latency": self.mem_latency, "cache": self.cache}
+        if self.interconnect == "bus":
+            out["arbitration"] = self.arbitration
+        else:
+            out.update(interconnect=self.interconnect, coherence="directory")
         if self.store_buffer_entries is not None:
             out["store_buffer_entries"] = self.store_buffer_entries
         return out
@@ -287,25 +296,26 @@ def has_store_buffers() -> bool:
     return "consistency" in PARAMS
 
 
-def timings(cores: int, runs: int, seed: int, model: str = "sc") -> list[Timing]:
+def timings(cores: int, runs: int, seed: int, model: str = "sc", interconnect: str = "bus") -> list[Timing]:
     """The runs' timings: the first starts every core at once on the default machine; the others
     are drawn from random.Random(seed) (module docstring); the store buffers' size only under a
-    model that has them."""
+    model that has them; on a ring or a mesh the caches are the directory's."""
     rng = random.Random(seed)
+    protocols = PARAMS["cache"].choices if interconnect == "bus" else DIRECTORY_PROTOCOLS
     sizes = None
     if model != "sc" and "store_buffer_entries" in PARAMS:
         p = PARAMS["store_buffer_entries"]
         sizes = range(max(p.min, 1), min(p.max, 8) + 1)
     default = Timing((0,) * cores, (0,) * cores, (0,) * cores, PARAMS["arbitration"].default, PARAMS["mem_latency"].default,
-                     PARAMS["cache"].default)
+                     PARAMS["cache"].default if interconnect == "bus" else protocols[0], interconnect=interconnect)
     out = [default]
     while len(out) < runs:
         out.append(Timing(tuple(rng.randint(0, MAX_DELAY) for _ in range(cores)),
                           tuple(rng.randint(0, MAX_ACCESSES) for _ in range(cores)),
                           tuple(rng.randint(0, MAX_ACCESSES) for _ in range(cores)),
                           rng.choice(PARAMS["arbitration"].choices), rng.choice(LATENCIES),
-                          rng.choice(PARAMS["cache"].choices),
-                          rng.choice(sizes) if sizes else None))
+                          rng.choice(protocols),
+                          rng.choice(sizes) if sizes else None, interconnect))
     return out[:runs]
 
 
@@ -346,6 +356,8 @@ class LitmusResult:
     outcomes: Counter              # output text -> runs that printed it
     allowed: frozenset             # every output the checker allows under the model
     first_cycles: int = 0          # the cycles of run 0 (every core starts at once, default machine)
+    interconnect: str = "bus"      # ring, mesh: with coherence directory
+    first_cache: str = "none"      # run 0's cache protocol
 
     @property
     def runs(self) -> int:
@@ -358,6 +370,7 @@ class LitmusResult:
 
     def to_json(self) -> dict:
         return {"program": self.test.name, "model": self.model, "engine": self.engine, "seed": self.seed,
+                **({"interconnect": self.interconnect, "coherence": "directory"} if self.interconnect != "bus" else {}),
                 "runs": self.runs, "outcomes": dict(sorted(self.outcomes.items())),
                 "allowed": {o: o in self.allowed for o in sorted(self.outcomes)},
                 "checker_outcomes": sorted(self.allowed), "first_cycles": self.first_cycles}
@@ -373,10 +386,18 @@ def check_model(model: str) -> str:
 
 
 def run_litmus(path: str, model: str = "sc", engine: str = "fast", runs: int = 100, seed: int = 0,
-               test: LitmusTest | None = None, fences: tuple[str, ...] | None = None) -> LitmusResult:
+               test: LitmusTest | None = None, fences: tuple[str, ...] | None = None,
+               interconnect: str = "bus", coherence: str | None = None) -> LitmusResult:
     """Run a litmus program `runs` times under the timings of `seed`; count each output. `fences`:
-    labels where a `fence` goes instead (load's)."""
+    labels where a `fence` goes instead (load's). `interconnect` ring or mesh: on that network with
+    directory coherence (`coherence`: snoop on the bus, directory off it, when not given)."""
     check_model(model)
+    coherence = coherence or ("snoop" if interconnect == "bus" else "directory")
+    try:
+        check(interconnect=interconnect, coherence=coherence,
+              cache=PARAMS["cache"].default if interconnect == "bus" else DIRECTORY_PROTOCOLS[0])
+    except S2mcError as exc:
+        raise S2mcError(f"litmus: {exc}") from None
     if engine not in RUNNERS:
         raise S2mcError(f"litmus: --engine {engine!r} is not one of {', '.join(RUNNERS)}")
     runs = named("litmus: --runs", integer, runs, 1, 1_000_000)
@@ -384,7 +405,8 @@ def run_litmus(path: str, model: str = "sc", engine: str = "fast", runs: int = 1
     test = test or load(path, fences)
     outcomes: Counter = Counter()
     first_cycles = 0
-    for i, timing in enumerate(timings(test.cores, runs, seed, model)):
+    drawn = timings(test.cores, runs, seed, model, interconnect)
+    for i, timing in enumerate(drawn):
         output, cycles = run_once(delayed(test.program, timing.delays, timing.loads, timing.stores), test.cores, engine, model, timing,
                           f"litmus: {test.shown}: run {i} ({describe(timing)})")
         if not output:
@@ -393,7 +415,7 @@ def run_litmus(path: str, model: str = "sc", engine: str = "fast", runs: int = 1
         outcomes[output] += 1
         first_cycles = first_cycles or cycles
     return LitmusResult(test, model, engine, seed, outcomes, allowed_outputs(test.program, test.cores, model).outputs,
-                        first_cycles)
+                        first_cycles, interconnect, drawn[0].cache)
 
 
 def run_once(program: Program, cores: int, engine: str, model: str, timing: Timing, where: str) -> tuple[str, int]:
@@ -402,10 +424,12 @@ def run_once(program: Program, cores: int, engine: str, model: str, timing: Timi
     machine = {**timing.machine(), **({"consistency": model} if has_store_buffers() else {})}
     try:
         if engine == "reference":
+            from s2mc.simulator.directory import DirectoryMachine
             from s2mc.simulator.reference import RefFault, ReferenceMachine
+            machine_class = ReferenceMachine if timing.interconnect == "bus" else DirectoryMachine
             try:
-                raw = ReferenceMachine(program.code_image, program.data_image, program.entry, cores=cores,
-                                       max_cycles=MAX_CYCLES, mem_words=REFERENCE_MEM_WORDS, **machine).run()
+                raw = machine_class(program.code_image, program.data_image, program.entry, cores=cores,
+                                    max_cycles=MAX_CYCLES, mem_words=REFERENCE_MEM_WORDS, **machine).run()
             except RefFault as exc:
                 raise _stopped(exc.kind, exc.core, exc.pc, exc.kind.replace("_", " ")) from None
             return "".join(text for _, _, text in sorted(raw["output"], key=lambda e: (e[0], e[1]))), raw["cycles"]
@@ -429,9 +453,10 @@ def _stopped(kind: str, core: int, pc: int, message: str) -> S2mcError:
 def describe(t: Timing) -> str:
     """A timing in words, for messages."""
     sb = f", {t.store_buffer_entries}-entry store buffers" if t.store_buffer_entries else ""
+    where = f"{t.arbitration} arbitration" if t.interconnect == "bus" else f"{t.interconnect} with directory"
     return (f"start delays {','.join(map(str, t.delays))}, prologue loads {','.join(map(str, t.loads))}, "
             f"stores {','.join(map(str, t.stores))}, "
-            f"{t.arbitration} arbitration, "
+            f"{where}, "
             f"latency {t.mem_latency}, cache {t.cache}{sb}")
 
 
@@ -467,8 +492,10 @@ def _outcomes(outputs) -> str:
     return " ".join(sorted(o.strip().replace(" ", ",") for o in outputs))
 
 
-#: The columns of docs/consistency.md's measured table: (model, engine).
-MEASURED = (("sc", "fast"), ("tso", "fast"), ("pso", "fast"), ("tso", "reference"), ("pso", "reference"))
+#: The columns of docs/consistency.md's measured table: (model, engine), or (model, engine,
+#: interconnect) for the directory machine on a ring or a mesh.
+MEASURED = (("sc", "fast"), ("tso", "fast"), ("pso", "fast"), ("tso", "reference"), ("pso", "reference"),
+            ("sc", "fast", "mesh"), ("tso", "fast", "mesh"), ("pso", "fast", "mesh"))
 
 
 def measured_table(runs: int = 500, seed: int = 0, log=lambda msg: None) -> str:
@@ -476,15 +503,15 @@ def measured_table(runs: int = 500, seed: int = 0, log=lambda msg: None) -> str:
     MEASURED, how many of `runs` runs (timings of `seed`) printed its relaxed outcome; a run that
     still runs at the cycle limit stops the cell (`never ends in run N`), and an outcome the checker
     forbids is marked FORBIDDEN in the cell."""
-    head = [f"{m.upper()}, {e}" for m, e in MEASURED]
+    head = [", ".join((m.upper(), *rest)) for m, *rest in MEASURED]
     rows = ["| test | " + " | ".join(head) + " |", "|---|" + "---|" * len(head)]
     for path in bundled():
         test = load(str(path))
         cells = []
-        for model, engine in MEASURED:
-            log(f"{path.name} {model} {engine}")
+        for model, engine, *network in MEASURED:
+            log(f"{path.name} {model} {engine} {' '.join(network)}")
             try:
-                r = run_litmus(str(path), model, engine, runs, seed, test=test)
+                r = run_litmus(str(path), model, engine, runs, seed, test=test, interconnect=(network or ["bus"])[0])
             except S2mcError as exc:
                 m = re.search(r"run (\d+) \(.*still running after", str(exc))
                 if not m:

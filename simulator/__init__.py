@@ -299,7 +299,7 @@ class Machine:
             self._engine = _fast.NetworkedEngine(code, data, program.entry, cores, mem_latency, max_cycles,
                                                  mem_words, *(stacks or (0, 0, 0)), cache, cache_lines, cache_ways,
                                                  line_words, cache_hit_latency, interconnect, link_latency,
-                                                 router_latency, flit_words)
+                                                 router_latency, flit_words, consistency, store_buffer_entries)
         elif engine == "fast":
             from . import _fast
             self._engine = _fast.Engine(code, data, program.entry, cores, mem_latency, arbitration,

@@ -19,8 +19,6 @@ retrying the ones it stalled); 2. every free home handles its oldest message tha
 """
 from __future__ import annotations
 
-from s2mc.common.errors import S2mcError
-
 from .counters import engine_counters
 from .network import Message, Network, Topology
 from .network import report as network_report
@@ -59,9 +57,6 @@ class DirectoryMachine(ReferenceMachine):
 
     def __init__(self, *args, check_invariants: bool = False, **kwargs):
         super().__init__(*args, **kwargs)
-        if self.buffered:
-            raise S2mcError(f"coherence directory: the reference model runs consistency sc only so far "
-                            f"(not {self.consistency}; store buffers over a network are the next layer)")
         self.topology = Topology(self.interconnect, len(self.cores))
         self.net = Network(self.topology, self.router_latency, self.link_latency, self.flit_words)
         self.homes = [_Home() for _ in self.cores]
@@ -72,7 +67,7 @@ class DirectoryMachine(ReferenceMachine):
         self.invals: dict[int, int] = {}          # copies a GetM invalidated -> how many GetMs did
         self.by_type = dict.fromkeys(MESSAGES, 0)
         self.quiet = 0                            # the cycle the network went quiet after the run
-        names = engine_counters(cached=False, networked=True)
+        names = engine_counters(cached=False, buffered=self.buffered, networked=True)
         for k in self.cores:
             k.stats = dict.fromkeys(names, 0)
             for ways in self.caches[k.id].sets:
@@ -98,18 +93,15 @@ class DirectoryMachine(ReferenceMachine):
     def lookup(self, core, d, a: int, c: int) -> bool:
         """The access of core's memory instruction at c: a hit takes effect now; a miss evicts the
         set's victim when it must and sends its request. Always True: nothing goes to a bus."""
-        cache, line = self.caches[core.id], a // self.W
-        if line in self.evicting[core.id]:            # wait for the Put-Ack that frees the line
+        write = d.bus != "read"
+        got, way = self.line_access(core, write, a, c, self.own_may_miss(core))
+        if got == "wait":                             # issues again in the next cycle
             core.stats["instructions"] -= 1
             core.next_issue = c + 1
             self.stalls[core.id] += 1
             return True
-        way = cache.find(line)
-        write = d.bus != "read"
-        if way is not None and way.state in (WRITABLE if write else READABLE):
-            cache.touch(way)
+        if got == "hit":
             self.perform(core, d, a)
-            core.stats["dir_hits"] += 1
             self.stalls[core.id] += self.H - 1
             self.log(c, core, "hit", 0, a)
             if write and way.state == "E":
@@ -117,22 +109,87 @@ class DirectoryMachine(ReferenceMachine):
             core.pc += 1
             core.next_issue = c + self.H
             return True
+        self.pending[core.id] = {"d": d, "a": a, "issued": c, "acks": 0, "data": False}
+        core.own_last = core.drain is not None        # the drain that waited goes next
+        core.state = "miss"
+        return True
+
+    def own_may_miss(self, core) -> bool:
+        """A core has one request outstanding at a time, its own access's or its store buffer's
+        drain's: its access may send one when none is out and it is not the waiting drain's turn
+        (the two take turns, as on the bus)."""
+        return self.pending[core.id] is None and not (core.drain is not None and core.own_last)
+
+    def line_access(self, core, write: bool, a: int, c: int, may_miss: bool) -> tuple[str, _Line | None]:
+        """A read or a write of word a through core's cache at c, an instruction's or a drain's:
+        ("wait", None) while the line is in the eviction buffer (until its Put-Ack) or when a miss
+        may not send its request now; ("hit", way), the way touched, for the caller to perform; or
+        ("miss", way): the set's victim evicted when it must be, the GetS or GetM sent."""
+        cache, line = self.caches[core.id], a // self.W
+        if line in self.evicting[core.id]:
+            return "wait", None
+        way = cache.find(line)
+        if way is not None and way.state in (WRITABLE if write else READABLE):
+            cache.touch(way)
+            core.stats["dir_hits"] += 1
+            return "hit", way
+        if not may_miss:
+            return "wait", None
         if way is None:
             way = cache.victim(line)
             if way.line is not None:
                 self.evict(core, way, c)
             way.line, way.state = line, "I"
-        home = self.home_of(line)
         kind = GETM if write else GETS
         new = "SM^AD" if way.state == "S" else "IM^AD" if write else "IS^D"
         self.set_state(c, core, way, new, kind)
-        self.pending[core.id] = {"d": d, "a": a, "issued": c, "acks": 0, "data": False}
-        core.state = "miss"
         core.stats["dir_misses"] += 1
         core.stats["mem_accesses"] += 1
-        self.send(kind, core.id, home, line, core.id, c, to_home=True)
+        self.send(kind, core.id, self.home_of(line), line, core.id, c, to_home=True)
         self.log(c, core, f"request {kind}", 0, a)
-        return True
+        return "miss", way
+
+    # -- step 3b: the store buffers' drains -------------------------------------------------------
+    def start_drains(self, c: int) -> None:
+        """After every core's issue, in core order: a core whose drain port is free and whose drain
+        is not on its way writes one entry (the bus machine's choice, made once and kept while it
+        waits) through its cache, as a store would: a write hit takes effect now, the port busy H
+        cycles; a miss sends the GetM when the core's one request is free, and the entry leaves
+        when the line arrives writable (done()); else it tries again in the next cycle."""
+        for core in self.cores:
+            p = self.pending[core.id]
+            if not core.buf or core.drain_free > c or (p is not None and "drain" in p):
+                continue
+            if core.drain is None:
+                core.drain = self.choose_drain(core, c)
+                if core.drain is None:
+                    continue
+                core.drain_cycle = c
+            entry = core.drain
+            a = entry[0]
+            with self.acting_for(core, entry):
+                got, way = self.line_access(core, True, a, c, p is None)
+                if got == "hit":
+                    self.drain_write(core, way, entry, c, "drain hit", 0)
+                    if way.state == "E":
+                        self.set_state(c, core, way, "M", "PrWr")
+                    core.drain_free = c + self.H
+            if got == "miss":
+                self.pending[core.id] = {"a": a, "issued": c, "acks": 0, "data": False, "drain": entry}
+                core.own_last = False
+                core.stats["drain_bus_accesses"] += 1
+
+    def drain_write(self, core, way: _Line, entry: list[int], c: int, event: str, wait: int) -> None:
+        """A buffered store takes effect in core's copy of its line at c and leaves the buffer."""
+        a, value, pc, _ = entry
+        w = a % self.W
+        before, way.data[w] = way.data[w], value
+        core.buf.remove(entry)
+        core.drain = None
+        core.stats["store_drains"] += 1
+        core.stats["mem_writes"] += 1
+        if self.trace is not None:
+            self.trace.append((c, core.id, pc, event, wait, a, before, value))
 
     def evict(self, core, way: _Line, c: int) -> None:
         """The victim leaves its way for the eviction buffer and its Put goes to the home."""
@@ -267,10 +324,9 @@ class DirectoryMachine(ReferenceMachine):
         """Core k's access takes effect at c, completed by message m; its latency is split along
         the chain of messages that led to m (queueing, network, controllers)."""
         core, p = self.cores[k], self.pending[k]
-        d, a = p["d"], p["a"]
-        self.caches[k].touch(self.caches[k].find(a // self.W))
-        before, after = self.perform(core, d, a)
-        self.log(c, core, f"done {m.kind}", c - p["issued"], a, before, after)
+        a = p["a"]
+        way = self.caches[k].find(a // self.W)
+        self.caches[k].touch(way)
         s = core.stats
         s["miss_cycles"] += c - p["issued"]
         chain = m
@@ -280,8 +336,17 @@ class DirectoryMachine(ReferenceMachine):
             start = chain.parent.delivered if chain.parent is not None else p["issued"]
             s["miss_home_cycles"] += chain.created - start
             chain = chain.parent
-        self.stalls[k] += c - p["issued"]
         self.pending[k] = None
+        entry = p.get("drain")
+        if entry is not None:                 # the drain's store; the core did not wait for it
+            self.drain_write(core, way, entry, c, f"drain {GETM} {c - p['issued']}",
+                             p["issued"] - core.drain_cycle)
+            s["drain_bus_cycles"] += c - p["issued"]
+            core.drain_free = c + 1
+            return
+        before, after = self.perform(core, p["d"], a)
+        self.log(c, core, f"done {m.kind}", c - p["issued"], a, before, after)
+        self.stalls[k] += c - p["issued"]
         core.pc += 1
         core.state, core.next_issue = "run", c + 1
 
@@ -377,6 +442,8 @@ class DirectoryMachine(ReferenceMachine):
             return False
         self.network_step(c)
         self.issue_all(c)
+        if self.buffered:
+            self.start_drains(c)
         self.arbitrate(c)
         self.barrier(c)
         self.net.step(c)

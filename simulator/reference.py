@@ -325,7 +325,8 @@ class ReferenceMachine:
                     core.set(d.r1, address)
                 value = core.r[d.r2] if key == "push" else core.r[d.r1]
                 core.buf.append([address, value, core.pc, c])
-                self.log(c, core, "buffer", len(core.buf), address, self.mem[address], value)
+                if self.trace is not None:
+                    self.log(c, core, "buffer", len(core.buf), address, self.word(address), value)
             else:
                 newest = [e for e in core.buf if e[0] == address]
                 if not newest:
@@ -356,14 +357,8 @@ class ReferenceMachine:
         for core in self.cores:
             if not core.buf or core.drain is not None or core.drain_free > c:
                 continue
-            firsts = {}
-            for e in core.buf:
-                firsts.setdefault(e[0], e)
-            ready = [e for e in firsts.values() if e[3] < c]
-            if not ready:
-                continue
-            entry = core.buf[0] if self.consistency == "tso" else min(ready, key=lambda e: e[0])
-            if entry[3] >= c:
+            entry = self.choose_drain(core, c)
+            if entry is None:
                 continue
             if self.caches:
                 way = self.caches[core.id].find(entry[0] // self.W)
@@ -377,6 +372,18 @@ class ReferenceMachine:
                     core.drain_free = c + self.H
                     continue
             core.drain, core.drain_cycle = entry, c
+
+    def choose_drain(self, core: _Core, c: int) -> list[int] | None:
+        """The entry a drain starting at c takes (rule 5), or None: tso the oldest, pso the lowest
+        address among the oldest entries of each address; either only if it entered before c."""
+        firsts = {}
+        for e in core.buf:
+            firsts.setdefault(e[0], e)
+        ready = [e for e in firsts.values() if e[3] < c]
+        if not ready:
+            return None
+        entry = core.buf[0] if self.consistency == "tso" else min(ready, key=lambda e: e[0])
+        return entry if entry[3] < c else None
 
     @contextmanager
     def acting_for(self, core: _Core, entry: list[int]):
@@ -660,6 +667,10 @@ class ReferenceMachine:
             self.output.append((core.request_cycle, core.id, "".join(text)))
             s["mem_reads"] += 1
         return before, m[w]
+
+    def word(self, a: int) -> int:
+        """The coherent value of word a now: memory's on the bus (always current there)."""
+        return self.mem[a]
 
     def cell(self, core: _Core, a: int) -> tuple[list[int], int]:
         """Where the word a core's access to address a reads and writes lives: (list, index). Here

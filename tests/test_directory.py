@@ -325,11 +325,6 @@ def test_the_default_is_the_bus_machine_bit_for_bit():
     assert named == plain and "interconnect" not in plain["config"]
 
 
-def test_the_directory_refuses_store_buffers_for_now():
-    with pytest.raises(S2mcError, match="^coherence directory: the reference model runs consistency sc only"):
-        DirectoryMachine([0], [], consistency="tso", **MESH)
-
-
 def test_the_bus_reference_model_points_to_the_network_one():
     with pytest.raises(S2mcError, match="^coherence directory: the reference model of a ring or a mesh is "
                                         "s2mc.simulator.directory.DirectoryMachine"):

@@ -106,7 +106,8 @@ SPECS = {
         None: ["sb.s", "peterson", "sb_fence.s", "{prog_s}", "{prog_rz}", "missing.s", "missing_fence.s"],
         "--model": ["sc", "tso", "pso", "rc"],
         "--engine": ["fast", "systemc", "reference"], "--runs": ["1", "20", "0", "1000001"], "--seed": ["0", "5", "-1"],
-        "--fence": ["f0", "f0,f1", "nowhere", "", ","]}),
+        "--fence": ["f0", "f0,f1", "nowhere", "", ","], "--interconnect": ["bus", "mesh", "ring", "torus"],
+        "--coherence": ["snoop", "directory", "mesi"]}),
     "native": dict(base={"--bytes": "16", "--threads": "1", "--min-seconds": "0", "--reps": "1"},
                    flags=["-q", "--json", "--vs-openssl", "--multi"], options={
         "--threads": ["2", "all", "1,all", "1024", "1025"], "--bytes": ["1K", "16K", "1000"],

@@ -97,8 +97,8 @@ py::dict result_to_dict(const RunResult& r, bool cached, bool buffered = false) 
 
 // A directory run's result: the bus machine's, each core's dict with its tile's network counters,
 // and the machine-wide network counts under "network" (s2mc.simulator.network.report makes the table).
-py::dict networked_to_dict(const NetworkedResult& r) {
-  py::dict d = result_to_dict(r.run, false);
+py::dict networked_to_dict(const NetworkedResult& r, bool buffered) {
+  py::dict d = result_to_dict(r.run, false, buffered);
   if (r.run.fault.kind != FaultKind::NONE) return d;
   py::list cores = d["cores"];
   for (size_t i = 0; i < r.tiles.size(); ++i) {
@@ -289,7 +289,7 @@ PYBIND11_MODULE(_fast, m) {
                        uint32_t stacks_words, uint32_t stacks_count, const std::string& cache, uint32_t cache_lines,
                        uint32_t cache_ways, uint32_t line_words, uint32_t cache_hit_latency,
                        const std::string& interconnect, uint32_t link_latency, uint32_t router_latency,
-                       uint32_t flit_words) {
+                       uint32_t flit_words, const std::string& consistency, uint32_t store_buffer_entries) {
              check_range("cores", cores, params::CORES_MIN, params::CORES_MAX);
              check_range("mem-latency", mem_latency, params::MEM_LATENCY_MIN, params::MEM_LATENCY_MAX);
              check_range("max-cycles", max_cycles, params::MAX_CYCLES_MIN, params::MAX_CYCLES_MAX);
@@ -302,7 +302,11 @@ PYBIND11_MODULE(_fast, m) {
              check_range("link-latency", link_latency, params::LINK_LATENCY_MIN, params::LINK_LATENCY_MAX);
              check_range("router-latency", router_latency, params::ROUTER_LATENCY_MIN, params::ROUTER_LATENCY_MAX);
              check_range("flit-words", flit_words, params::FLIT_WORDS_MIN, params::FLIT_WORDS_MAX);
+             check_range("store-buffer-entries", store_buffer_entries, params::STORE_BUFFER_ENTRIES_MIN,
+                         params::STORE_BUFFER_ENTRIES_MAX);
              Config cfg;
+             cfg.consistency = parse_consistency(consistency);
+             cfg.store_buffer_entries = store_buffer_entries;
              cfg.cores = cores;
              cfg.mem_latency = mem_latency;
              cfg.max_cycles = max_cycles;
@@ -330,7 +334,9 @@ PYBIND11_MODULE(_fast, m) {
            py::arg("max_cycles"), py::arg("mem_words"), py::arg("stacks_base"), py::arg("stacks_words"),
            py::arg("stacks_count"), py::arg("cache"), py::arg("cache_lines"), py::arg("cache_ways"),
            py::arg("line_words"), py::arg("cache_hit_latency"), py::arg("interconnect"), py::arg("link_latency"),
-           py::arg("router_latency"), py::arg("flit_words"))
+           py::arg("router_latency"), py::arg("flit_words"),
+           py::arg("consistency") = params::CONSISTENCY_CHOICES[params::CONSISTENCY_DEFAULT],
+           py::arg("store_buffer_entries") = params::STORE_BUFFER_ENTRIES_DEFAULT)
       .def("write", [](NetworkedEngine& e, uint32_t addr, const std::vector<int32_t>& words) {
              auto& mem = e.memory();
              if (addr + words.size() > mem.size()) throw std::out_of_range("write past the end of memory");
@@ -352,6 +358,6 @@ PYBIND11_MODULE(_fast, m) {
                py::gil_scoped_release release;
                r = e.run();
              }
-             return networked_to_dict(r);
+             return networked_to_dict(r, e.buffered());
            });
 }

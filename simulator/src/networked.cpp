@@ -11,12 +11,15 @@ namespace s2 {
 namespace {
 constexpr uint64_t NEVER = std::numeric_limits<uint64_t>::max();
 
-// An instruction whose issue touches only its core's registers and pc, and cannot fault.
-inline bool pure(const Uop& u) {
+// An instruction whose issue touches only its core's registers and pc, and cannot fault (with store
+// buffers a fence waits for its core's buffer).
+inline bool pure(const Uop& u, bool buffered) {
   switch (u.op) {
     case OP_DIV_IMM: case OP_MOD_IMM: case OP_DIV_REG: case OP_MOD_REG: case OP_SYNC: case OP_TRAP:
     case OP_UNDEFINED:
       return false;
+    case OP_FENCE:
+      return !buffered;
     default:
       return u.bus == BUS_NONE;
   }
@@ -35,12 +38,15 @@ inline void perform(int32_t* r, uint32_t& pc, const Uop& u, uint32_t a, int32_t*
 }  // namespace
 
 NetworkedEngine::NetworkedEngine(const Image& image, const Config& cfg, const NetworkConfig& net)
-    : cfg_(cfg), mem_(cfg.mem_words, 0), cores_(static_cast<size_t>(cfg.cores)), stacks_(image.stacks),
+    : cfg_(cfg), buffered_(cfg.buffered()), mem_(cfg.mem_words, 0), cores_(static_cast<size_t>(cfg.cores)), stacks_(image.stacks),
       guarded_(image.stacks.count != 0) {
   prog_.reserve(image.code.size());
   for (uint32_t w : image.code) prog_.push_back(predecode(w));
   std::copy(image.data.begin(), image.data.begin() + std::min<size_t>(image.data.size(), mem_.size()), mem_.begin());
-  for (Core& k : cores_) k.pc = image.entry;
+  for (Core& k : cores_) {
+    k.pc = image.entry;
+    k.buf = StoreBuffer(cfg.store_buffer_entries);
+  }
   dir_ = std::make_unique<Directory>(cfg.cores, cfg.cache, static_cast<uint32_t>(cfg.mem_latency),
                                      Topology(net.kind, cfg.cores), net.router_latency, net.link_latency,
                                      net.flit_words, &mem_, static_cast<DirectoryHost*>(this));
@@ -58,7 +64,7 @@ uint64_t NetworkedEngine::run_ahead(int id, uint64_t t) {
   Core& k = cores_[static_cast<size_t>(id)];
   const uint32_t n = static_cast<uint32_t>(prog_.size());
   uint64_t done = 0;
-  while (t < cfg_.max_cycles && k.pc < n && pure(prog_[k.pc])) {
+  while (t < cfg_.max_cycles && k.pc < n && pure(prog_[k.pc], buffered_)) {
     execute(k.r, k.pc, prog_[k.pc], id, cfg_.cores);
     ++t;
     ++done;
@@ -73,6 +79,11 @@ bool NetworkedEngine::issue(int id, uint64_t c) {
   if (k.pc >= prog_.size()) { fault(id, FaultKind::PC_OUT_OF_RANGE, c); return false; }
   const Uop& u = prog_[k.pc];
   if (u.op == OP_UNDEFINED) { fault(id, FaultKind::UNDEFINED_OPCODE, c); return false; }
+  if (buffered_) {
+    bool done = false;
+    if (!buffer_issue(id, c, done)) return false;
+    if (done) return true;
+  }
   if (u.bus != BUS_NONE) {
     const uint32_t a = mem_address(k.r, u);
     if (a >= cfg_.mem_words) { fault(id, FaultKind::ADDRESS_OUT_OF_RANGE, c, a); return false; }
@@ -84,7 +95,7 @@ bool NetworkedEngine::issue(int id, uint64_t c) {
       return true;
     }
     int32_t* word = nullptr;
-    switch (dir_->access(id, u.bus != BUS_READ, a, c, word)) {
+    switch (dir_->access(id, u.bus != BUS_READ, a, c, word, own_may_miss(k))) {
       case Directory::HIT:
         perform(k.r, k.pc, u, a, word, k.s);
         k.next = c + cfg_.cache.hit_latency;
@@ -92,8 +103,9 @@ bool NetworkedEngine::issue(int id, uint64_t c) {
       case Directory::MISS:
         ++k.s.mem_accesses;
         k.status = Status::MISS;
+        k.buf.own_granted(k.drain >= 0);   // the drain that waited goes next
         return true;
-      default:   // the line is in the eviction buffer: issue again next cycle
+      default:   // the line is in the eviction buffer, or the request must wait: issue again next cycle
         --k.s.instructions;
         k.next = c + 1;
         return true;
@@ -114,9 +126,101 @@ bool NetworkedEngine::issue(int id, uint64_t c) {
   }
 }
 
-// A miss's access takes effect at c on the requester's copy; the core issues again at c + 1.
+// The store buffer's part of issuing at c (simulator/reference.py, buffer_issue): done when it held
+// the instruction back, buffered or forwarded it, or issued a fence; false on a fault.
+bool NetworkedEngine::buffer_issue(int id, uint64_t c, bool& done) {
+  Core& k = cores_[static_cast<size_t>(id)];
+  const Uop& u = prog_[k.pc];
+  const bool drains = u.op == OP_FENCE || u.op == OP_XCHG || u.op == OP_SYNC || u.op == OP_TRAP;
+  const bool store = u.bus == BUS_WRITE;
+  done = true;
+  if (k.buf.holds(drains, store, c)) {   // tries again in the next cycle
+    k.next = c + 1;
+    return true;
+  }
+  (store ? k.s.store_buffer_full_stalls : k.s.fence_stall_cycles) += k.buf.held_cycles(c);
+  if (store || u.bus == BUS_READ) {
+    const uint32_t a = mem_address(k.r, u);
+    if (a >= cfg_.mem_words) { fault(id, FaultKind::ADDRESS_OUT_OF_RANGE, c, a); return false; }
+    if (guarded_ && StackGuard(stacks_, id).violates(a)) { fault(id, FaultKind::STACK_OVERFLOW, c, a); return false; }
+    int32_t v = 0;
+    if (store) {
+      v = store_value(k.r, u, a);
+      if (u.op == OP_PUSH) k.r[u.d1] = static_cast<int32_t>(a);
+      k.buf.push(a, v, k.pc, c);
+      ++k.pc;
+    } else if (k.buf.forward(a, v)) {
+      writeback(k.r, k.pc, u, a, v);
+      ++k.s.store_forwards;
+      ++k.s.mem_reads;
+    } else {
+      done = false;   // the cache and the network, as without a buffer
+      return true;
+    }
+    ++k.s.instructions;
+    k.next = run_ahead(id, c + 1);
+    return true;
+  }
+  if (u.op == OP_FENCE) {
+    ++k.pc;
+    ++k.s.instructions;
+    k.next = run_ahead(id, c + 1);
+    return true;
+  }
+  done = false;
+  return true;
+}
+
+// Step 3b for core id at c: its drain port free and no GetM of its drain out, the entry being
+// drained (chosen now if none is) is written through the cache as a store: a hit now (the port
+// busy H cycles), a miss sends its GetM if the core's one request is free (complete() writes
+// it), else it tries again at c + 1.
+void NetworkedEngine::start_drain(int id, uint64_t c) {
+  Core& k = cores_[static_cast<size_t>(id)];
+  if (k.buf.empty() || k.drain_out || k.buf.port_free() > c) return;
+  if (k.drain < 0) {
+    k.drain = k.buf.choose(cfg_.consistency, c);
+    if (k.drain < 0) return;
+  }
+  int32_t* word = nullptr;
+  switch (dir_->access(id, true, k.buf.at(k.drain).addr, c, word, k.status != Status::MISS)) {
+    case Directory::HIT:
+      *word = k.buf.drain_hit(k.drain, c, cfg_.cache.hit_latency).value;
+      k.drain = -1;
+      ++k.s.store_drains;
+      ++k.s.mem_writes;
+      return;
+    case Directory::MISS:
+      k.drain_out = true;
+      k.drain_sent = c;
+      k.buf.own_granted(false);   // the request went to the drain
+      ++k.s.mem_accesses;
+      ++k.s.drain_bus_accesses;
+      return;
+    default:
+      return;
+  }
+}
+
+// The first cycle after c in which core k's drain may act (NEVER: none can until a delivery).
+uint64_t NetworkedEngine::drain_wake(const Core& k, uint64_t c) const {
+  if (k.buf.empty() || k.drain_out) return NEVER;
+  return k.drain >= 0 ? c + 1 : std::max(c + 1, k.buf.drain_start());
+}
+
+// A miss's access takes effect at c on the requester's copy; the core issues again at c + 1. A
+// drain's GetM: its store takes effect, the entry leaves, the drain port is free from c + 1.
 void NetworkedEngine::complete(int id, int32_t* word, uint64_t c) {
   Core& k = cores_[static_cast<size_t>(id)];
+  if (k.drain_out) {
+    *word = k.buf.drain_hit(k.drain, c, 1).value;
+    k.drain = -1;
+    k.drain_out = false;
+    ++k.s.store_drains;
+    ++k.s.mem_writes;
+    k.s.drain_bus_cycles += c - k.drain_sent;
+    return;
+  }
   const Uop& u = prog_[k.pc];
   perform(k.r, k.pc, u, mem_address(k.r, u), word, k.s);
   k.status = Status::RUNNING;
@@ -156,6 +260,7 @@ NetworkedResult NetworkedEngine::run() {
       if (k.status == Status::RUNNING && k.next == c) issue(i, c);
     }
     if (fault_.kind != FaultKind::NONE) break;
+    for (int i = 0; i < N && buffered_; ++i) start_drain(i, c);   // 3b. the drains
     for (const auto& [id, a] : strings_) {   // trap #3 prints the coherent string at once
       Core& k = cores_[static_cast<size_t>(id)];
       output_.push_back({c, id, text_at(a)});
@@ -184,8 +289,10 @@ NetworkedResult NetworkedEngine::run() {
       break;
     }
     uint64_t next = dir_->next_event(c);
-    for (const Core& k : cores_)
+    for (const Core& k : cores_) {
       if (k.status == Status::RUNNING) next = std::min(next, k.next);
+      if (buffered_) next = std::min(next, drain_wake(k, c));
+    }
     c = std::max(c + 1, std::min(next, cfg_.max_cycles));
   }
   out.run.fault = fault_;

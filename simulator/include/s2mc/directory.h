@@ -4,10 +4,11 @@
 // reference model is simulator/directory.py; this follows it table row by table row.
 //
 // What a core meets (the engine's side, one call each):
-//   access(core, write, addr, c, word)  a load, store or xchg at issue: HIT (word: where it takes
-//                                       effect, now), MISS (the request is sent; the engine's
-//                                       complete() is called when it takes effect) or WAIT (the line
-//                                       is in the eviction buffer: issue again at c + 1)
+//   access(core, write, addr, c, word)  a load, store or xchg at issue, or a store buffer's drain:
+//                                       HIT (word: where it takes effect, now), MISS (the request
+//                                       is sent; the engine's complete() is called when it takes
+//                                       effect) or WAIT (the line is in the eviction buffer, or a
+//                                       miss may not send its request now: try again at c + 1)
 //   deliver(c); homes(c)                steps 1 and 2 of cycle c (deliveries, then the homes)
 //   net().step(c)                       step 5
 // Unlike the bus machine's caches (coherence.h), which hold states only, every copy here holds its
@@ -81,8 +82,9 @@ class Directory {
   const std::vector<uint64_t>& invalidations() const { return invals_; }
   int home_of(uint32_t line) const { return static_cast<int>(line % static_cast<uint32_t>(N_)); }
 
-  // Step 3: the access of a core's memory instruction at c.
-  Lookup access(int k, bool write, uint32_t addr, uint64_t c, int32_t*& word) {
+  // Step 3: the access of a core's memory instruction at c (or step 3b: its drain's); a miss sends
+  // its request only if may_miss (the core's one request is free).
+  Lookup access(int k, bool write, uint32_t addr, uint64_t c, int32_t*& word, bool may_miss = true) {
     const uint32_t line = addr / W_;
     if (evicted(k, line) >= 0) return WAIT;   // wait for the Put-Ack that frees the line
     int64_t s = find(k, line);
@@ -95,7 +97,9 @@ class Directory {
         if (write && st == E) way_[s].state = M;
         return HIT;
       }
+      if (!may_miss) return WAIT;
     } else {
+      if (!may_miss) return WAIT;
       s = victim(k, line);
       if (way_[s].valid) evict(k, s, c);
       way_[s].valid = true;

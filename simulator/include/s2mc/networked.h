@@ -14,6 +14,7 @@
 
 #include "directory.h"
 #include "machine.h"
+#include "store_buffer.h"
 
 namespace s2 {
 
@@ -35,13 +36,15 @@ struct NetworkedResult {
 
 class NetworkedEngine : private DirectoryHost {
  public:
-  // cfg.cache must be msi or mesi, cfg.consistency sc (the host checks).
+  // cfg.cache must be msi or mesi (the host checks); with consistency tso or pso each core drains
+  // its store buffer (store_buffer.h) into its cache through the directory.
   NetworkedEngine(const Image& image, const Config& cfg, const NetworkConfig& net);
   NetworkedResult run();
 
   std::vector<int32_t>& memory() { return mem_; }   // after run(): the coherent memory
   const int32_t* registers(int core) const { return cores_[static_cast<size_t>(core)].r; }
   int core_count() const { return cfg_.cores; }
+  bool buffered() const { return buffered_; }
 
  private:
   enum class Status : uint8_t { RUNNING, MISS, SYNC, HALTED };
@@ -51,14 +54,28 @@ class NetworkedEngine : private DirectoryHost {
     uint64_t next = 0;             // RUNNING: the cycle it issues its next instruction; SYNC: since when
     Status status = Status::RUNNING;
     CoreStats s;
+    // tso, pso: the store buffer; the entry being drained (-1: none), chosen once and kept while it
+    // waits; whether its GetM is out (the core's one request), and since when
+    StoreBuffer buf;
+    int drain = -1;
+    bool drain_out = false;
+    uint64_t drain_sent = 0;
   };
   bool issue(int id, uint64_t c);   // false on a fault
+  bool buffer_issue(int id, uint64_t c, bool& done);   // the store buffer's part of issue()
+  void start_drain(int id, uint64_t c);
+  uint64_t drain_wake(const Core& k, uint64_t c) const;
+  // The core's own access may send a request: none is out, and it is not its waiting drain's turn.
+  bool own_may_miss(const Core& k) const {
+    return k.status != Status::MISS && !k.drain_out && !(k.drain >= 0 && k.buf.own_last());
+  }
   uint64_t run_ahead(int id, uint64_t t);
   void complete(int id, int32_t* word, uint64_t c) override;
   void fault(int id, FaultKind kind, uint64_t c, uint32_t address = 0);
   std::string text_at(uint32_t a) const;   // trap #3's string, from the coherent memory
 
   Config cfg_;
+  bool buffered_;
   std::vector<Uop> prog_;
   std::vector<int32_t> mem_;
   std::vector<Core> cores_;
