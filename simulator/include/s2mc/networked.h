@@ -33,6 +33,16 @@ struct NetworkedResult {
   uint64_t quiet = 0;                // the cycle the network went quiet after the run
 };
 
+// The network's counters of a finished run into `out` (both C++ engines report them so).
+inline void collect_counters(const Directory& dir, int cores, uint64_t quiet, NetworkedResult& out) {
+  for (int i = 0; i < cores; ++i) out.tiles.push_back(dir.stats(i));
+  for (unsigned t = 0; t < MSG_KINDS; ++t) out.messages[t] = dir.messages(t);
+  out.invalidations = dir.invalidations();
+  const Network& net = dir.net();
+  for (const auto& link : net.topology().links()) out.link_flits.push_back({link, net.carried(link.first, link.second)});
+  out.quiet = quiet;
+}
+
 class NetworkedEngine : private DirectoryHost {
  public:
   // cfg.cache must be msi or mesi, cfg.consistency sc (the host checks).
