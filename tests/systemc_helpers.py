@@ -25,7 +25,7 @@ def outcome(prog, engine, mem_read=1024, inputs=(), trace=True, **cfg):
     except SimFault as f:   # the log up to the fault too: both engines log the faulting cycle
         return {"fault": f.fault, "message": str(f), "trace": f.trace}
     return {"cycles": r.cycles, "bus_busy_cycles": r.bus_busy_cycles, "cores": r.cores, "events": r.events,
-            "output": r.output, "trace": r.trace,
+            "output": r.output, "trace": r.trace, "network": r.network,
             "registers": [m.registers(i) for i in range(m.config.cores)],
             "memory": m.read(0, min(mem_read, m.config.mem_words))}
 
