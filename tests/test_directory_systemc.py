@@ -8,8 +8,8 @@ import random
 import pytest
 from hypothesis import given, settings
 from s2gen import programs
-from test_directory import BARRIER, MEM, NET_ARGS, OWNED, RACE, RACE_CFG, SKIP_OTHERS, cli, flooded_race
-from test_directory_fast import drf_case, network_configs
+from test_directory import BARRIER, MEM, NET_ARGS, RACE_CFG, SKIP_OTHERS, cli, flooded_race
+from test_directory_fast import FAULT_PROGRAMS, HAND_PROGRAMS, drf_case, network_configs
 
 from s2mc.common.errors import S2mcError
 from s2mc.isa import assemble
@@ -30,15 +30,7 @@ def assert_equal(src: str, **cfg) -> dict:
 
 @pytest.mark.parametrize("interconnect", ["mesh", "ring"])
 @pytest.mark.parametrize("cache", ["msi", "mesi"])
-@pytest.mark.parametrize("src,cfg", [
-    (SKIP_OTHERS.format(body="  ld r2 12"), {}),
-    (SKIP_OTHERS.format(body="  ld r2 12\n  st r2 13"), {}),
-    (BARRIER.format(body="  st r5 12"), {}),
-    (OWNED, {}),
-    (RACE, {}),
-    (SKIP_OTHERS.format(body="  mov r2 #5\n  st r2 12\n  ld r3 0"), {"cache_lines": 1, "cache_ways": 1}),
-    (RACE, {"router_latency": 2, "link_latency": 3, "flit_words": 1}),
-], ids=["read-miss", "mesi-silent", "upgrade", "forward", "race", "victim", "slow-network"])
+@pytest.mark.parametrize("src,cfg", HAND_PROGRAMS)
 def test_hand_programs_equal_the_fast_engine(src, cfg, cache, interconnect):
     out = assert_equal(src, cache=cache, interconnect=interconnect, **cfg)
     assert "fault" not in out and out["network"]["messages"]["GetS"] + out["network"]["messages"]["GetM"] > 0
@@ -59,12 +51,7 @@ def test_an_inv_that_overtakes_the_owners_data_equals_the_fast_engine(seed):
     assert_equal(flooded_race(seed), mem_words=1024, **RACE_CFG)
 
 
-@pytest.mark.parametrize("src,cfg", [
-    (".code 0\n  ld r1 100\n  trap r0 #0\n", {}),                                   # address out of range
-    (".code 0\n:l\n  ld r1 12\n  st r1 13\n  jmp l\n", {"max_cycles": 50}),      # the limit during a miss
-    (".code 0\n  cid r1\n  ld r2 12\n  div r3 r2 r1\n  trap r0 #0\n", {}),        # core 0 divides by zero
-    (".stacks 32 8 4\n.code 0\n  cid r1\n  ld r2 12\n  st r2 40\n  trap r0 #0\n", {}),   # a foreign stack
-], ids=["address", "cycle-limit", "division", "stack"])
+@pytest.mark.parametrize("src,cfg", FAULT_PROGRAMS)
 def test_faults_equal_the_fast_engines(src, cfg):
     assert "fault" in assert_equal(src, **cfg)
 

@@ -41,9 +41,7 @@ NetworkedEngine::NetworkedEngine(const Image& image, const Config& cfg, const Ne
   for (uint32_t w : image.code) prog_.push_back(predecode(w));
   std::copy(image.data.begin(), image.data.begin() + std::min<size_t>(image.data.size(), mem_.size()), mem_.begin());
   for (Core& k : cores_) k.pc = image.entry;
-  dir_ = std::make_unique<Directory>(cfg.cores, cfg.cache, static_cast<uint32_t>(cfg.mem_latency),
-                                     Topology(net.kind, cfg.cores), net.router_latency, net.link_latency,
-                                     net.flit_words, &mem_, static_cast<DirectoryHost*>(this));
+  dir_ = make_directory(cfg, net, &mem_, static_cast<DirectoryHost*>(this));
 }
 
 void NetworkedEngine::fault(int id, FaultKind kind, uint64_t c, uint32_t address) {

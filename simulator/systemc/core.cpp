@@ -83,9 +83,8 @@ s2_core::buffered_step s2_core::issue_buffered(const s2::Uop& u, uint64_t& t, co
   return buffered_step::DONE;
 }
 
-// Over a ring or a mesh: the access of u to address a, issued at t, through the core's tile; t
-// becomes the cycle of the next instruction. False when the run stopped first (pc stays).
-bool s2_core::access_tile(const s2::Uop& u, uint32_t a, uint64_t& t) {
+// The request half of u's access to address a, issued at t (pc still at u).
+mem_request s2_core::request_for(const s2::Uop& u, uint32_t a, uint64_t t) const {
   mem_request rq;
   rq.core = m_id;
   rq.request_cycle = t;
@@ -93,6 +92,13 @@ bool s2_core::access_tile(const s2::Uop& u, uint32_t a, uint64_t& t) {
   rq.address = a;
   rq.kind = u.bus;
   rq.wdata = s2::store_value(regs, u, a);
+  return rq;
+}
+
+// Over a ring or a mesh: the access of u to address a, issued at t, through the core's tile; t
+// becomes the cycle of the next instruction. False when the run stopped first (pc stays).
+bool s2_core::access_tile(const s2::Uop& u, uint32_t a, uint64_t& t) {
+  mem_request rq = request_for(u, a, t);
   const uint64_t g = network->access(rq);   // blocks until the access took effect at g (now)
   if (g == NEVER) return false;
   s2::writeback(regs, pc, u, a, rq.rdata);
@@ -180,13 +186,7 @@ void s2_core::run() {
         }
         m_ctl.log(t, here, m_id, TraceKind::REQUEST, 0, a);
         if (vcd) sync_to(t);  // so that the request signal rises at t
-        mem_request rq;
-        rq.core = m_id;
-        rq.request_cycle = t;
-        rq.pc = here;
-        rq.address = a;
-        rq.kind = u.bus;
-        rq.wdata = s2::store_value(r, u, a);
+        mem_request rq = request_for(u, a, t);
         if (vcd) { request.write(true); stall.write(true); }
         const uint64_t g = bus->transfer(rq);  // blocks until the grant cycle g (now)
         if (g == NEVER) return;                // the run stopped first; pc stays at this instruction

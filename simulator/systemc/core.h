@@ -57,6 +57,7 @@ class s2_core : public sc_core::sc_module {
   enum class buffered_step { DONE, STOP, AS_BEFORE };
   buffered_step issue_buffered(const s2::Uop& u, uint64_t& t, const s2::StackGuard& guard);
 
+  mem_request request_for(const s2::Uop& u, uint32_t a, uint64_t t) const;
   // Over a ring or a mesh: a data access through the core's tile (core.cpp).
   bool access_tile(const s2::Uop& u, uint32_t a, uint64_t& t);
 

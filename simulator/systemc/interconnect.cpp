@@ -10,21 +10,13 @@ using namespace sc_core;
 s2_network::s2_network(sc_module_name name, run_control& ctl, std::vector<int32_t>& memory)
     : sc_module(name), m_ctl(ctl), m_request(static_cast<size_t>(ctl.cfg.cores), nullptr),
       m_waits(static_cast<size_t>(ctl.cfg.cores), waits::NOTHING), m_done(static_cast<size_t>(ctl.cfg.cores)) {
-  const s2::Config& cfg = ctl.cfg;
-  const s2::NetworkConfig& net = ctl.net;
-  m_dir = std::make_unique<s2::Directory>(cfg.cores, cfg.cache, static_cast<uint32_t>(cfg.mem_latency),
-                                          s2::Topology(net.kind, cfg.cores), net.router_latency, net.link_latency,
-                                          net.flit_words, &memory, static_cast<s2::DirectoryHost*>(this));
+  m_dir = s2::make_directory(ctl.cfg, ctl.net, &memory, static_cast<s2::DirectoryHost*>(this));
   SC_METHOD(cycle);
   sensitive << m_wake;
   dont_initialize();
 }
 
-void s2_network::wake_at(uint64_t c) {
-  const uint64_t now = now_cycle();
-  if (c > now) m_wake.notify(cycles(c - now));
-  else m_wake.notify(SC_ZERO_TIME);
-}
+void s2_network::wake_at(uint64_t c) { notify_at(m_wake, c); }
 
 // Called in the core's thread, at or before its access's cycle.
 uint64_t s2_network::access(mem_request& rq) {

@@ -108,6 +108,12 @@ class s2_sync_if : public virtual sc_core::sc_interface {
 constexpr uint64_t TICKS_PER_CYCLE = 1000;
 inline uint64_t now_cycle() { return sc_core::sc_time_stamp().value() / TICKS_PER_CYCLE; }
 inline sc_core::sc_time cycles(uint64_t n) { return sc_core::sc_time::from_value(n * TICKS_PER_CYCLE); }
+// Notifies e at cycle c >= now (now: one delta cycle later); an earlier pending notification wins.
+inline void notify_at(sc_core::sc_event& e, uint64_t c) {
+  const uint64_t now = now_cycle();
+  if (c > now) e.notify(cycles(c - now));
+  else e.notify(sc_core::SC_ZERO_TIME);
+}
 inline const sc_core::sc_time& half_cycle() {
   static const sc_core::sc_time h = sc_core::sc_time::from_value(TICKS_PER_CYCLE / 2);
   return h;
