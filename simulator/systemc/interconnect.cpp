@@ -82,8 +82,8 @@ void s2_network::cycle() {
   }
   m_strings.clear();
   m_dir->net().step(c);   // 5. the network
-  // the last halt may have been at c, its own wake-up lost to this one: the quiet check is next
-  uint64_t next = m_halted == n ? c + 1 : m_dir->next_event(c);
+  // (the cycle after the last halt, where the quiet check starts, is halted()'s wake-up)
+  uint64_t next = m_dir->next_event(c);
   for (int i = 0; i < n; ++i)
     if (m_waits[static_cast<size_t>(i)] == waits::ISSUE) next = std::min(next, m_request[static_cast<size_t>(i)]->request_cycle);
   if (next != NEVER) wake_at(std::max(next, c + 1));
