@@ -157,3 +157,10 @@ def test_the_child_refuses_a_network_it_cannot_simulate_in_one_line(tmp_path, li
     proc = run_child(tmp_path, line)
     assert proc.returncode == 2 and proc.stderr.startswith(f"s2mc-systemc: error: {message}")
     assert len(proc.stderr.strip().splitlines()) == 1 and not (tmp_path / "r.json").exists()
+
+
+def test_the_child_refuses_a_waveform_of_a_network_in_one_line_and_leaves_no_file(tmp_path):
+    proc = run_child(tmp_path, "cache msi 4 1 2 1\nnetwork mesh 1 1 2", "--vcd", str(tmp_path / "w.vcd"))
+    assert proc.returncode == 2 and proc.stderr == ("s2mc-systemc: error: the VCD waveform (--vcd) of a network is "
+                                                    "not drawn yet: run it without\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.txt"]
