@@ -144,8 +144,6 @@ machine_input read_input(std::istream& in) {
     else throw bad_input("unknown network '" + kind + "' (choose ring, mesh)");
     if (m.cfg.cache.protocol != s2::Protocol::MSI && m.cfg.cache.protocol != s2::Protocol::MESI)
       throw bad_input("network " + kind + " needs a cache line of protocol msi or mesi before it (directory coherence)");
-    if (m.cfg.cores > 64)   // the directory's sharer vector has a bit per core
-      throw bad_input("network " + kind + " has at most 64 cores, not " + std::to_string(m.cfg.cores));
     m.net.link_latency = static_cast<uint32_t>(tr.number("link latency", p::LINK_LATENCY_MIN, p::LINK_LATENCY_MAX));
     m.net.router_latency =
         static_cast<uint32_t>(tr.number("router latency", p::ROUTER_LATENCY_MIN, p::ROUTER_LATENCY_MAX));
