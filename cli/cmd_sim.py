@@ -14,7 +14,8 @@ import click
 from s2mc.isa import assemble, disassemble, disassemble_word, load_program, read_text
 from s2mc.common.errors import S2mcError
 from s2mc.common.outputs import STDOUT, check_distinct, write_output
-from s2mc.simulator import BUFFER_PARAMS, CACHE_COUNTERS, CACHE_PARAMS, NETWORK_PARAMS, Machine, SimFault, run_reference
+from s2mc.simulator import (BUFFER_PARAMS, CACHE_COUNTERS, CACHE_PARAMS, NETWORK_ENGINES, NETWORK_PARAMS, Machine,
+                            SimFault, run_reference)
 from s2mc.simulator.records import result_rows, variant_parts
 
 from .options import (Integer, OutputFile, Text, cache_options, check_timeline_window, machine_option, network_options,
@@ -318,7 +319,7 @@ def _per_run(path: str | None, cores: int, sweep: bool) -> str | None:
 @machine_option("arbitration")
 @machine_option("engine", extra=("reference",),
                 help="reference: the cycle-stepped reference model (slow; the engines' specification; "
-                     "--interconnect ring and mesh run on it and on the fast engine).")
+                     f"--interconnect ring and mesh run on it and on {' and '.join(NETWORK_ENGINES)}).")
 @machine_option("max_cycles")
 @machine_option("mem_words")
 @cache_options

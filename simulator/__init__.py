@@ -40,7 +40,7 @@ BUFFER_PARAMS = ("consistency", "store_buffer_entries")
 NETWORK_PARAMS = ("interconnect", "coherence", "link_latency", "router_latency", "flit_words")
 #: The engines that simulate a ring or a mesh with directory coherence so far (besides the reference
 #: model, docs/timing-model.md, "Directory coherence over a network").
-NETWORK_ENGINES: tuple[str, ...] = ("fast",)
+NETWORK_ENGINES: tuple[str, ...] = ("fast", "systemc")
 
 # Per-core counters of a run without caches, in the order the CLI and the records print them
 # (declared in simulator/counters.toml). A core's `cycles` is its finish cycle (also named
@@ -268,8 +268,11 @@ class Machine:
                             "simulates the bus only so far; the reference model does "
                             "(s2mc run --engine reference)")
         if self.config.networked and (trace or trace_file or (timeline is not None and timeline is not False)):
-            raise S2mcError(f"interconnect {interconnect}: the fast engine keeps no trace or timeline of a "
+            raise S2mcError(f"interconnect {interconnect}: the {engine} engine keeps no trace or timeline of a "
                             "network yet; the reference model does (s2mc run --engine reference --trace)")
+        if self.config.networked and engine_options.get("vcd"):
+            raise S2mcError(f"interconnect {interconnect}: the {engine} engine draws no VCD waveform of a "
+                            "network yet")
         # Sizes and the entry are checked before any image is built: a Program made in Python can
         # name any address, and a list of that many words would exhaust memory first.
         if not 0 <= program.entry <= ADS_MAX:
@@ -430,4 +433,4 @@ def run_reference(program: Program, **config) -> Result:
     return result
 
 
-__all__ = ["format_trace", "ARBITRATIONS", "BUFFER_PARAMS", "NETWORK_PARAMS", "CACHE_COUNTERS", "CORE_COUNTERS", "Config", "ENGINES", "Machine", "Result", "SimFault", "run", "run_reference"]
+__all__ = ["format_trace", "ARBITRATIONS", "BUFFER_PARAMS", "NETWORK_ENGINES", "NETWORK_PARAMS", "CACHE_COUNTERS", "CORE_COUNTERS", "Config", "ENGINES", "Machine", "Result", "SimFault", "run", "run_reference"]

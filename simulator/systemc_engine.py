@@ -118,6 +118,8 @@ class SystemCEngine:
                  f"max_cycles {c.max_cycles} mem_words {c.mem_words} entry {self._entry} trace {int(bool(self._trace))}"]
         if c.cache != "none":
             parts.append(f"cache {c.cache} {c.cache_lines} {c.cache_ways} {c.line_words} {c.cache_hit_latency}")
+        if c.networked:
+            parts.append(f"network {c.interconnect} {c.link_latency} {c.router_latency} {c.flit_words}")
         if c.buffered:
             parts.append(f"consistency {c.consistency} {c.store_buffer_entries}")
         if self._stacks is not None:

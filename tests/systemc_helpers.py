@@ -25,7 +25,7 @@ def outcome(prog, engine, mem_read=1024, inputs=(), trace=True, **cfg):
     except SimFault as f:   # the log up to the fault too: both engines log the faulting cycle
         return {"fault": f.fault, "message": str(f), "trace": f.trace}
     return {"cycles": r.cycles, "bus_busy_cycles": r.bus_busy_cycles, "cores": r.cores, "events": r.events,
-            "output": r.output, "trace": r.trace,
+            "output": r.output, "trace": r.trace, "network": r.network,
             "registers": [m.registers(i) for i in range(m.config.cores)],
             "memory": m.read(0, min(mem_read, m.config.mem_words))}
 
@@ -43,13 +43,13 @@ def assert_same(prog, **cfg):
 HALT_WORD = assemble(".code 0\n  trap r0 #0\n").code_image[0] & 0xFFFFFFFF
 
 
-def run_child(tmp_path, line: str) -> subprocess.CompletedProcess:
+def run_child(tmp_path, line: str, *args: str) -> subprocess.CompletedProcess:
     """Runs the s2mc-systemc child directly on a one-core machine that halts at once, with `line`
-    (a cache or consistency line of its input, docs/systemc.md) after `trace 0`; its result goes
-    to tmp_path/r.json."""
+    (a cache or consistency line of its input, docs/systemc.md) after `trace 0`, and `args` after
+    its own options; its result goes to tmp_path/r.json."""
     text = (f"s2mc-systemc-input 1\ncores 1 mem_latency 2 arbitration fifo\nmax_cycles 100 mem_words 16 entry 0 "
             f"trace 0\n{line}\ncode 1\n{HALT_WORD}\ndata 0\n\nend\n")
     (tmp_path / "in.txt").write_text(text)
     env = dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1")
     return subprocess.run([str(systemc_engine.executable()), "--input", str(tmp_path / "in.txt"),
-                           "--result", str(tmp_path / "r.json")], capture_output=True, text=True, env=env, timeout=60)
+                           "--result", str(tmp_path / "r.json"), *args], capture_output=True, text=True, env=env, timeout=60)

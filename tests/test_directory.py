@@ -295,13 +295,9 @@ def test_random_drf_programs_end_with_the_bus_machines_memory(seed):
 HALT = ".code 0\n  trap r0 #0\n"
 
 
-@pytest.mark.parametrize("engine", ["systemc"])
-@pytest.mark.parametrize("interconnect", ["ring", "mesh"])
-def test_the_engines_refuse_a_network_in_one_line(engine, interconnect):
-    with pytest.raises(S2mcError) as e:
-        Machine(assemble(HALT), engine=engine, cache="msi", interconnect=interconnect, coherence="directory")
-    assert str(e.value) == (f"interconnect {interconnect} with coherence directory: the {engine} engine "
-                            "simulates the bus only so far; the reference model does (s2mc run --engine reference)")
+def test_every_engine_simulates_a_network():
+    from s2mc.simulator import ENGINES, NETWORK_ENGINES
+    assert set(NETWORK_ENGINES) == set(ENGINES)
 
 
 @pytest.mark.parametrize("cfg,message", [
@@ -378,7 +374,7 @@ def test_the_reference_engine_on_the_bus_agrees_with_the_fast_engine(tmp_path):
 
 
 @pytest.mark.parametrize("args,message", [
-    (("--engine", "systemc"), "interconnect mesh with coherence directory: the systemc engine simulates the bus only"),
+    (("--engine", "systemc", "--vcd", "w.vcd"), "interconnect mesh: the systemc engine draws no VCD waveform of a network"),
     (("--trace", "t.txt"), "--trace needs --engine fast or systemc"),
 ])
 def test_s2mc_run_refuses_in_one_line(tmp_path, args, message):

@@ -46,17 +46,22 @@ def assert_equal(src: str, **cfg) -> dict:
 
 # -- the hand-worked programs of test_directory.py ----------------------------------------------
 
+#: (source, configuration): the hand-worked programs, as the other engines' suites run them too.
+HAND_PROGRAMS = [
+    pytest.param(SKIP_OTHERS.format(body="  ld r2 12"), {}, id="read-miss"),
+    pytest.param(SKIP_OTHERS.format(body="  ld r2 12\n  st r2 13"), {}, id="mesi-silent"),
+    pytest.param(BARRIER.format(body="  st r5 12"), {}, id="upgrade"),
+    pytest.param(OWNED, {}, id="forward"),
+    pytest.param(RACE, {}, id="race"),
+    pytest.param(SKIP_OTHERS.format(body="  mov r2 #5\n  st r2 12\n  ld r3 0"), {"cache_lines": 1, "cache_ways": 1},
+                 id="victim"),
+    pytest.param(RACE, {"router_latency": 2, "link_latency": 3, "flit_words": 1}, id="slow-network"),
+]
+
+
 @pytest.mark.parametrize("interconnect", ["mesh", "ring"])
 @pytest.mark.parametrize("cache", ["msi", "mesi"])
-@pytest.mark.parametrize("src,cfg", [
-    (SKIP_OTHERS.format(body="  ld r2 12"), {}),
-    (SKIP_OTHERS.format(body="  ld r2 12\n  st r2 13"), {}),
-    (BARRIER.format(body="  st r5 12"), {}),
-    (OWNED, {}),
-    (RACE, {}),
-    (SKIP_OTHERS.format(body="  mov r2 #5\n  st r2 12\n  ld r3 0"), {"cache_lines": 1, "cache_ways": 1}),
-    (RACE, {"router_latency": 2, "link_latency": 3, "flit_words": 1}),
-], ids=["read-miss", "mesi-silent", "upgrade", "forward", "race", "victim", "slow-network"])
+@pytest.mark.parametrize("src,cfg", HAND_PROGRAMS)
 def test_hand_programs_equal_the_reference_model(src, cfg, cache, interconnect):
     assert_equal(src, cache=cache, interconnect=interconnect, **cfg)
 
@@ -76,12 +81,16 @@ def test_an_inv_that_overtakes_the_owners_data_equals_the_reference_model(seed):
     assert_equal(flooded_race(seed), mem_words=1024, **RACE_CFG)
 
 
-@pytest.mark.parametrize("src,cfg", [
-    (".code 0\n  ld r1 100\n  trap r0 #0\n", {}),                                   # address out of range
-    (".code 0\n:l\n  ld r1 12\n  st r1 13\n  jmp l\n", {"max_cycles": 50}),      # the limit during a miss
-    (".code 0\n  cid r1\n  ld r2 12\n  div r3 r2 r1\n  trap r0 #0\n", {}),        # core 0 divides by zero
-    (".stacks 32 8 4\n.code 0\n  cid r1\n  ld r2 12\n  st r2 40\n  trap r0 #0\n", {}),   # a foreign stack
-], ids=["address", "cycle-limit", "division", "stack"])
+#: (source, configuration): programs that fault over a network.
+FAULT_PROGRAMS = [
+    pytest.param(".code 0\n  ld r1 100\n  trap r0 #0\n", {}, id="address"),
+    pytest.param(".code 0\n:l\n  ld r1 12\n  st r1 13\n  jmp l\n", {"max_cycles": 50}, id="cycle-limit"),   # in a miss
+    pytest.param(".code 0\n  cid r1\n  ld r2 12\n  div r3 r2 r1\n  trap r0 #0\n", {}, id="division"),   # core 0
+    pytest.param(".stacks 32 8 4\n.code 0\n  cid r1\n  ld r2 12\n  st r2 40\n  trap r0 #0\n", {}, id="stack"),
+]
+
+
+@pytest.mark.parametrize("src,cfg", FAULT_PROGRAMS)
 def test_faults_equal_the_reference_models(src, cfg):
     assert assert_equal(src, **cfg) == {}          # the reference model faulted, and so did the engine
 

@@ -47,9 +47,7 @@ NetworkedEngine::NetworkedEngine(const Image& image, const Config& cfg, const Ne
     k.pc = image.entry;
     k.buf = StoreBuffer(cfg.store_buffer_entries);
   }
-  dir_ = std::make_unique<Directory>(cfg.cores, cfg.cache, static_cast<uint32_t>(cfg.mem_latency),
-                                     Topology(net.kind, cfg.cores), net.router_latency, net.link_latency,
-                                     net.flit_words, &mem_, static_cast<DirectoryHost*>(this));
+  dir_ = make_directory(cfg, net, &mem_, static_cast<DirectoryHost*>(this));
 }
 
 void NetworkedEngine::fault(int id, FaultKind kind, uint64_t c, uint32_t address) {
@@ -227,15 +225,7 @@ void NetworkedEngine::complete(int id, int32_t* word, uint64_t c) {
   k.next = c + 1;
 }
 
-std::string NetworkedEngine::text_at(uint32_t a) const {
-  std::string text;
-  for (uint32_t i = a; i < cfg_.mem_words; ++i) {
-    const int32_t w = dir_->word(i);
-    if (w == 0) break;
-    text.push_back(static_cast<char>(w & 0xFF));
-  }
-  return text;
-}
+std::string NetworkedEngine::text_at(uint32_t a) const { return dir_->text(a); }
 
 NetworkedResult NetworkedEngine::run() {
   const int N = cfg_.cores;
@@ -304,7 +294,6 @@ NetworkedResult NetworkedEngine::run() {
     dir_->net().step(c);
     ++c;
   }
-  out.quiet = c;
   dir_->write_back_all();
   std::stable_sort(output_.begin(), output_.end(), [](const PrintEvent& a, const PrintEvent& b) {
     return a.cycle != b.cycle ? a.cycle < b.cycle : a.core < b.core;
@@ -314,13 +303,8 @@ NetworkedResult NetworkedEngine::run() {
     const CoreStats& s = cores_[static_cast<size_t>(i)].s;
     out.run.cycles = std::max(out.run.cycles, s.finish_cycle);
     out.run.cores.push_back(s);
-    out.tiles.push_back(dir_->stats(i));
   }
-  for (unsigned t = 0; t < MSG_KINDS; ++t) out.messages[t] = dir_->messages(t);
-  out.invalidations = dir_->invalidations();
-  const Network& net = dir_->net();
-  for (const auto& link : net.topology().links())
-    out.link_flits.push_back({link, net.carried(link.first, link.second)});
+  collect_counters(*dir_, N, c, out);
   return out;
 }
 

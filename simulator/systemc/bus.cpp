@@ -14,11 +14,7 @@ s2_bus::s2_bus(sc_module_name name, run_control& ctl)
   dont_initialize();
 }
 
-void s2_bus::wake_at(uint64_t c) {
-  const uint64_t now = now_cycle();
-  if (c > now) m_wake.notify(cycles(c - now));
-  else m_wake.notify(SC_ZERO_TIME);
-}
+void s2_bus::wake_at(uint64_t c) { notify_at(m_wake, c); }
 
 // Called in the requesting core's thread, at or before its request cycle.
 uint64_t s2_bus::transfer(mem_request& rq) {

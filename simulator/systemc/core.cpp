@@ -83,6 +83,34 @@ s2_core::buffered_step s2_core::issue_buffered(const s2::Uop& u, uint64_t& t, co
   return buffered_step::DONE;
 }
 
+// The request half of u's access to address a, issued at t (pc still at u).
+mem_request s2_core::request_for(const s2::Uop& u, uint32_t a, uint64_t t) const {
+  mem_request rq;
+  rq.core = m_id;
+  rq.request_cycle = t;
+  rq.pc = pc;
+  rq.address = a;
+  rq.kind = u.bus;
+  rq.wdata = s2::store_value(regs, u, a);
+  return rq;
+}
+
+// Over a ring or a mesh: the access of u to address a, issued at t, through the core's tile; t
+// becomes the cycle of the next instruction. False when the run stopped first (pc stays).
+bool s2_core::access_tile(const s2::Uop& u, uint32_t a, uint64_t& t) {
+  mem_request rq = request_for(u, a, t);
+  const uint64_t g = network->access(rq);   // blocks until the access took effect at g (now)
+  if (g == NEVER) return false;
+  s2::writeback(regs, pc, u, a, rq.rdata);
+  if (u.bus == s2::BUS_STRING) m_ctl.output.push_back({t, m_id, std::move(rq.text)});
+  const s2::AccessCount counts = s2::access_count(u.bus);
+  stats.mem_reads += counts.reads;
+  stats.mem_writes += counts.writes;
+  stats.mem_accesses += rq.miss;
+  t = g + rq.span;
+  return true;
+}
+
 void s2_core::run() {
   const auto& prog = m_ctl.prog;
   const uint32_t n = static_cast<uint32_t>(prog.size());
@@ -91,6 +119,7 @@ void s2_core::run() {
   const int ncores = m_ctl.cfg.cores;
   const bool vcd = m_ctl.vcd;
   const bool buffered = m_ctl.cfg.buffered();
+  const bool networked = m_ctl.networked;
   const s2::StackGuard guard(m_ctl.stacks, m_id);
   int32_t* r = regs;
   uint64_t t = 0;  // the cycle at which the next instruction issues (never behind simulated time)
@@ -127,6 +156,10 @@ void s2_core::run() {
                                     m_id, here, t, a);
         }
         ++stats.instructions;
+        if (networked) {
+          if (!access_tile(u, a, t)) return;
+          continue;
+        }
         if (cached && u.bus != s2::BUS_STRING) {
           // The lookup at t: after every grant before t, and before the bus decides the grant of t
           // (the bus settles one delta cycle first, see bus.h).
@@ -153,13 +186,7 @@ void s2_core::run() {
         }
         m_ctl.log(t, here, m_id, TraceKind::REQUEST, 0, a);
         if (vcd) sync_to(t);  // so that the request signal rises at t
-        mem_request rq;
-        rq.core = m_id;
-        rq.request_cycle = t;
-        rq.pc = here;
-        rq.address = a;
-        rq.kind = u.bus;
-        rq.wdata = s2::store_value(r, u, a);
+        mem_request rq = request_for(u, a, t);
         if (vcd) { request.write(true); stall.write(true); }
         const uint64_t g = bus->transfer(rq);  // blocks until the grant cycle g (now)
         if (g == NEVER) return;                // the run stopped first; pc stays at this instruction
@@ -212,6 +239,7 @@ void s2_core::run() {
         ++m_ctl.halted;
         m_ctl.last_finish = std::max(m_ctl.last_finish, t + 1);
         barrier->halt(m_id);
+        if (networked) network->halted(m_id);
         if (vcd) {
           wait(cycles(1));
           halted.write(true);

@@ -6,6 +6,9 @@
 //  - with caches, a data access first waits until simulated time equals t and looks its line up
 //    in the core's cache (s2::Caches, shared with the fast engine): a hit takes effect at t and
 //    the core goes on at t + H, without the bus; a miss requests the bus as above (bus.h);
+//  - over a ring or a mesh, a data access is posted to its tile (s2_net_if) for its cycle t
+//    ahead of time, like a bus request; the core blocks until the access takes effect (t for a
+//    hit, which goes on at t + H; the cycle a miss completes, which goes on one cycle later);
 //  - a barrier arrival or a halt: the core first waits until simulated time equals its cycle, so
 //    the barrier sees arrivals and halts in time order (docs/timing-model.md);
 //  - with store buffers (tso, pso), every instruction but those that touch only its registers
@@ -25,6 +28,8 @@ namespace s2sc {
 class s2_core : public sc_core::sc_module {
  public:
   sc_core::sc_port<s2_bus_if> bus;
+  // Over a ring or a mesh (ctl.networked): the core's tile, where its data accesses go instead.
+  sc_core::sc_port<s2_net_if, 1, sc_core::SC_ZERO_OR_MORE_BOUND> network;
   sc_core::sc_port<s2_sync_if> barrier;
   // With caches: where a hit reads and writes its word. A valid line's data is by construction
   // the current value of each word (docs/timing-model.md), so the cache's data is the memory's.
@@ -51,6 +56,10 @@ class s2_core : public sc_core::sc_module {
   // With store buffers: the buffer's part of issuing u at t (may advance t).
   enum class buffered_step { DONE, STOP, AS_BEFORE };
   buffered_step issue_buffered(const s2::Uop& u, uint64_t& t, const s2::StackGuard& guard);
+
+  mem_request request_for(const s2::Uop& u, uint32_t a, uint64_t t) const;
+  // Over a ring or a mesh: a data access through the core's tile (core.cpp).
+  bool access_tile(const s2::Uop& u, uint32_t a, uint64_t& t);
 
   int m_id;
   run_control& m_ctl;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "s2mc/machine.h"
+#include "s2mc/networked.h"
 #include "s2mc/trace.h"
 
 namespace s2sc {
@@ -37,7 +38,9 @@ struct mem_request {
   int32_t wdata = 0;           // the word a write or swap stores (s2::store_value)
   // response: from the bus, at the grant
   uint64_t grant_cycle = NEVER;  // g, or NEVER when the run stopped before a grant
-  uint64_t span = 0;           // the cycles the access holds the bus: L, or a transaction's D
+  uint64_t span = 0;           // the cycles the access holds the bus: L, or a transaction's D; over
+                               // a network the cycles until the core issues again (H for a hit, else 1)
+  bool miss = false;           // over a network: the access missed in the core's cache
   int32_t rdata = 0;           // the word a read or swap found at the address
   std::string text;            // a string access: the characters it read
 };
@@ -54,6 +57,20 @@ class s2_bus_if : public virtual sc_core::sc_interface {
   virtual void buffered(int core, uint64_t t) = 0;
   // drained(): blocks until an entry of the core's buffer has left it; returns the cycle it left.
   virtual uint64_t drained(int core) = 0;
+};
+
+// Master side of a ring or a mesh with directory coherence (docs/timing-model.md, "Directory
+// coherence over a network"): the core's cache controller and its tile, the counterpart of
+// s2_bus_if. access() is called at or before the request cycle t and blocks until the access has
+// taken effect at g (the current simulation time): t for a hit (span H), the cycle its miss's last
+// message arrived (span 1), or t for a string (trap #3, read from the coherent memory after every
+// core issued at t); NEVER when the run stopped first. The response half of `rq` says which.
+// halted(): the core halted at the current cycle (after the last halt the network runs on until
+// every write-back has reached its home).
+class s2_net_if : public virtual sc_core::sc_interface {
+ public:
+  virtual uint64_t access(mem_request& rq) = 0;
+  virtual void halted(int core) = 0;
 };
 
 // The bus asks the arbiter which of the requests made at or before cycle g gets the bus at g.
@@ -91,6 +108,12 @@ class s2_sync_if : public virtual sc_core::sc_interface {
 constexpr uint64_t TICKS_PER_CYCLE = 1000;
 inline uint64_t now_cycle() { return sc_core::sc_time_stamp().value() / TICKS_PER_CYCLE; }
 inline sc_core::sc_time cycles(uint64_t n) { return sc_core::sc_time::from_value(n * TICKS_PER_CYCLE); }
+// Notifies e at cycle c >= now (now: one delta cycle later); an earlier pending notification wins.
+inline void notify_at(sc_core::sc_event& e, uint64_t c) {
+  const uint64_t now = now_cycle();
+  if (c > now) e.notify(cycles(c - now));
+  else e.notify(sc_core::SC_ZERO_TIME);
+}
 inline const sc_core::sc_time& half_cycle() {
   static const sc_core::sc_time h = sc_core::sc_time::from_value(TICKS_PER_CYCLE / 2);
   return h;
@@ -120,6 +143,10 @@ struct run_control {
   std::vector<s2::StoreBuffer> buffers;
   std::vector<s2::CoreStats> drain_stats;
   std::function<void(int)> show_buffer;
+  // Over a ring or a mesh (coherence directory): the network's shape; the cores then meet the
+  // s2_network module (network.h) instead of the bus, and the caches above stay off.
+  bool networked = false;
+  s2::NetworkConfig net;
   int halted = 0;             // cores that have halted
   uint64_t last_finish = 0;   // the largest finish cycle so far
 

@@ -13,9 +13,11 @@
 // Input (whitespace-separated tokens; see docs/systemc.md):
 //   s2mc-systemc-input 1
 //   cores N  mem_latency L  arbitration fifo|fixed|round_robin|burst4  max_cycles N  mem_words N
-//   entry N  trace 0|1  [cache PROTOCOL LINES WAYS LINE_WORDS HIT_LATENCY]  [consistency tso|pso ENTRIES]
+//   entry N  trace 0|1  [cache PROTOCOL LINES WAYS LINE_WORDS HIT_LATENCY]
+//   [network ring|mesh LINK_LATENCY ROUTER_LATENCY FLIT_WORDS]  [consistency tso|pso ENTRIES]
 //   [stacks BASE WORDS COUNT]  code N w...     data N w...     (write ADDR N w...)*     end
-// `cache` is there only when caches are on; `consistency` only with store buffers (tso, pso);
+// `cache` is there only when caches are on; `network` only over a ring or a mesh (directory
+// coherence: after a cache line of msi or mesi); `consistency` only with store buffers (tso, pso);
 // `stacks` only when the program declares its stacks (.stacks, docs/isa.md).
 #include <systemc>
 
@@ -96,6 +98,8 @@ struct machine_input {
   s2::Image image;
   s2::Config cfg;
   bool trace = false;
+  bool networked = false;
+  s2::NetworkConfig net;
   std::vector<write_op> writes;
 };
 
@@ -131,7 +135,22 @@ machine_input read_input(std::istream& in) {
         static_cast<uint32_t>(tr.number("cache hit latency", p::CACHE_HIT_LATENCY_MIN, p::CACHE_HIT_LATENCY_MAX));
     const std::string problem = s2::cache_shape_problem(m.cfg.cache, m.cfg.mem_words);
     if (!problem.empty()) throw bad_input(problem);
-    key = tr.word("'consistency', 'stacks' or 'code'");
+    key = tr.word("'network', 'consistency', 'stacks' or 'code'");
+  }
+  if (key == "network") {
+    const std::string kind = tr.word("an interconnect");
+    if (kind == "ring") m.net.kind = s2::Topology::RING;
+    else if (kind == "mesh") m.net.kind = s2::Topology::MESH;
+    else throw bad_input("unknown network '" + kind + "' (choose ring, mesh)");
+    if (m.cfg.cache.protocol != s2::Protocol::MSI && m.cfg.cache.protocol != s2::Protocol::MESI)
+      throw bad_input("network " + kind + " needs a cache line of protocol msi or mesi before it (directory coherence)");
+    m.net.link_latency = static_cast<uint32_t>(tr.number("link latency", p::LINK_LATENCY_MIN, p::LINK_LATENCY_MAX));
+    m.net.router_latency =
+        static_cast<uint32_t>(tr.number("router latency", p::ROUTER_LATENCY_MIN, p::ROUTER_LATENCY_MAX));
+    m.net.flit_words = static_cast<uint32_t>(tr.number("flit words", p::FLIT_WORDS_MIN, p::FLIT_WORDS_MAX));
+    m.networked = true;
+    key = tr.word("'stacks' or 'code'");
+    if (key == "consistency") throw bad_input("network " + kind + " has no store buffers (consistency sc only)");
   }
   if (key == "consistency") {
     const std::string model = tr.word("a consistency model");
@@ -187,7 +206,8 @@ void json_string(std::ostream& o, const std::string& s) {
   o << '"';
 }
 
-void write_result(std::ostream& o, const s2::RunResult& r, const s2_system& sys) {
+// `net`: over a ring or a mesh, the network's counters (none after a fault, as the fast engine).
+void write_result(std::ostream& o, const s2::RunResult& r, const s2_system& sys, const s2::NetworkedResult* net) {
   o << "{\"cycles\":" << r.cycles << ",\"bus_busy_cycles\":" << r.bus_busy_cycles << ",\"cores\":[";
   for (size_t i = 0; i < r.cores.size(); ++i) {
     const s2::CoreStats& s = r.cores[i];
@@ -199,6 +219,12 @@ void write_result(std::ostream& o, const s2::RunResult& r, const s2_system& sys)
     if (sys.caches().config().on()) { S2_CACHE_COUNTERS(S2_COUNTER_JSON) }
     if (sys.buffered()) { S2_BUFFER_COUNTERS(S2_COUNTER_JSON) }
 #undef S2_COUNTER_JSON
+    if (net) {   // the tile's counters (the network group of counters.toml)
+      const s2::NetworkStats& t = net->tiles[i];
+#define S2_COUNTER_JSON(name) o << ",\"" #name "\":" << t.name;
+      S2_NETWORK_COUNTERS(S2_COUNTER_JSON)
+#undef S2_COUNTER_JSON
+    }
     o << "}";
   }
   o << "],\"output\":[";
@@ -222,7 +248,20 @@ void write_result(std::ostream& o, const s2::RunResult& r, const s2_system& sys)
   }
   o << "],\"pcs\":[";
   for (int i = 0; i < static_cast<int>(r.cores.size()); ++i) o << (i ? "," : "") << sys.cores[i].pc;
-  o << "]}\n";
+  o << "]";
+  if (net) {   // the machine-wide network counts, as the fast engine's binding returns them
+    o << ",\"network\":{\"messages\":[";
+    for (unsigned k = 0; k < s2::MSG_KINDS; ++k) o << (k ? "," : "") << net->messages[k];
+    o << "],\"invalidations\":[";
+    for (size_t k = 0; k < net->invalidations.size(); ++k) o << (k ? "," : "") << net->invalidations[k];
+    o << "],\"link_flits\":[";
+    for (size_t k = 0; k < net->link_flits.size(); ++k) {
+      const auto& [link, flits] = net->link_flits[k];
+      o << (k ? "," : "") << "[" << link.first << ",\"" << s2::Topology::port_name(link.second) << "\"," << flits << "]";
+    }
+    o << "],\"quiet_cycle\":" << net->quiet << "}";
+  }
+  o << "}\n";
 }
 
 // The final memory, up to its last non-zero word (the rest reads as zero).
@@ -327,6 +366,9 @@ int run(int argc, char* argv[]) {
     if (!in) throw bad_input("cannot read the input file " + input + ": " + std::strerror(errno));
     m = read_input(in);
   }
+  if (m.networked && (m.trace || !vcd.empty()))
+    throw bad_input(std::string("the ") + (m.trace ? "event log (--trace)" : "VCD waveform (--vcd)") +
+                    " of a network is not drawn yet: run it without");
   std::unique_ptr<checked_vcd> vcd_copy;
   if (!vcd.empty()) {
     // The FIFO goes beside the result, in the host's private folder.
@@ -353,7 +395,10 @@ int run(int argc, char* argv[]) {
   ctl.stacks = m.image.stacks;
   ctl.limit = m.cfg.max_cycles;
   ctl.vcd = !vcd.empty();
-  ctl.caches = s2::Caches(m.cfg.cache, m.cfg.cores, m.cfg.mem_words, static_cast<uint32_t>(m.cfg.mem_latency));
+  ctl.networked = m.networked;
+  ctl.net = m.net;
+  if (!m.networked)   // over a network the caches are the directory's (interconnect.h)
+    ctl.caches = s2::Caches(m.cfg.cache, m.cfg.cores, m.cfg.mem_words, static_cast<uint32_t>(m.cfg.mem_latency));
   ctl.caches.record(trace_out != nullptr || !vcd.empty());
   if (trace_out) {
     ctl.trace = std::make_unique<s2::TraceMerger>(m.cfg.cores, [&](const s2::TraceEvent* ev, size_t n) {
@@ -383,7 +428,9 @@ int run(int argc, char* argv[]) {
   {
     std::ofstream out(result);
     if (!out) throw std::runtime_error("cannot write " + result + ": " + std::strerror(errno));
-    write_result(out, r, sys);
+    const bool counted = sys.network && r.fault.kind == s2::FaultKind::NONE;
+    const s2::NetworkedResult net = counted ? sys.network->counters() : s2::NetworkedResult{};
+    write_result(out, r, sys, counted ? &net : nullptr);
     if (!out.flush()) throw std::runtime_error("cannot write " + result);
   }
   if (!memory.empty()) write_memory(memory, mem);

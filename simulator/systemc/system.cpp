@@ -27,6 +27,7 @@ s2_system::s2_system(sc_module_name name, run_control& ctl)
       line_address("line_address"),
       m_ctl(ctl) {
   cores.init(ctl.cfg.cores, [&ctl](const char* nm, size_t i) { return new s2_core(nm, static_cast<int>(i), ctl); });
+  if (ctl.networked) network = std::make_unique<s2_network>("network", ctl, memory.direct());
   bus.arbiter(arbiter);
   bus.memory(memory);
   bus.owner(owner);
@@ -36,6 +37,7 @@ s2_system::s2_system(sc_module_name name, run_control& ctl)
     c.bus(bus);
     c.barrier(barrier);
     c.line_data(memory);
+    if (network) c.network(*network);
     c.request(request[i]);
     c.stall(stall[i]);
     c.waiting(waiting[i]);
@@ -149,7 +151,7 @@ s2::RunResult s2_system::result() const {
       S2_BUFFER_COUNTERS(S2_ADD_COUNTER)
 #undef S2_ADD_COUNTER
     }
-    m_ctl.caches.copy_to(i, s, true);
+    m_ctl.caches.copy_to(i, s, true);   // nothing over a network: its caches count in the tiles
     res.cores.push_back(s);
     res.cycles = std::max(res.cycles, s.finish_cycle);
     res.bus_busy_cycles += s.bus_busy_cycles;

@@ -1,5 +1,7 @@
 // The whole S2 multicore as one SystemC module: N cores (bus masters and barrier participants),
-// the bus with its arbiter, the shared memory (the bus's slave) and the barrier, plus the signals
+// the bus with its arbiter, the shared memory (the bus's slave) and the barrier; over a ring or a
+// mesh the cores' data accesses go to the network module instead (interconnect.h), which holds
+// their caches and the homes and keeps the shared memory's words as the homes' slices; plus the signals
 // a VCD trace shows and the clock whose edges are the simulated cycles.
 #pragma once
 
@@ -12,6 +14,7 @@
 #include "barrier.h"
 #include "bus.h"
 #include "core.h"
+#include "interconnect.h"
 #include "memory.h"
 
 namespace s2sc {
@@ -37,6 +40,7 @@ class s2_system : public sc_core::sc_module {
   s2_bus bus;
   s2_barrier barrier;
   sc_core::sc_vector<s2_core> cores;
+  std::unique_ptr<s2_network> network;   // over a ring or a mesh only (ctl.networked)
 
   // Signals, driven only when ctl.vcd is set.
   sc_core::sc_signal<bool> clk;

@@ -168,6 +168,16 @@ class Directory {
     }
     return (*mem_)[a];
   }
+  // Trap #3's string at a: the coherent words up to a 0 or the end of memory, a character each.
+  std::string text(uint32_t a) const {
+    std::string out;
+    for (uint32_t i = a; i < mem_->size(); ++i) {
+      const int32_t w = word(i);
+      if (w == 0) break;
+      out.push_back(static_cast<char>(w & 0xFF));
+    }
+    return out;
+  }
   // Puts every writable copy's words into memory (at the end: the coherent memory).
   void write_back_all() {
     for (size_t s = 0; s < way_.size(); ++s)

@@ -34,6 +34,25 @@ struct NetworkedResult {
   uint64_t quiet = 0;                // the cycle the network went quiet after the run
 };
 
+// The directory of a machine of cfg's cores and caches over `net`, keeping `mem`'s words as the
+// homes' slices (both C++ engines build theirs so).
+inline std::unique_ptr<Directory> make_directory(const Config& cfg, const NetworkConfig& net, std::vector<int32_t>* mem,
+                                                 DirectoryHost* host) {
+  return std::make_unique<Directory>(cfg.cores, cfg.cache, static_cast<uint32_t>(cfg.mem_latency),
+                                     Topology(net.kind, cfg.cores), net.router_latency, net.link_latency,
+                                     net.flit_words, mem, host);
+}
+
+// The network's counters of a finished run into `out` (both C++ engines report them so).
+inline void collect_counters(const Directory& dir, int cores, uint64_t quiet, NetworkedResult& out) {
+  for (int i = 0; i < cores; ++i) out.tiles.push_back(dir.stats(i));
+  for (unsigned t = 0; t < MSG_KINDS; ++t) out.messages[t] = dir.messages(t);
+  out.invalidations = dir.invalidations();
+  const Network& net = dir.net();
+  for (const auto& link : net.topology().links()) out.link_flits.push_back({link, net.carried(link.first, link.second)});
+  out.quiet = quiet;
+}
+
 class NetworkedEngine : private DirectoryHost {
  public:
   // cfg.cache must be msi or mesi (the host checks); with consistency tso or pso each core drains

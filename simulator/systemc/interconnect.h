@@ -1,0 +1,68 @@
+// A ring or a mesh with directory coherence as one SystemC module (docs/timing-model.md, "Directory
+// coherence over a network"): every tile's cache controller and home, and the routers between them.
+// The cores are its masters (s2_net_if), as they are the bus's (s2_bus_if) on the bus machine. What
+// the network and the protocol do is s2::Network and s2::Directory (network.h, directory.h), shared
+// with the fast engine unchanged, called at the same points of the cycle as its loop
+// (simulator/src/networked.cpp): this module decides only when each step runs.
+//
+// Timing: the process (an SC_METHOD) runs only in the cycles in which something can happen: a core's
+// access is issued, a message is delivered, a home is free with a message waiting, or a port can
+// grant (s2::Directory::next_event). A core posts its access ahead of the access's cycle t (at the
+// simulated time it last met the kernel, never later than t and earlier except at time 0, where
+// every core posts in the first delta cycle and the process runs one delta later), so when the
+// process runs cycle c every access of c is known, and it steps c in the order of the rules:
+//   1. deliveries (a miss whose last message arrives takes effect on the requester's copy),
+//   2. the homes,
+//   3. the accesses of c in core order (a hit takes effect at once; a miss sends its request;
+//      a line in the eviction buffer: the access issues again at c + 1),
+//      then the strings of trap #3 from the coherent memory,
+//   5. the network's ports.
+// (Step 4, the barrier, is the barrier module's, as on the bus machine.) After the last halt the
+// network runs on, a cycle at a time, until every write-back has reached its home (the quiet cycle).
+#pragma once
+
+#include <systemc>
+
+#include <memory>
+#include <vector>
+
+#include "interfaces.h"
+#include "s2mc/directory.h"
+
+namespace s2sc {
+
+class s2_network : public sc_core::sc_module, public s2_net_if, private s2::DirectoryHost {
+ public:
+  SC_HAS_PROCESS(s2_network);
+  // `memory`: the shared memory's words (the homes' slices; the coherent memory after the run).
+  s2_network(sc_core::sc_module_name name, run_control& ctl, std::vector<int32_t>& memory);
+
+  uint64_t access(mem_request& rq) override;
+  void halted(int core) override;
+
+  // After the run: the network's counters in the fast engine's shape (run left empty).
+  s2::NetworkedResult counters() const;
+
+ private:
+  enum class waits : uint8_t { NOTHING, ISSUE, MISS };
+  void cycle();                                    // SC_METHOD, triggered by m_wake
+  void issue(int core, uint64_t c);                // step 3 for the core's access at c
+  void complete(int core, int32_t* word, uint64_t c) override;   // a miss takes effect at c
+  void answer(int core, uint64_t g, uint64_t span);   // the core runs again (g NEVER: stopped)
+  void stop();                                     // the run stopped: no waiting access completes
+  void wake_at(uint64_t c);
+
+  run_control& m_ctl;
+  std::unique_ptr<s2::Directory> m_dir;
+  std::vector<mem_request*> m_request;   // per core: its access, while it waits
+  std::vector<waits> m_waits;
+  std::vector<sc_core::sc_event> m_done; // per core: its access took effect (or the run stopped)
+  std::vector<int> m_strings;            // cores whose trap #3 issued this cycle
+  sc_core::sc_event m_wake;
+  uint64_t m_stepped = NEVER;            // the last cycle stepped
+  int m_halted = 0;
+  uint64_t m_last_halt = 0;
+  uint64_t m_quiet = 0;                  // the cycle the network went quiet after the last halt
+};
+
+}  // namespace s2sc
