@@ -93,7 +93,7 @@ bool NetworkedEngine::issue(int id, uint64_t c) {
       return true;
     }
     int32_t* word = nullptr;
-    switch (dir_->access(id, u.bus != BUS_READ, a, c, word, own_may_miss(k))) {
+    switch (dir_->access(id, u.bus != BUS_READ, a, c, word, k.drain.own_may_miss(k.buf))) {
       case Directory::HIT:
         perform(k.r, k.pc, u, a, word, k.s);
         k.next = c + cfg_.cache.hit_latency;
@@ -101,7 +101,7 @@ bool NetworkedEngine::issue(int id, uint64_t c) {
       case Directory::MISS:
         ++k.s.mem_accesses;
         k.status = Status::MISS;
-        k.buf.own_granted(k.drain >= 0);   // the drain that waited goes next
+        k.drain.own_missed(k.buf);
         return true;
       default:   // the line is in the eviction buffer, or the request must wait: issue again next cycle
         --k.s.instructions;
@@ -169,56 +169,11 @@ bool NetworkedEngine::buffer_issue(int id, uint64_t c, bool& done) {
   return true;
 }
 
-// Step 3b for core id at c: its drain port free and no GetM of its drain out, the entry being
-// drained (chosen now if none is) is written through the cache as a store: a hit now (the port
-// busy H cycles), a miss sends its GetM if the core's one request is free (complete() writes
-// it), else it tries again at c + 1.
-void NetworkedEngine::start_drain(int id, uint64_t c) {
-  Core& k = cores_[static_cast<size_t>(id)];
-  if (k.buf.empty() || k.drain_out || k.buf.port_free() > c) return;
-  if (k.drain < 0) {
-    k.drain = k.buf.choose(cfg_.consistency, c);
-    if (k.drain < 0) return;
-  }
-  int32_t* word = nullptr;
-  switch (dir_->access(id, true, k.buf.at(k.drain).addr, c, word, k.status != Status::MISS)) {
-    case Directory::HIT:
-      *word = k.buf.drain_hit(k.drain, c, cfg_.cache.hit_latency).value;
-      k.drain = -1;
-      ++k.s.store_drains;
-      ++k.s.mem_writes;
-      return;
-    case Directory::MISS:
-      k.drain_out = true;
-      k.drain_sent = c;
-      k.buf.own_granted(false);   // the request went to the drain
-      ++k.s.mem_accesses;
-      ++k.s.drain_bus_accesses;
-      return;
-    default:
-      return;
-  }
-}
-
-// The first cycle after c in which core k's drain may act (NEVER: none can until a delivery).
-uint64_t NetworkedEngine::drain_wake(const Core& k, uint64_t c) const {
-  if (k.buf.empty() || k.drain_out) return NEVER;
-  return k.drain >= 0 ? c + 1 : std::max(c + 1, k.buf.drain_start());
-}
-
 // A miss's access takes effect at c on the requester's copy; the core issues again at c + 1. A
 // drain's GetM: its store takes effect, the entry leaves, the drain port is free from c + 1.
 void NetworkedEngine::complete(int id, int32_t* word, uint64_t c) {
   Core& k = cores_[static_cast<size_t>(id)];
-  if (k.drain_out) {
-    *word = k.buf.drain_hit(k.drain, c, 1).value;
-    k.drain = -1;
-    k.drain_out = false;
-    ++k.s.store_drains;
-    ++k.s.mem_writes;
-    k.s.drain_bus_cycles += c - k.drain_sent;
-    return;
-  }
+  if (k.drain.out()) return k.drain.complete(k.buf, word, c, k.s);
   const Uop& u = prog_[k.pc];
   perform(k.r, k.pc, u, mem_address(k.r, u), word, k.s);
   k.status = Status::RUNNING;
@@ -250,7 +205,10 @@ NetworkedResult NetworkedEngine::run() {
       if (k.status == Status::RUNNING && k.next == c) issue(i, c);
     }
     if (fault_.kind != FaultKind::NONE) break;
-    for (int i = 0; i < N && buffered_; ++i) start_drain(i, c);   // 3b. the drains
+    for (int i = 0; i < N && buffered_; ++i) {   // 3b. the drains
+      Core& k = cores_[static_cast<size_t>(i)];
+      k.drain.start(i, k.buf, *dir_, cfg_, c, k.status == Status::MISS, k.s);
+    }
     for (const auto& [id, a] : strings_) {   // trap #3 prints the coherent string at once
       Core& k = cores_[static_cast<size_t>(id)];
       output_.push_back({c, id, text_at(a)});
@@ -281,7 +239,7 @@ NetworkedResult NetworkedEngine::run() {
     uint64_t next = dir_->next_event(c);
     for (const Core& k : cores_) {
       if (k.status == Status::RUNNING) next = std::min(next, k.next);
-      if (buffered_) next = std::min(next, drain_wake(k, c));
+      if (buffered_) next = std::min(next, k.drain.wake(k.buf, c));
     }
     c = std::max(c + 1, std::min(next, cfg_.max_cycles));
   }

@@ -8,6 +8,8 @@
 // registers alone and cannot fault.
 #pragma once
 
+#include <algorithm>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -53,6 +55,70 @@ inline void collect_counters(const Directory& dir, int cores, uint64_t quiet, Ne
   out.quiet = quiet;
 }
 
+// A core's store buffer drained through its cache over the network (docs/timing-model.md, "Store
+// buffers over the network"), the part both C++ engines share: which entry is being drained, whether
+// its GetM is out (the core's one request) and since when. The engines call it at the same points
+// of the cycle: start() in step 3b, complete() when the drain's GetM takes effect (step 1),
+// own_may_miss() and own_missed() at the core's own access in step 3.
+class NetworkDrain {
+ public:
+  // Step 3b for `core` at c (own_out: the core's own miss is out): its port free and no GetM out,
+  // the entry being drained (chosen now if none is) is written through the cache as a store: a hit
+  // now (the port busy H cycles), a miss sends its GetM if the core's one request is free, else it
+  // tries again at c + 1. Counts into s; returns whether an entry left the buffer.
+  bool start(int core, StoreBuffer& buf, Directory& dir, const Config& cfg, uint64_t c, bool own_out, CoreStats& s) {
+    if (buf.empty() || out_ || buf.port_free() > c) return false;
+    if (entry_ < 0) {
+      entry_ = buf.choose(cfg.consistency, c);
+      if (entry_ < 0) return false;
+    }
+    int32_t* word = nullptr;
+    switch (dir.access(core, true, buf.at(entry_).addr, c, word, !own_out)) {
+      case Directory::HIT:
+        *word = buf.drain_hit(entry_, c, cfg.cache.hit_latency).value;
+        entry_ = -1;
+        ++s.store_drains;
+        ++s.mem_writes;
+        return true;
+      case Directory::MISS:
+        out_ = true;
+        sent_ = c;
+        buf.own_granted(false);   // the request went to the drain
+        ++s.mem_accesses;
+        ++s.drain_bus_accesses;
+        return false;
+      default:
+        return false;
+    }
+  }
+  // The drain's GetM took effect at c on `word`: its store is written, the entry leaves, the port
+  // is free from c + 1.
+  void complete(StoreBuffer& buf, int32_t* word, uint64_t c, CoreStats& s) {
+    *word = buf.drain_hit(entry_, c, 1).value;
+    entry_ = -1;
+    out_ = false;
+    ++s.store_drains;
+    ++s.mem_writes;
+    s.drain_bus_cycles += c - sent_;
+  }
+  bool out() const { return out_; }
+  // The core's own access may send a request (its own miss is not out): the drain's GetM is not
+  // out, and it is not its waiting drain's turn.
+  bool own_may_miss(const StoreBuffer& buf) const { return !out_ && !(entry_ >= 0 && buf.own_last()); }
+  // The core's own miss sent its request: the drain that waited goes next.
+  void own_missed(StoreBuffer& buf) const { buf.own_granted(entry_ >= 0); }
+  // The first cycle after c in which the drain may act (NEVER: none can until a delivery).
+  uint64_t wake(const StoreBuffer& buf, uint64_t c) const {
+    if (buf.empty() || out_) return std::numeric_limits<uint64_t>::max();
+    return entry_ >= 0 ? c + 1 : std::max(c + 1, buf.drain_start());
+  }
+
+ private:
+  int entry_ = -1;     // the entry being drained, chosen once and kept while it waits (-1: none)
+  bool out_ = false;   // its GetM is out
+  uint64_t sent_ = 0;  // ... since this cycle
+};
+
 class NetworkedEngine : private DirectoryHost {
  public:
   // cfg.cache must be msi or mesi (the host checks); with consistency tso or pso each core drains
@@ -73,21 +139,12 @@ class NetworkedEngine : private DirectoryHost {
     uint64_t next = 0;             // RUNNING: the cycle it issues its next instruction; SYNC: since when
     Status status = Status::RUNNING;
     CoreStats s;
-    // tso, pso: the store buffer; the entry being drained (-1: none), chosen once and kept while it
-    // waits; whether its GetM is out (the core's one request), and since when
+    // tso, pso: the store buffer and its drain
     StoreBuffer buf;
-    int drain = -1;
-    bool drain_out = false;
-    uint64_t drain_sent = 0;
+    NetworkDrain drain;
   };
   bool issue(int id, uint64_t c);   // false on a fault
   bool buffer_issue(int id, uint64_t c, bool& done);   // the store buffer's part of issue()
-  void start_drain(int id, uint64_t c);
-  uint64_t drain_wake(const Core& k, uint64_t c) const;
-  // The core's own access may send a request: none is out, and it is not its waiting drain's turn.
-  bool own_may_miss(const Core& k) const {
-    return k.status != Status::MISS && !k.drain_out && !(k.drain >= 0 && k.buf.own_last());
-  }
   uint64_t run_ahead(int id, uint64_t t);
   void complete(int id, int32_t* word, uint64_t c) override;
   void fault(int id, FaultKind kind, uint64_t c, uint32_t address = 0);
