@@ -132,19 +132,23 @@ def test_a_full_buffer_holds_a_store_until_a_drain_completes():
 
 # -- the fast engine equals the reference model -------------------------------------------------
 
+#: The hand-worked programs with their machine (test_directory_buffers_systemc.py runs them too).
+HAND_PROGRAMS = [
+    pytest.param(RUNS_ON, {}, id="runs-on"),
+    pytest.param(FENCE_REMOTE, {}, id="fence-remote"),
+    pytest.param(SB.format(fence=""), {}, id="sb"),
+    pytest.param(SB.format(fence="  fence\n"), {}, id="sb-fenced"),
+    pytest.param(SKIP_OTHERS.format(body="  mov r2 #5\n  st r2 12\n  st r2 13\n  ld r3 13\n  st r2 0"),
+                 {"store_buffer_entries": 1}, id="full"),
+    pytest.param(SKIP_OTHERS.format(body="  mov r2 #5\n  st r2 12\n  st r2 4\n  ld r3 0\n  xchg r2 r0"),
+                 {"cache_lines": 1, "cache_ways": 1}, id="victim-xchg"),
+]
+
+
 @pytest.mark.parametrize("interconnect", ["mesh", "ring"])
 @pytest.mark.parametrize("cache", ["msi", "mesi"])
 @pytest.mark.parametrize("consistency", ["tso", "pso"])
-@pytest.mark.parametrize("src,cfg", [
-    (RUNS_ON, {}),
-    (FENCE_REMOTE, {}),
-    (SB.format(fence=""), {}),
-    (SB.format(fence="  fence\n"), {}),
-    (SKIP_OTHERS.format(body="  mov r2 #5\n  st r2 12\n  st r2 13\n  ld r3 13\n  st r2 0"),
-     {"store_buffer_entries": 1}),
-    (SKIP_OTHERS.format(body="  mov r2 #5\n  st r2 12\n  st r2 4\n  ld r3 0\n  xchg r2 r0"),
-     {"cache_lines": 1, "cache_ways": 1}),
-], ids=["runs-on", "fence-remote", "sb", "sb-fenced", "full", "victim-xchg"])
+@pytest.mark.parametrize("src,cfg", HAND_PROGRAMS)
 def test_hand_programs_equal_the_reference_model(src, cfg, consistency, cache, interconnect):
     assert_equal(src, consistency=consistency, cache=cache, interconnect=interconnect, **cfg)
 

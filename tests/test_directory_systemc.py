@@ -151,7 +151,7 @@ def test_the_systemc_engine_refuses_a_waveform_or_trace_of_a_network_in_one_line
     ("cache moesi 4 1 2 1\nnetwork ring 1 1 2", "network ring needs a cache line of protocol msi or mesi"),
     ("cache msi 4 1 2 1\nnetwork torus 1 1 2", "unknown network 'torus' (choose ring, mesh)"),
     ("cache msi 4 1 2 1\nnetwork ring 0 1 2", "link latency '0' is not a number in 1..100"),
-    ("cache msi 4 1 2 1\nnetwork ring 1 1 2\nconsistency tso 4", "network ring has no store buffers"),
+    ("cache msi 4 1 2 1\nnetwork ring 1 1 2\nconsistency sc 4", "unknown consistency 'sc' (choose tso, pso)"),
 ])
 def test_the_child_refuses_a_network_it_cannot_simulate_in_one_line(tmp_path, line, message):
     proc = run_child(tmp_path, line)

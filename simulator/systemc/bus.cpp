@@ -33,7 +33,7 @@ void s2_bus::buffered(int, uint64_t t) { wake_at(t + 1); }
 
 uint64_t s2_bus::drained(int core) {
   wait(m_drained[static_cast<size_t>(core)]);
-  return now_cycle();
+  return now_cycle() + 1;
 }
 
 void s2_bus::arbitrate() {

@@ -31,7 +31,7 @@
 
 namespace s2sc {
 
-class s2_bus : public sc_core::sc_module, public s2_bus_if {
+class s2_bus : public sc_core::sc_module, public s2_bus_if, public s2_drain_if {
  public:
   sc_core::sc_port<s2_arbiter_if> arbiter;
   sc_core::sc_port<s2_mem_if> memory;
@@ -43,6 +43,7 @@ class s2_bus : public sc_core::sc_module, public s2_bus_if {
   s2_bus(sc_core::sc_module_name name, run_control& ctl);
 
   uint64_t transfer(mem_request& rq) override;
+  void ready(int, uint64_t) override {}   // the bus drains one delta cycle after the cores issue
   void buffered(int core, uint64_t t) override;
   uint64_t drained(int core) override;
 

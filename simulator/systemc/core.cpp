@@ -34,14 +34,17 @@ s2_core::buffered_step s2_core::issue_buffered(const s2::Uop& u, uint64_t& t, co
   const bool store = u.bus == s2::BUS_WRITE;
   // What touches only the registers runs ahead of simulated time (not while tracing: the log goes
   // in cycle order); the rest needs the buffer's state at t, and the bus drains it as time passes.
-  if (draining || u.bus != s2::BUS_NONE || u.op == s2::OP_UNDEFINED || m_ctl.trace) sync_to(t);
+  if (draining || u.bus != s2::BUS_NONE || u.op == s2::OP_UNDEFINED || m_ctl.trace) {
+    sync_to(t);
+    drains->ready(m_id, t);
+  }
   if (u.op == s2::OP_UNDEFINED) {
     m_ctl.record_fault(s2::FaultKind::UNDEFINED_OPCODE, m_id, pc, t, 0);
     return buffered_step::STOP;
   }
-  if (b.holds(draining, store, t)) {  // until an entry leaves (at c): it tries again at c + 1
+  if (b.holds(draining, store, t)) {  // until an entry leaves: then it tries again
     if (m_ctl.vcd) stall.write(true);
-    t = bus->drained(m_id) + 1;
+    t = drains->drained(m_id);
     return buffered_step::DONE;
   }
   const uint64_t held = b.held_cycles(t);
@@ -62,7 +65,7 @@ s2_core::buffered_step s2_core::issue_buffered(const s2::Uop& u, uint64_t& t, co
       b.push(a, v, here, t);
       m_ctl.log(t, here, m_id, s2::TraceKind::BUFFER, b.size(), a, line_data->direct()[a], v);
       if (m_ctl.show_buffer) m_ctl.show_buffer(m_id);
-      bus->buffered(m_id, t);
+      drains->buffered(m_id, t);
       pc += 1;
     } else {
       int32_t v;

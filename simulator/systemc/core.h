@@ -12,10 +12,11 @@
 //  - a barrier arrival or a halt: the core first waits until simulated time equals its cycle, so
 //    the barrier sees arrivals and halts in time order (docs/timing-model.md);
 //  - with store buffers (tso, pso), every instruction but those that touch only its registers
-//    (and, while tracing, those too) waits until simulated time equals its cycle, since the
-//    buffer's state at t is known only then: a store enters the core's buffer (the bus drains it),
-//    a load may be forwarded from it, and a held-back instruction waits for the bus to drain an
-//    entry (docs/timing-model.md, "Store buffers").
+//    (and, while tracing, those too) waits until simulated time equals its cycle and its drainer
+//    is ready for it (s2_drain_if), since the buffer's state at t is known only then: a store
+//    enters the core's buffer (the bus, or over a network the core's tile, drains it), a load may
+//    be forwarded from it, and a held-back instruction waits for a drain to take an entry
+//    (docs/timing-model.md, "Store buffers").
 // Instructions that touch only the core's registers need no kernel time at all.
 #pragma once
 
@@ -30,6 +31,8 @@ class s2_core : public sc_core::sc_module {
   sc_core::sc_port<s2_bus_if> bus;
   // Over a ring or a mesh (ctl.networked): the core's tile, where its data accesses go instead.
   sc_core::sc_port<s2_net_if, 1, sc_core::SC_ZERO_OR_MORE_BOUND> network;
+  // With store buffers: what drains the core's buffer (the bus, or over a network the network).
+  sc_core::sc_port<s2_drain_if> drains;
   sc_core::sc_port<s2_sync_if> barrier;
   // With caches: where a hit reads and writes its word. A valid line's data is by construction
   // the current value of each word (docs/timing-model.md), so the cache's data is the memory's.

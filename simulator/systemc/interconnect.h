@@ -19,6 +19,13 @@
 //   5. the network's ports.
 // (Step 4, the barrier, is the barrier module's, as on the bus machine.) After the last halt the
 // network runs on, a cycle at a time, until every write-back has reached its home (the quiet cycle).
+//
+// With store buffers (tso, pso; docs/timing-model.md, "Store buffers over the network") the module
+// also drains them (s2_drain_if), through the caches as networked.cpp does (s2::NetworkDrain), and
+// a cycle c takes three delta cycles: steps 1 and 2 first (a drain's GetM that takes effect lets
+// its entry leave), then every core looks at its buffer at c (s2_drain_if::ready waits for steps 1
+// and 2) and issues what it issues at c, and two delta cycles after steps 1 and 2 the process steps
+// 3 (the accesses posted for c), 3b (the drains, in core order), the strings and 5.
 #pragma once
 
 #include <systemc>
@@ -31,7 +38,7 @@
 
 namespace s2sc {
 
-class s2_network : public sc_core::sc_module, public s2_net_if, private s2::DirectoryHost {
+class s2_network : public sc_core::sc_module, public s2_net_if, public s2_drain_if, private s2::DirectoryHost {
  public:
   SC_HAS_PROCESS(s2_network);
   // `memory`: the shared memory's words (the homes' slices; the coherent memory after the run).
@@ -39,6 +46,9 @@ class s2_network : public sc_core::sc_module, public s2_net_if, private s2::Dire
 
   uint64_t access(mem_request& rq) override;
   void halted(int core) override;
+  void ready(int core, uint64_t t) override;
+  void buffered(int, uint64_t) override {}   // the cycle's step 3b sees the entry
+  uint64_t drained(int core) override;
 
   // After the run: the network's counters in the fast engine's shape (run left empty).
   s2::NetworkedResult counters() const;
@@ -51,6 +61,7 @@ class s2_network : public sc_core::sc_module, public s2_net_if, private s2::Dire
   void answer(int core, uint64_t g, uint64_t span);   // the core runs again (g NEVER: stopped)
   void stop();                                     // the run stopped: no waiting access completes
   void wake_at(uint64_t c);
+  void left(int core, uint64_t retry);   // an entry left the core's buffer: a held instruction retries then
 
   run_control& m_ctl;
   std::unique_ptr<s2::Directory> m_dir;
@@ -60,6 +71,15 @@ class s2_network : public sc_core::sc_module, public s2_net_if, private s2::Dire
   std::vector<int> m_strings;            // cores whose trap #3 issued this cycle
   sc_core::sc_event m_wake;
   uint64_t m_stepped = NEVER;            // the last cycle stepped
+  // With store buffers: each core's drain, an entry left its buffer (and when the instruction it
+  // held retries); the last cycle whose steps 1 and 2 are done, and whether a delta cycle has
+  // passed since (the cores issue in it), announced by m_began.
+  std::vector<s2::NetworkDrain> m_drain;
+  std::vector<sc_core::sc_event> m_drained;
+  std::vector<uint64_t> m_retry;
+  uint64_t m_begun = NEVER;
+  bool m_settled = false;
+  sc_core::sc_event m_began;
   int m_halted = 0;
   uint64_t m_last_halt = 0;
   uint64_t m_quiet = 0;                  // the cycle the network went quiet after the last halt

@@ -51,17 +51,28 @@ struct mem_request {
 class s2_bus_if : public virtual sc_core::sc_interface {
  public:
   virtual uint64_t transfer(mem_request& rq) = 0;
-  // With store buffers (consistency tso, pso): a core's stores wait in its buffer
-  // (run_control::buffers) and the bus drains them (docs/timing-model.md, "Store buffers").
-  // buffered(): the core's buffer took an entry at cycle t (now); its drain may start at t + 1.
+};
+
+// What drains a core's store buffer (consistency tso, pso): its stores wait in its buffer
+// (run_control::buffers) and the bus drains them (docs/timing-model.md, "Store buffers"), or over
+// a ring or a mesh the core's tile, through its cache ("Store buffers over the network").
+// ready(): the core stands at cycle t (now) about to look at its buffer; returns once every change
+// the buffer meets before the core's step at t has happened (over a network: step 1's deliveries).
+// buffered(): the core's buffer took an entry at cycle t (now); its drain may start at t + 1.
+// drained(): blocks until an entry of the core's buffer has left it; returns the cycle the
+// instruction it held back tries again (the cycle after, or over a network the same cycle when
+// the entry left in step 1, before the cores issue).
+class s2_drain_if : public virtual sc_core::sc_interface {
+ public:
+  virtual void ready(int core, uint64_t t) = 0;
   virtual void buffered(int core, uint64_t t) = 0;
-  // drained(): blocks until an entry of the core's buffer has left it; returns the cycle it left.
   virtual uint64_t drained(int core) = 0;
 };
 
 // Master side of a ring or a mesh with directory coherence (docs/timing-model.md, "Directory
 // coherence over a network"): the core's cache controller and its tile, the counterpart of
-// s2_bus_if. access() is called at or before the request cycle t and blocks until the access has
+// s2_bus_if. access() is called at or before the request cycle t (with store buffers at t, after
+// s2_drain_if::ready) and blocks until the access has
 // taken effect at g (the current simulation time): t for a hit (span H), the cycle its miss's last
 // message arrived (span 1), or t for a string (trap #3, read from the coherent memory after every
 // core issued at t); NEVER when the run stopped first. The response half of `rq` says which.
@@ -137,9 +148,9 @@ struct run_control {
   s2::Caches caches;
   std::function<void()> show_lines;  // with --vcd and caches: drive the signals of changed lines
   // With store buffers (cfg.buffered()): every core's buffer (s2::StoreBuffer, shared with the
-  // fast engine), filled by its core at issue and drained by the bus; the counters of the drains,
-  // which the bus counts for each core and the result adds to the core's own; with --vcd, the
-  // signal of each buffer's occupancy, driven by whoever changed it.
+  // fast engine), filled by its core at issue and drained by the bus or the network; the counters
+  // of the drains, which the drainer counts for each core and the result adds to the core's own;
+  // with --vcd, the signal of each buffer's occupancy, driven by whoever changed it.
   std::vector<s2::StoreBuffer> buffers;
   std::vector<s2::CoreStats> drain_stats;
   std::function<void(int)> show_buffer;

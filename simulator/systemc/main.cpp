@@ -149,8 +149,7 @@ machine_input read_input(std::istream& in) {
         static_cast<uint32_t>(tr.number("router latency", p::ROUTER_LATENCY_MIN, p::ROUTER_LATENCY_MAX));
     m.net.flit_words = static_cast<uint32_t>(tr.number("flit words", p::FLIT_WORDS_MIN, p::FLIT_WORDS_MAX));
     m.networked = true;
-    key = tr.word("'stacks' or 'code'");
-    if (key == "consistency") throw bad_input("network " + kind + " has no store buffers (consistency sc only)");
+    key = tr.word("'consistency', 'stacks' or 'code'");
   }
   if (key == "consistency") {
     const std::string model = tr.word("a consistency model");

@@ -38,6 +38,8 @@ s2_system::s2_system(sc_module_name name, run_control& ctl)
     c.barrier(barrier);
     c.line_data(memory);
     if (network) c.network(*network);
+    if (network) c.drains(*network);
+    else c.drains(bus);
     c.request(request[i]);
     c.stall(stall[i]);
     c.waiting(waiting[i]);
