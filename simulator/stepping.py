@@ -37,6 +37,12 @@ state is the one the forward run had). `last_before(scan, cycle)` finds the last
 `cycle` at which a forward scan stops, by scanning windows that widen backwards. When the
 checkpoints would pass `history` bytes, every other one goes and the spacing doubles.
 
+A ring or a mesh with directory coherence (interconnect ring|mesh) steps the same way on the fast
+engine's networked machine; a core is then `waiting` for its miss (since it issued it) or `hit`
+(its access hit its cache, it issues again at next_issue), and `line(ADDR)`, `lines()`,
+`messages()`, `home_queue(tile)` and `stalled(core)` show the directory and the network
+(docs/debugger.md, "A ring or a mesh").
+
 Only the fast engine steps: the SystemC engine runs in a child process from start to end.
 """
 from __future__ import annotations
@@ -50,7 +56,7 @@ from s2mc.isa import Program
 from s2mc.common.errors import S2mcError
 from s2mc.isa.instructions import decode
 
-from . import Machine, Result, SimFault, build_result, code_label
+from . import Machine, Result, SimFault, _network_report, build_result, code_label
 
 NEVER = (1 << 64) - 1    # the engine's "no pause"
 FIRST_SPACING = 1 << 16  # cycles between checkpoints at first, at least (doubles as the history fills)
@@ -68,7 +74,7 @@ class CoreState:
     """One core at the current cycle. `since`: when the state began (running: the current cycle;
     bus: the grant; waiting: the request; sync: the arrival; halted: the halting trap)."""
     core: int
-    state: str              # running | bus | waiting | sync | held | halted | stopped
+    state: str              # running | bus | hit | waiting | sync | held | halted | stopped
     pc: int
     since: int
     next_issue: int | None  # running and bus: the cycle its next instruction issues
@@ -114,6 +120,45 @@ class BufferedStore:
 
 
 @dataclass(frozen=True)
+class LineState:
+    """A line of a ring or mesh machine now (docs/debugger.md, `dir`): its number and first word,
+    its home tile and the directory entry there (state, S^D the transient one; the owner of an M
+    line; the sharers), every core's copy (core, state: transient ones too, and a copy in its
+    eviction buffer marked "evicting"), and the home: the first cycle it is free and its queue,
+    oldest first, as (type, source, destination, line, requester), of every line it is home to."""
+    line: int
+    address: int
+    home: int
+    state: str
+    owner: int | None
+    sharers: tuple[int, ...]
+    copies: tuple[tuple[int, str, str], ...]     # (core, state, "cache" | "evicting")
+    home_free: int
+    queue: tuple[tuple[str, int, int, int, int], ...]
+
+
+@dataclass(frozen=True)
+class InFlight:
+    """A protocol message in the network now (docs/debugger.md, `net`): its type, source and
+    destination tiles, line and requester, the router it is at, and either the output port it waits
+    for there (from `ready`, the cycle it may go) or, with `delivered`, the cycle its last flit
+    arrives at its destination tile (port "")."""
+    kind: str
+    src: int
+    dst: int
+    line: int
+    requester: int
+    router: int
+    port: str
+    ready: int
+    delivered: int
+
+    @property
+    def arriving(self) -> bool:
+        return bool(self.delivered)
+
+
+@dataclass(frozen=True)
 class Stop:
     """Where an advance stopped: the cycle, and why (any of "cycle": the target cycle, "break",
     "watch", "end": the run ended, "request": Stepper.request_stop). `breaks` lists (breakpoint
@@ -139,13 +184,11 @@ class Stepper:
         for option in ("trace", "trace_file", "timeline"):
             if config.get(option):
                 raise S2mcError(f"a stepped machine does not take {option}; run it with Machine")
-        if config.get("interconnect", "bus") != "bus":
-            raise S2mcError(f"interconnect {config['interconnect']}: a stepped machine is the bus machine so far; "
-                            "run a ring or a mesh with Machine (s2mc run)")
         self.program = program
         # Machine checks the program and the parameters and loads the engine; we drive the engine.
         self._machine = Machine(program, **config)
         self.config = self._machine.config
+        self.networked = self.config.networked    # a ring or a mesh with directory coherence
         self._engine = self._machine._engine
         self._code_size = program.top("code")
         self.cycle = 0               # the current cycle: everything before it has happened
@@ -208,6 +251,59 @@ class Stepper:
         the engines keep every word's current value once (docs/timing-model.md, "The caches")."""
         self._core(core)
         return [None if slot is None else tuple(slot[:2]) for slot in self._engine.cache(core)]
+
+    # -- the network and the directory (a ring or a mesh) -----------------------------------------
+    def _networked_only(self, what: str) -> None:
+        if not self.networked:
+            raise S2mcError(f"this is the bus machine (interconnect {self.config.interconnect}, coherence "
+                            f"{self.config.coherence}): {what} is a ring's or a mesh's "
+                            "(--interconnect ring|mesh --coherence directory)")
+
+    def line(self, where: str | int) -> LineState:
+        """The line that holds a data label or address: its home, directory entry and copies."""
+        self._networked_only("the directory")
+        address = self.place(where, "data")
+        w, cores = self.config.line_words, self.config.cores
+        line = address // w
+        state, owner, sharers = self._engine.entry(line)
+        copies = [(k, slot[1], "cache") for k in range(cores) for slot in self._engine.cache(k)
+                  if slot is not None and slot[0] == line * w]
+        copies += [(k, st, "evicting") for k in range(cores) for base, st in self._engine.evicting(k)
+                   if base == line * w]
+        home = line % cores
+        free, queue = self._engine.home(home)
+        return LineState(line, line * w, home, state, None if owner < 0 else owner, tuple(sharers),
+                         tuple(sorted(copies)), free, tuple(tuple(m) for m in queue))
+
+    def lines(self) -> list[int]:
+        """The lines in play now, in order: a copy in a cache or an eviction buffer, or a message for
+        it in the network, a home's queue or a controller's stall (every line whose directory
+        entry is not I is among them: its owner or sharers hold it, or their Put is on its way)."""
+        self._networked_only("the directory")
+        w = self.config.line_words
+        seen = {p[3] for p in self._engine.packets()}
+        for k in range(self.config.cores):
+            seen.update(slot[0] // w for slot in self._engine.cache(k) if slot is not None)
+            seen.update(base // w for base, _ in self._engine.evicting(k))
+            seen.update(m[3] for m in self._engine.home(k)[1])
+            seen.update(m[3] for m in self._engine.stalled(k))
+        return sorted(seen)
+
+    def messages(self) -> list[InFlight]:
+        """The protocol messages in the network now, in the order they were sent."""
+        self._networked_only("the network")
+        return [InFlight(*p) for p in self._engine.packets()]
+
+    def home_queue(self, tile: int) -> list[tuple[str, int, int, int, int]]:
+        """The messages waiting in a tile's home, oldest first (as `stalled`)."""
+        self._networked_only("the network")
+        return [tuple(m) for m in self._engine.home(self._core(tile))[1]]
+
+    def stalled(self, core: int) -> list[tuple[str, int, int, int, int]]:
+        """The messages core's cache controller holds back (it handles them when its own miss is
+        done), oldest first, as (type, source, destination, line, requester)."""
+        self._networked_only("the network")
+        return [tuple(m) for m in self._engine.stalled(self._core(core))]
 
     # -- breakpoints and watches ----------------------------------------------------------------
     def add_break(self, where: str | int, core: int | None = None) -> int:
@@ -343,7 +439,10 @@ class Stepper:
         self._seconds += time.perf_counter() - t0
         if not paused:
             try:
-                self.result = build_result(self._engine.result(), self.program, self.config)
+                raw = self._engine.result()
+                self.result = build_result(raw, self.program, self.config)
+                if "network" in raw:
+                    self.result.network = _network_report(raw, self.result, self.config)
             except SimFault as fault:
                 self.fault = fault
                 self.cycle = fault.fault["cycle"]
@@ -598,6 +697,9 @@ class Stepper:
     def core(self, core: int) -> CoreState:
         state, pc, t, address, counters = self._engine.core_view(self._core(core))
         now = self.cycle
+        if self.networked and state == "running" and t > now and not self.done:
+            # a cache hit: it took effect when it issued, t - H; the core issues again at t
+            return CoreState(core, "hit", pc, t - self.config.cache_hit_latency, t, None, counters)
         if state == "running" and t > now and not self.done:
             # its access took effect at its grant, t - L; it holds the bus until t - 1
             return CoreState(core, "bus", pc, t - self.config.mem_latency, t, None, counters)
@@ -613,7 +715,7 @@ class Stepper:
         """A core's store buffer now, oldest first (docs/debugger.md, `sb`). S2mcError on a
         machine without store buffers (consistency sc)."""
         self._core(core)
-        view = self._engine.store_buffer(core)
+        view = self._engine.store_buffer(core) if not self.networked else None
         if view is None:
             raise S2mcError("this machine has no store buffers (consistency sc); "
                             "debug with --consistency tso or pso")
@@ -635,6 +737,9 @@ class Stepper:
         return [self.core(i) for i in range(self.config.cores)]
 
     def bus(self) -> BusState:
+        if self.networked:
+            raise S2mcError(f"interconnect {self.config.interconnect}: this machine has no bus; its cores "
+                            "meet over the network (see the messages in flight and the lines' directory entries)")
         free_at, last, drain = self._engine.bus()
         busy = last >= 0 and free_at > self.cycle
         waiting = sorted(((c.core, c.since, c.address) for c in self.cores() if c.state == "waiting"),

@@ -11,6 +11,8 @@ namespace s2 {
 namespace {
 constexpr uint64_t NEVER = std::numeric_limits<uint64_t>::max();
 
+inline bool writes(const Uop& u) { return u.bus == BUS_WRITE || u.bus == BUS_SWAP; }
+
 // An instruction whose issue touches only its core's registers and pc, and cannot fault.
 inline bool pure(const Uop& u) {
   switch (u.op) {
@@ -58,7 +60,10 @@ uint64_t NetworkedEngine::run_ahead(int id, uint64_t t) {
   Core& k = cores_[static_cast<size_t>(id)];
   const uint32_t n = static_cast<uint32_t>(prog_.size());
   uint64_t done = 0;
-  while (t < cfg_.max_cycles && k.pc < n && pure(prog_[k.pc])) {
+  // A pause, a breakpoint or a watch bounds it: a stepped machine is never ahead of its pause.
+  const uint64_t end = std::min<uint64_t>(cfg_.max_cycles, pause_);
+  if (!watch_.empty()) return t;   // a watched write lowers the pause while the others go on
+  while (t < end && k.pc < n && pure(prog_[k.pc]) && !(breaking_ && stops_before(id, k.pc))) {
     execute(k.r, k.pc, prog_[k.pc], id, cfg_.cores);
     ++t;
     ++done;
@@ -85,10 +90,14 @@ bool NetworkedEngine::issue(int id, uint64_t c) {
     }
     int32_t* word = nullptr;
     switch (dir_->access(id, u.bus != BUS_READ, a, c, word)) {
-      case Directory::HIT:
+      case Directory::HIT: {
+        const uint32_t pc = k.pc;
+        const int32_t before = *word;
         perform(k.r, k.pc, u, a, word, k.s);
+        if (!watch_.empty() && writes(u)) wrote(id, pc, a, before, *word, c);
         k.next = c + cfg_.cache.hit_latency;
         return true;
+      }
       case Directory::MISS:
         ++k.s.mem_accesses;
         k.status = Status::MISS;
@@ -118,7 +127,10 @@ bool NetworkedEngine::issue(int id, uint64_t c) {
 void NetworkedEngine::complete(int id, int32_t* word, uint64_t c) {
   Core& k = cores_[static_cast<size_t>(id)];
   const Uop& u = prog_[k.pc];
-  perform(k.r, k.pc, u, mem_address(k.r, u), word, k.s);
+  const uint32_t pc = k.pc, a = mem_address(k.r, u);
+  const int32_t before = *word;
+  perform(k.r, k.pc, u, a, word, k.s);
+  if (!watch_.empty() && writes(u)) wrote(id, pc, a, before, *word, c);
   k.status = Status::RUNNING;
   k.next = c + 1;
 }
@@ -134,13 +146,26 @@ std::string NetworkedEngine::text_at(uint32_t a) const {
 }
 
 NetworkedResult NetworkedEngine::run() {
+  advance(NEVER);
+  return result();
+}
+
+bool NetworkedEngine::advance(uint64_t pause) {
   const int N = cfg_.cores;
-  NetworkedResult out;
-  uint64_t c = 0;
+  pause_ = pause;
+  write_hit_ = WriteHit{};
+  if (ended_) return false;
+  uint64_t& c = now_;
   for (;;) {
     int halted = 0;
     for (const Core& k : cores_) halted += k.status == Status::HALTED;
     if (halted == N) break;
+    // "at cycle c": every event of the cycles before c has happened, none of c's
+    if (c >= pause_ || (breaking_ && c >= break_from_ && at_break(c))) {
+      pause_ = c;
+      break_from_ = c + 1;   // a breakpoint the machine stands on does not stop the next advance
+      return true;
+    }
     if (c >= cfg_.max_cycles) {   // a core still running at the limit: the first one
       for (int i = 0; i < N; ++i)
         if (cores_[static_cast<size_t>(i)].status != Status::HALTED) {
@@ -186,8 +211,18 @@ NetworkedResult NetworkedEngine::run() {
     uint64_t next = dir_->next_event(c);
     for (const Core& k : cores_)
       if (k.status == Status::RUNNING) next = std::min(next, k.next);
-    c = std::max(c + 1, std::min(next, cfg_.max_cycles));
+    c = std::max(c + 1, std::min({next, cfg_.max_cycles, pause_}));
   }
+  ended_ = true;
+  return false;
+}
+
+const NetworkedResult& NetworkedEngine::result() {
+  if (finished_) return result_;
+  finished_ = true;
+  const int N = cfg_.cores;
+  NetworkedResult& out = result_;
+  uint64_t c = now_;
   out.run.fault = fault_;
   if (fault_.kind != FaultKind::NONE) return out;
   // The network runs on until every write-back has reached its home; those cycles are not counted.
