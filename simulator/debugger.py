@@ -319,8 +319,7 @@ class Debugger:
         if not s.networked:
             return None
         lines = []
-        for line in s.lines():
-            v = s.line(line * s.config.line_words)
+        for v in s.directory():
             lines.append({"line": v.line, "address": v.address, "where": self.ins.symbols.data(v.address),
                           "home": v.home, "state": v.state, "owner": v.owner, "sharers": list(v.sharers),
                           "copies": [{"core": k, "state": st, "evicting": place == "evicting"}

@@ -39,7 +39,7 @@ checkpoints would pass `history` bytes, every other one goes and the spacing dou
 
 A ring or a mesh with directory coherence (interconnect ring|mesh) steps the same way on the fast
 engine's networked machine; a core is then `waiting` for its miss (since it issued it) or `hit`
-(its access hit its cache, it issues again at next_issue), and `line(ADDR)`, `lines()`,
+(its access hit its cache, it issues again at next_issue), and `line(ADDR)`, `directory()`,
 `messages()`, `home_queue(tile)` and `stalled(core)` show the directory and the network
 (docs/debugger.md, "A ring or a mesh").
 
@@ -262,32 +262,43 @@ class Stepper:
     def line(self, where: str | int) -> LineState:
         """The line that holds a data label or address: its home, directory entry and copies."""
         self._networked_only("the directory")
-        address = self.place(where, "data")
-        w, cores = self.config.line_words, self.config.cores
-        line = address // w
-        state, owner, sharers = self._engine.entry(line)
-        copies = [(k, slot[1], "cache") for k in range(cores) for slot in self._engine.cache(k)
-                  if slot is not None and slot[0] == line * w]
-        copies += [(k, st, "evicting") for k in range(cores) for base, st in self._engine.evicting(k)
-                   if base == line * w]
-        home = line % cores
-        free, queue = self._engine.home(home)
-        return LineState(line, line * w, home, state, None if owner < 0 else owner, tuple(sharers),
-                         tuple(sorted(copies)), free, tuple(tuple(m) for m in queue))
+        line = self.place(where, "data") // self.config.line_words
+        return self._line_state(line, self._copies(), {})
 
-    def lines(self) -> list[int]:
-        """The lines in play now, in order: a copy in a cache or an eviction buffer, or a message for
-        it in the network, a home's queue or a controller's stall (every line whose directory
+    def directory(self) -> list[LineState]:
+        """Every line in play now, in order: a copy in a cache or an eviction buffer, or a message
+        for it in the network, a home's queue or a controller's stall (every line whose directory
         entry is not I is among them: its owner or sharers hold it, or their Put is on its way)."""
         self._networked_only("the directory")
-        w = self.config.line_words
-        seen = {p[3] for p in self._engine.packets()}
+        copies = self._copies()
+        homes = {h: self._engine.home(h) for h in range(self.config.cores)}
+        seen = set(copies) | {p[3] for p in self._engine.packets()}
+        for h, (_, queue) in homes.items():
+            seen.update(m[3] for m in queue)
+            seen.update(m[3] for m in self._engine.stalled(h))
+        return [self._line_state(line, copies, homes) for line in sorted(seen)]
+
+    def lines(self) -> list[int]:
+        """The lines in play now (directory()), in order."""
+        return [v.line for v in self.directory()]
+
+    def _copies(self) -> dict[int, list[tuple[int, str, str]]]:
+        """line -> every core's copy of it (core, state, "cache" | "evicting"), in core order."""
+        w, out = self.config.line_words, {}
         for k in range(self.config.cores):
-            seen.update(slot[0] // w for slot in self._engine.cache(k) if slot is not None)
-            seen.update(base // w for base, _ in self._engine.evicting(k))
-            seen.update(m[3] for m in self._engine.home(k)[1])
-            seen.update(m[3] for m in self._engine.stalled(k))
-        return sorted(seen)
+            for slot in self._engine.cache(k):
+                if slot is not None:
+                    out.setdefault(slot[0] // w, []).append((k, slot[1], "cache"))
+            for base, st in self._engine.evicting(k):
+                out.setdefault(base // w, []).append((k, st, "evicting"))
+        return out
+
+    def _line_state(self, line: int, copies: dict, homes: dict) -> LineState:
+        state, owner, sharers = self._engine.entry(line)
+        home = line % self.config.cores
+        free, queue = homes[home] if home in homes else self._engine.home(home)
+        return LineState(line, line * self.config.line_words, home, state, None if owner < 0 else owner,
+                         tuple(sharers), tuple(sorted(copies.get(line, ()))), free, tuple(tuple(m) for m in queue))
 
     def messages(self) -> list[InFlight]:
         """The protocol messages in the network now, in the order they were sent."""

@@ -90,6 +90,12 @@ def assert_same_state(s, ref, cfg):
             (home.free, [(m.kind, m.src, m.dst, m.line, m.requester) for m in home.queue]), h
     got = [(m.kind, m.src, m.dst, m.line, m.requester, m.router, m.port, m.ready, m.delivered) for m in s.messages()]
     assert got == ref_packets(ref)
+    # the lines in play: copies, and messages in the network, at the homes and stalled
+    in_play = {w.line for c in ref.caches for ways in c.sets for w in ways if w.line is not None}
+    in_play |= {line for buffer in ref.evicting for line in buffer} | {p[3] for p in got}
+    in_play |= {m.line for h in ref.homes for m in h.queue} | {m.line for ms in ref.stalled for m in ms}
+    assert s.lines() == sorted(in_play)
+    assert all(line in in_play for h in ref.homes for line, e in h.entries.items() if e["state"] != "I")
 
 
 def plain_run(prog, cfg):
