@@ -178,12 +178,16 @@ def test_watches_and_breakpoints_stop_where_the_reference_model_reaches_them(src
     writes = [w for w in ref_writes(prog, ref) if w[3] == address]
     s = Stepper(prog, **cfg)
     s.add_watch(address)
+    along = reference(prog, cfg)        # the state at each stop is the reference model's there
     for cycle, core, wpc, _, words in writes:
         stop = s.cont()
         assert stop.reasons == ("watch",) and stop.cycle == cycle + 1
         (_, w), = stop.watches
         assert (w.cycle, w.core, w.pc, w.address) == (cycle, core, wpc, address)
         assert words is None or (w.before, w.after) == words
+        while along.now < stop.cycle:
+            assert along.step()
+        assert_same_state(s, along, cfg)
     assert "end" in s.cont().reasons
     # a breakpoint at pc: every cycle in which a core is about to issue there, in the reference model
     again = reference(prog, cfg)
@@ -195,12 +199,15 @@ def test_watches_and_breakpoints_stop_where_the_reference_model_reaches_them(src
             break
     s = Stepper(prog, **cfg)
     s.add_break(pc)
-    got = []
+    got, along = [], reference(prog, cfg)
     while True:
         stop = s.cont()
         if "end" in stop.reasons:
             break
         got += [(stop.cycle, core) for _, core, _ in stop.breaks]
+        while along.now < stop.cycle:
+            assert along.step()
+        assert_same_state(s, along, cfg)
     assert got == want
 
 

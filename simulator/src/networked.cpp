@@ -60,10 +60,11 @@ uint64_t NetworkedEngine::run_ahead(int id, uint64_t t) {
   Core& k = cores_[static_cast<size_t>(id)];
   const uint32_t n = static_cast<uint32_t>(prog_.size());
   uint64_t done = 0;
-  // A pause, a breakpoint or a watch bounds it: a stepped machine is never ahead of its pause.
+  // A stepped machine is never ahead of its pause; a breakpoint or a watch met by another core
+  // lowers the pause while this one would run on, so with one set every core goes in cycle order.
+  if (breaking_) return t;
   const uint64_t end = std::min<uint64_t>(cfg_.max_cycles, pause_);
-  if (!watch_.empty()) return t;   // a watched write lowers the pause while the others go on
-  while (t < end && k.pc < n && pure(prog_[k.pc]) && !(breaking_ && stops_before(id, k.pc))) {
+  while (t < end && k.pc < n && pure(prog_[k.pc])) {
     execute(k.r, k.pc, prog_[k.pc], id, cfg_.cores);
     ++t;
     ++done;

@@ -4,7 +4,8 @@
 // The loop of networked.cpp goes cycle by cycle in order, so a breakpoint is checked at the top of
 // the cycle in which a core would issue there, and a watched write lowers the pause to the cycle
 // after it. Only a core's run ahead through register-only instructions leaves cycle order: it
-// stops before a pause, before a breakpoint's pc, and does not run at all while a watch is set.
+// stops before the pause, and does not run at all while a breakpoint, watch or return trap is set
+// (another core's stop would otherwise find it past the stop's cycle).
 #include <algorithm>
 #include <stdexcept>
 
@@ -36,10 +37,6 @@ void NetworkedEngine::set_return_trap(int core, uint32_t pc, int32_t fp) {
   ret_pc_ = pc;
   ret_fp_ = fp;
   update_breaking();
-}
-
-bool NetworkedEngine::stops_before(int id, uint32_t pc) const {
-  return (pc < brk_.size() && ((brk_[pc] >> id) & 1)) || (id == ret_core_ && pc == ret_pc_);
 }
 
 bool NetworkedEngine::at_break(uint64_t c) const {

@@ -92,7 +92,6 @@ class NetworkedEngine : private DirectoryHost {
   void complete(int id, int32_t* word, uint64_t c) override;
   void wrote(int id, uint32_t pc, uint32_t a, int32_t before, int32_t after, uint64_t c);   // a watch
   bool at_break(uint64_t c) const;   // a core is about to issue at a breakpoint (or the return trap) at c
-  bool stops_before(int id, uint32_t pc) const;   // run_ahead stops before pc
   void fault(int id, FaultKind kind, uint64_t c, uint32_t address = 0);
   std::string text_at(uint32_t a) const;   // trap #3's string, from the coherent memory
 
