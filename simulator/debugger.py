@@ -861,10 +861,13 @@ class Debugger:
         cores = [_number(args[1], "N")] if args else range(cfg.cores)
         for core in cores:
             lines = [(i, slot) for i, slot in enumerate(self.s.cache(core)) if slot is not None]
+            # a network's copies hold their own words; the bus machine's caches hold states only
+            own = self.s.cache_words(core) if cfg.networked else None
             self.out(f"core {core}: {cfg.cache.upper()}, {len(lines)} of {cfg.cache_lines} lines valid "
-                     f"({sets} sets x {ways} ways, {W} words a line)")
+                     f"({sets} sets x {ways} ways, {W} words a line" + (", the copy's own words)" if own else ")"))
             for i, (base, state) in lines:
-                data = " ".join(show(w) for w in self.s.read(base, min(W, cfg.mem_words - base)))
+                words = own[i] if own else self.s.read(base, min(W, cfg.mem_words - base))
+                data = " ".join(show(w) for w in words)
                 self.out(f"  set {i // ways:>4} way {i % ways:>2}  line {base:>6} "
                          f"{self.ins.symbols.data(base):<12} {state:<2}  {data}")
 

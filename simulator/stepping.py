@@ -252,6 +252,14 @@ class Stepper:
         self._core(core)
         return [None if slot is None else tuple(slot[:2]) for slot in self._engine.cache(core)]
 
+    def cache_words(self, core: int) -> list[list[int] | None]:
+        """A ring or a mesh: each valid way's own copy of its line's words, slot by slot as
+        cache(core) (every copy holds its words there, and a copy waiting for its Data or its
+        Inv-Acks may hold older ones than memory); None for an invalid way."""
+        self._networked_only("a copy's own words")
+        self._core(core)
+        return [None if slot is None else list(slot[3]) for slot in self._engine.cache(core)]
+
     # -- the network and the directory (a ring or a mesh) -----------------------------------------
     def _networked_only(self, what: str) -> None:
         if not self.networked:

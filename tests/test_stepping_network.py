@@ -77,6 +77,7 @@ def assert_same_state(s, ref, cfg):
     for i, cache in enumerate(ref.caches):
         want = [None if w.line is None else (w.line * W, w.state) for ways in cache.sets for w in ways]
         assert s.cache(i) == want, i
+        assert s.cache_words(i) == [None if w.line is None else w.data for ways in cache.sets for w in ways], i
         assert sorted((b, st) for b, st in s._engine.evicting(i)) == \
             sorted((line * W, way.state) for line, way in ref.evicting[i].items()), i
         assert s.stalled(i) == [(m.kind, m.src, m.dst, m.line, m.requester) for m in ref.stalled[i]], i
@@ -343,6 +344,22 @@ def test_cache_info_machine_and_the_state_on_a_mesh():
     shown = d.execute("cache 12").splitlines()
     assert shown == ["address 12 (12): line 12..15, set 3: " +
                      (", ".join(f"core {k} {st}" for k, st in sorted(held)) if held else "in no cache")]
+
+
+def test_cache_shows_each_copys_own_words():
+    # RACE: core 1's store of 11 to word 12 takes effect in its M copy at cycle 16, while core 0's
+    # GetM, forwarded to core 1, waits; core 0's copy, IM^AD, holds no words of the line yet
+    from s2mc.simulator.debugger import Debugger
+    d = Debugger(Stepper(assemble(RACE), **MESH4))
+    d.execute("watch 12")
+    assert d.execute("continue").startswith("watch 1: core 1 wrote 11 to address 12 (12; was 0) in cycle 16")
+    out = d.execute("cache").splitlines()
+    assert out[0] == "core 0: MSI, 1 of 64 lines valid (32 sets x 2 ways, 4 words a line, the copy's own words)"
+    assert out[1].split() == ["set", "3", "way", "0", "line", "12", "12", "IM^AD", "0", "0", "0", "0"]
+    assert out[3].split() == ["set", "3", "way", "0", "line", "12", "12", "M", "11", "0", "0", "0"]
+    assert d.execute("mem 12").split() == ["12", "12", "11"]      # the coherent word: the M copy's
+    bus = Debugger(Stepper(assemble(RACE), cores=2, cache="msi"))
+    assert "the copy's own words" not in bus.execute("cache")
 
 
 def test_bad_network_commands_say_why_in_one_line():

@@ -392,15 +392,18 @@ PYBIND11_MODULE(_fast, m) {
       .def("rewind", &NetworkedEngine::rewind, py::arg("snapshot"), py::arg("cycle"), py::arg("break_from"))
       .def("output_so_far", [](const NetworkedEngine& e) { return output_to_list(e.output_so_far()); })
       // A core's cache, slot by slot (slot = set * ways + way): (line's base address, state name,
-      // last use) for a valid line (transient states included), None for an invalid one.
+      // last use, the copy's own words) for a valid line (transient states included), None for an
+      // invalid one.
       .def("cache", [](const NetworkedEngine& e, int core) {
              check_range("core", core, 0, static_cast<uint64_t>(e.core_count() - 1));
              const Directory& d = e.directory();
              py::list out;
              for (uint32_t i = 0; i < e.cache_lines(); ++i) {
                const Directory::CopyView v = d.slot(core, i);
+               const int32_t* w = d.slot_words(core, i);
                if (!v.valid) out.append(py::none());
-               else out.append(py::make_tuple(v.line * d.line_words(), Directory::cache_state_name(v.state), v.use));
+               else out.append(py::make_tuple(v.line * d.line_words(), Directory::cache_state_name(v.state), v.use,
+                                              std::vector<int32_t>(w, w + d.line_words())));
              }
              return out;
            }, py::arg("core"))

@@ -97,6 +97,9 @@ class Directory {
     const Way& w = way_.at(static_cast<size_t>(k) * lines_ + slot);
     return {w.valid, w.line, w.state, w.use};
   }
+  const int32_t* slot_words(int k, uint32_t slot) const {   // the way's own copy of the line's words
+    return &data_.at((static_cast<size_t>(k) * lines_ + slot) * W_);
+  }
   std::vector<std::pair<uint32_t, uint8_t>> evicting(int k) const {
     std::vector<std::pair<uint32_t, uint8_t>> out;
     for (const Evicted& e : evicting_.at(static_cast<size_t>(k))) out.push_back({e.line, e.state});
