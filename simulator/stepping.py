@@ -184,6 +184,11 @@ class Stepper:
         for option in ("trace", "trace_file", "timeline"):
             if config.get(option):
                 raise S2mcError(f"a stepped machine does not take {option}; run it with Machine")
+        if config.get("interconnect", "bus") != "bus" and config.get("consistency", "sc") != "sc":
+            # the networked machine's stepping watches the cores' own writes, not a buffer's drains
+            raise S2mcError(f"interconnect {config['interconnect']} with consistency {config['consistency']}: a "
+                            "stepped ring or mesh has no store buffers so far; step it with consistency sc, "
+                            "or run it with Machine (s2mc run)")
         self.program = program
         # Machine checks the program and the parameters and loads the engine; we drive the engine.
         self._machine = Machine(program, **config)

@@ -346,6 +346,12 @@ def test_cache_info_machine_and_the_state_on_a_mesh():
                      (", ".join(f"core {k} {st}" for k, st in sorted(held)) if held else "in no cache")]
 
 
+def test_a_ring_with_store_buffers_is_refused_in_one_line():
+    with pytest.raises(S2mcError, match="^interconnect ring with consistency tso: a stepped ring or mesh has no "
+                                        "store buffers so far; step it with consistency sc"):
+        Stepper(assemble(RACE), cores=2, cache="msi", interconnect="ring", coherence="directory", consistency="tso")
+
+
 def test_cache_shows_each_copys_own_words():
     # RACE: core 1's store of 11 to word 12 takes effect in its M copy at cycle 16, while core 0's
     # GetM, forwarded to core 1, waits; core 0's copy, IM^AD, holds no words of the line yet
