@@ -355,14 +355,6 @@ PYBIND11_MODULE(_fast, m) {
              const int32_t* r = e.registers(core);
              return std::vector<int32_t>(r, r + NUM_REGS);
            })
-      .def("run", [](NetworkedEngine& e) {
-             NetworkedResult r;
-             {
-               py::gil_scoped_release release;
-               r = e.run();
-             }
-             return networked_to_dict(r);
-           })
       // Stepping (s2mc.simulator.stepping), as Engine's.
       .def("advance", [](NetworkedEngine& e, uint64_t pause) {
              py::gil_scoped_release release;
@@ -454,6 +446,14 @@ PYBIND11_MODULE(_fast, m) {
                                          p.ready, p.delivered));
              }
              return out;
+           })
+      .def("run", [](NetworkedEngine& e) {
+             NetworkedResult r;
+             {
+               py::gil_scoped_release release;
+               r = e.run();
+             }
+             return networked_to_dict(r);
            });
   py::class_<NetworkedEngine::Snapshot, std::shared_ptr<NetworkedEngine::Snapshot>>(m, "NetworkedSnapshot")
       .def_property_readonly("nbytes", &NetworkedEngine::Snapshot::bytes);

@@ -11,8 +11,6 @@ namespace s2 {
 namespace {
 constexpr uint64_t NEVER = std::numeric_limits<uint64_t>::max();
 
-inline bool writes(const Uop& u) { return u.bus == BUS_WRITE || u.bus == BUS_SWAP; }
-
 // An instruction whose issue touches only its core's registers and pc, and cannot fault.
 inline bool pure(const Uop& u) {
   switch (u.op) {
@@ -34,6 +32,8 @@ inline void perform(int32_t* r, uint32_t& pc, const Uop& u, uint32_t a, int32_t*
   s.mem_reads += ac.reads;
   s.mem_writes += ac.writes;
 }
+
+inline bool writes(const Uop& u) { return u.bus == BUS_WRITE || u.bus == BUS_SWAP; }
 }  // namespace
 
 NetworkedEngine::NetworkedEngine(const Image& image, const Config& cfg, const NetworkConfig& net)

@@ -79,8 +79,6 @@ class Directory {
   uint64_t messages(unsigned kind) const { return by_type_[kind]; }
   // How many GetMs invalidated n copies (n = 0 .. cores).
   const std::vector<uint64_t>& invalidations() const { return invals_; }
-  int home_of(uint32_t line) const { return static_cast<int>(line % static_cast<uint32_t>(N_)); }
-
   // -- what a debugger shows (docs/debugger.md, `dir`, `net`, `cache`) ------------------------------
   static const char* cache_state_name(uint8_t st) {
     static const char* const names[] = {"I", "S", "E", "M", "IS^D", "IM^AD", "IM^A", "SM^AD", "SM^A",
@@ -123,6 +121,8 @@ class Directory {
     return sizeof(Directory) + way_.size() * sizeof(Way) + (data_.size() + words_.size()) * sizeof(int32_t) +
            msg_.size() * sizeof(Msg) + entries_.bytes() + net_.bytes();
   }
+
+  int home_of(uint32_t line) const { return static_cast<int>(line % static_cast<uint32_t>(N_)); }
 
   // Step 3: the access of a core's memory instruction at c.
   Lookup access(int k, bool write, uint32_t addr, uint64_t c, int32_t*& word) {

@@ -42,8 +42,8 @@ class NetworkedEngine : private DirectoryHost {
   std::vector<int32_t>& memory() { return mem_; }   // after run(): the coherent memory
   const int32_t* registers(int core) const { return cores_[static_cast<size_t>(core)].r; }
   int core_count() const { return cfg_.cores; }
-  uint32_t cache_lines() const { return cfg_.cache.lines; }
 
+  uint32_t cache_lines() const { return cfg_.cache.lines; }
   // Stepping (docs/debugger.md; networked_stepping.cpp), as FastEngine's: advance(pause) runs the
   // cycles before `pause`, or to an earlier breakpoint or watched write; false when the run ended
   // (then result(), once the network has gone quiet). The loop goes in cycle order, so the first
