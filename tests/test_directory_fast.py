@@ -167,12 +167,6 @@ def test_the_fast_engine_refuses_a_trace_of_a_network_in_one_line():
                 trace=True)
 
 
-def test_the_stepper_refuses_a_network_in_one_line():
-    from s2mc.simulator.stepping import Stepper
-    with pytest.raises(S2mcError, match="^interconnect ring: a stepped machine is the bus machine so far"):
-        Stepper(assemble(".code 0\n  trap r0 #0\n"), cache="msi", interconnect="ring", coherence="directory")
-
-
 def test_registers_of_a_core_outside_the_machine_are_refused():
     m = Machine(assemble(".code 0\n  trap r0 #0\n"), cores=2, cache="msi", interconnect="ring",
                 coherence="directory")

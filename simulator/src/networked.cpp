@@ -35,6 +35,8 @@ inline void perform(int32_t* r, uint32_t& pc, const Uop& u, uint32_t a, int32_t*
   s.mem_reads += ac.reads;
   s.mem_writes += ac.writes;
 }
+
+inline bool writes(const Uop& u) { return u.bus == BUS_WRITE || u.bus == BUS_SWAP; }
 }  // namespace
 
 NetworkedEngine::NetworkedEngine(const Image& image, const Config& cfg, const NetworkConfig& net)
@@ -62,7 +64,11 @@ uint64_t NetworkedEngine::run_ahead(int id, uint64_t t) {
   Core& k = cores_[static_cast<size_t>(id)];
   const uint32_t n = static_cast<uint32_t>(prog_.size());
   uint64_t done = 0;
-  while (t < cfg_.max_cycles && k.pc < n && pure(prog_[k.pc], buffered_)) {
+  // A stepped machine is never ahead of its pause; a breakpoint or a watch met by another core
+  // lowers the pause while this one would run on, so with one set every core goes in cycle order.
+  if (breaking_) return t;
+  const uint64_t end = std::min<uint64_t>(cfg_.max_cycles, pause_);
+  while (t < end && k.pc < n && pure(prog_[k.pc], buffered_)) {
     execute(k.r, k.pc, prog_[k.pc], id, cfg_.cores);
     ++t;
     ++done;
@@ -94,10 +100,14 @@ bool NetworkedEngine::issue(int id, uint64_t c) {
     }
     int32_t* word = nullptr;
     switch (dir_->access(id, u.bus != BUS_READ, a, c, word, own_may_miss(k))) {
-      case Directory::HIT:
+      case Directory::HIT: {
+        const uint32_t pc = k.pc;
+        const int32_t before = *word;
         perform(k.r, k.pc, u, a, word, k.s);
+        if (!watch_.empty() && writes(u)) wrote(id, pc, a, before, *word, c);
         k.next = c + cfg_.cache.hit_latency;
         return true;
+      }
       case Directory::MISS:
         ++k.s.mem_accesses;
         k.status = Status::MISS;
@@ -220,7 +230,10 @@ void NetworkedEngine::complete(int id, int32_t* word, uint64_t c) {
     return;
   }
   const Uop& u = prog_[k.pc];
-  perform(k.r, k.pc, u, mem_address(k.r, u), word, k.s);
+  const uint32_t pc = k.pc, a = mem_address(k.r, u);
+  const int32_t before = *word;
+  perform(k.r, k.pc, u, a, word, k.s);
+  if (!watch_.empty() && writes(u)) wrote(id, pc, a, before, *word, c);
   k.status = Status::RUNNING;
   k.next = c + 1;
 }
@@ -228,13 +241,26 @@ void NetworkedEngine::complete(int id, int32_t* word, uint64_t c) {
 std::string NetworkedEngine::text_at(uint32_t a) const { return dir_->text(a); }
 
 NetworkedResult NetworkedEngine::run() {
+  advance(NEVER);
+  return result();
+}
+
+bool NetworkedEngine::advance(uint64_t pause) {
   const int N = cfg_.cores;
-  NetworkedResult out;
-  uint64_t c = 0;
+  pause_ = pause;
+  write_hit_ = WriteHit{};
+  if (ended_) return false;
+  uint64_t& c = now_;
   for (;;) {
     int halted = 0;
     for (const Core& k : cores_) halted += k.status == Status::HALTED;
     if (halted == N) break;
+    // "at cycle c": every event of the cycles before c has happened, none of c's
+    if (c >= pause_ || (breaking_ && c >= break_from_ && at_break(c))) {
+      pause_ = c;
+      break_from_ = c + 1;   // a breakpoint the machine stands on does not stop the next advance
+      return true;
+    }
     if (c >= cfg_.max_cycles) {   // a core still running at the limit: the first one
       for (int i = 0; i < N; ++i)
         if (cores_[static_cast<size_t>(i)].status != Status::HALTED) {
@@ -283,8 +309,18 @@ NetworkedResult NetworkedEngine::run() {
       if (k.status == Status::RUNNING) next = std::min(next, k.next);
       if (buffered_) next = std::min(next, drain_wake(k, c));
     }
-    c = std::max(c + 1, std::min(next, cfg_.max_cycles));
+    c = std::max(c + 1, std::min({next, cfg_.max_cycles, pause_}));
   }
+  ended_ = true;
+  return false;
+}
+
+const NetworkedResult& NetworkedEngine::result() {
+  if (finished_) return result_;
+  finished_ = true;
+  const int N = cfg_.cores;
+  NetworkedResult& out = result_;
+  uint64_t c = now_;
   out.run.fault = fault_;
   if (fault_.kind != FaultKind::NONE) return out;
   // The network runs on until every write-back has reached its home; those cycles are not counted.

@@ -80,6 +80,49 @@ class Directory {
   uint64_t messages(unsigned kind) const { return by_type_[kind]; }
   // How many GetMs invalidated n copies (n = 0 .. cores).
   const std::vector<uint64_t>& invalidations() const { return invals_; }
+  // -- what a debugger shows (docs/debugger.md, `dir`, `net`, `cache`) ------------------------------
+  static const char* cache_state_name(uint8_t st) {
+    static const char* const names[] = {"I", "S", "E", "M", "IS^D", "IM^AD", "IM^A", "SM^AD", "SM^A",
+                                        "MI^A", "EI^A", "SI^A", "II^A"};
+    return st < 13 ? names[st] : "?";
+  }
+  static const char* home_state_name(uint8_t st) {
+    static const char* const names[] = {"I", "S", "M", "S^D"};
+    return st < 4 ? names[st] : "?";
+  }
+  struct CopyView { bool valid; uint32_t line; uint8_t state; uint64_t use; };
+  // Core k's way `slot` (set * ways + way), and the lines in its eviction buffer (line, state).
+  CopyView slot(int k, uint32_t slot) const {
+    const Way& w = way_.at(static_cast<size_t>(k) * lines_ + slot);
+    return {w.valid, w.line, w.state, w.use};
+  }
+  const int32_t* slot_words(int k, uint32_t slot) const {   // the way's own copy of the line's words
+    return &data_.at((static_cast<size_t>(k) * lines_ + slot) * W_);
+  }
+  std::vector<std::pair<uint32_t, uint8_t>> evicting(int k) const {
+    std::vector<std::pair<uint32_t, uint8_t>> out;
+    for (const Evicted& e : evicting_.at(static_cast<size_t>(k))) out.push_back({e.line, e.state});
+    return out;
+  }
+  struct EntryView { uint8_t state; int owner; uint64_t sharers; };
+  EntryView entry(uint32_t line) const {
+    const Entry* e = entries_.find(line);
+    return e != nullptr ? EntryView{e->state, e->owner, e->sharers} : EntryView{D_I, -1, 0};
+  }
+  const std::vector<uint32_t>& home_queue(int h) const { return homes_.at(static_cast<size_t>(h)).queue; }
+  uint64_t home_free(int h) const { return homes_.at(static_cast<size_t>(h)).free; }
+  const std::vector<uint32_t>& stalled(int k) const { return stalled_.at(static_cast<size_t>(k)); }
+  struct MsgView { uint8_t kind; uint32_t line; int src, dst, requester; bool to_home; uint64_t created; };
+  MsgView message(uint32_t id) const {
+    const Msg& m = msg_.at(id);
+    return {m.kind, m.line, m.src, m.dst, m.requester, m.to_home, m.created};
+  }
+  uint32_t line_words() const { return W_; }
+  size_t bytes() const {
+    return sizeof(Directory) + way_.size() * sizeof(Way) + (data_.size() + words_.size()) * sizeof(int32_t) +
+           msg_.size() * sizeof(Msg) + entries_.bytes() + net_.bytes();
+  }
+
   int home_of(uint32_t line) const { return static_cast<int>(line % static_cast<uint32_t>(N_)); }
 
   // Step 3: the access of a core's memory instruction at c (or step 3b: its drain's); a miss sends
@@ -282,13 +325,10 @@ class Directory {
   const int32_t* words_of(const Msg& m) const { return &words_[static_cast<size_t>(m.data) * W_]; }
   // A message the tables say cannot arrive in this state (as the reference model, an internal error).
   [[noreturn]] void internal(const Msg& m, const char* where, int at, uint8_t st, uint64_t c) const {
-    static const char* const cache[] = {"I", "S", "E", "M", "IS^D", "IM^AD", "IM^A", "SM^AD", "SM^A",
-                                        "MI^A", "EI^A", "SI^A", "II^A"};
-    static const char* const home[] = {"I", "S", "M", "S^D"};
     const bool at_home = where[0] == 'h';
     throw std::logic_error(std::string("internal: ") + message_name(m.kind) + " for line " + std::to_string(m.line) +
                            " reached " + where + " " + std::to_string(at) + " in state " +
-                           (at_home ? (st < 4 ? home[st] : "?") : (st < 13 ? cache[st] : "?")) + " at cycle " +
+                           (at_home ? home_state_name(st) : cache_state_name(st)) + " at cycle " +
                            std::to_string(c));
   }
 

@@ -199,6 +199,22 @@ class Network {
     return std::max(next, c + 1);
   }
 
+  // Every packet in the network now (a debugger's view): waiting at `router` for its port since
+  // `ready`, or (delivered != 0) arriving at its tile at `delivered`; in sequence order.
+  std::vector<Packet> packets() const {
+    std::vector<Packet> out;
+    for (uint32_t port : active_)
+      for (const Key& k : queue_[port]) out.push_back(pool_[k.id]);
+    for (const std::vector<uint32_t>& b : arriving_)
+      for (uint32_t id : b) out.push_back(pool_[id]);
+    std::sort(out.begin(), out.end(), [](const Packet& a, const Packet& b) { return a.seq < b.seq; });
+    return out;
+  }
+  size_t bytes() const {
+    size_t n = sizeof(Network) + pool_.size() * sizeof(Packet) + free_.size() * 3 * sizeof(uint64_t);
+    for (const auto& q : queue_) n += q.size() * sizeof(Key);
+    return n;
+  }
   // The flits each output port carried so far (router * PORTS + port).
   uint64_t carried(int router, Topology::Port p) const {
     return busy_[static_cast<size_t>(router) * Topology::PORTS + p];

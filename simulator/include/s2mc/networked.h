@@ -65,6 +65,28 @@ class NetworkedEngine : private DirectoryHost {
   int core_count() const { return cfg_.cores; }
   bool buffered() const { return buffered_; }
 
+  uint32_t cache_lines() const { return cfg_.cache.lines; }
+  // Stepping (docs/debugger.md; networked_stepping.cpp), as FastEngine's: advance(pause) runs the
+  // cycles before `pause`, or to an earlier breakpoint or watched write; false when the run ended
+  // (then result(), once the network has gone quiet). The loop goes in cycle order, so the first
+  // breakpoint or watch met is the earliest and no rerun is needed.
+  bool advance(uint64_t pause);
+  const NetworkedResult& result();
+  uint64_t paused_at() const { return now_; }
+  void set_break(uint32_t pc, uint64_t cores);
+  void set_watch(uint32_t address, bool on);
+  void set_return_trap(int core, uint32_t pc, int32_t fp);
+  struct WriteHit { int core = -1; uint32_t pc = 0, address = 0; int32_t before = 0, after = 0; uint64_t cycle = 0; };
+  const WriteHit& write_hit() const { return write_hit_; }
+  struct CoreView { const char* status; uint32_t pc; uint64_t t; uint32_t req_addr; const CoreStats* stats; };
+  CoreView core_view(int id) const;
+  const Directory& directory() const { return *dir_; }
+  int32_t word(uint32_t a) const { return dir_->word(a); }   // the coherent value now
+  std::vector<PrintEvent> output_so_far() const;
+  struct Snapshot;   // a copy of the whole machine at a pause (reverse stepping)
+  Snapshot checkpoint() const;
+  void rewind(const Snapshot& s, uint64_t cycle, uint64_t break_from);
+
  private:
   enum class Status : uint8_t { RUNNING, MISS, SYNC, HALTED };
   struct Core {
@@ -80,6 +102,19 @@ class NetworkedEngine : private DirectoryHost {
     bool drain_out = false;
     uint64_t drain_sent = 0;
   };
+
+ public:
+  struct Snapshot {
+    std::vector<Core> cores;
+    std::vector<int32_t> mem;
+    std::vector<PrintEvent> output;
+    Fault fault;
+    Directory dir;
+    uint64_t now;
+    size_t bytes() const;
+  };
+
+ private:
   bool issue(int id, uint64_t c);   // false on a fault
   bool buffer_issue(int id, uint64_t c, bool& done);   // the store buffer's part of issue()
   void start_drain(int id, uint64_t c);
@@ -90,6 +125,8 @@ class NetworkedEngine : private DirectoryHost {
   }
   uint64_t run_ahead(int id, uint64_t t);
   void complete(int id, int32_t* word, uint64_t c) override;
+  void wrote(int id, uint32_t pc, uint32_t a, int32_t before, int32_t after, uint64_t c);   // a watch
+  bool at_break(uint64_t c) const;   // a core is about to issue at a breakpoint (or the return trap) at c
   void fault(int id, FaultKind kind, uint64_t c, uint32_t address = 0);
   std::string text_at(uint32_t a) const;   // trap #3's string, from the coherent memory
 
@@ -104,6 +141,20 @@ class NetworkedEngine : private DirectoryHost {
   bool guarded_;
   Fault fault_;
   std::unique_ptr<Directory> dir_;
+  // stepping
+  uint64_t now_ = 0;                 // the cycle the loop goes on from: every event before it happened
+  uint64_t pause_ = ~0ull;           // advance's bound (a watched write lowers it)
+  uint64_t break_from_ = 0;          // breakpoints stop from this cycle on
+  bool ended_ = false, finished_ = false;
+  NetworkedResult result_;
+  std::vector<uint64_t> brk_;        // per pc: the cores a breakpoint stops
+  std::vector<uint32_t> watch_;
+  int ret_core_ = -1;
+  uint32_t ret_pc_ = 0;
+  int32_t ret_fp_ = 0;
+  bool breaking_ = false;            // any breakpoint, watch or return trap is set
+  WriteHit write_hit_;
+  void update_breaking();
 };
 
 }  // namespace s2
