@@ -161,3 +161,17 @@ def test_the_section_puts_the_bus_beside_the_ring_and_the_mesh_with_the_runs_cou
 def test_no_network_runs_is_one_hint():
     parts = network.report_parts(records.empty())
     assert len(parts) == 1 and "s2mc sweep network_lab" in parts[0][1]
+
+
+def test_a_cached_aes_sweep_without_a_one_core_run_still_reports():
+    # the network lab's AES runs start at 4 cores: no speedup over one core can be stated, and the
+    # caches section must say nothing about it rather than fail
+    from s2mc.analysis import caches
+    grid = AesGrid(cores=(2, 4), sizes=(64,), styles=("ttable",), caches=("mesi",))
+    _, rows = aes_run_grid(grid, new_run_id=new_id)
+    parts = caches.report_parts(records.make_records(rows))
+    runs, = (r for r in [aes_run_grid(grid, new_run_id=new_id)[0]])
+    tables = [p[1] for p in parts if p[0] == "table"]
+    assert list(tables[0].iloc[0][1:]) == [f"{r.result.cycles:,}" for r in runs]   # cycles, not speedups
+    assert any("no run on one core" in p[1] for p in parts if p[0] == "p")
+    assert not any("peaks at" in p[1] for p in parts if p[0] == "p")

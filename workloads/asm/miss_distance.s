@@ -31,3 +31,4 @@
 .data 0
   0
 .end
+; work: per core (core i first waits i x `gap` rounds: more cores, more work)
