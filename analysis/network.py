@@ -87,9 +87,11 @@ def network_runs(df: pd.DataFrame) -> pd.DataFrame:
     w = w[[k in netted for k in map(tuple, w[["workload", "rest", "bytes"]].values)]].copy()
     if w.empty:
         return w
-    labels = {v: _label(machine_of(v)) for v in w["variant"].unique()}
-    clash = {lab for lab in labels.values() if list(labels.values()).count(lab) > 1}
-    w["machine"] = [labels[v] if labels[v] not in clash else f"{labels[v]} ({v})" for v in w["variant"]]
+    # a program's machines by interconnect and protocol; by the whole variant where two of its variants
+    # would share that name (two cache shapes, two network shapes)
+    w["machine"] = [_label(machine_of(v)) for v in w["variant"]]
+    shared = w.groupby(["workload", "rest", "bytes", "machine"])["variant"].transform("nunique") > 1
+    w.loc[shared, "machine"] = [f"{m} ({v})" for m, v in zip(w.loc[shared, "machine"], w.loc[shared, "variant"])]
     bus = w["interconnect"] == "bus"
     w["stall_per_core"] = w["stall_cycles"] / w["cores"]
     w["traffic"] = (w[["bus_rd", "bus_rdx", "bus_upgr", "bus_upd"]].sum(axis=1)).where(bus, w["messages_sent"])

@@ -175,3 +175,20 @@ def test_a_cached_aes_sweep_without_a_one_core_run_still_reports():
     assert list(tables[0].iloc[0][1:]) == [f"{r.result.cycles:,}" for r in runs]   # cycles, not speedups
     assert any("no run on one core" in p[1] for p in parts if p[0] == "p")
     assert not any("peaks at" in p[1] for p in parts if p[0] == "p")
+
+
+def test_two_network_shapes_of_one_program_are_two_rows():
+    rows = []
+    for lk in (1, 3):
+        grid = ProgramGrid(programs=("ttas_lock.s",), cores=(4,), caches=("mesi",), interconnects=("mesh",),
+                           link_latency=lk)
+        rows += run_grid(grid, new_run_id=new_id)[1]
+    rows += run_grid(ProgramGrid(programs=("spin_lock.s",), cores=(4,), caches=("mesi",), interconnects=("bus", "mesh")),
+                     new_run_id=new_id)[1]
+    runs = network.network_runs(records.make_records(rows))
+    ttas = runs[runs["workload"] == "ttas_lock"]
+    assert list(ttas["machine"]) == ["mesh, directory MESI (mesi-64x2-w4/mesh-directory-lk1-r1-f4)",
+                                     "mesh, directory MESI (mesi-64x2-w4/mesh-directory-lk3-r1-f4)"]
+    assert ttas["cycles"].nunique() == 2
+    # another program's one mesh keeps the short name
+    assert list(runs[runs["workload"] == "spin_lock"]["machine"]) == ["bus, snoop MESI", "mesh, directory MESI"]
