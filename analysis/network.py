@@ -262,18 +262,29 @@ def plot_distance(points: pd.DataFrame, path: Path) -> Path | None:
 
 
 def plot_stalls(runs: pd.DataFrame, path: Path) -> Path | None:
-    """Stall cycles per core against cores, a line per (program, machine)."""
+    """Stall cycles per core against cores: a panel per program, a line per machine (one colour per
+    interconnect in every panel)."""
     if runs.empty or runs["cores"].nunique() < 2:
         return None
     from s2mc.analysis.plots import _save, plt
-    fig, ax = plt.subplots(figsize=(6.4, 4))
-    for (workload, machine), g in runs.groupby(["workload", "machine"], sort=False):
-        g = g.groupby("cores")["stall_per_core"].median()
-        ax.plot(g.index, g.values, marker="o", label=f"{workload}: {machine}")
-    ax.set(xscale="log", yscale="log", xlabel="cores", ylabel="stall cycles per core",
-           title="Stalls as cores grow: bus, ring, mesh")
-    ax.set_xticks(sorted(runs["cores"].unique()), [str(int(c)) for c in sorted(runs["cores"].unique())])
-    ax.legend(fontsize=7)
+    programs = list(dict.fromkeys(zip(runs["workload"], runs["rest"], runs["bytes"])))
+    cols = min(len(programs), 2)
+    rows = -(-len(programs) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 3.6 * rows), squeeze=False)
+    machines = list(dict.fromkeys(runs["machine"]))
+    colour = {m: f"C{i}" for i, m in enumerate(machines)}
+    for ax, key in zip(axes.flat, programs):
+        g = runs[(runs["workload"] == key[0]) & (runs["rest"] == key[1]) & (runs["bytes"] == key[2])]
+        for machine, m in g.groupby("machine", sort=False):
+            m = m.groupby("cores")["stall_per_core"].median()
+            ax.plot(m.index, m.values, marker="o", color=colour[machine], label=machine)
+        cores = sorted(g["cores"].unique())
+        ax.set(xscale="log", yscale="log", xlabel="cores", ylabel="stall cycles per core", title=_name(*key))
+        ax.minorticks_off()
+        ax.set_xticks(cores, [str(int(c)) for c in cores])
+        ax.legend()
+    for ax in list(axes.flat)[len(programs):]:
+        ax.set_visible(False)
     return _save(fig, path)
 
 
