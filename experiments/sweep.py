@@ -121,8 +121,8 @@ def describe(task: Task) -> str:
                 f"{p['cores']}c {human_size(p['bytes'])}B L{p['mem_latency']} {p['arbitration']} "
                 f"{p['engine']} O{p['opt']}")
     if task.kind == "program":
-        return (f"program {p['program']} {p['cores']}c {p['cache']} L{p['mem_latency']} "
-                f"{p.get('interconnect', 'bus')} {p['engine']}")
+        net = f" {p['interconnect']}" if "interconnect" in p else ""     # a ring or a mesh
+        return f"program {p['program']} {p['cores']}c {p['cache']} L{p['mem_latency']}{net} {p['engine']}"
     if task.kind == "native":
         return f"native {'/'.join(p['impls'])} {'/'.join(p['strategies'])} {p['threads']}t {human_size(p['bytes'])}B"
     return f"gpu {p['kernel']} {p['measure']} {human_size(p['bytes'])}B"
