@@ -11,7 +11,7 @@ from __future__ import annotations
 import pandas as pd
 
 from s2mc.analysis import derive
-from s2mc.common.variants import parse_cache_part, parse_network_part
+from s2mc.common.variants import parse_cache_part
 
 #: The whole-run counters the section reads (those a run lacks are left empty).
 METRICS = ["cycles", "instructions", "stall_cycles", "mem_accesses", "bus_utilisation", "cache_hits", "cache_misses",
@@ -67,8 +67,6 @@ def cache_runs(df: pd.DataFrame) -> pd.DataFrame:
     once: its counters, `protocol`, `base` (the variant without the cache part), `hit_rate`, and
     `speedup` over the same configuration's cacheless 1-core run (or, without one, its own)."""
     sim = df[(df["source"] == "sim") & (df["core"] == -1)] if len(df) else df
-    if len(sim):   # a ring's or a mesh's directory runs have a section of their own (analysis/network.py)
-        sim = sim[~sim["variant"].map(lambda v: any(parse_network_part(p) for p in str(v).split("/")))]
     if sim.empty:
         return pd.DataFrame()
     w = derive.wide(sim, METRICS, index=["run_id", "experiment", "workload", "variant", "bytes", "cores"])
