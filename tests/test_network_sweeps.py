@@ -4,7 +4,11 @@ the records they write, and the report's networks section (s2mc.analysis.network
 Oracles: a Machine run directly with the same parameters, `cryptography` (every AES run is checked),
 the zero-load latency of docs/timing-model.md's worked examples counted by hand, and the mesh's
 geometry (tile i at (i mod X, i div X)) for the distances."""
+import json
 import math
+import subprocess
+import sys
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -44,10 +48,33 @@ def test_a_program_grid_runs_each_interconnect_with_the_caches_it_can_keep():
 
 
 def test_a_grid_whose_interconnect_no_cache_can_go_with_is_one_line():
-    with pytest.raises(S2mcError, match="coherence directory needs cache msi or mesi"):
+    with pytest.raises(S2mcError, match="^interconnect ring: coherence directory needs cache msi or mesi"):
         ProgramGrid(programs=("spin_lock.s",), caches=("none",), interconnects=("ring",)).check()
-    with pytest.raises(S2mcError, match="coherence directory needs cache msi or mesi"):
+    with pytest.raises(S2mcError, match="^interconnect mesh: coherence directory needs cache msi or mesi"):
         AesGrid(cores=(4,), sizes=(64,), caches=("moesi",), interconnects=("mesh",)).check()
+
+
+S2MC = str(Path(sys.executable).with_name("s2mc"))
+
+
+def test_s2mc_aes_runs_each_interconnect_and_says_messages_where_there_is_no_bus(tmp_path):
+    proc = subprocess.run([S2MC, "aes", "--cores", "4", "--bytes", "64", "--style", "ttable", "--cache", "mesi",
+                           "--interconnect", "bus,mesh", "--json"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    bus, mesh = json.loads(proc.stdout)["runs"]
+    assert "interconnect" not in bus and mesh["interconnect"] == "mesh" and mesh["coherence"] == "directory"
+    direct = AesGrid(cores=(4,), sizes=(64,), styles=("ttable",), caches=("mesi",), interconnects=("mesh",))
+    assert mesh["cycles"] == aes_run_grid(direct, new_run_id=new_id)[0][0].result.cycles
+    proc = subprocess.run([S2MC, "aes", "--cores", "4", "--bytes", "64", "--style", "ttable", "--cache", "mesi",
+                           "--interconnect", "mesh"], capture_output=True, text=True, timeout=120)
+    table = proc.stderr.split("mesh-directory-lk1-r1-f4", 1)[1].splitlines()
+    assert table[1].split()[-1] == "messages"
+    assert table[3].split()[-1] == str(sum(c["messages_sent"] for c in mesh["per_core"]))
+    proc = subprocess.run([S2MC, "aes", "--cores", "4", "--bytes", "64", "--interconnect", "ring"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    assert proc.stderr.strip().splitlines() == ["s2mc: error: interconnect ring: coherence directory needs cache msi "
+                                                "or mesi (not none): the directory keeps private caches coherent"]
 
 
 def test_the_aes_grid_runs_on_a_ring_and_a_mesh_checked_against_cryptography():

@@ -70,7 +70,8 @@ class ProgramGrid:
             examples.load(program, self.opt)
         for interconnect in self.interconnects:
             if not any(self._fits(interconnect, cache) for cache in self.caches):
-                raise S2mcError(network_problem(interconnect, coherence_for(interconnect), self.caches[0]))
+                raise S2mcError(f"interconnect {interconnect}: "
+                                f"{network_problem(interconnect, coherence_for(interconnect), self.caches[0])}")
         for lat, interconnect, cache, cores in itertools.product(self.mem_latencies, self.interconnects,
                                                                  self.caches, self.cores):
             if self._fits(interconnect, cache):

@@ -120,7 +120,7 @@ class AesGrid:
                             + "; ".join(f"{c}: {', '.join(cipher_of(c).styles)}" for c in self.ciphers) + ")")
         for net in self.interconnects:
             if not any(network_problem(net, coherence_for(net), c) is None for c in self.caches):
-                raise S2mcError(network_problem(net, coherence_for(net), self.caches[0]))
+                raise S2mcError(f"interconnect {net}: {network_problem(net, coherence_for(net), self.caches[0])}")
         for cfg in self.configs():
             AesConfig(**cfg).check()
         if "ecb" in self.modes:
@@ -273,7 +273,8 @@ def run_grid(grid: AesGrid, *, new_run_id: Callable[[], str], experiment: str = 
 
 def format_tables(runs: list[AesRun]) -> str:
     """One table per configuration (workload, variant, engine): rows bytes x cores with cycles,
-    speedup over the fewest cores, instructions, stall cycles and bus utilisation."""
+    speedup over the fewest cores, instructions, stall cycles and bus utilisation (on a ring or a
+    mesh, which have no bus: the messages sent)."""
     out = []
     key = lambda r: (r.config.workload, r.config.variant, r.config.engine)  # noqa: E731
     for (workload, variant, engine), grp in groupby(sorted(runs, key=key), key=key):
@@ -287,9 +288,11 @@ def format_tables(runs: list[AesRun]) -> str:
                 sp = base.result.cycles / res.cycles if res.cycles else float("nan")
                 rows.append([human_size(nbytes), str(r.config.cores), str(res.cycles), f"{sp:.2f}",
                              str(res.instructions), str(res.stall_cycles),
-                             f"{100 * res.bus_utilisation:.1f}%"])
+                             f"{100 * res.bus_utilisation:.1f}%" if res.network is None else
+                             str(sum(c["messages_sent"] for c in res.cores))])
         base_cores = min(r.config.cores for r in grp)
         sp_head = "speedup" if base_cores == 1 else f"speedup vs {base_cores}c"
+        last = "bus util" if grp[0].result.network is None else "messages"
         out.append(f"# {workload}  {variant}  engine {engine}\n" + text_table(
-            ["bytes", "cores", "cycles", sp_head, "instructions", "stall cycles", "bus util"], rows))
+            ["bytes", "cores", "cycles", sp_head, "instructions", "stall cycles", last], rows))
     return "\n\n".join(out)
