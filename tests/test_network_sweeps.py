@@ -67,7 +67,7 @@ def test_s2mc_aes_runs_each_interconnect_and_says_messages_where_there_is_no_bus
     assert mesh["cycles"] == aes_run_grid(direct, new_run_id=new_id)[0][0].result.cycles
     proc = subprocess.run([S2MC, "aes", "--cores", "4", "--bytes", "64", "--style", "ttable", "--cache", "mesi",
                            "--interconnect", "mesh"], capture_output=True, text=True, timeout=120)
-    table = proc.stderr.split("mesh-directory-lk1-r1-f4", 1)[1].splitlines()
+    table = (proc.stdout + proc.stderr).split("mesh-directory-lk1-r1-f4", 1)[1].splitlines()
     assert table[1].split()[-1] == "messages"
     assert table[3].split()[-1] == str(sum(c["messages_sent"] for c in mesh["per_core"]))
     proc = subprocess.run([S2MC, "aes", "--cores", "4", "--bytes", "64", "--interconnect", "ring"],
