@@ -288,11 +288,11 @@ def format_tables(runs: list[AesRun]) -> str:
                 sp = base.result.cycles / res.cycles if res.cycles else float("nan")
                 rows.append([human_size(nbytes), str(r.config.cores), str(res.cycles), f"{sp:.2f}",
                              str(res.instructions), str(res.stall_cycles),
-                             f"{100 * res.bus_utilisation:.1f}%" if res.network is None else
+                             f"{100 * res.bus_utilisation:.1f}%" if r.config.interconnect == "bus" else
                              str(sum(c["messages_sent"] for c in res.cores))])
         base_cores = min(r.config.cores for r in grp)
         sp_head = "speedup" if base_cores == 1 else f"speedup vs {base_cores}c"
-        last = "bus util" if grp[0].result.network is None else "messages"
+        last = "bus util" if grp[0].config.interconnect == "bus" else "messages"
         out.append(f"# {workload}  {variant}  engine {engine}\n" + text_table(
             ["bytes", "cores", "cycles", sp_head, "instructions", "stall cycles", last], rows))
     return "\n\n".join(out)
