@@ -164,7 +164,8 @@ def test_the_lab_runs_verbatim_and_states_what_it_prints(tmp_path):
                          f"{int(home) / m:.1%}", f"tile {tile}, {util}", nxt], program
         assert cores == "64"
     row = {p: r for p, *r in page_table("| program | cycles | misses | cycles per miss")}
-    assert_stated(f"the next busiest home is at most {max(float(hot[n][8].rstrip('%')) for n in names.values() if n != 'padded'):.1f}% busy")
+    next_busiest = max(float(hot[n][8].rstrip("%")) for n in names.values() if n != "padded")
+    assert_stated(f"the next busiest home is at most {next_busiest:.1f}% busy")
     assert_stated(f"TAS keeps it busy only {hot['spin_lock'][7]} of the cycles")
     assert_stated(f"{row['spin_lock (TAS)'][4]} of a TAS miss's {row['spin_lock (TAS)'][2]} cycles is that wait")
     assert_stated(f"(queueing {row['spin_lock (TAS)'][3]})")

@@ -210,8 +210,8 @@ def test_two_network_shapes_of_one_program_are_two_rows():
         grid = ProgramGrid(programs=("ttas_lock.s",), cores=(4,), caches=("mesi",), interconnects=("mesh",),
                            link_latency=lk)
         rows += run_grid(grid, new_run_id=new_id)[1]
-    rows += run_grid(ProgramGrid(programs=("spin_lock.s",), cores=(4,), caches=("mesi",), interconnects=("bus", "mesh")),
-                     new_run_id=new_id)[1]
+    lock = ProgramGrid(programs=("spin_lock.s",), cores=(4,), caches=("mesi",), interconnects=("bus", "mesh"))
+    rows += run_grid(lock, new_run_id=new_id)[1]
     runs = network.network_runs(records.make_records(rows))
     ttas = runs[runs["workload"] == "ttas_lock"]
     assert list(ttas["machine"]) == ["mesh, directory MESI (mesi-64x2-w4/mesh-directory-lk1-r1-f4)",
