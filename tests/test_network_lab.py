@@ -6,6 +6,7 @@ The quick test runs the same lines with the sweeps' `--quick` grids (4, 8 and 16
 spot on 16 cores, and checks the lock tables' cells of those core counts and the page's claims that do
 not depend on the core count; the slow test runs the page as written and checks every number.
 S2MC_NETLAB_IMG=docs/img (from the checkout) also copies the report's two figures there."""
+import json
 import os
 import re
 import shutil
@@ -173,6 +174,8 @@ def test_the_lab_runs_verbatim_and_states_what_it_prints(tmp_path):
     assert int(hot["padded"][2]) == 2 * 64 - 1
     assert_stated("core 0 reads 63 other lines")
     assert_stated(f"Every program prints {64 * 10} (64 cores x 10)")
+    for name in names.values():
+        assert json.loads((tmp_path / f"hot_{name}.json").read_text())["output"].split() == [str(64 * 10)]
 
     # 5. the latency against the distance
     section = md.split("## 2c.", 1)[1].split("\n## ", 1)[0]
