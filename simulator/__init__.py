@@ -267,9 +267,9 @@ class Machine:
             raise S2mcError(f"interconnect {interconnect} with coherence {coherence}: the {engine} engine "
                             "simulates the bus only so far; the reference model does "
                             "(s2mc run --engine reference)")
-        if self.config.networked and (trace or trace_file or (timeline is not None and timeline is not False)):
-            raise S2mcError(f"interconnect {interconnect}: the fast engine keeps no trace or timeline of a "
-                            "network yet; the reference model does (s2mc run --engine reference --trace)")
+        if self.config.networked and timeline is not None and timeline is not False:
+            raise S2mcError(f"interconnect {interconnect}: the fast engine draws no timeline of a network yet "
+                            "(--trace logs it)")
         # Sizes and the entry are checked before any image is built: a Program made in Python can
         # name any address, and a list of that many words would exhaust memory first.
         if not 0 <= program.entry <= ADS_MAX:
@@ -300,6 +300,8 @@ class Machine:
                                                  mem_words, *(stacks or (0, 0, 0)), cache, cache_lines, cache_ways,
                                                  line_words, cache_hit_latency, interconnect, link_latency,
                                                  router_latency, flit_words)
+            if self._trace is not None:
+                self._engine.enable_trace(self._trace)
         elif engine == "fast":
             from . import _fast
             self._engine = _fast.Engine(code, data, program.entry, cores, mem_latency, arbitration,

@@ -154,12 +154,6 @@ def test_s2mc_run_on_the_fast_engine_prints_the_reference_models_network_counter
     assert "messages: GetS 3, GetM 1, Inv 2, Inv-Ack 2, Data 4; 16 flits, 16 hops" in fast.output.splitlines()
 
 
-def test_the_fast_engine_refuses_a_trace_of_a_network_in_one_line():
-    with pytest.raises(S2mcError, match="^interconnect mesh: the fast engine keeps no trace or timeline of a network"):
-        Machine(assemble(".code 0\n  trap r0 #0\n"), cache="msi", interconnect="mesh", coherence="directory",
-                trace=True)
-
-
 def test_the_stepper_refuses_a_network_in_one_line():
     from s2mc.simulator.stepping import Stepper
     with pytest.raises(S2mcError, match="^interconnect ring: a stepped machine is the bus machine so far"):

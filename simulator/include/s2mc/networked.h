@@ -14,6 +14,7 @@
 
 #include "directory.h"
 #include "machine.h"
+#include "trace.h"   // TraceMerger::Sink
 
 namespace s2 {
 
@@ -38,6 +39,10 @@ class NetworkedEngine : private DirectoryHost {
   // cfg.cache must be msi or mesi, cfg.consistency sc (the host checks).
   NetworkedEngine(const Image& image, const Config& cfg, const NetworkConfig& net);
   NetworkedResult run();
+  // Logs every event to `sink` in (cycle, core) order (docs/timing-model.md, "The event log of a
+  // network"). The cores then issue one instruction a cycle, as the reference model logs them.
+  void enable_trace(TraceMerger::Sink sink);
+  bool tracing() const { return tracing_; }
 
   std::vector<int32_t>& memory() { return mem_; }   // after run(): the coherent memory
   const int32_t* registers(int core) const { return cores_[static_cast<size_t>(core)].r; }
@@ -55,6 +60,12 @@ class NetworkedEngine : private DirectoryHost {
   bool issue(int id, uint64_t c);   // false on a fault
   uint64_t run_ahead(int id, uint64_t t);
   void complete(int id, int32_t* word, uint64_t c) override;
+  uint32_t pc(int id) const override { return cores_[static_cast<size_t>(id)].pc; }
+  void log(uint64_t c, uint32_t pc, int id, TraceKind kind, uint64_t wait = 0, uint32_t address = 0, int32_t before = 0,
+           int32_t after = 0, uint8_t xact = 0) {
+    log_.push_back({c, pc, static_cast<uint16_t>(id), kind, xact, wait, address, before, after, 0});
+  }
+  void emit_before(uint64_t c);   // hands the logged events of the cycles before c to the sink
   void fault(int id, FaultKind kind, uint64_t c, uint32_t address = 0);
   std::string text_at(uint32_t a) const;   // trap #3's string, from the coherent memory
 
@@ -68,6 +79,12 @@ class NetworkedEngine : private DirectoryHost {
   bool guarded_;
   Fault fault_;
   std::unique_ptr<Directory> dir_;
+  // The events not yet handed over, in the order the reference model logs them: those of the cycles
+  // before the one being simulated are final (a home's messages are logged ahead, at the end of its
+  // occupancy), so emit_before() sorts them stably by (cycle, core) and hands them over.
+  bool tracing_ = false;
+  std::vector<TraceEvent> log_;
+  TraceMerger::Sink sink_;
 };
 
 }  // namespace s2
