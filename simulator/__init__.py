@@ -267,9 +267,6 @@ class Machine:
             raise S2mcError(f"interconnect {interconnect} with coherence {coherence}: the {engine} engine "
                             "simulates the bus only so far; the reference model does "
                             "(s2mc run --engine reference)")
-        if self.config.networked and timeline is not None and timeline is not False:
-            raise S2mcError(f"interconnect {interconnect}: the fast engine draws no timeline of a network yet "
-                            "(--trace logs it)")
         # Sizes and the entry are checked before any image is built: a Program made in Python can
         # name any address, and a list of that many words would exhaust memory first.
         if not 0 <= program.entry <= ADS_MAX:
@@ -291,7 +288,8 @@ class Machine:
             from .timeline import TimelineSink
             self._timeline = TimelineSink(program, cores, mem_latency, None if timeline is True else timeline,
                                           *timeline_window, cache=cache, hit_latency=cache_hit_latency,
-                                          consistency=consistency, store_buffer_entries=store_buffer_entries)
+                                          consistency=consistency, store_buffer_entries=store_buffer_entries,
+                                          interconnect=interconnect)
             sinks.append(self._timeline)
         self._trace = Fanout(sinks) if sinks else None
         if engine == "fast" and self.config.networked:
