@@ -48,9 +48,8 @@ def assert_equal(src: str, **cfg) -> dict:
 
 # -- the hand-worked programs of test_directory.py ----------------------------------------------
 
-@pytest.mark.parametrize("interconnect", ["mesh", "ring"])
-@pytest.mark.parametrize("cache", ["msi", "mesi"])
-@pytest.mark.parametrize("src,cfg", [
+# (program, machine) of the hand-worked examples, and their names (also tests/test_network_trace.py's)
+HAND = [
     (SKIP_OTHERS.format(body="  ld r2 12"), {}),
     (SKIP_OTHERS.format(body="  ld r2 12\n  st r2 13"), {}),
     (BARRIER.format(body="  st r5 12"), {}),
@@ -58,7 +57,13 @@ def assert_equal(src: str, **cfg) -> dict:
     (RACE, {}),
     (SKIP_OTHERS.format(body="  mov r2 #5\n  st r2 12\n  ld r3 0"), {"cache_lines": 1, "cache_ways": 1}),
     (RACE, {"router_latency": 2, "link_latency": 3, "flit_words": 1}),
-], ids=["read-miss", "mesi-silent", "upgrade", "forward", "race", "victim", "slow-network"])
+]
+HAND_IDS = ["read-miss", "mesi-silent", "upgrade", "forward", "race", "victim", "slow-network"]
+
+
+@pytest.mark.parametrize("interconnect", ["mesh", "ring"])
+@pytest.mark.parametrize("cache", ["msi", "mesi"])
+@pytest.mark.parametrize("src,cfg", HAND, ids=HAND_IDS)
 def test_hand_programs_equal_the_reference_model(src, cfg, cache, interconnect):
     assert_equal(src, cache=cache, interconnect=interconnect, **cfg)
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from s2gen import programs
-from test_directory import BARRIER, MEM, OWNED, RACE, RACE_CFG, SKIP_OTHERS, cli, flooded_race
-from test_directory_fast import drf_case, network_configs
+from test_directory import MEM, RACE_CFG, SKIP_OTHERS, cli, flooded_race
+from test_directory_fast import HAND, HAND_IDS, drf_case, network_configs
 
 from s2mc.isa import assemble
 from s2mc.simulator import Machine, SimFault, format_trace
@@ -41,16 +41,9 @@ def assert_same_log(src: str, **cfg) -> list[tuple]:
 
 @pytest.mark.parametrize("interconnect", ["mesh", "ring"])
 @pytest.mark.parametrize("cache", ["msi", "mesi"])
-@pytest.mark.parametrize("src,cfg", [
-    (SKIP_OTHERS.format(body="  ld r2 12"), {}),
-    (SKIP_OTHERS.format(body="  ld r2 12\n  st r2 13"), {}),
-    (BARRIER.format(body="  st r5 12"), {}),
-    (OWNED, {}),
-    (RACE, {}),
-    (SKIP_OTHERS.format(body="  mov r2 #5\n  st r2 12\n  ld r3 0"), {"cache_lines": 1, "cache_ways": 1}),
-    (RACE, {"router_latency": 2, "link_latency": 3, "flit_words": 1}),
+@pytest.mark.parametrize("src,cfg", HAND + [
     (".code 0\n  cid r1\n  ld r2 12\n  div r3 r2 r1\n  trap r0 #0\n", {}),        # core 0 divides by zero
-], ids=["read-miss", "mesi-silent", "upgrade", "forward", "race", "victim", "slow-network", "fault"])
+], ids=HAND_IDS + ["fault"])
 def test_hand_programs_log_what_the_reference_model_logs(src, cfg, cache, interconnect):
     log = assert_same_log(src, cache=cache, interconnect=interconnect, **cfg)
     assert any(e[3].startswith("port ") for e in log)

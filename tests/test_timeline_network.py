@@ -12,8 +12,7 @@ from s2mc.common.errors import S2mcError
 from s2mc.isa import assemble
 from s2mc.simulator import Machine
 from s2mc.simulator.directory import DirectoryMachine
-from s2mc.simulator.timeline import (HOTTEST_COLOUR, NETWORK_BUCKETS, STATE_COLOURS, STATES, timeline_of,
-                                     write_timeline)
+from s2mc.simulator.timeline import HOTTEST_COLOUR, NETWORK_BUCKETS, STATE_COLOURS, STATES, timeline_of
 
 NET = {"cores": 4, "cache": "msi", "interconnect": "mesh", "coherence": "directory", "mem_words": MEM}
 
