@@ -742,8 +742,16 @@ def to_trace_events(tl: Timeline) -> dict:
             if busy:
                 ev.append({"ph": "X", "pid": 1, "tid": bus_tid, "ts": lo, "dur": hi - lo, "name": "busy",
                            "cat": "bucket", "args": {"busy": round(sum(busy.values()), 4), **busy}})
+    if tl.networked:   # a counter track per link and per home: the share of each bucket it was busy
+        names = [f"link {tl.link_name(i)}" for i in range(len(tl.links))] + [f"home {h}" for h in range(tl.cores)]
+        for name, busy in zip(names, tl.link_busy + tl.home_busy):
+            for b, n in enumerate(busy):
+                lo, hi = tl.net_span(b)
+                ev.append({"ph": "C", "pid": 1, "ts": lo, "name": name, "args": {"busy": round(n / (hi - lo), 4)}})
     return {"traceEvents": ev, "displayTimeUnit": "ms",
             "otherData": {"tool": "s2mc", "time_unit": "1 us = 1 cycle", "cores": tl.cores,
+                          **({"network": tl.network, "network_bucket_cycles": tl.net_bucket,
+                              "hottest_home": tl.hottest_home()} if tl.networked else {}),
                           "mem_latency": tl.mem_latency, "window": [tl.start, tl.end], "run_cycles": tl.run_end,
                           "aggregated": tl.aggregated, "bucket_cycles": tl.bucket,
                           **({"cache": tl.cache} if tl.cached else {}),

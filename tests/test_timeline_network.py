@@ -110,6 +110,16 @@ def test_a_long_run_keeps_at_most_the_buckets_of_the_view():
         assert all(row[b] <= hi - lo for row in tl.link_busy + tl.home_busy)
 
 
+def test_the_json_has_a_counter_track_per_link_and_home():
+    tl = Machine(assemble(SKIP_OTHERS.format(body="  ld r2 12")), timeline=True, **NET).run().timeline
+    from s2mc.simulator.timeline import to_trace_events
+    j = to_trace_events(tl)
+    busy = {(e["name"], e["ts"]): e["args"]["busy"] for e in j["traceEvents"] if e["ph"] == "C"}
+    assert busy[("link 3 x- \u2192 2", 11)] == 1 and busy[("link 3 x- \u2192 2", 10)] == 0
+    assert busy[("home 3", 8)] == 1 and len(busy) == (8 + 4) * 19
+    assert (j["otherData"]["network"], j["otherData"]["hottest_home"]) == ("mesh 2x2", 3)
+
+
 def test_a_bus_timeline_has_no_network_view():
     tl = Machine(assemble(".code 0\n  trap r0 #0\n"), timeline=True).run().timeline
     assert not tl.networked
