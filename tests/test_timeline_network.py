@@ -84,7 +84,11 @@ def test_the_hottest_home_is_the_hot_spots_and_the_view_equals_a_plain_count(int
     ref.run()
     for window in ((0, None), (40, 200)):
         m = Machine(prog, timeline=True, timeline_window=window, **cfg)
-        tl = m.run().timeline
+        res = m.run()
+        tl = res.timeline
+        if window == (0, None):    # a miss waits from its issue to the cycle it takes effect
+            waits = [sum(e - s for s, e, k in tl.runs(c) if k == "miss wait") for c in range(cores)]
+            assert waits == [c["miss_cycles"] + c["dir_misses"] for c in res.cores]
         assert m.read(21, 1) == [3 * cores]
         assert tl.hottest_home() == 5 % cores
         links, homes = plain_count(ref.trace, tl)
