@@ -173,7 +173,7 @@ NetworkedResult NetworkedEngine::run() {
     int halted = 0;
     for (const Core& k : cores_) halted += k.status == Status::HALTED;
     if (halted == N) break;
-    if (tracing_) emit_before(c);
+    if (tracing_ && log_.size() >= TraceMerger::BATCH) emit_before(c);   // in batches: few calls to the sink
     if (c >= cfg_.max_cycles) {   // a core still running at the limit: the first one
       for (int i = 0; i < N; ++i)
         if (cores_[static_cast<size_t>(i)].status != Status::HALTED) {
