@@ -468,11 +468,16 @@ class TimelineBuilder:
         if not cells.shape[1]:
             return
         at = cells[0] - self.lo
-        while int(at.max()) >= NETWORK_BUCKETS * self._net_width:   # two neighbouring buckets become one
+        self._net_reach(int(at.max()) + 1)
+        np.add.at(self._net, (at // self._net_width, cells[1]), 1)
+
+    def _net_reach(self, span: int) -> None:
+        """Widens the network's buckets until they cover `span` cycles from the window's start: two
+        neighbouring buckets become one."""
+        while span > NETWORK_BUCKETS * self._net_width:
             half = self._net.reshape(NETWORK_BUCKETS // 2, 2, -1).sum(axis=1)
             self._net = np.concatenate([half, np.zeros_like(half)])
             self._net_width *= 2
-        np.add.at(self._net, (at // self._net_width, cells[1]), 1)
 
     def _keep(self, iv: np.ndarray) -> None:
         """Keeps the part of these intervals (columns) inside the window."""
@@ -565,6 +570,7 @@ class TimelineBuilder:
         if self._topo is not None:
             cells, self._net_pending = self._net_pending, np.zeros((2, 0), dtype=np.int64)
             self._net_count(cells[:, cells[0] < end])
+            self._net_reach(hi - self.lo)      # a quiet stretch at the end needs buckets too
             t, n = self._topo, len(self._links)
             used = -(-(hi - self.lo) // self._net_width)
             tl.network = t.name

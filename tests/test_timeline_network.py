@@ -124,6 +124,15 @@ def test_the_json_has_a_counter_track_per_link_and_home():
     assert (j["otherData"]["network"], j["otherData"]["hottest_home"]) == ("mesh 2x2", 3)
 
 
+def test_a_quiet_end_is_covered_by_the_buckets():
+    # one miss, then 1000 cycles of arithmetic: no message after cycle 17, but the view spans the run
+    src = SKIP_OTHERS.format(body="  ld r2 12\n  mov r3 #500\n:l\n  sub r3 r3 #1\n  jt r3 l")
+    tl = Machine(assemble(src), timeline=True, **NET).run().timeline
+    assert tl.end > 1000 and tl.net_bucket == 8
+    assert len(tl.home_busy[3]) == -(-tl.end // 8) <= NETWORK_BUCKETS and tl.net_span(len(tl.home_busy[3]) - 1)[1] == tl.end
+    assert tl.home_busy[3][1] == 2 and sum(tl.home_busy[3]) == 2       # cycles 8 and 9
+
+
 def test_a_bus_timeline_has_no_network_view():
     tl = Machine(assemble(".code 0\n  trap r0 #0\n"), timeline=True).run().timeline
     assert not tl.networked
