@@ -175,3 +175,44 @@ def test_the_picture_draws_the_heat_maps(tmp_path):
     hot = [t for t in homes.get_yticklabels() if t.get_text() == "home 5 (hottest)"]
     assert len(hot) == 1 and hot[0].get_fontweight() == "bold"
     assert links.get_title().startswith("mesh 3x3, links") and homes.get_title().startswith("mesh 3x3, homes")
+
+
+# Moves the pointer down the middle of the canvas, a pixel at a time, and returns the first tooltip
+# that names `what` (the page's rows differ in height, so the script searches rather than computes).
+HOVER_SEARCH = """
+const c = document.getElementById("plot"), r = c.getBoundingClientRect(), tip = document.getElementById("tip");
+for (let y = 0; y < c.clientHeight; y++) {
+  c.dispatchEvent(new MouseEvent("mousemove", {clientX: r.left + c.clientWidth / 2, clientY: r.top + y, bubbles: true}));
+  if (tip.style.display === "block" && tip.textContent.includes(arguments[0])) return tip.textContent;
+}
+return null;
+"""
+
+
+def test_hovering_the_hottest_home_in_a_browser_driven_by_selenium(tmp_path):
+    import shutil
+    pytest.importorskip("selenium")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.support.ui import WebDriverWait
+    chromium, driver_exe = shutil.which("chromium"), shutil.which("chromedriver")
+    assert chromium and driver_exe, "needs Debian's chromium and chromium-driver (make setup installs them)"
+    page = tmp_path / "hot.html"
+    Machine(assemble(hot_spot(3)), timeline=page, **{**NET, "cores": 8}).run()
+    opts = Options()
+    opts.binary_location = chromium
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1200,1000"):
+        opts.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(driver_exe), options=opts)
+    try:
+        driver.get(page.as_uri())
+        WebDriverWait(driver, 30).until(lambda d: d.execute_script("return document.body.dataset.ready") == "8 cores")
+        assert driver.execute_script("return document.body.dataset.error || null") is None
+        assert driver.execute_script("return document.body.dataset.hottest") == "home 5"
+        tip = driver.execute_script(HOVER_SEARCH, "home 5")
+        assert tip is not None and "home 5: occupied in " in tip and "the hottest home of the window" in tip, tip
+        tip = driver.execute_script(HOVER_SEARCH, "link 0 x+")
+        assert re.search(r"link 0 x\+ \u2192 1: carried a flit in \d+ of \d+ cycles \(\d+\.\d%\)", tip), tip
+    finally:
+        driver.quit()
