@@ -453,9 +453,17 @@ PYBIND11_MODULE(_fast, m) {
              }
              return out;
            })
+      // `sink(bytes)` receives the event log as the fast Engine's enable_trace gives it.
+      .def("enable_trace", [](NetworkedEngine& e, py::function sink) {
+             e.enable_trace([sink = std::move(sink)](const TraceEvent* ev, size_t n) {
+               sink(py::bytes(reinterpret_cast<const char*>(ev), n * sizeof(TraceEvent)));
+             });
+           }, py::arg("sink"))
       .def("run", [](NetworkedEngine& e) {
              NetworkedResult r;
-             {
+             if (e.tracing()) {   // the sink is Python: the run keeps the GIL
+               r = e.run();
+             } else {
                py::gil_scoped_release release;
                r = e.run();
              }

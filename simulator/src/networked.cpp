@@ -52,6 +52,23 @@ NetworkedEngine::NetworkedEngine(const Image& image, const Config& cfg, const Ne
   dir_ = make_directory(cfg, net, &mem_, static_cast<DirectoryHost*>(this));
 }
 
+void NetworkedEngine::enable_trace(TraceMerger::Sink sink) {
+  sink_ = std::move(sink);
+  tracing_ = true;
+  dir_->enable_log(&log_);
+}
+
+void NetworkedEngine::emit_before(uint64_t c) {
+  if (log_.empty()) return;
+  std::stable_sort(log_.begin(), log_.end(), [](const TraceEvent& a, const TraceEvent& b) {
+    return a.cycle != b.cycle ? a.cycle < b.cycle : a.core < b.core;
+  });
+  size_t n = 0;
+  while (n < log_.size() && log_[n].cycle < c) ++n;
+  for (size_t i = 0; i < n; i += TraceMerger::BATCH) sink_(log_.data() + i, std::min(TraceMerger::BATCH, n - i));
+  log_.erase(log_.begin(), log_.begin() + static_cast<std::ptrdiff_t>(n));
+}
+
 void NetworkedEngine::fault(int id, FaultKind kind, uint64_t c, uint32_t address) {
   const Core& k = cores_[static_cast<size_t>(id)];
   fault_ = Fault{kind, id, k.pc, c, k.pc < prog_.size() ? prog_[k.pc].word : 0u, address};
@@ -82,6 +99,7 @@ bool NetworkedEngine::issue(int id, uint64_t c) {
   Core& k = cores_[static_cast<size_t>(id)];
   if (k.pc >= prog_.size()) { fault(id, FaultKind::PC_OUT_OF_RANGE, c); return false; }
   const Uop& u = prog_[k.pc];
+  const uint32_t here = k.pc;
   if (u.op == OP_UNDEFINED) { fault(id, FaultKind::UNDEFINED_OPCODE, c); return false; }
   if (buffered_) {
     bool done = false;
@@ -94,6 +112,7 @@ bool NetworkedEngine::issue(int id, uint64_t c) {
     if (guarded_ && StackGuard(stacks_, id).violates(a)) { fault(id, FaultKind::STACK_OVERFLOW, c, a); return false; }
     ++k.s.instructions;
     if (u.bus == BUS_STRING) {   // read from the coherent memory after every core has issued
+      if (tracing_) log(c, here, id, TraceKind::REQUEST, 0, a);
       strings_.push_back({id, a});
       k.next = NEVER;
       return true;
@@ -106,9 +125,16 @@ bool NetworkedEngine::issue(int id, uint64_t c) {
         perform(k.r, k.pc, u, a, word, k.s);
         if (!watch_.empty() && writes(u)) wrote(id, pc, a, before, *word, c);
         k.next = c + cfg_.cache.hit_latency;
+        if (tracing_) {
+          log(c, here, id, TraceKind::HIT, 0, a, before, *word);
+          if (dir_->upgraded())
+            log(c, here, id, TraceKind::STATE, static_cast<uint64_t>(id), a - a % dir_->line_words(),
+                Directory::trace_state(Directory::E), Directory::trace_state(Directory::M), XA_PR_WR);
+        }
         return true;
       }
       case Directory::MISS:
+        if (tracing_) log(c, here, id, TraceKind::REQUEST, 0, a, 0, 0, MSG_XACT + (u.bus != BUS_READ ? GETM : GETS));
         ++k.s.mem_accesses;
         k.status = Status::MISS;
         k.buf.own_granted(k.drain >= 0);   // the drain that waited goes next
@@ -120,8 +146,12 @@ bool NetworkedEngine::issue(int id, uint64_t c) {
     }
   }
   const Next nx = execute(k.r, k.pc, u, id, cfg_.cores);
+  if (tracing_ && nx != Next::UNDEFINED)
+    log(c, here, id, nx == Next::SYNC ? TraceKind::SYNC : nx == Next::HALT ? TraceKind::HALT : TraceKind::ISSUE);
   switch (nx) {
-    case Next::CONTINUE: ++k.s.instructions; k.next = run_ahead(id, c + 1); return true;
+    // running ahead would log its instructions before the events of other cores and tiles in
+    // their cycles: with the log on, one a cycle
+    case Next::CONTINUE: ++k.s.instructions; k.next = tracing_ ? c + 1 : run_ahead(id, c + 1); return true;
     case Next::PRINT: output_.push_back({c, id, trap_text(k.r, u)}); ++k.s.instructions; k.next = c + 1; return true;
     case Next::SYNC: ++k.s.instructions; k.status = Status::SYNC; k.next = c; return true;
     case Next::HALT:
@@ -261,6 +291,7 @@ bool NetworkedEngine::advance(uint64_t pause) {
       break_from_ = c + 1;   // a breakpoint the machine stands on does not stop the next advance
       return true;
     }
+    if (tracing_ && log_.size() >= TraceMerger::BATCH) emit_before(c);   // in batches: few calls to the sink
     if (c >= cfg_.max_cycles) {   // a core still running at the limit: the first one
       for (int i = 0; i < N; ++i)
         if (cores_[static_cast<size_t>(i)].status != Status::HALTED) {
@@ -295,11 +326,12 @@ bool NetworkedEngine::advance(uint64_t pause) {
       for (Core& k : cores_) {
         if (k.status != Status::SYNC) continue;
         k.s.sync_wait_cycles += c - k.next;
+        if (tracing_) log(c + 1, k.pc, static_cast<int>(&k - cores_.data()), TraceKind::RESUME, c - k.next);
         k.status = Status::RUNNING;
         k.next = c + 1;
       }
     }
-    dir_->net().step(c);   // 5. the network
+    dir_->step_network(c);   // 5. the network
     if (std::all_of(cores_.begin(), cores_.end(), [](const Core& k) { return k.status == Status::HALTED; })) {
       ++c;   // the network runs on from the cycle after the last halt
       break;
@@ -322,14 +354,18 @@ const NetworkedResult& NetworkedEngine::result() {
   NetworkedResult& out = result_;
   uint64_t c = now_;
   out.run.fault = fault_;
-  if (fault_.kind != FaultKind::NONE) return out;
+  if (fault_.kind != FaultKind::NONE) {
+    if (tracing_) emit_before(NEVER);   // the log up to the fault
+    return out;
+  }
   // The network runs on until every write-back has reached its home; those cycles are not counted.
   while (dir_->busy(c)) {
     dir_->deliver(c);
     dir_->homes(c);
-    dir_->net().step(c);
+    dir_->step_network(c);
     ++c;
   }
+  if (tracing_) emit_before(NEVER);
   dir_->write_back_all();
   std::stable_sort(output_.begin(), output_.end(), [](const PrintEvent& a, const PrintEvent& b) {
     return a.cycle != b.cycle ? a.cycle < b.cycle : a.core < b.core;

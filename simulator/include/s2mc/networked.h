@@ -15,6 +15,7 @@
 #include "directory.h"
 #include "machine.h"
 #include "store_buffer.h"
+#include "trace.h"   // TraceMerger::Sink
 
 namespace s2 {
 
@@ -59,6 +60,10 @@ class NetworkedEngine : private DirectoryHost {
   // its store buffer (store_buffer.h) into its cache through the directory.
   NetworkedEngine(const Image& image, const Config& cfg, const NetworkConfig& net);
   NetworkedResult run();
+  // Logs every event to `sink` in (cycle, core) order (docs/timing-model.md, "The event log of a
+  // network"). The cores then issue one instruction a cycle, as the reference model logs them.
+  void enable_trace(TraceMerger::Sink sink);
+  bool tracing() const { return tracing_; }
 
   std::vector<int32_t>& memory() { return mem_; }   // after run(): the coherent memory
   const int32_t* registers(int core) const { return cores_[static_cast<size_t>(core)].r; }
@@ -127,6 +132,12 @@ class NetworkedEngine : private DirectoryHost {
   void complete(int id, int32_t* word, uint64_t c) override;
   void wrote(int id, uint32_t pc, uint32_t a, int32_t before, int32_t after, uint64_t c);   // a watch
   bool at_break(uint64_t c) const;   // a core is about to issue at a breakpoint (or the return trap) at c
+  uint32_t pc(int id) const override { return cores_[static_cast<size_t>(id)].pc; }
+  void log(uint64_t c, uint32_t pc, int id, TraceKind kind, uint64_t wait = 0, uint32_t address = 0, int32_t before = 0,
+           int32_t after = 0, uint8_t xact = 0) {
+    log_.push_back({c, pc, static_cast<uint16_t>(id), kind, xact, wait, address, before, after, 0});
+  }
+  void emit_before(uint64_t c);   // hands the logged events of the cycles before c to the sink
   void fault(int id, FaultKind kind, uint64_t c, uint32_t address = 0);
   std::string text_at(uint32_t a) const;   // trap #3's string, from the coherent memory
 
@@ -155,6 +166,12 @@ class NetworkedEngine : private DirectoryHost {
   bool breaking_ = false;            // any breakpoint, watch or return trap is set
   WriteHit write_hit_;
   void update_breaking();
+  // The events not yet handed over, in the order the reference model logs them: those of the cycles
+  // before the one being simulated are final (a home's messages are logged ahead, at the end of its
+  // occupancy), so emit_before() sorts them stably by (cycle, core) and hands them over.
+  bool tracing_ = false;
+  std::vector<TraceEvent> log_;
+  TraceMerger::Sink sink_;
 };
 
 }  // namespace s2
