@@ -161,7 +161,9 @@ def _knee(runs: pd.DataFrame) -> list[str]:
     best = {}
     for proto, g in runs.groupby("caches", observed=True):
         g = g.groupby("cores")[["speedup", "bus_utilisation", "hit_rate", "mem_accesses", "instructions",
-                                "cache_misses"]].median()
+                                "cache_misses"]].median().dropna(subset=["speedup"])
+        if g.empty:     # no 1-core run to measure a speedup against: nothing to say
+            continue
         top = g["speedup"].idxmax()
         # the knee: the first core count after which doubling the cores gains less than a quarter
         counts = list(g.index)
@@ -250,6 +252,9 @@ def report_parts(df: pd.DataFrame) -> list[tuple]:
         if what:   # a lab program gives every core the same work: more cores, more work
             parts.append(("p", "Cycles (every core does the same work, so more cores do more of it; rows: the "
                                "caches):"))
+            parts.append(("table", cycles_table(g)))
+        elif g["speedup"].isna().all():
+            parts.append(("p", "Cycles (no run on one core to take a speedup over; rows: the caches):"))
             parts.append(("table", cycles_table(g)))
         else:
             parts.append(("p", "Speedup over the same program on one cacheless core (rows: the caches):"))

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from s2mc.analysis import (caches, consistency, coverage, derive, fidelity, litmus_native, model, plots, records,
-                           seeds, summaries)
+from s2mc.analysis import (caches, consistency, coverage, derive, fidelity, litmus_native, model, network, plots,
+                           records, seeds, summaries)
 from s2mc.analysis.seed003 import SEED003_BYTES, SEED003_VARIANT, SEED003_WORKLOAD
 from s2mc.common.errors import S2mcError
 from s2mc.common.measure import figure
@@ -397,6 +397,14 @@ def _build(results: list[str | os.PathLike], out_dir: str | os.PathLike, out: Pa
     if native_coherence:   # real hardware beside the simulated machine
         b.append(Block("p", "The same effects on this CPU (`s2mc coherence-native`; its tables are in section 4): "
                             + " ".join(native_coherence)))
+
+    # 2c. beyond one bus: rings and meshes with a directory, beside the bus
+    b.append(Block("h2", "2c. Beyond one bus: rings and meshes with directory coherence", anchor="networks"))
+    for part in network.report_parts(ours_d, out):
+        if part[0] == "img":
+            fig(part[2], part[1], b, "")
+        else:
+            b.append(Block("table", table=part[1]) if part[0] == "table" else Block("p", part[1]))
 
     # 3. model
     b.append(Block("h2", "3. The bus-contention model (machine repairman)", anchor="model"))

@@ -4,14 +4,9 @@ SystemC engine on the same mesh beside the fast engine (its MIPS and the ratio).
 
 Program: the fast engine's memory-heavy loop (bench_fast.LOOP: a load and a store in 9 instructions,
 each core in its own 1024-word slice), on 64 cores with MSI caches of the default shape: on the bus
-<<<<<<< HEAD
 (snooping) and on an 8x8 mesh and a 64-tile ring (directory), and on the mesh with TSO store
 buffers (each store drains through the directory while its core runs on). Simulated MIPS =
-instructions / CPU seconds of Machine.run(), best of 3.
-=======
-(snooping) and on an 8x8 mesh and a 64-tile ring (directory). Simulated MIPS = instructions / CPU
-seconds of Machine.run() (the SystemC engine's child process included), best of 3.
->>>>>>> refs/heads/scnet
+instructions / CPU seconds of Machine.run() (the SystemC engine's child process included), best of 3.
 
 Run: make bench   (or .venv/bin/python bench/bench_network.py [--iters N])
 """
@@ -55,14 +50,9 @@ def main() -> int:
     print(f"{CORES} cores, MSI caches, the memory-heavy loop ({args.iters} iterations a core), fast engine")
     print(f"{'machine':>28} {'instructions':>13} {'cycles':>11} {'MIPS':>7} {'vs bus':>7}")
     print(f"{'bus (snoop)':>28} {rb.instructions:>13,} {rb.cycles:>11,} {bus:>7.2f} {1:>7.2f}")
-<<<<<<< HEAD
+    mesh = {}
     for interconnect, consistency in (("mesh", "sc"), ("ring", "sc"), ("mesh", "tso")):
         net, rn = measure(prog, interconnect=interconnect, coherence="directory", consistency=consistency)
-=======
-    mesh = {}
-    for interconnect in ("mesh", "ring"):
-        net, rn = measure(prog, interconnect=interconnect, coherence="directory")
->>>>>>> refs/heads/scnet
         assert rn.instructions == rb.instructions, "the machines ran different programs"
         name = f"{rn.network['topology']} (directory{', ' + consistency if consistency != 'sc' else ''})"
         print(f"{name:>28} {rn.instructions:>13,} {rn.cycles:>11,} {net:>7.2f} {net / bus:>7.2f}")

@@ -97,6 +97,11 @@ def grid_options(styles: tuple[str, ...], style_default: str | None, style_help:
         machine_option("cache_ways"),
         machine_option("line_words"),
         machine_option("cache_hit_latency"),
+        machine_option("interconnect", many=True, dest="interconnects", help="Each is a run of its own: the bus "
+                       "snoops, a ring or a mesh keeps a directory and runs the msi and mesi of --cache only."),
+        machine_option("link_latency"),
+        machine_option("router_latency"),
+        machine_option("flit_words"),
         click.option("--vcd", type=OutputFile("VCD waveform", stdout=False),
                      help="With --engine systemc: write a VCD waveform (FILE-<n>.vcd for each run when "
                           "the grid has several)."),
@@ -158,7 +163,8 @@ def aes_cmd(ctx, **options):
 
 
 def run_command(ctx, command, ciphers, *, cores, sizes, key_bits, modes, directions, styles, partitions, ext_blocks,
-                latencies, arbitrations, engines, caches, cache_lines, cache_ways, line_words, cache_hit_latency, vcd, opts, key_expansions, preset, mem_words, fixed_key, seed,
+                latencies, arbitrations, engines, caches, cache_lines, cache_ways, line_words, cache_hit_latency,
+                interconnects, link_latency, router_latency, flit_words, vcd, opts, key_expansions, preset, mem_words, fixed_key, seed,
                 experiment, out_path, as_json, timeline, from_cycle, to_cycle, quiet):
     """The body of `s2mc aes` and `s2mc cipher`: the grid of `ciphers`, run, printed, recorded."""
     from s2mc.analysis import records, seed003
@@ -177,7 +183,8 @@ def run_command(ctx, command, ciphers, *, cores, sizes, key_bits, modes, directi
         ext_blocks=tuple(ext_blocks), mem_latencies=tuple(latencies), arbitrations=tuple(arbitrations),
         engines=tuple(engines), opts=tuple(int(o) for o in opts), key_expansions=tuple(key_expansions),
         mem_words=mem_words, caches=tuple(caches), cache_lines=cache_lines, cache_ways=cache_ways,
-        line_words=line_words, cache_hit_latency=cache_hit_latency, key=fixed_key, seed=seed, **({"ciphers": tuple(ciphers)} if ciphers != ("aes",) else {}))
+        line_words=line_words, cache_hit_latency=cache_hit_latency, interconnects=tuple(interconnects),
+        link_latency=link_latency, router_latency=router_latency, flit_words=flit_words, key=fixed_key, seed=seed, **({"ciphers": tuple(ciphers)} if ciphers != ("aes",) else {}))
     if preset:
         given = {f for o, f in _PRESET_OPTIONS.items()
                  if ctx.get_parameter_source(o) is not ParameterSource.DEFAULT}

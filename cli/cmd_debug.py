@@ -11,7 +11,7 @@ from s2mc.isa import read_text
 from s2mc.workloads.examples import resolve
 
 from .cmd_sim import load_any
-from .options import Integer, cache_options, machine_option
+from .options import Integer, cache_options, machine_option, network_options
 
 PROMPT = "(s2mc) "
 
@@ -27,9 +27,10 @@ PROMPT = "(s2mc) "
 @cache_options
 @machine_option("consistency")
 @machine_option("store_buffer_entries")
+@network_options
 @click.option("-O", "opt", default=1, show_default=True, type=Integer(0, 1), help="Rz optimisation level.")
 def debug(program, cores, mem_latency, arbitration, engine, max_cycles, mem_words, opt, **cache):
-    # **cache: the cache options and the store buffers' (consistency, store_buffer_entries)
+    # **cache: the cache options, the store buffers' (consistency, store_buffer_entries) and the network's
     """Step a .rz, .s or .obj program: by cycles, instructions or Rz lines, forward and back;
     breakpoints on lines, functions and labels, watches, variables, registers, memory, the bus.
     A .rz is compiled with its debug information (compile -g), and so speaks Rz.
@@ -56,6 +57,8 @@ def debug(program, cores, mem_latency, arbitration, engine, max_cycles, mem_word
         signal.signal(signal.SIGINT, signal.default_int_handler)
         cfg = stepper.config
         buffers = f", {cfg.consistency} store buffers of {cfg.store_buffer_entries}" if cfg.buffered else ""
+        if cfg.networked:
+            arbitration = f"{cfg.interconnect} with {cfg.coherence} coherence"
         click.echo(f"{program}: {cores} core{'s' if cores > 1 else ''}, L={mem_latency}, {arbitration}{buffers}; "
                    "at cycle 0. help lists the commands.")
     while True:

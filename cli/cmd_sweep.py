@@ -60,7 +60,10 @@ def sweep_cmd(spec, out_path, executor, scheduler, workers, quick, fresh, quiet)
     if scheduler and workers:
         raise click.UsageError("--workers: the scheduler's own workers run the sweep (start them with "
                                "`dask worker ADDRESS --nworkers N`); give one of the two")
-    exp = registry.from_spec(specs.load(_spec_path(spec)))
+    loaded = specs.load(_spec_path(spec))
+    for note in loaded.notes:
+        click.echo(f"s2mc sweep: {note}", err=True)
+    exp = registry.from_spec(loaded)
     res = sweep.run(exp, out_path, executor=executor, scheduler=scheduler, workers=workers, quick=quick,
                     fresh=fresh, progress=not quiet and sys.stderr.isatty(),
                     log=lambda msg: click.echo(msg, err=True))

@@ -3,6 +3,8 @@ part, the analysis reads it back, and neither imports the other, so it lives at 
 
     cache_part("mesi", 64, 2, 4, 1)      # 'mesi-64x2-w4'
     parse_cache_part("dragon-1x1-w2-h3") # {'cache': 'dragon', 'cache_lines': 1, ..., 'cache_hit_latency': 3}
+    network_part("mesh", "directory", 1, 1, 4)     # 'mesh-directory-lk1-r1-f4'
+    parse_network_part("ring-directory-lk2-r1-f4") # {'interconnect': 'ring', ..., 'flit_words': 4}
 """
 from __future__ import annotations
 
@@ -42,3 +44,25 @@ def parse_cache_part(part: str) -> dict | None:
     got = {k: (v if k == "cache" else int(v)) for k, v in m.groupdict().items() if v is not None}
     got.setdefault("cache_hit_latency", DEFAULT_HIT_LATENCY)
     return got
+
+
+#: <interconnect>-<coherence>-lk<link latency>-r<router latency>-f<flit words>: a ring or a mesh (the
+#: bus, the default, names no part).
+NETWORK_PART = re.compile(r"(?P<interconnect>[a-z]+)-(?P<coherence>[a-z]+)-lk(?P<link_latency>\d+)"
+                          r"-r(?P<router_latency>\d+)-f(?P<flit_words>\d+)")
+
+
+def network_part(interconnect: str, coherence: str, link_latency: int, router_latency: int, flit_words: int) -> str:
+    """The variant part naming a network (NETWORK_PART); empty for the bus."""
+    if interconnect == "bus":
+        return ""
+    return f"{interconnect}-{coherence}-lk{link_latency}-r{router_latency}-f{flit_words}"
+
+
+def parse_network_part(part: str) -> dict | None:
+    """The network parameters a variant part names ({'interconnect': 'mesh', 'coherence': 'directory',
+    'link_latency': 1, ...}), or None."""
+    m = NETWORK_PART.fullmatch(part)
+    if m is None:
+        return None
+    return {k: (v if k in ("interconnect", "coherence") else int(v)) for k, v in m.groupdict().items()}

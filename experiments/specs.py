@@ -70,6 +70,7 @@ class Spec:
     reference: tuple[str, ...] = ()
     description: str = ""
     demo: int | None = None
+    notes: tuple[str, ...] = ()     # what the spec asked for that this machine cannot run (cores_when_allowed)
 
 
 def spec_dir() -> Path:
@@ -113,20 +114,29 @@ def _param(name):
     return PARAMS[name].problem
 
 
+#: A [[grid]] key: core counts the grid runs once the machine allows them (simulator/params.toml's
+#: `cores` max); until then they are left out, and `s2mc sweep` says so in one line each.
+WHEN_ALLOWED = "cores_when_allowed"
+
 _CHECKS = {
-    "aes": {"cores": _param("cores"), "mem_latencies": _param("mem_latency"),
+    "aes": {"cores": _param("cores"), WHEN_ALLOWED: _at_least(1), "mem_latencies": _param("mem_latency"),
             "arbitrations": _param("arbitration"), "engines": _param("engine"),
             "mem_words": _param("mem_words"), "key_bits": _choose(KEY_BITS), "modes": _choose(MODES),
             "directions": _choose(DIRECTIONS), "styles": _choose(ALL_STYLES),
             "partitions": _choose(PARTITIONS), "opts": _choose((1, 0)), "sizes": _at_least(1),
             "ext_blocks": _at_least(1), "ciphers": _choose(tuple(SIM_CIPHERS)), "caches": _param("cache"),
             "cache_lines": _param("cache_lines"), "cache_ways": _param("cache_ways"),
-            "line_words": _param("line_words"), "cache_hit_latency": _param("cache_hit_latency")},
-    "program": {"cores": _param("cores"), "caches": _param("cache"), "mem_latencies": _param("mem_latency"),
+            "line_words": _param("line_words"), "cache_hit_latency": _param("cache_hit_latency"),
+            "interconnects": _param("interconnect"), "link_latency": _param("link_latency"),
+            "router_latency": _param("router_latency"), "flit_words": _param("flit_words")},
+    "program": {"cores": _param("cores"), WHEN_ALLOWED: _at_least(1), "caches": _param("cache"),
+                "mem_latencies": _param("mem_latency"),
                 "arbitration": _param("arbitration"), "cache_lines": _param("cache_lines"),
                 "cache_ways": _param("cache_ways"), "line_words": _param("line_words"),
                 "cache_hit_latency": _param("cache_hit_latency"), "engine": _param("engine"),
-                "max_cycles": _param("max_cycles"), "opt": _choose((1, 0))},
+                "max_cycles": _param("max_cycles"), "opt": _choose((1, 0)),
+                "interconnects": _param("interconnect"), "link_latency": _param("link_latency"),
+                "router_latency": _param("router_latency"), "flit_words": _param("flit_words")},
     "native": {"threads": _at_least(1), "sizes": _at_least(1), "impls": _choose(("auto",) + IMPLS),
                "strategies": _choose(STRATEGIES), "block_bytes": _at_least(16),
                "key_bits": _choose(KEY_BITS), "min_seconds": _seconds, "min_reps": _at_least(1)},
@@ -208,7 +218,7 @@ def _grid(table, kind_hint: str | None):
     hints = typing.get_type_hints(cls)
     fields = {}
     for key, v in table.items():
-        if key == "kind":
+        if key in ("kind", WHEN_ALLOWED):
             continue
         if key not in hints:
             raise _Bad(f"{key}: unknown key for kind {kind!r} (keys: {', '.join(hints)})")
@@ -216,6 +226,15 @@ def _grid(table, kind_hint: str | None):
             fields[key] = _value(kind, key, hints[key], v)
         except _Bad as exc:
             raise _Bad(f"{key}: {exc}") from None
+    skipped = ()
+    if WHEN_ALLOWED in table:
+        if "cores" not in hints:
+            raise _Bad(f"{WHEN_ALLOWED}: kind {kind!r} has no cores")
+        more = _value(kind, WHEN_ALLOWED, tuple[int, ...], table[WHEN_ALLOWED])
+        top = PARAMS["cores"].max
+        cores = fields.get("cores", cls.__dataclass_fields__["cores"].default)
+        fields["cores"] = tuple(dict.fromkeys([*cores, *(n for n in more if n <= top)]))
+        skipped = tuple(n for n in more if n > top)
     grid = cls(**fields)
     if kind == "aes":
         _check_aes(grid)
@@ -224,7 +243,7 @@ def _grid(table, kind_hint: str | None):
             grid.check()       # the programs load, the cache shape can be built
         except S2mcError as exc:
             raise _Bad(str(exc)) from None
-    return kind, grid
+    return kind, grid, skipped
 
 
 def _check_aes(grid: AesGrid) -> None:
@@ -291,6 +310,7 @@ def load(path: str | Path) -> Spec:
         if demo is not None and (isinstance(demo, bool) or not isinstance(demo, int) or demo < 1):
             raise _Bad(f"demo: {demo!r} must be a positive integer (the place in `s2mc demo`)")
         built = {}
+        notes: list[str] = []
         kind = None
         for table in ("grid", "quick"):
             entries = doc.get(table, [])
@@ -299,8 +319,11 @@ def load(path: str | Path) -> Spec:
             grids = []
             for i, entry in enumerate(entries, 1):
                 where = f"[[{table}]] {i}: "
-                kind, grid = _grid(entry, kind)
+                kind, grid, skipped = _grid(entry, kind)
                 grids.append(grid)
+                if skipped:
+                    notes.append(f"{p.name}: [[{table}]] {i}: {', '.join(map(str, skipped))} cores not run: "
+                                 f"simulator/params.toml allows at most {PARAMS['cores'].max} cores")
             where = ""
             built[table] = tuple(grids)
         if not built["grid"]:
@@ -308,7 +331,7 @@ def load(path: str | Path) -> Spec:
     except _Bad as exc:
         raise S2mcError(f"{p}: {where}{exc}") from None
     return Spec(str(p), name, title, KINDS[kind][1], built["grid"], built["quick"], reference,
-                description, demo)
+                description, demo, tuple(notes))
 
 
 def load_shipped() -> list[Spec]:

@@ -45,6 +45,8 @@ from .registry import Experiment, unavailable
 from .specs import KINDS
 
 EXECUTORS = ("local", "dask")
+#: A program grid's network shape: part of a configuration's point only on a ring or a mesh.
+NETWORK_SHAPE = ("link_latency", "router_latency", "flit_words")
 
 
 @dataclass(frozen=True)
@@ -83,9 +85,13 @@ def _points(kind: str, grid) -> Iterator[tuple[dict, tuple, bytes]]:
                        (dataclasses.replace(grid, threads=(t,), sizes=(n,)),), b"")
     elif kind == "program":
         rest = {k: v for k, v in dataclasses.asdict(grid).items() if not isinstance(v, tuple)}
-        for program, lat, cache, cores in grid.jobs():
-            one = dataclasses.replace(grid, programs=(program,), mem_latencies=(lat,), caches=(cache,), cores=(cores,))
-            yield {"program": program, "mem_latency": lat, "cache": cache, "cores": cores, **rest}, (one,), b""
+        for program, lat, interconnect, cache, cores in grid.jobs():
+            one = dataclasses.replace(grid, programs=(program,), mem_latencies=(lat,), interconnects=(interconnect,),
+                                      caches=(cache,), cores=(cores,))
+            # the bus's point names no network, so a bus sweep's stored parts keep their keys
+            net = ({"interconnect": interconnect} if interconnect != "bus" else {}) | {
+                k: v for k, v in rest.items() if k not in NETWORK_SHAPE or interconnect != "bus"}
+            yield {"program": program, "mem_latency": lat, "cache": cache, "cores": cores, **net}, (one,), b""
     else:
         rest = {k: v for k, v in dataclasses.asdict(grid).items()
                 if not isinstance(v, tuple)}
@@ -115,7 +121,8 @@ def describe(task: Task) -> str:
                 f"{p['cores']}c {human_size(p['bytes'])}B L{p['mem_latency']} {p['arbitration']} "
                 f"{p['engine']} O{p['opt']}")
     if task.kind == "program":
-        return f"program {p['program']} {p['cores']}c {p['cache']} L{p['mem_latency']} {p['engine']}"
+        net = f" {p['interconnect']}" if "interconnect" in p else ""     # a ring or a mesh
+        return f"program {p['program']} {p['cores']}c {p['cache']} L{p['mem_latency']}{net} {p['engine']}"
     if task.kind == "native":
         return f"native {'/'.join(p['impls'])} {'/'.join(p['strategies'])} {p['threads']}t {human_size(p['bytes'])}B"
     return f"gpu {p['kernel']} {p['measure']} {human_size(p['bytes'])}B"

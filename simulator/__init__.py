@@ -268,8 +268,12 @@ class Machine:
                             "simulates the bus only so far; the reference model does "
                             "(s2mc run --engine reference)")
         if self.config.networked and (trace or trace_file or (timeline is not None and timeline is not False)):
-            raise S2mcError(f"interconnect {interconnect}: the {engine} engine keeps no trace or timeline of a "
-                            "network yet; the reference model does (s2mc run --engine reference --trace)")
+            if engine != "fast":
+                raise S2mcError(f"interconnect {interconnect}: the {engine} engine keeps no trace or timeline of a "
+                                "network yet; the fast engine does (--engine fast)")
+            if self.config.buffered:
+                raise S2mcError(f"interconnect {interconnect}: the event log of a network has no store-buffer "
+                                f"drains yet; trace it under consistency sc (not {consistency})")
         if self.config.networked and engine_options.get("vcd"):
             raise S2mcError(f"interconnect {interconnect}: the {engine} engine draws no VCD waveform of a "
                             "network yet")
@@ -294,7 +298,8 @@ class Machine:
             from .timeline import TimelineSink
             self._timeline = TimelineSink(program, cores, mem_latency, None if timeline is True else timeline,
                                           *timeline_window, cache=cache, hit_latency=cache_hit_latency,
-                                          consistency=consistency, store_buffer_entries=store_buffer_entries)
+                                          consistency=consistency, store_buffer_entries=store_buffer_entries,
+                                          interconnect=interconnect)
             sinks.append(self._timeline)
         self._trace = Fanout(sinks) if sinks else None
         if engine == "fast" and self.config.networked:
@@ -303,6 +308,8 @@ class Machine:
                                                  mem_words, *(stacks or (0, 0, 0)), cache, cache_lines, cache_ways,
                                                  line_words, cache_hit_latency, interconnect, link_latency,
                                                  router_latency, flit_words, consistency, store_buffer_entries)
+            if self._trace is not None:
+                self._engine.enable_trace(self._trace)
         elif engine == "fast":
             from . import _fast
             self._engine = _fast.Engine(code, data, program.entry, cores, mem_latency, arbitration,

@@ -67,13 +67,18 @@ COMMANDS = [
             True),
     Command("list", ("l",), "list [LINE|FUNCTION]", "the source around the current line (again: the next lines)", True),
     Command("disas", ("disassemble",), "disas [FUNCTION|LABEL|PC]", "the instructions of a function, with its lines"),
-    Command("info", ("i",), "info [locals|breakpoints|registers|line|cores]",
-            "every core's state, pc and line, the breakpoints and watches; or one of those"),
+    Command("info", ("i",), "info [locals|breakpoints|registers|line|cores|machine]",
+            "every core's state, pc and line, the breakpoints and watches; or one of those; machine: "
+            "the parameters (interconnect, coherence, caches, latencies)"),
     Command("regs", ("r",), "regs [CORE]", "the registers of a core (the current one)"),
     Command("mem", ("m",), "mem ADDR|SYMBOL [N]", "N words of memory (1), with their labels"),
     Command("bus", (), "bus", "who holds the bus, since when, and who waits for it"),
     Command("cache", (), "cache [core N | ADDR|SYMBOL]", "every valid line of each cache (or core N's): set, "
             "way, base, state, words; or which cores hold the line of ADDR, in what state"),
+    Command("dir", (), "dir ADDR|SYMBOL", "a ring or a mesh: the line of ADDR, its home tile, directory state "
+            "(S^D: transient), owner, sharers, every core's copy and state, and the home's queue"),
+    Command("net", (), "net", "a ring or a mesh: the messages in flight (type, source, destination, line, "
+            "where each is) and those held at the homes and the cache controllers"),
     Command("sb", (), "sb [CORE]", "each core's (or one core's) store buffer, oldest first: address, value, "
             "the store, which entry drains next or waits for the bus (consistency tso, pso)"),
     Command("cycle", (), "cycle", "the current cycle"),
@@ -107,8 +112,12 @@ def _number(text: str, what: str, lo: int = 0) -> int:
     return value
 
 
+def _plural(n: int, what: str) -> str:
+    return f"{n} {what}{'s' if n != 1 else ''}"
+
+
 def _cycles(n: int) -> str:
-    return f"{n} cycle{'s' if n != 1 else ''}"
+    return _plural(n, "cycle")
 
 
 def word_bits(value: int, what: str | None = None) -> int:
@@ -275,10 +284,12 @@ class Debugger:
         for n, (pc, core) in sorted(s.breakpoints.items()):
             breaks.append({"number": n, "pc": pc, "where": s.where(pc), "core": core,
                            "line": self.debug.line_at(pc) if self.debug else None})
-        b = s.bus()
-        bus = {"holder": b.holder, "granted": b.granted, "free_at": b.free_at,
-               "waiting": [{"core": c, "since": t, "address": a} for c, t, a in b.waiting]}
-        return {"cycle": s.cycle, "ended": s.done, "bus": bus,
+        bus = None
+        if not s.networked:
+            b = s.bus()
+            bus = {"holder": b.holder, "granted": b.granted, "free_at": b.free_at,
+                   "waiting": [{"core": c, "since": t, "address": a} for c, t, a in b.waiting]}
+        return {"cycle": s.cycle, "ended": s.done, "bus": bus, "network": self._network_data(),
                 "fault": str(s.fault) if s.fault is not None else None,
                 "current_core": self.current, "file": self._file or None,
                 "cores": cores, "breakpoints": breaks,
@@ -300,6 +311,25 @@ class Debugger:
                             "where": self.ins.symbols.data(slot[0]), "state": slot[1]}
                            for i, slot in enumerate(self.s.cache(core)) if slot is not None]
                           for core in range(cfg.cores)]}
+
+    def _network_data(self) -> dict | None:
+        """A ring or a mesh for state() (None on the bus machine): the interconnect, every line in
+        play (`dir`: home, directory state, owner, sharers, copies) and the messages in flight (`net`)."""
+        s = self.s
+        if not s.networked:
+            return None
+        lines = []
+        for v in s.directory():
+            lines.append({"line": v.line, "address": v.address, "where": self.ins.symbols.data(v.address),
+                          "home": v.home, "state": v.state, "owner": v.owner, "sharers": list(v.sharers),
+                          "copies": [{"core": k, "state": st, "evicting": place == "evicting"}
+                                     for k, st, place in v.copies],
+                          "queue": len(v.queue)})
+        messages = [{"type": m.kind, "src": m.src, "dst": m.dst, "line": m.line, "requester": m.requester,
+                     "router": m.router, "port": m.port, "ready": m.ready, "delivered": m.delivered}
+                    for m in s.messages()]
+        return {"interconnect": s.config.interconnect, "coherence": s.config.coherence,
+                "lines": lines, "messages": messages}
 
     def _buffers_data(self) -> list | None:
         """Each core's store buffer for state() (None without store buffers)."""
@@ -421,8 +451,14 @@ class Debugger:
             return
         if "end" in stop.reasons:
             res = self.s.result
+            if res.network is not None:
+                net = res.network
+                how = (f"{sum(net['messages'].values())} messages, {net['flits']} flits over the "
+                       f"{net['topology']}")
+            else:
+                how = f"bus utilisation {res.bus_utilisation:.1%}"
             self.out(f"the program ended at cycle {res.cycles}: {res.instructions} instructions, "
-                     f"{res.stall_cycles} stall cycles, bus utilisation {res.bus_utilisation:.1%}")
+                     f"{res.stall_cycles} stall cycles, {how}")
             return
         for n, w in stop.watches:
             self.current = w.core
@@ -825,10 +861,13 @@ class Debugger:
         cores = [_number(args[1], "N")] if args else range(cfg.cores)
         for core in cores:
             lines = [(i, slot) for i, slot in enumerate(self.s.cache(core)) if slot is not None]
+            # a network's copies hold their own words; the bus machine's caches hold states only
+            own = self.s.cache_words(core) if cfg.networked else None
             self.out(f"core {core}: {cfg.cache.upper()}, {len(lines)} of {cfg.cache_lines} lines valid "
-                     f"({sets} sets x {ways} ways, {W} words a line)")
+                     f"({sets} sets x {ways} ways, {W} words a line" + (", the copy's own words)" if own else ")"))
             for i, (base, state) in lines:
-                data = " ".join(show(w) for w in self.s.read(base, min(W, cfg.mem_words - base)))
+                words = own[i] if own else self.s.read(base, min(W, cfg.mem_words - base))
+                data = " ".join(show(w) for w in words)
                 self.out(f"  set {i // ways:>4} way {i % ways:>2}  line {base:>6} "
                          f"{self.ins.symbols.data(base):<12} {state:<2}  {data}")
 
@@ -1090,6 +1129,50 @@ class Debugger:
         return ("until its store buffer has room" if self.ins.bus_class(pc) == "write"
                 else "until its store buffer has drained")
 
+    def do_dir(self, args):
+        """`dir ADDR|SYMBOL`: the line's directory entry at its home, its copies, the home's queue."""
+        if len(args) != 1:
+            raise S2mcError("usage: dir ADDR|SYMBOL")
+        s = self.s
+        v = s.line(args[0])
+        a = s.place(args[0], "data")
+        W = s.config.line_words
+        entry = f"directory state {v.state}" + (f", owner core {v.owner}" if v.owner is not None else "") + \
+            (", sharers " + " ".join(f"core {k}" for k in v.sharers) if v.sharers else ", no sharers")
+        self.out(f"address {a} ({self.ins.symbols.data(a)}): line {v.line} (words {v.address}..{v.address + W - 1}), "
+                 f"home tile {v.home}: {entry}")
+        copies = [f"core {k} {st}" + (" (evicting)" if place == "evicting" else "") for k, st, place in v.copies]
+        self.out("  copies: " + (", ".join(copies) if copies else "in no cache"))
+        busy = f"busy until cycle {v.home_free - 1}" if v.home_free > s.cycle else "free"
+        self.out(f"  home tile {v.home}: {busy}, {len(v.queue)} message{'s' if len(v.queue) != 1 else ''} queued"
+                 + (":" if v.queue else ""))
+        for kind, src, _, line, requester in v.queue:
+            self.out(f"    {kind} from tile {src} for line {line}" + (f" (for core {requester})" if requester != src else ""))
+
+    def do_net(self, args):
+        """`net`: the messages in the network, then those the homes and the controllers hold."""
+        self._args(args, 0, "net")
+        s = self.s
+        messages = s.messages()
+        self.out(f"cycle {s.cycle}: {len(messages)} message{'s' if len(messages) != 1 else ''} in the "
+                 f"{s.config.interconnect}")
+        for m in messages:
+            if m.arriving:
+                where = f"arriving at tile {m.dst} in cycle {m.delivered}"
+            elif m.ready > s.cycle:
+                where = f"at router {m.router}, ready for port {m.port} in cycle {m.ready}"
+            else:
+                where = f"at router {m.router}, waiting for port {m.port} since cycle {m.ready}"
+            self.out(f"  {m.kind:<8} {m.src:>3} -> {m.dst:<3} line {m.line:<6} "
+                     + (f"for core {m.requester}, " if m.requester != m.src else "") + where)
+        for h in range(s.config.cores):
+            for kind, src, _, line, requester in s.home_queue(h):
+                self.out(f"  {kind:<8} {src:>3} -> {h:<3} line {line:<6} queued at home tile {h}")
+        for k in range(s.config.cores):
+            for kind, src, _, line, requester in s.stalled(k):
+                self.out(f"  {kind:<8} {src:>3} -> {k:<3} line {line:<6} held by core {k}'s controller "
+                         "until its own miss is done")
+
     def do_sb(self, args):
         """`sb` or `sb CORE`: store buffers, oldest entry first."""
         self._args(args, 1, "sb [CORE]")
@@ -1117,14 +1200,35 @@ class Debugger:
         self.out(f"cycle {self.s.cycle}")
 
     def do_info(self, args):
-        self._args(args, 1, "info [locals|breakpoints|registers|line|cores]")
+        self._args(args, 1, "info [locals|breakpoints|registers|line|cores|machine]")
         what = args[0].lower() if args else "all"
         handlers = {"locals": self._info_locals, "breakpoints": self._info_breaks, "break": self._info_breaks,
                     "registers": lambda: self.do_regs([]), "line": self._info_line, "cores": self._info_cores,
-                    "all": lambda: (self._info_cores(), self._info_breaks())}
+                    "machine": self._info_machine, "all": lambda: (self._info_cores(), self._info_breaks())}
         if what not in handlers:
-            raise S2mcError(f"info has no '{args[0]}' (locals, breakpoints, registers, line, cores)")
+            raise S2mcError(f"info has no '{args[0]}' (locals, breakpoints, registers, line, cores, machine)")
         handlers[what]()
+
+    def _info_machine(self):
+        cfg = self.s.config
+        self.out(f"{cfg.cores} cores, {cfg.mem_words} words of memory, memory latency {_cycles(cfg.mem_latency)}, "
+                 f"consistency {cfg.consistency}")
+        if cfg.networked:
+            from .network import Topology
+            topo = Topology(cfg.interconnect, cfg.cores)
+            shape = f"ring of {topo.tiles} tiles" if topo.kind == "ring" else f"mesh of {topo.columns}x{topo.rows} routers"
+            self.out(f"interconnect {cfg.interconnect} ({shape}; router latency {_cycles(cfg.router_latency)}, "
+                     f"link latency {_cycles(cfg.link_latency)}, {_plural(cfg.flit_words, 'word')} a flit), coherence "
+                     f"{cfg.coherence} (each line's home: tile line mod {cfg.cores})")
+        else:
+            self.out(f"interconnect {cfg.interconnect} (arbitration {cfg.arbitration}), coherence {cfg.coherence}")
+        if cfg.cached:
+            self.out(f"cache {cfg.cache}: {cfg.cache_lines} lines, {cfg.cache_ways} ways, {cfg.line_words} words a "
+                     f"line, hit latency {_cycles(cfg.cache_hit_latency)}")
+        else:
+            self.out("no caches")
+        if cfg.buffered:
+            self.out(f"store buffers of {cfg.store_buffer_entries} entries")
 
     def _info_cores(self):
         self.out(f"cycle {self.s.cycle}" + (" (the run has ended)" if self.s.done else ""))
@@ -1132,7 +1236,10 @@ class Debugger:
             what = {"running": "issues it now",
                     "bus": f"on the bus since cycle {c.since} for {self.ins.text(c.pc - 1)}, "
                            f"issues this next at {c.next_issue}",
-                    "waiting": f"waits for the bus since cycle {c.since} (address {c.address})",
+                    "waiting": (f"waits for its miss since cycle {c.since} (address {c.address})" if self.s.networked
+                                else f"waits for the bus since cycle {c.since} (address {c.address})"),
+                    "hit": f"hit its cache in cycle {c.since} for {self.ins.text(c.pc - 1)}, issues this next at "
+                           f"{c.next_issue}",
                     "sync": f"waits at the barrier since cycle {c.since}",
                     "held": f"held back since cycle {c.since} {self._held_for(c.pc)}, tries again now",
                     "halted": f"halted in cycle {c.since}",

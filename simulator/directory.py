@@ -67,6 +67,8 @@ class DirectoryMachine(ReferenceMachine):
         self.invals: dict[int, int] = {}          # copies a GetM invalidated -> how many GetMs did
         self.by_type = dict.fromkeys(MESSAGES, 0)
         self.quiet = 0                            # the cycle the network went quiet after the run
+        if self.trace is not None:
+            self.net.on_grant = self.log_grant
         names = engine_counters(cached=False, buffered=self.buffered, networked=True)
         for k in self.cores:
             k.stats = dict.fromkeys(names, 0)
@@ -80,11 +82,23 @@ class DirectoryMachine(ReferenceMachine):
         words = 1 + self.W if kind in WITH_DATA else 1
         m = Message(kind, line, src, dst, requester, to_home, words, parent=parent, from_home=from_home, **extra)
         self.net.send(m, c)
+        self.log_network(c, src, f"send {kind} {m.flits}", m)
         s = self.cores[src].stats
         s["messages_sent"] += 1
         s["flits_sent"] += m.flits
         s["message_hops"] += m.hops
         self.by_type[kind] += 1
+
+    def log_network(self, c: int, tile: int, event: str, m: Message, before=None, after=None) -> None:
+        """A network event of tile (or router) `tile` (docs/timing-model.md, "The event log of a
+        network"): wait is the requester, address the line's base, before and after the message's
+        source and destination tiles unless given (a home's directory states)."""
+        if self.trace is not None:
+            self.trace.append((c, tile, 0, event, m.requester, m.line * self.W,
+                               m.src if before is None else before, m.dst if after is None else after))
+
+    def log_grant(self, c: int, router: int, port: str, m: Message) -> None:
+        self.log_network(c, router, f"port {port} {m.kind} {m.flits}", m)
 
     def home_of(self, line: int) -> int:
         return line % len(self.cores)
@@ -101,9 +115,9 @@ class DirectoryMachine(ReferenceMachine):
             self.stalls[core.id] += 1
             return True
         if got == "hit":
-            self.perform(core, d, a)
+            before, after = self.perform(core, d, a)
             self.stalls[core.id] += self.H - 1
-            self.log(c, core, "hit", 0, a)
+            self.log(c, core, "hit", 0, a, before, after)
             if write and way.state == "E":
                 self.set_state(c, core, way, "M", "PrWr")
             core.pc += 1
@@ -112,6 +126,7 @@ class DirectoryMachine(ReferenceMachine):
         self.pending[core.id] = {"d": d, "a": a, "issued": c, "acks": 0, "data": False}
         core.own_last = core.drain is not None        # the drain that waited goes next
         core.state = "miss"
+        self.log(c, core, f"request {GETM if write else GETS}", 0, a)
         return True
 
     def own_may_miss(self, core) -> bool:
@@ -146,7 +161,6 @@ class DirectoryMachine(ReferenceMachine):
         core.stats["dir_misses"] += 1
         core.stats["mem_accesses"] += 1
         self.send(kind, core.id, self.home_of(line), line, core.id, c, to_home=True)
-        self.log(c, core, f"request {kind}", 0, a)
         return "miss", way
 
     # -- step 3b: the store buffers' drains -------------------------------------------------------
@@ -356,8 +370,10 @@ class DirectoryMachine(ReferenceMachine):
         if home.free > c:
             return
         for m in home.queue:
+            before = home.entry(m.line)["state"]
             occupancy = self.home_handles(h, m, c)
             if occupancy is not None:
+                self.log_network(c, h, f"home {m.kind} {occupancy}", m, before, home.entry(m.line)["state"])
                 home.queue.remove(m)
                 home.free = c + occupancy
                 self.cores[h].stats["home_busy_cycles"] += occupancy

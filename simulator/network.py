@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 
 #: The output port that leaves the network into a tile.
 LOCAL = "local"
+#: Every output port, in the order a router's ports grant within a cycle (and log their grants).
+PORTS = (LOCAL, "cw", "ccw", "x+", "x-", "y+", "y-")
 
 
 class Topology:
@@ -37,6 +39,11 @@ class Topology:
             self.columns, self.rows, self.routers = tiles, 1, tiles
         else:
             raise ValueError(f"no network for interconnect {kind}")
+
+    @property
+    def name(self) -> str:
+        """What the counters and the timeline call it: `ring of 6 tiles`, `mesh 3x3`."""
+        return f"ring of {self.tiles} tiles" if self.kind == "ring" else f"mesh {self.columns}x{self.rows}"
 
     def place(self, router: int) -> tuple[int, int]:
         """The (x, y) of a mesh router (on the ring: (position, 0))."""
@@ -123,6 +130,7 @@ class Network:
         self.arriving: dict[int, list[Message]] = defaultdict(list)    # delivery cycle -> messages
         self.seq = 0
         self.in_flight = 0
+        self.on_grant = None      # called (c, router, port, message) for every grant, when set
 
     def flits(self, words: int) -> int:
         return -(-words // self.fw)
@@ -138,8 +146,9 @@ class Network:
 
     def step(self, c: int) -> None:
         """Every output port free at c grants its oldest ready message (ports are independent: a
-        message granted at c is ready again at c + Lk + R > c at the earliest)."""
-        for port in sorted(self.waiting):
+        message granted at c is ready again at c + Lk + R > c at the earliest), router by router
+        and in PORTS order, the order the event log lists the grants of a cycle."""
+        for port in sorted(self.waiting, key=lambda p: (p[0], PORTS.index(p[1]))):
             queue = self.waiting[port]
             if not queue or self.free[port] > c:
                 continue
@@ -151,6 +160,8 @@ class Network:
             m.queued += c - m.ready
             self.free[port] = c + m.flits
             self.busy[port] += m.flits
+            if self.on_grant is not None:
+                self.on_grant(c, port[0], port[1], m)
             if port[1] == LOCAL:
                 m.delivered = c + m.flits
                 self.arriving[m.delivered].append(m)
@@ -176,8 +187,7 @@ def report(topology: Topology, tiles: list[dict], messages: dict[str, int], inva
     getms = sum(invals.values())
     links = topology.links()
     return {
-        "topology": (f"ring of {topology.tiles} tiles" if topology.kind == "ring" else
-                     f"mesh {topology.columns}x{topology.rows}"),
+        "topology": topology.name,
         "messages": dict(messages),
         "flits": sum(t["flits_sent"] for t in tiles),
         "hops": sum(t["message_hops"] for t in tiles),

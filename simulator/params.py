@@ -109,6 +109,12 @@ def cache_problem(cache_lines: int, cache_ways: int, line_words: int, mem_words:
 DIRECTORY_PROTOCOLS = ("msi", "mesi")
 
 
+def coherence_for(interconnect: str) -> str:
+    """The one coherence scheme an interconnect goes with (network_problem): the bus snoops, a ring or
+    a mesh keeps a directory. A sweep's `interconnects` axis names only the interconnect."""
+    return "snoop" if interconnect == "bus" else "directory"
+
+
 def network_problem(interconnect: str, coherence: str, cache: str) -> str | None:
     """Why an interconnect and a coherence scheme cannot go together, or None: snooping needs the
     bus's broadcast, a ring or a mesh needs a directory, and a directory keeps msi or mesi caches."""

@@ -10,7 +10,7 @@ the simulator does not import s2mc.analysis, so these are plain dicts with the s
 """
 from __future__ import annotations
 
-from s2mc.common.variants import cache_part, parse_cache_part  # noqa: F401 - parse_cache_part: for readers
+from s2mc.common.variants import cache_part, network_part, parse_cache_part  # noqa: F401 - parse_cache_part: for readers
 
 from .counters import core_counters
 from .params import DEFAULTS
@@ -43,7 +43,7 @@ def variant_parts(mem_latency: int, arbitration: str, cache: str = DEFAULTS["cac
     if consistency != "sc":
         parts.append(f"{consistency}-sb{store_buffer_entries}")
     if interconnect != "bus":
-        parts.append(f"{interconnect}-{coherence}-lk{link_latency}-r{router_latency}-f{flit_words}")
+        parts.append(network_part(interconnect, coherence, link_latency, router_latency, flit_words))
     return parts
 
 

@@ -37,6 +37,12 @@ state is the one the forward run had). `last_before(scan, cycle)` finds the last
 `cycle` at which a forward scan stops, by scanning windows that widen backwards. When the
 checkpoints would pass `history` bytes, every other one goes and the spacing doubles.
 
+A ring or a mesh with directory coherence (interconnect ring|mesh) steps the same way on the fast
+engine's networked machine; a core is then `waiting` for its miss (since it issued it) or `hit`
+(its access hit its cache, it issues again at next_issue), and `line(ADDR)`, `directory()`,
+`messages()`, `home_queue(tile)` and `stalled(core)` show the directory and the network
+(docs/debugger.md, "A ring or a mesh").
+
 Only the fast engine steps: the SystemC engine runs in a child process from start to end.
 """
 from __future__ import annotations
@@ -50,7 +56,7 @@ from s2mc.isa import Program
 from s2mc.common.errors import S2mcError
 from s2mc.isa.instructions import decode
 
-from . import Machine, Result, SimFault, build_result, code_label
+from . import Machine, Result, SimFault, _network_report, build_result, code_label
 
 NEVER = (1 << 64) - 1    # the engine's "no pause"
 FIRST_SPACING = 1 << 16  # cycles between checkpoints at first, at least (doubles as the history fills)
@@ -68,7 +74,7 @@ class CoreState:
     """One core at the current cycle. `since`: when the state began (running: the current cycle;
     bus: the grant; waiting: the request; sync: the arrival; halted: the halting trap)."""
     core: int
-    state: str              # running | bus | waiting | sync | held | halted | stopped
+    state: str              # running | bus | hit | waiting | sync | held | halted | stopped
     pc: int
     since: int
     next_issue: int | None  # running and bus: the cycle its next instruction issues
@@ -114,6 +120,45 @@ class BufferedStore:
 
 
 @dataclass(frozen=True)
+class LineState:
+    """A line of a ring or mesh machine now (docs/debugger.md, `dir`): its number and first word,
+    its home tile and the directory entry there (state, S^D the transient one; the owner of an M
+    line; the sharers), every core's copy (core, state: transient ones too, and a copy in its
+    eviction buffer marked "evicting"), and the home: the first cycle it is free and its queue,
+    oldest first, as (type, source, destination, line, requester), of every line it is home to."""
+    line: int
+    address: int
+    home: int
+    state: str
+    owner: int | None
+    sharers: tuple[int, ...]
+    copies: tuple[tuple[int, str, str], ...]     # (core, state, "cache" | "evicting")
+    home_free: int
+    queue: tuple[tuple[str, int, int, int, int], ...]
+
+
+@dataclass(frozen=True)
+class InFlight:
+    """A protocol message in the network now (docs/debugger.md, `net`): its type, source and
+    destination tiles, line and requester, the router it is at, and either the output port it waits
+    for there (from `ready`, the cycle it may go) or, with `delivered`, the cycle its last flit
+    arrives at its destination tile (port "")."""
+    kind: str
+    src: int
+    dst: int
+    line: int
+    requester: int
+    router: int
+    port: str
+    ready: int
+    delivered: int
+
+    @property
+    def arriving(self) -> bool:
+        return bool(self.delivered)
+
+
+@dataclass(frozen=True)
 class Stop:
     """Where an advance stopped: the cycle, and why (any of "cycle": the target cycle, "break",
     "watch", "end": the run ended, "request": Stepper.request_stop). `breaks` lists (breakpoint
@@ -139,13 +184,16 @@ class Stepper:
         for option in ("trace", "trace_file", "timeline"):
             if config.get(option):
                 raise S2mcError(f"a stepped machine does not take {option}; run it with Machine")
-        if config.get("interconnect", "bus") != "bus":
-            raise S2mcError(f"interconnect {config['interconnect']}: a stepped machine is the bus machine so far; "
-                            "run a ring or a mesh with Machine (s2mc run)")
+        if config.get("interconnect", "bus") != "bus" and config.get("consistency", "sc") != "sc":
+            # the networked machine's stepping watches the cores' own writes, not a buffer's drains
+            raise S2mcError(f"interconnect {config['interconnect']} with consistency {config['consistency']}: a "
+                            "stepped ring or mesh has no store buffers so far; step it with consistency sc, "
+                            "or run it with Machine (s2mc run)")
         self.program = program
         # Machine checks the program and the parameters and loads the engine; we drive the engine.
         self._machine = Machine(program, **config)
         self.config = self._machine.config
+        self.networked = self.config.networked    # a ring or a mesh with directory coherence
         self._engine = self._machine._engine
         self._code_size = program.top("code")
         self.cycle = 0               # the current cycle: everything before it has happened
@@ -208,6 +256,78 @@ class Stepper:
         the engines keep every word's current value once (docs/timing-model.md, "The caches")."""
         self._core(core)
         return [None if slot is None else tuple(slot[:2]) for slot in self._engine.cache(core)]
+
+    def cache_words(self, core: int) -> list[list[int] | None]:
+        """A ring or a mesh: each valid way's own copy of its line's words, slot by slot as
+        cache(core) (every copy holds its words there, and a copy waiting for its Data or its
+        Inv-Acks may hold older ones than memory); None for an invalid way."""
+        self._networked_only("a copy's own words")
+        self._core(core)
+        return [None if slot is None else list(slot[3]) for slot in self._engine.cache(core)]
+
+    # -- the network and the directory (a ring or a mesh) -----------------------------------------
+    def _networked_only(self, what: str) -> None:
+        if not self.networked:
+            raise S2mcError(f"this is the bus machine (interconnect {self.config.interconnect}, coherence "
+                            f"{self.config.coherence}): {what} is a ring's or a mesh's "
+                            "(--interconnect ring|mesh --coherence directory)")
+
+    def line(self, where: str | int) -> LineState:
+        """The line that holds a data label or address: its home, directory entry and copies."""
+        self._networked_only("the directory")
+        line = self.place(where, "data") // self.config.line_words
+        return self._line_state(line, self._copies(), {})
+
+    def directory(self) -> list[LineState]:
+        """Every line in play now, in order: a copy in a cache or an eviction buffer, or a message
+        for it in the network, a home's queue or a controller's stall (every line whose directory
+        entry is not I is among them: its owner or sharers hold it, or their Put is on its way)."""
+        self._networked_only("the directory")
+        copies = self._copies()
+        homes = {h: self._engine.home(h) for h in range(self.config.cores)}
+        seen = set(copies) | {p[3] for p in self._engine.packets()}
+        for h, (_, queue) in homes.items():
+            seen.update(m[3] for m in queue)
+            seen.update(m[3] for m in self._engine.stalled(h))
+        return [self._line_state(line, copies, homes) for line in sorted(seen)]
+
+    def lines(self) -> list[int]:
+        """The lines in play now (directory()), in order."""
+        return [v.line for v in self.directory()]
+
+    def _copies(self) -> dict[int, list[tuple[int, str, str]]]:
+        """line -> every core's copy of it (core, state, "cache" | "evicting"), in core order."""
+        w, out = self.config.line_words, {}
+        for k in range(self.config.cores):
+            for slot in self._engine.cache(k):
+                if slot is not None:
+                    out.setdefault(slot[0] // w, []).append((k, slot[1], "cache"))
+            for base, st in self._engine.evicting(k):
+                out.setdefault(base // w, []).append((k, st, "evicting"))
+        return out
+
+    def _line_state(self, line: int, copies: dict, homes: dict) -> LineState:
+        state, owner, sharers = self._engine.entry(line)
+        home = line % self.config.cores
+        free, queue = homes[home] if home in homes else self._engine.home(home)
+        return LineState(line, line * self.config.line_words, home, state, None if owner < 0 else owner,
+                         tuple(sharers), tuple(sorted(copies.get(line, ()))), free, tuple(tuple(m) for m in queue))
+
+    def messages(self) -> list[InFlight]:
+        """The protocol messages in the network now, in the order they were sent."""
+        self._networked_only("the network")
+        return [InFlight(*p) for p in self._engine.packets()]
+
+    def home_queue(self, tile: int) -> list[tuple[str, int, int, int, int]]:
+        """The messages waiting in a tile's home, oldest first (as `stalled`)."""
+        self._networked_only("the network")
+        return [tuple(m) for m in self._engine.home(self._core(tile))[1]]
+
+    def stalled(self, core: int) -> list[tuple[str, int, int, int, int]]:
+        """The messages core's cache controller holds back (it handles them when its own miss is
+        done), oldest first, as (type, source, destination, line, requester)."""
+        self._networked_only("the network")
+        return [tuple(m) for m in self._engine.stalled(self._core(core))]
 
     # -- breakpoints and watches ----------------------------------------------------------------
     def add_break(self, where: str | int, core: int | None = None) -> int:
@@ -343,7 +463,10 @@ class Stepper:
         self._seconds += time.perf_counter() - t0
         if not paused:
             try:
-                self.result = build_result(self._engine.result(), self.program, self.config)
+                raw = self._engine.result()
+                self.result = build_result(raw, self.program, self.config)
+                if "network" in raw:
+                    self.result.network = _network_report(raw, self.result, self.config)
             except SimFault as fault:
                 self.fault = fault
                 self.cycle = fault.fault["cycle"]
@@ -598,6 +721,9 @@ class Stepper:
     def core(self, core: int) -> CoreState:
         state, pc, t, address, counters = self._engine.core_view(self._core(core))
         now = self.cycle
+        if self.networked and state == "running" and t > now and not self.done:
+            # a cache hit: it took effect when it issued, t - H; the core issues again at t
+            return CoreState(core, "hit", pc, t - self.config.cache_hit_latency, t, None, counters)
         if state == "running" and t > now and not self.done:
             # its access took effect at its grant, t - L; it holds the bus until t - 1
             return CoreState(core, "bus", pc, t - self.config.mem_latency, t, None, counters)
@@ -613,7 +739,7 @@ class Stepper:
         """A core's store buffer now, oldest first (docs/debugger.md, `sb`). S2mcError on a
         machine without store buffers (consistency sc)."""
         self._core(core)
-        view = self._engine.store_buffer(core)
+        view = self._engine.store_buffer(core) if not self.networked else None
         if view is None:
             raise S2mcError("this machine has no store buffers (consistency sc); "
                             "debug with --consistency tso or pso")
@@ -635,6 +761,9 @@ class Stepper:
         return [self.core(i) for i in range(self.config.cores)]
 
     def bus(self) -> BusState:
+        if self.networked:
+            raise S2mcError(f"interconnect {self.config.interconnect}: this machine has no bus; its cores "
+                            "meet over the network (see the messages in flight and the lines' directory entries)")
         free_at, last, drain = self._engine.bus()
         busy = last >= 0 and free_at > self.cycle
         waiting = sorted(((c.core, c.since, c.address) for c in self.cores() if c.state == "waiting"),

@@ -13,6 +13,8 @@ A core is in one of six states in each cycle of the run (docs/timeline.md):
     buffer wait (store buffers, tso and pso) held back by its store buffer: a fence, xchg, sync or
                 trap until the buffer is empty, a store until it has room; from the end of the
                 previous instruction to the cycle it issues
+    miss wait   (a ring or a mesh) a cache miss, from its issue t to the cycle c its access takes
+                effect: cycles t .. c (a `done` event carries c - t)
 
 The states partition the cycles, so per core: bus wait = bus_wait_cycles, bus hold = bus_busy_cycles
 (less drain_bus_cycles: a drain holds the bus, not the core), sync wait = sync_wait_cycles, buffer
@@ -22,6 +24,12 @@ transaction on it (BusRd, BusRdX, ...: XACT_COLOURS), and a cache hit is `execut
 With store buffers each core also has its buffer's occupancy over time (entries after each cycle's
 issue step, as the worked examples of docs/timing-model.md count them): from the `buffer` events
 (+1 at t) and the `drain` and `drain hit` events (-1 from g+1).
+
+A run on a ring or a mesh also has a network view (docs/timeline.md, "The network view"): for each
+link, the flits it carried in each bucket of cycles (a heat map, from the `port` events: a grant of
+F flits at g makes the link busy in g .. g+F-1), and for each home the cycles it was occupied (from
+the `home` events: c .. c+occupancy-1), the hottest home (the most occupied in the window) marked.
+At most NETWORK_BUCKETS buckets, of equal width, whatever the run's length.
 
 Memory stays bounded however long the run: the builder keeps intervals (one per instruction, one per
 stretch of waiting, holding or halting), only those in the window [from_cycle, to_cycle), and at most
@@ -45,12 +53,13 @@ from s2mc.common import values
 from s2mc.common.errors import S2mcError
 from s2mc.common.outputs import Output
 
+from .network import PORTS, Topology
 from .params import PARAMS
 from .trace import KINDS, RECORD, XACTS, Instructions, _Decoder
 
-STATES = ("executing", "bus wait", "bus hold", "sync wait", "halted", "buffer wait")
-EXECUTING, BUS_WAIT, BUS_HOLD, SYNC_WAIT, HALTED, BUFFER_WAIT = range(len(STATES))
-STATE_COLOURS = ("#6bbf59", "#f4d35e", "#d1495b", "#8e7dbe", "#e2e2e2", "#9edae5")
+STATES = ("executing", "bus wait", "bus hold", "sync wait", "halted", "buffer wait", "miss wait")
+EXECUTING, BUS_WAIT, BUS_HOLD, SYNC_WAIT, HALTED, BUFFER_WAIT, MISS_WAIT = range(len(STATES))
+STATE_COLOURS = ("#6bbf59", "#f4d35e", "#d1495b", "#8e7dbe", "#e2e2e2", "#9edae5", "#e8a0bf")
 # Kept beside the states' intervals, in the same columns: a store buffer's occupancy (the entries in
 # the wait column) and a drain's bus tenure (the store's pc, address and values).
 OCCUPANCY, DRAIN_HOLD = len(STATES), len(STATES) + 1
@@ -67,6 +76,9 @@ XACT_COLOURS = {"": "#222222", "BusRd": "#1f77b4", "BusRdX": "#8c564b", "BusUpgr
 BUS_XACTS = tuple(XACT_COLOURS)      # what a bus tenure can be, in legend order
 
 MAX_INTERVALS = 100_000   # intervals kept for a window; beyond, the window is aggregated
+NETWORK_BUCKETS = 200     # at most this many columns in a network's heat map (an even number)
+HEAT_COLOURS = ("#ffffff", "#fdd49e", "#fc8d59", "#d7301f", "#7f0000")   # utilisation 0 .. 1
+HOTTEST_COLOUR = "#0050c8"                                              # the hottest home's outline
 BUCKETS = 2_000           # buckets of an aggregated window (an even number: two merge into one)
 FORMATS = (".html", ".json", ".png", ".svg")
 
@@ -132,6 +144,14 @@ class Timeline:
     buffers: list[list[tuple[int, int, int]]] | None = None
     buffer_counts: list[list[int]] | None = None
     drain_counts: list[list[int]] | None = None
+    # a ring or a mesh: its shape ("mesh 2x2"), its links as (router, port, next router), and per
+    # bucket of net_bucket cycles from `start` the cycles each link carried a flit and each home was
+    # occupied: link_busy[link][bucket], home_busy[home][bucket]
+    network: str = ""
+    links: list[tuple[int, str, int]] | None = None
+    net_bucket: int = 0
+    link_busy: list[list[int]] | None = None
+    home_busy: list[list[int]] | None = None
 
     @property
     def cached(self) -> bool:
@@ -144,6 +164,26 @@ class Timeline:
     @property
     def aggregated(self) -> bool:
         return self.intervals is None
+
+    @property
+    def networked(self) -> bool:
+        return self.links is not None
+
+    def net_span(self, b: int) -> tuple[int, int]:
+        """The cycles [lo, hi) of the network view's bucket b."""
+        lo = self.start + b * self.net_bucket
+        return lo, min(lo + self.net_bucket, self.end)
+
+    def hottest_home(self) -> int:
+        """The home occupied for the most cycles of the window (the lowest-numbered of equals)."""
+        if not self.networked:
+            raise S2mcError("this timeline has no network view: its machine has a bus (interconnect bus)")
+        totals = [sum(row) for row in self.home_busy]
+        return totals.index(max(totals))
+
+    def link_name(self, i: int) -> str:
+        router, port, to = self.links[i]
+        return f"{router} {port} \u2192 {to}"
 
     def bus(self) -> list[Interval]:
         """Who holds the bus, access by access, in cycle order (the cores' bus-hold intervals and
@@ -194,7 +234,7 @@ class Timeline:
 # The interval columns the builder keeps (int64 arrays; address -1: no access; xact: index in XACTS).
 _CORE, _START, _END, _STATE, _PC, _WAIT, _ADDRESS, _BEFORE, _AFTER, _XACT = range(10)
 (_ISSUE, _REQUEST, _GRANT, _SYNC, _RESUME, _HALT, _HIT, _XGRANT, _STATE_CHANGE, _BUFFER, _FORWARD, _DRAIN,
- _DRAIN_HIT) = range(len(KINDS))
+ _DRAIN_HIT, _DONE, _SEND, _PORT, _HOME) = range(len(KINDS))
 # A raw record (s2::TraceEvent) as numpy reads it, field for field as trace.RECORD.
 _RECORD_DTYPE = np.dtype([("cycle", "=u8"), ("pc", "=u4"), ("core", "=u2"), ("kind", "u1"), ("xact", "u1"),
                           ("wait", "=u8"), ("address", "=u4"), ("before", "=i4"), ("after", "=i4"),
@@ -210,10 +250,19 @@ class TimelineBuilder:
 
     def __init__(self, cores: int, mem_latency: int, from_cycle: int = 0, to_cycle: int | None = None,
                  max_intervals: int = MAX_INTERVALS, buckets: int = BUCKETS, hit_latency: int = 1,
-                 store_buffer_entries: int = 0):
+                 store_buffer_entries: int = 0, interconnect: str = "bus"):
         """hit_latency: H, the cycles a cache hit takes (runs with caches); store_buffer_entries:
-        the buffers' size (tso, pso; 0: none)."""
+        the buffers' size (tso, pso; 0: none); interconnect: ring or mesh for the network view."""
         check_window(from_cycle, to_cycle)
+        self._topo = Topology(interconnect, cores) if interconnect != "bus" else None
+        if self._topo is not None:
+            self._links = self._topo.links()
+            self._link_of = np.full(self._topo.routers * len(PORTS), -1, dtype=np.int64)   # (router, port) -> link
+            for i, (r, port) in enumerate(self._links):
+                self._link_of[r * len(PORTS) + PORTS.index(port)] = i
+            self._net = np.zeros((NETWORK_BUCKETS, len(self._links) + cores), dtype=np.int64)   # links, then homes
+            self._net_width = 1
+            self._net_pending = np.zeros((2, 0), dtype=np.int64)   # (cycle, row) maybe past the run's end
         self.hit_latency = hit_latency
         self.entries = store_buffer_entries
         self._front = np.zeros(cores, dtype=np.int64)    # where each core's last interval ended
@@ -244,6 +293,15 @@ class TimelineBuilder:
 
         def row(e):
             name = e[3]
+            if name.startswith(("request ", "done ")):   # a miss over a network
+                what, x = name.split(" ")
+                return (e[0], e[1], e[2], kind[what], e[4], *e[5:8], xact[x], 0)
+            if name.startswith(("send ", "home ")):      # `send <M> <flits>`, `home <M> <occupancy>`
+                what, x, n = name.split(" ")
+                return (e[0], e[1], e[2], kind[what], e[4], e[5], 0, 0, xact[x], int(n))
+            if name.startswith("port "):                 # `port <port> <M> <flits>`
+                _, port, x, n = name.split(" ")
+                return (e[0], e[1], e[2], _PORT, e[4], e[5], e[6], e[7], xact[x], int(n) | PORTS.index(port) << 24)
             if name.startswith("grant "):    # a coherence transaction: `grant <T> <D>`
                 _, t, span = name.split(" ")
                 return (e[0], e[1], e[2], _XGRANT, e[4], *e[5:8], xact[t], int(span))
@@ -265,7 +323,13 @@ class TimelineBuilder:
                                                         "before", "after", "xact", "span")))
 
     def _add(self, cycle, core, pc, kind, wait, address, before, after, xact, span) -> None:
-        self._track(cycle, core, pc, kind)
+        if self._topo is not None:
+            # trap #3 over a network reads the coherent memory in its one cycle: no miss to wait for
+            kind = np.where((kind == _REQUEST) & (xact == 0), _ISSUE, kind)
+            self._track(cycle, core, pc, kind)
+            self._network(cycle, core, kind, span)
+        else:
+            self._track(cycle, core, pc, kind)
         # a bus hold lasts L cycles, or with caches the transaction's own bus time D
         bus_xact = (kind == _XGRANT) | ((kind == _DRAIN) & (span > 0))
         lat = np.where(bus_xact, span, self.latency)
@@ -275,6 +339,7 @@ class TimelineBuilder:
         gr = (kind == _GRANT) | (kind == _XGRANT)
         gw = gr & (wait > 0)
         rs = (kind == _RESUME) & (wait > 0)
+        dn = kind == _DONE
         none = lambda m: np.full(int(m.sum()), -1, dtype=np.int64)   # noqa: E731
         zero = lambda m: np.zeros(int(m.sum()), dtype=np.int64)      # noqa: E731
         state = lambda m, k: np.full(int(m.sum()), k, dtype=np.int64)   # noqa: E731
@@ -289,7 +354,9 @@ class TimelineBuilder:
             (core[gr], cycle[gr], cycle[gr] + lat[gr], state(gr, BUS_HOLD), pc[gr], wait[gr], address[gr], before[gr],
              after[gr], xact[gr]),
             (core[rs], cycle[rs] - wait[rs], cycle[rs], state(rs, SYNC_WAIT), pc[rs] - 1, wait[rs], none(rs),
-             zero(rs), zero(rs), zero(rs)))]
+             zero(rs), zero(rs), zero(rs)),
+            (core[dn], cycle[dn] - wait[dn], cycle[dn] + 1, state(dn, MISS_WAIT), pc[dn], wait[dn], address[dn],
+             before[dn], after[dn], zero(dn)))]
         iv = np.stack(cols)
         if self.entries:
             dr = kind == _DRAIN
@@ -350,7 +417,7 @@ class TimelineBuilder:
             return out
 
         req, sync, resume, halt = (last(k) for k in (_REQUEST, _SYNC, _RESUME, _HALT))
-        grant = np.maximum(last(_GRANT), last(_XGRANT))
+        grant = np.maximum(np.maximum(last(_GRANT), last(_XGRANT)), last(_DONE))
         for c in np.nonzero((req >= 0) | (grant >= 0) | (sync >= 0) | (resume >= 0) | (halt >= 0))[0]:
             if req[c] > grant[c]:
                 self._request[c] = (int(cycle[req[c]]), int(pc[req[c]]))
@@ -362,6 +429,55 @@ class TimelineBuilder:
                 self._sync[c] = None
             if halt[c] >= 0:
                 self._halt[c] = (int(cycle[halt[c]]) + 1, int(pc[halt[c]]))
+
+    def _run_end(self) -> int | None:
+        """The run's end once every core has halted (the log's later events are the network's
+        write-backs after it), else None."""
+        if any(h is None for h in self._halt):
+            return None
+        return max(t for t, _ in self._halt)
+
+    def _network(self, cycle, core, kind, span) -> None:
+        """The cycles each link carried a flit (a `port` grant of F flits at g: g .. g+F-1) and each
+        home was occupied (a `home` event at c: c .. c+occupancy-1), counted per bucket. A cycle past
+        the batch's last one may be past the run's end (a home's occupancy, a message's flits): it
+        waits until a later batch, or the end, says."""
+        pt = kind == _PORT
+        link = self._link_of[core[pt] * len(PORTS) + (span[pt] >> 24)]
+        on = link >= 0                      # a `local` port ejects into the tile: not a link
+        hm = kind == _HOME
+        rows = np.concatenate([link[on], len(self._links) + core[hm]])
+        starts = np.concatenate([cycle[pt][on], cycle[hm]])
+        lens = np.concatenate([(span[pt] & 0xFFFFFF)[on], span[hm]])
+        ends = np.cumsum(lens)
+        cyc = np.repeat(starts - (ends - lens), lens) + np.arange(int(ends[-1]) if len(ends) else 0)
+        cells = np.concatenate([self._net_pending, np.stack([cyc, np.repeat(rows, lens)])], axis=1)
+        end = self._run_end()
+        if end is None:
+            top = int(cycle.max()) if len(cycle) else -1
+            later = cells[0] > top
+            self._net_pending, cells = cells[:, later], cells[:, ~later]
+        else:
+            self._net_pending = np.zeros((2, 0), dtype=np.int64)
+            cells = cells[:, cells[0] < end]
+        self._net_count(cells)
+
+    def _net_count(self, cells: np.ndarray) -> None:
+        hi = self.hi if self.hi is not None else np.iinfo(np.int64).max
+        cells = cells[:, (cells[0] >= self.lo) & (cells[0] < hi)]
+        if not cells.shape[1]:
+            return
+        at = cells[0] - self.lo
+        self._net_reach(int(at.max()) + 1)
+        np.add.at(self._net, (at // self._net_width, cells[1]), 1)
+
+    def _net_reach(self, span: int) -> None:
+        """Widens the network's buckets until they cover `span` cycles from the window's start: two
+        neighbouring buckets become one."""
+        while span > NETWORK_BUCKETS * self._net_width:
+            half = self._net.reshape(NETWORK_BUCKETS // 2, 2, -1).sum(axis=1)
+            self._net = np.concatenate([half, np.zeros_like(half)])
+            self._net_width *= 2
 
     def _keep(self, iv: np.ndarray) -> None:
         """Keeps the part of these intervals (columns) inside the window."""
@@ -434,9 +550,9 @@ class TimelineBuilder:
         rest = [(core, int(self._since[core]), end, OCCUPANCY, 0, int(self._level[core]), -1, 0, 0, 0)
                 for core in range(self.cores) if self._level[core] > 0]     # left in the buffer by a fault
         for core in range(self.cores):
-            if self._request[core] is not None:
+            if self._request[core] is not None:     # a bus request, or a miss over a network
                 t, pc = self._request[core]
-                rest.append((core, t, end, BUS_WAIT, pc, end - t, -1, 0, 0, 0))
+                rest.append((core, t, end, BUS_WAIT if self._topo is None else MISS_WAIT, pc, end - t, -1, 0, 0, 0))
             if self._sync[core] is not None:
                 t, pc = self._sync[core]
                 rest.append((core, t + 1, end, SYNC_WAIT, pc, end - t - 1, -1, 0, 0, 0))
@@ -451,6 +567,17 @@ class TimelineBuilder:
             raise S2mcError(f"the timeline window starts at cycle {self.lo}, but the run has only {end} cycles")
         tl = Timeline(self.cores, self.latency, self.lo, hi, end, None, program=program, title=title, cache=cache,
                       consistency=consistency, entries=self.entries)
+        if self._topo is not None:
+            cells, self._net_pending = self._net_pending, np.zeros((2, 0), dtype=np.int64)
+            self._net_count(cells[:, cells[0] < end])
+            self._net_reach(hi - self.lo)      # a quiet stretch at the end needs buckets too
+            t, n = self._topo, len(self._links)
+            used = -(-(hi - self.lo) // self._net_width)
+            tl.network = t.name
+            tl.links = [(r, p, t.next_router(r, p)) for r, p in self._links]
+            tl.net_bucket = self._net_width
+            tl.link_busy = self._net[:used, :n].T.tolist()
+            tl.home_busy = self._net[:used, n:].T.tolist()
         if self._kept is not None:
             iv = np.concatenate(self._kept, axis=1) if self._kept else np.zeros((10, 0), dtype=np.int64)
             iv = iv[:, np.lexsort((iv[_START], iv[_CORE]))]
@@ -478,7 +605,7 @@ def timeline_of(events, cores: int, mem_latency: int, from_cycle: int = 0, to_cy
                 program: Program | None = None, cache: str = "none", consistency: str = "sc",
                 **limits) -> Timeline:
     """The timeline of a whole list of events (Result.trace, the reference model's log); limits:
-    TimelineBuilder's (store_buffer_entries with tso or pso)."""
+    TimelineBuilder's (store_buffer_entries with tso or pso, interconnect ring or mesh)."""
     b = TimelineBuilder(cores, mem_latency, from_cycle, to_cycle, **limits)
     b.add(events)
     return b.finish(program, cache=cache, consistency=consistency)
@@ -491,14 +618,16 @@ class TimelineSink:
 
     def __init__(self, program: Program, cores: int, mem_latency: int, path: str | os.PathLike | None = None,
                  from_cycle: int = 0, to_cycle: int | None = None, title: str = "", cache: str = "none",
-                 hit_latency: int = 1, consistency: str = "sc", store_buffer_entries: int = 0):
+                 hit_latency: int = 1, consistency: str = "sc", store_buffer_entries: int = 0,
+                 interconnect: str = "bus"):
         self.path = os.fspath(path) if path is not None else None
         self._format = timeline_format(path) if path is not None else None
         self._out = Output(path, "wb", what="timeline") if path is not None else None   # checks the path now
         self._program, self._title = program, title
         self._decode = _Decoder()
         self._build = TimelineBuilder(cores, mem_latency, from_cycle, to_cycle, hit_latency=hit_latency,
-                                      store_buffer_entries=store_buffer_entries if consistency != "sc" else 0)
+                                      store_buffer_entries=store_buffer_entries if consistency != "sc" else 0,
+                                      interconnect=interconnect)
         self._cache, self._consistency = cache, consistency
         self.timeline: Timeline | None = None
         self.seconds = 0.0    # host time spent building the timeline during the run (not simulating)
@@ -559,7 +688,8 @@ class _Names:
 def _title(tl: Timeline) -> str:
     caches = f", {tl.cache.upper()} caches" if tl.cached else ""
     buffers = f", {tl.consistency.upper()} store buffers of {tl.entries}" if tl.buffered else ""
-    return tl.title or f"{tl.cores} core{'s' if tl.cores > 1 else ''}, L = {tl.mem_latency}{caches}{buffers}"
+    network = f", {tl.network} with a directory" if tl.networked else ""
+    return tl.title or f"{tl.cores} core{'s' if tl.cores > 1 else ''}, L = {tl.mem_latency}{caches}{buffers}{network}"
 
 
 def _bus_name(tl: Timeline, iv: Interval) -> str:
@@ -618,8 +748,16 @@ def to_trace_events(tl: Timeline) -> dict:
             if busy:
                 ev.append({"ph": "X", "pid": 1, "tid": bus_tid, "ts": lo, "dur": hi - lo, "name": "busy",
                            "cat": "bucket", "args": {"busy": round(sum(busy.values()), 4), **busy}})
+    if tl.networked:   # a counter track per link and per home: the share of each bucket it was busy
+        names = [f"link {tl.link_name(i)}" for i in range(len(tl.links))] + [f"home {h}" for h in range(tl.cores)]
+        for name, busy in zip(names, tl.link_busy + tl.home_busy):
+            for b, n in enumerate(busy):
+                lo, hi = tl.net_span(b)
+                ev.append({"ph": "C", "pid": 1, "ts": lo, "name": name, "args": {"busy": round(n / (hi - lo), 4)}})
     return {"traceEvents": ev, "displayTimeUnit": "ms",
             "otherData": {"tool": "s2mc", "time_unit": "1 us = 1 cycle", "cores": tl.cores,
+                          **({"network": tl.network, "network_bucket_cycles": tl.net_bucket,
+                              "hottest_home": tl.hottest_home()} if tl.networked else {}),
                           "mem_latency": tl.mem_latency, "window": [tl.start, tl.end], "run_cycles": tl.run_end,
                           "aggregated": tl.aggregated, "bucket_cycles": tl.bucket,
                           **({"cache": tl.cache} if tl.cached else {}),
@@ -635,6 +773,11 @@ def _page_data(tl: Timeline) -> dict:
          "maxIntervals": MAX_INTERVALS, "cache": tl.cache if tl.cached else "",
          "xacts": BUS_XACTS, "xactColours": [XACT_COLOURS[x] for x in BUS_XACTS],
          "entries": tl.entries, "consistency": tl.consistency, "bufferColour": BUFFER_COLOUR}
+    if tl.networked:
+        hot = tl.hottest_home()
+        d["net"] = {"name": tl.network, "bucket": tl.net_bucket, "links": [tl.link_name(i) for i in range(len(tl.links))],
+                    "linkBusy": tl.link_busy, "homeBusy": tl.home_busy, "hottest": hot,
+                    "hottestCycles": sum(tl.home_busy[hot]), "heat": HEAT_COLOURS, "hotColour": HOTTEST_COLOUR}
     if tl.aggregated:
         d.update(mode="aggregate", bucket=tl.bucket,
                  counts=[[[tl.counts[b][c][k] for b in range(len(tl.counts))] for k in range(len(STATES))]
@@ -691,17 +834,25 @@ def to_html(tl: Timeline, mark: int | None = None) -> str:
 
 def _figure(tl: Timeline):
     """A static picture: a row per core under the bus row, with store buffers each followed by its
-    buffer's occupancy (matplotlib, no pyplot state)."""
+    buffer's occupancy; over a ring or a mesh no bus row, and under the cores the network's heat
+    maps (_network_axes) (matplotlib, no pyplot state)."""
     from matplotlib.figure import Figure
     from matplotlib.patches import Patch
 
     per = 2 if tl.buffered else 1
-    rows = tl.cores * per + 1
-    fig = Figure(figsize=(12, 0.4 + 0.32 * rows))
-    ax = fig.add_subplot()
+    bus_row = 0 if tl.networked else 1
+    rows = tl.cores * per + bus_row
+    if tl.networked:
+        heights = [0.4 + 0.32 * rows, *_net_inches(len(tl.links), tl.cores)]
+        fig = Figure(figsize=(12, sum(heights) + 1.2))
+        grid = fig.add_gridspec(3, 1, height_ratios=heights, hspace=0.9 / sum(heights) * 3)
+        ax = fig.add_subplot(grid[0])
+    else:
+        fig = Figure(figsize=(12, 0.4 + 0.32 * rows))
+        ax = fig.add_subplot()
     h = 0.8
     y = lambda row: rows - 1 - row - h / 2   # noqa: E731 - the bus row (0) on top
-    row_of = lambda c: 1 + c * per           # noqa: E731 - core c's row; its buffer's is the next
+    row_of = lambda c: bus_row + c * per     # noqa: E731 - core c's row; its buffer's is the next
     if not tl.aggregated:
         for c in range(tl.cores):
             for k in range(len(STATES)):
@@ -741,7 +892,7 @@ def _figure(tl: Timeline):
                 ax.stairs(top, edges, baseline=base, fill=True, color=STATE_COLOURS[k], linewidth=0)
                 base = top
         base = [y(0)] * len(widths)
-        for c in range(tl.cores):   # its own accesses and its store buffer's drains
+        for c in range(tl.cores) if bus_row else ():   # its own accesses and its store buffer's drains
             top = [b + h * (tl.counts[i][c][BUS_HOLD] + (tl.drain_counts[i][c] if tl.buffered else 0)) / widths[i]
                    for i, b in enumerate(base)]
             # not antialiased: sixteen thin bands, each blended with white at its edges, read as an empty row
@@ -749,26 +900,32 @@ def _figure(tl: Timeline):
                       antialiased=False)
             base = top
     names = [name for c in range(tl.cores) for name in (f"core {c}", f"core {c} buffer")[:per]]
-    ax.set_yticks([rows - 1 - r for r in range(rows)], ["bus"] + names)
+    ax.set_yticks([rows - 1 - r for r in range(rows)], ["bus"][:bus_row] + names)
     ax.set_ylim(-0.6, rows - 0.4)
     ax.set_xlim(tl.start, tl.end)
     ax.set_xlabel("cycle")
     ax.grid(axis="x", alpha=0.3)
     by_xact = tl.cached and not tl.aggregated
     how = (f"aggregated: each bar a bucket of {tl.bucket} cycles, its height the share of each state"
-           if tl.aggregated else "one box per instruction; the bus row in the colour of the "
-           + ("transaction on it, the owner's number inside" if by_xact else "core that holds it"))
+           if tl.aggregated else "one box per instruction" + ("" if not bus_row else "; the bus row in the colour of the "
+           + ("transaction on it, the owner's number inside" if by_xact else "core that holds it")))
     ax.set_title(f"s2mc timeline: {_title(tl)}, cycles {tl.start}..{tl.end - 1} of {tl.run_end} ({how})", fontsize=9)
     # The key: the core states, and under it what the bus row's colours say: whose it is (repeating
     # after ten cores), or with caches the transaction on it (those that occur)
-    inch = 1 / (0.4 + 0.32 * rows)      # one inch of the figure's height, in axes fractions
-    keys = [Patch(color=col, label=s) for s, col in zip(STATES, STATE_COLOURS)]
+    key_ax = _network_axes(fig, grid, ax, tl) if tl.networked else ax
+    inch = 1 / key_ax.get_position().height / fig.get_figheight()   # one inch of the figure, in axes fractions
+    # a bus machine's states, or a network's (its misses wait for messages, not for a bus)
+    shown = [k for k, s in enumerate(STATES) if (not s.startswith("bus") and (s != "buffer wait" or tl.buffered)
+                                                 if tl.networked else s != "miss wait")]
+    keys = [Patch(color=STATE_COLOURS[k], label=STATES[k]) for k in shown]
     if tl.buffered:
         keys.append(Patch(color=BUFFER_COLOUR, label=f"store buffer entries (the bar's height, of {tl.entries})"))
-    states = ax.legend(handles=keys, loc="upper center", bbox_to_anchor=(0.5, -0.6 * inch), ncol=len(keys),
-                       frameon=False,
-                       fontsize=8, title="core states", title_fontsize=8)
-    ax.add_artist(states)
+    states = key_ax.legend(handles=keys, loc="upper center", bbox_to_anchor=(0.5, -0.6 * inch), ncol=len(keys),
+                           frameon=False,
+                           fontsize=8, title="core states", title_fontsize=8)
+    if not bus_row:
+        return fig
+    key_ax.add_artist(states)
     if by_xact:
         seen = {iv.xact for iv in tl.bus()}
         key = [Patch(color=XACT_COLOURS[x], label=x or "uncached") for x in BUS_XACTS if x in seen]
@@ -781,6 +938,47 @@ def _figure(tl: Timeline):
     ax.legend(handles=key, loc="upper center", bbox_to_anchor=(0.5, -1.1 * inch), ncol=max(len(key), 1),
               frameon=False, fontsize=8, title=title, title_fontsize=8)
     return fig
+
+
+def _net_inches(links: int, homes: int) -> tuple[float, float]:
+    """The heights of the heat maps of the links and of the homes, in inches."""
+    return 0.3 + 0.11 * links, 0.3 + 0.11 * homes
+
+
+def _network_axes(fig, grid, ax, tl: Timeline):
+    """The network's heat maps under the cores: the links' share of each bucket's cycles carrying a
+    flit, the homes' share occupied, the hottest home outlined and named. Returns the last axes."""
+    import numpy as np
+    from matplotlib.colors import LinearSegmentedColormap
+    from matplotlib.patches import Rectangle
+
+    cmap = LinearSegmentedColormap.from_list("s2mc-heat", HEAT_COLOURS)
+    spans = [tl.net_span(b) for b in range(len(tl.home_busy[0]))]
+    widths = np.array([hi - lo for lo, hi in spans], dtype=float)
+    edges = [lo for lo, _ in spans] + [tl.end]
+    hot = tl.hottest_home()
+    out = []
+    for i, (busy, names, what) in enumerate((
+            (tl.link_busy, [tl.link_name(k) for k in range(len(tl.links))], "links: share of the cycles carrying a flit"),
+            (tl.home_busy, [f"home {h}" + (" (hottest)" if h == hot else "") for h in range(tl.cores)],
+             "homes: share of the cycles occupied"))):
+        a = fig.add_subplot(grid[i + 1], sharex=ax)
+        share = np.array(busy, dtype=float) / widths
+        # the scale runs to the busiest cell, so that light traffic still shows; the bar says how busy
+        mesh = a.pcolormesh(edges, np.arange(len(names) + 1), share, cmap=cmap, vmin=0, vmax=share.max() or 1)
+        a.set_yticks(np.arange(len(names)) + 0.5, names, fontsize=max(4, min(8, 400 / max(len(names), 1))))
+        a.set_ylim(len(names), 0)
+        a.set_title(f"{tl.network}, {what} (buckets of {tl.net_bucket} cycle{'s' if tl.net_bucket > 1 else ''})",
+                    fontsize=9)
+        fig.colorbar(mesh, ax=a, fraction=0.02, pad=0.01, format=lambda v, _: f"{v:.0%}")
+        out.append(a)
+    homes = out[-1]
+    homes.add_patch(Rectangle((tl.start, hot), tl.end - tl.start, 1, fill=False, edgecolor=HOTTEST_COLOUR, linewidth=2))
+    label = homes.get_yticklabels()[hot]
+    label.set_color(HOTTEST_COLOUR)
+    label.set_fontweight("bold")
+    homes.set_xlabel("cycle")
+    return homes
 
 
 __all__ = ["BUCKETS", "BUS_XACTS", "FORMATS", "Interval", "MAX_INTERVALS", "STATES", "XACT_COLOURS", "Timeline", "TimelineBuilder",

@@ -27,14 +27,20 @@ from s2mc.isa import Program, decode, disassemble_word
 from s2mc.common.errors import S2mcError
 from s2mc.common.outputs import Output
 
+from .directory import MESSAGES
+from .network import PORTS
+
 # s2::TraceEvent: cycle u64, pc u32, core u16, kind u8, xact u8, wait u64, address u32, before i32,
 # after i32, span u32.
 RECORD = struct.Struct("=QIHBBQIiiI")
 KINDS = ("issue", "request", "grant", "sync", "resume", "halt", "hit", "xgrant", "state",
-         "buffer", "forward", "drain", "drain_hit")   # s2::TraceKind
-# s2::Xact (a coherence transaction, or the cause of a state change) and s2::LineState, in order.
-XACTS = ("", "BusRd", "BusRdX", "BusUpgr", "BusUpd", "BusRd+BusUpd", "evict", "PrWr")
-STATES = ("I", "S", "E", "O", "M", "Sc", "Sm")
+         "buffer", "forward", "drain", "drain_hit", "done", "send", "port", "home")   # s2::TraceKind
+# s2::Xact (a coherence transaction, or the cause of a state change) and s2::LineState, in order;
+# then a network's messages (s2::MsgKind, at s2::MSG_XACT) and the directory protocol's cache and
+# home states (s2::trace_state).
+XACTS = ("", "BusRd", "BusRdX", "BusUpgr", "BusUpd", "BusRd+BusUpd", "evict", "PrWr") + MESSAGES
+STATES = ("I", "S", "E", "O", "M", "Sc", "Sm", "IS^D", "IM^AD", "IM^A", "SM^AD", "SM^A", "MI^A", "EI^A",
+          "SI^A", "II^A", "S^D")
 
 INSTRUCTION_WIDTH = 36
 HEADER = f"{'cycle':>8}  {'core':>4}  {'bus':>3}  {'pc':>6}  {'instruction':<{INSTRUCTION_WIDTH}}event"
@@ -51,6 +57,15 @@ def _event(cycle, pc, core, kind, xact, wait, address, before, after, span) -> t
         return (cycle, core, pc, f"drain {XACTS[xact]} {span}", wait, address, before, after)
     if name == "drain_hit":
         return (cycle, core, pc, "drain hit", wait, address, before, after)
+    if name in ("request", "done") and xact:     # a miss over a network: its request, the message that completed it
+        return (cycle, core, pc, f"{name} {XACTS[xact]}", wait, address, before, after)
+    if name == "send":
+        return (cycle, core, pc, f"send {XACTS[xact]} {span}", wait, address, before, after)
+    if name == "port":                           # span: the flits, and the port in its top byte
+        return (cycle, core, pc, f"port {PORTS[span >> 24]} {XACTS[xact]} {span & 0xFFFFFF}", wait, address,
+                before, after)
+    if name == "home":
+        return (cycle, core, pc, f"home {XACTS[xact]} {span}", wait, address, STATES[before], STATES[after])
     return (cycle, core, pc, name, wait, address, before, after)
 
 
@@ -207,11 +222,43 @@ class _Formatter:
             cause = event.split(" ", 1)[1]
             why = cause if cause in ("evict", "PrWr") else f"{cause} by core {wait}"
             note, ins = f"line {address}: {before} -> {after} ({why})", ""
+        elif event.startswith(("request ", "done ")):
+            # a miss over a network: its request message, then the message that completed it
+            what, kind = event.split(" ")
+            if what == "request":
+                note = f"cache miss, {kind} sent"
+            else:
+                note = f"miss done by {kind} (waited {wait})"
+                ins = f"{ins}  {self.ins.access(pc, address, before, after)}"
+        elif event.startswith(("send ", "port ", "home ")):
+            note, ins = _network_note(core, event, wait, address, before, after), ""
         elif event == "resume":
             note = f"barrier released (waited {wait})"
         else:
             note = _NOTES[event]
-        return f"{cycle:>8}  {core:>4}  {bus:>3}  {pc:>6}  {ins:<{INSTRUCTION_WIDTH}}{note}".rstrip()
+        at = "-" if event.startswith(("send ", "port ", "home ")) else pc   # a message's event has no instruction
+        return f"{cycle:>8}  {core:>4}  {bus:>3}  {at:>6}  {ins:<{INSTRUCTION_WIDTH}}{note}".rstrip()
+
+
+def _plural(n: int | str, word: str) -> str:
+    return f"{n} {word}{'' if str(n) == '1' else 's'}"
+
+
+def _network_note(at: int, event: str, requester: int, address: int, before, after) -> str:
+    """The text of a network event (docs/timing-model.md, "The event log of a network"): `at` is the
+    tile or router, address the line's base, before and after the message's source and destination
+    (a home's: the directory states)."""
+    what, *rest = event.split(" ")
+    if what == "send":
+        kind, flits = rest
+        return f"send {kind} {before} -> {after}, line {address}, for core {requester} ({_plural(flits, 'flit')})"
+    if what == "port":
+        port, kind, flits = rest
+        return (f"router {at} {port}: {kind} {before} -> {after}, line {address} ({_plural(flits, 'flit')})"
+                if port != "local" else f"router {at} ejects {kind} {before} -> {after}, line {address} "
+                f"({_plural(flits, 'flit')})")
+    kind, occupancy = rest
+    return f"home {at}: {kind} for core {requester}, line {address}: {before} -> {after} ({_plural(occupancy, 'cycle')})"
 
 
 def format_trace(trace, program: Program, mem_latency: int) -> str:

@@ -66,7 +66,7 @@ def test_records_equal_those_of_the_command(tmp_path):
 
 
 def _run(cores, nbytes, cycles, stalls, variant="bytes/interleaved", opt=1, workload="aes-128-ecb-enc"):
-    cfg = SimpleNamespace(workload=workload, variant=variant, engine="fast", cores=cores, opt=opt)
+    cfg = SimpleNamespace(workload=workload, variant=variant, engine="fast", cores=cores, opt=opt, interconnect="bus")
     res = SimpleNamespace(cycles=cycles, stall_cycles=stalls, instructions=cycles // 2,
                           bus_utilisation=0.5)
     return SimpleNamespace(config=cfg, nbytes=nbytes, result=res)

@@ -327,7 +327,7 @@ def test_goto_gives_the_state_the_forward_run_had(src, cfg, gaps, data):
     ("p $r40", "print: no register $r40 (r0..r31, pc, sp, fp, rads, retval, cycle)"),
     ("x/4q table", "x: unknown format '/4q' (a count, then x d u t c or i; words only)"),
     ("list 500", "list: line 500 is outside prog.rz (1..16)"),
-    ("info frames", "info: info has no 'frames' (locals, breakpoints, registers, line, cores)"),
+    ("info frames", "info: info has no 'frames' (locals, breakpoints, registers, line, cores, machine)"),
     ("watch x", "watch: 'x' lives in r1, not in memory: a watch needs a word of memory"),
     ("step/x", "step: takes no /format"),
     ("core 3", "core: core 3 does not exist (0..0)"),

@@ -57,6 +57,9 @@ HAND_PROGRAMS = [
                  id="victim"),
     pytest.param(RACE, {"router_latency": 2, "link_latency": 3, "flit_words": 1}, id="slow-network"),
 ]
+# the same as (program, machine) pairs and their names (tests/test_network_trace.py)
+HAND = [tuple(p.values) for p in HAND_PROGRAMS]
+HAND_IDS = [p.id for p in HAND_PROGRAMS]
 
 
 @pytest.mark.parametrize("interconnect", ["mesh", "ring"])
@@ -161,16 +164,14 @@ def test_s2mc_run_on_the_fast_engine_prints_the_reference_models_network_counter
     assert "messages: GetS 3, GetM 1, Inv 2, Inv-Ack 2, Data 4; 16 flits, 16 hops" in fast.output.splitlines()
 
 
-def test_the_fast_engine_refuses_a_trace_of_a_network_in_one_line():
-    with pytest.raises(S2mcError, match="^interconnect mesh: the fast engine keeps no trace or timeline of a network"):
-        Machine(assemble(".code 0\n  trap r0 #0\n"), cache="msi", interconnect="mesh", coherence="directory",
-                trace=True)
-
-
-def test_the_stepper_refuses_a_network_in_one_line():
-    from s2mc.simulator.stepping import Stepper
-    with pytest.raises(S2mcError, match="^interconnect ring: a stepped machine is the bus machine so far"):
-        Stepper(assemble(".code 0\n  trap r0 #0\n"), cache="msi", interconnect="ring", coherence="directory")
+def test_the_fast_engine_refuses_a_trace_of_a_network_with_store_buffers_in_one_line():
+    """The event log of a network has the messages but not yet the drains: a tso or pso network is
+    refused when a log or a timeline is asked for, never logged without its drains."""
+    for kw in ({"trace": True}, {"timeline": True}):
+        with pytest.raises(S2mcError, match="^interconnect mesh: the event log of a network has no store-buffer "
+                                            "drains yet; trace it under consistency sc \\(not tso\\)$"):
+            Machine(assemble(".code 0\n  trap r0 #0\n"), cache="msi", interconnect="mesh", coherence="directory",
+                    consistency="tso", **kw)
 
 
 def test_registers_of_a_core_outside_the_machine_are_refused():

@@ -181,7 +181,9 @@ SPECS["debug"] = dict(args=["{prog_s}"], base={"--mem-words": "1024"}, flags=[],
     "--mem-words": ["1", "16", "4096", "67108865"], "-O": ["0", "1", "2"],
     "--cache": ["msi", "lru"], "--cache-lines": ["64", "6"], "--cache-ways": ["2", "0"],
     "--line-words": ["4", "12"], "--cache-hit-latency": ["1", "101"], "--consistency": ["tso", "pso", "rc"],
-    "--store-buffer-entries": ["1", "64", "0", "65"]})
+    "--store-buffer-entries": ["1", "64", "0", "65"], "--interconnect": ["ring", "mesh", "torus"],
+    "--coherence": ["directory", "snoop", "mesi"], "--link-latency": ["1", "101"],
+    "--router-latency": ["0", "-1"], "--flit-words": ["1", "1025"]})
 # serve: the server is built (its socket bound, on --port 0 by default) but never started (tests/
 # test_server_*.py start real ones); a scheduler never connects
 SPECS["serve"] = dict(base={"--port": "0"}, flags=[], options={

@@ -139,9 +139,16 @@ async function run() {
   $("output").textContent = res.output;
   countersTable($("counters"), res.cores);
   const c = res.config;
+  const n = res.network;   // a ring or a mesh: the network's counters instead of the bus's
+  const how = n
+    ? `${Object.values(n.messages).reduce((a, b) => a + b, 0)} messages (` +
+      Object.entries(n.messages).filter(([, k]) => k).map(([t, k]) => `${t} ${k}`).join(", ") +
+      `), ${n.flits} flits, ${n.hops} hops over the ${n.topology} (link latency ${c.link_latency}, router latency ` +
+      `${c.router_latency}, ${c.flit_words} words a flit), directory coherence; the network went quiet in cycle ` +
+      `${n.quiet_cycle}`
+    : `bus busy ${res.bus_busy_cycles} cycles (${(100 * res.bus_utilisation).toFixed(1)}%)`;
   $("totals").textContent = `${res.cycles} cycles, ${res.instructions} instructions, ${res.stall_cycles} stall cycles, ` +
-    `bus busy ${res.bus_busy_cycles} cycles (${(100 * res.bus_utilisation).toFixed(1)}%) on ${c.cores} ` +
-    `core${c.cores > 1 ? "s" : ""}, L=${c.mem_latency}, ${c.arbitration}` +
+    `${how} on ${c.cores} core${c.cores > 1 ? "s" : ""}, L=${c.mem_latency}` + (n ? "" : `, ${c.arbitration}`) +
     (c.consistency && c.consistency !== "sc" ? `, ${c.consistency} store buffers of ${c.store_buffer_entries}` : "");
 }
 
@@ -269,6 +276,7 @@ function showState(s) {
     table($("dbg-sb"), rows, ["core", "entry", "address", "where", "value", "instruction", "line", "since", "state"]);
   }
   showCaches(s.caches);
+  showDirectory(s.network);
   state.cycle = s.cycle;
   for (const n of state.lineMarks) editor.removeLineClass(n - 1, "background", "current-line");
   state.lineMarks = [...new Set(s.cores.filter((c) => c.line && c.state !== "halted").map((c) => c.line))];
@@ -459,6 +467,25 @@ function leaveEditor() {
 function debugKey(cmd) {
   showTab("debug");
   quiet(command)(cmd);
+}
+
+// -- a ring or a mesh while stepping: each line in play at its home, and the messages in flight ------
+function showDirectory(net) {
+  $("dbg-dir-box").hidden = !net;
+  if (!net) return;
+  $("dbg-dir-legend").textContent = `${net.interconnect}, ${net.coherence} coherence: every line in play ` +
+    "(a copy in a cache, or a message for it), its home tile and the directory's entry there; S^D: waiting " +
+    "for the old owner's data";
+  const rows = net.lines.map((l) => ({
+    line: l.line, address: l.address, where: l.where, home: l.home, state: l.state,
+    owner: l.owner === null ? "" : l.owner, sharers: l.sharers.join(" "),
+    copies: l.copies.map((c) => `core ${c.core} ${c.state}${c.evicting ? " (evicting)" : ""}`).join(", "),
+    queued: l.queue }));
+  table($("dbg-dir"), rows, ["line", "address", "where", "home", "state", "owner", "sharers", "copies", "queued"]);
+  const msgs = net.messages.map((m) => ({ ...m,
+    where: m.delivered ? `arriving at tile ${m.dst} in cycle ${m.delivered}`
+      : `router ${m.router}, port ${m.port} from cycle ${m.ready}` }));
+  table($("dbg-net"), msgs, ["type", "src", "dst", "line", "requester", "where"]);
 }
 
 // -- the caches while stepping: each core's valid lines, coloured by their coherence state ---------

@@ -120,6 +120,12 @@ py::dict networked_to_dict(const NetworkedResult& r, bool buffered) {
   return d;
 }
 
+// A protocol message as a debugger lists it: (type, source, destination, line, requester).
+py::tuple message_tuple(const Directory& d, uint32_t id) {
+  const Directory::MsgView m = d.message(id);
+  return py::make_tuple(message_name(m.kind), m.src, m.dst, m.line, m.requester);
+}
+
 PYBIND11_MODULE(_fast, m) {
   m.doc() = "The s2mc fast engine (event-driven, cycle-exact)";
   m.attr("MAX_CORES") = MAX_CORES;
@@ -342,22 +348,127 @@ PYBIND11_MODULE(_fast, m) {
              if (addr + words.size() > mem.size()) throw std::out_of_range("write past the end of memory");
              std::copy(words.begin(), words.end(), mem.begin() + addr);
            })
+      // the coherent words (a writable copy's, else memory's): at a pause as after the run
       .def("read", [](NetworkedEngine& e, uint32_t addr, uint32_t n) {
              auto& mem = e.memory();
              if (static_cast<uint64_t>(addr) + n > mem.size()) throw std::out_of_range("read past the end of memory");
-             return std::vector<int32_t>(mem.begin() + addr, mem.begin() + addr + n);
+             std::vector<int32_t> out(n);
+             for (uint32_t i = 0; i < n; ++i) out[i] = e.word(addr + i);
+             return out;
            })
       .def("registers", [](const NetworkedEngine& e, int core) {
              check_range("core", core, 0, static_cast<uint64_t>(e.core_count() - 1));
              const int32_t* r = e.registers(core);
              return std::vector<int32_t>(r, r + NUM_REGS);
            })
+      // Stepping (s2mc.simulator.stepping), as Engine's.
+      .def("advance", [](NetworkedEngine& e, uint64_t pause) {
+             py::gil_scoped_release release;
+             return e.advance(pause);
+           })
+      .def("result", [](NetworkedEngine& e) { return networked_to_dict(e.result(), e.buffered()); })
+      .def("paused_at", &NetworkedEngine::paused_at)
+      .def("set_break", &NetworkedEngine::set_break, py::arg("pc"), py::arg("cores"))
+      .def("set_watch", &NetworkedEngine::set_watch, py::arg("address"), py::arg("on"))
+      .def("set_return_trap", &NetworkedEngine::set_return_trap, py::arg("core"), py::arg("pc"), py::arg("fp"))
+      .def("write_hit", [](const NetworkedEngine& e) -> py::object {
+             const auto& h = e.write_hit();
+             if (h.core < 0) return py::none();
+             return py::make_tuple(h.cycle, h.core, h.pc, h.address, h.before, h.after, false);
+           })
+      .def("core_view", [](const NetworkedEngine& e, int core) {
+             check_range("core", core, 0, static_cast<uint64_t>(e.core_count() - 1));
+             const auto v = e.core_view(core);
+             py::dict c = stats_to_dict(*v.stats, false, e.buffered());
+             const NetworkStats& s = e.directory().stats(core);
+#define S2_COUNTER_ITEM(name) c[#name] = s.name;
+             S2_NETWORK_COUNTERS(S2_COUNTER_ITEM)
+#undef S2_COUNTER_ITEM
+             return py::make_tuple(v.status, v.pc, v.t, v.req_addr, c);
+           })
+      .def("checkpoint", [](const NetworkedEngine& e) { return std::make_shared<NetworkedEngine::Snapshot>(e.checkpoint()); })
+      .def("rewind", &NetworkedEngine::rewind, py::arg("snapshot"), py::arg("cycle"), py::arg("break_from"))
+      .def("output_so_far", [](const NetworkedEngine& e) { return output_to_list(e.output_so_far()); })
+      // A core's cache, slot by slot (slot = set * ways + way): (line's base address, state name,
+      // last use, the copy's own words) for a valid line (transient states included), None for an
+      // invalid one.
+      .def("cache", [](const NetworkedEngine& e, int core) {
+             check_range("core", core, 0, static_cast<uint64_t>(e.core_count() - 1));
+             const Directory& d = e.directory();
+             py::list out;
+             for (uint32_t i = 0; i < e.cache_lines(); ++i) {
+               const Directory::CopyView v = d.slot(core, i);
+               const int32_t* w = d.slot_words(core, i);
+               if (!v.valid) out.append(py::none());
+               else out.append(py::make_tuple(v.line * d.line_words(), Directory::cache_state_name(v.state), v.use,
+                                              std::vector<int32_t>(w, w + d.line_words())));
+             }
+             return out;
+           }, py::arg("core"))
+      // A core's eviction buffer: [(line's base address, state), ...].
+      .def("evicting", [](const NetworkedEngine& e, int core) {
+             check_range("core", core, 0, static_cast<uint64_t>(e.core_count() - 1));
+             const Directory& d = e.directory();
+             py::list out;
+             for (const auto& [line, st] : d.evicting(core))
+               out.append(py::make_tuple(line * d.line_words(), Directory::cache_state_name(st)));
+             return out;
+           }, py::arg("core"))
+      // A line's directory entry at its home: (state, owner or -1, sharers as a list of cores).
+      .def("entry", [](const NetworkedEngine& e, uint32_t line) {
+             const Directory::EntryView v = e.directory().entry(line);
+             std::vector<int> sharers;
+             for (int k = 0; k < e.core_count(); ++k)
+               if ((v.sharers >> k) & 1) sharers.push_back(k);
+             return py::make_tuple(Directory::home_state_name(v.state), v.owner, sharers);
+           }, py::arg("line"))
+      // A home: (busy until, its queue oldest first as (type, source, destination, line, requester)).
+      .def("home", [](const NetworkedEngine& e, int h) {
+             check_range("tile", h, 0, static_cast<uint64_t>(e.core_count() - 1));
+             const Directory& d = e.directory();
+             py::list queue;
+             for (uint32_t id : d.home_queue(h)) queue.append(message_tuple(d, id));
+             return py::make_tuple(d.home_free(h), queue);
+           }, py::arg("tile"))
+      // The messages a core's cache controller stalled, oldest first (as home's queue).
+      .def("stalled", [](const NetworkedEngine& e, int core) {
+             check_range("core", core, 0, static_cast<uint64_t>(e.core_count() - 1));
+             const Directory& d = e.directory();
+             py::list out;
+             for (uint32_t id : d.stalled(core)) out.append(message_tuple(d, id));
+             return out;
+           }, py::arg("core"))
+      // The messages in the network, in the order they were sent: (type, source, destination, line,
+      // requester, router, the port it waits for there or "" when arriving, ready, delivered or 0).
+      .def("packets", [](const NetworkedEngine& e) {
+             const Directory& d = e.directory();
+             const Network& net = d.net();
+             py::list out;
+             for (const Packet& p : net.packets()) {
+               const Directory::MsgView m = d.message(p.payload);
+               const bool arriving = p.delivered != 0;
+               out.append(py::make_tuple(message_name(m.kind), m.src, m.dst, m.line, m.requester, p.router,
+                                         arriving ? "" : Topology::port_name(net.topology().port(p.router, p.dst)),
+                                         p.ready, p.delivered));
+             }
+             return out;
+           })
+      // `sink(bytes)` receives the event log as the fast Engine's enable_trace gives it.
+      .def("enable_trace", [](NetworkedEngine& e, py::function sink) {
+             e.enable_trace([sink = std::move(sink)](const TraceEvent* ev, size_t n) {
+               sink(py::bytes(reinterpret_cast<const char*>(ev), n * sizeof(TraceEvent)));
+             });
+           }, py::arg("sink"))
       .def("run", [](NetworkedEngine& e) {
              NetworkedResult r;
-             {
+             if (e.tracing()) {   // the sink is Python: the run keeps the GIL
+               r = e.run();
+             } else {
                py::gil_scoped_release release;
                r = e.run();
              }
              return networked_to_dict(r, e.buffered());
            });
+  py::class_<NetworkedEngine::Snapshot, std::shared_ptr<NetworkedEngine::Snapshot>>(m, "NetworkedSnapshot")
+      .def_property_readonly("nbytes", &NetworkedEngine::Snapshot::bytes);
 }

@@ -35,6 +35,8 @@ inline void perform(int32_t* r, uint32_t& pc, const Uop& u, uint32_t a, int32_t*
   s.mem_reads += ac.reads;
   s.mem_writes += ac.writes;
 }
+
+inline bool writes(const Uop& u) { return u.bus == BUS_WRITE || u.bus == BUS_SWAP; }
 }  // namespace
 
 NetworkedEngine::NetworkedEngine(const Image& image, const Config& cfg, const NetworkConfig& net)
@@ -50,6 +52,23 @@ NetworkedEngine::NetworkedEngine(const Image& image, const Config& cfg, const Ne
   dir_ = make_directory(cfg, net, &mem_, static_cast<DirectoryHost*>(this));
 }
 
+void NetworkedEngine::enable_trace(TraceMerger::Sink sink) {
+  sink_ = std::move(sink);
+  tracing_ = true;
+  dir_->enable_log(&log_);
+}
+
+void NetworkedEngine::emit_before(uint64_t c) {
+  if (log_.empty()) return;
+  std::stable_sort(log_.begin(), log_.end(), [](const TraceEvent& a, const TraceEvent& b) {
+    return a.cycle != b.cycle ? a.cycle < b.cycle : a.core < b.core;
+  });
+  size_t n = 0;
+  while (n < log_.size() && log_[n].cycle < c) ++n;
+  for (size_t i = 0; i < n; i += TraceMerger::BATCH) sink_(log_.data() + i, std::min(TraceMerger::BATCH, n - i));
+  log_.erase(log_.begin(), log_.begin() + static_cast<std::ptrdiff_t>(n));
+}
+
 void NetworkedEngine::fault(int id, FaultKind kind, uint64_t c, uint32_t address) {
   const Core& k = cores_[static_cast<size_t>(id)];
   fault_ = Fault{kind, id, k.pc, c, k.pc < prog_.size() ? prog_[k.pc].word : 0u, address};
@@ -62,7 +81,11 @@ uint64_t NetworkedEngine::run_ahead(int id, uint64_t t) {
   Core& k = cores_[static_cast<size_t>(id)];
   const uint32_t n = static_cast<uint32_t>(prog_.size());
   uint64_t done = 0;
-  while (t < cfg_.max_cycles && k.pc < n && pure(prog_[k.pc], buffered_)) {
+  // A stepped machine is never ahead of its pause; a breakpoint or a watch met by another core
+  // lowers the pause while this one would run on, so with one set every core goes in cycle order.
+  if (breaking_) return t;
+  const uint64_t end = std::min<uint64_t>(cfg_.max_cycles, pause_);
+  while (t < end && k.pc < n && pure(prog_[k.pc], buffered_)) {
     execute(k.r, k.pc, prog_[k.pc], id, cfg_.cores);
     ++t;
     ++done;
@@ -76,6 +99,7 @@ bool NetworkedEngine::issue(int id, uint64_t c) {
   Core& k = cores_[static_cast<size_t>(id)];
   if (k.pc >= prog_.size()) { fault(id, FaultKind::PC_OUT_OF_RANGE, c); return false; }
   const Uop& u = prog_[k.pc];
+  const uint32_t here = k.pc;
   if (u.op == OP_UNDEFINED) { fault(id, FaultKind::UNDEFINED_OPCODE, c); return false; }
   if (buffered_) {
     bool done = false;
@@ -88,17 +112,29 @@ bool NetworkedEngine::issue(int id, uint64_t c) {
     if (guarded_ && StackGuard(stacks_, id).violates(a)) { fault(id, FaultKind::STACK_OVERFLOW, c, a); return false; }
     ++k.s.instructions;
     if (u.bus == BUS_STRING) {   // read from the coherent memory after every core has issued
+      if (tracing_) log(c, here, id, TraceKind::REQUEST, 0, a);
       strings_.push_back({id, a});
       k.next = NEVER;
       return true;
     }
     int32_t* word = nullptr;
     switch (dir_->access(id, u.bus != BUS_READ, a, c, word, k.drain.own_may_miss(k.buf))) {
-      case Directory::HIT:
+      case Directory::HIT: {
+        const uint32_t pc = k.pc;
+        const int32_t before = *word;
         perform(k.r, k.pc, u, a, word, k.s);
+        if (!watch_.empty() && writes(u)) wrote(id, pc, a, before, *word, c);
         k.next = c + cfg_.cache.hit_latency;
+        if (tracing_) {
+          log(c, here, id, TraceKind::HIT, 0, a, before, *word);
+          if (dir_->upgraded())
+            log(c, here, id, TraceKind::STATE, static_cast<uint64_t>(id), a - a % dir_->line_words(),
+                Directory::trace_state(Directory::E), Directory::trace_state(Directory::M), XA_PR_WR);
+        }
         return true;
+      }
       case Directory::MISS:
+        if (tracing_) log(c, here, id, TraceKind::REQUEST, 0, a, 0, 0, MSG_XACT + (u.bus != BUS_READ ? GETM : GETS));
         ++k.s.mem_accesses;
         k.status = Status::MISS;
         k.drain.own_missed(k.buf);
@@ -110,8 +146,12 @@ bool NetworkedEngine::issue(int id, uint64_t c) {
     }
   }
   const Next nx = execute(k.r, k.pc, u, id, cfg_.cores);
+  if (tracing_ && nx != Next::UNDEFINED)
+    log(c, here, id, nx == Next::SYNC ? TraceKind::SYNC : nx == Next::HALT ? TraceKind::HALT : TraceKind::ISSUE);
   switch (nx) {
-    case Next::CONTINUE: ++k.s.instructions; k.next = run_ahead(id, c + 1); return true;
+    // running ahead would log its instructions before the events of other cores and tiles in
+    // their cycles: with the log on, one a cycle
+    case Next::CONTINUE: ++k.s.instructions; k.next = tracing_ ? c + 1 : run_ahead(id, c + 1); return true;
     case Next::PRINT: output_.push_back({c, id, trap_text(k.r, u)}); ++k.s.instructions; k.next = c + 1; return true;
     case Next::SYNC: ++k.s.instructions; k.status = Status::SYNC; k.next = c; return true;
     case Next::HALT:
@@ -175,7 +215,10 @@ void NetworkedEngine::complete(int id, int32_t* word, uint64_t c) {
   Core& k = cores_[static_cast<size_t>(id)];
   if (k.drain.out()) return k.drain.complete(k.buf, word, c, k.s);
   const Uop& u = prog_[k.pc];
-  perform(k.r, k.pc, u, mem_address(k.r, u), word, k.s);
+  const uint32_t pc = k.pc, a = mem_address(k.r, u);
+  const int32_t before = *word;
+  perform(k.r, k.pc, u, a, word, k.s);
+  if (!watch_.empty() && writes(u)) wrote(id, pc, a, before, *word, c);
   k.status = Status::RUNNING;
   k.next = c + 1;
 }
@@ -183,13 +226,27 @@ void NetworkedEngine::complete(int id, int32_t* word, uint64_t c) {
 std::string NetworkedEngine::text_at(uint32_t a) const { return dir_->text(a); }
 
 NetworkedResult NetworkedEngine::run() {
+  advance(NEVER);
+  return result();
+}
+
+bool NetworkedEngine::advance(uint64_t pause) {
   const int N = cfg_.cores;
-  NetworkedResult out;
-  uint64_t c = 0;
+  pause_ = pause;
+  write_hit_ = WriteHit{};
+  if (ended_) return false;
+  uint64_t& c = now_;
   for (;;) {
     int halted = 0;
     for (const Core& k : cores_) halted += k.status == Status::HALTED;
     if (halted == N) break;
+    // "at cycle c": every event of the cycles before c has happened, none of c's
+    if (c >= pause_ || (breaking_ && c >= break_from_ && at_break(c))) {
+      pause_ = c;
+      break_from_ = c + 1;   // a breakpoint the machine stands on does not stop the next advance
+      return true;
+    }
+    if (tracing_ && log_.size() >= TraceMerger::BATCH) emit_before(c);   // in batches: few calls to the sink
     if (c >= cfg_.max_cycles) {   // a core still running at the limit: the first one
       for (int i = 0; i < N; ++i)
         if (cores_[static_cast<size_t>(i)].status != Status::HALTED) {
@@ -227,11 +284,12 @@ NetworkedResult NetworkedEngine::run() {
       for (Core& k : cores_) {
         if (k.status != Status::SYNC) continue;
         k.s.sync_wait_cycles += c - k.next;
+        if (tracing_) log(c + 1, k.pc, static_cast<int>(&k - cores_.data()), TraceKind::RESUME, c - k.next);
         k.status = Status::RUNNING;
         k.next = c + 1;
       }
     }
-    dir_->net().step(c);   // 5. the network
+    dir_->step_network(c);   // 5. the network
     if (std::all_of(cores_.begin(), cores_.end(), [](const Core& k) { return k.status == Status::HALTED; })) {
       ++c;   // the network runs on from the cycle after the last halt
       break;
@@ -241,17 +299,31 @@ NetworkedResult NetworkedEngine::run() {
       if (k.status == Status::RUNNING) next = std::min(next, k.next);
       if (buffered_) next = std::min(next, k.drain.wake(k.buf, c));
     }
-    c = std::max(c + 1, std::min(next, cfg_.max_cycles));
+    c = std::max(c + 1, std::min({next, cfg_.max_cycles, pause_}));
   }
+  ended_ = true;
+  return false;
+}
+
+const NetworkedResult& NetworkedEngine::result() {
+  if (finished_) return result_;
+  finished_ = true;
+  const int N = cfg_.cores;
+  NetworkedResult& out = result_;
+  uint64_t c = now_;
   out.run.fault = fault_;
-  if (fault_.kind != FaultKind::NONE) return out;
+  if (fault_.kind != FaultKind::NONE) {
+    if (tracing_) emit_before(NEVER);   // the log up to the fault
+    return out;
+  }
   // The network runs on until every write-back has reached its home; those cycles are not counted.
   while (dir_->busy(c)) {
     dir_->deliver(c);
     dir_->homes(c);
-    dir_->net().step(c);
+    dir_->step_network(c);
     ++c;
   }
+  if (tracing_) emit_before(NEVER);
   dir_->write_back_all();
   std::stable_sort(output_.begin(), output_.end(), [](const PrintEvent& a, const PrintEvent& b) {
     return a.cycle != b.cycle ? a.cycle < b.cycle : a.core < b.core;

@@ -58,6 +58,11 @@ class s2_network : public sc_core::sc_module, public s2_net_if, public s2_drain_
   void cycle();                                    // SC_METHOD, triggered by m_wake
   void issue(int core, uint64_t c);                // step 3 for the core's access at c
   void complete(int core, int32_t* word, uint64_t c) override;   // a miss takes effect at c
+  // The event log's pc of a core's access (this engine keeps no log of a network yet: Machine refuses it).
+  uint32_t pc(int core) const override {
+    const mem_request* rq = m_request[static_cast<size_t>(core)];
+    return rq != nullptr ? rq->pc : 0;
+  }
   void answer(int core, uint64_t g, uint64_t span);   // the core runs again (g NEVER: stopped)
   void stop();                                     // the run stopped: no waiting access completes
   void wake_at(uint64_t c);

@@ -22,7 +22,7 @@ from typing import Callable
 from s2mc.common.errors import S2mcError
 from s2mc.common.text import text_table
 from s2mc.common.units import human_size
-from s2mc.simulator.params import DEFAULTS, PARAMS
+from s2mc.simulator.params import DEFAULTS, PARAMS, coherence_for, network_problem
 
 from .runner import (CIPHERS, DEFAULT_EXT_BLOCKS, AesConfig, AesRun, cipher_of, max_bytes, record_rows, run_aes,
                      words_needed)
@@ -54,6 +54,10 @@ class AesGrid:
     cache_ways: int = DEFAULTS["cache_ways"]
     line_words: int = DEFAULTS["line_words"]
     cache_hit_latency: int = DEFAULTS["cache_hit_latency"]
+    interconnects: tuple[str, ...] = (DEFAULTS["interconnect"],)   # a ring or a mesh keeps a directory,
+    link_latency: int = DEFAULTS["link_latency"]                  # so it runs with the msi and mesi
+    router_latency: int = DEFAULTS["router_latency"]              # caches of `caches` only, all of
+    flit_words: int = DEFAULTS["flit_words"]                      # one network shape
     key: bytes | None = None
     seed: int = 2014
     ciphers: tuple[str, ...] = ("aes",)
@@ -65,18 +69,21 @@ class AesGrid:
     def configs(self) -> list[dict]:
         """AesConfig fields (all but cores) of every configuration, in run order."""
         out = []
-        for ciph, bits, mode, d, style, part, lat, arb, cache, eng, opt, kx, cal in itertools.product(
+        for ciph, bits, mode, d, style, part, lat, arb, net, cache, eng, opt, kx, cal in itertools.product(
                 self.ciphers, self.key_sizes, self.modes, self.directions, self.styles, self.partitions,
-                self.mem_latencies, self.arbitrations, self.caches, self.engines, self.opts,
+                self.mem_latencies, self.arbitrations, self.interconnects, self.caches, self.engines, self.opts,
                 self.key_expansions, self.calibrations):
             if ciph in CIPHERS and style not in CIPHERS[ciph].styles:
+                continue
+            if network_problem(net, coherence_for(net), cache):     # e.g. a mesh with no caches: not run
                 continue
             # the program variant (and the cipher) only when it is not the default, so that every
             # other configuration keeps the identity it had before variants existed (s2mc sweep's parts)
             variant = {**({"key_expansion": kx} if kx != "core0" else {}),
                        **({"calibration": cal} if cal is not None else {}),
                        **({"cipher": ciph} if ciph != "aes" else {}),
-                       **(self.cache_shape(cache) if cache != "none" else {})}
+                       **(self.cache_shape(cache) if cache != "none" else {}),
+                       **(self.network_shape(net) if net != "bus" else {})}
             for e in (self.ext_blocks if part == "extended" else (DEFAULT_EXT_BLOCKS,)):
                 out.append(dict(key_bits=bits, mode=mode, direction=d, style=style, partition=part,
                                 ext_blocks=e, mem_latency=lat, arbitration=arb, engine=eng, opt=opt,
@@ -87,6 +94,11 @@ class AesGrid:
         """The AesConfig cache fields of one protocol of the grid."""
         return dict(cache=cache, cache_lines=self.cache_lines, cache_ways=self.cache_ways,
                     line_words=self.line_words, cache_hit_latency=self.cache_hit_latency)
+
+    def network_shape(self, interconnect: str) -> dict:
+        """The AesConfig network fields of one interconnect of the grid."""
+        return dict(interconnect=interconnect, coherence=coherence_for(interconnect), link_latency=self.link_latency,
+                    router_latency=self.router_latency, flit_words=self.flit_words)
 
     def jobs(self) -> list[tuple[int, int, dict]]:
         """(cores, bytes, config) of every run, in run order: configurations outermost, cores innermost."""
@@ -106,6 +118,9 @@ class AesGrid:
         if idle:    # it would silently not run
             raise S2mcError(f"--style {idle[0]} is not a style of {' or '.join(self.ciphers)} ("
                             + "; ".join(f"{c}: {', '.join(cipher_of(c).styles)}" for c in self.ciphers) + ")")
+        for net in self.interconnects:
+            if not any(network_problem(net, coherence_for(net), c) is None for c in self.caches):
+                raise S2mcError(f"interconnect {net}: {network_problem(net, coherence_for(net), self.caches[0])}")
         for cfg in self.configs():
             AesConfig(**cfg).check()
         if "ecb" in self.modes:
@@ -143,6 +158,9 @@ class AesGrid:
                     mem_words=self.mem_words, ciphers=list(self.ciphers),
                     **({"cache": list(self.caches), **{k: v for k, v in self.cache_shape("").items() if k != "cache"}}
                        if self.caches != ("none",) else {}),
+                    **({"interconnect": list(self.interconnects),
+                        **{k: v for k, v in self.network_shape("").items() if k not in ("interconnect", "coherence")}}
+                       if self.interconnects != ("bus",) else {}),
                     seed=self.seed, key_given=self.key is not None,
                     checked_against="cryptography " + _cryptography_version())
 
@@ -255,7 +273,8 @@ def run_grid(grid: AesGrid, *, new_run_id: Callable[[], str], experiment: str = 
 
 def format_tables(runs: list[AesRun]) -> str:
     """One table per configuration (workload, variant, engine): rows bytes x cores with cycles,
-    speedup over the fewest cores, instructions, stall cycles and bus utilisation."""
+    speedup over the fewest cores, instructions, stall cycles and bus utilisation (on a ring or a
+    mesh, which have no bus: the messages sent)."""
     out = []
     key = lambda r: (r.config.workload, r.config.variant, r.config.engine)  # noqa: E731
     for (workload, variant, engine), grp in groupby(sorted(runs, key=key), key=key):
@@ -269,9 +288,11 @@ def format_tables(runs: list[AesRun]) -> str:
                 sp = base.result.cycles / res.cycles if res.cycles else float("nan")
                 rows.append([human_size(nbytes), str(r.config.cores), str(res.cycles), f"{sp:.2f}",
                              str(res.instructions), str(res.stall_cycles),
-                             f"{100 * res.bus_utilisation:.1f}%"])
+                             f"{100 * res.bus_utilisation:.1f}%" if r.config.interconnect == "bus" else
+                             str(sum(c["messages_sent"] for c in res.cores))])
         base_cores = min(r.config.cores for r in grp)
         sp_head = "speedup" if base_cores == 1 else f"speedup vs {base_cores}c"
+        last = "bus util" if grp[0].config.interconnect == "bus" else "messages"
         out.append(f"# {workload}  {variant}  engine {engine}\n" + text_table(
-            ["bytes", "cores", "cycles", sp_head, "instructions", "stall cycles", "bus util"], rows))
+            ["bytes", "cores", "cycles", sp_head, "instructions", "stall cycles", last], rows))
     return "\n\n".join(out)

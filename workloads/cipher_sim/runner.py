@@ -24,7 +24,7 @@ import functools
 from dataclasses import dataclass, field
 
 from s2mc.common.errors import S2mcError
-from s2mc.simulator import CACHE_PARAMS, DEFAULT_MAX_CYCLES, Machine, Result
+from s2mc.simulator import CACHE_PARAMS, DEFAULT_MAX_CYCLES, NETWORK_PARAMS, Machine, Result
 from s2mc.simulator.params import DEFAULTS, PARAMS, check as check_machine
 from s2mc.simulator.records import result_rows, variant_parts
 from s2mc.workloads import camellia
@@ -92,11 +92,21 @@ class AesConfig:
     cache_ways: int = DEFAULTS["cache_ways"]
     line_words: int = DEFAULTS["line_words"]
     cache_hit_latency: int = DEFAULTS["cache_hit_latency"]
+    interconnect: str = DEFAULTS["interconnect"]   # bus, or a ring or mesh with directory coherence
+    coherence: str = DEFAULTS["coherence"]
+    link_latency: int = DEFAULTS["link_latency"]
+    router_latency: int = DEFAULTS["router_latency"]
+    flit_words: int = DEFAULTS["flit_words"]
 
     @property
     def caches(self) -> dict:
         """The cache parameters, as Machine takes them."""
         return {k: getattr(self, k) for k in CACHE_PARAMS}
+
+    @property
+    def network(self) -> dict:
+        """The network parameters, as Machine takes them."""
+        return {k: getattr(self, k) for k in NETWORK_PARAMS}
 
     def check(self) -> None:
         def choose(what, value, allowed):
@@ -108,7 +118,7 @@ class AesConfig:
         choose("style", self.style, cipher_of(self.cipher).styles)
         choose("partition", self.partition, PARTITIONS)
         check_machine(cores=self.cores, mem_latency=self.mem_latency, arbitration=self.arbitration,
-                      mem_words=self.mem_words, engine=self.engine, **self.caches)
+                      mem_words=self.mem_words, engine=self.engine, **self.caches, **self.network)
         if not isinstance(self.ext_blocks, int) or self.ext_blocks < 1:
             raise S2mcError(f"extended run length {self.ext_blocks} must be at least 1 block")
         if self.opt not in (0, 1):
@@ -128,7 +138,8 @@ class AesConfig:
         """Records `variant`: style/partition[-E], plus /L<n>, /<arbitration>, /O0, /per-core and
         /cal-<name> when not the defaults (L = 2, fifo, -O1, key expanded on core 0, no calibration)."""
         part = f"extended-{self.ext_blocks}" if self.partition == "extended" else self.partition
-        parts = [self.style, part, *variant_parts(self.mem_latency, self.arbitration, **self.caches)]
+        parts = [self.style, part, *variant_parts(self.mem_latency, self.arbitration, **self.caches,
+                                                                **self.network)]
         if self.opt != 1:
             parts.append(f"O{self.opt}")
         if self.key_expansion != "core0":
@@ -296,7 +307,7 @@ def run_cipher(data: bytes, key: bytes, counter: bytes | None = None, *, check: 
 
     m = Machine(prog, cores=cfg.cores, mem_latency=cfg.mem_latency, arbitration=cfg.arbitration,
                 max_cycles=_max_cycles(n, cfg), mem_words=cfg.mem_words, engine=cfg.engine,
-                timeline=timeline, timeline_window=timeline_window, trace=trace, **cfg.caches,
+                timeline=timeline, timeline_window=timeline_window, trace=trace, **cfg.caches, **cfg.network,
                 **({"vcd": vcd} if vcd else {}))
     m.write("keybits", [cfg.key_bits])
     m.write("key", _to_words(key, style))
@@ -347,6 +358,7 @@ def summary(run: AesRun) -> dict:
             "partition": cfg.partition, "ext_blocks": cfg.ext_blocks, "engine": cfg.engine,
             "mem_latency": cfg.mem_latency, "arbitration": cfg.arbitration, "opt": cfg.opt,
             "key_expansion": cfg.key_expansion, **(cfg.caches if cfg.cache != "none" else {}),
+            **(cfg.network if cfg.interconnect != "bus" else {}),
             "calibration": None if cfg.calibration is None else variants.calibration(cfg.calibration).name,
             "cores": cfg.cores,
             "bytes": run.nbytes, "cycles": res.cycles, "instructions": res.instructions,

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "coherence.h"  // CacheConfig, LineMap
+#include "machine.h"    // TraceEvent
 #include "network.h"
 #include "s2_counters.h"
 
@@ -41,11 +42,14 @@ inline const char* message_name(unsigned k) {
                                                "Inv", "Inv-Ack", "Data", "Put-Ack"};
   return k < MSG_KINDS ? names[k] : "?";
 }
+// In the event log a message kind is an Xact after the bus's (s2mc.simulator.trace.XACTS).
+constexpr uint8_t MSG_XACT = XA_COUNT;
 
 // What the engine does when a miss's access takes effect: perform it on `word` (the requester's copy).
 class DirectoryHost {
  public:
   virtual void complete(int core, int32_t* word, uint64_t c) = 0;
+  virtual uint32_t pc(int core) const = 0;   // the core's current instruction (for the event log)
   virtual ~DirectoryHost() = default;
 };
 
@@ -80,7 +84,81 @@ class Directory {
   uint64_t messages(unsigned kind) const { return by_type_[kind]; }
   // How many GetMs invalidated n copies (n = 0 .. cores).
   const std::vector<uint64_t>& invalidations() const { return invals_; }
+  // -- what a debugger shows (docs/debugger.md, `dir`, `net`, `cache`) ------------------------------
+  static const char* cache_state_name(uint8_t st) {
+    static const char* const names[] = {"I", "S", "E", "M", "IS^D", "IM^AD", "IM^A", "SM^AD", "SM^A",
+                                        "MI^A", "EI^A", "SI^A", "II^A"};
+    return st < 13 ? names[st] : "?";
+  }
+  static const char* home_state_name(uint8_t st) {
+    static const char* const names[] = {"I", "S", "M", "S^D"};
+    return st < 4 ? names[st] : "?";
+  }
+  struct CopyView { bool valid; uint32_t line; uint8_t state; uint64_t use; };
+  // Core k's way `slot` (set * ways + way), and the lines in its eviction buffer (line, state).
+  CopyView slot(int k, uint32_t slot) const {
+    const Way& w = way_.at(static_cast<size_t>(k) * lines_ + slot);
+    return {w.valid, w.line, w.state, w.use};
+  }
+  const int32_t* slot_words(int k, uint32_t slot) const {   // the way's own copy of the line's words
+    return &data_.at((static_cast<size_t>(k) * lines_ + slot) * W_);
+  }
+  std::vector<std::pair<uint32_t, uint8_t>> evicting(int k) const {
+    std::vector<std::pair<uint32_t, uint8_t>> out;
+    for (const Evicted& e : evicting_.at(static_cast<size_t>(k))) out.push_back({e.line, e.state});
+    return out;
+  }
+  struct EntryView { uint8_t state; int owner; uint64_t sharers; };
+  EntryView entry(uint32_t line) const {
+    const Entry* e = entries_.find(line);
+    return e != nullptr ? EntryView{e->state, e->owner, e->sharers} : EntryView{D_I, -1, 0};
+  }
+  const std::vector<uint32_t>& home_queue(int h) const { return homes_.at(static_cast<size_t>(h)).queue; }
+  uint64_t home_free(int h) const { return homes_.at(static_cast<size_t>(h)).free; }
+  const std::vector<uint32_t>& stalled(int k) const { return stalled_.at(static_cast<size_t>(k)); }
+  struct MsgView { uint8_t kind; uint32_t line; int src, dst, requester; bool to_home; uint64_t created; };
+  MsgView message(uint32_t id) const {
+    const Msg& m = msg_.at(id);
+    return {m.kind, m.line, m.src, m.dst, m.requester, m.to_home, m.created};
+  }
+  uint32_t line_words() const { return W_; }
+  size_t bytes() const {
+    return sizeof(Directory) + way_.size() * sizeof(Way) + (data_.size() + words_.size()) * sizeof(int32_t) +
+           msg_.size() * sizeof(Msg) + entries_.bytes() + net_.bytes();
+  }
+
   int home_of(uint32_t line) const { return static_cast<int>(line % static_cast<uint32_t>(N_)); }
+
+  // The event log (docs/timing-model.md, "The event log of a network"): with a log set, every event
+  // of the caches, the homes and the network is appended to it in the order the reference model
+  // logs them (simulator/directory.py); the engine orders them by (cycle, core).
+  void enable_log(std::vector<TraceEvent>* log) {
+    log_ = log;
+    net_.record_grants(log ? &grants_ : nullptr);
+  }
+  // The states in the log: s2mc.simulator.trace.STATES, the bus's LineStates, then the transients.
+  static uint8_t trace_state(uint8_t cache_state) {
+    if (cache_state <= E) return cache_state;   // I, S, E
+    return static_cast<uint8_t>(cache_state == M ? LS_M : LS_COUNT + cache_state - IS_D);
+  }
+  static uint8_t trace_dir_state(uint8_t dir_state) {
+    static const uint8_t names[] = {LS_I, LS_S, LS_M, LS_COUNT + (II_A - IS_D) + 1};   // I, S, M, S^D
+    return names[dir_state];
+  }
+  // Whether the last HIT was a store's silent E -> M.
+  bool upgraded() const { return upgraded_; }
+
+  // Step 5: every free output port grants; their grants logged router by router, in port order.
+  void step_network(uint64_t c) {
+    net_.step(c);
+    if (!log_ || grants_.empty()) return;
+    std::sort(grants_.begin(), grants_.end(), [](const Network::Grant& a, const Network::Grant& b) {
+      return a.router != b.router ? a.router < b.router : a.port < b.port;
+    });
+    for (const Network::Grant& g : grants_)
+      log_net(c, g.router, TraceKind::PORT, msg_[g.payload], g.flits | static_cast<uint32_t>(g.port) << 24);
+    grants_.clear();
+  }
 
   // Step 3: the access of a core's memory instruction at c (or step 3b: its drain's); a miss sends
   // its request only if may_miss (the core's one request is free).
@@ -94,7 +172,8 @@ class Directory {
         touch(k, s);
         word = &data_[static_cast<size_t>(s) * W_ + addr % W_];
         ++stats_[static_cast<size_t>(k)].dir_hits;
-        if (write && st == E) way_[s].state = M;
+        upgraded_ = write && st == E;
+        if (upgraded_) way_[s].state = M;
         return HIT;
       }
       if (!may_miss) return WAIT;
@@ -107,7 +186,7 @@ class Directory {
       way_[s].state = I;
     }
     const uint8_t kind = write ? GETM : GETS;
-    way_[s].state = way_[s].state == S ? SM_AD : write ? IM_AD : IS_D;
+    set_state(k, s, way_[s].state == S ? SM_AD : write ? IM_AD : IS_D, kind, c);
     pending_[static_cast<size_t>(k)] = Pending{c, addr, 0, false};
     ++stats_[static_cast<size_t>(k)].dir_misses;
     send(kind, k, home_of(line), line, k, c, NONE, true);
@@ -133,8 +212,14 @@ class Directory {
       if (home.free > c || home.queue.empty()) continue;
       for (size_t i = 0; i < home.queue.size(); ++i) {
         const uint32_t id = home.queue[i];
+        const uint8_t before = log_ ? entries_[msg_[id].line].state : 0;
         const int occupancy = home_handles(h, id, c);
         if (occupancy < 0) continue;
+        if (log_) {
+          const Msg& m = msg_[id];
+          log_net(c, h, TraceKind::HOME, m, static_cast<uint32_t>(occupancy), trace_dir_state(before),
+                  trace_dir_state(entries_[m.line].state));
+        }
         home.queue.erase(home.queue.begin() + static_cast<std::ptrdiff_t>(i));
         home.free = c + static_cast<uint64_t>(occupancy);
         stats_[static_cast<size_t>(h)].home_busy_cycles += static_cast<uint64_t>(occupancy);
@@ -273,7 +358,26 @@ class Directory {
     st.message_hops += static_cast<uint64_t>(net_.topology().hops(src, dst));
     ++by_type_[kind];
     net_.send(id, src, dst, w, c);
+    if (log_) log_net(c, src, TraceKind::SEND, m, net_.flits(w));
     return id;
+  }
+  // A network event of tile (or router) `at`: the requester, the line's base, source and destination.
+  void log_net(uint64_t c, int at, TraceKind kind, const Msg& m, uint32_t span, int32_t before, int32_t after) {
+    log_->push_back({c, 0, static_cast<uint16_t>(at), kind, static_cast<uint8_t>(MSG_XACT + m.kind),
+                     static_cast<uint64_t>(m.requester), m.line * W_, before, after, span});
+  }
+  void log_net(uint64_t c, int at, TraceKind kind, const Msg& m, uint32_t span) {
+    log_net(c, at, kind, m, span, m.src, m.dst);
+  }
+  // A copy's state change in core k's cache or eviction buffer, caused by a message of `kind`.
+  void log_state(int k, uint64_t c, uint32_t line, uint8_t from, uint8_t to, uint8_t kind) {
+    log_->push_back({c, host_->pc(k), static_cast<uint16_t>(k), TraceKind::STATE, static_cast<uint8_t>(MSG_XACT + kind),
+                     static_cast<uint64_t>(k), line * W_, trace_state(from), trace_state(to), 0});
+  }
+  // A cache way's state change (logged when the state changes).
+  void set_state(int k, int64_t s, uint8_t to, uint8_t kind, uint64_t c) {
+    if (log_ && way_[s].state != to) log_state(k, c, way_[s].line, way_[s].state, to, kind);
+    way_[s].state = to;
   }
   void release(uint32_t id) {
     if (msg_[id].data != NONE) free_words_.push_back(msg_[id].data);
@@ -282,13 +386,10 @@ class Directory {
   const int32_t* words_of(const Msg& m) const { return &words_[static_cast<size_t>(m.data) * W_]; }
   // A message the tables say cannot arrive in this state (as the reference model, an internal error).
   [[noreturn]] void internal(const Msg& m, const char* where, int at, uint8_t st, uint64_t c) const {
-    static const char* const cache[] = {"I", "S", "E", "M", "IS^D", "IM^AD", "IM^A", "SM^AD", "SM^A",
-                                        "MI^A", "EI^A", "SI^A", "II^A"};
-    static const char* const home[] = {"I", "S", "M", "S^D"};
     const bool at_home = where[0] == 'h';
     throw std::logic_error(std::string("internal: ") + message_name(m.kind) + " for line " + std::to_string(m.line) +
                            " reached " + where + " " + std::to_string(at) + " in state " +
-                           (at_home ? (st < 4 ? home[st] : "?") : (st < 13 ? cache[st] : "?")) + " at cycle " +
+                           (at_home ? home_state_name(st) : cache_state_name(st)) + " at cycle " +
                            std::to_string(c));
   }
 
@@ -322,6 +423,7 @@ class Directory {
     const uint8_t held = w.state == S ? SI_A : w.state == E ? EI_A : MI_A;
     const uint8_t kind = w.state == S ? PUTS : w.state == E ? PUTE : PUTM;
     const int32_t* d = &data_[static_cast<size_t>(s) * W_];
+    if (log_) log_state(k, c, w.line, w.state, held, kind);
     evicting_[static_cast<size_t>(k)].push_back(Evicted{w.line, held, std::vector<int32_t>(d, d + W_)});
     send(kind, k, home_of(w.line), w.line, k, c, NONE, true, false, kind == PUTM ? d : nullptr);
     w.valid = false;
@@ -361,9 +463,10 @@ class Directory {
     const uint8_t st = s >= 0 ? way_[s].state : ev >= 0 ? evs[static_cast<size_t>(ev)].state : static_cast<uint8_t>(I);
     auto change = [&](uint8_t to) {   // the copy in the cache or the eviction buffer; I frees a way
       if (s >= 0) {
-        way_[s].state = to;
+        set_state(k, s, to, m.kind, c);
         if (to == I) way_[s].valid = false;
       } else {
+        if (log_) log_state(k, c, m.line, st, to, m.kind);
         evs[static_cast<size_t>(ev)].state = to;
       }
     };
@@ -396,6 +499,7 @@ class Directory {
       }
       case PUT_ACK:
         if (st != MI_A && st != EI_A && st != SI_A && st != II_A) internal(m, "core", k, st, c);
+        if (log_) log_state(k, c, m.line, st, I, m.kind);
         evs.erase(evs.begin() + ev);
         return true;
       case DATA: {
@@ -403,7 +507,7 @@ class Directory {
         std::copy(words_of(m), words_of(m) + W_, &data_[static_cast<size_t>(s) * W_]);
         Pending& p = pending_[static_cast<size_t>(k)];
         if (st == IS_D) {
-          way_[s].state = m.exclusive ? E : S;
+          set_state(k, s, m.exclusive ? E : S, m.kind, c);
           complete(k, s, m, c);
         } else {
           p.data = true;
@@ -426,11 +530,11 @@ class Directory {
   void collect(int k, int64_t s, const Msg& m, uint64_t c) {
     const Pending& p = pending_[static_cast<size_t>(k)];
     if (p.data && p.acks == 0) {
-      way_[s].state = M;
+      set_state(k, s, M, m.kind, c);
       complete(k, s, m, c);
     } else if (p.data) {
-      if (way_[s].state == IM_AD) way_[s].state = IM_A;
-      else if (way_[s].state == SM_AD) way_[s].state = SM_A;
+      if (way_[s].state == IM_AD) set_state(k, s, IM_A, m.kind, c);
+      else if (way_[s].state == SM_AD) set_state(k, s, SM_A, m.kind, c);
     }
   }
 
@@ -443,7 +547,16 @@ class Directory {
     st.miss_queueing_cycles += m.chain_q + m.queued;
     st.miss_network_cycles += m.chain_n + (m.delivered - m.created - m.queued);
     st.miss_home_cycles += m.chain_h + (m.root - p.issued);
-    host_->complete(k, &data_[static_cast<size_t>(s) * W_ + p.addr % W_], c);
+    int32_t* word = &data_[static_cast<size_t>(s) * W_ + p.addr % W_];
+    if (!log_) {
+      host_->complete(k, word, c);
+      return;
+    }
+    const uint32_t pc = host_->pc(k);
+    const int32_t before = *word;
+    host_->complete(k, word, c);
+    log_->push_back({c, pc, static_cast<uint16_t>(k), TraceKind::DONE, static_cast<uint8_t>(MSG_XACT + m.kind),
+                     c - p.issued, p.addr, before, *word, 0});
   }
 
   // -- step 2: the homes ------------------------------------------------------------------------
@@ -550,6 +663,9 @@ class Directory {
   std::vector<NetworkStats> stats_;
   uint64_t by_type_[MSG_KINDS] = {};
   std::vector<uint64_t> invals_;
+  std::vector<TraceEvent>* log_ = nullptr;   // the event log, when on
+  std::vector<Network::Grant> grants_;       // the grants of the cycle, when logging
+  bool upgraded_ = false;
 };
 
 }  // namespace s2

@@ -96,7 +96,12 @@ struct PrintEvent {
 // of a coherence transaction: `xact` names it, `span` is its bus time D) and STATE (a line's state
 // change: `wait` is the core whose transaction caused it, `address` the line's base, `before` and
 // `after` the LineStates, `xact` the cause).
-enum class TraceKind : uint8_t { ISSUE, REQUEST, GRANT, SYNC, RESUME, HALT, HIT, XGRANT, STATE, BUFFER, FORWARD, DRAIN, DRAIN_HIT };
+// Over a network (directory.h): REQUEST with `xact` (the request message), DONE (a miss's access
+// takes effect: `xact` the message that completed it, `wait` its latency), and per message SEND (at
+// its source), PORT (an output port's grant: `span` the flits, the port in its top byte) and HOME
+// (a home handled it: `span` its occupancy, `before` and `after` the directory states).
+enum class TraceKind : uint8_t { ISSUE, REQUEST, GRANT, SYNC, RESUME, HALT, HIT, XGRANT, STATE, BUFFER, FORWARD, DRAIN, DRAIN_HIT,
+                                 DONE, SEND, PORT, HOME };
 struct TraceEvent {
   uint64_t cycle;
   uint32_t pc;

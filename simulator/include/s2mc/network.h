@@ -112,6 +112,13 @@ struct Packet {
 class Network {
  public:
   static constexpr uint64_t NEVER = std::numeric_limits<uint64_t>::max();
+  // One output port's grant, for the event log.
+  struct Grant {
+    uint32_t payload;
+    int router;
+    Topology::Port port;
+    uint32_t flits;
+  };
 
   Network() = default;
   Network(const Topology& topo, uint32_t router_latency, uint32_t link_latency, uint32_t flit_words,
@@ -129,6 +136,8 @@ class Network {
   const Topology& topology() const { return topo_; }
   uint32_t flits(uint32_t words) const { return (words + fw_ - 1) / fw_; }
   size_t in_flight() const { return in_flight_; }
+  // With `grants` set, step() appends every grant it makes there (in no particular order).
+  void record_grants(std::vector<Grant>* grants) { grants_ = grants; }
 
   // The packet enters the network at router src in cycle c (c may be later than now: a home sends
   // at the end of its occupancy); its sequence number is the order of the calls.
@@ -156,6 +165,9 @@ class Network {
         p.queued += c - p.ready;
         free_[port] = c + p.flits;
         busy_[port] += p.flits;
+        if (grants_)
+          grants_->push_back({p.payload, static_cast<int>(port / Topology::PORTS),
+                              static_cast<Topology::Port>(port % Topology::PORTS), p.flits});
         if (port % Topology::PORTS == Topology::LOCAL) {
           p.delivered = c + p.flits;
           arriving_[p.delivered % arriving_.size()].push_back(id);
@@ -199,6 +211,22 @@ class Network {
     return std::max(next, c + 1);
   }
 
+  // Every packet in the network now (a debugger's view): waiting at `router` for its port since
+  // `ready`, or (delivered != 0) arriving at its tile at `delivered`; in sequence order.
+  std::vector<Packet> packets() const {
+    std::vector<Packet> out;
+    for (uint32_t port : active_)
+      for (const Key& k : queue_[port]) out.push_back(pool_[k.id]);
+    for (const std::vector<uint32_t>& b : arriving_)
+      for (uint32_t id : b) out.push_back(pool_[id]);
+    std::sort(out.begin(), out.end(), [](const Packet& a, const Packet& b) { return a.seq < b.seq; });
+    return out;
+  }
+  size_t bytes() const {
+    size_t n = sizeof(Network) + pool_.size() * sizeof(Packet) + free_.size() * 3 * sizeof(uint64_t);
+    for (const auto& q : queue_) n += q.size() * sizeof(Key);
+    return n;
+  }
   // The flits each output port carried so far (router * PORTS + port).
   uint64_t carried(int router, Topology::Port p) const {
     return busy_[static_cast<size_t>(router) * Topology::PORTS + p];
@@ -235,6 +263,7 @@ class Network {
   std::vector<Packet> out_;
   uint64_t seq_ = 0;
   size_t in_flight_ = 0;
+  std::vector<Grant>* grants_ = nullptr;
 };
 
 }  // namespace s2

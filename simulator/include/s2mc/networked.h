@@ -17,6 +17,7 @@
 #include "directory.h"
 #include "machine.h"
 #include "store_buffer.h"
+#include "trace.h"   // TraceMerger::Sink
 
 namespace s2 {
 
@@ -125,11 +126,37 @@ class NetworkedEngine : private DirectoryHost {
   // its store buffer (store_buffer.h) into its cache through the directory.
   NetworkedEngine(const Image& image, const Config& cfg, const NetworkConfig& net);
   NetworkedResult run();
+  // Logs every event to `sink` in (cycle, core) order (docs/timing-model.md, "The event log of a
+  // network"). The cores then issue one instruction a cycle, as the reference model logs them.
+  void enable_trace(TraceMerger::Sink sink);
+  bool tracing() const { return tracing_; }
 
   std::vector<int32_t>& memory() { return mem_; }   // after run(): the coherent memory
   const int32_t* registers(int core) const { return cores_[static_cast<size_t>(core)].r; }
   int core_count() const { return cfg_.cores; }
   bool buffered() const { return buffered_; }
+
+  uint32_t cache_lines() const { return cfg_.cache.lines; }
+  // Stepping (docs/debugger.md; networked_stepping.cpp), as FastEngine's: advance(pause) runs the
+  // cycles before `pause`, or to an earlier breakpoint or watched write; false when the run ended
+  // (then result(), once the network has gone quiet). The loop goes in cycle order, so the first
+  // breakpoint or watch met is the earliest and no rerun is needed.
+  bool advance(uint64_t pause);
+  const NetworkedResult& result();
+  uint64_t paused_at() const { return now_; }
+  void set_break(uint32_t pc, uint64_t cores);
+  void set_watch(uint32_t address, bool on);
+  void set_return_trap(int core, uint32_t pc, int32_t fp);
+  struct WriteHit { int core = -1; uint32_t pc = 0, address = 0; int32_t before = 0, after = 0; uint64_t cycle = 0; };
+  const WriteHit& write_hit() const { return write_hit_; }
+  struct CoreView { const char* status; uint32_t pc; uint64_t t; uint32_t req_addr; const CoreStats* stats; };
+  CoreView core_view(int id) const;
+  const Directory& directory() const { return *dir_; }
+  int32_t word(uint32_t a) const { return dir_->word(a); }   // the coherent value now
+  std::vector<PrintEvent> output_so_far() const;
+  struct Snapshot;   // a copy of the whole machine at a pause (reverse stepping)
+  Snapshot checkpoint() const;
+  void rewind(const Snapshot& s, uint64_t cycle, uint64_t break_from);
 
  private:
   enum class Status : uint8_t { RUNNING, MISS, SYNC, HALTED };
@@ -143,10 +170,31 @@ class NetworkedEngine : private DirectoryHost {
     StoreBuffer buf;
     NetworkDrain drain;
   };
+
+ public:
+  struct Snapshot {
+    std::vector<Core> cores;
+    std::vector<int32_t> mem;
+    std::vector<PrintEvent> output;
+    Fault fault;
+    Directory dir;
+    uint64_t now;
+    size_t bytes() const;
+  };
+
+ private:
   bool issue(int id, uint64_t c);   // false on a fault
   bool buffer_issue(int id, uint64_t c, bool& done);   // the store buffer's part of issue()
   uint64_t run_ahead(int id, uint64_t t);
   void complete(int id, int32_t* word, uint64_t c) override;
+  void wrote(int id, uint32_t pc, uint32_t a, int32_t before, int32_t after, uint64_t c);   // a watch
+  bool at_break(uint64_t c) const;   // a core is about to issue at a breakpoint (or the return trap) at c
+  uint32_t pc(int id) const override { return cores_[static_cast<size_t>(id)].pc; }
+  void log(uint64_t c, uint32_t pc, int id, TraceKind kind, uint64_t wait = 0, uint32_t address = 0, int32_t before = 0,
+           int32_t after = 0, uint8_t xact = 0) {
+    log_.push_back({c, pc, static_cast<uint16_t>(id), kind, xact, wait, address, before, after, 0});
+  }
+  void emit_before(uint64_t c);   // hands the logged events of the cycles before c to the sink
   void fault(int id, FaultKind kind, uint64_t c, uint32_t address = 0);
   std::string text_at(uint32_t a) const;   // trap #3's string, from the coherent memory
 
@@ -161,6 +209,26 @@ class NetworkedEngine : private DirectoryHost {
   bool guarded_;
   Fault fault_;
   std::unique_ptr<Directory> dir_;
+  // stepping
+  uint64_t now_ = 0;                 // the cycle the loop goes on from: every event before it happened
+  uint64_t pause_ = ~0ull;           // advance's bound (a watched write lowers it)
+  uint64_t break_from_ = 0;          // breakpoints stop from this cycle on
+  bool ended_ = false, finished_ = false;
+  NetworkedResult result_;
+  std::vector<uint64_t> brk_;        // per pc: the cores a breakpoint stops
+  std::vector<uint32_t> watch_;
+  int ret_core_ = -1;
+  uint32_t ret_pc_ = 0;
+  int32_t ret_fp_ = 0;
+  bool breaking_ = false;            // any breakpoint, watch or return trap is set
+  WriteHit write_hit_;
+  void update_breaking();
+  // The events not yet handed over, in the order the reference model logs them: those of the cycles
+  // before the one being simulated are final (a home's messages are logged ahead, at the end of its
+  // occupancy), so emit_before() sorts them stably by (cycle, core) and hands them over.
+  bool tracing_ = false;
+  std::vector<TraceEvent> log_;
+  TraceMerger::Sink sink_;
 };
 
 }  // namespace s2
