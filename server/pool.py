@@ -7,7 +7,10 @@ address space (RLIMIT_AS: what it has at the start plus `Limits.memory_mib`); on
 `Limits.wall_seconds` is killed and replaced, and so is one that dies (the memory cap, a crash), so a
 runaway costs its own request only. At most `workers` jobs run at once and at most `Limits.queue`
 wait; one more is refused at once with Busy (the API answers 429 with Retry-After) instead of
-piling up.
+piling up. Between the students of a roster the Gate is fair: a heavy student's job (much worker
+time lately) runs at the lowest CPU priority and is paused (SIGSTOP) while a light student's job
+needs its worker, then resumed (SIGCONT); the time paused counts against neither its wall time nor
+its student's usage.
 
     pool = LocalPool(workers=2, limits=Limits())
     value = await pool.submit("run", {"source": ..., "language": "asm", "params": {...}})
@@ -25,6 +28,7 @@ import multiprocessing
 import os
 import queue
 import resource
+import signal
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -92,10 +96,11 @@ class Worker:
         self.proc.start()
         child.close()
 
-    def call(self, name: str, kwargs: dict, seconds: float):
-        """The job's outcome; JobError 408 (the worker killed) past `seconds`, 422 when it died."""
+    def call(self, name: str, kwargs: dict, seconds: float, job: "Job | None" = None):
+        """The job's outcome; JobError 408 (the worker killed) past `seconds` of running (the time
+        the gate kept `job` paused left out), 422 when it died."""
         self.conn.send((name, kwargs))
-        if not self.conn.poll(seconds):
+        if not answered(self.conn, seconds, job):
             self.kill()
             raise JobError(408, f"the {name} ran longer than this server's limit of {seconds:g} s and was stopped")
         try:
@@ -130,7 +135,90 @@ def context():
 #: The niceness of a worker while it runs a heavy student's job (Gate), so that on a machine with
 #: few CPUs the others' jobs get them first.
 HEAVY_NICE = 19
-_job = threading.local()       # the gate's verdict on the job this thread runs (heavy or not)
+_job = threading.local()       # the job this thread runs for (a Job of the gate), while it runs
+
+
+class Job:
+    """A job the gate admitted: whose it is, whether heavy, and while it runs, the process it runs
+    in, so that the gate can pause it (SIGSTOP) and resume it (SIGCONT). The time it spends paused
+    counts neither against its wall time nor as its owner's worker time."""
+
+    def __init__(self, gate: "Gate", arrival: int, owner: str | None, heavy: bool):
+        self.gate, self.arrival, self.owner, self.heavy = gate, arrival, owner, heavy
+        self.paused_since: float | None = None
+        self._paused = 0.0        # seconds paused before paused_since
+        self._pid = self._fd = None
+
+    def paused_seconds(self, now: float) -> float:
+        return self._paused + (now - self.paused_since if self.paused_since is not None else 0.0)
+
+    def _signal(self, sig: int) -> None:
+        # through a pidfd: the process that was attached, never another that took its number since
+        with contextlib.suppress(ProcessLookupError, OSError):
+            if self._fd is not None:
+                signal.pidfd_send_signal(self._fd, sig)
+            elif self._pid is not None:
+                os.kill(self._pid, sig)
+
+    def pause(self, now: float) -> None:
+        self.paused_since = now
+        self._signal(signal.SIGSTOP)
+
+    def resume(self, now: float) -> None:
+        self._paused += now - self.paused_since
+        self.paused_since = None
+        self._signal(signal.SIGCONT)
+
+    def attach(self, pid: int) -> None:
+        self._pid = pid
+        try:
+            self._fd = os.pidfd_open(pid)
+        except (AttributeError, OSError):   # no pidfd (an old kernel): the bare pid, while it runs for us
+            self._fd = None
+        if self.paused_since is not None:
+            self._signal(signal.SIGSTOP)
+
+    def detach(self) -> None:
+        if self.paused_since is not None:   # the process lives on (a session's, an idle worker's)
+            self._signal(signal.SIGCONT)
+        if self._fd is not None:
+            os.close(self._fd)
+        self._pid = self._fd = None
+
+
+def current_job() -> "Job | None":
+    """The job the calling thread runs for (None outside the gate)."""
+    return getattr(_job, "current", None)
+
+
+@contextlib.contextmanager
+def running_in(pid: int):
+    """While the caller's process `pid` works for this thread's job, the gate may pause it."""
+    job = current_job()
+    if job is None:
+        yield None
+        return
+    with job.gate._cond:
+        job.attach(pid)
+    try:
+        yield job
+    finally:
+        with job.gate._cond:
+            job.detach()
+
+
+def answered(conn, seconds: float, job: Job | None) -> bool:
+    """Whether `conn` has an answer within `seconds` of the job running: while the gate keeps
+    the job paused the clock stops, so a paused job is never stopped for its wall time."""
+    start = time.monotonic()
+    before = job.paused_seconds(start) if job else 0.0
+    while True:
+        now = time.monotonic()
+        left = seconds - (now - start) + (job.paused_seconds(now) - before if job else 0.0)
+        if left <= 0 and (job is None or job.paused_since is None):
+            return conn.poll(0)
+        if conn.poll(max(left, 0.05)):
+            return True
 
 
 class Gate:
@@ -138,20 +226,24 @@ class Gate:
 
     Which waiting job runs next is fair between the students of a roster (an `owner`): the one whose
     owner used the workers least lately goes first (worker-seconds, halved every `HALF_LIFE`
-    wall times), and an owner who used more than one wall time's worth lately is heavy: the heavy
-    ones together may hold all but one worker, so that one student resubmitting endless programs
-    or huge sweeps cannot make the others wait behind them; LocalPool also runs a heavy job in a
-    worker of the lowest CPU priority (HEAVY_NICE). Anonymous jobs (no owner) cannot be told apart:
-    they are never heavy and wait in their order."""
+    wall times). An owner who used more than one wall time's worth lately is heavy, and a heavy
+    owner's job yields to the others': a light job that finds every worker busy pauses a running
+    heavy one (SIGSTOP on its process, when `pause`) and takes its place; the paused job resumes
+    (SIGCONT) as soon as a worker is free with no light job waiting for it. So students resubmitting
+    endless programs or huge sweeps get only the workers nobody else wants, however many jobs they
+    keep going. Heavy jobs started (running or paused) are at most all but one worker; LocalPool
+    also runs them at the lowest CPU priority (HEAVY_NICE), for the CPUs they share with the server.
+    Anonymous jobs (no owner) cannot be told apart: they are never heavy and wait in their order."""
 
     HALF_LIFE = 3.0     # in wall times: a heavy student is light again about a minute after stopping
 
-    def __init__(self, workers: int, limits: Limits):
-        self.workers, self.limits = workers, limits
+    def __init__(self, workers: int, limits: Limits, pause: bool = True):
+        self.workers, self.limits, self.pause = workers, limits, pause
+        self.heavy_cap = max(1, workers - 1)
         self._cond = threading.Condition()
-        self.admitted = 0          # running or waiting
-        self._running = self._heavy_running = 0
-        self._waiting: list[tuple[int, str | None]] = []   # (arrival number, owner)
+        self.admitted = 0          # running, paused or waiting
+        self._waiting: list[Job] = []
+        self._started: list[Job] = []    # running or paused
         self._arrivals = itertools.count()
         self._usage: dict[str, tuple[float, float]] = {}   # owner -> (worker-seconds, as of when)
 
@@ -170,45 +262,76 @@ class Gate:
     def heavy(self, owner: str | None, now: float) -> bool:
         return owner is not None and self.usage(owner, now) > self.limits.wall_seconds
 
+    def paused(self) -> list[Job]:
+        return [j for j in self._started if j.paused_since is not None]
+
+    def _free(self) -> int:
+        return self.workers - sum(j.paused_since is None for j in self._started)
+
+    def _balance(self, now: float) -> None:
+        """Pauses heavy jobs while light ones wait for a worker, resumes them when workers are free."""
+        if not self.pause:
+            return
+        light = sum(not j.heavy for j in self._waiting)
+        free = self._free()
+        running = [j for j in self._started if j.heavy and j.paused_since is None]
+        # the heaviest owner's job first, of two the later started
+        for j in sorted(running, key=lambda j: (self.usage(j.owner, now), j.arrival), reverse=True):
+            if light <= free:
+                break
+            j.pause(now)
+            free += 1
+        for j in sorted(self.paused(), key=lambda j: j.paused_since):
+            if free <= light:
+                break
+            j.resume(now)
+            free -= 1
+
     def _next(self, now: float):
         """The waiting job that runs when a worker is free, or None."""
-        if self._running >= self.workers:
+        if self._free() <= 0:
             return None
-        room_for_heavy = self._heavy_running < max(1, self.workers - 1)
-        ready = [w for w in self._waiting if room_for_heavy or not self.heavy(w[1], now)]
-        return min(ready, key=lambda w: (self.usage(w[1], now), w[0]), default=None)
+        light = [j for j in self._waiting if not j.heavy]
+        if not light and (self.paused() or sum(j.heavy for j in self._started) >= self.heavy_cap):
+            return None        # the paused ones go on first; and heavy ones hold all but one worker
+        return min(light or self._waiting, key=lambda j: (self.usage(j.owner, now), j.arrival), default=None)
 
     @contextlib.contextmanager
     def enter(self, owner: str | None = None):
+        """Holds a worker's place for the caller, as a Job (running_in attaches its process)."""
         with self._cond:
             self.check()
             self.admitted += 1
-            me = (next(self._arrivals), owner)
+            me = Job(self, next(self._arrivals), owner, self.heavy(owner, time.monotonic()))
             self._waiting.append(me)
             try:
+                self._balance(time.monotonic())
                 while self._next(time.monotonic()) is not me:
                     self._cond.wait()
             except BaseException:
                 self._waiting.remove(me)
                 self.admitted -= 1
+                self._balance(time.monotonic())
                 self._cond.notify_all()
                 raise
             self._waiting.remove(me)
-            heavy = self.heavy(owner, time.monotonic())
-            self._running += 1
-            self._heavy_running += heavy
+            self._started.append(me)
+            self._balance(time.monotonic())
             self._cond.notify_all()      # another waiter may be next now, for a worker still free
         start = time.monotonic()
         try:
-            yield heavy
+            yield me
         finally:
             with self._cond:
                 now = time.monotonic()
-                self._running -= 1
-                self._heavy_running -= heavy
+                self._started.remove(me)
+                if me.paused_since is not None:
+                    me.resume(now)
                 self.admitted -= 1
-                if owner is not None:
-                    self._usage[owner] = (self.usage(owner, now) + now - start, now)
+                if owner is not None:     # the time it ran, not the time it was paused
+                    ran = now - start - me.paused_seconds(now)
+                    self._usage[owner] = (self.usage(owner, now) + ran, now)
+                self._balance(now)
                 self._cond.notify_all()
 
 
@@ -220,7 +343,8 @@ class LocalPool:
         self.gate = Gate(workers, limits)
         self.ctx = context()
         self._idle: queue.SimpleQueue = queue.SimpleQueue()
-        for _ in range(workers):
+        # a worker for each job running and each heavy one paused: started on first use
+        for _ in range(workers + self.gate.heavy_cap):
             self._idle.put(None)
         # threads only wait on the children; each admitted request holds one while it waits
         self._threads = ThreadPoolExecutor(max_workers=workers + limits.queue + limits.sessions,
@@ -237,21 +361,26 @@ class LocalPool:
         loop = asyncio.get_running_loop()
 
         def admitted():
-            with self.gate.enter(owner) as heavy:
-                _job.heavy = heavy
-                return fn(*args)
+            with self.gate.enter(owner) as job:
+                _job.current = job
+                try:
+                    return fn(*args)
+                finally:
+                    _job.current = None
         self.gate.check()    # refused before it takes a thread, so a flood never waits for one
         return await loop.run_in_executor(self._threads, admitted)
 
     def _run(self, name: str, kwargs: dict, seconds: float):
-        worker = self._idle.get()      # the gate lets at most `workers` jobs here at once
-        heavy = getattr(_job, "heavy", False)
+        worker = self._idle.get()      # the gate lets at most that many jobs here at once
+        job = current_job()
+        heavy = job is not None and job.heavy
         try:
             if worker is None or not worker.alive:
                 worker = Worker(self.ctx, self.limits.memory_mib)   # started on first use
             if heavy:   # the CPUs go to the others' jobs first; a process cannot be un-niced, so it goes
                 os.setpriority(os.PRIO_PROCESS, worker.proc.pid, HEAVY_NICE)
-            outcome = worker.call(name, kwargs, seconds)
+            with running_in(worker.proc.pid):
+                outcome = worker.call(name, kwargs, seconds, job)
         except JobError:
             worker = None              # killed: a fresh one next time
             raise
@@ -278,6 +407,8 @@ class DaskPool(LocalPool):
 
     def __init__(self, workers: int, limits: Limits, scheduler: str):
         super().__init__(workers, limits)
+        # a job on the cluster has no process here to pause: heavy ones only keep to their cap
+        self.gate.pause = False
         from s2mc.common.errors import S2mcError
         try:
             from distributed import Client

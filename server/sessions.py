@@ -24,7 +24,7 @@ import time
 from s2mc.common.errors import S2mcError
 
 from .limits import Limits
-from .pool import Busy, JobError, cap_memory
+from .pool import Busy, JobError, answered, cap_memory, current_job, running_in
 
 #: how many characters of the program's output a state carries (the rest is in `output`)
 OUTPUT_TAIL = 4096
@@ -95,7 +95,8 @@ class DebugSession:
                                  daemon=True)
         self._proc.start()
         child.close()
-        self.first = self._answer("starting the debugger")
+        with running_in(self._proc.pid):
+            self.first = self._answer("starting the debugger")
 
     @property
     def alive(self) -> bool:
@@ -103,8 +104,8 @@ class DebugSession:
 
     def _answer(self, what: str) -> dict:
         seconds = self.seconds
-        try:
-            ready = self._conn.poll(seconds)
+        try:   # the time the pool's gate keeps this command paused does not count
+            ready = answered(self._conn, seconds, current_job())
         except OSError:     # closed meanwhile (DELETE)
             raise JobError(410, "this debugging session was closed; start a new one") from None
         if not ready:
@@ -138,7 +139,8 @@ class DebugSession:
                 self._conn.send(line)
             except OSError:
                 raise JobError(410, "this debugging session has ended; start a new one") from None
-            answer = self._answer(f"the command {line.strip()[:40]!r}")
+            with running_in(self._proc.pid):
+                answer = self._answer(f"the command {line.strip()[:40]!r}")
             self.used = time.monotonic()
             if answer.get("ended"):
                 self.close()

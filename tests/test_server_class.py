@@ -430,3 +430,103 @@ def test_the_links_file_keeps_the_tokens_it_gave_and_a_foreign_file_is_refused(t
     links.write_text("name,mark\nada,3\n", encoding="utf-8")
     with pytest.raises(S2mcError, match=r"class.links.csv:1: not a links file"):
         roster.issue(first, links)
+
+
+def _count(n: int) -> dict:
+    """A program of about 10 * n cycles whose answer is known by hand: 3 * n."""
+    return {"source": f"main()\n  s = 0\n  i = 0\n  while (i < {n})\n    s = s + 3\n    i = i + 1\n  print(s)\n",
+            "language": "rz", "params": {"cores": 1, "max_cycles": 1 << 40}}
+
+
+def _heavy_worker():
+    """The worker running a heavy job, seen from outside (psutil): the forkserver's child at
+    HEAVY_NICE, once there is one."""
+    import psutil
+
+    from s2mc.server.pool import HEAVY_NICE
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        for p in psutil.Process().children():     # the forkserver, whose children are the workers
+            try:
+                for w in p.children():
+                    if w.nice() == HEAVY_NICE:
+                        return w
+            except psutil.Error:
+                pass
+        time.sleep(0.01)
+    raise AssertionError("no heavy job started")
+
+
+def test_a_heavy_students_job_is_paused_while_a_light_one_needs_its_worker():
+    """One worker, ada heavy: her long run is stopped (SIGSTOP, seen from outside with psutil) while
+    bob's job holds the worker, and goes on when his is done; her answer is still exact (3 n, by
+    hand)."""
+    import asyncio
+
+    import psutil
+
+    from s2mc.server.limits import Limits
+    from s2mc.server.pool import LocalPool
+    pool = LocalPool(1, Limits(wall_seconds=60.0))
+    pool.gate._usage["ada"] = (1000.0, time.monotonic())
+    n = 3_000_000
+    seen = {}
+
+    def bob():
+        # bob's job runs in the place of ada's: hers is stopped (a signal takes a moment to land)
+        deadline = time.monotonic() + 10
+        while heavy.status() != psutil.STATUS_STOPPED and time.monotonic() < deadline:
+            time.sleep(0.01)
+        seen["state"] = heavy.status()
+        time.sleep(1.0)
+        seen["cpu"] = sum(heavy.cpu_times()[:2])
+        time.sleep(0.5)
+        seen["cpu later"] = sum(heavy.cpu_times()[:2])
+        return "bob's"
+
+    async def lesson():
+        nonlocal heavy
+        hers = asyncio.ensure_future(pool.submit("run", _count(n), owner="ada"))
+        heavy = await asyncio.get_running_loop().run_in_executor(None, _heavy_worker)
+        assert await pool.blocking(bob, owner="bob") == "bob's"
+        return await hers
+    heavy = None
+    try:
+        result = asyncio.run(lesson())
+    finally:
+        pool.close()
+    assert seen["state"] == psutil.STATUS_STOPPED and seen["cpu"] == seen["cpu later"]
+    assert result["output"] == f"{3 * n}\n"
+    assert pool.gate.admitted == 0
+
+
+def test_a_paused_job_is_not_stopped_for_the_time_it_was_paused():
+    """Her endless program, paused for longer than her wall time while bob holds the only worker,
+    is still going when he is done (the clock stopped), and is stopped at its wall time of running
+    after that (408)."""
+    import asyncio
+
+    from s2mc.server.limits import Limits
+    from s2mc.server.pool import JobError, LocalPool
+    wall = 1.5
+    pool = LocalPool(1, Limits(wall_seconds=wall))
+    pool.gate._usage["ada"] = (1000.0, time.monotonic())
+    seen = {}
+
+    async def lesson():
+        hers = asyncio.ensure_future(pool.submit("run", {**LOOP, "params": {"max_cycles": 1 << 60}}, owner="ada"))
+        await asyncio.get_running_loop().run_in_executor(None, _heavy_worker)
+
+        def bob():
+            time.sleep(wall + 1.0)
+            seen["hers done"] = hers.done()
+        await pool.blocking(bob, owner="bob")
+        with pytest.raises(JobError) as stopped:
+            await hers
+        return stopped.value
+    try:
+        stopped = asyncio.run(lesson())
+    finally:
+        pool.close()
+    assert seen["hers done"] is False
+    assert stopped.status == 408 and f"limit of {wall:g} s" in str(stopped)
