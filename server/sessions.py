@@ -42,7 +42,7 @@ def _main(conn, source: str, language: str, params: dict, opt: int, memory_mib: 
     from s2mc.simulator.debugger import Debugger
     from s2mc.simulator.stepping import Stepper
 
-    from .jobs import _one_line, load
+    from .jobs import CYCLE_ADVICE, _one_line, load
     cap_memory(memory_mib)
     printed: list[dict] = []
     try:
@@ -50,7 +50,8 @@ def _main(conn, source: str, language: str, params: dict, opt: int, memory_mib: 
         # the program's text is given: the interpreter reads no file a program names
         d = Debugger(Stepper(program, history=history_mib << 20, **params),
                      out=lambda t: printed.append({"stream": "out", "text": t}),
-                     err=lambda t: printed.append({"stream": "err", "text": t}), source=source)
+                     err=lambda t: printed.append({"stream": "err", "text": t}), source=source,
+                     cycle_advice=CYCLE_ADVICE)
         conn.send(("ok", {"output": [], "state": state(d)}))
     except S2mcError as exc:
         conn.send(("error", 422, _one_line(str(exc))))
