@@ -7,7 +7,7 @@ address space (RLIMIT_AS: what it has at the start plus `Limits.memory_mib`); on
 `Limits.wall_seconds` is killed and replaced, and so is one that dies (the memory cap, a crash), so a
 runaway costs its own request only. At most `workers` jobs run at once and at most `Limits.queue`
 wait; one more is refused at once with Busy (the API answers 429 with Retry-After) instead of
-piling up. Between the students of a roster the Gate is fair: a heavy student's job (much worker
+piling up. Between the students of a roster the Gate is fair: a heavy student's job (much CPU
 time lately) runs at the lowest CPU priority and is paused (SIGSTOP) while a light student's job
 needs its worker, then resumed (SIGCONT); the time paused counts against neither its wall time nor
 its student's usage.
@@ -138,16 +138,29 @@ HEAVY_NICE = 19
 _job = threading.local()       # the job this thread runs for (a Job of the gate), while it runs
 
 
+def _cpu_seconds(pid: int) -> float | None:
+    """The CPU time (user and system) process `pid` has used, or None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 class Job:
     """A job the gate admitted: whose it is, whether heavy, and while it runs, the process it runs
-    in, so that the gate can pause it (SIGSTOP) and resume it (SIGCONT). The time it spends paused
-    counts neither against its wall time nor as its owner's worker time."""
+    in, so that the gate can pause it (SIGSTOP) and resume it (SIGCONT), and what it cost: the CPU
+    time its process used for it (`cpu`). The time it spends paused does not count against its wall
+    time."""
 
     def __init__(self, gate: "Gate", arrival: int, owner: str | None, heavy: bool):
         self.gate, self.arrival, self.owner, self.heavy = gate, arrival, owner, heavy
         self.paused_since: float | None = None
         self._paused = 0.0        # seconds paused before paused_since
         self._pid = self._fd = None
+        self.cpu: float | None = None     # None: it ran in no process of ours (a Dask job, a test's)
+        self._since = (0.0, 0.0, None)    # at attach: the time, the seconds paused, the process's CPU time
 
     def paused_seconds(self, now: float) -> float:
         return self._paused + (now - self.paused_since if self.paused_since is not None else 0.0)
@@ -170,6 +183,8 @@ class Job:
         self._signal(signal.SIGCONT)
 
     def attach(self, pid: int) -> None:
+        now = time.monotonic()
+        self._since = (now, self.paused_seconds(now), _cpu_seconds(pid))
         self._pid = pid
         try:
             self._fd = os.pidfd_open(pid)
@@ -179,6 +194,12 @@ class Job:
             self._signal(signal.SIGSTOP)
 
     def detach(self) -> None:
+        now = time.monotonic()
+        start, paused, cpu = self._since
+        after = _cpu_seconds(self._pid) if self._pid is not None else None
+        # a process killed at its wall time can no longer be read: its running time, the most it used
+        used = after - cpu if after is not None and cpu is not None else now - start - (self.paused_seconds(now) - paused)
+        self.cpu = (self.cpu or 0.0) + max(used, 0.0)
         if self.paused_since is not None:   # the process lives on (a session's, an idle worker's)
             self._signal(signal.SIGCONT)
         if self._fd is not None:
@@ -225,8 +246,9 @@ class Gate:
     """Admission: at most `workers` running and `queue` waiting; the rest are Busy.
 
     Which waiting job runs next is fair between the students of a roster (an `owner`): the one whose
-    owner used the workers least lately goes first (worker-seconds, halved every `HALF_LIFE`
-    wall times). An owner who used more than one wall time's worth lately is heavy, and a heavy
+    owner used the workers least lately goes first (the CPU seconds their jobs' processes used,
+    halved every `HALF_LIFE` wall times: CPU, not time held, so that a machine slowed by load makes
+    nobody heavy). An owner who used more than one wall time's worth lately is heavy, and a heavy
     owner's job yields to the others': a light job that finds every worker busy pauses a running
     heavy one (SIGSTOP on its process, when `pause`) and takes its place; the paused job resumes
     (SIGCONT) as soon as a worker is free with no light job waiting for it. So students resubmitting
@@ -245,7 +267,7 @@ class Gate:
         self._waiting: list[Job] = []
         self._started: list[Job] = []    # running or paused
         self._arrivals = itertools.count()
-        self._usage: dict[str, tuple[float, float]] = {}   # owner -> (worker-seconds, as of when)
+        self._usage: dict[str, tuple[float, float]] = {}   # owner -> (CPU seconds, as of when)
 
     def check(self) -> None:
         if self.admitted >= self.workers + self.limits.queue:
@@ -253,7 +275,7 @@ class Gate:
                        f"{self.limits.retry_after} s", self.limits.retry_after)
 
     def usage(self, owner: str | None, now: float) -> float:
-        """The owner's worker-seconds lately (each halved every HALF_LIFE wall times)."""
+        """The owner's CPU seconds lately (each halved every HALF_LIFE wall times)."""
         if owner not in self._usage:
             return 0.0
         used, when = self._usage[owner]
@@ -328,9 +350,9 @@ class Gate:
                 if me.paused_since is not None:
                     me.resume(now)
                 self.admitted -= 1
-                if owner is not None:     # the time it ran, not the time it was paused
-                    ran = now - start - me.paused_seconds(now)
-                    self._usage[owner] = (self.usage(owner, now) + ran, now)
+                if owner is not None:     # its CPU time; without a process of ours, the time it ran
+                    used = me.cpu if me.cpu is not None else now - start - me.paused_seconds(now)
+                    self._usage[owner] = (self.usage(owner, now) + used, now)
                 self._balance(now)
                 self._cond.notify_all()
 
