@@ -160,6 +160,8 @@ class Job:
         self._paused = 0.0        # seconds paused before paused_since
         self._pid = self._fd = None
         self.cpu: float | None = None     # None: it ran in no process of ours (a Dask job, a test's)
+        self.renice = False       # its process may be reniced (a worker, replaced after the job)
+        self.background = False   # it was paused once: a long job
         self._since = (0.0, 0.0, None)    # at attach: the time, the seconds paused, the process's CPU time
 
     def paused_seconds(self, now: float) -> float:
@@ -176,11 +178,26 @@ class Job:
     def pause(self, now: float) -> None:
         self.paused_since = now
         self._signal(signal.SIGSTOP)
+        if self.renice and not self.background and self._pid is not None:
+            # a long job: when it goes on, it runs behind the others on the CPUs too
+            with contextlib.suppress(OSError):
+                os.setpriority(os.PRIO_PROCESS, self._pid, HEAVY_NICE)
+        self.background = True
 
     def resume(self, now: float) -> None:
         self._paused += now - self.paused_since
         self.paused_since = None
         self._signal(signal.SIGCONT)
+
+    def cpu_now(self, now: float) -> float:
+        """The CPU time its processes used for it so far (while attached, read live)."""
+        used = self.cpu or 0.0
+        if self._pid is not None:
+            start, paused, cpu = self._since
+            after = _cpu_seconds(self._pid)
+            used += max(after - cpu if after is not None and cpu is not None
+                        else now - start - (self.paused_seconds(now) - paused), 0.0)
+        return used
 
     def attach(self, pid: int) -> None:
         now = time.monotonic()
@@ -194,12 +211,8 @@ class Job:
             self._signal(signal.SIGSTOP)
 
     def detach(self) -> None:
-        now = time.monotonic()
-        start, paused, cpu = self._since
-        after = _cpu_seconds(self._pid) if self._pid is not None else None
         # a process killed at its wall time can no longer be read: its running time, the most it used
-        used = after - cpu if after is not None and cpu is not None else now - start - (self.paused_seconds(now) - paused)
-        self.cpu = (self.cpu or 0.0) + max(used, 0.0)
+        self.cpu = self.cpu_now(time.monotonic())
         if self.paused_since is not None:   # the process lives on (a session's, an idle worker's)
             self._signal(signal.SIGCONT)
         if self._fd is not None:
@@ -245,23 +258,33 @@ def answered(conn, seconds: float, job: Job | None) -> bool:
 class Gate:
     """Admission: at most `workers` running and `queue` waiting; the rest are Busy.
 
-    Which waiting job runs next is fair between the students of a roster (an `owner`): the one whose
-    owner used the workers least lately goes first (the CPU seconds their jobs' processes used,
-    halved every `HALF_LIFE` wall times: CPU, not time held, so that a machine slowed by load makes
-    nobody heavy). An owner who used more than one wall time's worth lately is heavy, and a heavy
-    owner's job yields to the others': a light job that finds every worker busy pauses a running
-    heavy one (SIGSTOP on its process, when `pause`) and takes its place; the paused job resumes
-    (SIGCONT) as soon as a worker is free with no light job waiting for it. So students resubmitting
-    endless programs or huge sweeps get only the workers nobody else wants, however many jobs they
-    keep going. Heavy jobs started (running or paused) are at most all but one worker; LocalPool
-    also runs them at the lowest CPU priority (HEAVY_NICE), for the CPUs they share with the server.
-    Anonymous jobs (no owner) cannot be told apart: they are never heavy and wait in their order."""
+    The workers are shared between the students of a roster (an `owner`) by the service each
+    attained lately, least first: the CPU seconds their jobs' processes used, halved every
+    `HALF_LIFE` wall times (CPU, not time held, so that a machine slowed by load favours nobody),
+    plus, for a job under way, what it used so far. When a worker is free, the waiting job whose
+    owner attained least goes first, or a paused job that attained less still resumes (SIGCONT).
+    When every worker is busy and a job waits, the heavy student's or long job under way (more
+    than `SLICE` of CPU so far) that attained most, if that is more than the waiting one's owner
+    plus `SLICE`, is paused (SIGSTOP on its process, when `pause`; a worker's is also reniced to
+    HEAVY_NICE and replaced after the job) and the waiting one takes its worker: so a student
+    resubmitting endless programs or huge sweeps gets the workers only while nobody who used them
+    less wants one. At most `max_paused` jobs are paused at once (each keeps its process).
+    LocalPool runs each job at a CPU priority that falls with its owner's usage (`nice`), for the
+    CPUs the workers share with the server and the debugging sessions. An owner who used more than
+    one wall time lately is heavy: the lowest priority (HEAVY_NICE), and their jobs started
+    (running or paused) are at most all but one worker. Anonymous jobs (no owner) cannot be told
+    apart: they are never heavy nor paused, and wait in their order."""
 
     HALF_LIFE = 3.0     # in wall times: a heavy student is light again about a minute after stopping
+    SLICE = 1.0         # CPU seconds a running job's owner must be ahead of a waiting one's to yield
 
     def __init__(self, workers: int, limits: Limits, pause: bool = True):
         self.workers, self.limits, self.pause = workers, limits, pause
         self.heavy_cap = max(1, workers - 1)
+        # a paused job waits with its process: as many as may wait, so that a long job can always
+        # be paused (with fewer, the long jobs of a few students held every worker once that many
+        # were paused)
+        self.max_paused = max(workers, limits.queue)
         self._cond = threading.Condition()
         self.admitted = 0          # running, paused or waiting
         self._waiting: list[Job] = []
@@ -270,7 +293,8 @@ class Gate:
         self._usage: dict[str, tuple[float, float]] = {}   # owner -> (CPU seconds, as of when)
 
     def check(self) -> None:
-        if self.admitted >= self.workers + self.limits.queue:
+        # a paused job is bounded apart (max_paused): it takes no running or waiting job's place
+        if self.admitted - len(self.paused()) >= self.workers + self.limits.queue:
             raise Busy(f"busy: {self.workers} jobs run and {self.limits.queue} wait; try again in "
                        f"{self.limits.retry_after} s", self.limits.retry_after)
 
@@ -281,6 +305,13 @@ class Gate:
         used, when = self._usage[owner]
         return used * 0.5 ** ((now - when) / (self.HALF_LIFE * self.limits.wall_seconds))
 
+    def nice(self, owner: str | None, now: float) -> int:
+        """The CPU priority of the owner's next job: it falls (the niceness rises) with the CPU time
+        they used lately, from 0 for none to HEAVY_NICE for a wall time's worth (heavy)."""
+        if owner is None:
+            return 0
+        return min(HEAVY_NICE, int(HEAVY_NICE * self.usage(owner, now) / self.limits.wall_seconds))
+
     def heavy(self, owner: str | None, now: float) -> bool:
         return owner is not None and self.usage(owner, now) > self.limits.wall_seconds
 
@@ -290,33 +321,43 @@ class Gate:
     def _free(self) -> int:
         return self.workers - sum(j.paused_since is None for j in self._started)
 
+    def attained(self, job: Job, now: float) -> float:
+        """The service of the job's owner lately, with what the job itself used so far."""
+        return self.usage(job.owner, now) + job.cpu_now(now)
+
+    def _first(self, now: float):
+        """The waiting job to start next (heavy ones only while under their cap), or None."""
+        heavy_room = sum(j.heavy for j in self._started) < self.heavy_cap
+        ready = [j for j in self._waiting if heavy_room or not j.heavy]
+        return min(ready, key=lambda j: (self.usage(j.owner, now), j.arrival), default=None)
+
     def _balance(self, now: float) -> None:
-        """Pauses heavy jobs while light ones wait for a worker, resumes them when workers are free."""
+        """Resumes paused jobs that attained less than any waiting one while workers are free;
+        pauses the running job that attained most while a job that attained less waits."""
         if not self.pause:
             return
-        light = sum(not j.heavy for j in self._waiting)
-        free = self._free()
-        running = [j for j in self._started if j.heavy and j.paused_since is None]
-        # the heaviest owner's job first, of two the later started
-        for j in sorted(running, key=lambda j: (self.usage(j.owner, now), j.arrival), reverse=True):
-            if light <= free:
-                break
-            j.pause(now)
-            free += 1
-        for j in sorted(self.paused(), key=lambda j: j.paused_since):
-            if free <= light:
-                break
-            j.resume(now)
-            free -= 1
+        while True:
+            first, paused = self._first(now), self.paused()
+            if self._free() > 0:
+                best = min(paused, key=lambda j: self.attained(j, now), default=None)
+                if best is None or (first is not None and self.usage(first.owner, now) < self.attained(best, now)):
+                    return
+                best.resume(now)
+            else:
+                # a heavy student's job or a long one (over a slice of CPU) yields; a short one,
+                # which ends soon anyway, never (a heavy one at nice 19 may get little CPU: its time
+                # on the worker is what the others wait for)
+                running = [j for j in self._started if j.owner is not None and j.paused_since is None
+                           and (j.heavy or j.cpu_now(now) > self.SLICE)]
+                most = max(running, key=lambda j: self.attained(j, now), default=None)
+                if (first is None or most is None or len(paused) >= self.max_paused
+                        or self.attained(most, now) <= self.usage(first.owner, now) + self.SLICE):
+                    return
+                most.pause(now)
 
     def _next(self, now: float):
         """The waiting job that runs when a worker is free, or None."""
-        if self._free() <= 0:
-            return None
-        light = [j for j in self._waiting if not j.heavy]
-        if not light and (self.paused() or sum(j.heavy for j in self._started) >= self.heavy_cap):
-            return None        # the paused ones go on first; and heavy ones hold all but one worker
-        return min(light or self._waiting, key=lambda j: (self.usage(j.owner, now), j.arrival), default=None)
+        return self._first(now) if self._free() > 0 else None
 
     @contextlib.contextmanager
     def enter(self, owner: str | None = None):
@@ -365,8 +406,8 @@ class LocalPool:
         self.gate = Gate(workers, limits)
         self.ctx = context()
         self._idle: queue.SimpleQueue = queue.SimpleQueue()
-        # a worker for each job running and each heavy one paused: started on first use
-        for _ in range(workers + self.gate.heavy_cap):
+        # a worker for each job running and each one paused: started on first use
+        for _ in range(workers + self.gate.max_paused):
             self._idle.put(None)
         # threads only wait on the children; each admitted request holds one while it waits
         self._threads = ThreadPoolExecutor(max_workers=workers + limits.queue + limits.sessions,
@@ -395,19 +436,23 @@ class LocalPool:
     def _run(self, name: str, kwargs: dict, seconds: float):
         worker = self._idle.get()      # the gate lets at most that many jobs here at once
         job = current_job()
-        heavy = job is not None and job.heavy
+        with self.gate._cond:
+            nice = self.gate.nice(job.owner, time.monotonic()) if job is not None else 0
+        niced = nice > 0 or (job is not None and job.heavy)
         try:
             if worker is None or not worker.alive:
                 worker = Worker(self.ctx, self.limits.memory_mib)   # started on first use
-            if heavy:   # the CPUs go to the others' jobs first; a process cannot be un-niced, so it goes
-                os.setpriority(os.PRIO_PROCESS, worker.proc.pid, HEAVY_NICE)
+            if niced:   # the CPUs go to lighter users' jobs first; a process cannot be un-niced, so it goes
+                os.setpriority(os.PRIO_PROCESS, worker.proc.pid, HEAVY_NICE if job.heavy else nice)
+            if job is not None:
+                job.renice = True
             with running_in(worker.proc.pid):
                 outcome = worker.call(name, kwargs, seconds, job)
         except JobError:
             worker = None              # killed: a fresh one next time
             raise
         finally:
-            if heavy and worker is not None:
+            if (niced or (job is not None and job.background)) and worker is not None:
                 worker.kill()
                 worker = None
             self._idle.put(worker)

@@ -441,38 +441,40 @@ def _count(n: int) -> dict:
             "language": "rz", "params": {"cores": 1, "max_cycles": 1 << 40}}
 
 
-def _heavy_worker():
-    """The worker running a heavy job, seen from outside (psutil): the forkserver's child at
-    HEAVY_NICE, once there is one."""
+def _long_job(gate):
+    """The process of the job the gate has running (psutil), once it has used more than the gate's
+    slice of CPU (a long job, which may be paused)."""
     import psutil
-
-    from s2mc.server.pool import HEAVY_NICE
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        for p in psutil.Process().children():     # the forkserver, whose children are the workers
+        with gate._cond:
+            pids = [j._pid for j in gate._started if j._pid is not None]
+        for pid in pids:
             try:
-                for w in p.children():
-                    if w.nice() == HEAVY_NICE:
-                        return w
+                w = psutil.Process(pid)
+                if sum(w.cpu_times()[:2]) > gate.SLICE + 0.1:
+                    return w
             except psutil.Error:
                 pass
         time.sleep(0.01)
-    raise AssertionError("no heavy job started")
+    raise AssertionError("no job went on for longer than a slice")
 
 
-def test_a_heavy_students_job_is_paused_while_a_light_one_needs_its_worker():
-    """One worker, ada heavy: her long run is stopped (SIGSTOP, seen from outside with psutil) while
-    bob's job holds the worker, and goes on when his is done; her answer is still exact (3 n, by
-    hand)."""
+def test_a_long_job_is_paused_and_reniced_while_a_lighter_students_job_needs_its_worker():
+    """One worker: ada, who used a little more CPU lately than bob, runs a long program; bob's job, which
+    finds the worker busy, pauses hers (SIGSTOP, seen from outside with psutil: no CPU while he
+    holds the worker) and her worker goes to the lowest priority; hers goes on when his is done,
+    and her answer is still exact (3 n, by hand)."""
     import asyncio
 
     import psutil
 
     from s2mc.server.limits import Limits
-    from s2mc.server.pool import LocalPool
+    from s2mc.server.pool import HEAVY_NICE, LocalPool
     pool = LocalPool(1, Limits(wall_seconds=60.0))
-    pool.gate._usage["ada"] = (1000.0, time.monotonic())
-    n = 3_000_000
+    pool.gate._usage["ada"] = (0.5, time.monotonic())       # more than bob, too little to be niced yet
+    pool.gate.SLICE = 0.2      # a slice that a loaded machine's CPUs give her soon
+    n = 30_000_000
     seen = {}
 
     def bob():
@@ -480,7 +482,7 @@ def test_a_heavy_students_job_is_paused_while_a_light_one_needs_its_worker():
         deadline = time.monotonic() + 10
         while heavy.status() != psutil.STATUS_STOPPED and time.monotonic() < deadline:
             time.sleep(0.01)
-        seen["state"] = heavy.status()
+        seen["state"], seen["nice"] = heavy.status(), heavy.nice()
         time.sleep(1.0)
         seen["cpu"] = sum(heavy.cpu_times()[:2])
         time.sleep(0.5)
@@ -490,7 +492,8 @@ def test_a_heavy_students_job_is_paused_while_a_light_one_needs_its_worker():
     async def lesson():
         nonlocal heavy
         hers = asyncio.ensure_future(pool.submit("run", _count(n), owner="ada"))
-        heavy = await asyncio.get_running_loop().run_in_executor(None, _heavy_worker)
+        heavy = await asyncio.get_running_loop().run_in_executor(None, _long_job, pool.gate)
+        assert heavy.nice() == 0
         assert await pool.blocking(bob, owner="bob") == "bob's"
         return await hers
     heavy = None
@@ -499,6 +502,7 @@ def test_a_heavy_students_job_is_paused_while_a_light_one_needs_its_worker():
     finally:
         pool.close()
     assert seen["state"] == psutil.STATUS_STOPPED and seen["cpu"] == seen["cpu later"]
+    assert seen["nice"] == HEAVY_NICE
     assert result["output"] == f"{3 * n}\n"
     assert pool.gate.admitted == 0
 
@@ -511,17 +515,18 @@ def test_a_paused_job_is_not_stopped_for_the_time_it_was_paused():
 
     from s2mc.server.limits import Limits
     from s2mc.server.pool import JobError, LocalPool
-    wall = 1.5
+    wall = 6.0
     pool = LocalPool(1, Limits(wall_seconds=wall))
-    pool.gate._usage["ada"] = (1000.0, time.monotonic())
+    pool.gate._usage["ada"] = (0.3, time.monotonic())
+    pool.gate.SLICE = 0.2
     seen = {}
 
     async def lesson():
         hers = asyncio.ensure_future(pool.submit("run", {**LOOP, "params": {"max_cycles": 1 << 60}}, owner="ada"))
-        await asyncio.get_running_loop().run_in_executor(None, _heavy_worker)
+        await asyncio.get_running_loop().run_in_executor(None, _long_job, pool.gate)
 
         def bob():
-            time.sleep(wall + 1.0)
+            time.sleep(wall + 0.5)
             seen["hers done"] = hers.done()
         await pool.blocking(bob, owner="bob")
         with pytest.raises(JobError) as stopped:
@@ -533,3 +538,19 @@ def test_a_paused_job_is_not_stopped_for_the_time_it_was_paused():
         pool.close()
     assert seen["hers done"] is False
     assert stopped.status == 408 and f"limit of {wall:g} s" in str(stopped)
+
+
+def test_a_students_cpu_priority_falls_with_their_cpu_use_lately():
+    """The niceness of a student's next job, by hand: 19 x (CPU seconds lately / wall time), whole,
+    at most 19; nobody's for an anonymous job; and it comes back as the use is halved."""
+    from s2mc.server.limits import Limits
+    from s2mc.server.pool import HEAVY_NICE, Gate
+    gate = Gate(2, Limits(wall_seconds=10.0))
+    now = time.monotonic()
+    for used, nice in ((0.0, 0), (0.5, 0), (1.0, 1), (5.0, 9), (10.0, 19), (100.0, 19)):
+        gate._usage["ada"] = (used, now)
+        assert gate.nice("ada", now) == nice, used
+    assert HEAVY_NICE == 19 and gate.nice(None, now) == 0 and gate.nice("bob", now) == 0
+    gate._usage["ada"] = (10.0, now)
+    later = now + Gate.HALF_LIFE * 10.0           # one half-life on: 5 CPU seconds
+    assert gate.nice("ada", later) == 9
