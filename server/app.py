@@ -245,7 +245,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             yield
             return
         have = jobs_of.get(who, 0)
-        # a heavy student (the pool's gate: much worker time lately) keeps one job, not a queue's worth
+        # a heavy student (the pool's gate: much CPU time lately) keeps one job, not a queue's worth
         heavy = pool.gate.heavy(who, time.monotonic())
         if have >= (1 if heavy else limits.student_jobs):
             raise Busy(f"busy: you have {have} job{'s' * (have != 1)} running or waiting, this server's limit per "

@@ -28,6 +28,10 @@ def load(source: str, language: str, opt: int = 1):
 
 #: The page's field for the cycle limit: the page labels each parameter by its name, "_" as " ".
 CYCLE_FIELD = "max_cycles".replace("_", " ")
+#: What the page tells a run that reached its cycle limit: its control is that field, not the
+#: command line's --max-cycles (s2mc.simulator.CYCLE_ADVICE).
+CYCLE_ADVICE = (f"if the program is only long, raise '{CYCLE_FIELD}' under Machine, up to this server's cap "
+                "(the field's maximum)")
 
 
 def simulate(program: Program, params: dict, **options):
@@ -37,12 +41,9 @@ def simulate(program: Program, params: dict, **options):
     try:
         return Machine(program, **params, **options).run()
     except SimFault as exc:
-        f = exc.fault
-        if f["kind"] != "cycle_limit":
+        if exc.fault["kind"] != "cycle_limit":
             raise
-        raise S2mcError(f"cycle limit of {params['max_cycles']} reached with core {f['core']} still running "
-                        f"(pc {f['pc']}: '{disassemble_word(f['word'])}'); if the program is only long, raise "
-                        f"'{CYCLE_FIELD}' under Machine, up to this server's cap (the field's maximum)") from None
+        raise S2mcError(exc.advised(CYCLE_ADVICE)) from None
 
 
 def run(source: str, language: str, params: dict, opt: int = 1) -> dict:

@@ -7,7 +7,10 @@ address space (RLIMIT_AS: what it has at the start plus `Limits.memory_mib`); on
 `Limits.wall_seconds` is killed and replaced, and so is one that dies (the memory cap, a crash), so a
 runaway costs its own request only. At most `workers` jobs run at once and at most `Limits.queue`
 wait; one more is refused at once with Busy (the API answers 429 with Retry-After) instead of
-piling up.
+piling up. Between the students of a roster the Gate is fair: a heavy student's job (much CPU
+time lately) runs at the lowest CPU priority and is paused (SIGSTOP) while a light student's job
+needs its worker, then resumed (SIGCONT); the time paused counts against neither its wall time nor
+its student's usage.
 
     pool = LocalPool(workers=2, limits=Limits())
     value = await pool.submit("run", {"source": ..., "language": "asm", "params": {...}})
@@ -25,6 +28,7 @@ import multiprocessing
 import os
 import queue
 import resource
+import signal
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -92,10 +96,11 @@ class Worker:
         self.proc.start()
         child.close()
 
-    def call(self, name: str, kwargs: dict, seconds: float):
-        """The job's outcome; JobError 408 (the worker killed) past `seconds`, 422 when it died."""
+    def call(self, name: str, kwargs: dict, seconds: float, job: "Job | None" = None):
+        """The job's outcome; JobError 408 (the worker killed) past `seconds` of running (the time
+        the gate kept `job` paused left out), 422 when it died."""
         self.conn.send((name, kwargs))
-        if not self.conn.poll(seconds):
+        if not answered(self.conn, seconds, job):
             self.kill()
             raise JobError(408, f"the {name} ran longer than this server's limit of {seconds:g} s and was stopped")
         try:
@@ -130,85 +135,266 @@ def context():
 #: The niceness of a worker while it runs a heavy student's job (Gate), so that on a machine with
 #: few CPUs the others' jobs get them first.
 HEAVY_NICE = 19
-_job = threading.local()       # the gate's verdict on the job this thread runs (heavy or not)
+_job = threading.local()       # the job this thread runs for (a Job of the gate), while it runs
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """The CPU time (user and system) process `pid` has used, or None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class Job:
+    """A job the gate admitted: whose it is, whether heavy, and while it runs, the process it runs
+    in, so that the gate can pause it (SIGSTOP) and resume it (SIGCONT), and what it cost: the CPU
+    time its process used for it (`cpu`). The time it spends paused does not count against its wall
+    time."""
+
+    def __init__(self, gate: "Gate", arrival: int, owner: str | None, heavy: bool):
+        self.gate, self.arrival, self.owner, self.heavy = gate, arrival, owner, heavy
+        self.paused_since: float | None = None
+        self._paused = 0.0        # seconds paused before paused_since
+        self._pid = self._fd = None
+        self.cpu: float | None = None     # None: it ran in no process of ours (a Dask job, a test's)
+        self.renice = False       # its process may be reniced (a worker, replaced after the job)
+        self.background = False   # it was paused once: a long job
+        self._since = (0.0, 0.0, None)    # at attach: the time, the seconds paused, the process's CPU time
+
+    def paused_seconds(self, now: float) -> float:
+        return self._paused + (now - self.paused_since if self.paused_since is not None else 0.0)
+
+    def _signal(self, sig: int) -> None:
+        # through a pidfd: the process that was attached, never another that took its number since
+        with contextlib.suppress(ProcessLookupError, OSError):
+            if self._fd is not None:
+                signal.pidfd_send_signal(self._fd, sig)
+            elif self._pid is not None:
+                os.kill(self._pid, sig)
+
+    def pause(self, now: float) -> None:
+        self.paused_since = now
+        self._signal(signal.SIGSTOP)
+        if self.renice and not self.background and self._pid is not None:
+            # a long job: when it goes on, it runs behind the others on the CPUs too
+            with contextlib.suppress(OSError):
+                os.setpriority(os.PRIO_PROCESS, self._pid, HEAVY_NICE)
+        self.background = True
+
+    def resume(self, now: float) -> None:
+        self._paused += now - self.paused_since
+        self.paused_since = None
+        self._signal(signal.SIGCONT)
+
+    def cpu_now(self, now: float) -> float:
+        """The CPU time its processes used for it so far (while attached, read live)."""
+        used = self.cpu or 0.0
+        if self._pid is not None:
+            start, paused, cpu = self._since
+            after = _cpu_seconds(self._pid)
+            used += max(after - cpu if after is not None and cpu is not None
+                        else now - start - (self.paused_seconds(now) - paused), 0.0)
+        return used
+
+    def attach(self, pid: int) -> None:
+        now = time.monotonic()
+        self._since = (now, self.paused_seconds(now), _cpu_seconds(pid))
+        self._pid = pid
+        try:
+            self._fd = os.pidfd_open(pid)
+        except (AttributeError, OSError):   # no pidfd (an old kernel): the bare pid, while it runs for us
+            self._fd = None
+        if self.paused_since is not None:
+            self._signal(signal.SIGSTOP)
+
+    def detach(self) -> None:
+        # a process killed at its wall time can no longer be read: its running time, the most it used
+        self.cpu = self.cpu_now(time.monotonic())
+        if self.paused_since is not None:   # the process lives on (a session's, an idle worker's)
+            self._signal(signal.SIGCONT)
+        if self._fd is not None:
+            os.close(self._fd)
+        self._pid = self._fd = None
+
+
+def current_job() -> "Job | None":
+    """The job the calling thread runs for (None outside the gate)."""
+    return getattr(_job, "current", None)
+
+
+@contextlib.contextmanager
+def running_in(pid: int):
+    """While the caller's process `pid` works for this thread's job, the gate may pause it."""
+    job = current_job()
+    if job is None:
+        yield None
+        return
+    with job.gate._cond:
+        job.attach(pid)
+    try:
+        yield job
+    finally:
+        with job.gate._cond:
+            job.detach()
+
+
+def answered(conn, seconds: float, job: Job | None) -> bool:
+    """Whether `conn` has an answer within `seconds` of the job running: while the gate keeps
+    the job paused the clock stops, so a paused job is never stopped for its wall time."""
+    start = time.monotonic()
+    before = job.paused_seconds(start) if job else 0.0
+    while True:
+        now = time.monotonic()
+        left = seconds - (now - start) + (job.paused_seconds(now) - before if job else 0.0)
+        if left <= 0 and (job is None or job.paused_since is None):
+            return conn.poll(0)
+        if conn.poll(max(left, 0.05)):
+            return True
 
 
 class Gate:
     """Admission: at most `workers` running and `queue` waiting; the rest are Busy.
 
-    Which waiting job runs next is fair between the students of a roster (an `owner`): the one whose
-    owner used the workers least lately goes first (worker-seconds, halved every `HALF_LIFE`
-    wall times), and an owner who used more than one wall time's worth lately is heavy: the heavy
-    ones together may hold all but one worker, so that one student resubmitting endless programs
-    or huge sweeps cannot make the others wait behind them; LocalPool also runs a heavy job in a
-    worker of the lowest CPU priority (HEAVY_NICE). Anonymous jobs (no owner) cannot be told apart:
-    they are never heavy and wait in their order."""
+    The workers are shared between the students of a roster (an `owner`) by the service each
+    attained lately, least first: the CPU seconds their jobs' processes used, halved every
+    `HALF_LIFE` wall times (CPU, not time held, so that a machine slowed by load favours nobody),
+    plus, for a job under way, what it used so far. When a worker is free, the waiting job whose
+    owner attained least goes first, or a paused job that attained less still resumes (SIGCONT).
+    When every worker is busy and a job waits, the heavy student's or long job under way (more
+    than `SLICE` of CPU so far) that attained most, if that is more than the waiting one's owner
+    plus `SLICE`, is paused (SIGSTOP on its process, when `pause`; a worker's is also reniced to
+    HEAVY_NICE and replaced after the job) and the waiting one takes its worker: so a student
+    resubmitting endless programs or huge sweeps gets the workers only while nobody who used them
+    less wants one. At most `max_paused` jobs are paused at once (each keeps its process).
+    LocalPool runs each job at a CPU priority that falls with its owner's usage (`nice`), for the
+    CPUs the workers share with the server and the debugging sessions. An owner who used more than
+    one wall time lately is heavy: the lowest priority (HEAVY_NICE), and their jobs started
+    (running or paused) are at most all but one worker. Anonymous jobs (no owner) cannot be told
+    apart: they are never heavy nor paused, and wait in their order."""
 
     HALF_LIFE = 3.0     # in wall times: a heavy student is light again about a minute after stopping
+    SLICE = 1.0         # CPU seconds a running job's owner must be ahead of a waiting one's to yield
 
-    def __init__(self, workers: int, limits: Limits):
-        self.workers, self.limits = workers, limits
+    def __init__(self, workers: int, limits: Limits, pause: bool = True):
+        self.workers, self.limits, self.pause = workers, limits, pause
+        self.heavy_cap = max(1, workers - 1)
+        # a paused job waits with its process: as many as may wait, so that a long job can always
+        # be paused (with fewer, the long jobs of a few students held every worker once that many
+        # were paused)
+        self.max_paused = max(workers, limits.queue)
         self._cond = threading.Condition()
-        self.admitted = 0          # running or waiting
-        self._running = self._heavy_running = 0
-        self._waiting: list[tuple[int, str | None]] = []   # (arrival number, owner)
+        self.admitted = 0          # running, paused or waiting
+        self._waiting: list[Job] = []
+        self._started: list[Job] = []    # running or paused
         self._arrivals = itertools.count()
-        self._usage: dict[str, tuple[float, float]] = {}   # owner -> (worker-seconds, as of when)
+        self._usage: dict[str, tuple[float, float]] = {}   # owner -> (CPU seconds, as of when)
 
     def check(self) -> None:
-        if self.admitted >= self.workers + self.limits.queue:
+        # a paused job is bounded apart (max_paused): it takes no running or waiting job's place
+        if self.admitted - len(self.paused()) >= self.workers + self.limits.queue:
             raise Busy(f"busy: {self.workers} jobs run and {self.limits.queue} wait; try again in "
                        f"{self.limits.retry_after} s", self.limits.retry_after)
 
     def usage(self, owner: str | None, now: float) -> float:
-        """The owner's worker-seconds lately (each halved every HALF_LIFE wall times)."""
+        """The owner's CPU seconds lately (each halved every HALF_LIFE wall times)."""
         if owner not in self._usage:
             return 0.0
         used, when = self._usage[owner]
         return used * 0.5 ** ((now - when) / (self.HALF_LIFE * self.limits.wall_seconds))
 
+    def nice(self, owner: str | None, now: float) -> int:
+        """The CPU priority of the owner's next job: it falls (the niceness rises) with the CPU time
+        they used lately, from 0 for none to HEAVY_NICE for a wall time's worth (heavy)."""
+        if owner is None:
+            return 0
+        return min(HEAVY_NICE, int(HEAVY_NICE * self.usage(owner, now) / self.limits.wall_seconds))
+
     def heavy(self, owner: str | None, now: float) -> bool:
         return owner is not None and self.usage(owner, now) > self.limits.wall_seconds
 
+    def paused(self) -> list[Job]:
+        return [j for j in self._started if j.paused_since is not None]
+
+    def _free(self) -> int:
+        return self.workers - sum(j.paused_since is None for j in self._started)
+
+    def attained(self, job: Job, now: float) -> float:
+        """The service of the job's owner lately, with what the job itself used so far."""
+        return self.usage(job.owner, now) + job.cpu_now(now)
+
+    def _first(self, now: float):
+        """The waiting job to start next (heavy ones only while under their cap), or None."""
+        heavy_room = sum(j.heavy for j in self._started) < self.heavy_cap
+        ready = [j for j in self._waiting if heavy_room or not j.heavy]
+        return min(ready, key=lambda j: (self.usage(j.owner, now), j.arrival), default=None)
+
+    def _balance(self, now: float) -> None:
+        """Resumes paused jobs that attained less than any waiting one while workers are free;
+        pauses the running job that attained most while a job that attained less waits."""
+        if not self.pause:
+            return
+        while True:
+            first, paused = self._first(now), self.paused()
+            if self._free() > 0:
+                best = min(paused, key=lambda j: self.attained(j, now), default=None)
+                if best is None or (first is not None and self.usage(first.owner, now) < self.attained(best, now)):
+                    return
+                best.resume(now)
+            else:
+                # a heavy student's job or a long one (over a slice of CPU) yields; a short one,
+                # which ends soon anyway, never (a heavy one at nice 19 may get little CPU: its time
+                # on the worker is what the others wait for)
+                running = [j for j in self._started if j.owner is not None and j.paused_since is None
+                           and (j.heavy or j.cpu_now(now) > self.SLICE)]
+                most = max(running, key=lambda j: self.attained(j, now), default=None)
+                if (first is None or most is None or len(paused) >= self.max_paused
+                        or self.attained(most, now) <= self.usage(first.owner, now) + self.SLICE):
+                    return
+                most.pause(now)
+
     def _next(self, now: float):
         """The waiting job that runs when a worker is free, or None."""
-        if self._running >= self.workers:
-            return None
-        room_for_heavy = self._heavy_running < max(1, self.workers - 1)
-        ready = [w for w in self._waiting if room_for_heavy or not self.heavy(w[1], now)]
-        return min(ready, key=lambda w: (self.usage(w[1], now), w[0]), default=None)
+        return self._first(now) if self._free() > 0 else None
 
     @contextlib.contextmanager
     def enter(self, owner: str | None = None):
+        """Holds a worker's place for the caller, as a Job (running_in attaches its process)."""
         with self._cond:
             self.check()
             self.admitted += 1
-            me = (next(self._arrivals), owner)
+            me = Job(self, next(self._arrivals), owner, self.heavy(owner, time.monotonic()))
             self._waiting.append(me)
             try:
+                self._balance(time.monotonic())
                 while self._next(time.monotonic()) is not me:
                     self._cond.wait()
             except BaseException:
                 self._waiting.remove(me)
                 self.admitted -= 1
+                self._balance(time.monotonic())
                 self._cond.notify_all()
                 raise
             self._waiting.remove(me)
-            heavy = self.heavy(owner, time.monotonic())
-            self._running += 1
-            self._heavy_running += heavy
+            self._started.append(me)
+            self._balance(time.monotonic())
             self._cond.notify_all()      # another waiter may be next now, for a worker still free
         start = time.monotonic()
         try:
-            yield heavy
+            yield me
         finally:
             with self._cond:
                 now = time.monotonic()
-                self._running -= 1
-                self._heavy_running -= heavy
+                self._started.remove(me)
+                if me.paused_since is not None:
+                    me.resume(now)
                 self.admitted -= 1
-                if owner is not None:
-                    self._usage[owner] = (self.usage(owner, now) + now - start, now)
+                if owner is not None:     # its CPU time; without a process of ours, the time it ran
+                    used = me.cpu if me.cpu is not None else now - start - me.paused_seconds(now)
+                    self._usage[owner] = (self.usage(owner, now) + used, now)
+                self._balance(now)
                 self._cond.notify_all()
 
 
@@ -220,7 +406,8 @@ class LocalPool:
         self.gate = Gate(workers, limits)
         self.ctx = context()
         self._idle: queue.SimpleQueue = queue.SimpleQueue()
-        for _ in range(workers):
+        # a worker for each job running and each one paused: started on first use
+        for _ in range(workers + self.gate.max_paused):
             self._idle.put(None)
         # threads only wait on the children; each admitted request holds one while it waits
         self._threads = ThreadPoolExecutor(max_workers=workers + limits.queue + limits.sessions,
@@ -237,26 +424,35 @@ class LocalPool:
         loop = asyncio.get_running_loop()
 
         def admitted():
-            with self.gate.enter(owner) as heavy:
-                _job.heavy = heavy
-                return fn(*args)
+            with self.gate.enter(owner) as job:
+                _job.current = job
+                try:
+                    return fn(*args)
+                finally:
+                    _job.current = None
         self.gate.check()    # refused before it takes a thread, so a flood never waits for one
         return await loop.run_in_executor(self._threads, admitted)
 
     def _run(self, name: str, kwargs: dict, seconds: float):
-        worker = self._idle.get()      # the gate lets at most `workers` jobs here at once
-        heavy = getattr(_job, "heavy", False)
+        worker = self._idle.get()      # the gate lets at most that many jobs here at once
+        job = current_job()
+        with self.gate._cond:
+            nice = self.gate.nice(job.owner, time.monotonic()) if job is not None else 0
+        niced = nice > 0 or (job is not None and job.heavy)
         try:
             if worker is None or not worker.alive:
                 worker = Worker(self.ctx, self.limits.memory_mib)   # started on first use
-            if heavy:   # the CPUs go to the others' jobs first; a process cannot be un-niced, so it goes
-                os.setpriority(os.PRIO_PROCESS, worker.proc.pid, HEAVY_NICE)
-            outcome = worker.call(name, kwargs, seconds)
+            if niced:   # the CPUs go to lighter users' jobs first; a process cannot be un-niced, so it goes
+                os.setpriority(os.PRIO_PROCESS, worker.proc.pid, HEAVY_NICE if job.heavy else nice)
+            if job is not None:
+                job.renice = True
+            with running_in(worker.proc.pid):
+                outcome = worker.call(name, kwargs, seconds, job)
         except JobError:
             worker = None              # killed: a fresh one next time
             raise
         finally:
-            if heavy and worker is not None:
+            if (niced or (job is not None and job.background)) and worker is not None:
                 worker.kill()
                 worker = None
             self._idle.put(worker)
@@ -278,6 +474,8 @@ class DaskPool(LocalPool):
 
     def __init__(self, workers: int, limits: Limits, scheduler: str):
         super().__init__(workers, limits)
+        # a job on the cluster has no process here to pause: heavy ones only keep to their cap
+        self.gate.pause = False
         from s2mc.common.errors import S2mcError
         try:
             from distributed import Client

@@ -24,7 +24,7 @@ import time
 from s2mc.common.errors import S2mcError
 
 from .limits import Limits
-from .pool import Busy, JobError, cap_memory
+from .pool import Busy, JobError, answered, cap_memory, current_job, running_in
 
 #: how many characters of the program's output a state carries (the rest is in `output`)
 OUTPUT_TAIL = 4096
@@ -42,7 +42,7 @@ def _main(conn, source: str, language: str, params: dict, opt: int, memory_mib: 
     from s2mc.simulator.debugger import Debugger
     from s2mc.simulator.stepping import Stepper
 
-    from .jobs import _one_line, load
+    from .jobs import CYCLE_ADVICE, _one_line, load
     cap_memory(memory_mib)
     printed: list[dict] = []
     try:
@@ -50,7 +50,8 @@ def _main(conn, source: str, language: str, params: dict, opt: int, memory_mib: 
         # the program's text is given: the interpreter reads no file a program names
         d = Debugger(Stepper(program, history=history_mib << 20, **params),
                      out=lambda t: printed.append({"stream": "out", "text": t}),
-                     err=lambda t: printed.append({"stream": "err", "text": t}), source=source)
+                     err=lambda t: printed.append({"stream": "err", "text": t}), source=source,
+                     cycle_advice=CYCLE_ADVICE)
         conn.send(("ok", {"output": [], "state": state(d)}))
     except S2mcError as exc:
         conn.send(("error", 422, _one_line(str(exc))))
@@ -95,7 +96,8 @@ class DebugSession:
                                  daemon=True)
         self._proc.start()
         child.close()
-        self.first = self._answer("starting the debugger")
+        with running_in(self._proc.pid):
+            self.first = self._answer("starting the debugger")
 
     @property
     def alive(self) -> bool:
@@ -103,8 +105,8 @@ class DebugSession:
 
     def _answer(self, what: str) -> dict:
         seconds = self.seconds
-        try:
-            ready = self._conn.poll(seconds)
+        try:   # the time the pool's gate keeps this command paused does not count
+            ready = answered(self._conn, seconds, current_job())
         except OSError:     # closed meanwhile (DELETE)
             raise JobError(410, "this debugging session was closed; start a new one") from None
         if not ready:
@@ -138,7 +140,8 @@ class DebugSession:
                 self._conn.send(line)
             except OSError:
                 raise JobError(410, "this debugging session has ended; start a new one") from None
-            answer = self._answer(f"the command {line.strip()[:40]!r}")
+            with running_in(self._proc.pid):
+                answer = self._answer(f"the command {line.strip()[:40]!r}")
             self.used = time.monotonic()
             if answer.get("ended"):
                 self.close()

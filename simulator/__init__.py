@@ -51,13 +51,27 @@ CORE_COUNTERS = core_counters(cached=False)
 CACHE_COUNTERS = tuple(k for k in core_counters(cached=True) if k not in CORE_COUNTERS)
 
 
+#: What a run that reached its cycle limit is told on the command line, where `--max-cycles` is the
+#: user's control of it; a front end with another control (the server's page) words it with
+#: SimFault.advised.
+CYCLE_ADVICE = "raise --max-cycles if the program is only long"
+
+
 class SimFault(S2mcError):
     """A simulated fault: names the core, PC, cycle and the disassembled instruction."""
 
-    def __init__(self, message: str, fault: dict, trace: list | None = None):
+    def __init__(self, message: str, fault: dict, trace: list | None = None, max_cycles: int | None = None):
         super().__init__(message)
         self.fault = fault
         self.trace = trace or []
+        self.max_cycles = max_cycles       # the run's cycle limit
+
+    def advised(self, advice: str) -> str:
+        """The message, where the run reached its cycle limit with `advice` (what to raise where)
+        in place of the command line's; any other fault's as it is."""
+        if self.fault.get("kind") != "cycle_limit" or self.max_cycles is None:
+            return str(self)
+        return cycle_limit_message(self.fault, self.max_cycles, advice)
 
 
 @dataclass
@@ -174,7 +188,8 @@ def stall_cycles(c: dict) -> int:
 def build_result(raw: dict, program: Program, cfg: Config) -> Result:
     """Turns an engine's raw result (fast binding or SystemC child) into a Result, or raises SimFault."""
     if raw["fault"] is not None:
-        raise SimFault(fault_message(raw["fault"], cfg, program), raw["fault"], raw.get("trace"))
+        raise SimFault(fault_message(raw["fault"], cfg, program), raw["fault"], raw.get("trace"),
+                       cfg.max_cycles)
     cores = []
     names = core_counters(cfg.cached, cfg.buffered, cfg.networked)
     for i, c in enumerate(raw["cores"]):
@@ -217,16 +232,24 @@ def _stack_text(f: dict, program: Program) -> str:
     return f"stack overflow: data address {a} is in core {owner}'s stack region ({lo}..{hi}), {mine},"
 
 
-def fault_message(f: dict, cfg: Config, program: Program | None = None) -> str:
+def _where(f: dict, program: Program | None = None) -> str:
+    """The core, pc, cycle and instruction of a fault."""
     ins = "<outside the program>" if f["kind"] == "pc_out_of_range" else disassemble_word(f["word"])
     pc = f"pc {f['pc']}"
     if f["kind"] == "stack_overflow" and program is not None:
         label = code_label(program, f["pc"])
         pc += f" (in {label})" if label else ""
-    where = f"core {f['core']}, {pc}, cycle {f['cycle']}: '{ins}'"
+    return f"core {f['core']}, {pc}, cycle {f['cycle']}: '{ins}'"
+
+
+def cycle_limit_message(f: dict, max_cycles: int, advice: str = CYCLE_ADVICE) -> str:
+    return f"cycle limit of {max_cycles} reached with {_where(f)} still running; {advice}"
+
+
+def fault_message(f: dict, cfg: Config, program: Program | None = None) -> str:
+    where = _where(f, program)
     if f["kind"] == "cycle_limit":
-        return (f"cycle limit of {cfg.max_cycles} reached with {where} still running; "
-                "raise --max-cycles if the program is only long")
+        return cycle_limit_message(f, cfg.max_cycles)
     if f["kind"] == "stack_overflow" and program is not None and program.stacks is not None:
         what = _stack_text(f, program)
     else:
@@ -432,7 +455,7 @@ def run_reference(program: Program, **config) -> Result:
     except RefFault as f:
         fault = {"kind": f.kind, "core": f.core, "pc": f.pc, "cycle": f.cycle, "address": f.address,
                  "word": code[f.pc] if 0 <= f.pc < len(code) else 0}
-        raise SimFault(fault_message(fault, cfg, program), fault) from None
+        raise SimFault(fault_message(fault, cfg, program), fault, max_cycles=cfg.max_cycles) from None
     seconds = time.perf_counter() - t0
     raw["fault"] = None
     result = build_result(raw, program, cfg)

@@ -21,7 +21,7 @@ from typing import Callable
 from s2mc.common.errors import S2mcError
 from s2mc.isa.program import VALUE_MAX, VALUE_MIN
 
-from . import SimFault
+from . import CYCLE_ADVICE, SimFault
 from .stepping import NEVER, Stop, Stepper
 from .trace import Instructions
 
@@ -158,11 +158,14 @@ def show(value: int, f: str = "d") -> str:
 
 class Debugger:
     """Executes debugger commands on a Stepper. `out` and `err`, when given, also receive each
-    line as it is printed (the terminal); execute() returns them all either way (the web page)."""
+    line as it is printed (the terminal); execute() returns them all either way (the web page).
+    `cycle_advice` is what a run that reaches its cycle limit is told to raise: the command line's
+    --max-cycles unless the front end has another control for it."""
 
     def __init__(self, stepper: Stepper, out: Callable[[str], None] | None = None,
                  err: Callable[[str], None] | None = None, source: str | None = None,
-                 source_dir: str | None = None, repeat_empty: bool = True):
+                 source_dir: str | None = None, repeat_empty: bool = True, cycle_advice: str = CYCLE_ADVICE):
+        self.cycle_advice = cycle_advice
         self.s = stepper
         self.program = stepper.program
         self.debug = stepper.program.debug
@@ -244,7 +247,7 @@ class Debugger:
                 getattr(self, f"do_{cmd.name.replace('-', '_')}")(words[1:])
         except SimFault as fault:
             self._show_output(final=True)
-            self.err(str(fault))
+            self.err(fault.advised(self.cycle_advice))
         except S2mcError as exc:
             self.err(f"{cmd.name}: {exc}")
         if cmd.name == "x" and self._x_next is not None:
@@ -290,7 +293,7 @@ class Debugger:
             bus = {"holder": b.holder, "granted": b.granted, "free_at": b.free_at,
                    "waiting": [{"core": c, "since": t, "address": a} for c, t, a in b.waiting]}
         return {"cycle": s.cycle, "ended": s.done, "bus": bus, "network": self._network_data(),
-                "fault": str(s.fault) if s.fault is not None else None,
+                "fault": s.fault.advised(self.cycle_advice) if s.fault is not None else None,
                 "current_core": self.current, "file": self._file or None,
                 "cores": cores, "breakpoints": breaks,
                 "watches": [{"number": n, "address": a, "where": self.ins.symbols.data(a)}

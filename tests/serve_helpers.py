@@ -51,15 +51,16 @@ def _group_alive(pgid: int) -> bool:
 
 
 @contextlib.contextmanager
-def live_server(*args: str, ready_seconds: float = 60, info: dict | None = None, port: int | None = None):
+def live_server(*args: str, ready_seconds: float = 60, info: dict | None = None, port: int | None = None,
+                cwd=None):
     """`s2mc serve --port FREE ARGS` (or that `port`: a server started again where a page had it)
-    in its own process group; yields its base URL (and, in `info`
+    in its own process group (in the folder `cwd` when given); yields its base URL (and, in `info`
     when given, the line it starts with as "banner" and its process id as "pid"). On the way out
     the server is stopped (SIGINT, as Ctrl-C) and its process group must be empty: no worker, no
     forkserver left behind (killed, and the test fails, if one is)."""
     port = port or free_port()
     proc = subprocess.Popen([S2MC, "serve", "--port", str(port), *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+                            stderr=subprocess.STDOUT, text=True, start_new_session=True, cwd=cwd)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + ready_seconds

@@ -67,7 +67,9 @@ def test_info_reports_engines():
 def test_runaway_program_hits_max_cycles(tmp_path):
     src = tmp_path / "loop.s"
     src.write_text(".code 0\n:x jmp x\n")
-    one_line_error(s2mc("run", src, "--max-cycles", 5000), "cycle limit of 5000 reached", "core 0", "'jmp 0'")
+    err = one_line_error(s2mc("run", src, "--max-cycles", 5000), "cycle limit of 5000 reached", "core 0", "'jmp 0'",
+                         "raise --max-cycles")
+    assert "Machine" not in err      # the command line's control, not the page's field
 
 
 def test_default_cycle_limit_catches_infinite_loops(tmp_path):

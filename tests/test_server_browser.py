@@ -33,7 +33,7 @@ pytestmark = pytest.mark.skipif(not (CHROMIUM and DRIVER), reason="needs Debian'
 
 
 @contextlib.contextmanager
-def browser(url, query="", width=1500):
+def browser(url, query="", width=1500, ready=True):
     opts = Options()
     opts.binary_location = CHROMIUM
     for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", f"--window-size={width},1000"):
@@ -41,7 +41,8 @@ def browser(url, query="", width=1500):
     driver = webdriver.Chrome(service=Service(DRIVER), options=opts)
     try:
         driver.get(url + "/" + query)
-        _wait(driver, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "yes")
+        if ready:      # else the caller waits for what it expects (a page that asks for a token)
+            _wait(driver, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "yes")
         yield driver
     finally:
         driver.quit()
@@ -73,13 +74,19 @@ def test_a_students_path_through_the_page(page):
     _the_other_views(page)
     _step_the_debugger(page)
     _debug_rz_by_its_lines(page)
+    _screenshot(page)      # docs/server.md's picture: sum.rz stopped in the debugger, as its caption says
     _store_buffers(page)
     _check_a_blank_exercise(page)
     # no script error and no failed request on the way
     assert [e["message"] for e in page.get_log("browser") if e["level"] == "SEVERE"] == []
+
+
+def _screenshot(page):
+    """S2MC_SERVE_SCREENSHOT=PATH: the page as it is now, from its top, saved there."""
     path = os.environ.get("S2MC_SERVE_SCREENSHOT")
     if path:
         page.find_element(By.CSS_SELECTOR, "#tabs [data-tab=debug]").click()
+        page.execute_script("window.scrollTo(0, 0)")
         assert page.save_screenshot(path)
 
 

@@ -212,16 +212,19 @@ def test_a_heavy_student_leaves_a_worker_to_the_others():
 
 
 def test_a_heavy_student_may_have_one_job_only():
-    """After two endless programs stopped at the wall time (more worker time than a wall time
-    lately), her limit of 2 jobs is 1: a second at once is refused, naming why; bob keeps his 2."""
+    """After endless programs stopped at the wall time (more CPU time than a wall time lately: two
+    on an idle machine, more where others share its CPUs), her limit of 2 jobs is 1: a second at
+    once is refused, naming why; bob keeps his 2."""
     import concurrent.futures
     with _class(workers=3, student_jobs=2, wall_seconds=0.5, max_cycles=1 << 60) as c:
-        for _ in range(2):
-            assert c.post("/api/run", json=LOOP, headers=ADA).status_code == 408
         with concurrent.futures.ThreadPoolExecutor(4) as pool:
-            hers = [pool.submit(c.post, "/api/run", json=LOOP, headers=ADA) for _ in range(2)]
+            for _ in range(40):      # two at once, while she is light both run
+                hers = [pool.submit(c.post, "/api/run", json=LOOP, headers=ADA) for _ in range(2)]
+                statuses = sorted(f.result().status_code for f in hers)
+                if statuses != [408, 408]:
+                    break
+            assert statuses == [408, 429]
             his = [pool.submit(c.post, "/api/run", json=LOOP, headers=BOB) for _ in range(2)]
-            assert sorted(f.result().status_code for f in hers) == [408, 429]
             assert [f.result().status_code for f in his] == [408, 408]
         refused = next(f.result() for f in hers if f.result().status_code == 429)
         _refused(refused, 429, "you have 1 job", "used the workers much lately")
@@ -430,3 +433,124 @@ def test_the_links_file_keeps_the_tokens_it_gave_and_a_foreign_file_is_refused(t
     links.write_text("name,mark\nada,3\n", encoding="utf-8")
     with pytest.raises(S2mcError, match=r"class.links.csv:1: not a links file"):
         roster.issue(first, links)
+
+
+def _count(n: int) -> dict:
+    """A program of about 10 * n cycles whose answer is known by hand: 3 * n."""
+    return {"source": f"main()\n  s = 0\n  i = 0\n  while (i < {n})\n    s = s + 3\n    i = i + 1\n  print(s)\n",
+            "language": "rz", "params": {"cores": 1, "max_cycles": 1 << 40}}
+
+
+def _long_job(gate):
+    """The process of the job the gate has running (psutil), once it has used more than the gate's
+    slice of CPU (a long job, which may be paused)."""
+    import psutil
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        with gate._cond:
+            pids = [j._pid for j in gate._started if j._pid is not None]
+        for pid in pids:
+            try:
+                w = psutil.Process(pid)
+                if sum(w.cpu_times()[:2]) > gate.SLICE + 0.1:
+                    return w
+            except psutil.Error:
+                pass
+        time.sleep(0.01)
+    raise AssertionError("no job went on for longer than a slice")
+
+
+def test_a_long_job_is_paused_and_reniced_while_a_lighter_students_job_needs_its_worker():
+    """One worker: ada, who used a little more CPU lately than bob, runs a long program; bob's job, which
+    finds the worker busy, pauses hers (SIGSTOP, seen from outside with psutil: no CPU while he
+    holds the worker) and her worker goes to the lowest priority; hers goes on when his is done,
+    and her answer is still exact (3 n, by hand)."""
+    import asyncio
+
+    import psutil
+
+    from s2mc.server.limits import Limits
+    from s2mc.server.pool import HEAVY_NICE, LocalPool
+    pool = LocalPool(1, Limits(wall_seconds=60.0))
+    pool.gate._usage["ada"] = (0.5, time.monotonic())       # more than bob, too little to be niced yet
+    pool.gate.SLICE = 0.2      # a slice that a loaded machine's CPUs give her soon
+    n = 30_000_000
+    seen = {}
+
+    def bob():
+        # bob's job runs in the place of ada's: hers is stopped (a signal takes a moment to land)
+        deadline = time.monotonic() + 10
+        while heavy.status() != psutil.STATUS_STOPPED and time.monotonic() < deadline:
+            time.sleep(0.01)
+        seen["state"], seen["nice"] = heavy.status(), heavy.nice()
+        time.sleep(1.0)
+        seen["cpu"] = sum(heavy.cpu_times()[:2])
+        time.sleep(0.5)
+        seen["cpu later"] = sum(heavy.cpu_times()[:2])
+        return "bob's"
+
+    async def lesson():
+        nonlocal heavy
+        hers = asyncio.ensure_future(pool.submit("run", _count(n), owner="ada"))
+        heavy = await asyncio.get_running_loop().run_in_executor(None, _long_job, pool.gate)
+        assert heavy.nice() == 0
+        assert await pool.blocking(bob, owner="bob") == "bob's"
+        return await hers
+    heavy = None
+    try:
+        result = asyncio.run(lesson())
+    finally:
+        pool.close()
+    assert seen["state"] == psutil.STATUS_STOPPED and seen["cpu"] == seen["cpu later"]
+    assert seen["nice"] == HEAVY_NICE
+    assert result["output"] == f"{3 * n}\n"
+    assert pool.gate.admitted == 0
+
+
+def test_a_paused_job_is_not_stopped_for_the_time_it_was_paused():
+    """Her endless program, paused for longer than her wall time while bob holds the only worker,
+    is still going when he is done (the clock stopped), and is stopped at its wall time of running
+    after that (408)."""
+    import asyncio
+
+    from s2mc.server.limits import Limits
+    from s2mc.server.pool import JobError, LocalPool
+    wall = 6.0
+    pool = LocalPool(1, Limits(wall_seconds=wall))
+    pool.gate._usage["ada"] = (0.3, time.monotonic())
+    pool.gate.SLICE = 0.2
+    seen = {}
+
+    async def lesson():
+        hers = asyncio.ensure_future(pool.submit("run", {**LOOP, "params": {"max_cycles": 1 << 60}}, owner="ada"))
+        await asyncio.get_running_loop().run_in_executor(None, _long_job, pool.gate)
+
+        def bob():
+            time.sleep(wall + 0.5)
+            seen["hers done"] = hers.done()
+        await pool.blocking(bob, owner="bob")
+        with pytest.raises(JobError) as stopped:
+            await hers
+        return stopped.value
+    try:
+        stopped = asyncio.run(lesson())
+    finally:
+        pool.close()
+    assert seen["hers done"] is False
+    assert stopped.status == 408 and f"limit of {wall:g} s" in str(stopped)
+
+
+def test_a_students_cpu_priority_falls_with_their_cpu_use_lately():
+    """The niceness of a student's next job, by hand: 19 x (CPU seconds lately / wall time), whole,
+    at most 19; nobody's for an anonymous job; and it comes back as the use is halved."""
+    from s2mc.server.limits import Limits
+    from s2mc.server.pool import HEAVY_NICE, Gate
+    gate = Gate(2, Limits(wall_seconds=10.0))
+    now = time.monotonic()
+    for used, nice in ((0.0, 0), (0.5, 0), (1.0, 1), (5.0, 9), (10.0, 19), (100.0, 19)):
+        gate._usage["ada"] = (used, now)
+        assert gate.nice("ada", now) == nice, used
+    assert HEAVY_NICE == 19 and gate.nice(None, now) == 0 and gate.nice("bob", now) == 0
+    gate._usage["ada"] = (10.0, now)
+    later = now + Gate.HALF_LIFE * 10.0           # one half-life on: 5 CPU seconds
+    assert gate.nice("ada", later) == 9

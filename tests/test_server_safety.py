@@ -95,6 +95,28 @@ def test_a_runaway_program_stops_at_the_servers_cycle_cap(api):
     _serves(api)
 
 
+def test_the_debuggers_cycle_limit_names_the_pages_field_and_the_clis_its_option(api, tmp_path):
+    """The same runaway in the page's debugger and in `s2mc debug`: each says the control its user
+    has there, the Machine field in the page, --max-cycles on the command line."""
+    opened = api.post("/api/debug", json={"source": LOOP, "language": "asm"})
+    assert opened.status_code == 200, opened.text
+    sid = opened.json()["id"]
+    r = api.post(f"/api/debug/{sid}", json={"command": "continue"})
+    assert r.status_code == 200, r.text
+    said = " ".join(o["text"] for o in r.json()["output"] if o["stream"] == "err")
+    for text in (said, r.json()["state"]["fault"]):
+        assert "cycle limit of 200000" in text and "'max cycles' under Machine" in text, text
+        assert "--max-cycles" not in text, text
+    api.delete(f"/api/debug/{sid}")
+    program = tmp_path / "loop.s"
+    program.write_text(LOOP)
+    cli = subprocess.run([S2MC, "debug", str(program), "--max-cycles", "5000"], input="continue\nquit\n",
+                         capture_output=True, text=True, timeout=60)
+    assert "cycle limit of 5000" in cli.stdout + cli.stderr, cli
+    assert "raise --max-cycles" in cli.stdout + cli.stderr and "Machine" not in cli.stdout + cli.stderr, cli
+    _serves(api)
+
+
 def test_a_run_past_the_wall_time_is_killed():
     with client(workers=1, max_cycles=1 << 60, wall_seconds=1.0) as c:
         r = c.post("/api/run", json={"source": LOOP, "language": "asm", "params": {"cores": 64}})

@@ -116,6 +116,38 @@ def test_a_share_link_opens_exactly_its_program_in_another_browser():
             assert "no shared program" in _text(gone, "work-status")
 
 
+def test_a_share_link_on_a_server_with_tokens_opens_in_a_new_tab_and_a_new_browser(tmp_path):
+    """A class with a roster: ada opens her personal link once, shares, and the link (which names no
+    token) opens in a new tab of her browser with no question; in a browser that never had a token
+    the page asks for one, and with bob's it opens the program. Forget the token removes it."""
+    roster = tmp_path / "roster.csv"
+    roster.write_text("id\nada\nbob\n", encoding="utf-8")
+    with live_server("--workers", "1", "--class", str(roster)) as url:
+        with open(tmp_path / "roster.links.csv", encoding="utf-8") as f:
+            tokens = {r["id"]: r["token"] for r in csv.DictReader(f) if r["role"] == "student"}
+        made = httpx2.post(f"{url}/api/programs", json={"source": SOURCE, "params": {"cores": 3}},
+                           headers={"Authorization": f"Bearer {tokens['ada']}"}, timeout=30)
+        assert made.status_code == 201, made.text
+        link = made.json()["url"]
+        assert "token" not in link
+        with browser(url, f"?token={tokens['ada']}") as page:
+            page.switch_to.new_window("tab")
+            page.get(link)
+            _wait(page, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "yes",
+                  seconds=30)
+            assert _editor(page) == SOURCE and page.find_element(By.ID, "param-cores").get_attribute("value") == "3"
+        with browser(url, "?program=" + link.split("?program=", 1)[1], ready=False) as fresh:
+            _wait(fresh, lambda d: d.find_element(By.ID, "token-form").is_displayed(), seconds=30)
+            assert "token" in _text(fresh, "token-why")
+            fresh.find_element(By.ID, "token-input").send_keys(tokens["bob"])
+            fresh.find_element(By.CSS_SELECTOR, "#token-form button").click()
+            _ready(fresh)
+            assert _editor(fresh) == SOURCE and not fresh.find_element(By.ID, "token-form").is_displayed()
+            fresh.find_element(By.ID, "token-forget").click()
+            _wait(fresh, lambda d: d.find_element(By.ID, "token-form").is_displayed(), seconds=30)
+            assert fresh.execute_script("return localStorage.getItem('s2mc-token')") is None
+
+
 def test_a_program_file_is_downloaded_and_uploaded(tmp_path):
     with live_server("--workers", "1") as url, browser(url) as page:
         page.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(tmp_path)})

@@ -5,13 +5,17 @@ const $ = (id) => document.getElementById(id);
 const state = { params: [], examples: [], session: null, breakpoints: [], lineMarks: [] };
 
 // -- the API ---------------------------------------------------------------------------------------
-// The class token arrives once in the address (?token=...) and is kept for this tab only.
+// The token (the class's, or a student's own) arrives once in the address (?token=...) and is kept
+// in this browser (localStorage), so that a share link or another tab of this server opens without
+// it; a page that has none, or one the server refuses, asks for it (askToken). "Forget the token"
+// removes it, for a computer that others use after you.
+const TOKEN_KEY = "s2mc-token";
 const query = new URLSearchParams(location.search);
-if (query.get("token")) sessionStorage.setItem("s2mc-token", query.get("token"));
+if (query.get("token")) localStorage.setItem(TOKEN_KEY, query.get("token"));
+const token = () => localStorage.getItem(TOKEN_KEY) || "";
 
 function withToken(headers) {
-  const token = sessionStorage.getItem("s2mc-token");
-  if (token) headers["Authorization"] = "Bearer " + token;
+  if (token()) headers["Authorization"] = "Bearer " + token();
   return headers;
 }
 
@@ -22,9 +26,34 @@ async function api(method, path, body) {
   try { data = await response.json(); } catch (e) { data = { error: `${response.status} ${response.statusText}` }; }
   if (!response.ok) {
     const wait = response.headers.get("Retry-After");
-    throw new Error(data.error + (wait && !/try again/.test(data.error) ? ` (try again in ${wait} s)` : ""));
+    const error = new Error(data.error + (wait && !/try again/.test(data.error) ? ` (try again in ${wait} s)` : ""));
+    error.status = response.status;
+    throw error;
   }
   return data;
+}
+
+// The server wants a token this page does not have: the form takes it, keeps it, and the page
+// starts again at the same address (a share link's ?program= included).
+function askToken(why) {
+  $("token-why").textContent = why;
+  $("token-form").hidden = false;
+  $("token-input").focus();
+  $("token-form").onsubmit = (e) => {
+    e.preventDefault();
+    const given = $("token-input").value.trim();
+    if (!given) return;
+    localStorage.setItem(TOKEN_KEY, given);
+    location.reload();
+  };
+}
+
+function setupForget() {
+  $("token-forget").hidden = !token();
+  $("token-forget").onclick = () => {
+    localStorage.removeItem(TOKEN_KEY);
+    location.assign(location.pathname);
+  };
 }
 
 function status(text, bad) {
@@ -661,4 +690,5 @@ async function start() {
   document.body.dataset.ready = "yes";   // the browser tests wait for this
 }
 
-start().catch((e) => status("the page could not start: " + e.message, true));
+setupForget();
+start().catch((e) => (e.status === 401 ? askToken(e.message) : status("the page could not start: " + e.message, true)));

@@ -14,7 +14,7 @@ const work = (() => {
   // (FNV-1a of the token: a name for the entry, not a secret).
   function localKey() {
     let h = 0x811c9dc5;
-    for (const ch of sessionStorage.getItem("s2mc-token") || "") h = Math.imul(h ^ ch.codePointAt(0), 0x01000193) >>> 0;
+    for (const ch of token()) h = Math.imul(h ^ ch.codePointAt(0), 0x01000193) >>> 0;
     return "s2mc-work:" + h.toString(16);
   }
 
