@@ -20,6 +20,7 @@ from s2mc.simulator.debugger import Debugger, help_text
 from s2mc.simulator.reference import ReferenceMachine, RefFault
 from s2mc.simulator.stepping import Stepper
 from buffer_programs import FENCE3
+from test_stepping import follow_stops
 
 MEM = 1024
 MAX_CYCLES = 20_000
@@ -178,33 +179,9 @@ def test_breakpoints_and_watches_stop_where_the_reference_model_does(src, cfg, d
     written = sorted({w[3] for w in memory_writes(prog, whole, 0)}) or list(range(WINDOW))
     watches = data.draw(st.lists(st.sampled_from(written), max_size=2))
     s = Stepper(prog, mem_words=MEM, max_cycles=MAX_CYCLES, **cfg)
-    ref = reference(prog, cfg)
-    for pc, core in breaks:
-        s.add_break(pc, core)
-    for a in watches:
-        s.add_watch(a)
     plain, fault = plain_run(prog, cfg)
-    for i in range(6):
-        try:
-            stop = s.cont()
-        except SimFault as got:
-            assert got.fault == fault
-            with pytest.raises(RefFault):
-                ref_next_stop(ref, prog, breaks, set(watches), i == 0)
-            return
-        want = ref_next_stop(ref, prog, breaks, set(watches), i == 0)
-        if want is None:
-            assert stop.reasons == ("end",)
-            assert_same_result(s.result, plain)
-            return
-        cycle, at, write = want
-        assert stop.cycle == cycle
-        assert sorted({core for _, core, _ in stop.breaks}) == at
-        got = stop.watches[0][1] if stop.watches else None
-        assert (got and (got.cycle, got.core, got.pc, got.address, got.before, got.after, got.drain)) == write
-        assert_same_state(s, ref, cfg["mem_latency"])
-    if fault is None:
-        assert_same_result(s.finish(), plain)
+    follow_stops(s, reference(prog, cfg), prog, breaks, watches, plain, fault, cfg["mem_latency"],
+                 ref_next_stop, assert_same_state, assert_same_result)
 
 
 @pytest.mark.slow
