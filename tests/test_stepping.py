@@ -80,23 +80,8 @@ def test_pauses_match_the_reference_and_the_end_matches_a_plain_run(src, cfg, ga
     ref = reference(prog, cfg)
     plain, fault = plain_run(prog, cfg)
     try:
-        for gap in gaps:
-            target = s.cycle + gap
-            try:
-                stop = s.run_until(target)
-            except SimFault as got:
-                with pytest.raises(RefFault) as want:
-                    while ref.now < target:
-                        ref.step()
-                assert got.fault == fault
-                assert (got.fault["kind"], got.fault["cycle"]) == (want.value.kind, want.value.cycle)
-                return
-            if "end" in stop.reasons:
-                break
-            assert stop == type(stop)(target, ("cycle",))
-            while ref.now < target:
-                assert ref.step()
-            assert_same_state(s, ref, cfg["mem_latency"])
+        if not step_through_gaps(s, ref, gaps, fault, lambda s, r: assert_same_state(s, r, cfg["mem_latency"])):
+            return
         res = s.finish()
     except SimFault as got:
         assert got.fault == fault
@@ -163,6 +148,30 @@ def test_breakpoints_and_watches_stop_where_the_reference_model_does(src, cfg, d
     # without store buffers a watched write is never a drain's
     follow_stops(s, reference(prog, cfg), prog, breaks, watches, plain, fault, cfg["mem_latency"],
                  ref_next_stop, assert_same_state, assert_same_result, lambda w: w and (*w, False))
+
+
+def step_through_gaps(s, ref, gaps, fault, same_state) -> bool:
+    """Runs the stepper s to s.cycle + gap for each gap beside the reference model ref, with the
+    same state at every pause (same_state(s, ref)); False when the run faulted (as the reference
+    model did, in the same cycle), True when it reached its end or the last gap."""
+    for gap in gaps:
+        target = s.cycle + gap
+        try:
+            stop = s.run_until(target)
+        except SimFault as got:
+            with pytest.raises(RefFault) as want:
+                while ref.now < target:
+                    ref.step()
+            assert got.fault == fault
+            assert (got.fault["kind"], got.fault["cycle"]) == (want.value.kind, want.value.cycle)
+            return False
+        if "end" in stop.reasons:
+            break
+        assert stop.cycle == target and stop.reasons == ("cycle",)
+        while ref.now < target:
+            assert ref.step()
+        same_state(s, ref)
+    return True
 
 
 def follow_stops(s, ref, prog, breaks, watches, plain, fault, L, next_stop, same_state, same_result,

@@ -20,7 +20,7 @@ from s2mc.simulator.debugger import Debugger, help_text
 from s2mc.simulator.reference import ReferenceMachine, RefFault
 from s2mc.simulator.stepping import Stepper
 from buffer_programs import FENCE3
-from test_stepping import follow_stops
+from test_stepping import follow_stops, step_through_gaps
 
 MEM = 1024
 MAX_CYCLES = 20_000
@@ -92,23 +92,8 @@ def test_pauses_match_the_reference_and_the_end_matches_a_plain_run(src, cfg, ga
     ref = reference(prog, cfg)
     plain, fault = plain_run(prog, cfg)
     try:
-        for gap in gaps:
-            target = s.cycle + gap
-            try:
-                stop = s.run_until(target)
-            except SimFault as got:
-                with pytest.raises(RefFault) as want:
-                    while ref.now < target:
-                        ref.step()
-                assert got.fault == fault
-                assert (got.fault["kind"], got.fault["cycle"]) == (want.value.kind, want.value.cycle)
-                return
-            if "end" in stop.reasons:
-                break
-            assert stop.cycle == target and stop.reasons == ("cycle",)
-            while ref.now < target:
-                assert ref.step()
-            assert_same_state(s, ref, cfg["mem_latency"])
+        if not step_through_gaps(s, ref, gaps, fault, lambda s, r: assert_same_state(s, r, cfg["mem_latency"])):
+            return
         if history and s.started and not s.done and s.cycle > 3:
             back = s.cycle // 2                # going back gives that cycle's buffers exactly
             s.goto(back)

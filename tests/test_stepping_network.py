@@ -19,6 +19,7 @@ from s2mc.simulator.counters import engine_counters
 from s2mc.simulator.directory import DirectoryMachine
 from s2mc.simulator.reference import RefFault
 from s2mc.simulator.stepping import Stepper
+from test_stepping import step_through_gaps
 
 NAMES = engine_counters(cached=False, networked=True)
 RANDOM_MEM = 1024
@@ -116,23 +117,8 @@ def test_pauses_match_the_reference_and_the_end_matches_a_plain_run(src, cfg, ga
     ref = reference(prog, cfg)
     plain, fault = plain_run(prog, cfg)
     try:
-        for gap in gaps:
-            target = s.cycle + gap
-            try:
-                stop = s.run_until(target)
-            except SimFault as got:
-                with pytest.raises(RefFault) as want:
-                    while ref.now < target:
-                        ref.step()
-                assert got.fault == fault
-                assert (got.fault["kind"], got.fault["cycle"]) == (want.value.kind, want.value.cycle)
-                return
-            if "end" in stop.reasons:
-                break
-            assert stop.cycle == target and stop.reasons == ("cycle",)
-            while ref.now < target:
-                assert ref.step()
-            assert_same_state(s, ref, cfg)
+        if not step_through_gaps(s, ref, gaps, fault, lambda s, r: assert_same_state(s, r, cfg)):
+            return
         if history and s.started and not s.done and s.cycle > 3:
             back = s.cycle // 2                # going back gives that cycle's machine exactly
             s.goto(back)
