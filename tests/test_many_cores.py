@@ -11,7 +11,7 @@ import pytest
 from s2mc.common.errors import S2mcError
 from s2mc.compiler import compile as compile_rz
 from s2mc.compiler.layout import STACK_WORDS
-from s2mc.isa import assemble
+from s2mc.isa import Program, assemble
 from s2mc.simulator import Machine, run_reference
 from s2mc.simulator.counters import engine_counters
 from s2mc.simulator.params import PARAMS
@@ -213,6 +213,7 @@ main()
 def test_compiled_programs_give_every_one_of_256_cores_its_own_stack():
     prog = compile_rz(RECURSIVE).program
     assert prog.stacks.count == N and prog.stacks.words == STACK_WORDS
+    assert Program.from_text(prog.to_text()).stacks == prog.stacks   # the object file keeps all 256
     heap = prog.address_of("__heap")
     assert heap == prog.stacks.end
     m = Machine(prog, cores=N, mem_words=heap + 16)
