@@ -169,7 +169,7 @@ def test_the_lock_counter_counts_every_core_on_the_fast_engine(machine):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("machine", ["bus", "bus-mesi", "mesh-msi"])
+@pytest.mark.parametrize("machine", ["bus", "bus-mesi"])   # about 200,000 cycles of 256 cores each
 def test_the_lock_counter_equals_the_reference_model_at_256_cores(machine):
     cfg = MACHINES[machine]
     fast, _ = run(LOCK, "fast", **cfg)
