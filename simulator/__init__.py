@@ -235,14 +235,16 @@ def fault_message(f: dict, cfg: Config, program: Program | None = None) -> str:
 
 
 def check_stacks_fit(stacks: Stacks | None, cores: int, mem_words: int) -> None:
-    """The declared stack region of the last core that runs and has one must lie in the memory: a
+    """The declared stack region of the last core that runs and has one must begin in the memory: a
     compiled program's 256 regions take 2^20 words (docs/rz.md, "Memory map"), so a machine with
-    many cores and a small memory would otherwise fault at that core's first call."""
+    many cores and a small memory would otherwise fault at that core's first call. A region that
+    begins in the memory and ends past it is allowed (small programs run in small memories): a
+    frame past the end faults address out of range."""
     if stacks is None or cores < 1:
         return
     last = min(cores, stacks.count) - 1
     lo, hi = stacks.region(last)
-    if hi >= mem_words:
+    if lo >= mem_words:
         raise S2mcError(f"core {last}'s stack (words {lo}..{hi}) lies past the memory (mem-words {mem_words}): "
                         f"raise --mem-words to at least {hi + 1} or run fewer cores")
 

@@ -225,14 +225,17 @@ def test_compiled_programs_give_every_one_of_256_cores_its_own_stack():
 
 def test_stacks_that_do_not_fit_in_memory_are_one_line():
     prog = compile_rz(RECURSIVE).program
-    last = prog.stacks.region(N - 1)[1]
-    with pytest.raises(S2mcError, match=rf"^core 255's stack \(words {prog.stacks.region(N - 1)[0]}\.\.{last}\) "
-                                        rf"lies past the memory \(mem-words 1048576\): raise --mem-words to at "
-                                        rf"least {last + 1} or run fewer cores$"):
-        Machine(prog, cores=N, mem_words=1 << 20)
+    first, last = prog.stacks.region(N - 1)
+    with pytest.raises(S2mcError, match=rf"^core 255's stack \(words {first}\.\.{last}\) lies past the memory "
+                                        rf"\(mem-words {first}\): raise --mem-words to at least {last + 1} or run "
+                                        rf"fewer cores$"):
+        Machine(prog, cores=N, mem_words=first)
     with pytest.raises(S2mcError, match=r"^core 255's stack"):
-        run_reference(prog, cores=N, mem_words=1 << 20)
-    Machine(prog, cores=N - 1, mem_words=last + 1 - STACK_WORDS)   # one core fewer fits
+        run_reference(prog, cores=N, mem_words=first)
+    # one core fewer: core 254's region begins in this memory, and its shallow frames fit
+    m = Machine(prog, cores=N - 1, mem_words=first)
+    m.run()
+    assert m.read("out", N - 1) == [k % 16 + 1 + 100 * k for k in range(N - 1)]
 
 
 @pytest.mark.parametrize("engine", ["fast", "systemc", "reference"])
