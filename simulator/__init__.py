@@ -234,21 +234,6 @@ def fault_message(f: dict, cfg: Config, program: Program | None = None) -> str:
     return f"simulated fault: {what} at {where}"
 
 
-def check_stacks_fit(stacks: Stacks | None, cores: int, mem_words: int) -> None:
-    """The declared stack region of the last core that runs and has one must begin in the memory: a
-    compiled program's 256 regions take 2^20 words (docs/rz.md, "Memory map"), so a machine with
-    many cores and a small memory would otherwise fault at that core's first call. A region that
-    begins in the memory and ends past it is allowed (small programs run in small memories): a
-    frame past the end faults address out of range."""
-    if stacks is None or cores < 1:
-        return
-    last = min(cores, stacks.count) - 1
-    lo, hi = stacks.region(last)
-    if lo >= mem_words:
-        raise S2mcError(f"core {last}'s stack (words {lo}..{hi}) lies past the memory (mem-words {mem_words}): "
-                        f"raise --mem-words to at least {hi + 1} or run fewer cores")
-
-
 class Machine:
     """One configured S2 multicore with a program loaded.
 
@@ -298,7 +283,6 @@ class Machine:
         problem = stacks_problem(*stacks) if stacks is not None else None
         if problem:
             raise S2mcError(f"the program's stacks: {problem}")
-        check_stacks_fit(stacks, cores, mem_words)
         code = [w & 0xFFFFFFFF for w in program.code_image]
         data = program.data_image
         sinks = [TraceFile(trace_file, program, mem_latency)] if trace_file else [TraceList()] if trace else []
@@ -429,7 +413,6 @@ def run_reference(program: Program, **config) -> Result:
     if program.top("data") > cfg.mem_words:
         raise S2mcError(f"the program's data needs {program.top('data')} words of memory but only "
                         f"{cfg.mem_words} are configured")
-    check_stacks_fit(program.stacks, cfg.cores, cfg.mem_words)
     code = [w & 0xFFFFFFFF for w in program.code_image]
     params = {name: getattr(cfg, name) for name in PARAMS if name != "engine"}
     t0 = time.perf_counter()

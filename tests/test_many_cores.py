@@ -12,7 +12,7 @@ from s2mc.common.errors import S2mcError
 from s2mc.compiler import compile as compile_rz
 from s2mc.compiler.layout import STACK_WORDS
 from s2mc.isa import Program, assemble
-from s2mc.simulator import Machine, run_reference
+from s2mc.simulator import Machine, SimFault, run_reference
 from s2mc.simulator.counters import engine_counters
 from s2mc.simulator.params import PARAMS
 from systemc_helpers import needs_systemc
@@ -223,16 +223,16 @@ def test_compiled_programs_give_every_one_of_256_cores_its_own_stack():
     assert m.read("__heap", 16) == list(range(16))
 
 
-def test_stacks_that_do_not_fit_in_memory_are_one_line():
+def test_a_stack_past_the_memory_is_one_fault_line():
+    """Core 255's region begins where this memory ends: its first frame word faults, naming the
+    address, the memory, the core, the pc and the cycle; one core fewer runs in the same memory."""
     prog = compile_rz(RECURSIVE).program
-    first, last = prog.stacks.region(N - 1)
-    with pytest.raises(S2mcError, match=rf"^core 255's stack \(words {first}\.\.{last}\) lies past the memory "
-                                        rf"\(mem-words {first}\): raise --mem-words to at least {last + 1} or run "
-                                        rf"fewer cores$"):
-        Machine(prog, cores=N, mem_words=first)
-    with pytest.raises(S2mcError, match=r"^core 255's stack"):
+    first = prog.stacks.region(N - 1)[0]
+    pattern = rf"^simulated fault: data address \d+ outside memory \(0\.\.{first - 1}\) at core 255, pc \d+, cycle \d+: "
+    with pytest.raises(SimFault, match=pattern):
+        Machine(prog, cores=N, mem_words=first).run()
+    with pytest.raises(SimFault, match=pattern):
         run_reference(prog, cores=N, mem_words=first)
-    # one core fewer: core 254's region begins in this memory, and its shallow frames fit
     m = Machine(prog, cores=N - 1, mem_words=first)
     m.run()
     assert m.read("out", N - 1) == [k % 16 + 1 + 100 * k for k in range(N - 1)]
