@@ -18,7 +18,7 @@ from dataclasses import dataclass
 DATA_BASE = 256
 STACK_WORDS = 4096
 ARGSTACK_WORDS = 256
-MAX_CORES = 64
+MAX_CORES = 256     # simulator/params.toml's most cores (tests/test_sim_params.py checks they agree)
 STACK_ALIGN = 256
 
 

@@ -129,7 +129,7 @@ class Checker:
         g.init = values
 
     def check_memory(self) -> None:
-        """The globals, the 64 stacks after them and the heap label must fit in the 22-bit address
+        """The globals, the 256 stacks after them and the heap label must fit in the 22-bit address
         space, and the stacks' base in the one `mov` the startup code loads it with (codegen.py);
         otherwise the assembler would refuse the generated .s."""
         def fits(globals_) -> bool:

@@ -116,7 +116,7 @@ Everything is case-insensitive; `;` starts a comment.
   end into the next core's, or one core reading another's. Accesses outside the area are not
   affected, and a program that declares nothing runs exactly as without the directive; the check
   costs no cycle (docs/timing-model.md, rule 6). WORDS and COUNT are at least 1 and the area must end
-  by 4194303. The Rz compiler declares its 64 stacks of 4096 words (docs/rz.md).
+  by 4194303. The Rz compiler declares its 256 stacks of 4096 words (docs/rz.md).
 - The disassembler's output reassembles to the same words: a word that is no instruction (an undefined
   opcode) or would not come back as itself (bits set in fields the instruction ignores) is written
   as `.word 0x...` with the instruction it resembles in a comment. Jumps, loads and stores name

@@ -30,7 +30,7 @@ RANGES: dict[str, tuple] = {
 class Limits:
     source_bytes: int = 64 * 1024          # a program's text
     body_bytes: int = 256 * 1024           # a whole request body (413 beyond)
-    max_cores: int = PARAMS["cores"].max   # the declared maximum: a 64-core run is fine when its cycles are capped
+    max_cores: int = PARAMS["cores"].max   # the declared maximum: a 256-core run is fine when its cycles are capped
     # a run's cycle limit (the request's max_cycles is clamped to it): the largest bundled example at
     # the page's defaults, fib.rz swept to 8 cores (22.4 M cycles), with a third to spare
     max_cycles: int = 30_000_000

@@ -4,8 +4,8 @@ network: interconnect, coherence, link_latency, router_latency, flit_words), rea
 simulator/params.toml, their one declaration: name, type, default, range or choices, unit, help.
 
     from s2mc.simulator.params import PARAMS, check
-    PARAMS["cores"].max            # 64
-    check(cores=65)                # S2mcError: cores 65 is out of range (1..64)
+    PARAMS["cores"].max            # 256
+    check(cores=257)               # S2mcError: cores 257 is out of range (1..256)
 
 `Config` (s2mc.simulator), the CLI options (cli/options.py), the AES configuration, the reference
 model and the C++ header of the engines (simulator/gen_params.py) are all derived from it.
@@ -40,7 +40,7 @@ class Param:
 
     @property
     def allowed(self) -> str:
-        """The allowed values as error messages write them: '1..64' or 'fifo, fixed, round_robin'."""
+        """The allowed values as error messages write them: '1..256' or 'fifo, fixed, round_robin'."""
         return f"{self.min}..{self.max}" if self.type == "int" else ", ".join(self.choices)
 
     def problem(self, value) -> str | None:

@@ -374,7 +374,7 @@ class Stepper:
         for at, core in self._breaks.values() if not self._suppressed else ():
             if at == pc:
                 mask |= self._mask(core)
-        self._engine.set_break(pc, mask)
+        self._engine.set_break(pc, [k for k in range(self.config.cores) if mask >> k & 1])
 
     @contextmanager
     def _temporary(self, pcs, core: int):

@@ -117,8 +117,8 @@ def test_error_paths(args, message):
     (["--key", "zz"], "'--key': not a hex string (bad character 'z')"),
     (["--key", "0011"], "'--key': 4 hex digits; AES keys need 32, 48 or 64"),
     # the machine parameters: their declaration (simulator/params.toml) states the range
-    (["--cores", "0"], "'--cores': 0 is out of range (1..64)"),
-    (["--cores", "1,65"], "'--cores': 65 is out of range (1..64)"),
+    (["--cores", "0"], "'--cores': 0 is out of range (1..256)"),
+    (["--cores", "1,257"], "'--cores': 257 is out of range (1..256)"),
     (["--cores", "two"], "'--cores': 'two' is not an integer"),
     (["--cores", ","], "'--cores': empty list"),
     (["--arbitration", "fifo,lottery"],

@@ -89,7 +89,7 @@ def test_memory_overflow_says_how_much_is_needed():
 
 
 def test_large_data_with_more_memory():
-    n = 400_000  # more than the default 2^20 words hold in the bytes style
+    n = 600_000  # more than the default 2^21 words hold in the bytes style
     with pytest.raises(S2mcError, match="raise --mem-words"):
         run_aes(bytes(n), bytes(16), mode="ctr", cores=64, check=False)
 
@@ -99,7 +99,7 @@ def test_large_data_with_more_memory():
     (dict(mode="cbc"), "unknown mode"),
     (dict(partition="random"), "unknown partition"),
     (dict(cores=0), "out of range"),
-    (dict(cores=65), "out of range"),
+    (dict(cores=257), "out of range"),
     (dict(ext_blocks=0), "at least 1 block"),
     (dict(arbitration="lottery"), "unknown arbitration"),
     (dict(direction="both"), "unknown direction"),

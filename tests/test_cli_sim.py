@@ -90,7 +90,7 @@ def test_simulated_fault_names_core_pc_cycle_instruction(tmp_path):
     (["asm", "missing.s"], ["missing.s"]),
     (["disasm", "missing.obj"], ["missing.obj"]),
     (["run", SUM, "--cores", 0], ["--cores", "0"]),
-    (["run", SUM, "--cores", 65], ["--cores", "65"]),
+    (["run", SUM, "--cores", 257], ["--cores", "257"]),
     (["run", SUM, "--arbitration", "lottery"], ["--arbitration", "lottery"]),
     (["run", SUM, "--mem-latency", 0], ["--mem-latency"]),
     (["run", SUM, "--max-cycles", 0], ["--max-cycles"]),

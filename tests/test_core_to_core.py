@@ -138,9 +138,9 @@ def test_the_ping_pong_program_hands_the_word_back_every_round():
     assert res.output == "6"                           # 3 round trips: core 1 stored 2, 4, 6
 
 
-@pytest.mark.parametrize("cores", [1, 65])
+@pytest.mark.parametrize("cores", [1, 257])
 def test_mesh_core_count_out_of_range_is_one_line(cores):
-    with pytest.raises(S2mcError, match=r"core-to-core on the mesh: \d+ cores; the simulated machine has 2\.\.64"):
+    with pytest.raises(S2mcError, match=r"core-to-core on the mesh: \d+ cores; the simulated machine has 2\.\.256"):
         core_to_core.mesh_matrix(cores)
 
 
@@ -212,7 +212,7 @@ def test_cli_prints_both_matrices_and_writes_records_and_png(tmp_path):
 @native
 @pytest.mark.parametrize("args, needle", [
     (["--bench", "core-to-core", "--cores", str(len(CPUS) + 1)], "the CPUs this process may use"),
-    (["--bench", "core-to-core", "--mesh-cores", "65"], "out of range"),
+    (["--bench", "core-to-core", "--mesh-cores", "257"], "out of range"),
     (["--bench", "locks", "--png", "x.png"], "--png draws the core-to-core matrices"),
 ])
 def test_cli_bad_core_counts_are_one_line(args, needle, tmp_path):

@@ -106,7 +106,7 @@ def test_bad_commands_are_one_line_and_the_session_goes_on(tmp_path):
         "step: N must be at least 1, not -1",
         "step: N must be a number, not 'x'",
         "until: cycle 0 is not after the current cycle 0",
-        "mem: data address 99999999 is outside the memory (0..1048575)",
+        "mem: data address 99999999 is outside the memory (0..2097151)",
         "regs: core 5 does not exist (0..1)",
         "delete: no breakpoint or watch number 3",
         "watch: usage: watch ADDR|SYMBOL|VARIABLE",

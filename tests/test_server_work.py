@@ -115,7 +115,7 @@ def test_saves_of_one_owner_at_once_keep_one_program_and_fail_none(database):
 
 def test_saved_work_is_checked_as_a_run_is():
     with _class(workers=1) as c:
-        _one_line(c.post("/api/work", json={**PROGRAM, "params": {"cores": 65}}, headers=ADA), 400, "cores 65")
+        _one_line(c.post("/api/work", json={**PROGRAM, "params": {"cores": 257}}, headers=ADA), 400, "cores 257")
         _one_line(c.post("/api/work", json={**PROGRAM, "language": "c"}, headers=ADA), 400, "language")
         _one_line(c.post("/api/work", json={**PROGRAM, "source": "x" * 70_000}, headers=ADA), 413, "source")
         _one_line(c.post("/api/work", json={**PROGRAM, "colour": 1}, headers=ADA), 400, "colour")

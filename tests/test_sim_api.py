@@ -37,7 +37,7 @@ def test_stats_frame_has_every_counter_per_core():
 
 @pytest.mark.parametrize("kwargs,message", [
     ({"cores": 0}, "cores 0 is out of range"),
-    ({"cores": 65}, "cores 65 is out of range"),
+    ({"cores": 257}, "cores 257 is out of range"),
     ({"mem_latency": 0}, "mem-latency 0 is out of range"),
     ({"arbitration": "lottery"}, "unknown arbitration 'lottery'"),
     ({"engine": "verilog"}, "unknown engine 'verilog'"),

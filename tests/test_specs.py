@@ -61,7 +61,7 @@ GOOD = 'title = "t"\n[[grid]]\nkind = "aes"\ncores = [1, 2]\nsizes = [32]\n'
     ('[[grid]]\ncores = [1]\n', r"\[\[grid\]\] 1: kind: missing"),
     ('[[grid]]\nkind = "fpga"\n', r"\[\[grid\]\] 1: kind: unknown value 'fpga' \(choose aes, native, gpu, program\)"),
     (GOOD + 'core = [1]\n', r"\[\[grid\]\] 1: core: unknown key for kind 'aes' \(keys: cores, sizes"),
-    (GOOD.replace("[1, 2]", "[1, 65]"), r"\[\[grid\]\] 1: cores: 65 is out of range \(1..64\)"),
+    (GOOD.replace("[1, 2]", "[1, 257]"), r"\[\[grid\]\] 1: cores: 257 is out of range \(1..256\)"),
     (GOOD.replace("[1, 2]", '["two"]'), r"\[\[grid\]\] 1: cores: 'two' is not an integer"),
     (GOOD.replace("[1, 2]", "[]"), r"\[\[grid\]\] 1: cores: empty list"),
     (GOOD + 'modes = ["cbc"]\n', r"\[\[grid\]\] 1: modes: unknown value 'cbc' \(choose ecb, ctr\)"),

@@ -418,8 +418,7 @@ PYBIND11_MODULE(_fast, m) {
       .def("entry", [](const NetworkedEngine& e, uint32_t line) {
              const Directory::EntryView v = e.directory().entry(line);
              std::vector<int> sharers;
-             for (int k = 0; k < e.core_count(); ++k)
-               if ((v.sharers >> k) & 1) sharers.push_back(k);
+             v.sharers.each([&](int k) { sharers.push_back(k); });
              return py::make_tuple(Directory::home_state_name(v.state), v.owner, sharers);
            }, py::arg("line"))
       // A home: (busy until, its queue oldest first as (type, source, destination, line, requester)).

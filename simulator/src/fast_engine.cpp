@@ -107,7 +107,7 @@ void FastEngine::run_free_impl(int id, uint64_t bound) {
   // Only this core's own fault (which returns) can lower limit_; a breakpoint (Break) can lower
   // pause_, and then the core leaves at once.
   const uint64_t lim = std::min(limit_, pause_);
-  const uint64_t* const brk = Break ? brk_.data() : nullptr;
+  const CoreSet* const brk = Break ? brk_.data() : nullptr;
   const uint64_t break_from = break_from_;
   // A bus access at t (the instruction at `here`, counted): granted on the spot when no other core
   // can request before its grant g, as then it is the only candidate under every policy; true when
@@ -137,7 +137,7 @@ void FastEngine::run_free_impl(int id, uint64_t bound) {
     }
     if (pc >= n) return stop_with_fault(FaultKind::PC_OUT_OF_RANGE, pc, 0);
     // r[29]: fp, the frame a return trap waits for (s2mc.simulator.stepping.run_to_return)
-    if (Break && (((brk[pc] >> id) & 1) || (id == ret_core_ && pc == ret_pc_ && r[29] == ret_fp_)) &&
+    if (Break && (brk[pc].test(id) || (id == ret_core_ && pc == ret_pc_ && r[29] == ret_fp_)) &&
         t >= break_from) {
       break_at(t);  // stop before issuing: the core is at pc in cycle t
       c.t = t;

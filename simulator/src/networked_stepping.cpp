@@ -14,13 +14,16 @@
 namespace s2 {
 
 void NetworkedEngine::update_breaking() {
-  breaking_ = !watch_.empty() || ret_core_ >= 0 || std::any_of(brk_.begin(), brk_.end(), [](uint64_t m) { return m != 0; });
+  breaking_ = !watch_.empty() || ret_core_ >= 0 || std::any_of(brk_.begin(), brk_.end(), [](const CoreSet& m) { return m.any(); });
 }
 
-void NetworkedEngine::set_break(uint32_t pc, uint64_t cores) {
+void NetworkedEngine::set_break(uint32_t pc, const std::vector<int>& cores) {
   if (pc >= prog_.size()) throw std::out_of_range("breakpoint outside the program");
-  brk_.resize(prog_.size(), 0);
-  brk_[pc] = cores;
+  for (int k : cores)
+    if (k < 0 || k >= cfg_.cores) throw std::out_of_range("breakpoint for a core that does not exist");
+  brk_.resize(prog_.size());
+  brk_[pc].clear();
+  for (int k : cores) brk_[pc].set(k);
   update_breaking();
 }
 
@@ -43,7 +46,7 @@ bool NetworkedEngine::at_break(uint64_t c) const {
   for (int i = 0; i < cfg_.cores; ++i) {
     const Core& k = cores_[static_cast<size_t>(i)];
     if (k.status != Status::RUNNING || k.next != c) continue;
-    if ((k.pc < brk_.size() && ((brk_[k.pc] >> i) & 1)) || (i == ret_core_ && k.pc == ret_pc_ && k.r[29] == ret_fp_))
+    if ((k.pc < brk_.size() && brk_[k.pc].test(i)) || (i == ret_core_ && k.pc == ret_pc_ && k.r[29] == ret_fp_))
       return true;
   }
   return false;

@@ -62,7 +62,7 @@ bool FastEngine::sb_breaks(uint64_t c) const {
     const Core& k = cores_[i];
     const Buffered& b = sb_[static_cast<size_t>(i)];
     if (k.status != Status::RUNNING || b.next != c || b.buf.held_since() != ~0ull || k.pc >= brk_.size()) continue;
-    if (((brk_[k.pc] >> i) & 1) || (i == ret_core_ && k.pc == ret_pc_ && k.r[29] == ret_fp_)) return true;
+    if (brk_[k.pc].test(i) || (i == ret_core_ && k.pc == ret_pc_ && k.r[29] == ret_fp_)) return true;
   }
   return false;
 }
@@ -79,11 +79,14 @@ FastEngine::SbView FastEngine::store_buffer(int id) const {
   return v;
 }
 
-void FastEngine::set_break(uint32_t pc, uint64_t cores) {
+void FastEngine::set_break(uint32_t pc, const std::vector<int>& cores) {
   if (tracing_) throw std::logic_error("breakpoints need the trace off");
   if (pc >= prog_.size()) throw std::out_of_range("breakpoint outside the program");
-  brk_.resize(prog_.size(), 0);
-  brk_[pc] = cores;
+  for (int k : cores)
+    if (k < 0 || k >= cfg_.cores) throw std::out_of_range("breakpoint for a core that does not exist");
+  brk_.resize(prog_.size());
+  brk_[pc].clear();
+  for (int k : cores) brk_[pc].set(k);
   update_breaking();
 }
 
@@ -92,7 +95,7 @@ void FastEngine::set_watch(uint32_t address, bool on) {
   if (address >= mem_.size()) throw std::out_of_range("watch outside memory");
   watch_.erase(std::remove(watch_.begin(), watch_.end(), address), watch_.end());
   if (on) watch_.push_back(address);
-  brk_.resize(prog_.size(), 0);
+  brk_.resize(prog_.size());
   update_breaking();
 }
 
@@ -102,7 +105,7 @@ void FastEngine::set_return_trap(int core, uint32_t pc, int32_t fp) {
   ret_core_ = core < 0 ? -1 : core;
   ret_pc_ = pc;
   ret_fp_ = fp;
-  brk_.resize(prog_.size(), 0);
+  brk_.resize(prog_.size());
   update_breaking();
 }
 

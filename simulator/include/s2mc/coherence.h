@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "core_set.h"
 #include "s2_counters.h"  // generated from simulator/counters.toml
 #include "s2_params.h"  // generated from simulator/params.toml
 #include "semantics.h"
@@ -403,13 +404,12 @@ class Caches {
     }
     if (std::all_of(mask, mask + nw_, [](uint64_t w) { return w == 0; })) return;
     const uint32_t line = tag_[s];
-    uint64_t others = *seen_.find(line) & ~(uint64_t{1} << j);
-    for (int k = 0; others; ++k, others >>= 1) {
-      if (!(others & 1)) continue;
+    seen_.find(line)->each([&](int k) {
+      if (k == j) return;
       History& h = history_[static_cast<size_t>(k)];
       uint64_t* news = &h.news[static_cast<size_t>(*h.index.find(line)) * nw_];
       for (uint32_t i = 0; i < nw_; ++i) news[i] |= mask[i];
-    }
+    });
     uint64_t* own = &history_[static_cast<size_t>(j)].news[static_cast<size_t>(hslot_[s]) * nw_];
     for (uint32_t i = 0; i < nw_; ++i) own[i] &= ~mask[i];
     std::fill(mask, mask + nw_, 0);
@@ -428,14 +428,13 @@ class Caches {
       h.left.push_back(0);
       h.node.push_back(NIL);
       h.news.resize(h.news.size() + nw_, 0);
-      uint64_t& seen = seen_[line];
-      h.shared.push_back(seen != 0);
-      for (int k = 0; k < cores_; ++k) {  // the first time another core holds it: now shared
-        if (!((seen >> k) & 1)) continue;
+      CoreSet& seen = seen_[line];
+      h.shared.push_back(seen.any());
+      seen.each([&](int k) {  // the first time another core holds it: now shared
         History& o = history_[static_cast<size_t>(k)];
         o.shared[*o.index.find(line)] = 1;
-      }
-      seen |= uint64_t{1} << R;
+      });
+      seen.set(R);
     } else {
       row = *known;
       if (h.left[row] == LEFT_INVALIDATED) {
@@ -514,7 +513,7 @@ class Caches {
   std::vector<uint32_t> hslot_;
   std::vector<uint64_t> wmask_;
   std::vector<History> history_;                  // per core
-  LineMap<uint64_t> seen_;   // line -> the cores that ever held it (a bit each)
+  LineMap<CoreSet> seen_;   // line -> the cores that ever held it
   // The shadow caches (not kept when the cache is fully associative).
   bool shadowed_ = false;
   std::vector<uint32_t> sh_row_, sh_prev_, sh_next_, sh_head_, sh_tail_, sh_size_;

@@ -22,6 +22,7 @@
 
 #include "coherence.h"  // CacheConfig, LineMap
 #include "machine.h"    // TraceEvent
+#include "core_set.h"
 #include "network.h"
 #include "s2_counters.h"
 
@@ -108,10 +109,10 @@ class Directory {
     for (const Evicted& e : evicting_.at(static_cast<size_t>(k))) out.push_back({e.line, e.state});
     return out;
   }
-  struct EntryView { uint8_t state; int owner; uint64_t sharers; };
+  struct EntryView { uint8_t state; int owner; CoreSet sharers; };
   EntryView entry(uint32_t line) const {
     const Entry* e = entries_.find(line);
-    return e != nullptr ? EntryView{e->state, e->owner, e->sharers} : EntryView{D_I, -1, 0};
+    return e != nullptr ? EntryView{e->state, e->owner, e->sharers} : EntryView{D_I, -1, CoreSet{}};
   }
   const std::vector<uint32_t>& home_queue(int h) const { return homes_.at(static_cast<size_t>(h)).queue; }
   uint64_t home_free(int h) const { return homes_.at(static_cast<size_t>(h)).free; }
@@ -309,7 +310,7 @@ class Directory {
   struct Entry {
     uint8_t state = D_I;
     int owner = -1;
-    uint64_t sharers = 0;   // a bit per core (at most 64 cores)
+    CoreSet sharers;
   };
 
   // -- messages ---------------------------------------------------------------------------------
@@ -571,14 +572,15 @@ class Directory {
                      bool exclusive = false) {
       send(kind, h, dst, m.line, R, c + static_cast<uint64_t>(occupancy), id, false, true, words, acks, exclusive);
     };
-    const uint64_t bit = uint64_t{1} << R;
     switch (m.kind) {
       case GETS:
         if (e.state == D_SD) return -1;
         if (e.state == D_M) {
           reply(FWD_GETS, e.owner, 1);
           e.state = D_SD;
-          e.sharers = (uint64_t{1} << e.owner) | bit;
+          e.sharers.clear();
+          e.sharers.set(e.owner);
+          e.sharers.set(R);
           e.owner = -1;
           return 1;
         }
@@ -589,7 +591,7 @@ class Directory {
         } else {
           reply(DATA, R, L, line_words);
           e.state = D_S;
-          e.sharers |= bit;
+          e.sharers.set(R);
         }
         return L;
       case GETM: {
@@ -600,16 +602,16 @@ class Directory {
           ++invals_[1];   // the owner's copy goes
           return 1;
         }
-        const uint64_t others = e.sharers & ~bit;
-        int n = 0;
-        for (uint64_t o = others; o; o &= o - 1) ++n;
+        CoreSet others = e.sharers;
+        others.reset(R);
+        const int n = others.count();
         reply(DATA, R, L, line_words, n);
-        for (uint64_t o = others; o; o &= o - 1) reply(INV, __builtin_ctzll(o), L);
+        others.each([&](int o) { reply(INV, o, L); });
         stats_[static_cast<size_t>(h)].invalidations_sent += static_cast<uint64_t>(n);
         ++invals_[static_cast<size_t>(n)];
         e.state = D_M;
         e.owner = R;
-        e.sharers = 0;
+        e.sharers.clear();
         return L;
       }
       case PUTS: case PUTM: case PUTE: {
@@ -626,8 +628,8 @@ class Directory {
         }
         // a sharer's Put, or a stale one from a former owner
         if (e.state == D_S || e.state == D_SD) {
-          e.sharers &= ~bit;
-          if (e.state == D_S && e.sharers == 0) e.state = D_I;
+          e.sharers.reset(R);
+          if (e.state == D_S && !e.sharers.any()) e.state = D_I;
         }
         reply(PUT_ACK, R, 1);
         return 1;

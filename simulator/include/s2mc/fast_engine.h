@@ -30,7 +30,7 @@ class FastEngine {
   RunResult result();
   // Breakpoints at pc: the cores of `cores` (a bit each) stop before they issue the instruction
   // there. Replaces what was set at pc; 0 clears it.
-  void set_break(uint32_t pc, uint64_t cores);
+  void set_break(uint32_t pc, const std::vector<int>& cores);
   // Watch: stop after a write (st, push, xchg) to `address`, in the cycle after the grant.
   void set_watch(uint32_t address, bool on);
   // A return trap: core `core` stops before it issues at `pc` while r29 (the frame pointer) holds
@@ -186,7 +186,7 @@ class FastEngine {
   // Stepping (stepping.cpp). Cores issue nothing at or after pause_, and no grant happens there.
   uint64_t pause_ = ~0ull;
   bool breaking_ = false;          // some breakpoint or watch is set
-  std::vector<uint64_t> brk_;      // per pc: a bit per core that stops there
+  std::vector<CoreSet> brk_;       // per pc: the cores that stop there
   std::vector<uint32_t> watch_;    // watched addresses (a few)
   uint64_t break_from_ = 0;        // breakpoints count from this cycle (not the one just stopped at)
   uint64_t hit_ = ~0ull;           // the earliest stop a breakpoint or watch asked for in this advance
@@ -195,7 +195,7 @@ class FastEngine {
   int32_t ret_fp_ = 0;
   void update_breaking() {
     breaking_ = !watch_.empty() || ret_core_ >= 0 ||
-                std::any_of(brk_.begin(), brk_.end(), [](uint64_t m) { return m != 0; });
+                std::any_of(brk_.begin(), brk_.end(), [](const CoreSet& m) { return m.any(); });
   }
   WriteHit write_hit_;
   bool watching(uint32_t addr) const { return std::find(watch_.begin(), watch_.end(), addr) != watch_.end(); }

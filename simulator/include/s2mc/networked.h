@@ -144,7 +144,7 @@ class NetworkedEngine : private DirectoryHost {
   bool advance(uint64_t pause);
   const NetworkedResult& result();
   uint64_t paused_at() const { return now_; }
-  void set_break(uint32_t pc, uint64_t cores);
+  void set_break(uint32_t pc, const std::vector<int>& cores);
   void set_watch(uint32_t address, bool on);
   void set_return_trap(int core, uint32_t pc, int32_t fp);
   struct WriteHit { int core = -1; uint32_t pc = 0, address = 0; int32_t before = 0, after = 0; uint64_t cycle = 0; };
@@ -215,7 +215,7 @@ class NetworkedEngine : private DirectoryHost {
   uint64_t break_from_ = 0;          // breakpoints stop from this cycle on
   bool ended_ = false, finished_ = false;
   NetworkedResult result_;
-  std::vector<uint64_t> brk_;        // per pc: the cores a breakpoint stops
+  std::vector<CoreSet> brk_;         // per pc: the cores a breakpoint stops
   std::vector<uint32_t> watch_;
   int ret_core_ = -1;
   uint32_t ret_pc_ = 0;
