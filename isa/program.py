@@ -261,8 +261,10 @@ def _check_canonical(text: str, canonical: str, filename: str) -> None:
     if i >= len(got):   # the text is a prefix of what it should be: the last newline is missing
         raise S2mcError(f"{filename}:{i}: bad object file: not as the assembler writes it "
                         "(the last line has no newline)")
-    if i == len(want) - 1:   # the assembler's text has ended here
-        raise S2mcError(f"{where} (expected the end of the file): '{excerpt(got[i])}'")
+    if i >= len(want) - 1:   # the assembler's text has ended (lines follow its last newline)
+        at = len(want) - 1
+        raise S2mcError(f"{filename}:{at + 1}: bad object file: not as the assembler writes it "
+                        f"(expected the end of the file): '{excerpt(got[at])}'")
     raise S2mcError(f"{where} (expected '{excerpt(want[i])}'): '{excerpt(got[i])}'")
 
 

@@ -514,6 +514,15 @@ def test_the_object_loader_accepts_only_what_the_assembler_writes(edit):
         Program.from_text(text)
 
 
+def test_lines_after_the_assemblers_end_are_one_line():
+    """An empty `data` block and a blank line after the last line the assembler writes: the file
+    goes on where the assembler's text has ended (found by the object-loader fuzz: an IndexError)."""
+    text = "s2obj 1\nentry 0\nsymbol lock 0 data\ncode 0\n29c0000a\ndata 0\n00000000\ndata 64\n\n"
+    with pytest.raises(S2mcError, match=r"^<object>:9: bad object file: not as the assembler writes it "
+                                        r"\(expected the end of the file\): ''$"):
+        Program.from_text(text)
+
+
 def test_object_words_split_unlike_the_assembler_and_a_missing_newline_are_refused():
     lines = GOOD_OBJECT.split("\n")
     nine = next(i for i, ln in enumerate(lines) if ln.count(" ") == 7 and lines[i + 1].count(" ") == 0)
