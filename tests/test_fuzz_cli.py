@@ -76,7 +76,7 @@ SPECS = {
                     options={None: ["{prog_rz}", "{prog_s}", "x.rz"], "-o": ["x.s", "-"]}),
     "run": dict(args=["{prog_s}"], base={"--mem-words": "1024"}, flags=["--json", "-q"], options={
         None: ["{prog_s}", "{prog_rz}", "{prog_obj}", "sum.rz", "{records}"],
-        "--cores": ["1,2", "64", "65", "1,64"], "--mem-latency": ["1", "1000", "1001"],
+        "--cores": ["1,2", "64", "257", "1,64"], "--mem-latency": ["1", "1000", "1001"],
         "--arbitration": ["fifo", "fixed,round_robin", "lottery"], "--engine": ["fast", "systemc", "reference"],
         "--max-cycles": ["5", "4611686018427387904", "4611686018427387905"],
         "--mem-words": ["1", "16", "4096", "67108865"], "-O": ["0", "1", "2"],
@@ -88,7 +88,7 @@ SPECS = {
         "--coherence": ["directory", "snoop", "mesi"], "--link-latency": ["1", "101"],
         "--router-latency": ["0", "-1"], "--flit-words": ["1", "1025"], **TIMELINE}),
     "aes": dict(base={"--cores": "1", "--bytes": "16"}, flags=["--json", "-q"], options={
-        "--cores": ["1,2", "64", "65"], "--bytes": ["32", "17", "1K", "128M", "134217729"],
+        "--cores": ["1,2", "64", "257"], "--bytes": ["32", "17", "1K", "128M", "134217729"],
         "--key-bits": ["192", "128,256", "512"], "--mode": ["ctr", "ecb,ctr", "cbc"],
         "--direction": ["dec", "enc,dec"], "--style": ["ttable", "bytes,ttable", "words"],
         "--partition": ["extended", "contiguous"], "--ext-blocks": ["1", "8388608", "8388609"],
@@ -98,7 +98,8 @@ SPECS = {
         "--experiment": ["e1"], "--out": ["r.parquet", "r.csv"], "--key-expansion": ["per-core", "core0,per-core", "all"],
         "--preset": ["seed003", "seed004"], "--cache": ["mesi", "none,dragon", "lru"],
         "--cache-lines": ["64", "6"], "--cache-ways": ["1", "3"], "--line-words": ["4", "1025"],
-        "--cache-hit-latency": ["1", "101"], **TIMELINE}),
+        "--cache-hit-latency": ["1", "101"], "--interconnect": ["mesh", "bus,ring", "torus"],
+        "--link-latency": ["1", "101"], "--router-latency": ["2", "101"], "--flit-words": ["1", "0"], **TIMELINE}),
     # fidelity runs only the cheapest hypothesis (the engine's, 14 runs) unless --only changes it
     "fidelity": dict(base={"--only": "today"}, flags=["--json", "-q"], options={
         "--only": ["today", "fifo,rr", "model-x", ""], "--out": ["r.parquet", "r.csv", "-"]}),
@@ -175,7 +176,7 @@ SPECS["examples show"] = dict(args=["fib.rz"], base={}, flags=[], options={None:
 # debug reads its commands from stdin: empty here, so it loads the program and leaves
 SPECS["debug"] = dict(args=["{prog_s}"], base={"--mem-words": "1024"}, flags=[], options={
     None: ["{prog_s}", "{prog_rz}", "{prog_obj}", "spin_lock.s", "{records}"],
-    "--cores": ["1", "64", "65", "1,2"], "--mem-latency": ["1", "1000", "1001"],
+    "--cores": ["1", "64", "257", "1,2"], "--mem-latency": ["1", "1000", "1001"],
     "--arbitration": ["fifo", "round_robin", "lottery"], "--engine": ["fast", "systemc"],
     "--max-cycles": ["5", "4611686018427387904", "4611686018427387905"],
     "--mem-words": ["1", "16", "4096", "67108865"], "-O": ["0", "1", "2"],
@@ -405,7 +406,7 @@ test_gpu_options = _test("gpu", 150)
 test_report_options = _test("report", 40)
 # A demo that runs is seconds of simulation, a --full one minutes: a few quick ones in the default run,
 # fifty of either with the slow tests.
-test_demo_options = _test("demo", 8, leave_out=("--full",))
+test_demo_options = _test("demo", 3, leave_out=("--full",))
 test_demo_options_many = pytest.mark.slow(_test("demo", 50, "_many"))
 test_sweep_options = _test("sweep", 40)
 test_examples_options = _test("examples", 3)

@@ -259,6 +259,14 @@ def test_a_heavy_students_job_runs_at_the_lowest_cpu_priority():
             await asyncio.sleep(0.05)
         with pytest.raises(JobError):
             await job
+        # the niced worker is ended with its job (asynchronously: a moment after the job's answer)
+        for _ in range(200):
+            seen.pop("gone", None)
+            workers_nice("gone")
+            if HEAVY_NICE not in seen.get("gone", set()):
+                break
+            await asyncio.sleep(0.05)
+        assert HEAVY_NICE not in seen.get("gone", set()), "the niced worker outlived its job"
         light = asyncio.ensure_future(pool.submit("run", {**SUM, "language": "rz"}, 30.0, owner="bob"))
         while not light.done():
             workers_nice("bob")

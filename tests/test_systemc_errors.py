@@ -12,6 +12,7 @@ from s2mc.isa import assemble
 from s2mc.common.errors import S2mcError
 from s2mc.simulator import Machine, SimFault
 from s2mc.simulator import systemc_engine
+from s2mc.simulator.params import PARAMS
 from systemc_helpers import needs_systemc
 
 pytestmark = needs_systemc
@@ -54,7 +55,8 @@ def test_unwritable_vcd_is_one_clear_line(tmp_path):
 def test_bad_input_to_the_child(tmp_path, monkeypatch):
     m = Machine(assemble(".code 0\ntrap r0 #0\n"), engine="systemc")
     monkeypatch.setattr(m._engine, "_input_text", lambda: "s2mc-systemc-input 1\ncores 0\n")
-    with pytest.raises(S2mcError, match=r"^systemc engine: cores '0' is not a number in 1\.\.64$"):
+    top = PARAMS["cores"].max   # the child's range is the parameter's
+    with pytest.raises(S2mcError, match=rf"^systemc engine: cores '0' is not a number in 1\.\.{top}$"):
         m.run()
 
 
