@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from s2gen import programs
 from test_directory import MEM, SKIP_OTHERS, drf_program
 from test_directory import run as ref_run
-from test_directory_fast import SHAPES, assert_equal
+from test_directory_fast import NETWORK_FIELDS, assert_equal
 
 from s2mc.experiments.litmus import bundled, delayed, load, run_litmus, run_once, timings
 from s2mc.isa import assemble
@@ -174,15 +174,8 @@ def test_random_drf_programs_equal_the_reference_model(seed):
 
 
 buffered_configs = st.fixed_dictionaries({
+    **NETWORK_FIELDS,
     "cores": st.integers(2, 16),
-    "mem_latency": st.integers(1, 4),
-    "cache": st.sampled_from(["msi", "mesi"]),
-    "shape": st.sampled_from(SHAPES),
-    "cache_hit_latency": st.sampled_from([1, 1, 2]),
-    "interconnect": st.sampled_from(["ring", "mesh"]),
-    "link_latency": st.integers(1, 3),
-    "router_latency": st.integers(0, 2),
-    "flit_words": st.sampled_from([1, 2, 4]),
     "consistency": st.sampled_from(["tso", "pso"]),
     "store_buffer_entries": st.sampled_from([1, 2, 4, 8]),
 })

@@ -122,7 +122,8 @@ def test_random_drf_programs_equal_the_reference_model(seed):
 
 SHAPES = [(1, 1, 1), (2, 1, 1), (2, 1, 2), (2, 1, 4), (4, 2, 2), (4, 4, 1), (8, 2, 4), (64, 2, 4)]
 
-network_configs = st.fixed_dictionaries({
+#: A random networked machine's parameters (the store-buffer suites add theirs).
+NETWORK_FIELDS = {
     "cores": st.integers(1, 16),
     "mem_latency": st.integers(1, 4),
     "cache": st.sampled_from(["msi", "mesi"]),
@@ -132,7 +133,8 @@ network_configs = st.fixed_dictionaries({
     "link_latency": st.integers(1, 3),
     "router_latency": st.integers(0, 2),
     "flit_words": st.sampled_from([1, 2, 4]),
-})
+}
+network_configs = st.fixed_dictionaries(NETWORK_FIELDS)
 
 
 @settings(max_examples=60, deadline=None)

@@ -18,12 +18,7 @@ void NetworkedEngine::update_breaking() {
 }
 
 void NetworkedEngine::set_break(uint32_t pc, const std::vector<int>& cores) {
-  if (pc >= prog_.size()) throw std::out_of_range("breakpoint outside the program");
-  for (int k : cores)
-    if (k < 0 || k >= cfg_.cores) throw std::out_of_range("breakpoint for a core that does not exist");
-  brk_.resize(prog_.size());
-  brk_[pc].clear();
-  for (int k : cores) brk_[pc].set(k);
+  CoreSet::set_break(brk_, pc, prog_.size(), cores, cfg_.cores);
   update_breaking();
 }
 

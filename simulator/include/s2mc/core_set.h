@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
+#include <vector>
 
 #include "s2_params.h"  // generated from simulator/params.toml: the most cores
 
@@ -34,6 +36,18 @@ class CoreSet {
   template <class F> void each(F&& f) const {
     for (int i = 0; i < WORDS; ++i)
       for (uint64_t w = w_[i]; w; w &= w - 1) f(i * 64 + __builtin_ctzll(w));
+  }
+
+  // The breakpoint table `brk` (a set per pc of a program of `size` words) with the cores at pc
+  // replaced by `cores` of a machine of `machine_cores` (both engines' set_break).
+  static void set_break(std::vector<CoreSet>& brk, uint32_t pc, size_t size, const std::vector<int>& cores,
+                        int machine_cores) {
+    if (pc >= size) throw std::out_of_range("breakpoint outside the program");
+    for (int k : cores)
+      if (k < 0 || k >= machine_cores) throw std::out_of_range("breakpoint for a core that does not exist");
+    brk.resize(size);
+    brk[pc].clear();
+    for (int k : cores) brk[pc].set(k);
   }
 
  private:
