@@ -33,6 +33,8 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+import psutil
+
 from .limits import Limits
 
 
@@ -141,11 +143,10 @@ _job = threading.local()       # the job this thread runs for (a Job of the gate
 def _cpu_seconds(pid: int) -> float | None:
     """The CPU time (user and system) process `pid` has used, or None when it is gone."""
     try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-    except (OSError, IndexError):
+        t = psutil.Process(pid).cpu_times()
+    except psutil.Error:
         return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return t.user + t.system
 
 
 class Job:

@@ -2,6 +2,7 @@
 the interpreter imports the command; nothing else does."""
 import subprocess
 import sys
+import threading
 import types
 
 import pytest
@@ -51,8 +52,11 @@ def test_a_failing_start_is_left_to_the_command(monkeypatch):
     monkeypatch.setitem(sys.modules, "s2mc.gpu._cuda", fake)
     import s2mc.gpu
     monkeypatch.setattr(s2mc.gpu, "_cuda", fake, raising=False)
+    escaped = []
+    monkeypatch.setattr(threading, "excepthook", escaped.append)   # what a thread's uncaught error reaches
     t = early.start(["s2mc", "encrypt", "--backend", "cuda"])
-    t.join()   # no exception escapes the thread
+    t.join()
+    assert escaped == []
 
 
 def test_encrypt_on_cuda_without_a_gpu_says_so_in_one_line(tmp_path):
