@@ -176,14 +176,18 @@ class Job:
             elif self._pid is not None:
                 os.kill(self._pid, sig)
 
-    def pause(self, now: float) -> None:
-        self.paused_since = now
-        self._signal(signal.SIGSTOP)
+    def demote(self) -> None:
+        """A long job: from now on it runs behind the others on the CPUs too (its worker, reniced,
+        is replaced after the job, since a process cannot be raised again)."""
         if self.renice and not self.background and self._pid is not None:
-            # a long job: when it goes on, it runs behind the others on the CPUs too
             with contextlib.suppress(OSError):
                 os.setpriority(os.PRIO_PROCESS, self._pid, HEAVY_NICE)
         self.background = True
+
+    def pause(self, now: float) -> None:
+        self.paused_since = now
+        self._signal(signal.SIGSTOP)
+        self.demote()
 
     def resume(self, now: float) -> None:
         self._paused += now - self.paused_since
@@ -277,7 +281,10 @@ class Gate:
     apart: they are never heavy nor paused, and wait in their order."""
 
     HALF_LIFE = 3.0     # in wall times: a heavy student is light again about a minute after stopping
-    SLICE = 1.0         # CPU seconds a running job's owner must be ahead of a waiting one's to yield
+    # CPU seconds after which a job is long (the students' runs, compiles and debugger steps take a
+    # few hundredths), and by which a running job's owner must be ahead of a waiting one's to yield
+    SLICE = 0.1
+    TICK = 0.02         # seconds between two looks at the jobs under way, while any is
 
     def __init__(self, workers: int, limits: Limits, pause: bool = True):
         self.workers, self.limits, self.pause = workers, limits, pause
@@ -292,6 +299,7 @@ class Gate:
         self._started: list[Job] = []    # running or paused
         self._arrivals = itertools.count()
         self._usage: dict[str, tuple[float, float]] = {}   # owner -> (CPU seconds, as of when)
+        self._watching = False
 
     def check(self) -> None:
         # a paused job is bounded apart (max_paused): it takes no running or waiting job's place
@@ -356,6 +364,22 @@ class Gate:
                     return
                 most.pause(now)
 
+    def _watch(self) -> None:
+        """While jobs are under way: every TICK, a job that passed its slice of CPU is demoted and,
+        when a job that attained less waits, paused in its favour (between two jobs starting or
+        ending, nothing else would notice that a job became long)."""
+        with self._cond:
+            while self._started:
+                now = time.monotonic()
+                for j in self._started:
+                    if j.paused_since is None and not j.background and j.cpu_now(now) > self.SLICE:
+                        j.demote()
+                if self._waiting:
+                    self._balance(now)
+                    self._cond.notify_all()
+                self._cond.wait(self.TICK)
+            self._watching = False
+
     def _next(self, now: float):
         """The waiting job that runs when a worker is free, or None."""
         return self._first(now) if self._free() > 0 else None
@@ -382,6 +406,9 @@ class Gate:
             self._started.append(me)
             self._balance(time.monotonic())
             self._cond.notify_all()      # another waiter may be next now, for a worker still free
+            if self.pause and not self._watching:
+                self._watching = True
+                threading.Thread(target=self._watch, name="s2mc-gate", daemon=True).start()
         start = time.monotonic()
         try:
             yield me
@@ -406,10 +433,13 @@ class LocalPool:
         self.workers, self.limits = workers, limits
         self.gate = Gate(workers, limits)
         self.ctx = context()
-        self._idle: queue.SimpleQueue = queue.SimpleQueue()
-        # a worker for each job running and each one paused: started on first use
+        # a worker for each job running and each one paused: started on first use, the last one
+        # back first (a started one before a place still empty, which a job would wait to start)
+        self._idle: queue.LifoQueue = queue.LifoQueue()
         for _ in range(workers + self.gate.max_paused):
             self._idle.put(None)
+        # a worker that goes (killed at its wall time, or reniced) is replaced here, off the answer's path
+        self._spares = ThreadPoolExecutor(max_workers=1, thread_name_prefix="s2mc-spare")
         # threads only wait on the children; each admitted request holds one while it waits
         self._threads = ThreadPoolExecutor(max_workers=workers + limits.queue + limits.sessions,
                                            thread_name_prefix="s2mc-job")
@@ -456,14 +486,26 @@ class LocalPool:
             if (niced or (job is not None and job.background)) and worker is not None:
                 worker.kill()
                 worker = None
-            self._idle.put(worker)
+            if worker is None:
+                self._spares.submit(self._spare)
+            else:
+                self._idle.put(worker)
         if outcome[0] == "ok":
             return outcome[1]
         raise JobError(outcome[1], outcome[2])
 
+    def _spare(self) -> None:
+        """A fresh worker in the place of one that went (its place stays empty if it cannot start)."""
+        try:
+            self._idle.put(Worker(self.ctx, self.limits.memory_mib))
+        except BaseException:
+            self._idle.put(None)
+            raise
+
     def close(self) -> None:
         self._threads.shutdown(wait=False, cancel_futures=True)
         self.closer.shutdown(wait=False, cancel_futures=True)
+        self._spares.shutdown(wait=True, cancel_futures=True)   # no worker started after the last is killed
         while not self._idle.empty():
             worker = self._idle.get_nowait()
             if worker is not None:

@@ -501,7 +501,11 @@ def test_a_long_job_is_paused_and_reniced_while_a_lighter_students_job_needs_its
         nonlocal heavy
         hers = asyncio.ensure_future(pool.submit("run", _count(n), owner="ada"))
         heavy = await asyncio.get_running_loop().run_in_executor(None, _long_job, pool.gate)
-        assert heavy.nice() == 0
+        # past its slice, a long job goes behind the others on the CPUs at once, paused or not
+        deadline = time.monotonic() + 10
+        while heavy.nice() != HEAVY_NICE and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        seen["demoted"] = heavy.nice()
         assert await pool.blocking(bob, owner="bob") == "bob's"
         return await hers
     heavy = None
@@ -510,7 +514,7 @@ def test_a_long_job_is_paused_and_reniced_while_a_lighter_students_job_needs_its
     finally:
         pool.close()
     assert seen["state"] == psutil.STATUS_STOPPED and seen["cpu"] == seen["cpu later"]
-    assert seen["nice"] == HEAVY_NICE
+    assert seen["demoted"] == seen["nice"] == HEAVY_NICE
     assert result["output"] == f"{3 * n}\n"
     assert pool.gate.admitted == 0
 
@@ -562,3 +566,57 @@ def test_a_students_cpu_priority_falls_with_their_cpu_use_lately():
     gate._usage["ada"] = (10.0, now)
     later = now + Gate.HALF_LIFE * 10.0           # one half-life on: 5 CPU seconds
     assert gate.nice("ada", later) == 9
+
+
+def test_a_job_that_becomes_long_while_another_waits_yields_without_another_event():
+    """One worker: bob's job comes while ada's is still short (under its slice), so it waits; when
+    hers passes the slice, nothing starts or ends, yet the gate's watch pauses hers and his runs,
+    long before hers is done (it needs several seconds more); her answer is still exact."""
+    import asyncio
+
+    from s2mc.server.limits import Limits
+    from s2mc.server.pool import LocalPool
+    pool = LocalPool(1, Limits(wall_seconds=60.0))
+    pool.gate._usage["ada"] = (0.5, time.monotonic())
+    pool.gate.SLICE = 0.3
+    n = 30_000_000
+    seen = {}
+
+    async def lesson():
+        hers = asyncio.ensure_future(pool.submit("run", _count(n), owner="ada"))
+        while not pool.gate._started:      # hers has the worker
+            await asyncio.sleep(0.001)
+        seen["hers cpu when he came"] = pool.gate._started[0].cpu_now(time.monotonic())
+        his = await pool.blocking(lambda: hers.done(), owner="bob")
+        seen["hers done when his ran"] = his
+        return await hers
+    try:
+        result = asyncio.run(lesson())
+    finally:
+        pool.close()
+    assert seen["hers cpu when he came"] < pool.gate.SLICE, "hers was long already: no test of the watch"
+    assert seen["hers done when his ran"] is False
+    assert result["output"] == f"{3 * n}\n"
+
+
+def test_a_worker_that_goes_is_replaced_before_the_next_job_needs_it():
+    """A heavy student's worker is reniced, so it goes after her job; a fresh one takes its place off
+    the answer's path: the next job finds a started worker at the usual priority waiting on top
+    (before, an empty place: the next job waited for a worker to start)."""
+    import asyncio
+
+    import psutil
+
+    from s2mc.server.limits import Limits
+    from s2mc.server.pool import LocalPool, Worker
+    pool = LocalPool(1, Limits(wall_seconds=30.0))
+    pool.gate._usage["ada"] = (100.0, time.monotonic())
+    try:
+        assert asyncio.run(pool.submit("run", {**SUM, "language": "rz"}, owner="ada"))["output"] == "42\n"
+        pool._spares.submit(lambda: None).result(30)     # the replacement is made by now
+        top = pool._idle.get_nowait()
+        pool._idle.put(top)
+        assert isinstance(top, Worker) and top.alive
+        assert psutil.Process(top.proc.pid).nice() == 0
+    finally:
+        pool.close()
