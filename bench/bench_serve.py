@@ -106,7 +106,11 @@ async def lesson(url: str, students: int, seconds: float, think: float, seed: in
     "sweep"), each with the next of `tokens` when given."""
     stats, statuses, errors = defaultdict(list), Counter(), {}
     everyone = students + abusers
-    limits = httpx.Limits(max_connections=everyone + 10, max_keepalive_connections=everyone + 10)
+    # idle connections are dropped here before the server's keep-alive (uvicorn's 5 s) closes them:
+    # with both at 5 s, a request now and then went out on a connection the server was closing (a
+    # ReadError, as a browser would see and resend)
+    limits = httpx.Limits(max_connections=everyone + 10, max_keepalive_connections=everyone + 10,
+                          keepalive_expiry=2.0)
     tokens = list(tokens) or [None] * everyone
     async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as client:
         examples = {e["name"]: e["source"] for e in (await client.get(

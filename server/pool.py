@@ -285,6 +285,7 @@ class Gate:
     # few hundredths), and by which a running job's owner must be ahead of a waiting one's to yield
     SLICE = 0.1
     TICK = 0.02         # seconds between two looks at the jobs under way, while any is
+    BAND = 0.25         # in wall times: students whose CPU time lately is within one band wait in turn
 
     def __init__(self, workers: int, limits: Limits, pause: bool = True):
         self.workers, self.limits, self.pause = workers, limits, pause
@@ -338,7 +339,14 @@ class Gate:
         """The waiting job to start next (heavy ones only while under their cap), or None."""
         heavy_room = sum(j.heavy for j in self._started) < self.heavy_cap
         ready = [j for j in self._waiting if heavy_room or not j.heavy]
-        return min(ready, key=lambda j: (self.usage(j.owner, now), j.arrival), default=None)
+        return min(ready, key=lambda j: (self.band(j.owner, now), j.arrival), default=None)
+
+    def band(self, owner: str | None, now: float) -> int:
+        """The owner's place in the order: their CPU seconds lately in steps of BAND wall times, so
+        that students who used about as little wait in their order of arrival (ordered by the CPU
+        seconds themselves, one who used a little more than the rest waited as long as any of the
+        rest kept coming: in a busy second, a debugger step waited over a second)."""
+        return int(self.usage(owner, now) / (self.BAND * self.limits.wall_seconds))
 
     def _balance(self, now: float) -> None:
         """Resumes paused jobs that attained less than any waiting one while workers are free;

@@ -620,3 +620,42 @@ def test_a_worker_that_goes_is_replaced_before_the_next_job_needs_it():
         assert psutil.Process(top.proc.pid).nice() == 0
     finally:
         pool.close()
+
+
+def test_students_who_used_about_as_little_wait_in_turn_and_one_who_used_more_after_them():
+    """One worker, held; then jobs arrive from cy (0.4 CPU s lately), ada (0.1), dan (3.0: a band
+    behind, a band being a quarter of the 10 s wall time) and bob (0.2). cy, ada and bob are in
+    the first band: they go in their order of arrival (by the seconds themselves, cy would wait
+    for both, and for as long as lighter students kept coming); dan goes last."""
+    import threading
+
+    from s2mc.server.limits import Limits
+    from s2mc.server.pool import Gate
+    gate = Gate(1, Limits(wall_seconds=10.0), pause=False)
+    now = time.monotonic()
+    for owner, used in (("cy", 0.4), ("ada", 0.1), ("dan", 3.0), ("bob", 0.2)):
+        gate._usage[owner] = (used, now)
+    assert [gate.band(o, now) for o in ("cy", "ada", "dan", "bob")] == [0, 0, 1, 0]
+    order, release, held = [], threading.Event(), threading.Event()
+
+    def hold():
+        with gate.enter("eve"):
+            held.set()
+            release.wait(30)
+
+    def job(owner):
+        with gate.enter(owner):
+            order.append(owner)
+    holder = threading.Thread(target=hold)
+    holder.start()
+    held.wait(30)
+    threads = []
+    for owner in ("cy", "ada", "dan", "bob"):
+        threads.append(threading.Thread(target=job, args=(owner,)))
+        threads[-1].start()
+        while len(gate._waiting) < len(threads):
+            threading.Event().wait(0.005)
+    release.set()
+    for t in [holder, *threads]:
+        t.join(30)
+    assert order == ["cy", "ada", "bob", "dan"] and gate.admitted == 0
