@@ -361,11 +361,13 @@ class Gate:
                     return
                 best.resume(now)
             else:
-                # a heavy student's job or a long one (over a slice of CPU) yields; a short one,
-                # which ends soon anyway, never (a heavy one at nice 19 may get little CPU: its time
-                # on the worker is what the others wait for)
+                # a heavy student's job, a long one (over a slice of CPU) or one of a student a band
+                # heavier than the waiting one's yields; a light one's short job, which ends soon
+                # anyway, never (a heavy one at nice 19 may get little CPU: its time on the worker is
+                # what the others wait for)
                 running = [j for j in self._started if j.owner is not None and j.paused_since is None
-                           and (j.heavy or j.cpu_now(now) > self.SLICE)]
+                           and (j.heavy or j.cpu_now(now) > self.SLICE
+                                or (first is not None and self.band(j.owner, now) > self.band(first.owner, now)))]
                 most = max(running, key=lambda j: self.attained(j, now), default=None)
                 if (first is None or most is None or len(paused) >= self.max_paused
                         or self.attained(most, now) <= self.usage(first.owner, now) + self.SLICE):

@@ -659,3 +659,29 @@ def test_students_who_used_about_as_little_wait_in_turn_and_one_who_used_more_af
     for t in [holder, *threads]:
         t.join(30)
     assert order == ["cy", "ada", "bob", "dan"] and gate.admitted == 0
+
+
+def test_a_short_job_of_a_student_a_band_heavier_yields_to_a_lighter_students():
+    """One worker: dan (3 CPU s lately, a band above bob; not heavy, and his job has used no CPU)
+    holds it; bob's job does not wait for dan's to end: the gate pauses dan's and bob's runs."""
+    import threading
+
+    from s2mc.server.limits import Limits
+    from s2mc.server.pool import Gate
+    gate = Gate(1, Limits(wall_seconds=10.0))
+    gate._usage["dan"] = (3.0, time.monotonic())
+    assert not gate.heavy("dan", time.monotonic())
+    held, release, seen = threading.Event(), threading.Event(), {}
+
+    def dan():
+        with gate.enter("dan"):
+            held.set()
+            release.wait(30)
+    holder = threading.Thread(target=dan)
+    holder.start()
+    held.wait(30)
+    with gate.enter("bob"):
+        seen["dan still holds"] = holder.is_alive()
+    release.set()
+    holder.join(30)
+    assert seen["dan still holds"] and gate.admitted == 0
