@@ -1,4 +1,4 @@
-"""A class on one server: N simulated students (asyncio tasks, httpx) run, compile and step the
+"""A class on one server: N simulated students (asyncio tasks, httpx2) run, compile and step the
 debugger against `s2mc serve` on loopback for a fixed time; prints the latency of each kind of
 call (p50, p95, max), the answers by status, and fails when the server answered any 5xx or a
 connection broke (docs/benchmarks.md, docs/server.md).
@@ -36,7 +36,7 @@ import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
-import httpx
+import httpx2
 
 PROGRAMS = ("parallel_sum.s", "spin_lock.s", "barrier.s", "sum.rz", "fib.rz", "spinlock.rz")
 #: What an abusive student resubmits: a program that never ends (it runs to the cycle cap or the wall
@@ -46,7 +46,7 @@ NORMAL, ABUSERS = 45, 5
 
 
 class Student:
-    def __init__(self, client: httpx.AsyncClient, examples: dict, stats, statuses, errors, think: float, rng,
+    def __init__(self, client: httpx2.AsyncClient, examples: dict, stats, statuses, errors, think: float, rng,
                  token: str | None = None):
         self.c, self.examples, self.stats, self.statuses, self.errors = client, examples, stats, statuses, errors
         self.think, self.rng = think, rng
@@ -57,7 +57,7 @@ class Student:
             t0 = time.perf_counter()
             try:
                 r = await self.c.request(method, path, json=body, headers=self.headers)
-            except httpx.HTTPError as exc:
+            except httpx2.HTTPError as exc:
                 self.statuses[f"{kind} {type(exc).__name__}"] += 1
                 return None
             self.statuses[f"{kind} {r.status_code}"] += 1
@@ -111,10 +111,10 @@ async def lesson(url: str, students: int, seconds: float, think: float, seed: in
     # idle connections are dropped here before the server's keep-alive (uvicorn's 5 s) closes them:
     # with both at 5 s, a request now and then went out on a connection the server was closing (a
     # ReadError, as a browser would see and resend)
-    limits = httpx.Limits(max_connections=everyone + 10, max_keepalive_connections=everyone + 10,
+    limits = httpx2.Limits(max_connections=everyone + 10, max_keepalive_connections=everyone + 10,
                           keepalive_expiry=2.0)
     tokens = list(tokens) or [None] * everyone
-    async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as client:
+    async with httpx2.AsyncClient(base_url=url, timeout=120, limits=limits) as client:
         examples = {e["name"]: e["source"] for e in (await client.get(
             "/api/examples", headers={"Authorization": f"Bearer {tokens[0]}"} if tokens[0] else {})).json()}
         until = time.monotonic() + seconds
@@ -142,9 +142,9 @@ def _start(args, extra: list[str], clients: int):
     url = f"http://127.0.0.1:{port}"
     for _ in range(600):
         try:
-            httpx.get(url + "/", timeout=1)
+            httpx2.get(url + "/", timeout=1)
             break
-        except httpx.TransportError:
+        except httpx2.TransportError:
             time.sleep(0.1)
     return server, url
 
