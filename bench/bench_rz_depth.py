@@ -54,4 +54,10 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    child(sys.argv[1]) if len(sys.argv) > 1 else main()
+    if len(sys.argv) > 1 and sys.argv[1] in CASES:
+        child(sys.argv[1])          # one case, in the child process main() starts
+    elif len(sys.argv) > 1:
+        sys.exit(f"usage: {sys.argv[0]} (no arguments): prints the table of docs/rz.md; "
+                 f"{sys.argv[1]!r} is not one of its cases")
+    else:
+        main()
