@@ -97,6 +97,24 @@ class Student:
             await self.call("sweep", "POST", "/api/sweep", sweep)
 
 
+def _cpus(text: str) -> set[int]:
+    """A list of CPU numbers, '0,1' or '0-3'."""
+    cpus = set()
+    try:
+        for part in text.split(","):
+            lo, _, hi = part.partition("-")
+            cpus.update(range(int(lo), int(hi or lo) + 1))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a list of CPU numbers such as 0,1 or 0-3") from None
+    return cpus
+
+
+def _machine(args) -> str:
+    """The CPUs of this run, as its header says them."""
+    where = f" (the server on CPUs {','.join(map(str, sorted(args.server_cpus)))}, the students on the others)"
+    return f"{os.cpu_count()} CPUs" + (where if args.server_cpus else "")
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -136,9 +154,11 @@ def _start(args, extra: list[str], clients: int):
     port = _free_port()
     s2mc = str(Path(sys.executable).with_name("s2mc"))
     # every simulated student comes from 127.0.0.1: one address, so its cap is the class's
+    cpus = args.server_cpus
     server = subprocess.Popen([s2mc, "serve", "--port", str(port), "--workers", str(args.workers),
                                "--connections-per-address", str(clients + 10), *extra],
-                              start_new_session=True, stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+                              start_new_session=True, stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None)
     url = f"http://127.0.0.1:{port}"
     for _ in range(600):
         try:
@@ -205,7 +225,7 @@ def fairness(args) -> int:
                       (f" and {abusers} resubmitting endless programs and 16-point sweeps of fib.rz" if abusers
                        else ", alone") +
                       f": {wall:.0f} s, server --workers {args.workers} --class ({NORMAL + ABUSERS} students), "
-                      f"{os.cpu_count()} CPUs, load average (1 min) {load:.1f} at the start")
+                      f"{_machine(args)}, load average (1 min) {load:.1f} at the start")
                 latencies = _table(stats, KINDS)
                 every[abusers] += latencies
                 p95[abusers] = _pct(latencies, 95)
@@ -232,6 +252,8 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=60)
     ap.add_argument("--think", type=float, default=1.0, help="mean seconds a student waits between calls")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="the server's --workers")
+    ap.add_argument("--server-cpus", type=_cpus, default=None, metavar="LIST",
+                    help="run the server on these CPUs (e.g. 0,1) and the simulated students on the others")
     ap.add_argument("--url", help="a running server (default: start one on a free loopback port)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--rounds", type=int, default=1,
@@ -239,6 +261,14 @@ def main() -> int:
     ap.add_argument("--fairness", action="store_true",
                     help=f"{NORMAL} students alone, then beside {ABUSERS} abusers, with roster tokens")
     args = ap.parse_args()
+    if args.server_cpus:
+        # the server and its workers on these CPUs, the simulated students on the others: a class
+        # server's CPUs of its own, so that its scheduling is seen apart from the clients' load
+        mine = os.sched_getaffinity(0)
+        if not args.server_cpus < mine:
+            ap.error(f"--server-cpus {','.join(map(str, sorted(args.server_cpus)))}: this process may use "
+                     f"CPUs {','.join(map(str, sorted(mine)))}, and needs at least one more for the students")
+        os.sched_setaffinity(0, mine - args.server_cpus)
     if args.fairness:
         return fairness(args)
     server = None
@@ -255,7 +285,7 @@ def main() -> int:
             _stop(server)
     every = [x for xs in stats.values() for x in xs]
     print(f"{args.students} students, {wall:.0f} s on {url}, server --workers {args.workers}, "
-          f"{os.cpu_count()} CPUs; {len(every)} answers ({len(every) / wall:.1f}/s)")
+          f"{_machine(args)}; {len(every)} answers ({len(every) / wall:.1f}/s)")
     _table(stats, KINDS)
     print("statuses: " + ", ".join(f"{k}: {v}" for k, v in sorted(statuses.items())))
     for k, text in sorted(errors.items()):

@@ -38,3 +38,10 @@ def test_the_fairness_run_takes_rounds_and_pools_them():
     # the exit status is the goal's verdict, not a crash (a ratio printed as 2.00 may be either)
     if total[3] != "2.00":
         assert out.returncode == (1 if float(total[3]) > 2 else 0)
+
+
+@pytest.mark.parametrize("cpus, words", [("x", "'x' is not a list of CPU numbers"),
+                                         ("0-99999", "needs at least one more for the students")])
+def test_server_cpus_that_cannot_be_given_are_one_line(cpus, words):
+    out = _bench("--server-cpus", cpus, "--students", "1", "--seconds", "1", timeout=60)
+    assert out.returncode == 2 and words in out.stderr and "Traceback" not in out.stderr, out.stderr
