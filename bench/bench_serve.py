@@ -111,8 +111,10 @@ def _cpus(text: str) -> set[int]:
 
 def _machine(args) -> str:
     """The CPUs of this run, as its header says them."""
-    where = f" (the server on CPUs {','.join(map(str, sorted(args.server_cpus)))}, the students on the others)"
-    return f"{os.cpu_count()} CPUs" + (where if args.server_cpus else "")
+    if not args.server_cpus:
+        return f"{os.cpu_count()} CPUs"
+    return (f"{os.cpu_count()} CPUs (the server on CPUs {','.join(map(str, sorted(args.server_cpus)))}, "
+            "the students on the others)")
 
 
 def _free_port() -> int:
