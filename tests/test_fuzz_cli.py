@@ -395,9 +395,7 @@ test_run_options = _test("run", 150)
 test_debug_options = _test("debug", 60)
 test_aes_options = _test("aes", 150)
 test_cipher_options = _test("cipher", 60)
-# A fidelity study that runs simulates every configuration of its hypotheses: a few by default.
-test_fidelity_options = _test("fidelity", 8)
-test_fidelity_options_many = pytest.mark.slow(_test("fidelity", 40, "_many"))
+test_fidelity_options = _test("fidelity", 20)
 test_litmus_options = _test("litmus", 30)
 test_native_options = _test("native", 120)
 test_coherence_native_options = _test("coherence-native", 30)
@@ -406,9 +404,9 @@ test_encrypt_options = _test("encrypt", 150)
 test_decrypt_options = _test("decrypt", 50)
 test_gpu_options = _test("gpu", 150)
 test_report_options = _test("report", 40)
-# A demo that runs is seconds of simulation, a --full one minutes: one quick one in the default run
-# (test_experiments runs the demo itself), fifty of either with the slow tests.
-test_demo_options = _test("demo", 1, leave_out=("--full",))
+# A demo that runs is seconds of simulation, a --full one minutes: a few quick ones in the default run,
+# fifty of either with the slow tests.
+test_demo_options = _test("demo", 3, leave_out=("--full",))
 test_demo_options_many = pytest.mark.slow(_test("demo", 50, "_many"))
 test_sweep_options = _test("sweep", 40)
 test_examples_options = _test("examples", 3)
