@@ -314,11 +314,23 @@ def _first_outside_int64(num: pd.Series) -> int | None:
     return None
 
 
+#: DTYPES as pandas dtype objects: `==` on these tells "string" (missing is NA) from "str" (NaN).
+_DTYPE_OBJECTS = {c: pd.api.types.pandas_dtype(d) for c, d in DTYPES.items()}
+
+
+def _canonical(s: pd.Series, col: str) -> bool:
+    """Whether `s` already has `col`'s dtype and no missing value: a validated frame's column, which
+    coercing would only copy (frames are validated again at every concat)."""
+    return s.dtype == _DTYPE_OBJECTS[col] and not s.isna().any()
+
+
 def _coerce(df: pd.DataFrame) -> pd.DataFrame:
     df = df.copy()
     for col in COLUMNS:
         kind = KINDS[col]
         s = df[col]
+        if _canonical(s, col):
+            continue
         try:
             if kind == "str":
                 if s.isna().any():
@@ -376,8 +388,9 @@ def validate(df: pd.DataFrame) -> pd.DataFrame:
     if "cipher" not in df.columns and "workload" in df.columns:
         df = df.assign(cipher=cipher_of_workloads(df["workload"]))
     # absent, or an empty cell of a CSV: the default
-    df = df.assign(**{c: (df[c].astype(object).map(lambda v: DEFAULTS[c] if v is None or v == "" or
-                                                     (isinstance(v, float) and math.isnan(v)) else v)
+    df = df.assign(**{c: ((df[c] if _canonical(df[c], c) else
+                           df[c].astype(object).map(lambda v: DEFAULTS[c] if v is None or v == "" or
+                                                    (isinstance(v, float) and math.isnan(v)) else v))
                           if c in df.columns else DEFAULTS[c]) for c in ADDED_LATER})
     missing = [c for c in COLUMNS if c not in df.columns]
     if missing:

@@ -17,6 +17,7 @@ Conventions (also in analysis/reference/README.md):
 """
 from __future__ import annotations
 
+import functools
 import json
 import re
 import sys
@@ -474,9 +475,15 @@ def write(directory: Path = REFERENCE_DIR) -> list[Path]:
     return out
 
 
+@functools.cache
+def _reference_rows() -> pd.DataFrame:
+    """analysis/reference/*.csv, read once a process: a report asks for them five times."""
+    return records.load(sorted(REFERENCE_DIR.glob("seed*.csv")))
+
+
 def load_reference(experiments: list[str] | str | None = None) -> pd.DataFrame:
     """The reference rows from analysis/reference/*.csv (optionally only some experiments)."""
-    df = records.load(sorted(REFERENCE_DIR.glob("seed*.csv")))
+    df = _reference_rows().copy()
     if experiments is not None:
         wanted = [experiments] if isinstance(experiments, str) else list(experiments)
         unknown = [e for e in wanted if e not in _EXPERIMENTS]

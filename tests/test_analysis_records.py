@@ -75,6 +75,23 @@ def test_validate_names_the_bad_column(change, column):
         records.validate(df)
 
 
+def test_validate_gives_the_schemas_dtypes_whatever_the_frame_holds():
+    """A validated frame validates to itself (its columns are left as they are); columns of a near dtype
+    (pandas' `str`, whose missing value is NaN, float counts, booleans as objects) come back as the
+    schema's, and a canonical column with a missing value is still refused."""
+    df = records.make_records(_rows())
+    pd.testing.assert_frame_equal(records.validate(df), df)
+    near = df.astype({"run_id": "str", "source": "str", "cores": "float64", "spread": "object", "disturbed": "object"})
+    out = records.validate(near)
+    want = {c: pd.api.types.pandas_dtype(d) for c, d in records.DTYPES.items()}
+    assert {c: out[c].dtype for c in records.COLUMNS} == want
+    pd.testing.assert_frame_equal(out, df)
+    missing = df.copy()
+    missing.loc[1, "platform"] = pd.NA
+    with pytest.raises(S2mcError, match="'platform': missing value at row 1"):
+        records.validate(missing)
+
+
 def test_validate_missing_and_extra_columns():
     df = records.make_records(_rows())
     with pytest.raises(S2mcError, match="'platform' is missing"):

@@ -89,6 +89,17 @@ def test_reference_row_counts_and_citations():
         seeds.load_reference("seed009_table1")
 
 
+def test_reference_rows_changed_by_a_caller_are_not_the_next_callers():
+    """The CSVs are read once a process: every caller gets its own copy to change."""
+    on_disk = records.read(sorted(seeds.REFERENCE_DIR.glob("seed*.csv"))[0])
+    first = seeds.load_reference()
+    first.loc[first.index[0], "value"] = -1.0
+    first["workload"] = "changed"
+    again = seeds.load_reference()
+    assert again["value"].iloc[0] == on_disk["value"].iloc[0] != -1.0
+    assert (again["workload"] != "changed").all()
+
+
 # -- report ----------------------------------------------------------------------------------------
 
 def _check_report(out: Path, main: pd.DataFrame | None = None):

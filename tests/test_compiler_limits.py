@@ -45,11 +45,21 @@ def test_5000_nested_parentheses():
     assert same_as_interpreter(f"main()\n  print({bare}, -{bare})\n") == "7 -7\n"
 
 
-def test_5000_branch_else_if_chain():
-    lines = ["g = 4998", "main()", "  x = g + 1"]
-    lines += ["  if (x == 0) print(0)"] + [f"  else if (x == {k}) print({k})" for k in range(1, 5000)]
+def else_if_chain(n: int) -> str:
+    """An if and n - 1 else-ifs and an else; the last else-if is taken and prints n - 1."""
+    lines = [f"g = {n - 2}", "main()", "  x = g + 1"]
+    lines += ["  if (x == 0) print(0)"] + [f"  else if (x == {k}) print({k})" for k in range(1, n)]
     lines += ["  else print(-1)"]
-    assert same_as_interpreter("\n".join(lines) + "\n") == "4999\n"
+    return "\n".join(lines) + "\n"
+
+
+def test_2000_branch_else_if_chain():
+    assert same_as_interpreter(else_if_chain(2000)) == "1999\n"
+
+
+@pytest.mark.slow
+def test_5000_branch_else_if_chain():
+    assert same_as_interpreter(else_if_chain(5000)) == "4999\n"
 
 
 def test_10000_term_sum():
@@ -81,10 +91,19 @@ def test_2000_nested_blocks(kinds):
 
 # -- past the limit: one line from the first pass that sees it -----------------------------------------
 
-def test_a_million_nested_parentheses_is_one_line():
-    err = too_deep("main()\n  print(" + "(" * 1_000_000 + "1" + ")" * 1_000_000 + ")\n")
+def parentheses_past_the_limit(depth: int) -> None:
+    err = too_deep("main()\n  print(" + "(" * depth + "1" + ")" * depth + ")\n")
     # main's block and print's bracket are two levels: the bracket that makes LIMIT + 1
     assert (err.line, err.col) == (2, len("  print(") + LIMIT - 1)
+
+
+def test_parentheses_just_past_the_limit_are_one_line():
+    parentheses_past_the_limit(LIMIT + 1)
+
+
+@pytest.mark.slow
+def test_a_million_nested_parentheses_is_one_line():
+    parentheses_past_the_limit(1_000_000)
 
 
 def test_prefix_operators_past_the_limit_are_one_line():

@@ -15,6 +15,7 @@ Counts are per test at the default (ci) profile; HYPOTHESIS_PROFILE=thorough mul
 import re
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from s2mc.compiler import CompileError, RzRuntimeError, compile as compile_rz, interpret
@@ -78,22 +79,23 @@ def compile_or_error(source: str, opt: int):
 
 # -- the compiler ----------------------------------------------------------------------------------
 
-@examples(1000)
-@given(TEXT, st.sampled_from([0, 1]))
-def test_compiler_on_random_text(source, opt):
-    compile_or_error(source, opt)
+def _compiler_fuzz(name: str, sources, n: int, n_slow: int):
+    """test_compiler_on_<name> drawing n examples, and its slow twin (_many) drawing n_slow."""
+    def make(count: int, suffix: str):
+        @examples(count)
+        @given(sources, st.sampled_from([0, 1]))
+        def test(source, opt):
+            compile_or_error(source, opt)
+        test.__name__ = test.__qualname__ = f"test_compiler_on_{name}{suffix}"
+        return test
+    return make(n, ""), pytest.mark.slow(make(n_slow, "_many"))
 
 
-@examples(1000)
-@given(SOUP, st.sampled_from([0, 1]))
-def test_compiler_on_token_soup(source, opt):
-    compile_or_error(source, opt)
-
-
-@examples(400)
-@given(EDITED, st.sampled_from([0, 1]))
-def test_compiler_on_edited_teaching_programs(source, opt):
-    compile_or_error(source, opt)
+# About a third of the examples in the default run; the slow twins draw the full count.
+test_compiler_on_random_text, test_compiler_on_random_text_many = _compiler_fuzz("random_text", TEXT, 300, 1000)
+test_compiler_on_token_soup, test_compiler_on_token_soup_many = _compiler_fuzz("token_soup", SOUP, 300, 1000)
+test_compiler_on_edited_teaching_programs, test_compiler_on_edited_teaching_programs_many = _compiler_fuzz(
+    "edited_teaching_programs", EDITED, 150, 400)
 
 
 @examples(30)

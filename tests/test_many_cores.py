@@ -135,7 +135,8 @@ def test_the_ids_program_takes_the_hand_computed_cycles_on_the_bus():
     assert res.bus_busy_cycles == 2 * (N + N + 1)
 
 
-@pytest.mark.parametrize("src,machine", [(IDS, "bus"), (IDS, "bus-mesi"), (IDS, "mesh-msi"), (IDS, "ring-msi"),
+@pytest.mark.parametrize("src,machine", [(IDS, "bus"), (IDS, "bus-mesi"), (IDS, "mesh-msi"),
+                                         pytest.param(IDS, "ring-msi", marks=pytest.mark.slow),   # as mesh-msi
                                          (SHARED, "bus-mesi"), (SHARED, "mesh-mesi")],
                          ids=["ids-bus", "ids-bus-mesi", "ids-mesh-msi", "ids-ring-msi", "shared-bus-mesi",
                               "shared-mesh-mesi"])

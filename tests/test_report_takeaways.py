@@ -248,10 +248,16 @@ WITH = {"coherence": {"interconnect": "mesh"}}
 
 
 def test_every_machine_parameter_is_varied():
-    assert set(_machine_params()) == set(VARIED)
+    assert set(_machine_params()) == set(VARIED) and DEFAULT_RUN <= set(VARIED)
 
 
-@pytest.mark.parametrize("name", sorted(VARIED))
+#: One parameter of each kind runs by default (the bus, a cache's shape under MESI, the memory model, the
+#: network); the others take the same path through the report and run under `make test-all`.
+DEFAULT_RUN = {"mem_latency", "cache_lines", "consistency", "link_latency"}
+
+
+@pytest.mark.parametrize("name", [n if n in DEFAULT_RUN else pytest.param(n, marks=pytest.mark.slow)
+                                  for n in sorted(VARIED)])
 def test_no_table_merges_runs_that_differ_in_one_machine_parameter(name, tmp_path):
     """spin_lock.s on 1 and 2 cores with the default machine and with `name` changed (a cache parameter
     under MESI): two configurations in every table of the report that shows them, each row holding its

@@ -486,8 +486,9 @@ def bus_row_fill(png: Path) -> float:
     return float(owner[mid, x0:x1].mean())
 
 
+# AES (a long run, a big picture) under `make test-all`; parallel_sum's busy bus by default
 @pytest.mark.parametrize("program,cores,kw", [("workloads/asm/parallel_sum.s", 16, {}),
-                                              ("aes", 16, {})])
+                                              pytest.param("aes", 16, {}, marks=pytest.mark.slow)])
 def test_a_busy_bus_row_looks_busy_at_16_cores(tmp_path, program, cores, kw):
     """The bus row's painted share is the run's bus utilisation (the engine's counter): white box edges
     or blended thin bands must not make a busy bus look empty."""
