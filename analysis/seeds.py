@@ -472,6 +472,7 @@ def write(directory: Path = REFERENCE_DIR) -> list[Path]:
     (directory / "citations.json").write_text(json.dumps(CITATIONS, indent=2, ensure_ascii=False)
                                               + "\n", encoding="utf-8")
     (directory / "README.md").write_text(render_readme(), encoding="utf-8")
+    _reference_rows.cache_clear()     # what this process reads next is what it wrote
     return out
 
 
