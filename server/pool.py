@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import math
 import multiprocessing
 import os
 import queue
@@ -285,7 +286,9 @@ class Gate:
     # few hundredths), and by which a running job's owner must be ahead of a waiting one's to yield
     SLICE = 0.1
     TICK = 0.02         # seconds between two looks at the jobs under way, while any is
-    BAND = 0.25         # in wall times: students whose CPU time lately is within one band wait in turn
+    # in wall times: the first band of CPU time lately (half a second by default); each next band is
+    # twice as wide. Students within one band wait in turn
+    BAND = 0.05
 
     def __init__(self, workers: int, limits: Limits, pause: bool = True):
         self.workers, self.limits, self.pause = workers, limits, pause
@@ -342,11 +345,14 @@ class Gate:
         return min(ready, key=lambda j: (self.band(j.owner, now), j.arrival), default=None)
 
     def band(self, owner: str | None, now: float) -> int:
-        """The owner's place in the order: their CPU seconds lately in steps of BAND wall times, so
-        that students who used about as little wait in their order of arrival (ordered by the CPU
+        """The owner's place in the order: 0 below BAND wall times of CPU lately, then one more each
+        time it doubles (a class's students working normally stay in the first or second, while one
+        who resubmits endless work climbs within seconds), so that students who used about as
+        little wait in their order of arrival (ordered by the CPU
         seconds themselves, one who used a little more than the rest waited as long as any of the
         rest kept coming: in a busy second, a debugger step waited over a second)."""
-        return int(self.usage(owner, now) / (self.BAND * self.limits.wall_seconds))
+        used = self.usage(owner, now) / (self.BAND * self.limits.wall_seconds)
+        return 0 if used < 1 else 1 + int(math.log2(used))
 
     def _balance(self, now: float) -> None:
         """Resumes paused jobs that attained less than any waiting one while workers are free;

@@ -623,10 +623,11 @@ def test_a_worker_that_goes_is_replaced_before_the_next_job_needs_it():
 
 
 def test_students_who_used_about_as_little_wait_in_turn_and_one_who_used_more_after_them():
-    """One worker, held; then jobs arrive from cy (0.4 CPU s lately), ada (0.1), dan (3.0: a band
-    behind, a band being a quarter of the 10 s wall time) and bob (0.2). cy, ada and bob are in
-    the first band: they go in their order of arrival (by the seconds themselves, cy would wait
-    for both, and for as long as lighter students kept coming); dan goes last."""
+    """One worker, held; then jobs arrive from cy (0.4 CPU s lately), ada (0.1), dan (3.0) and bob
+    (0.2). With the 10 s wall time the first band is below 0.5 s, the next ones up to 1, 2, 4 s: cy,
+    ada and bob are in the first and go in their order of arrival (by the seconds themselves, cy
+    would wait for both, and for as long as lighter students kept coming); dan, in the fourth, goes
+    last."""
     import threading
 
     from s2mc.server.limits import Limits
@@ -635,7 +636,11 @@ def test_students_who_used_about_as_little_wait_in_turn_and_one_who_used_more_af
     now = time.monotonic()
     for owner, used in (("cy", 0.4), ("ada", 0.1), ("dan", 3.0), ("bob", 0.2)):
         gate._usage[owner] = (used, now)
-    assert [gate.band(o, now) for o in ("cy", "ada", "dan", "bob")] == [0, 0, 1, 0]
+    assert [gate.band(o, now) for o in ("cy", "ada", "dan", "bob")] == [0, 0, 3, 0]
+    assert gate.band(None, now) == 0
+    for used, band in ((0.49, 0), (0.5, 1), (0.99, 1), (1.0, 2), (1.99, 2), (2.0, 3), (64.0, 8)):
+        gate._usage["eve"] = (used, now)
+        assert gate.band("eve", now) == band, used
     order, release, held = [], threading.Event(), threading.Event()
 
     def hold():
