@@ -348,9 +348,9 @@ class Gate:
         """The owner's place in the order: 0 below BAND wall times of CPU lately, then one more each
         time it doubles (a class's students working normally stay in the first or second, while one
         who resubmits endless work climbs within seconds), so that students who used about as
-        little wait in their order of arrival (ordered by the CPU
-        seconds themselves, one who used a little more than the rest waited as long as any of the
-        rest kept coming: in a busy second, a debugger step waited over a second)."""
+        little wait in their order of arrival (ordered by the CPU seconds themselves, one who used a
+        little more than the rest waited as long as any of the rest kept coming: in a busy second, a
+        debugger step waited over a second)."""
         used = self.usage(owner, now) / (self.BAND * self.limits.wall_seconds)
         return 0 if used < 1 else 1 + int(math.log2(used))
 
@@ -502,13 +502,21 @@ class LocalPool:
             if (niced or (job is not None and job.background)) and worker is not None:
                 worker.kill()
                 worker = None
-            if worker is None:
-                self._spares.submit(self._spare)
-            else:
-                self._idle.put(worker)
+            self._give_back(worker)
         if outcome[0] == "ok":
             return outcome[1]
         raise JobError(outcome[1], outcome[2])
+
+    def _give_back(self, worker: "Worker | None") -> None:
+        """A worker's place back to the pool: the worker, or (it went) a fresh one started off the
+        answer's path; after close() the place stays empty (a job may end after the pool closed)."""
+        if worker is not None:
+            self._idle.put(worker)
+            return
+        try:
+            self._spares.submit(self._spare)
+        except RuntimeError:       # shut down: no more workers
+            self._idle.put(None)
 
     def _spare(self) -> None:
         """A fresh worker in the place of one that went (its place stays empty if it cannot start)."""

@@ -690,3 +690,18 @@ def test_a_short_job_of_a_student_a_band_heavier_yields_to_a_lighter_students():
     release.set()
     holder.join(30)
     assert seen["dan still holds"] and gate.admitted == 0
+
+
+def test_a_job_that_ends_after_the_pool_closed_starts_no_worker():
+    """A job may end after close() (its thread is not waited for): its place comes back empty, with
+    no error and no new process (before, its replacement was asked of a closed executor)."""
+    import psutil
+
+    from s2mc.server.limits import Limits
+    from s2mc.server.pool import LocalPool
+    pool = LocalPool(1, Limits())
+    before = {p.pid for p in psutil.Process().children(recursive=True)}
+    pool.close()
+    pool._give_back(None)
+    assert pool._idle.get_nowait() is None
+    assert {p.pid for p in psutil.Process().children(recursive=True)} <= before
