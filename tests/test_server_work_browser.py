@@ -151,21 +151,28 @@ def test_a_share_link_on_a_server_with_tokens_opens_in_a_new_tab_and_a_new_brows
 def test_a_program_file_is_downloaded_and_uploaded(tmp_path):
     with live_server("--workers", "1") as url, browser(url) as page:
         page.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(tmp_path)})
-        good = tmp_path / "mine.s"
-        good.write_text(".code 0\n  halt\n", encoding="utf-8")
-        page.find_element(By.ID, "upload").send_keys(str(good))
-        _wait(page, lambda d: _text(d, "work-status") == "mine.s loaded", seconds=10)
-        assert _editor(page) == good.read_text() and page.find_element(By.ID, "language").get_attribute("value") == "asm"
-        page.find_element(By.ID, "download").click()
-        got = tmp_path / "program.s"      # the browser may show the file before it has written it all
-        _wait(page, lambda d: got.exists() and got.read_text(encoding="utf-8") == good.read_text(), seconds=10)
         limit = httpx2.get(f"{url}/api/params", timeout=10).json()["limits"]["source_bytes"]
-        big, text, binary = tmp_path / "big.rz", tmp_path / "notes.txt", tmp_path / "bin.rz"
+        good, big, text, binary = tmp_path / "mine.s", tmp_path / "big.rz", tmp_path / "notes.txt", tmp_path / "bin.rz"
+        good.write_text(".code 0\n  halt\n", encoding="utf-8")
         big.write_text("x" * (limit + 1))
         text.write_text("hello")
         binary.write_bytes(b"\xff\xfe\x00main")
-        for f, words in ((big, f"big.rz is {limit + 1} bytes; this server takes programs of at most {limit}"),
-                         (text, "notes.txt: not a program file (.rz or .s)"), (binary, "bin.rz: not UTF-8 text")):
+        refusals = ((big, f"big.rz is {limit + 1} bytes; this server takes programs of at most {limit}"),
+                    (text, "notes.txt: not a program file (.rz or .s)"), (binary, "bin.rz: not UTF-8 text"))
+        page.find_element(By.ID, "upload").send_keys(str(good))
+        _wait(page, lambda d: _text(d, "work-status") == "mine.s loaded", seconds=10)
+        assert _editor(page) == good.read_text() and page.find_element(By.ID, "language").get_attribute("value") == "asm"
+        # refused within the save's pause: the save that lands after it leaves the refusal on show
+        page.find_element(By.ID, "upload").send_keys(str(big))
+        _wait(page, lambda d: _text(d, "work-status") == refusals[0][1], seconds=10)
+        _wait(page, lambda d: d.execute_script(
+            "const ks = Object.keys(localStorage).filter((k) => k.startsWith('s2mc-work:'));"
+            "return ks.length > 0 && ks.every((k) => JSON.parse(localStorage.getItem(k)).synced)"), seconds=10)
+        assert _text(page, "work-status") == refusals[0][1]
+        page.find_element(By.ID, "download").click()
+        got = tmp_path / "program.s"      # the browser may show the file before it has written it all
+        _wait(page, lambda d: got.exists() and got.read_text(encoding="utf-8") == good.read_text(), seconds=10)
+        for f, words in refusals:
             page.find_element(By.ID, "upload").send_keys(str(f))
             _wait(page, lambda d: _text(d, "work-status") == words, seconds=10)
             assert _editor(page) == good.read_text()      # a refused file changes nothing

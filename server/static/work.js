@@ -9,6 +9,8 @@
 const work = (() => {
   const SAVE_AFTER_MS = 600;     // after the last keystroke: one request per pause, not per key
   let timer = null, loading = false, files = {};   // files: language -> the server's file name
+  // notes in order: a save's "saved" must not hide a refusal shown after the edit it saves
+  let notes = 0, lastBad = 0;
 
   // One entry per token in this browser, so that two students on one machine keep their own work
   // (FNV-1a of the token: a name for the entry, not a secret).
@@ -29,6 +31,8 @@ const work = (() => {
   }
 
   function note(text, bad) {
+    notes += 1;
+    if (bad) lastBad = notes;
     $("work-status").textContent = text;
     $("work-status").className = bad ? "bad" : "";
   }
@@ -53,10 +57,11 @@ const work = (() => {
     if (loading) return;
     localStorage.setItem(localKey(), JSON.stringify({ ...current(), synced: false }));
     clearTimeout(timer);
-    timer = setTimeout(push, SAVE_AFTER_MS);
+    const after = notes;
+    timer = setTimeout(() => push(after), SAVE_AFTER_MS);
   }
 
-  async function push() {
+  async function push(after = notes) {
     const sent = current();
     try {
       const res = await api("POST", "/api/work", { ...sent, browser: browserId() });
@@ -65,7 +70,7 @@ const work = (() => {
       if (kept && JSON.stringify({ ...kept, synced: undefined }) === JSON.stringify({ ...sent, synced: undefined })) {
         localStorage.setItem(localKey(), JSON.stringify({ ...sent, synced: true }));
       }
-      note(`saved on the server at ${new Date(res.saved).toLocaleTimeString()}`);
+      if (lastBad <= after) note(`saved on the server at ${new Date(res.saved).toLocaleTimeString()}`);
     } catch (e) {
       note(`kept in this browser only (the server did not keep it: ${e.message})`, true);
     }
