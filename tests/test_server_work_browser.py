@@ -159,8 +159,12 @@ def test_a_program_file_is_downloaded_and_uploaded(tmp_path):
         binary.write_bytes(b"\xff\xfe\x00main")
         refusals = ((big, f"big.rz is {limit + 1} bytes; this server takes programs of at most {limit}"),
                     (text, "notes.txt: not a program file (.rz or .s)"), (binary, "bin.rz: not UTF-8 text"))
+        # every note the page shows, kept: a save's note may follow "loaded" before a poll sees it
+        page.execute_script("window.notes = []; new MutationObserver(() => notes.push("
+                            "document.getElementById('work-status').textContent))"
+                            ".observe(document.getElementById('work-status'), {childList: true})")
         page.find_element(By.ID, "upload").send_keys(str(good))
-        _wait(page, lambda d: _text(d, "work-status") == "mine.s loaded", seconds=10)
+        _wait(page, lambda d: "mine.s loaded" in d.execute_script("return notes"), seconds=10)
         assert _editor(page) == good.read_text() and page.find_element(By.ID, "language").get_attribute("value") == "asm"
         # refused within the save's pause: the save that lands after it leaves the refusal on show
         page.find_element(By.ID, "upload").send_keys(str(big))
