@@ -100,6 +100,12 @@ def live_server(*args: str, ready_seconds: float = 60, info: dict | None = None,
 def forked(pid: int) -> int:
     """How many live processes the forkserver under process `pid` holds now: its workers and
     debugging sessions (each a process of its own; a killed one, not yet collected, is not live)."""
+    return len(forked_pids(pid))
+
+
+def forked_pids(pid: int) -> set[int]:
+    """The process ids of those live processes (to tell a test's own from other servers' in the
+    same process, which may start or end meanwhile)."""
     import psutil
 
     def live(p) -> bool:
@@ -107,14 +113,14 @@ def forked(pid: int) -> int:
             return p.status() != psutil.STATUS_ZOMBIE
         except psutil.Error:
             return False
-    count = 0
+    found = set()
     for p in psutil.Process(pid).children(recursive=True):
         try:
             if "forkserver" in " ".join(p.cmdline()):
-                count += sum(live(c) for c in p.children())
+                found |= {c.pid for c in p.children() if live(c)}
         except psutil.Error:        # gone meanwhile
             continue
-    return count
+    return found
 
 
 @contextlib.contextmanager

@@ -164,21 +164,21 @@ def test_a_program_file_is_downloaded_and_uploaded(tmp_path):
                             "document.getElementById('work-status').textContent))"
                             ".observe(document.getElementById('work-status'), {childList: true})")
         page.find_element(By.ID, "upload").send_keys(str(good))
-        _wait(page, lambda d: "mine.s loaded" in d.execute_script("return notes"), seconds=10)
+        _wait(page, lambda d: "mine.s loaded" in d.execute_script("return notes"), seconds=30)
         assert _editor(page) == good.read_text() and page.find_element(By.ID, "language").get_attribute("value") == "asm"
         # refused within the save's pause: the save that lands after it leaves the refusal on show
         page.find_element(By.ID, "upload").send_keys(str(big))
-        _wait(page, lambda d: _text(d, "work-status") == refusals[0][1], seconds=10)
+        _wait(page, lambda d: _text(d, "work-status") == refusals[0][1], seconds=30)
         _wait(page, lambda d: d.execute_script(
             "const ks = Object.keys(localStorage).filter((k) => k.startsWith('s2mc-work:'));"
-            "return ks.length > 0 && ks.every((k) => JSON.parse(localStorage.getItem(k)).synced)"), seconds=10)
+            "return ks.length > 0 && ks.every((k) => JSON.parse(localStorage.getItem(k)).synced)"), seconds=30)
         assert _text(page, "work-status") == refusals[0][1]
         page.find_element(By.ID, "download").click()
         got = tmp_path / "program.s"      # the browser may show the file before it has written it all
-        _wait(page, lambda d: got.exists() and got.read_text(encoding="utf-8") == good.read_text(), seconds=10)
+        _wait(page, lambda d: got.exists() and got.read_text(encoding="utf-8") == good.read_text(), seconds=30)
         for f, words in refusals:
             page.find_element(By.ID, "upload").send_keys(str(f))
-            _wait(page, lambda d: _text(d, "work-status") == words, seconds=10)
+            _wait(page, lambda d: _text(d, "work-status") == words, seconds=30)
             assert _editor(page) == good.read_text()      # a refused file changes nothing
 
 
@@ -216,5 +216,5 @@ def test_the_lecturers_page_follows_the_class_live(tmp_path):
             want = httpx2.get(f"{url}/api/gradebook.csv", headers={"Authorization": "Bearer " + tokens["teacher"]},
                               timeout=10).text
             got = tmp_path / "gradebook.csv"
-            _wait(page, lambda d: got.exists() and got.read_text(encoding="utf-8") == want, seconds=10)
+            _wait(page, lambda d: got.exists() and got.read_text(encoding="utf-8") == want, seconds=30)
             assert [r["id"] for r in csv.DictReader(io.StringIO(want))] == ["ada", "bob"]
