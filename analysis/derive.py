@@ -14,6 +14,7 @@ already measured.
 """
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from s2mc.analysis import records
@@ -39,13 +40,10 @@ def wide(df: pd.DataFrame, metrics: list[str] | None = None, index: list[str] | 
 
 
 def _emit(base: pd.DataFrame, metric: str, values: pd.Series) -> list[dict]:
-    rows = []
-    keep = values.notna() & values.map(lambda v: pd.notna(v) and abs(v) != float("inf"))
-    for (_, key), v in zip(base[keep].iterrows(), values[keep]):
-        row = {k: key[k] for k in ROW_KEYS}
-        row.update(metric=metric, value=float(v))
-        rows.append(row)
-    return rows
+    v = pd.to_numeric(values, errors="coerce").astype(float)
+    keep = np.isfinite(v)
+    out = base.loc[keep, ROW_KEYS].assign(metric=metric, value=v[keep])
+    return out.to_dict("records")
 
 
 def _frame(rows: list[dict]) -> pd.DataFrame:
@@ -109,26 +107,28 @@ def speedup(df: pd.DataFrame, time_metrics: tuple[str, ...] = ("cycles", "second
     with a single core count other than 1 gets no speedup rows); then efficiency = speedup x baseline_cores / cores. Uses the first of `time_metrics` the
     configuration has (cycles for the simulator, seconds for real hardware).
     """
-    rows: list[dict] = []
     whole = df[(df["core"] == -1) & df["metric"].isin(time_metrics)]
     if whole.empty:
         return records.empty()
-    for _, grp in whole.groupby(CONFIG_KEYS, sort=False, dropna=False):
-        metric = next(m for m in time_metrics if (grp["metric"] == m).any())
-        g = grp[grp["metric"] == metric]
-        if not (g["cores"] == 1).any() and g["cores"].nunique() < 2:
-            continue  # nothing to compare against
-        base_cores = 1 if (g["cores"] == 1).any() else int(g["cores"].min())
-        base = float(g.loc[g["cores"] == base_cores, "value"].median())
-        if base <= 0:
-            continue
-        for _, r in g.iterrows():
-            if r["value"] <= 0 or r["cores"] <= 0:
-                continue
-            s = base / r["value"]
-            key = {k: r[k] for k in ROW_KEYS}
-            rows.append(dict(key, metric="speedup", value=s))
-            rows.append(dict(key, metric="efficiency", value=s * base_cores / r["cores"]))
+    # one pass over all configurations at once (a report has hundreds): the configuration's id,
+    # its first time metric, its baseline core count and the median at it, row by row
+    gid = whole.groupby(CONFIG_KEYS, sort=False, dropna=False).ngroup()
+    rank = whole["metric"].map({m: i for i, m in enumerate(time_metrics)})
+    first = rank == rank.groupby(gid).transform("min")
+    g, gid = whole[first], gid[first]
+    has_one = (g["cores"] == 1).groupby(gid).transform("any")
+    # nothing to compare against: a single core count other than 1
+    usable = has_one | (g["cores"].groupby(gid).transform("nunique") >= 2)
+    g, gid, has_one = g[usable], gid[usable], has_one[usable]
+    base_cores = g["cores"].where(has_one, g["cores"].groupby(gid).transform("min")).where(~has_one, 1)
+    base = g["value"].where(g["cores"] == base_cores).groupby(gid).transform("median")
+    keep = (base > 0) & (g["value"] > 0) & (g["cores"] > 0)
+    g = g[keep].assign(_config=gid[keep], _speedup=(base / g["value"])[keep])
+    g = g.assign(_efficiency=g["_speedup"] * base_cores[keep] / g["cores"]).sort_values("_config", kind="stable")
+    rows: list[dict] = []
+    for key, sp, ef in zip(g[ROW_KEYS].to_dict("records"), g["_speedup"], g["_efficiency"]):
+        rows.append(dict(key, metric="speedup", value=float(sp)))
+        rows.append(dict(key, metric="efficiency", value=float(ef)))
     return _frame(rows)
 
 

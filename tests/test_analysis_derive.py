@@ -1,7 +1,11 @@
 """Derived metrics and the bus model on hand-made frames, against hand-computed values."""
 from __future__ import annotations
 
+import statistics
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from s2mc.analysis import derive, model, records, seeds
 from s2mc.common.errors import S2mcError
@@ -98,6 +102,36 @@ def test_speedup_median_baseline_and_no_trivial_rows():
     assert _get(out, "r3", "speedup") == pytest.approx(4.0)      # median baseline 2.0 / 0.5
     assert _get(out, "r3", "efficiency") == pytest.approx(1.0)
     assert "lonely" not in set(out["run_id"])
+
+
+_RUN = st.fixed_dictionaries(dict(
+    variant=st.sampled_from(["a", "b", "c"]), bytes=st.sampled_from([64, 128]), cores=st.sampled_from([1, 2, 3, 4, 8]),
+    metric=st.sampled_from(["cycles", "seconds"]), value=st.sampled_from([-1.0, 0.0, 0.5, 1.0, 2.0, 3.0, 7.0])))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_RUN, max_size=24))
+def test_speedup_is_its_definition_run_by_run(runs):
+    """derive.speedup (one pass over all configurations) against its docstring applied run by run."""
+    rows = [dict(r, run_id=f"r{i}", source="native", experiment="t") for i, r in enumerate(runs)]
+    out = derive.speedup(records.make_records(rows)) if rows else records.empty()
+    want = {}
+    for r in rows:
+        mine = [q for q in rows if (q["variant"], q["bytes"]) == (r["variant"], r["bytes"])]
+        metric = "cycles" if any(q["metric"] == "cycles" for q in mine) else "seconds"
+        mine = [q for q in mine if q["metric"] == metric]
+        cores = {q["cores"] for q in mine}
+        if r["metric"] != metric or (1 not in cores and len(cores) < 2):
+            continue
+        base_cores = 1 if 1 in cores else min(cores)
+        base = statistics.median(q["value"] for q in mine if q["cores"] == base_cores)
+        if base > 0 and r["value"] > 0:
+            want[r["run_id"], "speedup"] = base / r["value"]
+            want[r["run_id"], "efficiency"] = base / r["value"] * base_cores / r["cores"]
+    got = {(r.run_id, r.metric): r.value for r in out.itertuples()}
+    assert got.keys() == want.keys() and len(out) == len(want)
+    for k, v in want.items():
+        assert got[k] == pytest.approx(v), k
 
 
 def test_merge_with_reference_seed003():
