@@ -120,7 +120,7 @@ def speedup(df: pd.DataFrame, time_metrics: tuple[str, ...] = ("cycles", "second
     # nothing to compare against: a single core count other than 1
     usable = has_one | (g["cores"].groupby(gid).transform("nunique") >= 2)
     g, gid, has_one = g[usable], gid[usable], has_one[usable]
-    base_cores = g["cores"].where(has_one, g["cores"].groupby(gid).transform("min")).where(~has_one, 1)
+    base_cores = g["cores"].groupby(gid).transform("min").where(~has_one, 1)
     base = g["value"].where(g["cores"] == base_cores).groupby(gid).transform("median")
     keep = (base > 0) & (g["value"] > 0) & (g["cores"] > 0)
     g = g[keep].assign(_config=gid[keep], _speedup=(base / g["value"])[keep])
